@@ -1,0 +1,8 @@
+package dev.tenure.operator;
+
+import io.smallrye.config.ConfigMapping;
+
+/** Every {@code tenure.*} setting, in one place. */
+@ConfigMapping(prefix = "tenure")
+public interface TenureConfig {
+}
