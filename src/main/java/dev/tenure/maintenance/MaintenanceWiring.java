@@ -1,0 +1,78 @@
+package dev.tenure.maintenance;
+
+import dev.tenure.election.LeaseStore;
+import dev.tenure.operator.MaintenanceConfig;
+import dev.tenure.operator.TenureConfig;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.time.Clock;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** CDI wiring of the maintenance machine: configuration in, the system clock supplied here only. */
+@ApplicationScoped
+public class MaintenanceWiring {
+
+    private ExecutorService evictionPool;
+
+    @Produces
+    @Singleton
+    MaintenanceSettings settings(TenureConfig config) {
+        MaintenanceConfig m = config.maintenance();
+        return new MaintenanceSettings(m.lease().namespace(), m.lease().namePrefix(), m.lease().holder(),
+                m.lease().duration(), m.lease().windowPadding(), m.lease().waitRetry(), m.evictionParallelism(),
+                m.drainPollInterval(), m.staleNodeSkipWait());
+    }
+
+    @Produces
+    @Singleton
+    NodeMaintenanceValidator.Limits limits(TenureConfig config) {
+        return new NodeMaintenanceValidator.Limits(config.maintenance().maxNodesInMaintenance(),
+                config.maintenance().controlPlaneMinAvailable());
+    }
+
+    @Produces
+    @Singleton
+    MaintenanceMetrics metrics(MeterRegistry registry) {
+        return new MaintenanceMetrics(registry);
+    }
+
+    @Produces
+    @Singleton
+    EventRecorder eventRecorder(KubernetesClient client) {
+        return new EventRecorder(client, Clock.systemUTC());
+    }
+
+    @Produces
+    @Singleton
+    MaintenanceMachine machine(KubernetesClient client, LeaseStore leases, LeadershipHandover handover,
+            MaintenanceMetrics metrics, MaintenanceSettings settings) {
+        AtomicInteger n = new AtomicInteger();
+        // Shared by all maintenances: bounds the evictions in flight across the operator as well.
+        evictionPool = Executors.newFixedThreadPool(settings.evictionParallelism(), r -> {
+            Thread t = new Thread(r, "tenure-eviction-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        return new MaintenanceMachine(client, leases, handover, metrics, settings, evictionPool, Clock.systemUTC());
+    }
+
+    @Produces
+    @Singleton
+    NodeMaintenanceReconciler reconciler(MaintenanceMachine machine, KubernetesClient client, EventRecorder recorder,
+            MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits) {
+        return new NodeMaintenanceReconciler(machine, client, recorder, metrics, limits, Clock.systemUTC());
+    }
+
+    @PreDestroy
+    void stop() {
+        if (evictionPool != null) {
+            evictionPool.shutdownNow();
+        }
+    }
+}
