@@ -77,7 +77,8 @@ public final class NodeMarks {
         if (PriorState.fromNode(node).isEmpty()) {
             PriorState prior = new PriorState(unschedulable,
                     OUR_TAINTS.stream().filter(t -> has(taints, t)).map(NodeMarks::key).toList());
-            if (node.getMetadata().getAnnotations() == null) {
+            if (node.getMetadata().getAnnotations() == null || node.getMetadata().getAnnotations().isEmpty()) {
+                // fabric8 reads an absent map as empty: add the whole map, a pointer into it would fail
                 ops.add(op("add", "/metadata/annotations", F.objectNode().put(PRIOR_STATE, prior.toJson())));
             } else {
                 ops.add(op("add", "/metadata/annotations/" + escape(PRIOR_STATE), F.textNode(prior.toJson())));
@@ -120,9 +121,9 @@ public final class NodeMarks {
         return ops.size() > 1 ? Optional.of(ops.toString()) : Optional.empty();
     }
 
-    /** Whether the node still carries anything of ours (record, drain taint or condition). */
+    /** Whether the node still carries our record or condition (a drain taint may have been there before). */
     public static boolean marked(Node node) {
-        return PriorState.fromNode(node).isPresent() || has(taintsOf(node), DRAIN_TAINT) || conditionOf(node).isPresent();
+        return PriorState.fromNode(node).isPresent() || conditionOf(node).isPresent();
     }
 
     /**
