@@ -10,6 +10,7 @@ import dev.tenure.maintenance.DrainPlan.Action;
 import dev.tenure.maintenance.DrainPlan.PodVerdict;
 import dev.tenure.maintenance.MaintenanceMetrics.EvictionResult;
 import dev.tenure.maintenance.MaintenanceMetrics.LeaseOutcome;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -54,6 +55,7 @@ public final class MaintenanceMachine {
     private final MaintenanceSettings settings;
     private final Clock clock;
     private final Map<String, Map<String, Instant>> refusedUntil = new ConcurrentHashMap<>();
+    private volatile boolean leaseNamespaceReady;
 
     /** What to keep and when to come back ({@code empty} = only when something changes). */
     public record Step(MaintenanceState state, Optional<Duration> requeueAfter) {
@@ -114,6 +116,7 @@ public final class MaintenanceMachine {
                 .orElse(now.plus(settings.leaseDuration()));
         NodeLease.Claim claim;
         try {
+            ensureLeaseNamespace();
             claim = nodeLease.claim(nodeName, node.getMetadata().getUid(), leaseUntil, request.window().isPresent(), now);
         } catch (LeaseStoreException | KubernetesClientException e) {
             int errors = prior.errorOnLeaseCount() + 1;
@@ -340,6 +343,26 @@ public final class MaintenanceMachine {
                 .lastError("lease " + elsewhere.key() + " is held by " + elsewhere.holder())
                 .lease(leaseStatus(elsewhere.key(), elsewhere.record()));
         return new Step(s.build(), Optional.of(min(untilExpiry, settings.leaseWaitRetry())));
+    }
+
+    /** The lease namespace is created when missing (a fresh cluster has no medik8s-leases). */
+    private void ensureLeaseNamespace() {
+        if (leaseNamespaceReady) {
+            return;
+        }
+        String ns = settings.leaseNamespace();
+        if (client.namespaces().withName(ns).get() == null) {
+            try {
+                client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+                        .create();
+                LOG.infof("created namespace %s for node maintenance leases", ns);
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409) {
+                    throw e;
+                }
+            }
+        }
+        leaseNamespaceReady = true;
     }
 
     /** Authority view of the kubelet's node lease: a stale one means terminating pods there never finish. */

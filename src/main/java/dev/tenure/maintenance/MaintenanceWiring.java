@@ -62,13 +62,6 @@ public class MaintenanceWiring {
         return new MaintenanceMachine(client, leases, handover, metrics, settings, evictionPool, Clock.systemUTC());
     }
 
-    @Produces
-    @Singleton
-    NodeMaintenanceReconciler reconciler(MaintenanceMachine machine, KubernetesClient client, EventRecorder recorder,
-            MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits) {
-        return new NodeMaintenanceReconciler(machine, client, recorder, metrics, limits, Clock.systemUTC());
-    }
-
     @PreDestroy
     void stop() {
         if (evictionPool != null) {

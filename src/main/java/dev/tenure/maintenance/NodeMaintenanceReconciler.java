@@ -10,6 +10,7 @@ import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -41,7 +42,13 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final NodeMaintenanceValidator.Limits limits;
     private final Clock clock;
 
+    @Inject
     public NodeMaintenanceReconciler(MaintenanceMachine machine, KubernetesClient client, EventRecorder recorder,
+            MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits) {
+        this(machine, client, recorder, metrics, limits, Clock.systemUTC());
+    }
+
+    NodeMaintenanceReconciler(MaintenanceMachine machine, KubernetesClient client, EventRecorder recorder,
             MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits, Clock clock) {
         this.machine = machine;
         this.client = client;
