@@ -1,6 +1,9 @@
 package dev.tenure.maintenance;
 
 import dev.tenure.election.LeaseStore;
+import dev.tenure.election.kube.KubeLeaseStore;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import dev.tenure.operator.MaintenanceConfig;
 import dev.tenure.operator.TenureConfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -19,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 public class MaintenanceWiring {
 
     private ExecutorService evictionPool;
+    private KubernetesClient machineClient;
 
     @Produces
     @Singleton
@@ -50,8 +54,15 @@ public class MaintenanceWiring {
 
     @Produces
     @Singleton
-    MaintenanceMachine machine(KubernetesClient client, LeaseStore leases, LeadershipHandover handover,
+    MaintenanceMachine machine(KubernetesClient operatorClient, LeadershipHandover handover,
             MaintenanceMetrics metrics, MaintenanceSettings settings) {
+        // The machine's own client does not retry: a 429 from a PodDisruptionBudget must come back at once
+        // (the client would otherwise retry it for ~19 s on a reconcile thread); every failure is retried by
+        // the next reconcile instead, with the error in status.
+        machineClient = new KubernetesClientBuilder().withConfig(new ConfigBuilder(operatorClient.getConfiguration())
+                .withRequestRetryBackoffLimit(0).build()).build();
+        KubernetesClient client = machineClient;
+        LeaseStore leases = new KubeLeaseStore(client);
         AtomicInteger n = new AtomicInteger();
         // Shared by all maintenances: bounds the evictions in flight across the operator as well.
         evictionPool = Executors.newFixedThreadPool(settings.evictionParallelism(), r -> {
@@ -66,6 +77,9 @@ public class MaintenanceWiring {
     void stop() {
         if (evictionPool != null) {
             evictionPool.shutdownNow();
+        }
+        if (machineClient != null) {
+            machineClient.close();
         }
     }
 }

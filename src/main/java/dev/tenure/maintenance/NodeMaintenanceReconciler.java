@@ -4,6 +4,7 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -25,6 +26,15 @@ import org.jboss.logging.Logger;
  * NodeMaintenances proceed at once (one reconcile at a time per resource).
  */
 @ControllerConfiguration(name = NodeMaintenanceReconciler.NAME)
+// Exactly the calls the maintenance machine, validator and event recorder make.
+@RBACRule(apiGroups = "", resources = "nodes", verbs = {"get", "list", "patch"})
+@RBACRule(apiGroups = "", resources = "nodes/status", verbs = "patch")
+@RBACRule(apiGroups = "", resources = "pods", verbs = {"list", "delete"})
+@RBACRule(apiGroups = "", resources = "pods/eviction", verbs = "create")
+@RBACRule(apiGroups = "apps", resources = "daemonsets", verbs = "get")
+@RBACRule(apiGroups = "coordination.k8s.io", resources = "leases", verbs = {"get", "create", "update"})
+@RBACRule(apiGroups = "", resources = "namespaces", verbs = {"get", "create"})
+@RBACRule(apiGroups = "", resources = "events", verbs = {"get", "create", "patch"})
 public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, Cleaner<NodeMaintenance> {
 
     public static final String NAME = "nodemaintenance";
