@@ -139,7 +139,8 @@ public final class MaintenanceMachine {
                     + "; starting maintenance of node " + nodeName
                     + (request.reason().isEmpty() ? "" : ": " + request.reason()));
         }
-        if (prior.phase() == Phase.Pending || prior.phase() == Phase.Waiting) {
+        if (prior.phase() == Phase.Pending || prior.phase() == Phase.Waiting
+                || (prior.phase() == Phase.Failed && !heldFailure)) {
             s.phase(Phase.Running).lastError(null);
         }
 
