@@ -180,20 +180,20 @@ class EmulatedClusterTest {
   @Test
   void evictedPodTerminatesThenIsRemovedAfterScaledGrace() {
     String ns = freshNamespace();
-    Pod pod = cluster.seed().pod("p").namespace(ns).onNode("w1").gracePeriod(30).create().get(0);
+    Pod pod = cluster.seed().pod("p").namespace(ns).onNode("w1").gracePeriod(300).create().get(0); // gone after 3 s
 
     assertThat(client.pods().resource(pod).evict()).isTrue();
 
     Pod terminating = client.pods().inNamespace(ns).withName("p").get();
     assertThat(terminating.getMetadata().getDeletionTimestamp()).isNotNull();
-    assertThat(terminating.getMetadata().getDeletionGracePeriodSeconds()).isEqualTo(30L);
+    assertThat(terminating.getMetadata().getDeletionGracePeriodSeconds()).isEqualTo(300L);
     await().atMost(Duration.ofSeconds(10)).until(() -> client.pods().inNamespace(ns).withName("p").get() == null);
   }
 
   @Test
   void deleteGoesThroughTerminationAndHonoursGracePeriodZero() {
     String ns = freshNamespace();
-    cluster.seed().pod("slow").namespace(ns).onNode("w1").gracePeriod(30).create();
+    cluster.seed().pod("slow").namespace(ns).onNode("w1").gracePeriod(300).create(); // removed after 3 s
     cluster.seed().pod("now").namespace(ns).onNode("w1").gracePeriod(30).create();
 
     client.pods().inNamespace(ns).withName("slow").delete();

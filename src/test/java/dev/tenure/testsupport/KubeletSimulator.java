@@ -136,10 +136,9 @@ final class KubeletSimulator {
       store.get(path, Pod.class).filter(DisruptionBudgets::isTerminating).ifPresent(p -> {
         // Dropping the kubelet's finalizer lets the store delete the pod (others' finalizers still hold it).
         List<String> rest = p.getMetadata().getFinalizers().stream().filter(f -> !f.equals(FINALIZER)).toList();
-        var patch = store.json.createObjectNode();
-        rest.forEach(patch.putObject("metadata").putArray("finalizers")::add);
-        store.mergePatch(path, patch.toString());
-        if (rest.isEmpty()) {
+        p.getMetadata().setFinalizers(rest);
+        store.update(path, p); // a merge patch cannot drop it once deletionTimestamp is set; an update can
+        if (rest.isEmpty() && store.get(path, Pod.class).isPresent()) {
           store.delete(path);
         }
       });
