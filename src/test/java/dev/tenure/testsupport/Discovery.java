@@ -95,6 +95,22 @@ final class Discovery {
     return Optional.empty();
   }
 
+  /** The kind served for a resource of an API group ("" = core), e.g. ("", "pods") → Pod. */
+  Optional<String> kind(String group, String resource) {
+    for (var e : served.entrySet()) {
+      String gv = e.getKey();
+      String g = gv.contains("/") ? gv.substring(0, gv.indexOf('/')) : "";
+      if (g.equals(group)) {
+        for (Resource r : e.getValue()) {
+          if (r.name.equals(resource)) {
+            return Optional.of(r.kind);
+          }
+        }
+      }
+    }
+    return Optional.empty();
+  }
+
   /** True for paths that are discovery paths (served or not: an unserved group is a 404, never a CRUD list). */
   static boolean isDiscoveryPath(String path) {
     String p = path.endsWith("/") && path.length() > 1 ? path.substring(0, path.length() - 1) : path;

@@ -78,7 +78,7 @@ final class EmulatorDispatcher extends Dispatcher {
     if (response.getWebSocketListener() == null) {
       response.setHeader("Content-Type", "application/json");
     }
-    return response;
+    return api.verb().equals("list") && response.code() == 200 ? typedList(api, response) : response;
   }
 
   @Override
@@ -119,6 +119,27 @@ final class EmulatorDispatcher extends Dispatcher {
       return selected(request, api);
     }
     return crud.dispatch(request);
+  }
+
+  /**
+   * The CRUD store answers lists with kind "List"; client-go's typed clients (kubectl drain) then decode no
+   * items, so name the list kind as the API server does (PodList, NodeList...).
+   */
+  private MockResponse typedList(ApiRequest api, MockResponse response) {
+    String body = ClusterStore.body(response);
+    if (!body.contains("\"kind\":\"List\"")) {
+      return response;
+    }
+    JsonNode list = store.tree(body);
+    if (!"List".equals(list.path("kind").asText())) {
+      return response;
+    }
+    return discovery.kind(api.apiGroup(), api.resource())
+        .map(kind -> {
+          ((ObjectNode) list).put("kind", kind + "List");
+          return json(200, list.toString());
+        })
+        .orElse(response);
   }
 
   // ---- selectors -------------------------------------------------------------------------------------------
