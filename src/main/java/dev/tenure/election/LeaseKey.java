@@ -1,0 +1,29 @@
+package dev.tenure.election;
+
+import java.util.Objects;
+
+/** Where a Lease lives: namespace and name. */
+public record LeaseKey(String namespace, String name) {
+    public LeaseKey {
+        if (namespace == null || namespace.isBlank()) {
+            throw new IllegalArgumentException("lease namespace must be non-empty");
+        }
+        if (name == null || name.isBlank()) {
+            throw new IllegalArgumentException("lease name must be non-empty");
+        }
+    }
+
+    public static LeaseKey of(String namespace, String name) {
+        return new LeaseKey(namespace, name);
+    }
+
+    @Override
+    public String toString() {
+        return namespace + "/" + name;
+    }
+
+    /** Convenience for maps keyed by either. */
+    public boolean is(String namespace, String name) {
+        return Objects.equals(this.namespace, namespace) && Objects.equals(this.name, name);
+    }
+}
