@@ -299,10 +299,10 @@ public final class LeaderElector {
                 LeaseRecord current = store.get(lease);
                 LeaseRules.release(current, identity, clock.instant()).ifPresent(r -> wrote(store.update(lease, r)));
             } catch (LeaseStoreException again) {
-                LOG.log(Level.INFO, identity + ": release of " + lease + " failed, it will expire", again);
+                LOG.info(identity + ": release of " + lease + " failed, it will expire: " + again.getMessage());
             }
         } catch (LeaseStoreException e) {
-            LOG.log(Level.INFO, identity + ": release of " + lease + " failed, it will expire", e);
+            LOG.info(identity + ": release of " + lease + " failed, it will expire: " + e.getMessage());
         }
     }
 
