@@ -44,6 +44,7 @@ public final class LeaderElector {
     private final Duration retryPeriod;
     private final Duration healthGrace;
     private final boolean releaseOnStop;
+    private final boolean coordinated;
     private final LeaseStore store;
     private final Scheduler scheduler;
     private final InstantSource clock;
@@ -76,6 +77,7 @@ public final class LeaderElector {
         this.retryPeriod = b.retryPeriod;
         this.healthGrace = b.healthGrace;
         this.releaseOnStop = b.releaseOnStop;
+        this.coordinated = b.coordinated;
         this.store = b.store;
         this.scheduler = b.scheduler;
         this.clock = b.clock;
@@ -237,7 +239,7 @@ public final class LeaderElector {
     private Outcome attempt(Instant start) {
         if (leading && observed != null && observed.record().isHeldBy(identity)) {
             try {
-                return apply(LeaseRules.decide(identity, observed, start, leaseDuration));
+                return apply(decide(start));
             } catch (LeaseConflict conflict) {
                 LOG.fine(() -> identity + ": optimistic renew of " + lease + " conflicted, reading once");
             } catch (LeaseStoreException e) {
@@ -254,12 +256,18 @@ public final class LeaderElector {
             return failed(e);
         }
         try {
-            return apply(LeaseRules.decide(identity, observed, clock.instant(), leaseDuration));
+            return apply(decide(clock.instant()));
         } catch (LeaseConflict e) {
             return leading ? failed(e) : Outcome.NOT_LEADING;
         } catch (LeaseStoreException e) {
             return failed(e);
         }
+    }
+
+    private ElectionDecision decide(Instant now) {
+        return coordinated
+                ? LeaseRules.decideCoordinated(identity, observed, now, leaseDuration)
+                : LeaseRules.decide(identity, observed, now, leaseDuration);
     }
 
     private Outcome apply(ElectionDecision decision) {
@@ -380,6 +388,7 @@ public final class LeaderElector {
         private Duration retryPeriod = Duration.ofSeconds(2);
         private Duration healthGrace = Duration.ofSeconds(20); // kube-controller-manager healthz adaptor
         private boolean releaseOnStop = true;
+        private boolean coordinated;
         private LeaseStore store;
         private Scheduler scheduler;
         private InstantSource clock;
@@ -405,6 +414,11 @@ public final class LeaderElector {
         public Builder healthGrace(Duration v) { this.healthGrace = v; return this; }
         /** Release the lease on {@link #stop()} (client-go ReleaseOnCancel). Default true. */
         public Builder releaseOnStop(boolean v) { this.releaseOnStop = v; return this; }
+        /**
+         * Coordinated leader election: never create or acquire the lease (a controller assigns
+         * the holder), only renew it while it names us, and yield to a preferredHolder.
+         */
+        public Builder coordinated(boolean v) { this.coordinated = v; return this; }
         public Builder store(LeaseStore v) { this.store = v; return this; }
         public Builder scheduler(Scheduler v) { this.scheduler = v; return this; }
         public Builder clock(InstantSource v) { this.clock = v; return this; }

@@ -172,6 +172,21 @@ public final class LeaseRules {
     }
 
     /**
+     * Observer-view decision of a coordinated-election candidate (client-go coordinated mode):
+     * it never creates or acquires the lease — the controller assigns the holder — it only
+     * renews a lease that names it, and yields when preferredHolder names someone else.
+     */
+    public static ElectionDecision decideCoordinated(String identity, ObservedLease observed, Instant now, Duration leaseDuration) {
+        if (observed == null) {
+            return new ElectionDecision.Wait("", now);
+        }
+        if (observed.record().isHeldBy(identity)) {
+            return decide(identity, observed, now, leaseDuration);
+        }
+        return new ElectionDecision.Wait(observed.record().holderIdentity(), observerExpiry(observed, leaseDuration));
+    }
+
+    /**
      * Authority-view claim by {@code holder} (maintenance leases): create when absent, renew our
      * own, take over a free / expired / future-stamped one, otherwise report who holds it.
      */
