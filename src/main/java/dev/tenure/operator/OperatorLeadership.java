@@ -16,6 +16,7 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.inject.Inject;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -25,6 +26,7 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.IntConsumer;
 import org.jboss.logging.Logger;
 
 /**
@@ -43,8 +45,10 @@ public class OperatorLeadership {
 
     private final Operator operator;
     private final KubernetesClient client;
-    private final TenureConfig config;
+    private final LeaderElectionConfig config;
     private final MeterRegistry registry;
+    /** How the process exits on lost leadership; replaced in tests. */
+    IntConsumer exit = Quarkus::asyncExit;
 
     private volatile LeaderElector elector;
     private volatile boolean reconcilersStarted;
@@ -54,7 +58,12 @@ public class OperatorLeadership {
     private ExecutorService callbacks;
     private KubernetesClient electionClient;
 
+    @Inject
     public OperatorLeadership(Operator operator, KubernetesClient client, TenureConfig config, MeterRegistry registry) {
+        this(operator, client, config.leaderElection(), registry);
+    }
+
+    OperatorLeadership(Operator operator, KubernetesClient client, LeaderElectionConfig config, MeterRegistry registry) {
         this.operator = operator;
         this.client = client;
         this.config = config;
@@ -62,7 +71,7 @@ public class OperatorLeadership {
     }
 
     void onStart(@Observes @Priority(jakarta.interceptor.Interceptor.Priority.LIBRARY_AFTER + 100) StartupEvent event) {
-        LeaderElectionConfig le = config.leaderElection();
+        LeaderElectionConfig le = config;
         if (!le.enabled()) {
             LOG.info("leader election disabled (tenure.leader-election.enabled=false): starting reconcilers now");
             startReconcilers();
@@ -147,7 +156,7 @@ public class OperatorLeadership {
         LOG.errorf("lost leadership of %s: stopping reconcilers and exiting with %d so the pod restarts",
                 elector.lease(), LOST_LEADERSHIP_EXIT_CODE);
         stopReconcilers();
-        Quarkus.asyncExit(LOST_LEADERSHIP_EXIT_CODE);
+        exit.accept(LOST_LEADERSHIP_EXIT_CODE);
     }
 
     /** Whether this replica leads (and so runs reconcilers). */
