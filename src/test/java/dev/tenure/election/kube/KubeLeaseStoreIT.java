@@ -107,7 +107,7 @@ class KubeLeaseStoreIT {
             ExecutorScheduler scheduler = new ExecutorScheduler("elector-" + id);
             schedulers.add(scheduler);
             electors.add(LeaderElector.builder().lease(KEY).identity(id)
-                    .leaseDuration(Duration.ofSeconds(2)).renewDeadline(Duration.ofMillis(1500)).retryPeriod(Duration.ofMillis(300))
+                    .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(2)).retryPeriod(Duration.ofMillis(400))
                     .store(store).scheduler(scheduler).clock(clock).random(new Random(random.nextLong()))
                     .onStartedLeading(() -> open.put(id, Instant.now()))
                     .onStoppedLeading(() -> {
@@ -126,7 +126,7 @@ class KubeLeaseStoreIT {
         await().atMost(Duration.ofSeconds(5)).until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
         LeaderElector second = electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
         second.stopWithoutRelease(); // crash: the last one takes over after leaseDuration
-        await().atMost(Duration.ofSeconds(10)).until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
+        await().atMost(Duration.ofSeconds(15)).until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
         LeaderElector third = electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
         third.stop();
         assertThat(List.of(first, second, third)).doesNotHaveDuplicates();
@@ -139,6 +139,68 @@ class KubeLeaseStoreIT {
             }
         }
         assertThat(store.get(KEY).leaseTransitions()).isEqualTo(2);
+    }
+
+    /**
+     * Five electors on real threads against the API server, with seeded 409/500/lost-response
+     * faults (10 % of calls) and random crashes, stops and restarts. Margins are generous
+     * (leaseDuration − renewDeadline = 2 s) because real threads on a shared machine can be
+     * descheduled; the skew bound is 0 (one JVM, one clock).
+     */
+    @Test
+    void fiveElectorsWithFaultsNeverOverlap() {
+        long seed = Long.getLong("tenure.chaos.seed", System.nanoTime());
+        System.out.println("KubeLeaseStoreIT chaos seed " + seed);
+        Random random = new Random(seed);
+        List<Interval> intervals = Collections.synchronizedList(new ArrayList<>());
+        Map<String, Instant> open = new java.util.concurrent.ConcurrentHashMap<>();
+        List<LeaderElector> live = new ArrayList<>();
+        List<LeaderElector> all = new ArrayList<>();
+        int[] next = {0};
+        Runnable spawn = () -> {
+            String id = "replica-" + next[0]++;
+            ExecutorScheduler scheduler = new ExecutorScheduler("elector-" + id);
+            schedulers.add(scheduler);
+            LeaderElector e = LeaderElector.builder().lease(KEY).identity(id)
+                    .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(2)).retryPeriod(Duration.ofMillis(400))
+                    .store(new dev.tenure.election.FaultyLeaseStore(store, random.nextLong(), 0.10))
+                    .scheduler(scheduler).clock(Clock.systemUTC()).random(new Random(random.nextLong()))
+                    .onStartedLeading(() -> open.put(id, Instant.now()))
+                    .onStoppedLeading(() -> {
+                        Instant s = open.remove(id);
+                        if (s != null) {
+                            intervals.add(new Interval(id, s, Instant.now()));
+                        }
+                    })
+                    .build();
+            live.add(e);
+            all.add(e);
+            e.start();
+        };
+        for (int i = 0; i < 5; i++) {
+            spawn.run();
+        }
+        for (int round = 0; round < 5; round++) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> live.stream().anyMatch(LeaderElector::isLeader));
+            LeaderElector leader = live.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
+            live.remove(leader);
+            if (random.nextBoolean()) {
+                leader.stop();
+            } else {
+                leader.stopWithoutRelease();
+            }
+            spawn.run();
+        }
+        all.forEach(LeaderElector::stopWithoutRelease);
+        assertThat(intervals).hasSizeGreaterThanOrEqualTo(5);
+        for (Interval a : intervals) {
+            for (Interval b : intervals) {
+                if (a != b) {
+                    assertThat(a.start().isBefore(b.end()) && b.start().isBefore(a.end()))
+                            .as("seed " + seed + ": " + a + " overlaps " + b).isFalse();
+                }
+            }
+        }
     }
 
     @Test

@@ -37,13 +37,13 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Seeds: {@code -Dtenure.chaos.seed=N} replays; {@code -Dtenure.chaos.runs=N} sets the number of runs.
  */
-class ElectionRaceTest {
+class ElectionChaosTest {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
     static final int RUNS = Integer.getInteger("tenure.chaos.runs", 6);
     static final Duration SLACK = Duration.ofMillis(1);
 
     static Stream<Long> seeds() {
-        System.out.println("ElectionRaceTest base seed " + BASE_SEED + " (replay with -Dtenure.chaos.seed=" + BASE_SEED + ")");
+        System.out.println("ElectionChaosTest base seed " + BASE_SEED + " (replay with -Dtenure.chaos.seed=" + BASE_SEED + ")");
         return LongStream.range(0, RUNS).mapToObj(i -> BASE_SEED + i);
     }
 
