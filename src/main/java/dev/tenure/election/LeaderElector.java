@@ -277,7 +277,7 @@ public final class LeaderElector {
         } else if (decision instanceof ElectionDecision.Write write) {
             wrote(store.update(lease, write.desired()));
             return Outcome.LEADING;
-        } else if (decision instanceof ElectionDecision.Yield yield) {
+        } else if (decision instanceof ElectionDecision.Yield) {
             writeRelease(observed.record());
             return Outcome.YIELDED;
         } else {

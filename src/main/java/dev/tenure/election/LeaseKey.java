@@ -1,7 +1,5 @@
 package dev.tenure.election;
 
-import java.util.Objects;
-
 /** Where a Lease lives: namespace and name. */
 public record LeaseKey(String namespace, String name) {
     public LeaseKey {
@@ -20,10 +18,5 @@ public record LeaseKey(String namespace, String name) {
     @Override
     public String toString() {
         return namespace + "/" + name;
-    }
-
-    /** Convenience for maps keyed by either. */
-    public boolean is(String namespace, String name) {
-        return Objects.equals(this.namespace, namespace) && Objects.equals(this.name, name);
     }
 }

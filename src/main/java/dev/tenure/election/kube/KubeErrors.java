@@ -17,7 +17,10 @@ final class KubeErrors {
         if (e instanceof KubernetesClientException k) {
             return switch (k.getCode()) {
                 case HttpURLConnection.HTTP_CONFLICT -> new LeaseConflict(key, creating, k);
-                case HttpURLConnection.HTTP_NOT_FOUND -> new LeaseNotFound(key, k);
+                // On create, 404 means the namespace is missing, not the lease: a plain failure, not "absent".
+                case HttpURLConnection.HTTP_NOT_FOUND -> creating
+                        ? new LeaseStoreFailure(key, 404, "namespace " + key.namespace() + " not found", k)
+                        : new LeaseNotFound(key, k);
                 default -> new LeaseStoreFailure(key, k.getCode(), String.valueOf(k.getMessage()), k);
             };
         }
