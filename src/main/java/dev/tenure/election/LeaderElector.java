@@ -63,6 +63,7 @@ public final class LeaderElector {
     private Scheduler.Scheduled pending;
     private LeaseStore.LeaseWatch watch;
     private String reportedLeader;
+    private String lastFailureLogged;
 
     // Snapshots for readers that must not take the lock.
     private volatile boolean leadingView;
@@ -286,6 +287,7 @@ public final class LeaderElector {
     }
 
     private void wrote(LeaseRecord rec) {
+        lastFailureLogged = null;
         observed = new ObservedLease(rec, clock.instant());
         noteHolder(rec.holderIdentity());
     }
@@ -294,7 +296,13 @@ public final class LeaderElector {
         if (leading) {
             metrics.renewFailed(lease, e);
         }
-        LOG.log(Level.FINE, identity + ": attempt on " + lease + " failed", e);
+        // Visible once per distinct cause (e.g. a missing namespace or RBAC), not once per retry.
+        if (e instanceof LeaseStoreFailure && !String.valueOf(e.getMessage()).equals(lastFailureLogged)) {
+            lastFailureLogged = String.valueOf(e.getMessage());
+            LOG.warning(identity + ": election on " + lease + " failed, retrying: " + e.getMessage());
+        } else {
+            LOG.log(Level.FINE, identity + ": attempt on " + lease + " failed", e);
+        }
         return Outcome.FAILED;
     }
 
