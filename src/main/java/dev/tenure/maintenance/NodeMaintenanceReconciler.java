@@ -92,9 +92,12 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         }
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(step.state(), prior, generation, clock.instant());
         metrics.phase(nm.getMetadata().getName(), next.getPhase());
-        if (prior == null || prior.getPhase() != next.getPhase()) {
-            LOG.infof("NodeMaintenance %s (node %s): %s%s", nm.getMetadata().getName(), nm.getSpec().getNodeName(),
-                    next.getPhase(), next.getLastError() == null ? "" : " - " + next.getLastError());
+        if (prior == null || prior.getPhase() != next.getPhase()
+                || !java.util.Objects.equals(prior.getDrainProgress(), next.getDrainProgress())) {
+            LOG.infof("NodeMaintenance %s (node %s): %s, drain %d%% (%d pod(s) to go)%s", nm.getMetadata().getName(),
+                    nm.getSpec().getNodeName(), next.getPhase(), next.getDrainProgress(),
+                    next.getPendingPods() == null ? 0 : next.getPendingPods().size(),
+                    next.getLastError() == null ? "" : " - " + next.getLastError());
         }
         if (!next.equals(prior)) {
             writeStatus(nm, next);

@@ -19,7 +19,8 @@ public final class EmulatedClusterMain {
    * (e.g. applying a NodeMaintenance once the operator is running).
    */
   static final List<Consumer<EmulatedCluster>> DEMO_STEPS = new ArrayList<>(List.of(
-      cluster -> cluster.seed().demo()));
+      cluster -> cluster.seed().demo(),
+      dev.tenure.maintenance.MaintenanceDemo::applyAfterStartup));
 
   private EmulatedClusterMain() {
   }
