@@ -93,6 +93,28 @@ class KubeLeaseStoreIT {
     record Interval(String id, Instant start, Instant end) {
     }
 
+    /** The next renew is 30 s away, so only the watch can make the leader yield within the wait. */
+    @Test
+    void leaderYieldsToPreferredHolderThroughTheWatch() {
+        ExecutorScheduler scheduler = new ExecutorScheduler("elector-yield");
+        schedulers.add(scheduler);
+        List<String> events = new CopyOnWriteArrayList<>();
+        LeaderElector a = LeaderElector.builder().lease(KEY).identity("a")
+                .leaseDuration(Duration.ofSeconds(60)).renewDeadline(Duration.ofSeconds(40)).retryPeriod(Duration.ofSeconds(30))
+                .store(store).scheduler(scheduler).clock(Clock.systemUTC()).random(new Random(1))
+                .onStartedLeading(() -> events.add("started")).onStoppedLeading(() -> events.add("stopped"))
+                .build();
+        a.start();
+        await().atMost(Duration.ofSeconds(10)).until(a::isLeader);
+        LeaseRecord held = store.get(KEY);
+        store.update(KEY, held.withStrategy("OldestEmulationVersion").withPreferredHolder("b"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !store.get(KEY).hasHolder());
+        assertThat(a.isLeader()).isFalse();
+        assertThat(events).containsExactly("started", "stopped");
+        assertThat(store.get(KEY).preferredHolder()).isEqualTo("b");
+        a.stop();
+    }
+
     @Test
     void threeElectorsOnRealThreadsNeverOverlapAndHandOver() {
         long seed = System.nanoTime();
