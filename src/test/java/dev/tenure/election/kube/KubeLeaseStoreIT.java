@@ -152,7 +152,8 @@ class KubeLeaseStoreIT {
         LeaderElector third = electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
         third.stop();
         assertThat(List.of(first, second, third)).doesNotHaveDuplicates();
-        assertThat(intervals).hasSize(3);
+        // At least the three hand-overs; a replica starved of CPU past renewDeadline may add more.
+        assertThat(intervals).hasSizeGreaterThanOrEqualTo(3);
         for (Interval a : intervals) {
             for (Interval b : intervals) {
                 if (a != b) {
@@ -160,7 +161,7 @@ class KubeLeaseStoreIT {
                 }
             }
         }
-        assertThat(store.get(KEY).leaseTransitions()).isEqualTo(2);
+        assertThat(store.get(KEY).leaseTransitions()).isGreaterThanOrEqualTo(2);
     }
 
     /**
