@@ -88,7 +88,14 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         } else {
             boolean specChanged = prior != null && prior.getObservedGeneration() != null
                     && prior.getObservedGeneration() != generation;
-            step = machine.advance(MaintenanceRequest.from(nm.getSpec()), state, specChanged, events);
+            try {
+                step = machine.advance(MaintenanceRequest.from(nm.getSpec()), state, specChanged, events);
+            } catch (RuntimeException e) {
+                // API trouble the machine did not expect (e.g. reading the Node): report it, look again soon.
+                LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
+                step = new MaintenanceMachine.Step(state.toBuilder().lastError(e.getMessage()).build(),
+                        Optional.of(END_RETRY));
+            }
         }
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(step.state(), prior, generation, clock.instant());
         metrics.phase(nm.getMetadata().getName(), next.getPhase());
