@@ -53,15 +53,18 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final MaintenanceMetrics metrics;
     private final NodeMaintenanceValidator.Limits limits;
     private final Clock clock;
+    private final NodesMaintainedElsewhere elsewhere;
 
     @Inject
     public NodeMaintenanceReconciler(MaintenanceMachine machine, KubernetesClient client, EventRecorder recorder,
-            MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits) {
-        this(machine, client, recorder, metrics, limits, Clock.systemUTC());
+            MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits, NodesMaintainedElsewhere elsewhere) {
+        this(machine, client, recorder, metrics, limits, elsewhere, Clock.systemUTC());
     }
 
     NodeMaintenanceReconciler(MaintenanceMachine machine, KubernetesClient client, EventRecorder recorder,
-            MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits, Clock clock) {
+            MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits, NodesMaintainedElsewhere elsewhere,
+            Clock clock) {
+        this.elsewhere = elsewhere;
         this.machine = machine;
         this.client = client;
         this.recorder = recorder;
@@ -145,7 +148,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         List<Node> nodes = node.filter(NodeMaintenanceValidator::isControlPlane).isPresent()
                 ? client.nodes().list().getItems() : List.of();
         List<NodeMaintenance> all = context.getPrimaryCache().list().toList();
-        var view = new NodeMaintenanceValidator.ClusterView(node, nodes, NodeMaintenanceValidator.ahead(nm, all));
+        var view = new NodeMaintenanceValidator.ClusterView(node, nodes, NodeMaintenanceValidator.ahead(nm, all),
+                elsewhere.nodes());
         List<String> errors = NodeMaintenanceValidator.validate(nm, null, view, limits);
         return errors.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", errors));
     }
