@@ -4,6 +4,8 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -94,14 +96,23 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             LOG.infof("NodeMaintenance %s (node %s): %s%s", nm.getMetadata().getName(), nm.getSpec().getNodeName(),
                     next.getPhase(), next.getLastError() == null ? "" : " - " + next.getLastError());
         }
-        UpdateControl<NodeMaintenance> control;
-        if (next.equals(prior)) {
-            control = UpdateControl.noUpdate();
-        } else {
-            nm.setStatus(next);
-            control = UpdateControl.patchStatus(nm);
+        if (!next.equals(prior)) {
+            writeStatus(nm, next);
         }
+        UpdateControl<NodeMaintenance> control = UpdateControl.noUpdate();
         return step.requeueAfter().map(control::rescheduleAfter).orElse(control);
+    }
+
+    /**
+     * Replaces the whole status in one JSON patch on the status subresource: works whether or not a
+     * status exists yet, and clears fields that became empty (a merge patch would keep them).
+     */
+    private void writeStatus(NodeMaintenance nm, NodeMaintenanceStatus status) {
+        String patch = "[{\"op\":\"add\",\"path\":\"/status\",\"value\":"
+                + client.getKubernetesSerialization().asJson(status) + "}]";
+        client.resources(NodeMaintenance.class).withName(nm.getMetadata().getName()).subresource("status")
+                .patch(PatchContext.of(PatchType.JSON), patch);
+        nm.setStatus(status);
     }
 
     /**
