@@ -1,6 +1,10 @@
 package dev.tenure.maintenance;
 
 import dev.tenure.election.AuthorityStatus;
+import dev.tenure.election.Heartbeat;
+import dev.tenure.election.Heartbeats;
+import dev.tenure.election.LeaseOwner;
+import dev.tenure.election.Scheduler;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseRules;
@@ -56,13 +60,17 @@ public final class MaintenanceMachine {
     private final Clock clock;
     private final Map<String, Map<String, Instant>> refusedUntil = new ConcurrentHashMap<>();
     private volatile boolean leaseNamespaceReady;
+    private final Heartbeats heartbeats = new Heartbeats();
+    private final Scheduler heartbeatScheduler;
 
     /** What to keep and when to come back ({@code empty} = only when something changes). */
     public record Step(MaintenanceState state, Optional<Duration> requeueAfter) {
     }
 
     public MaintenanceMachine(KubernetesClient client, LeaseStore leases, LeadershipHandover handover,
-            MaintenanceMetrics metrics, MaintenanceSettings settings, ExecutorService evictionPool, Clock clock) {
+            MaintenanceMetrics metrics, MaintenanceSettings settings, ExecutorService evictionPool, Scheduler heartbeatScheduler,
+            Clock clock) {
+        this.heartbeatScheduler = heartbeatScheduler;
         this.client = client;
         this.leases = leases;
         this.nodeLease = new NodeLease(leases, settings);
@@ -132,6 +140,9 @@ public final class MaintenanceMachine {
             metrics.lease(held.takenOver() ? LeaseOutcome.takeover : LeaseOutcome.acquired);
         }
         s.errorOnLeaseCount(0).waitingFor(null).lease(leaseStatus(held.key(), held.record()));
+        if (request.window().isEmpty()) {
+            keepRenewed(held.key(), nodeName, node.getMetadata().getUid());
+        }
         if (prior.leaseAcquiredAt() == null) {
             s.leaseAcquiredAt(now);
             events.emit(false, MaintenanceEvents.BEGIN, "lease " + held.key() + " held by " + settings.holder()
@@ -335,6 +346,7 @@ public final class MaintenanceMachine {
 
     private void end(String nodeName, MaintenanceEvents events, Instant now) {
         restoreNode(nodeName, events);
+        heartbeats.stop(nodeLease.keyOf(nodeName));
         nodeLease.release(nodeName, now);
     }
 
@@ -362,6 +374,7 @@ public final class MaintenanceMachine {
             MaintenanceEvents events) {
         if (prior.holdsNode()) {
             // Deleted mid-maintenance: nothing left to drain or restore; give the lease back.
+            heartbeats.stop(nodeLease.keyOf(nodeName));
             try {
                 nodeLease.release(nodeName, now);
             } catch (LeaseStoreException | KubernetesClientException e) {
@@ -389,6 +402,28 @@ public final class MaintenanceMachine {
                 .lastError("lease " + elsewhere.key() + " is held by " + elsewhere.holder())
                 .lease(leaseStatus(elsewhere.key(), elsewhere.record()));
         return new Step(s.build(), Optional.of(min(untilExpiry, settings.leaseWaitRetry())));
+    }
+
+    /**
+     * Keeps a lease without a window renewed between reconciles (kubelet node-lease parity, election
+     * core {@link Heartbeat}); idempotent, and restarted by the next reconcile after an operator restart.
+     * A windowed lease is not renewed: its expiry is the end of the window (plus padding) by design.
+     */
+    private void keepRenewed(LeaseKey key, String nodeName, String nodeUid) {
+        heartbeats.ensureStarted(Heartbeat.builder().lease(key).holder(settings.holder())
+                .leaseDuration(settings.leaseDuration()).owner(() -> Optional.of(LeaseOwner.node(nodeName, nodeUid)))
+                .store(leases).scheduler(heartbeatScheduler).clock(clock).random(new java.util.Random())
+                .futureTolerance(NodeLease.FUTURE_TOLERANCE)
+                .onHeldElsewhere(h -> LOG.warnf("lease %s of node %s in maintenance is now held by %s", key, nodeName,
+                        h.holder()))
+                .onRepeatedFailure(e -> LOG.warnf("renewing lease %s of node %s keeps failing: %s", key, nodeName,
+                        e.getMessage()))
+                .build());
+    }
+
+    /** Stops all heartbeats without releasing (shutdown: the leases expire by themselves). */
+    public void close() {
+        heartbeats.close();
     }
 
     /** The lease namespace is created when missing (a fresh cluster has no medik8s-leases). */

@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaseStore;
 import dev.tenure.election.kube.KubeLeaseStore;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -23,6 +24,8 @@ public class MaintenanceWiring {
 
     private ExecutorService evictionPool;
     private KubernetesClient machineClient;
+    private ExecutorScheduler heartbeatScheduler;
+    private MaintenanceMachine machine;
 
     @Produces
     @Singleton
@@ -70,11 +73,20 @@ public class MaintenanceWiring {
             t.setDaemon(true);
             return t;
         });
-        return new MaintenanceMachine(client, leases, handover, metrics, settings, evictionPool, Clock.systemUTC());
+        heartbeatScheduler = new ExecutorScheduler("tenure-maintenance-heartbeats");
+        machine = new MaintenanceMachine(client, leases, handover, metrics, settings, evictionPool, heartbeatScheduler,
+                Clock.systemUTC());
+        return machine;
     }
 
     @PreDestroy
     void stop() {
+        if (machine != null) {
+            machine.close();
+        }
+        if (heartbeatScheduler != null) {
+            heartbeatScheduler.close();
+        }
         if (evictionPool != null) {
             evictionPool.shutdownNow();
         }

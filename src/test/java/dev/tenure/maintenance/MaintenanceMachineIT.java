@@ -3,6 +3,7 @@ package dev.tenure.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.kube.KubeLeaseStore;
@@ -38,13 +39,14 @@ import org.junit.jupiter.api.Test;
 class MaintenanceMachineIT {
 
     static final MaintenanceSettings SETTINGS = new MaintenanceSettings("medik8s-leases", "node-", "tenure",
-            Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(10), 4, Duration.ofMillis(100),
+            Duration.ofSeconds(4), Duration.ofSeconds(30), Duration.ofSeconds(10), 4, Duration.ofMillis(100),
             Duration.ofSeconds(1));
 
     MutableClock clock;
     EmulatedCluster cluster;
     KubernetesClient client;
     ExecutorService pool;
+    ExecutorScheduler heartbeats;
     SimpleMeterRegistry registry;
     MaintenanceMachine machine;
     final List<String> events = Collections.synchronizedList(new ArrayList<>());
@@ -56,6 +58,7 @@ class MaintenanceMachineIT {
         cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().clock(clock));
         client = cluster.client();
         pool = Executors.newFixedThreadPool(4);
+        heartbeats = new ExecutorScheduler("test-heartbeats");
         machine = newMachine();
         cluster.seed().node("w1").role("worker").create();
         cluster.seed().node("w2").role("worker").create();
@@ -64,11 +67,14 @@ class MaintenanceMachineIT {
     MaintenanceMachine newMachine() {
         registry = new SimpleMeterRegistry();
         return new MaintenanceMachine(client, new KubeLeaseStore(client), (node, started, now) ->
-                LeadershipHandover.Outcome.complete("nothing held"), new MaintenanceMetrics(registry), SETTINGS, pool, clock);
+                LeadershipHandover.Outcome.complete("nothing held"), new MaintenanceMetrics(registry), SETTINGS, pool,
+                heartbeats, clock);
     }
 
     @AfterEach
     void stop() {
+        machine.close();
+        heartbeats.close();
         pool.shutdownNow();
         cluster.close();
     }
@@ -373,7 +379,7 @@ class MaintenanceMachineIT {
             calls.add(node + " cordoned=" + client.nodes().withName(node).get().getSpec().getUnschedulable()
                     + " pods=" + podsOn(node).size());
             return LeadershipHandover.Outcome.inProgress("1 lease still held on " + node);
-        }, new MaintenanceMetrics(new SimpleMeterRegistry()), SETTINGS, pool, clock);
+        }, new MaintenanceMetrics(new SimpleMeterRegistry()), SETTINGS, pool, heartbeats, clock);
 
         MaintenanceState handingOver = drive(request("w1"), MaintenanceState.initial(), s -> s.handoverStartedAt() != null);
         MaintenanceState still = machine.advance(request("w1"), handingOver, false, sink).state();
@@ -384,5 +390,21 @@ class MaintenanceMachineIT {
         clock.advance(Duration.ofSeconds(31));
         MaintenanceState done = drive(request("w1"), still, phase(Phase.Succeeded));
         assertThat(done.handoverMessage()).contains("did not finish within 30s");
+    }
+
+    @Test
+    void theLeaseIsKeptRenewedBetweenReconcilesAndNotAfterTheEnd() {
+        drive(request("w1"), MaintenanceState.initial(), phase(Phase.Succeeded));
+        var leases = new KubeLeaseStore(client);
+        LeaseKey key = LeaseKey.of("medik8s-leases", "node-w1");
+        java.time.Instant renewed = leases.get(key).renewTime();
+        clock.advance(Duration.ofSeconds(3)); // no reconcile from here on
+        await().atMost(Duration.ofSeconds(10)).until(() -> leases.get(key).renewTime().isAfter(renewed));
+        assertThat(leases.get(key).leaseDuration()).contains(SETTINGS.leaseDuration());
+
+        machine.end("w1", sink);
+        assertThat(leases.get(key).hasHolder()).isFalse();
+        clock.advance(Duration.ofSeconds(3));
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(() -> !leases.get(key).hasHolder());
     }
 }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EmulatedClusterResource;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -25,7 +26,7 @@ import org.junit.jupiter.api.Test;
 
 /** The NodeMaintenance front door end to end: operator (QOSDK) + emulated API server. */
 @QuarkusTest
-@QuarkusTestResource(value = EmulatedClusterResource.class, restrictToAnnotatedClass = true)
+@QuarkusTestResource(EmulatedClusterResource.class)
 class NodeMaintenanceReconcilerIT {
 
     static final Duration WAIT = Duration.ofSeconds(30);

@@ -2,6 +2,7 @@ package dev.tenure.maintenance.annotation;
 
 import static org.awaitility.Awaitility.await;
 
+import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.kube.KubeLeaseStore;
@@ -49,6 +50,7 @@ final class AnnotationFixture implements AutoCloseable {
     final KubernetesClient client = cluster.client();
     final KubeLeaseStore leases = new KubeLeaseStore(client);
     final ExecutorService pool = Executors.newFixedThreadPool(4);
+    final ExecutorScheduler heartbeats = new ExecutorScheduler("test-heartbeats");
     MaintenanceMachine machine;
     MaintenanceAnnotationController controller;
 
@@ -63,7 +65,7 @@ final class AnnotationFixture implements AutoCloseable {
     void restart() {
         machine = new MaintenanceMachine(client, new KubeLeaseStore(client),
                 (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
-                new MaintenanceMetrics(new SimpleMeterRegistry()), MACHINE, pool, clock);
+                new MaintenanceMetrics(new SimpleMeterRegistry()), MACHINE, pool, heartbeats, clock);
         controller = new MaintenanceAnnotationController(client, new KubeLeaseStore(client), machine,
                 new EventRecorder(client, clock), SETTINGS, clock);
     }
@@ -169,6 +171,7 @@ final class AnnotationFixture implements AutoCloseable {
     @Override
     public void close() {
         pool.shutdownNow();
+        heartbeats.close();
         cluster.close();
     }
 }
