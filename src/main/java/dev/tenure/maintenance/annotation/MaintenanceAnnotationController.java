@@ -76,11 +76,19 @@ public final class MaintenanceAnnotationController {
         this.clock = clock;
     }
 
-    /** Whether the protocol has anything to do with this Node (the reconciler's event filter). */
+    /**
+     * Whether the protocol has anything to do with this Node (the reconciler's event filter): a request, our
+     * state record (kept until the undo is complete), or a status other than {@code ended}. A Node whose
+     * maintenance ended and was undone is not reconciled again on every kubelet status update.
+     */
     public static boolean concerns(Node node) {
         Map<String, String> a = node.getMetadata().getAnnotations();
-        return a != null && (a.get(MaintenanceAnnotation.REQUEST) != null || a.get(MaintenanceAnnotation.STATUS) != null
-                || a.get(MaintenanceAnnotation.STATE) != null);
+        if (a == null) {
+            return false;
+        }
+        String status = a.get(MaintenanceAnnotation.STATUS);
+        return a.get(MaintenanceAnnotation.REQUEST) != null || a.get(MaintenanceAnnotation.STATE) != null
+                || (status != null && !MaintenanceAnnotation.ENDED.equals(status));
     }
 
     /**
@@ -210,13 +218,15 @@ public final class MaintenanceAnnotationController {
             LOG.warnf("node %s: restoring after maintenance failed (%s); retrying", name(node), e.getMessage());
             return Optional.of(clamp(min(ERROR_RETRY, Duration.between(now, leaseEnd))));
         }
-        // Cancel the drain: the machine evicts only inside a step, and no step runs without this record.
-        node = patch(node, changes(annotationsOf(node), MaintenanceAnnotation.STATE, null), false);
+        // The drain is cancelled already: the machine evicts only inside a Maintain step, and none is decided
+        // without a request in its window. The lease goes next ("LeaseDurationSeconds = 0"; the API refuses 0),
+        // our record last, so an interrupted undo always leaves the record that keeps this Node reconciled.
         try {
-            leases.update(key, lease.withLeaseDurationSeconds(null)); // "LeaseDurationSeconds = 0"; the API refuses 0
+            leases.update(key, lease.withLeaseDurationSeconds(null));
         } catch (LeaseConflict conflict) {
             return Optional.of(MIN_REQUEUE);
         }
+        patch(node, changes(annotationsOf(node), MaintenanceAnnotation.STATE, null), false);
         LOG.infof("node %s: maintenance requested by %s ended and undone", name(node), MaintenanceAnnotation.REQUEST);
         return Optional.empty();
     }

@@ -77,6 +77,8 @@ class AnnotationMaintenanceLifecycleIT {
             assertThat(lease.acquireTime()).isAfterOrEqualTo(t0);
             assertThat(f.annotation(MaintenanceAnnotation.STATE)).contains(lease.acquireTime().toString());
             assertThat(f.eventReasons()).contains("BeginMaintenance", "Cordoned", "SucceedMaintenance");
+            assertThat(MaintenanceAnnotationController.concerns(f.node())).isTrue();
+            assertThat(MaintenanceAnnotationController.concerns(f.client.nodes().withName("w2").get())).isFalse();
 
             f.withdraw();
             f.drive(n -> status(f, MaintenanceAnnotation.ENDED) && f.lease().leaseDuration().isEmpty());
@@ -86,6 +88,7 @@ class AnnotationMaintenanceLifecycleIT {
             assertThat(f.lease().holderIdentity()).isEqualTo(US);
             assertThat(f.lease().leaseDurationSeconds()).as("unset: the API refuses 0").isNull();
             assertThat(f.eventReasons()).contains(MaintenanceAnnotationController.ENDED_EVENT, "UncordonNode");
+            assertThat(MaintenanceAnnotationController.concerns(f.node())).as("ended and undone: no longer reconciled").isFalse();
 
             // Settled: further reconciles write nothing and evict nothing.
             Predicate<dev.tenure.testsupport.ApiRequest> ourWrites = r -> r.is("patch", "nodes") || r.is("patch", "nodes", "status")
