@@ -111,7 +111,12 @@ public final class MaintenanceMachine {
         // Window over: end by itself (phase Ended).
         Optional<Instant> windowEnd = request.window().flatMap(w -> Optional.ofNullable(prior.leaseAcquiredAt()).map(a -> a.plus(w)));
         if (windowEnd.isPresent() && !now.isBefore(windowEnd.get())) {
-            end(nodeName, events, now);
+            try {
+                end(nodeName, events, now);
+            } catch (LeaseStoreException | KubernetesClientException e) {
+                return new Step(s.lastError("ending maintenance of node " + nodeName + " after its window: "
+                        + e.getMessage()).build(), Optional.of(settings.drainPollInterval()));
+            }
             events.emit(false, MaintenanceEvents.REMOVED, "maintenance window of " + GoDuration.format(request.window().get())
                     + " is over; node " + nodeName + " is back in service");
             return new Step(s.phase(Phase.Ended).leaseAcquiredAt(null).waitingFor(null).pendingPods(List.of())

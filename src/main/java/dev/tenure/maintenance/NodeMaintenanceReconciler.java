@@ -88,13 +88,23 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         } else {
             boolean specChanged = prior != null && prior.getObservedGeneration() != null
                     && prior.getObservedGeneration() != generation;
-            step = machine.advance(MaintenanceRequest.from(nm.getSpec()), state, specChanged, events);
+            try {
+                step = machine.advance(MaintenanceRequest.from(nm.getSpec()), state, specChanged, events);
+            } catch (RuntimeException e) {
+                // API trouble the machine did not expect (e.g. reading the Node): report it, look again soon.
+                LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
+                step = new MaintenanceMachine.Step(state.toBuilder().lastError(e.getMessage()).build(),
+                        Optional.of(END_RETRY));
+            }
         }
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(step.state(), prior, generation, clock.instant());
         metrics.phase(nm.getMetadata().getName(), next.getPhase());
-        if (prior == null || prior.getPhase() != next.getPhase()) {
-            LOG.infof("NodeMaintenance %s (node %s): %s%s", nm.getMetadata().getName(), nm.getSpec().getNodeName(),
-                    next.getPhase(), next.getLastError() == null ? "" : " - " + next.getLastError());
+        if (prior == null || prior.getPhase() != next.getPhase()
+                || !java.util.Objects.equals(prior.getDrainProgress(), next.getDrainProgress())) {
+            LOG.infof("NodeMaintenance %s (node %s): %s, drain %d%% (%d pod(s) to go)%s", nm.getMetadata().getName(),
+                    nm.getSpec().getNodeName(), next.getPhase(), next.getDrainProgress(),
+                    next.getPendingPods() == null ? 0 : next.getPendingPods().size(),
+                    next.getLastError() == null ? "" : " - " + next.getLastError());
         }
         if (!next.equals(prior)) {
             writeStatus(nm, next);
