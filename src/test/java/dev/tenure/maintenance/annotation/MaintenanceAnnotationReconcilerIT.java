@@ -7,6 +7,7 @@ import dev.tenure.maintenance.NodeMaintenance;
 import dev.tenure.maintenance.NodeMaintenanceSpec;
 import dev.tenure.maintenance.NodeMarks;
 import dev.tenure.maintenance.Phase;
+import dev.tenure.maintenance.RelaxedLeadershipProfile;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
@@ -19,6 +20,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -26,9 +28,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The annotation front door in the running operator: the JOSDK Node reconciler (started by operator
- * leadership like every reconciler) against the emulated API server, with the real clock.
+ * leadership like every reconciler) against the emulated API server, with the real clock. Production
+ * leader-election timings (the shared machine is loaded; leadership is not what this test is about).
  */
 @QuarkusTest
+@TestProfile(RelaxedLeadershipProfile.class)
 @QuarkusTestResource(EmulatedClusterResource.class)
 class MaintenanceAnnotationReconcilerIT {
 
