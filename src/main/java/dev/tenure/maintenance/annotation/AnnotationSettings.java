@@ -13,9 +13,10 @@ public record AnnotationSettings(String holder, Duration leasePadding, Duration 
         if (holder == null || holder.isBlank()) {
             throw new IllegalArgumentException("tenure.maintenance.annotation.holder: must not be empty");
         }
-        if (leasePadding.isNegative() || leasePadding.isZero() || leasePadding.getNano() != 0) {
+        if (leasePadding.isNegative() || leasePadding.isZero() || leasePadding.getNano() != 0
+                || leasePadding.compareTo(Duration.ofDays(1)) > 0) {
             throw new IllegalArgumentException("tenure.maintenance.annotation.lease-padding: must be a whole number of "
-                    + "seconds > 0, was " + leasePadding);
+                    + "seconds from 1s to 24h, was " + leasePadding);
         }
         if (maxDuration.compareTo(Duration.ofSeconds(1)) < 0 || maxDuration.toSeconds() > Integer.MAX_VALUE / 2) {
             throw new IllegalArgumentException("tenure.maintenance.annotation.max-duration: must be between 1s and "
