@@ -227,4 +227,21 @@ class NodeMaintenanceReconcilerIT {
                 .contains("tenure_maintenance_pending_pods{node=\"metric-1\"}");
         client().resources(NodeMaintenance.class).withName("metric").delete();
     }
+
+    @Test
+    void aRefusedDrainIsRetriedWhenTheSpecChanges() {
+        cluster().seed().node("retry-1").role("worker").create();
+        cluster().seed().pod("loner").namespace("retry").onNodes("retry-1").create();
+        create("retry", "retry-1", s -> { s.setDrain(new DrainSpec()); s.getDrain().setForce(false); });
+        awaitPhase("retry", Phase.Failed);
+        assertThat(get("retry").getStatus().getLastError()).contains("retry/loner").contains("set spec.drain.force");
+        assertThat(podsOn("retry-1")).isEqualTo(1);
+
+        client().resources(NodeMaintenance.class).withName("retry")
+                .edit(nm -> { nm.getSpec().getDrain().setForce(true); return nm; });
+        awaitPhase("retry", Phase.Succeeded);
+        assertThat(podsOn("retry-1")).isZero();
+        assertThat(get("retry").getStatus().getLastError()).isNull();
+        client().resources(NodeMaintenance.class).withName("retry").delete();
+    }
 }
