@@ -23,7 +23,8 @@ import java.util.stream.Collectors;
  * <ul>
  *   <li>a {@code preferredHolder} that names a candidate which is gone or expired is cleared first
  *       (kubernetes PR 138066: otherwise the holder steps down for nobody and the election stalls);</li>
- *   <li>a holder that is already the best loses a left-over {@code preferredHolder};</li>
+ *   <li>under MaintenanceAware, a holder that is the best again (its node came back) loses a left-over
+ *       {@code preferredHolder};</li>
  *   <li>every failure is retried after {@link ElectionTiming#requeueInterval()} instead of waiting for an event;</li>
  *   <li>an ack given in the current ping round stays valid until the round closes (two windows after the
  *       ping), so an ack that lands a few milliseconds before the window ends is not lost to timer jitter;</li>
@@ -185,7 +186,9 @@ public final class ElectionPlanner {
                     outcome = Outcome.SET_PREFERRED_HOLDER;
                     detail = "held by " + lease.holderIdentity() + ", should be held by " + electee;
                 }
-            } else if (lease.hasPreferredHolder()) {
+            } else if (lease.hasPreferredHolder() && MAINTENANCE_AWARE.equals(strategy)) {
+                // the holder's node is back from maintenance; OldestEmulationVersion keeps upstream's behaviour
+                // (a preferredHolder stays until the holder changes), so a handover request is not undone
                 desired = desired.withPreferredHolder(null);
                 outcome = Outcome.CLEAR_PREFERRED_HOLDER;
                 detail = "holder " + electee + " is the best again; preferredHolder " + lease.preferredHolder()
@@ -214,7 +217,8 @@ public final class ElectionPlanner {
             return false;
         }
         if (best.get().name().equals(lease.holderIdentity())) {
-            return lease.hasPreferredHolder() && !lease.preferredHolder().equals(lease.holderIdentity());
+            return MAINTENANCE_AWARE.equals(strategy) && lease.hasPreferredHolder()
+                    && !lease.preferredHolder().equals(lease.holderIdentity());
         }
         return true;
     }
