@@ -399,9 +399,11 @@ public final class CoordinationController implements LeaseHandover {
             if (cached == null || step.successor().get().equals(cached.getSpec().getPreferredHolder())) {
                 continue;
             }
-            ObservedLease desired = KubeObjects.lease(cached).withPreferredHolder(step.successor().get());
-            client.resources(Lease.class).inNamespace(step.lease().namespace())
-                    .resource(KubeObjects.applyTo(desired, new LeaseBuilder(cached).build())).update();
+            // a merge patch of the one field: the holder renews every few seconds, and a conditional update
+            // would keep losing to it; preferredHolder is the controller's field, nobody else writes it
+            client.resources(Lease.class).inNamespace(step.lease().namespace()).withName(step.lease().name())
+                    .patch(PatchContext.of(PatchType.JSON_MERGE),
+                            "{\"spec\":{\"preferredHolder\":\"" + step.successor().get() + "\"}}");
             LOG.infof("Lease %s: handover off node %s requested, preferredHolder %s", step.lease(), node,
                     step.successor().get());
         }

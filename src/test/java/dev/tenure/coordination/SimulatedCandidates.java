@@ -1,0 +1,100 @@
+package dev.tenure.coordination;
+
+import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Clock;
+import java.time.ZoneOffset;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Stand-in for the processes behind LeaseCandidates (what client-go's candidate + leader elector do): live
+ * candidates answer pings, the holder renews its Lease and releases it when preferredHolder names someone else.
+ * A candidate {@link #kill}ed does nothing any more.
+ */
+final class SimulatedCandidates implements AutoCloseable {
+
+    private final KubernetesClient client;
+    private final String namespace;
+    private final String leaseName;
+    private final Clock clock;
+    private final Set<String> alive = ConcurrentHashMap.newKeySet();
+    private volatile boolean followPreferredHolder = true;
+    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
+
+    SimulatedCandidates(KubernetesClient client, String namespace, String leaseName, Clock clock) {
+        this.client = client;
+        this.namespace = namespace;
+        this.leaseName = leaseName;
+        this.clock = clock;
+        loop.scheduleWithFixedDelay(this::tick, 50, 50, TimeUnit.MILLISECONDS);
+    }
+
+    void live(String... names) {
+        alive.addAll(Set.of(names));
+    }
+
+    void kill(String name) {
+        alive.remove(name);
+    }
+
+    void followPreferredHolder(boolean follow) {
+        this.followPreferredHolder = follow;
+    }
+
+    private void tick() {
+        try {
+            answerPings();
+            actOnLease();
+        } catch (KubernetesClientException conflictOrGone) {
+            // next tick sees the new state
+        }
+    }
+
+    private void answerPings() {
+        for (LeaseCandidate c : client.resources(LeaseCandidate.class).inNamespace(namespace).list().getItems()) {
+            var spec = c.getSpec();
+            if (!alive.contains(c.getMetadata().getName()) || spec.getPingTime() == null) {
+                continue;
+            }
+            if (spec.getRenewTime() == null || KubeObjects.parseTime(spec.getRenewTime().getTime())
+                    .isBefore(KubeObjects.parseTime(spec.getPingTime().getTime()))) {
+                spec.setRenewTime(new MicroTime(KubeObjects.microTime(clock.instant())));
+                client.resources(LeaseCandidate.class).inNamespace(namespace).resource(c).update();
+            }
+        }
+    }
+
+    private void actOnLease() {
+        Lease lease = client.resources(Lease.class).inNamespace(namespace).withName(leaseName).get();
+        if (lease == null || lease.getSpec() == null || lease.getSpec().getHolderIdentity() == null) {
+            return;
+        }
+        var spec = lease.getSpec();
+        String holder = spec.getHolderIdentity();
+        if (!alive.contains(holder)) {
+            return;
+        }
+        if (followPreferredHolder && spec.getPreferredHolder() != null && !spec.getPreferredHolder().isEmpty()
+                && !spec.getPreferredHolder().equals(holder)) {
+            // client-go release: holder cleared, 1 s duration
+            spec.setHolderIdentity(null);
+            spec.setLeaseDurationSeconds(1);
+            spec.setRenewTime(clock.instant().atZone(ZoneOffset.UTC));
+        } else {
+            spec.setRenewTime(clock.instant().atZone(ZoneOffset.UTC));
+        }
+        client.resources(Lease.class).inNamespace(namespace).resource(lease).update();
+    }
+
+    @Override
+    public void close() {
+        loop.shutdownNow();
+    }
+}
