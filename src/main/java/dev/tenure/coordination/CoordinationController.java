@@ -446,10 +446,13 @@ public final class CoordinationController implements LeaseHandover {
         if (r == null) {
             return 0;
         }
-        Instant now = clock.instant();
+        return collectGarbage(allCandidates(r), clock.instant());
+    }
+
+    /** {@link #collectGarbage()} over a given view of the cache. */
+    int collectGarbage(List<ObservedCandidate> cachedCandidates, Instant now) {
         int deleted = 0;
-        for (GenericKubernetesResource cachedObj : r.candidates().getStore().list()) {
-            ObservedCandidate cached = KubeObjects.candidate(cachedObj);
+        for (ObservedCandidate cached : cachedCandidates) {
             if (!planner.isCandidateExpired(cached, now)) {
                 continue;
             }

@@ -17,10 +17,15 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * The controller against an API server (fabric8 mock, CRUD mode) with simulated candidate processes: upstream's
@@ -220,7 +225,7 @@ class CoordinationControllerIT {
     }
 
     @Test
-    void expiredCandidatesAreGarbageCollected() {
+    void expiredCandidatesAreGarbageCollectedOnSchedule() {
         candidate("stale", "1.19.0", "1.19.0", LeaseStrategies.OLDEST_EMULATION_VERSION,
                 clock.instant().minus(Duration.ofMinutes(31)), Map.of());
         candidate("fresh", "1.19.0", "1.19.0");
@@ -228,6 +233,46 @@ class CoordinationControllerIT {
         await().atMost(WAIT).until(() -> client.resources(LeaseCandidate.class).inNamespace(NS).withName("stale")
                 .get() == null);
         assertThat(client.resources(LeaseCandidate.class).inNamespace(NS).withName("fresh").get()).isNotNull();
+    }
+
+    static Stream<Arguments> leaseCandidateGarbageCollection() {
+        Duration expired = Duration.ofMinutes(30).plusSeconds(1);
+        return Stream.of(
+                // upstream leasecandidategc_controller_test.go
+                Arguments.of("delete expired lease candidates",
+                        List.of(new Object[] {"candidate1", "component-A", expired},
+                                new Object[] {"candidate2", "component-B", expired},
+                                new Object[] {"candidate3", "component-C", Duration.ZERO}), 2),
+                Arguments.of("no expired lease candidates",
+                        List.<Object[]>of(new Object[] {"candidate1", "component-A", Duration.ZERO}), 0));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource
+    void leaseCandidateGarbageCollection(String name, List<Object[]> candidates, int expectedDeleted) {
+        for (Object[] c : candidates) {
+            client.resources(LeaseCandidate.class).inNamespace(NS).resource(new LeaseCandidateBuilder()
+                    .withNewMetadata().withName((String) c[0]).withNamespace(NS).endMetadata()
+                    .withNewSpec().withLeaseName((String) c[1]).withEmulationVersion("1.19.0")
+                    .withBinaryVersion("1.19.0").withStrategy(LeaseStrategies.OLDEST_EMULATION_VERSION)
+                    .withRenewTime(new MicroTime(KubeObjects.microTime(clock.instant().minus((Duration) c[2]))))
+                    .endSpec().build()).create();
+        }
+        startController(true, Duration.ofMinutes(30));
+        await().atMost(WAIT).until(() -> controller.collectGarbage() >= 0
+                && client.resources(LeaseCandidate.class).inNamespace(NS).list().getItems().size()
+                        == candidates.size() - expectedDeleted);
+    }
+
+    @Test
+    void candidateRenewedSinceTheCacheSawItSurvivesGarbageCollection() {
+        candidate("renewed", "1.19.0", "1.19.0");
+        startController(true, Duration.ofMinutes(30));
+        ObservedCandidate staleView = new ObservedCandidate(NS, "renewed", LEASE, "1.19.0", "1.19.0",
+                LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant().minus(Duration.ofHours(1)), null, null,
+                Map.of(), "1");
+        assertThat(controller.collectGarbage(List.of(staleView), clock.instant())).isZero();
+        assertThat(client.resources(LeaseCandidate.class).inNamespace(NS).withName("renewed").get()).isNotNull();
     }
 
     @Test
