@@ -269,9 +269,9 @@ public final class CoordinationController implements LeaseHandover {
         Optional<Instant> leaderless = ElectionPlanner.leaderlessSince(lease, planner.admissible(key, candidates, now),
                 now);
         metrics.stepDecided(key, decision, strategy, leaderless, now);
-        log(key, decision);
         try {
             apply(key, decision, cached, now);
+            log(key, decision);
         } catch (KubernetesClientException e) {
             metrics.failure(e.getCode() == 409 ? CoordinationMetrics.WRITE_CONFLICT : CoordinationMetrics.API_ERROR);
             LOG.debugf("%s: %s not written (%d %s); retrying", key, decision.outcome(), e.getCode(), e.getMessage());

@@ -41,7 +41,7 @@ class CoordinationControllerIT {
 
     static KubernetesClient client;
 
-    private final Clock clock = Clock.systemUTC();
+    private Clock clock = Clock.systemUTC();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private CoordinationController controller;
     private SimulatedCandidates processes;
@@ -164,15 +164,59 @@ class CoordinationControllerIT {
 
     @Test
     void holderDiesAndANewHolderIsElectedAfterExpiry() {
+        MutableClock fake = new MutableClock(Instant.parse("2026-01-01T12:00:00Z"));
+        useClock(fake);
         candidate("component-identity-1", "1.19.0", "1.19.0");
         candidate("component-identity-2", "1.20.0", "1.20.0");
         startController(true, Duration.ofMinutes(30));
         awaitHolder("component-identity-1");
 
         processes.kill("component-identity-1");
+        fake.advance(Duration.ofSeconds(6)); // the 5 s lease and the candidates' last renewals are stale now
+        controller.enqueueAll();
+        await().atMost(WAIT).until(() -> pinged("component-identity-1") && pinged("component-identity-2")
+                && acked("component-identity-2"));
+        assertThat(lease().getSpec().getHolderIdentity()).as("no vote while a ping is open")
+                .isEqualTo("component-identity-1");
+
+        fake.advance(Duration.ofMillis(5500)); // the dead candidate's ping window has closed
+        controller.enqueueAll();
         awaitHolder("component-identity-2");
         assertThat(registry.get("tenure.coordination.elections").tag("outcome", "takeover").counter().count())
-                .isGreaterThanOrEqualTo(1.0);
+                .isEqualTo(1.0);
+        assertThat(lease().getSpec().getRenewTime().toInstant()).as("renewTime from the injected clock")
+                .isEqualTo(fake.instant());
+    }
+
+    private void useClock(Clock c) {
+        processes.close();
+        clock = c;
+        processes = new SimulatedCandidates(client, NS, LEASE, c);
+    }
+
+    private LeaseCandidate candidateObject(String name) {
+        return client.resources(LeaseCandidate.class).inNamespace(NS).withName(name).get();
+    }
+
+    private boolean pinged(String name) {
+        return candidateObject(name).getSpec().getPingTime() != null;
+    }
+
+    private boolean acked(String name) {
+        var spec = candidateObject(name).getSpec();
+        return spec.getPingTime() != null && KubeObjects.parseTime(spec.getRenewTime().getTime())
+                .isAfter(KubeObjects.parseTime(spec.getPingTime().getTime()));
+    }
+
+    @Test
+    void discoveryWithoutTheApiReportsItAndTheControllerStaysInactive() {
+        LeaseCandidateApi api = LeaseCandidateApi.discover(client, "auto");
+        assertThat(api.served()).isFalse();
+        assertThat(api.detail()).contains("not served");
+        controller = new CoordinationController(client, new ElectionPlanner(ElectionTiming.UPSTREAM, true), clock,
+                api, new CoordinationMetrics(registry, clock), Duration.ofMinutes(30));
+        controller.start();
+        assertThat(controller.isRunning()).isFalse();
     }
 
     @Test

@@ -63,9 +63,11 @@ final class SimulatedCandidates implements AutoCloseable {
             if (!alive.contains(c.getMetadata().getName()) || spec.getPingTime() == null) {
                 continue;
             }
-            if (spec.getRenewTime() == null || KubeObjects.parseTime(spec.getRenewTime().getTime())
-                    .isBefore(KubeObjects.parseTime(spec.getPingTime().getTime()))) {
-                spec.setRenewTime(new MicroTime(KubeObjects.microTime(clock.instant())));
+            java.time.Instant ping = KubeObjects.parseTime(spec.getPingTime().getTime());
+            if (spec.getRenewTime() == null || KubeObjects.parseTime(spec.getRenewTime().getTime()).isBefore(ping)) {
+                // an answer comes after the question, also when a test's clock stands still
+                java.time.Instant answer = clock.instant().isAfter(ping) ? clock.instant() : ping.plusNanos(1000);
+                spec.setRenewTime(new MicroTime(KubeObjects.microTime(answer)));
                 client.resources(LeaseCandidate.class).inNamespace(namespace).resource(c).update();
             }
         }
