@@ -270,7 +270,7 @@ public final class CoordinationController implements LeaseHandover {
                 now);
         metrics.stepDecided(key, decision, strategy, leaderless, now);
         try {
-            apply(key, decision, cached, now);
+            apply(r, key, decision, cached, now);
             log(key, decision);
         } catch (KubernetesClientException e) {
             metrics.failure(e.getCode() == 409 ? CoordinationMetrics.WRITE_CONFLICT : CoordinationMetrics.API_ERROR);
@@ -281,9 +281,9 @@ public final class CoordinationController implements LeaseHandover {
         return decision.requeue();
     }
 
-    private void apply(LeaseKey key, ElectionDecision decision, Lease cached, Instant now) {
+    private void apply(Running r, LeaseKey key, ElectionDecision decision, Lease cached, Instant now) {
         for (String name : decision.ping()) {
-            ping(key.namespace(), name, now);
+            ping(r, key.namespace(), name, now);
         }
         if (decision.lease() == null) {
             return;
@@ -300,8 +300,8 @@ public final class CoordinationController implements LeaseHandover {
         }
     }
 
-    private void ping(String namespace, String name, Instant now) {
-        GenericKubernetesResource cached = current().candidates().getStore().getByKey(namespace + "/" + name);
+    private void ping(Running r, String namespace, String name, Instant now) {
+        GenericKubernetesResource cached = r.candidates().getStore().getByKey(namespace + "/" + name);
         String rv = cached == null ? null : cached.getMetadata().getResourceVersion();
         String patch = "{\"metadata\":{" + (rv == null ? "" : "\"resourceVersion\":\"" + rv + "\"")
                 + "},\"spec\":{\"pingTime\":\"" + KubeObjects.microTime(now) + "\"}}";
@@ -396,7 +396,8 @@ public final class CoordinationController implements LeaseHandover {
                 continue;
             }
             Lease cached = r.leases().getStore().getByKey(step.lease().namespace() + "/" + step.lease().name());
-            if (cached == null || step.successor().get().equals(cached.getSpec().getPreferredHolder())) {
+            if (cached == null || cached.getSpec() == null
+                    || step.successor().get().equals(cached.getSpec().getPreferredHolder())) {
                 continue;
             }
             // a merge patch of the one field: the holder renews every few seconds, and a conditional update

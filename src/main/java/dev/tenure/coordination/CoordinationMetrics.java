@@ -99,6 +99,7 @@ public final class CoordinationMetrics {
                                 / 1000.0)
                 .description("How long the Lease has been without a valid holder")
                 .baseUnit("seconds")
+                .strongReference(true)
                 .tag("namespace", k.namespace())
                 .tag("lease", k.name())
                 .register(registry));
