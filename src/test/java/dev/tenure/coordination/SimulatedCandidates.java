@@ -1,11 +1,14 @@
 package dev.tenure.coordination;
 
-import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
 import java.time.Clock;
+import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -21,6 +24,7 @@ import java.util.concurrent.TimeUnit;
 final class SimulatedCandidates implements AutoCloseable {
 
     private final KubernetesClient client;
+    private final ResourceDefinitionContext candidates;
     private final String namespace;
     private final String leaseName;
     private final Clock clock;
@@ -29,6 +33,12 @@ final class SimulatedCandidates implements AutoCloseable {
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
 
     SimulatedCandidates(KubernetesClient client, String namespace, String leaseName, Clock clock) {
+        this(client, namespace, leaseName, clock, "v1beta1");
+    }
+
+    SimulatedCandidates(KubernetesClient client, String namespace, String leaseName, Clock clock,
+            String candidateVersion) {
+        this.candidates = LeaseCandidateApi.of(candidateVersion).context();
         this.client = client;
         this.namespace = namespace;
         this.leaseName = leaseName;
@@ -58,17 +68,19 @@ final class SimulatedCandidates implements AutoCloseable {
     }
 
     private void answerPings() {
-        for (LeaseCandidate c : client.resources(LeaseCandidate.class).inNamespace(namespace).list().getItems()) {
-            var spec = c.getSpec();
-            if (!alive.contains(c.getMetadata().getName()) || spec.getPingTime() == null) {
+        for (GenericKubernetesResource c : client.genericKubernetesResources(candidates).inNamespace(namespace).list()
+                .getItems()) {
+            ObservedCandidate seen = KubeObjects.candidate(c);
+            if (!alive.contains(seen.name()) || seen.pingTime() == null) {
                 continue;
             }
-            java.time.Instant ping = KubeObjects.parseTime(spec.getPingTime().getTime());
-            if (spec.getRenewTime() == null || KubeObjects.parseTime(spec.getRenewTime().getTime()).isBefore(ping)) {
+            if (seen.renewTime() == null || seen.renewTime().isBefore(seen.pingTime())) {
                 // an answer comes after the question, also when a test's clock stands still
-                java.time.Instant answer = clock.instant().isAfter(ping) ? clock.instant() : ping.plusNanos(1000);
-                spec.setRenewTime(new MicroTime(KubeObjects.microTime(answer)));
-                client.resources(LeaseCandidate.class).inNamespace(namespace).resource(c).update();
+                Instant answer = clock.instant().isAfter(seen.pingTime()) ? clock.instant()
+                        : seen.pingTime().plusNanos(1000);
+                client.genericKubernetesResources(candidates).inNamespace(namespace).withName(seen.name())
+                        .patch(PatchContext.of(PatchType.JSON_MERGE),
+                                "{\"spec\":{\"renewTime\":\"" + KubeObjects.microTime(answer) + "\"}}");
             }
         }
     }
