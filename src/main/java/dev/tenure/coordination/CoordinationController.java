@@ -50,6 +50,7 @@ public final class CoordinationController implements LeaseHandover {
     private final Duration gcPeriod;
 
     private Running running;
+    private String startFailure;
 
     /** Everything one start() creates, so that stop() and a later start() cannot mix generations. */
     private record Running(KeyedWorkQueue<LeaseKey> queue, ScheduledExecutorService scheduler, Thread worker,
@@ -82,6 +83,9 @@ public final class CoordinationController implements LeaseHandover {
     public synchronized String status() {
         if (!api.served()) {
             return "inactive: " + api.detail();
+        }
+        if (running == null && startFailure != null) {
+            return "failed to start: " + startFailure + ", " + api.detail();
         }
         return (running != null ? "running" : "stopped (not leading)") + ", " + api.detail();
     }
@@ -184,8 +188,10 @@ public final class CoordinationController implements LeaseHandover {
             leases.close();
             candidates.close();
             scheduler.shutdownNow();
+            startFailure = e.getMessage();
             throw e;
         }
+        startFailure = null;
         Thread worker = new Thread(() -> queue.run(this::reconcile), "tenure-coordination-worker");
         worker.setDaemon(true);
         running = new Running(queue, scheduler, worker, candidates, leases, nodes);
