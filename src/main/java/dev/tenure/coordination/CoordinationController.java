@@ -48,6 +48,7 @@ public final class CoordinationController implements LeaseHandover {
     private final LeaseCandidateApi api;
     private final CoordinationMetrics metrics;
     private final Duration gcPeriod;
+    private final CandidateEvents events;
 
     private Running running;
     private String startFailure;
@@ -69,6 +70,7 @@ public final class CoordinationController implements LeaseHandover {
             throw new IllegalArgumentException("tenure.coordination.gc-period must be > 0, was " + gcPeriod);
         }
         this.gcPeriod = gcPeriod;
+        this.events = api.served() ? new CandidateEvents(client, clock, api.apiVersion()) : null;
     }
 
     public LeaseCandidateApi api() {
@@ -275,6 +277,7 @@ public final class CoordinationController implements LeaseHandover {
         Optional<Instant> leaderless = ElectionPlanner.leaderlessSince(lease, planner.admissible(key, candidates, now),
                 now);
         metrics.stepDecided(key, decision, strategy, leaderless, now);
+        reportBadInput(planner.admissible(key, candidates, now), decision);
         try {
             apply(r, key, decision, cached, now);
             log(key, decision);
@@ -313,6 +316,26 @@ public final class CoordinationController implements LeaseHandover {
                 + "},\"spec\":{\"pingTime\":\"" + KubeObjects.microTime(now) + "\"}}";
         client.genericKubernetesResources(api.context()).inNamespace(namespace).withName(name)
                 .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+    }
+
+    /** Warning Events for what users must fix in their candidates; operational failures stay in logs/metrics. */
+    private void reportBadInput(List<ObservedCandidate> admissible, ElectionDecision decision) {
+        boolean conflict = decision.failure() == ElectionDecision.FailureReason.STRATEGY_CONFLICT;
+        for (ObservedCandidate c : admissible) {
+            if (conflict) {
+                events.warn(c, CandidateEvents.CONFLICTING_STRATEGY, decision.detail());
+            } else {
+                events.resolved(c, CandidateEvents.CONFLICTING_STRATEGY);
+            }
+            if (decision.outcome() != ElectionDecision.Outcome.NOT_MANAGED
+                    && !CandidateRanking.validForOldestEmulationVersion(c)) {
+                events.warn(c, CandidateEvents.INVALID_VERSION, "binaryVersion \"" + c.binaryVersion()
+                        + "\" and emulationVersion \"" + c.emulationVersion()
+                        + "\" must both be semantic versions (major.minor.patch); this candidate cannot be elected");
+            } else {
+                events.resolved(c, CandidateEvents.INVALID_VERSION);
+            }
+        }
     }
 
     private static void log(LeaseKey key, ElectionDecision d) {

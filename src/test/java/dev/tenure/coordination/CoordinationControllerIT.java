@@ -52,6 +52,7 @@ class CoordinationControllerIT {
         client.resources(Lease.class).inAnyNamespace().delete();
         client.nodes().delete();
         client.pods().inAnyNamespace().delete();
+        client.v1().events().inAnyNamespace().delete();
         processes = new SimulatedCandidates(client, NS, LEASE, clock);
     }
 
@@ -371,6 +372,37 @@ class CoordinationControllerIT {
             assertThat(s.successor()).contains("c2");
         });
         await().atMost(WAIT).untilAsserted(() -> assertThat(lease().getSpec().getPreferredHolder()).isEqualTo("c2"));
+    }
+
+    @Test
+    void conflictingStrategiesAreReportedOnTheCandidatesAndNothingIsElected() {
+        candidate("a", "1.19.0", "1.31.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(), Map.of());
+        candidate("b", "1.19.0", "1.31.0", LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant(), Map.of());
+        startController(true, Duration.ofMinutes(30));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(warnings(CandidateEvents.CONFLICTING_STRATEGY))
+                .extracting(e -> e.getInvolvedObject().getName()).containsExactlyInAnyOrder("a", "b"));
+        assertThat(lease()).isNull();
+        assertThat(registry.get("tenure.coordination.election.failures").tag("reason", "strategy_conflict")
+                .counter().count()).isPositive();
+    }
+
+    @Test
+    void unparsableVersionIsReportedAndTheCandidateSkipped() {
+        candidate("bad", "one.nineteen", "1.19.0");
+        candidate("good", "1.20.0", "1.20.0");
+        startController(true, Duration.ofMinutes(30));
+        awaitHolder("good");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(warnings(CandidateEvents.INVALID_VERSION))
+                .singleElement().satisfies(e -> {
+                    assertThat(e.getInvolvedObject().getName()).isEqualTo("bad");
+                    assertThat(e.getMessage()).contains("one.nineteen");
+                }));
+    }
+
+    private List<io.fabric8.kubernetes.api.model.Event> warnings(String reason) {
+        return client.v1().events().inNamespace(NS).list().getItems().stream()
+                .filter(e -> reason.equals(e.getReason()) && "Warning".equals(e.getType()))
+                .toList();
     }
 
     @Test
