@@ -327,7 +327,9 @@ public final class CoordinationController implements LeaseHandover {
             } else {
                 events.resolved(c, CandidateEvents.CONFLICTING_STRATEGY);
             }
-            if (decision.outcome() != ElectionDecision.Outcome.NOT_MANAGED
+            boolean ranked = LeaseStrategies.OLDEST_EMULATION_VERSION.equals(c.strategy())
+                    || LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy());
+            if (ranked && decision.outcome() != ElectionDecision.Outcome.NOT_MANAGED
                     && !CandidateRanking.validForOldestEmulationVersion(c)) {
                 events.warn(c, CandidateEvents.INVALID_VERSION, "binaryVersion \"" + c.binaryVersion()
                         + "\" and emulationVersion \"" + c.emulationVersion()
