@@ -6,4 +6,5 @@ import io.smallrye.config.ConfigMapping;
 @ConfigMapping(prefix = "tenure")
 public interface TenureConfig {
     CoordinationConfig coordination();
+    LeaderElectionConfig leaderElection();
 }
