@@ -6,16 +6,12 @@ import java.time.Duration;
 /** {@code tenure.coordination.*}: the LeaseCandidate (coordinated leader election) controller. */
 public interface CoordinationConfig {
 
-    /** Run the controller at all (MaintenanceAware is always on while it runs). */
-    @WithDefault("true")
-    boolean enabled();
-
     /**
-     * Start with the operator at boot. Set to false when the operator's own leader election drives
-     * {@code CoordinationController.start()/stop()}.
+     * Run the controller at all (MaintenanceAware is always on while it runs). It runs on the leading replica
+     * only: operator HA ({@code OperatorLeadership}) starts and stops it with the reconcilers.
      */
     @WithDefault("true")
-    boolean autostart();
+    boolean enabled();
 
     /** Upstream strategy handling; off by default because the API server may run its own controller. */
     OldestEmulationVersion oldestEmulationVersion();

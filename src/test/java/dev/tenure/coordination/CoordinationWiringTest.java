@@ -9,6 +9,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate;
 import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidateBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
+import dev.tenure.operator.OperatorLeadership;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -19,10 +20,13 @@ import java.time.Duration;
 import java.util.Map;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The controller as the operator builds it: config, Quarkus client, Prometheus names, readiness detail. */
+/**
+ * The controller as the operator runs it: built from config, started by OperatorLeadership together with the
+ * reconcilers, metrics under their Prometheus names, readiness detail. (Discovery against a real API
+ * server is covered by CoordinationEmulatedClusterIT.)
+ */
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
 @TestProfile(CoordinationWiringTest.Profile.class)
@@ -31,8 +35,11 @@ class CoordinationWiringTest {
     public static class Profile implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            // the plain mock server has no discovery for coordination.k8s.io; the version is given instead
-            return Map.of("tenure.coordination.lease-candidate-version", "v1beta1");
+            // the plain mock server has no discovery for coordination.k8s.io; the version is given instead.
+            // Without operator HA the reconcilers, and this controller with them, start at once (the lease
+            // contest itself is OperatorLeadershipTest's subject).
+            return Map.of("tenure.coordination.lease-candidate-version", "v1beta1",
+                    "tenure.leader-election.enabled", "false");
         }
     }
 
@@ -49,15 +56,13 @@ class CoordinationWiringTest {
     @Inject
     PrometheusMeterRegistry prometheus;
 
-    @AfterEach
-    void stop() {
-        controller.stop();
-    }
+    @Inject
+    OperatorLeadership leadership;
 
     @Test
     void electsAMaintenanceAwareLeaseAndExposesMetricsAndReadiness() {
-        assertThat(controller.isRunning()).as("autostart is off in tests").isFalse();
-        controller.start();
+        await("started by OperatorLeadership with the reconcilers").atMost(Duration.ofSeconds(30))
+                .until(() -> leadership.reconcilersStarted() && controller.isRunning());
         controller.start(); // idempotent
 
         client.resources(LeaseCandidate.class).inNamespace("default").resource(new LeaseCandidateBuilder()
