@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.LeaseKey;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -116,7 +117,7 @@ public final class CoordinationController implements LeaseHandover {
         candidates.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(GenericKubernetesResource obj) {
-                queue.add(KubeObjects.candidate(obj).leaseKey());
+                enqueue(queue, KubeObjects.candidate(obj));
             }
 
             @Override
@@ -126,12 +127,12 @@ public final class CoordinationController implements LeaseHandover {
                 if (c.pingTime() != null && c.renewTime() != null && c.renewTime().isBefore(c.pingTime())) {
                     return;
                 }
-                queue.add(c.leaseKey());
+                enqueue(queue, c);
             }
 
             @Override
             public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {
-                queue.add(KubeObjects.candidate(obj).leaseKey());
+                enqueue(queue, KubeObjects.candidate(obj));
             }
         });
 
@@ -237,7 +238,14 @@ public final class CoordinationController implements LeaseHandover {
             return;
         }
         for (GenericKubernetesResource g : r.candidates().getStore().list()) {
-            r.queue().add(KubeObjects.candidate(g).leaseKey());
+            enqueue(r.queue(), KubeObjects.candidate(g));
+        }
+    }
+
+    /** The API server requires spec.leaseName; a candidate without one is skipped rather than failing a handler. */
+    private static void enqueue(KeyedWorkQueue<LeaseKey> queue, ObservedCandidate c) {
+        if (c.hasLeaseKey()) {
+            queue.add(c.leaseKey());
         }
     }
 
@@ -246,7 +254,7 @@ public final class CoordinationController implements LeaseHandover {
         for (GenericKubernetesResource g : candidates.getStore().list()) {
             ObservedCandidate c = KubeObjects.candidate(g);
             if (LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy())) {
-                queue.add(c.leaseKey());
+                enqueue(queue, c);
             }
         }
     }
@@ -356,7 +364,7 @@ public final class CoordinationController implements LeaseHandover {
     }
 
     private static String leaseIndexKey(ObservedCandidate c) {
-        return leaseIndexKey(c.leaseKey());
+        return c.namespace() + "/" + c.leaseName();
     }
 
     private static String leaseIndexKey(LeaseKey k) {

@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.LeaseKey;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

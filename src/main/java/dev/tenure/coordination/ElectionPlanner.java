@@ -6,6 +6,9 @@ import static dev.tenure.coordination.LeaseStrategies.OLDEST_EMULATION_VERSION;
 import dev.tenure.coordination.CandidateRanking.StrategyChoice;
 import dev.tenure.coordination.ElectionDecision.FailureReason;
 import dev.tenure.coordination.ElectionDecision.Outcome;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.LeaseRules;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -51,13 +54,21 @@ public final class ElectionPlanner {
         return MAINTENANCE_AWARE.equals(strategy) || upstreamStrategyEnabled;
     }
 
-    /** Authority view: renewTime + duration against our clock; a renewTime beyond one duration ahead is suspect. */
+    /**
+     * Authority view (the election core's {@link LeaseRules#authorityStatus}): renewTime + duration against our
+     * clock; missing renewTime or duration is expired (upstream), and a renewTime more than one lease duration
+     * ahead of our clock proves nothing, so it does not keep the Lease valid. A Lease without holder is judged
+     * by its timestamps alone (upstream isLeaseExpired).
+     */
     public static boolean isLeaseExpired(ObservedLease lease, Instant now) {
-        if (lease.renewTime() == null || lease.leaseDurationSeconds() == null) {
+        if (lease.renewTime() == null || lease.leaseDurationSeconds() == null || lease.leaseDurationSeconds() <= 0) {
             return true;
         }
         Duration duration = Duration.ofSeconds(lease.leaseDurationSeconds());
-        return lease.renewTime().plus(duration).isBefore(now) || lease.renewTime().isAfter(now.plus(duration));
+        LeaseRecord record = new LeaseRecord(lease.hasHolder() ? lease.holderIdentity() : "(none)",
+                lease.leaseDurationSeconds(), lease.acquireTime(), lease.renewTime(), 0, lease.strategy(),
+                lease.preferredHolder(), List.of(), lease.resourceVersion());
+        return !LeaseRules.authorityStatus(record, now, duration).isValid();
     }
 
     public boolean isCandidateExpired(ObservedCandidate c, Instant now) {

@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.LeaseKey;
 import java.util.List;
 
 /**

@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.LeaseKey;
 import java.time.Instant;
 import java.util.Map;
 
@@ -25,6 +26,10 @@ public record ObservedCandidate(
 
     public ObservedCandidate {
         labels = labels == null ? Map.of() : Map.copyOf(labels);
+    }
+
+    public boolean hasLeaseKey() {
+        return namespace != null && !namespace.isBlank() && leaseName != null && !leaseName.isBlank();
     }
 
     public LeaseKey leaseKey() {

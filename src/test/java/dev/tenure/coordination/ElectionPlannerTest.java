@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.tenure.coordination.ElectionDecision.FailureReason;
 import dev.tenure.coordination.ElectionDecision.Outcome;
+import dev.tenure.election.LeaseKey;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

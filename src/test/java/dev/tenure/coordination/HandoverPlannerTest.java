@@ -6,6 +6,7 @@ import static dev.tenure.coordination.CandidateFixture.cand;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.coordination.HandoverPlanner.HandoverStep;
+import dev.tenure.election.LeaseKey;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
