@@ -151,7 +151,8 @@ public class OperatorLeadership {
     }
 
     private synchronized void stopReconcilers() {
-        if (coordination != null && coordination.isResolvable()) {
+        // only after a start: touching the bean otherwise would create it (and run discovery) during shutdown
+        if (reconcilersStarted && coordination != null && coordination.isResolvable()) {
             coordination.get().stop();
         }
         if (reconcilersStarted && operator.getRegisteredControllersNumber() > 0) {
