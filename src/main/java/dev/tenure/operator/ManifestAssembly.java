@@ -275,6 +275,19 @@ public final class ManifestAssembly {
         }
     }
 
+    /** The value at a path of map keys, or null where the path ends early. */
+    @SuppressWarnings("unchecked")
+    static <T> T at(Map<String, Object> root, String... keys) {
+        Object value = root;
+        for (String key : keys) {
+            if (!(value instanceof Map<?, ?> m)) {
+                return null;
+            }
+            value = m.get(key);
+        }
+        return (T) value;
+    }
+
     @SuppressWarnings("unchecked")
     private static Map<String, Object> map(Map<String, Object> parent, String key) {
         return (Map<String, Object>) parent.computeIfAbsent(key, k -> new LinkedHashMap<>());
