@@ -8,6 +8,7 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.VersionInfo;
 
 /**
  * Readiness: the Kubernetes API answers. A replica that cannot reach it can neither lead nor
@@ -26,10 +27,11 @@ public class ApiServerReadinessCheck implements HealthCheck {
     public HealthCheckResponse call() {
         String server = String.valueOf(client.getMasterUrl());
         try {
-            String version = client.getKubernetesVersion().getGitVersion();
+            VersionInfo version = client.getKubernetesVersion();
             return HealthCheckResponse.named(NAME).up()
                     .withData("server", server)
-                    .withData("version", String.valueOf(version))
+                    .withData("version", version.getGitVersion() != null ? version.getGitVersion()
+                            : version.getMajor() + "." + version.getMinor())
                     .build();
         } catch (RuntimeException e) {
             return HealthCheckResponse.named(NAME).down()
