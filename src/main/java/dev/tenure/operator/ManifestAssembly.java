@@ -90,6 +90,8 @@ public final class ManifestAssembly {
                 for (Map<String, Object> container : list(podSpec, "containers")) {
                     if (NAME.equals(container.get("name"))) {
                         wireWebhookTls(container);
+                        // One image reference: the one quarkus.container-image.* put in the deployment.
+                        map(map(csv, "metadata"), "annotations").put("containerImage", container.get("image"));
                     }
                 }
             }

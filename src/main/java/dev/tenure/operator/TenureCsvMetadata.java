@@ -39,7 +39,6 @@ import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
                 capabilities = "Basic Install",
                 categories = "OpenShift Optional",
                 repository = "https://github.com/tenure-dev/tenure",
-                containerImage = "ghcr.io/tenure-dev/tenure-operator:0.1.0-SNAPSHOT",
                 almExamples = TenureCsvMetadata.ALM_EXAMPLES))
 public class TenureCsvMetadata implements SharedCSVMetadata {
 

@@ -136,7 +136,11 @@ class GeneratedArtifactsTest {
 
     @Test
     void csvDeploymentIsHardenedAndProbed() throws IOException {
-        assertHardened(at(csvDeployment(csv(), "tenure-operator"), "spec"));
+        Map<String, Object> csv = csv();
+        Map<String, Object> deploymentSpec = at(csvDeployment(csv, "tenure-operator"), "spec");
+        assertHardened(deploymentSpec);
+        assertThat(ManifestAssembly.<String> at(csv, "metadata", "annotations", "containerImage"))
+                .isEqualTo(operatorContainer(deploymentSpec).get("image"));
     }
 
     @Test

@@ -109,6 +109,25 @@ class PrometheusScrapeIT {
         assertThat(output).contains("SUCCESS: 4 rules found");
     }
 
+    @Test
+    void alertsFireOnTheSeriesTheyWatchAndNotBefore() throws Exception {
+        Files.createDirectories(WORK);
+        List<Map<String, Object>> rules = ManifestAssembly.parseAll(
+                Files.readString(Path.of("deploy/monitoring/prometheusrule.yaml")));
+        Files.writeString(WORK.resolve("tenure-rules.yaml"),
+                ManifestAssembly.toYaml(List.of(ManifestAssembly.plainRuleGroups(rules))));
+        Path tests = WORK.resolve("alerts-test.yaml");
+        try (var in = getClass().getResourceAsStream("/prometheus/alerts-test.yaml")) {
+            Files.write(tests, in.readAllBytes());
+        }
+        Process test = new ProcessBuilder(bin.resolve("promtool").toString(), "test", "rules", tests.toString())
+                .redirectErrorStream(true).start();
+        assertThat(test.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String output = new String(test.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(test.exitValue()).as(output).isZero();
+        assertThat(output).contains("SUCCESS");
+    }
+
     private static void startPrometheusScraping(URL metrics) throws IOException {
         Path data = WORK.resolve("data");
         Files.createDirectories(data);
