@@ -48,6 +48,8 @@ class PrometheusScrapeIT {
     private static Path bin;
     private static Process prometheus;
     private static int prometheusPort;
+    /** The scrape target of this run: queries select it so no sample from an earlier run can answer. */
+    private static String instance;
 
     @TestHTTPResource("/q/metrics")
     URL metrics;
@@ -78,16 +80,17 @@ class PrometheusScrapeIT {
     void prometheusScrapesTenureSeries() throws Exception {
         startPrometheusScraping(metrics);
 
+        String target = "job=\"tenure\", instance=\"" + instance + "\"";
         await("Prometheus scraped the operator (up == 1)").atMost(Duration.ofSeconds(60))
                 .pollInterval(Duration.ofMillis(500)).ignoreExceptions()
-                .untilAsserted(() -> assertThat(query("up{job=\"tenure\"} == 1")).isNotEmpty());
+                .untilAsserted(() -> assertThat(query("up{" + target + "} == 1")).isNotEmpty());
 
         JsonNode buildInfo = await("tenure_build_info scraped").atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(500)).ignoreExceptions()
-                .until(() -> query("tenure_build_info == 1"), r -> !r.isEmpty());
+                .until(() -> query("tenure_build_info{" + target + "} == 1"), r -> !r.isEmpty());
         assertThat(buildInfo.get(0).get("metric").get("version").asText()).isNotBlank();
 
-        JsonNode tenureSeries = query("count by (__name__) ({__name__=~\"tenure_.+\", job=\"tenure\"})");
+        JsonNode tenureSeries = query("count by (__name__) ({__name__=~\"tenure_.+\", " + target + "})");
         assertThat(tenureSeries).as("tenure_ series known to Prometheus").isNotEmpty();
     }
 
@@ -130,7 +133,9 @@ class PrometheusScrapeIT {
 
     private static void startPrometheusScraping(URL metrics) throws IOException {
         Path data = WORK.resolve("data");
+        deleteRecursively(data); // a fresh TSDB: samples of an earlier run must not answer this one
         Files.createDirectories(data);
+        instance = metrics.getHost() + ":" + metrics.getPort();
         prometheusPort = freePort();
         Path config = WORK.resolve("prometheus.yml");
         Files.writeString(config, """
@@ -141,8 +146,8 @@ class PrometheusScrapeIT {
                   - job_name: tenure
                     metrics_path: %s
                     static_configs:
-                      - targets: ["%s:%d"]
-                """.formatted(metrics.getPath(), metrics.getHost(), metrics.getPort()));
+                      - targets: ["%s"]
+                """.formatted(metrics.getPath(), instance));
         prometheus = new ProcessBuilder(bin.resolve("prometheus").toString(),
                 "--config.file=" + config,
                 "--storage.tsdb.path=" + data,
@@ -159,6 +164,16 @@ class PrometheusScrapeIT {
                 HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         return JSON.readTree(response.body()).get("data").get("result");
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (var paths = Files.walk(dir)) {
+                for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
     }
 
     private static int freePort() throws IOException {
