@@ -5,4 +5,5 @@ import io.smallrye.config.ConfigMapping;
 /** Every {@code tenure.*} setting, in one place. */
 @ConfigMapping(prefix = "tenure")
 public interface TenureConfig {
+    LeaderElectionConfig leaderElection();
 }

@@ -1,0 +1,181 @@
+package dev.tenure.election.kube;
+
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseNotFound;
+import dev.tenure.election.LeaseOwner;
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.LeaseStore;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseSpec;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Consumer;
+import java.util.logging.Logger;
+
+/**
+ * {@link LeaseStore} on {@code coordination.k8s.io/v1} Leases through fabric8. Updates are
+ * conditional on the record's resourceVersion (PUT with metadata.resourceVersion: 409 on a stale
+ * one); owner references map to {@link LeaseOwner}. Needs RBAC get/create/update/watch on leases.
+ */
+public final class KubeLeaseStore implements LeaseStore {
+    private static final Logger LOG = Logger.getLogger(KubeLeaseStore.class.getName());
+    private final KubernetesClient client;
+
+    public KubeLeaseStore(KubernetesClient client) {
+        this.client = client;
+    }
+
+    @Override
+    public LeaseRecord get(LeaseKey key) {
+        Lease lease;
+        try {
+            lease = client.resources(Lease.class).inNamespace(key.namespace()).withName(key.name()).get();
+        } catch (RuntimeException e) {
+            throw KubeErrors.map(key, e, false);
+        }
+        if (lease == null) {
+            throw new LeaseNotFound(key, null);
+        }
+        return toRecord(lease);
+    }
+
+    @Override
+    public LeaseRecord create(LeaseKey key, LeaseRecord record) {
+        try {
+            return toRecord(client.resource(toLease(key, record.withResourceVersion(null))).create());
+        } catch (RuntimeException e) {
+            throw KubeErrors.map(key, e, true);
+        }
+    }
+
+    @Override
+    public LeaseRecord update(LeaseKey key, LeaseRecord record) {
+        if (record.resourceVersion() == null) {
+            throw new IllegalArgumentException(key + ": an update needs the resourceVersion it was read at");
+        }
+        try {
+            return toRecord(client.resource(toLease(key, record)).update());
+        } catch (RuntimeException e) {
+            throw KubeErrors.map(key, e, false);
+        }
+    }
+
+    @Override
+    public LeaseWatch watch(LeaseKey key, Consumer<Optional<LeaseRecord>> listener) {
+        WatchHandle handle = new WatchHandle(key, listener);
+        handle.open();
+        return handle;
+    }
+
+    /** One watch on one Lease, reopened when the server closes it with an error. */
+    private final class WatchHandle implements LeaseWatch, Watcher<Lease> {
+        private final LeaseKey key;
+        private final Consumer<Optional<LeaseRecord>> listener;
+        private volatile Watch watch;
+        private volatile boolean closed;
+
+        WatchHandle(LeaseKey key, Consumer<Optional<LeaseRecord>> listener) {
+            this.key = key;
+            this.listener = listener;
+        }
+
+        void open() {
+            watch = client.resources(Lease.class).inNamespace(key.namespace()).withName(key.name()).watch(this);
+        }
+
+        @Override
+        public void eventReceived(Action action, Lease lease) {
+            switch (action) {
+                case ADDED, MODIFIED -> listener.accept(Optional.of(toRecord(lease)));
+                case DELETED -> listener.accept(Optional.empty());
+                default -> { }
+            }
+        }
+
+        @Override
+        public void onClose(WatcherException cause) {
+            if (closed) {
+                return;
+            }
+            LOG.info("watch on lease " + key + " closed (" + cause.getMessage() + "), reopening; polling covers the gap");
+            try {
+                open();
+            } catch (RuntimeException e) {
+                LOG.warning("cannot reopen watch on lease " + key + ": " + e.getMessage());
+            }
+        }
+
+        @Override
+        public void close() {
+            closed = true;
+            Watch w = watch;
+            if (w != null) {
+                w.close();
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ mapping
+
+    static LeaseRecord toRecord(Lease lease) {
+        LeaseSpec s = lease.getSpec() == null ? new LeaseSpec() : lease.getSpec();
+        List<LeaseOwner> owners = lease.getMetadata().getOwnerReferences() == null ? List.of()
+                : lease.getMetadata().getOwnerReferences().stream()
+                        .filter(o -> o.getUid() != null && !o.getUid().isBlank())
+                        .map(o -> new LeaseOwner(o.getApiVersion(), o.getKind(), o.getName(), o.getUid()))
+                        .toList();
+        return new LeaseRecord(
+                s.getHolderIdentity(),
+                s.getLeaseDurationSeconds(),
+                instant(s.getAcquireTime()),
+                instant(s.getRenewTime()),
+                s.getLeaseTransitions() == null ? 0 : s.getLeaseTransitions(),
+                s.getStrategy(),
+                s.getPreferredHolder(),
+                owners,
+                lease.getMetadata().getResourceVersion());
+    }
+
+    static Lease toLease(LeaseKey key, LeaseRecord r) {
+        Lease lease = new Lease();
+        lease.setMetadata(new ObjectMetaBuilder()
+                .withNamespace(key.namespace())
+                .withName(key.name())
+                .withResourceVersion(r.resourceVersion())
+                .withOwnerReferences(r.owners().isEmpty() ? null : r.owners().stream().map(KubeLeaseStore::ownerReference).toList())
+                .build());
+        LeaseSpec s = new LeaseSpec();
+        s.setHolderIdentity(r.holderIdentity().isEmpty() ? null : r.holderIdentity());
+        s.setLeaseDurationSeconds(r.leaseDurationSeconds());
+        s.setAcquireTime(zoned(r.acquireTime()));
+        s.setRenewTime(zoned(r.renewTime()));
+        s.setLeaseTransitions(r.leaseTransitions());
+        s.setStrategy(r.strategy());
+        s.setPreferredHolder(r.preferredHolder());
+        lease.setSpec(s);
+        return lease;
+    }
+
+    static OwnerReference ownerReference(LeaseOwner o) {
+        return new OwnerReferenceBuilder().withApiVersion(o.apiVersion()).withKind(o.kind())
+                .withName(o.name()).withUid(o.uid()).build();
+    }
+
+    private static Instant instant(ZonedDateTime t) {
+        return t == null ? null : t.toInstant();
+    }
+
+    private static ZonedDateTime zoned(Instant t) {
+        return t == null ? null : t.atZone(ZoneOffset.UTC);
+    }
+}

@@ -1,0 +1,37 @@
+package dev.tenure.operator;
+
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.Optional;
+
+/** {@code tenure.leader-election.*}: operator HA on the election core. */
+public interface LeaderElectionConfig {
+
+    /** Off: reconcilers start at once (single replica, or local runs). */
+    @WithDefault("true")
+    boolean enabled();
+
+    /** Namespace of the lease; default: the pod's namespace (POD_NAMESPACE or the service account's), else tenure-system. */
+    Optional<String> namespace();
+
+    @WithDefault("tenure-operator")
+    String leaseName();
+
+    /** Holder identity; default: HOSTNAME (the pod name) plus a random suffix, so a restarted pod is a new contender. */
+    Optional<String> identity();
+
+    /** Contenders wait this long after the lease last changed before taking it. */
+    @WithDefault("15s")
+    Duration leaseDuration();
+
+    /** The leader gives up (and the process exits) when it could not renew for this long. */
+    @WithDefault("10s")
+    Duration renewDeadline();
+
+    @WithDefault("2s")
+    Duration retryPeriod();
+
+    /** Liveness fails when leading and not renewed for leaseDuration + this. */
+    @WithDefault("20s")
+    Duration healthGrace();
+}

@@ -1,0 +1,51 @@
+package dev.tenure.operator;
+
+import dev.tenure.election.ElectionMetrics;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseStoreException;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Election metrics for Prometheus: {@code tenure_leader_is_leader}, {@code tenure_leader_transitions_total},
+ * {@code tenure_leader_renew_seconds}, {@code tenure_leader_renew_failures_total}, tagged with the lease.
+ */
+public final class MicrometerElectionMetrics implements ElectionMetrics {
+    private final AtomicInteger isLeader = new AtomicInteger();
+    private final Counter transitions;
+    private final Timer renew;
+    private final Counter renewFailures;
+
+    public MicrometerElectionMetrics(MeterRegistry registry, LeaseKey lease) {
+        Tags tags = Tags.of("lease", lease.toString());
+        registry.gauge("tenure.leader.is_leader", tags, isLeader);
+        transitions = Counter.builder("tenure.leader.transitions").tags(tags)
+                .description("Times this replica became leader").register(registry);
+        renew = Timer.builder("tenure.leader.renew").tags(tags)
+                .description("Latency of successful lease renewals").register(registry);
+        renewFailures = Counter.builder("tenure.leader.renew.failures").tags(tags)
+                .description("Failed lease renew attempts while leading").register(registry);
+    }
+
+    @Override
+    public void leadershipChanged(LeaseKey lease, boolean leading) {
+        isLeader.set(leading ? 1 : 0);
+        if (leading) {
+            transitions.increment();
+        }
+    }
+
+    @Override
+    public void renewSucceeded(LeaseKey lease, Duration latency) {
+        renew.record(latency);
+    }
+
+    @Override
+    public void renewFailed(LeaseKey lease, LeaseStoreException cause) {
+        renewFailures.increment();
+    }
+}

@@ -1,0 +1,46 @@
+package dev.tenure.election;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** DESIGN §1: the election core stays a library: no framework, no client, no hidden clock. */
+class ElectionArchitectureTest {
+    static JavaClasses core;
+
+    @BeforeAll
+    static void importCore() {
+        core = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("dev.tenure.election")
+                .that(com.tngtech.archunit.base.DescribedPredicate.describe("core (not the kube adapter)",
+                        c -> c.getPackageName().equals("dev.tenure.election")));
+    }
+
+    @Test
+    void coreImportsNoFrameworkOrClient() {
+        ArchRule rule = noClasses().should().dependOnClassesThat().resideInAnyPackage(
+                        "io.quarkus..", "jakarta..", "javax.enterprise..", "javax.inject..",
+                        "io.fabric8..", "io.javaoperatorsdk..", "io.micrometer..", "io.smallrye..")
+                .because("the election core must stay free of Quarkus, CDI and fabric8 (DESIGN §1)");
+        rule.check(core);
+    }
+
+    @Test
+    void coreNeverReadsTheWallClock() {
+        ArchRule rule = noClasses()
+                .should().callMethod(java.time.Instant.class, "now")
+                .orShould().callMethod(System.class, "currentTimeMillis")
+                .orShould().callMethod(System.class, "nanoTime")
+                .orShould().callMethod(java.time.Clock.class, "systemUTC")
+                .orShould().callMethod(java.time.Clock.class, "systemDefaultZone")
+                .orShould().callMethod(java.time.InstantSource.class, "system")
+                .because("time is injected (InstantSource), so tests can drive it");
+        rule.check(core);
+    }
+}

@@ -1,0 +1,229 @@
+package dev.tenure.election;
+
+import static dev.tenure.election.ElectorHarness.LD;
+import static dev.tenure.election.ElectorHarness.LEASE;
+import static dev.tenure.election.ElectorHarness.RD;
+import static dev.tenure.election.ElectorHarness.RP;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+class LeaderElectorTest {
+    final ElectorHarness h = new ElectorHarness(42);
+
+    static Stream<Arguments> invalidConfigs() {
+        return Stream.<Arguments>of(
+                Arguments.of("empty identity", (UnaryOperator<LeaderElector.Builder>) b -> b.identity(" "), "identity must be non-empty"),
+                Arguments.of("lease duration not above renew deadline", (UnaryOperator<LeaderElector.Builder>) b -> b.leaseDuration(Duration.ofSeconds(10)), "leaseDuration (PT10S) must be greater than renewDeadline (PT10S)"),
+                Arguments.of("renew deadline not above 1.2 x retry", (UnaryOperator<LeaderElector.Builder>) b -> b.retryPeriod(Duration.ofMillis(8400)), "renewDeadline (PT10S) must be greater than 1.2 × retryPeriod"),
+                Arguments.of("zero retry period", (UnaryOperator<LeaderElector.Builder>) b -> b.retryPeriod(Duration.ZERO), "retryPeriod (PT0S) must be greater than 0"),
+                Arguments.of("no store", (UnaryOperator<LeaderElector.Builder>) b -> b.store(null), "store must be set"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalidConfigs")
+    void builderNamesTheViolatedRule(String name, UnaryOperator<LeaderElector.Builder> breakIt, String message) {
+        assertThatThrownBy(() -> breakIt.apply(h.builder("a", Duration.ZERO)).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(message);
+    }
+
+    @Test
+    void acquiresAFreshLeaseAndReportsItself() {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        assertThat(a.isLeader()).isTrue();
+        assertThat(h.leaders).containsExactly("a");
+        LeaseRecord rec = h.store.peek(LEASE).orElseThrow();
+        assertThat(rec.holderIdentity()).isEqualTo("a");
+        assertThat(rec.leaseDurationSeconds()).isEqualTo(15);
+        assertThat(rec.leaseTransitions()).isZero();
+    }
+
+    @Test
+    void steadyStateRenewIsOneWriteAndNoRead() {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        h.store.resetCounts();
+        h.scheduler.advance(RP.multipliedBy(10));
+        assertThat(h.store.calls(InMemoryLeaseStore.Op.UPDATE)).isEqualTo(10);
+        assertThat(h.store.calls(InMemoryLeaseStore.Op.GET)).isZero();
+        assertThat(a.isLeader()).isTrue();
+    }
+
+    @Test
+    void conflictOnRenewRereadsOnceAndKeepsLeading() {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        h.store.resetCounts();
+        h.store.failNext(InMemoryLeaseStore.Op.UPDATE, new LeaseConflict(LEASE, false, null));
+        h.scheduler.advance(RP);
+        assertThat(h.store.calls(InMemoryLeaseStore.Op.GET)).isEqualTo(1);
+        assertThat(h.store.calls(InMemoryLeaseStore.Op.UPDATE)).isEqualTo(2);
+        assertThat(a.isLeader()).isTrue();
+        assertThat(h.intervals).isEmpty();
+    }
+
+    @Test
+    void givesUpAtRenewDeadlineBeforeAContenderCanSeeExpiry() {
+        PartitionedLeaseStore aView = new PartitionedLeaseStore(h.store);
+        LeaderElector a = h.builder("a", Duration.ZERO).store(aView).build();
+        a.start();
+        h.scheduler.runDue();
+        Instant acquired = h.scheduler.now();
+        LeaderElector b = h.start("b", Duration.ZERO);
+        aView.partitioned = true;
+        h.scheduler.advance(LD.multipliedBy(3));
+        assertThat(b.isLeader()).isTrue();
+        h.closeOpen(List.of(a, b));
+        assertThat(h.intervals).hasSizeGreaterThanOrEqualTo(2);
+        ElectorHarness.Interval first = h.intervals.get(0);
+        assertThat(first.identity()).isEqualTo("a");
+        assertThat(first.end()).isBeforeOrEqualTo(acquired.plus(RD));
+        assertThat(h.intervals.get(1).identity()).isEqualTo("b");
+        assertThat(h.intervals.get(1).start()).isAfterOrEqualTo(acquired.plus(LD));
+        assertThat(h.overlaps()).isEmpty();
+    }
+
+    @Test
+    void releaseOnStopLetsAContenderTakeOverWithinOneJitteredRetry() {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        LeaderElector b = h.start("b", Duration.ZERO);
+        h.scheduler.advance(Duration.ofSeconds(30));
+        assertThat(b.isLeader()).isFalse();
+        Instant stoppedAt = h.scheduler.now();
+        a.stop();
+        LeaseRecord released = h.store.peek(LEASE).orElseThrow();
+        assertThat(released.hasHolder()).isFalse();
+        assertThat(released.leaseDurationSeconds()).isEqualTo(1);
+        h.scheduler.advance(RP.multipliedBy(22).dividedBy(10));
+        assertThat(b.isLeader()).isTrue();
+        assertThat(h.store.peek(LEASE).orElseThrow().leaseTransitions()).isEqualTo(1);
+        assertThat(h.intervals).singleElement().satisfies(i -> assertThat(i.end()).isEqualTo(stoppedAt));
+    }
+
+    @Test
+    void stopWithoutReleaseLeavesTheLeaseToExpire() {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        LeaderElector b = h.start("b", Duration.ZERO);
+        h.scheduler.advance(Duration.ofSeconds(1));
+        a.stopWithoutRelease();
+        assertThat(h.store.peek(LEASE).orElseThrow().holderIdentity()).isEqualTo("a");
+        h.scheduler.advance(LD.minusSeconds(1));
+        assertThat(b.isLeader()).isFalse();
+        h.scheduler.advance(RP.multipliedBy(22).dividedBy(10).plusSeconds(1));
+        assertThat(b.isLeader()).isTrue();
+    }
+
+    @Test
+    void stoppedFiresEvenWhenNeverLeading() {
+        List<String> events = new ArrayList<>();
+        h.store.put(LEASE, LeaseRecord.heldBy("someone", LD, h.scheduler.now()));
+        LeaderElector a = h.builder("a", Duration.ZERO).onStoppedLeading(() -> events.add("stopped")).build();
+        a.start();
+        h.scheduler.advance(RP);
+        a.stop();
+        assertThat(events).containsExactly("stopped");
+        assertThat(h.store.peek(LEASE).orElseThrow().holderIdentity()).isEqualTo("someone");
+    }
+
+    @Test
+    void preferredHolderElsewhereMakesTheLeaderReleaseAtOnceAndThePreferredOneTakesOver() {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        LeaderElector b = h.start("b", Duration.ZERO);
+        LeaderElector c = h.start("c", Duration.ZERO);
+        h.scheduler.advance(Duration.ofSeconds(5));
+        Instant asked = h.scheduler.now();
+        // A coordinated-election controller marks "c" as preferred (a foreign write).
+        h.store.put(LEASE, h.store.peek(LEASE).orElseThrow().withStrategy("OldestEmulationVersion").withPreferredHolder("c"));
+        h.scheduler.runDue();
+        assertThat(a.isLeader()).isFalse();
+        assertThat(h.intervals).singleElement().satisfies(i -> assertThat(i.end()).isEqualTo(asked));
+        assertThat(h.store.peek(LEASE).orElseThrow().hasHolder()).isFalse();
+        h.scheduler.advance(RP.multipliedBy(22).dividedBy(10));
+        assertThat(c.isLeader()).isTrue();
+        assertThat(b.isLeader()).isFalse();
+        LeaseRecord now = h.store.peek(LEASE).orElseThrow();
+        assertThat(now.preferredHolder()).isNull();
+        assertThat(now.strategy()).isEqualTo("OldestEmulationVersion");
+    }
+
+    @Test
+    void acquireRetriesAreJitteredBetweenOneAndTwoPointTwoRetryPeriods() {
+        List<Duration> delays = new ArrayList<>();
+        Scheduler recording = (delay, task) -> {
+            delays.add(delay);
+            return h.scheduler.schedule(delay, task);
+        };
+        h.store.put(LEASE, LeaseRecord.heldBy("someone", Duration.ofSeconds(3600), h.scheduler.now()));
+        LeaderElector a = h.builder("a", Duration.ZERO).scheduler(recording).build();
+        a.start();
+        h.scheduler.advance(Duration.ofMinutes(5));
+        List<Duration> retries = delays.subList(1, delays.size());
+        assertThat(retries).hasSizeGreaterThan(20)
+                .allSatisfy(d -> assertThat(d).isBetween(RP, RP.multipliedBy(22).dividedBy(10)));
+        assertThat(retries.stream().distinct().count()).as("spread, not lockstep").isGreaterThan(retries.size() / 2);
+        assertThat(retries.stream().mapToLong(Duration::toMillis).max().orElseThrow())
+                .isGreaterThan(RP.multipliedBy(18).dividedBy(10).toMillis());
+    }
+
+    @Test
+    void healthIsBadOnlyWhenLeadingWithoutRenewForLeaseDurationPlusGrace() {
+        LeaderElector a = h.builder("a", Duration.ZERO).healthGrace(Duration.ofSeconds(5)).build();
+        assertThat(a.health().healthy()).isTrue();
+        a.start();
+        h.scheduler.runDue();
+        assertThat(a.health()).satisfies(s -> {
+            assertThat(s.leading()).isTrue();
+            assertThat(s.healthy()).isTrue();
+        });
+        h.scheduler.elapse(LD.plusSeconds(5)); // the loop does not run: wedged
+        assertThat(a.health().healthy()).isTrue();
+        h.scheduler.elapse(Duration.ofMillis(1));
+        assertThat(a.health().healthy()).isFalse();
+        assertThat(a.health().detail()).contains("stuck");
+        assertThat(a.isLeader()).as("a wedged leader no longer claims leadership").isFalse();
+    }
+
+    @Test
+    void metricsSeeLeadershipRenewsAndFailures() {
+        List<String> seen = new ArrayList<>();
+        ElectionMetrics m = new ElectionMetrics() {
+            @Override
+            public void leadershipChanged(LeaseKey lease, boolean leading) {
+                seen.add("leading=" + leading);
+            }
+
+            @Override
+            public void renewSucceeded(LeaseKey lease, Duration latency) {
+                seen.add("renewed");
+            }
+
+            @Override
+            public void renewFailed(LeaseKey lease, LeaseStoreException cause) {
+                seen.add("failed");
+            }
+        };
+        LeaderElector a = h.builder("a", Duration.ZERO).metrics(m).build();
+        a.start();
+        h.scheduler.runDue();
+        h.scheduler.advance(RP);
+        h.store.failNext(InMemoryLeaseStore.Op.UPDATE, new LeaseStoreFailure(LEASE, 500, "injected", null));
+        h.scheduler.advance(RP);
+        a.stop();
+        assertThat(seen).containsExactly("leading=true", "renewed", "failed", "leading=false");
+    }
+}

@@ -1,0 +1,53 @@
+package dev.tenure.election;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+class LeaseClaimsTest {
+    static final LeaseKey KEY = LeaseKey.of("medik8s-leases", "node-worker-1");
+    static final LeaseOwner NODE = LeaseOwner.node("worker-1", "uid-1");
+    final ManualScheduler time = new ManualScheduler(Instant.parse("2026-01-01T00:00:00Z"));
+    final InMemoryLeaseStore store = new InMemoryLeaseStore();
+    final LeaseClaims claims = new LeaseClaims(store, time.clock());
+
+    @Test
+    void createsWithOwnerThenRenews() {
+        assertThat(claims.claim(KEY, "tenure", Duration.ofSeconds(3600), Optional.of(NODE))).isInstanceOf(ClaimResult.Created.class);
+        assertThat(store.peek(KEY).orElseThrow().owners()).containsExactly(NODE);
+        time.advance(Duration.ofSeconds(30));
+        ClaimResult r = claims.claim(KEY, "tenure", Duration.ofSeconds(3600), Optional.of(NODE));
+        assertThat(r).isInstanceOfSatisfying(ClaimResult.Renewed.class, x -> assertThat(x.lease().renewTime()).isEqualTo(time.now()));
+    }
+
+    @Test
+    void validForeignHoldingIsReportedAndExpiredOneTakenOver() {
+        store.put(KEY, LeaseRecord.heldBy("medik8s-nmo", Duration.ofSeconds(60), time.now()));
+        assertThat(claims.claim(KEY, "tenure", Duration.ofSeconds(600), Optional.empty()))
+                .isEqualTo(new LeaseHeldElsewhere(KEY, "medik8s-nmo", time.now().plusSeconds(60)));
+        time.advance(Duration.ofSeconds(60));
+        ClaimResult r = claims.claim(KEY, "tenure", Duration.ofSeconds(600), Optional.empty());
+        assertThat(r).isInstanceOfSatisfying(ClaimResult.TookOver.class, t -> {
+            assertThat(t.lease().leaseTransitions()).isEqualTo(1);
+            assertThat(t.previous()).isInstanceOf(AuthorityStatus.Expired.class);
+        });
+    }
+
+    @Test
+    void conflictIsRedecidedOnce() {
+        store.put(KEY, LeaseRecord.heldBy("tenure", Duration.ofSeconds(60), time.now()));
+        store.failNext(InMemoryLeaseStore.Op.UPDATE, new LeaseConflict(KEY, false, null));
+        assertThat(claims.claim(KEY, "tenure", Duration.ofSeconds(60), Optional.empty())).isInstanceOf(ClaimResult.Renewed.class);
+    }
+
+    @Test
+    void releaseOnlyOurOwn() {
+        store.put(KEY, LeaseRecord.heldBy("someone", Duration.ofSeconds(60), time.now()));
+        assertThat(claims.release(KEY, "tenure")).isFalse();
+        assertThat(store.peek(KEY).orElseThrow().holderIdentity()).isEqualTo("someone");
+        assertThat(claims.release(LeaseKey.of("x", "absent"), "tenure")).isFalse();
+    }
+}

@@ -1,0 +1,249 @@
+package dev.tenure.election.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.tenure.election.CandidateRecord;
+import dev.tenure.election.ExecutorScheduler;
+import dev.tenure.election.Heartbeat;
+import dev.tenure.election.LeaderElector;
+import dev.tenure.election.LeaseConflict;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseNotFound;
+import dev.tenure.election.LeaseOwner;
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.LeaseRules;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.InstantSource;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The fabric8 adapter against a real API server (the fabric8 mock in CRUD mode), with real threads. */
+class KubeLeaseStoreIT {
+    static final LeaseKey KEY = LeaseKey.of("tenure-system", "tenure-operator");
+    KubernetesMockServer server;
+    KubernetesClient client;
+    KubeLeaseStore store;
+    final List<ExecutorScheduler> schedulers = new ArrayList<>();
+
+    @BeforeEach
+    void start() {
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+        server.init();
+        client = server.createClient();
+        store = new KubeLeaseStore(client);
+    }
+
+    @AfterEach
+    void stop() {
+        schedulers.forEach(ExecutorScheduler::close);
+        client.close();
+        server.destroy();
+    }
+
+    @Test
+    void crudWithOptimisticConcurrencyAndTypedErrors() {
+        assertThatThrownBy(() -> store.get(KEY)).isInstanceOf(LeaseNotFound.class);
+        Instant now = Instant.parse("2026-01-01T00:00:00.123456Z");
+        LeaseOwner node = LeaseOwner.node("worker-1", "uid-1");
+        LeaseRecord created = store.create(KEY, LeaseRecord.heldBy("a", Duration.ofSeconds(15), now).withOwners(List.of(node)));
+        assertThat(created.resourceVersion()).isNotBlank();
+        assertThat(created.owners()).containsExactly(node);
+        assertThat(created.renewTime()).isEqualTo(now);
+        assertThatThrownBy(() -> store.create(KEY, created)).isInstanceOfSatisfying(LeaseConflict.class, c -> assertThat(c.alreadyExists()).isTrue());
+        LeaseRecord renewed = store.update(KEY, LeaseRules.heldRecord(created, "a", now.plusSeconds(2), Duration.ofSeconds(15)));
+        assertThat(renewed.renewTime()).isEqualTo(now.plusSeconds(2));
+        assertThat(store.get(KEY).sameElectionState(renewed)).isTrue();
+        assertThatThrownBy(() -> store.update(KEY, created.withRenewTime(now.plusSeconds(4))))
+                .as("stale resourceVersion").isInstanceOf(LeaseConflict.class);
+        Lease raw = client.resources(Lease.class).inNamespace("tenure-system").withName("tenure-operator").get();
+        assertThat(raw.getMetadata().getOwnerReferences()).singleElement()
+                .satisfies(o -> assertThat(o.getKind()).isEqualTo("Node"));
+    }
+
+    @Test
+    void watchDeliversChanges() {
+        List<Optional<LeaseRecord>> seen = new CopyOnWriteArrayList<>();
+        try (var w = store.watch(KEY, seen::add)) {
+            LeaseRecord r = store.create(KEY, LeaseRecord.heldBy("a", Duration.ofSeconds(15), Instant.now()));
+            store.update(KEY, r.withPreferredHolder("b"));
+            await().atMost(Duration.ofSeconds(10)).until(() -> seen.stream().anyMatch(o -> o.map(x -> "b".equals(x.preferredHolder())).orElse(false)));
+        }
+    }
+
+    record Interval(String id, Instant start, Instant end) {
+    }
+
+    @Test
+    void threeElectorsOnRealThreadsNeverOverlapAndHandOver() {
+        long seed = System.nanoTime();
+        System.out.println("KubeLeaseStoreIT seed " + seed);
+        Random random = new Random(seed);
+        InstantSource clock = Clock.systemUTC();
+        List<Interval> intervals = Collections.synchronizedList(new ArrayList<>());
+        Map<String, Instant> open = new java.util.concurrent.ConcurrentHashMap<>();
+        List<LeaderElector> electors = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            String id = "replica-" + i;
+            ExecutorScheduler scheduler = new ExecutorScheduler("elector-" + id);
+            schedulers.add(scheduler);
+            electors.add(LeaderElector.builder().lease(KEY).identity(id)
+                    .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(2)).retryPeriod(Duration.ofMillis(400))
+                    .store(store).scheduler(scheduler).clock(clock).random(new Random(random.nextLong()))
+                    .onStartedLeading(() -> open.put(id, Instant.now()))
+                    .onStoppedLeading(() -> {
+                        Instant s = open.remove(id);
+                        if (s != null) {
+                            intervals.add(new Interval(id, s, Instant.now()));
+                        }
+                    })
+                    .build());
+        }
+        electors.forEach(LeaderElector::start);
+        await().atMost(Duration.ofSeconds(10)).until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
+        LeaderElector first = electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
+        first.stop(); // release: the next one takes over within ~2.2 × retryPeriod
+        assertThat(store.get(KEY).hasHolder()).isFalse();
+        await().atMost(Duration.ofSeconds(5)).until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
+        LeaderElector second = electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
+        second.stopWithoutRelease(); // crash: the last one takes over after leaseDuration
+        await().atMost(Duration.ofSeconds(15)).until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
+        LeaderElector third = electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
+        third.stop();
+        assertThat(List.of(first, second, third)).doesNotHaveDuplicates();
+        assertThat(intervals).hasSize(3);
+        for (Interval a : intervals) {
+            for (Interval b : intervals) {
+                if (a != b) {
+                    assertThat(a.start().isBefore(b.end()) && b.start().isBefore(a.end())).as(a + " overlaps " + b).isFalse();
+                }
+            }
+        }
+        assertThat(store.get(KEY).leaseTransitions()).isEqualTo(2);
+    }
+
+    /**
+     * Five electors on real threads against the API server, with seeded 409/500/lost-response
+     * faults (10 % of calls) and random crashes, stops and restarts. Margins are generous
+     * (leaseDuration − renewDeadline = 2 s) because real threads on a shared machine can be
+     * descheduled; the skew bound is 0 (one JVM, one clock).
+     */
+    @Test
+    void fiveElectorsWithFaultsNeverOverlap() {
+        long seed = Long.getLong("tenure.chaos.seed", System.nanoTime());
+        System.out.println("KubeLeaseStoreIT chaos seed " + seed);
+        Random random = new Random(seed);
+        List<Interval> intervals = Collections.synchronizedList(new ArrayList<>());
+        Map<String, Instant> open = new java.util.concurrent.ConcurrentHashMap<>();
+        List<LeaderElector> live = new ArrayList<>();
+        List<LeaderElector> all = new ArrayList<>();
+        int[] next = {0};
+        Runnable spawn = () -> {
+            String id = "replica-" + next[0]++;
+            ExecutorScheduler scheduler = new ExecutorScheduler("elector-" + id);
+            schedulers.add(scheduler);
+            LeaderElector e = LeaderElector.builder().lease(KEY).identity(id)
+                    .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(2)).retryPeriod(Duration.ofMillis(400))
+                    .store(new dev.tenure.election.FaultyLeaseStore(store, random.nextLong(), 0.10))
+                    .scheduler(scheduler).clock(Clock.systemUTC()).random(new Random(random.nextLong()))
+                    .onStartedLeading(() -> open.put(id, Instant.now()))
+                    .onStoppedLeading(() -> {
+                        Instant s = open.remove(id);
+                        if (s != null) {
+                            intervals.add(new Interval(id, s, Instant.now()));
+                        }
+                    })
+                    .build();
+            live.add(e);
+            all.add(e);
+            e.start();
+        };
+        for (int i = 0; i < 5; i++) {
+            spawn.run();
+        }
+        for (int round = 0; round < 5; round++) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> live.stream().anyMatch(LeaderElector::isLeader));
+            LeaderElector leader = live.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
+            live.remove(leader);
+            if (random.nextBoolean()) {
+                leader.stop();
+            } else {
+                leader.stopWithoutRelease();
+            }
+            spawn.run();
+        }
+        all.forEach(LeaderElector::stopWithoutRelease);
+        assertThat(intervals).hasSizeGreaterThanOrEqualTo(5);
+        for (Interval a : intervals) {
+            for (Interval b : intervals) {
+                if (a != b) {
+                    assertThat(a.start().isBefore(b.end()) && b.start().isBefore(a.end()))
+                            .as("seed " + seed + ": " + a + " overlaps " + b).isFalse();
+                }
+            }
+        }
+    }
+
+    @Test
+    void heartbeatKeepsAPerNodeLeaseOwnedByTheNode() {
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-1").endMetadata().build()).create();
+        ExecutorScheduler scheduler = new ExecutorScheduler("heartbeat");
+        schedulers.add(scheduler);
+        LeaseKey nodeLease = LeaseKey.of("medik8s-leases", "node-worker-1");
+        Heartbeat hb = Heartbeat.builder().lease(nodeLease).holder("tenure").leaseDuration(Duration.ofSeconds(4))
+                .renewInterval(Duration.ofMillis(500)).owner(new NodeOwner(client, "worker-1"))
+                .store(store).scheduler(scheduler).clock(Clock.systemUTC()).random(new Random(1)).build();
+        hb.start();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.find(nodeLease).isPresent());
+        Instant first = store.get(nodeLease).renewTime();
+        await().atMost(Duration.ofSeconds(10)).until(() -> store.get(nodeLease).renewTime().isAfter(first));
+        LeaseRecord r = store.get(nodeLease);
+        assertThat(r.holderIdentity()).isEqualTo("tenure");
+        assertThat(r.owners()).singleElement().satisfies(o -> {
+            assertThat(o.kind()).isEqualTo("Node");
+            assertThat(o.name()).isEqualTo("worker-1");
+            assertThat(o.uid()).isNotBlank();
+        });
+        assertThat(hb.stopAndRelease()).isTrue();
+        assertThat(store.get(nodeLease).hasHolder()).isFalse();
+    }
+
+    @Test
+    void leaseCandidateStoreUsesTheServedVersion() {
+        KubeLeaseCandidateStore candidates = KubeLeaseCandidateStore.detect(client, "kube-system").orElseThrow();
+        assertThat(candidates.apiVersion()).isEqualTo("coordination.k8s.io/v1beta1");
+        LeaseKey key = LeaseKey.of("kube-system", "pod-a");
+        Instant now = Instant.parse("2026-01-01T00:00:00.123456Z");
+        CandidateRecord created = candidates.create(key, new CandidateRecord("my-lease", "1.33.0", "1.32.0",
+                "OldestEmulationVersion", now, null, Map.of("tenure.dev/node", "worker-1"), null));
+        assertThat(created.renewTime()).isEqualTo(now);
+        assertThat(created.labels()).containsEntry("tenure.dev/node", "worker-1");
+        CandidateRecord pinged = candidates.update(key, created.withPingTime(now.plusSeconds(1)));
+        assertThat(candidates.get(key).pinged()).isTrue();
+        assertThatThrownBy(() -> candidates.update(key, created)).isInstanceOf(LeaseConflict.class);
+        assertThat(pinged.leaseName()).isEqualTo("my-lease");
+        io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate typed = client
+                .resources(io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate.class)
+                .inNamespace("kube-system").withName("pod-a").get();
+        assertThat(typed.getSpec().getBinaryVersion()).isEqualTo("1.33.0");
+    }
+}

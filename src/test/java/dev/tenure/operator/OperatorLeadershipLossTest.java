@@ -1,0 +1,103 @@
+package dev.tenure.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.LeaseRules;
+import dev.tenure.election.kube.KubeLeaseStore;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import io.fabric8.mockwebserver.Context;
+import io.fabric8.mockwebserver.MockWebServer;
+import io.javaoperatorsdk.operator.Operator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Two replicas against an API server: one leads, the other stands by; a leader that loses the lease exits. */
+class OperatorLeadershipLossTest {
+    static final LeaseKey LEASE = LeaseKey.of("tenure-system", "tenure-operator");
+    KubernetesMockServer server;
+    KubernetesClient client;
+    final List<Integer> exits = new CopyOnWriteArrayList<>();
+
+    @BeforeEach
+    void start() {
+        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+        server.init();
+        client = server.createClient();
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        server.destroy();
+    }
+
+    OperatorLeadership replica(String identity) {
+        OperatorLeadership l = new OperatorLeadership(new Operator(o -> o.withKubernetesClient(client)), client,
+                config(identity), new SimpleMeterRegistry());
+        l.exit = exits::add;
+        l.onStart(null);
+        return l;
+    }
+
+    @Test
+    void oneLeadsTheOtherStandsByAndALostLeaderExits() {
+        OperatorLeadership a = replica("a");
+        await().atMost(Duration.ofSeconds(10)).until(() -> a.isLeader() && a.reconcilersStarted());
+        OperatorLeadership b = replica("b");
+        await().atMost(Duration.ofSeconds(10)).until(() -> b.elector().orElseThrow().leader().isPresent());
+        assertThat(b.isLeader()).isFalse();
+        assertThat(b.ready()).as("a standby is ready").isTrue();
+        assertThat(b.reconcilersStarted()).isFalse();
+
+        // Someone takes the lease from under the leader (e.g. an admin edit): it must stop and exit.
+        KubeLeaseStore store = new KubeLeaseStore(client);
+        LeaseRecord current = store.get(LEASE);
+        store.update(LEASE, LeaseRules.heldRecord(current, "intruder", Instant.now(), Duration.ofSeconds(30)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !exits.isEmpty());
+        assertThat(exits).containsExactly(OperatorLeadership.LOST_LEADERSHIP_EXIT_CODE);
+        assertThat(a.ready()).isFalse();
+        assertThat(a.reconcilersStarted()).isFalse();
+
+        b.onStop(null);
+        a.onStop(null);
+        assertThat(exits).as("shutdown and standbys never exit on their own").hasSize(1);
+    }
+
+    @Test
+    void shutdownReleasesSoTheStandbyTakesOver() {
+        OperatorLeadership a = replica("a");
+        await().atMost(Duration.ofSeconds(10)).until(a::isLeader);
+        OperatorLeadership b = replica("b");
+        a.onStop(null);
+        assertThat(new KubeLeaseStore(client).get(LEASE).hasHolder()).isFalse();
+        await().atMost(Duration.ofSeconds(5)).until(() -> b.isLeader() && b.reconcilersStarted());
+        b.onStop(null);
+        assertThat(exits).isEmpty();
+    }
+
+    static LeaderElectionConfig config(String identity) {
+        return new LeaderElectionConfig() {
+            public boolean enabled() { return true; }
+            public Optional<String> namespace() { return Optional.of("tenure-system"); }
+            public String leaseName() { return "tenure-operator"; }
+            public Optional<String> identity() { return Optional.of(identity); }
+            public Duration leaseDuration() { return Duration.ofSeconds(3); }
+            public Duration renewDeadline() { return Duration.ofSeconds(2); }
+            public Duration retryPeriod() { return Duration.ofMillis(300); }
+            public Duration healthGrace() { return Duration.ofSeconds(5); }
+        };
+    }
+}

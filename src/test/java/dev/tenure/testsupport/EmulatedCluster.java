@@ -1,0 +1,269 @@
+package dev.tenure.testsupport;
+
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.Config;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
+import io.fabric8.mockwebserver.MockWebServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Function;
+
+/**
+ * An emulated Kubernetes API server shared by the tests, the benchmark and {@code make run}: the fabric8 mock
+ * API server in CRUD mode, plus eviction with PodDisruptionBudgets, graceful pod termination by simulated
+ * kubelets (with node leases), field selectors, discovery for kubectl, a request log and a fault hook.
+ *
+ * <pre>
+ * try (EmulatedCluster cluster = EmulatedCluster.start()) {
+ *   cluster.seed().node("w1").role("worker").create();
+ *   cluster.seed().deployment("web").namespace("app").replicas(3).onNodes("w1").create();
+ *   cluster.client().pods().inNamespace("app").withName(...).evict();
+ * }
+ * </pre>
+ */
+public final class EmulatedCluster implements AutoCloseable {
+
+  /** Settings of one emulated cluster; every setter returns this. */
+  public static final class Options {
+    private Clock clock = Clock.systemUTC();
+    private double gracePeriodScale = 0.01;
+    private Function<Pod, Duration> terminationDelay;
+    private Duration nodeLeaseRenewInterval = Duration.ofMillis(200);
+    private int nodeLeaseDurationSeconds = 40;
+    private List<String> leaseCandidateVersions = List.of("v1beta1", "v1alpha2");
+    private int port;
+
+    /** Fast kubelets for tests: 30 s grace → 300 ms, node leases renewed every 200 ms. */
+    public static Options forTests() {
+      return new Options();
+    }
+
+    /** Kubelets at a humane pace for {@code make run}: grace × 0.1, node leases renewed every 10 s. */
+    public static Options forDemo() {
+      return new Options().gracePeriodScale(0.1).nodeLeaseRenewInterval(Duration.ofSeconds(10));
+    }
+
+    /** Clock for deletionTimestamp and node lease renewTime (a fake clock makes leases stale at will). */
+    public Options clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /** A terminating pod is removed after gracePeriodSeconds × scale (0 = at once). */
+    public Options gracePeriodScale(double scale) {
+      if (scale < 0) {
+        throw new IllegalArgumentException("gracePeriodScale must be >= 0, was " + scale);
+      }
+      this.gracePeriodScale = scale;
+      return this;
+    }
+
+    /** Absolute termination delay per pod, instead of the scaled grace period (benchmarks). */
+    public Options terminationDelay(Function<Pod, Duration> delay) {
+      this.terminationDelay = delay;
+      return this;
+    }
+
+    public Options nodeLeaseRenewInterval(Duration interval) {
+      if (interval.isZero() || interval.isNegative()) {
+        throw new IllegalArgumentException("nodeLeaseRenewInterval must be positive, was " + interval);
+      }
+      this.nodeLeaseRenewInterval = interval;
+      return this;
+    }
+
+    public Options nodeLeaseDurationSeconds(int seconds) {
+      this.nodeLeaseDurationSeconds = seconds;
+      return this;
+    }
+
+    /** coordination.k8s.io versions that serve LeaseCandidate in discovery (empty = the API is absent). */
+    public Options leaseCandidateVersions(String... versions) {
+      this.leaseCandidateVersions = List.of(versions);
+      return this;
+    }
+
+    /** Port to listen on (0 = any free port). */
+    public Options port(int port) {
+      this.port = port;
+      return this;
+    }
+
+    public Clock clock() {
+      return clock;
+    }
+
+    public double gracePeriodScale() {
+      return gracePeriodScale;
+    }
+
+    public Function<Pod, Duration> terminationDelay() {
+      return terminationDelay;
+    }
+
+    public Duration nodeLeaseRenewInterval() {
+      return nodeLeaseRenewInterval;
+    }
+
+    public int nodeLeaseDurationSeconds() {
+      return nodeLeaseDurationSeconds;
+    }
+
+    public List<String> leaseCandidateVersions() {
+      return leaseCandidateVersions;
+    }
+  }
+
+  private final Options options;
+  private final MockWebServer server;
+  private final ClusterStore store;
+  private final RequestLog requests = new RequestLog();
+  private final Faults faults = new Faults();
+  private final ScheduledExecutorService executor;
+  private final KubeletSimulator kubelets;
+  private final String url;
+  private final Path kubeconfig;
+  private volatile KubernetesClient client;
+
+  private EmulatedCluster(Options options) {
+    this.options = options;
+    KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher();
+    this.store = new ClusterStore(crud);
+    EmulatorDispatcher dispatcher = new EmulatorDispatcher(crud, store,
+        new Discovery(store.json, options.leaseCandidateVersions), requests, faults, options.clock);
+    this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "emulated-kubelets");
+      t.setDaemon(true);
+      return t;
+    });
+    this.server = new MockWebServer();
+    server.setDispatcher(dispatcher);
+    server.start(InetAddress.getLoopbackAddress(), options.port);
+    this.url = "http://127.0.0.1:" + server.getPort();
+    this.kubelets = new KubeletSimulator(store, executor, options);
+    dispatcher.kubelets(kubelets);
+    try {
+      this.kubeconfig = writeKubeconfig(Files.createTempFile("emulated-cluster-", ".kubeconfig"));
+      kubeconfig.toFile().deleteOnExit();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Starts an emulated cluster with test settings. */
+  public static EmulatedCluster start() {
+    return start(Options.forTests());
+  }
+
+  public static EmulatedCluster start(Options options) {
+    return new EmulatedCluster(options);
+  }
+
+  /** A fabric8 client for this cluster (default namespace "default", no request retries). */
+  public KubernetesClient client() {
+    if (client == null) {
+      synchronized (this) {
+        if (client == null) {
+          client = new KubernetesClientBuilder().withConfig(clientConfig()).build();
+        }
+      }
+    }
+    return client;
+  }
+
+  /** The client configuration, for callers that build their own client. */
+  public Config clientConfig() {
+    return new ConfigBuilder(Config.empty()).withMasterUrl(url).withTrustCerts(true).withNamespace("default")
+        .withRequestRetryBackoffLimit(0).withUserAgent("emulated-cluster-test-client").build();
+  }
+
+  /** The API server URL, e.g. {@code http://127.0.0.1:38211}. */
+  public String url() {
+    return url;
+  }
+
+  /** A kubeconfig for this cluster written at start (a temp file deleted on exit). */
+  public Path kubeconfig() {
+    return kubeconfig;
+  }
+
+  /** Writes a kubeconfig (context "emulated", namespace "default") pointing at this cluster. */
+  public Path writeKubeconfig(Path file) {
+    String yaml = """
+        apiVersion: v1
+        kind: Config
+        clusters:
+        - name: emulated
+          cluster:
+            server: %s
+        users:
+        - name: emulated
+          user:
+            token: emulated
+        contexts:
+        - name: emulated
+          context:
+            cluster: emulated
+            user: emulated
+            namespace: default
+        current-context: emulated
+        """.formatted(url);
+    try {
+      Files.writeString(file, yaml);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return file;
+  }
+
+  /** Fluent creation of nodes, workloads, pods, PDBs and namespaces (not recorded in the request log). */
+  public ClusterSeed seed() {
+    return new ClusterSeed(store, kubelets, options.clock);
+  }
+
+  public RequestLog requests() {
+    return requests;
+  }
+
+  public Faults faults() {
+    return faults;
+  }
+
+  /** The node's kubelet stops: its terminating pods stay terminating, its node lease stops being renewed. */
+  public void markKubeletDown(String node) {
+    kubelets.markDown(node);
+  }
+
+  /** The node's kubelet is back: pending terminations finish and its lease is renewed again. */
+  public void markKubeletUp(String node) {
+    kubelets.markUp(node);
+  }
+
+  public boolean isKubeletDown(String node) {
+    return kubelets.isDown(node);
+  }
+
+  public Options options() {
+    return options;
+  }
+
+  @Override
+  public void close() {
+    executor.shutdownNow();
+    if (client != null) {
+      client.close();
+    }
+    server.shutdown();
+  }
+}

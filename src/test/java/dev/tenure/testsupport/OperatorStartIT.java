@@ -1,0 +1,34 @@
+package dev.tenure.testsupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+
+/** Smoke test: the operator starts against the emulated cluster and reports ready. */
+@QuarkusTest
+@QuarkusTestResource(EmulatedClusterResource.class)
+class OperatorStartIT {
+
+  @TestHTTPResource("/q/health/ready")
+  URI ready;
+
+  @Test
+  void operatorStartsAgainstTheEmulatedClusterAndIsReady() {
+    HttpClient http = HttpClient.newHttpClient();
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      HttpResponse<String> r = http.send(HttpRequest.newBuilder(ready).GET().build(), HttpResponse.BodyHandlers.ofString());
+      assertThat(r.statusCode()).as(r.body()).isEqualTo(200);
+    });
+    // The operator really talked to the emulated API server (not some other cluster).
+    assertThat(EmulatedClusterResource.cluster().requests().all()).isNotEmpty();
+  }
+}
