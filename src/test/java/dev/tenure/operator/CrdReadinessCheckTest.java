@@ -19,7 +19,9 @@ class CrdReadinessCheckTest {
     static Stream<Arguments> cases() {
         return Stream.of(
                 Arguments.of("missing CRD", Optional.empty(), false, "missing: install it from deploy/"),
-                Arguments.of("no status yet", Optional.of(crd()), false, "not established yet"),
+                Arguments.of("no status at all", Optional.of(crd()), true, "present (the API server reports no conditions)"),
+                Arguments.of("names accepted, not yet established", Optional.of(crd("NamesAccepted", "True",
+                        "NoConflicts", "no conflicts found")), false, "not established yet"),
                 Arguments.of("established", Optional.of(crd("Established", "True", "InitialNamesAccepted", "ok")),
                         true, "Established"),
                 Arguments.of("not established", Optional.of(crd("Established", "False", "Installing", "in progress")),

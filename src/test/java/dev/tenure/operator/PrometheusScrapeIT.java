@@ -90,6 +90,12 @@ class PrometheusScrapeIT {
                 .until(() -> query("tenure_build_info{" + target + "} == 1"), r -> !r.isEmpty());
         assertThat(buildInfo.get(0).get("metric").get("version").asText()).isNotBlank();
 
+        // Operator HA reports through the same endpoint: this replica leads (it is the only one).
+        await("tenure_leader_is_leader == 1 scraped").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+                .until(() -> query("tenure_leader_is_leader{" + target + ", lease=~\".*/tenure-operator\"} == 1"),
+                        r -> !r.isEmpty());
+
         JsonNode tenureSeries = query("count by (__name__) ({__name__=~\"tenure_.+\", " + target + "})");
         assertThat(tenureSeries).as("tenure_ series known to Prometheus").isNotEmpty();
     }
