@@ -145,7 +145,7 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
             new Descriptor(NM, Section.STATUS, "evictionPods", "Pods to evict",
                     "Pods the drain has to evict.", List.of(NUMBER)),
             new Descriptor(NM, Section.STATUS, "pendingPods", "Pending pods",
-                    "Pods still waiting to be evicted or to terminate.", List.of(NUMBER)),
+                    "Pods still to be evicted or to terminate, as namespace/name.", List.of()),
             new Descriptor(NM, Section.STATUS, "lastError", "Last error",
                     "The last error the maintenance ran into, if any.", List.of(TEXT)),
             new Descriptor(NM, Section.STATUS, "conditions", "Conditions",

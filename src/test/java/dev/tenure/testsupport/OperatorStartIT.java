@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /** Smoke test: the operator starts against the emulated cluster and reports ready. */
 @QuarkusTest
-@QuarkusTestResource(EmulatedClusterResource.class)
+@QuarkusTestResource(value = EmulatedClusterResource.class, restrictToAnnotatedClass = true)
 class OperatorStartIT {
 
   @TestHTTPResource("/q/health/ready")
