@@ -40,7 +40,7 @@ import io.quarkus.test.junit.QuarkusTest;
  * of the PrometheusRule we ship. Skipped, with the reason, only where Prometheus cannot be had.
  */
 @QuarkusTest
-@QuarkusTestResource(value = EmulatedClusterResource.class, restrictToAnnotatedClass = true)
+@QuarkusTestResource(EmulatedClusterResource.class)
 class PrometheusScrapeIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -91,12 +91,6 @@ class PrometheusScrapeIT {
                 .pollInterval(Duration.ofMillis(500)).ignoreExceptions()
                 .until(() -> query("tenure_build_info{" + target + "} == 1"), r -> !r.isEmpty());
         assertThat(buildInfo.get(0).get("metric").get("version").asText()).isNotBlank();
-
-        // Operator HA reports through the same endpoint (0 standing by, 1 leading).
-        await("tenure_leader_is_leader scraped").atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(500)).ignoreExceptions()
-                .until(() -> query("tenure_leader_is_leader{" + target + ", lease=~\".*/tenure-operator\"}"),
-                        r -> !r.isEmpty());
 
         JsonNode tenureSeries = query("count by (__name__) ({__name__=~\"tenure_.+\", " + target + "})");
         assertThat(tenureSeries).as("tenure_ series known to Prometheus").isNotEmpty();

@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 
 /** Smoke test: the operator starts against the emulated cluster and reports ready. */
 @QuarkusTest
-@QuarkusTestResource(value = EmulatedClusterResource.class, restrictToAnnotatedClass = true)
+@QuarkusTestResource(EmulatedClusterResource.class)
 class OperatorStartIT {
 
   @TestHTTPResource("/q/health/ready")
