@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Test;
 /** The NodeMaintenance front door end to end: operator (QOSDK) + emulated API server. */
 @QuarkusTest
 @TestProfile(RelaxedLeadershipProfile.class)
-@QuarkusTestResource(value = EmulatedClusterResource.class, restrictToAnnotatedClass = true)
+@QuarkusTestResource(EmulatedClusterResource.class)
 class NodeMaintenanceReconcilerIT {
 
     static final Duration WAIT = Duration.ofSeconds(30);
