@@ -5,5 +5,6 @@ import io.smallrye.config.ConfigMapping;
 /** Every {@code tenure.*} setting, in one place. */
 @ConfigMapping(prefix = "tenure")
 public interface TenureConfig {
+    MaintenanceConfig maintenance();
     LeaderElectionConfig leaderElection();
 }

@@ -1,0 +1,234 @@
+package dev.tenure.maintenance;
+
+import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * One drain step, decided from what is on the node now: which pods to evict (or delete), which to
+ * leave, which to wait for, and which stop the drain. Pure: the caller lists, the caller acts.
+ *
+ * <p>Filters run in kubectl drain's order (deleted-long-ago, DaemonSet, mirror, emptyDir, unmanaged),
+ * the first filter that keeps a pod ends its evaluation, and any refused pod stops the whole drain
+ * before anything is evicted, as kubectl does.
+ */
+public record DrainPlan(List<PodVerdict> verdicts) {
+
+    static final String MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
+
+    /** What happens to one pod this step. */
+    public enum Action {
+        /** Not drained: not selected, DaemonSet-managed, a mirror pod. Does not count. */
+        LEAVE,
+        /** Counts as gone: terminating longer than skipWaitForDeleteTimeout. */
+        GONE,
+        /** Issue an eviction now. */
+        EVICT,
+        /** Issue a delete now (disableEviction). */
+        DELETE,
+        /** Refused by a PodDisruptionBudget; retry after evictionRetryDelay. */
+        RETRY_LATER,
+        /** Terminating; wait until it is gone. */
+        WAIT_TERMINATING,
+        /** Cannot be drained under the options (kubectl's fatal filter errors). */
+        REFUSE
+    }
+
+    public record PodVerdict(String namespace, String name, String uid, Action action, String reason) {
+        public String key() {
+            return namespace + "/" + name;
+        }
+
+        /** Still to go before the drain is complete. */
+        public boolean pending() {
+            return action == Action.EVICT || action == Action.DELETE || action == Action.RETRY_LATER
+                    || action == Action.WAIT_TERMINATING || action == Action.REFUSE;
+        }
+    }
+
+    /**
+     * What the planner looks at besides the pods.
+     *
+     * @param existingDaemonSets "namespace/name" of the DaemonSets that control pods on the node and exist
+     * @param kubeletStale the node's kubelet lease is expired: terminating pods there never finish
+     * @param staleNodeSkipWait used as skipWaitForDeleteTimeout on a stale node when the spec sets none
+     * @param retryNotBefore pod uid → earliest time to retry an eviction a PodDisruptionBudget refused
+     */
+    public record Observed(Set<String> existingDaemonSets, boolean kubeletStale, Duration staleNodeSkipWait,
+            Map<String, Instant> retryNotBefore) {
+        public Observed {
+            existingDaemonSets = Set.copyOf(existingDaemonSets);
+            retryNotBefore = Map.copyOf(retryNotBefore);
+        }
+
+        public static Observed healthyNode() {
+            return new Observed(Set.of(), false, Duration.ZERO, Map.of());
+        }
+    }
+
+    public static DrainPlan of(List<Pod> podsOnNode, DrainOptions options, Observed observed, Instant now) {
+        List<PodVerdict> verdicts = new ArrayList<>();
+        Optional<Duration> skipWait = options.skipWaitForDeleteTimeout();
+        if (skipWait.isEmpty() && observed.kubeletStale() && !observed.staleNodeSkipWait().isZero()) {
+            skipWait = Optional.of(observed.staleNodeSkipWait());
+        }
+        for (Pod pod : podsOnNode) {
+            verdicts.add(judge(pod, options, observed, skipWait, now));
+        }
+        return new DrainPlan(List.copyOf(verdicts));
+    }
+
+    private static PodVerdict judge(Pod pod, DrainOptions o, Observed observed, Optional<Duration> skipWait,
+            Instant now) {
+        String ns = pod.getMetadata().getNamespace();
+        String name = pod.getMetadata().getName();
+        String uid = pod.getMetadata().getUid();
+        if (!selects(o.podSelector(), pod.getMetadata().getLabels())) {
+            return new PodVerdict(ns, name, uid, Action.LEAVE, "not selected by spec.drain.podSelector");
+        }
+        Instant deletedAt = parseTime(pod.getMetadata().getDeletionTimestamp());
+        // 1. deleted long ago (kubectl skipDeletedFilter)
+        if (deletedAt != null && skipWait.isPresent() && now.isAfter(deletedAt.plus(skipWait.get()))) {
+            return new PodVerdict(ns, name, uid, Action.GONE, observed.kubeletStale()
+                    ? "terminating on a node whose kubelet is stale for longer than " + GoDuration.format(skipWait.get())
+                    : "terminating for longer than skipWaitForDeleteTimeout " + GoDuration.format(skipWait.get()));
+        }
+        boolean finished = isFinished(pod);
+        OwnerReference controller = controllerOf(pod);
+        // 2. DaemonSet (kubectl daemonSetFilter)
+        if (controller != null && "DaemonSet".equals(controller.getKind()) && !finished) {
+            boolean exists = observed.existingDaemonSets().contains(ns + "/" + controller.getName());
+            if (!exists) {
+                if (!o.force()) {
+                    return new PodVerdict(ns, name, uid, Action.REFUSE,
+                            "DaemonSet " + controller.getName() + " is gone (orphaned pod); set spec.drain.force");
+                }
+                // orphaned DaemonSet pod: removed with force, like kubectl
+            } else if (!o.ignoreDaemonSets()) {
+                return new PodVerdict(ns, name, uid, Action.REFUSE,
+                        "DaemonSet-managed; set spec.drain.ignoreDaemonSets");
+            } else {
+                return new PodVerdict(ns, name, uid, Action.LEAVE, "DaemonSet-managed (ignored)");
+            }
+        }
+        // 3. mirror pod (kubectl mirrorPodFilter)
+        Map<String, String> annotations = pod.getMetadata().getAnnotations();
+        if (annotations != null && annotations.containsKey(MIRROR_ANNOTATION)) {
+            return new PodVerdict(ns, name, uid, Action.LEAVE, "mirror (static) pod");
+        }
+        // 4. emptyDir (kubectl localStorageFilter)
+        if (!finished && hasEmptyDir(pod) && !o.deleteEmptyDirData()) {
+            return new PodVerdict(ns, name, uid, Action.REFUSE,
+                    "uses emptyDir (local data); set spec.drain.deleteEmptyDirData");
+        }
+        // 5. unmanaged (kubectl unreplicatedFilter)
+        if (!finished && controller == null && !o.force()) {
+            return new PodVerdict(ns, name, uid, Action.REFUSE,
+                    "not managed by a controller; set spec.drain.force");
+        }
+        if (deletedAt != null) {
+            return new PodVerdict(ns, name, uid, Action.WAIT_TERMINATING, "terminating");
+        }
+        Instant retryAt = uid == null ? null : observed.retryNotBefore().get(uid);
+        if (!o.disableEviction() && retryAt != null && now.isBefore(retryAt)) {
+            return new PodVerdict(ns, name, uid, Action.RETRY_LATER, "eviction refused by a PodDisruptionBudget");
+        }
+        return o.disableEviction()
+                ? new PodVerdict(ns, name, uid, Action.DELETE, "delete (spec.drain.disableEviction)")
+                : new PodVerdict(ns, name, uid, Action.EVICT, "evict");
+    }
+
+    public List<PodVerdict> with(Action action) {
+        return verdicts.stream().filter(v -> v.action() == action).toList();
+    }
+
+    /** Pods that still have to go. */
+    public List<PodVerdict> pending() {
+        return verdicts.stream().filter(PodVerdict::pending).toList();
+    }
+
+    /** Pods the drain is about: everything not left alone. */
+    public int toDrainCount() {
+        return (int) verdicts.stream().filter(v -> v.action() != Action.LEAVE).count();
+    }
+
+    public boolean refused() {
+        return verdicts.stream().anyMatch(v -> v.action() == Action.REFUSE);
+    }
+
+    public boolean complete() {
+        return pending().isEmpty();
+    }
+
+    /** Percentage of {@code evictionPods} (counted when the drain started) that are gone. */
+    public int progress(int evictionPods) {
+        if (evictionPods <= 0) {
+            return complete() ? 100 : 0;
+        }
+        int left = Math.min(pending().size(), evictionPods);
+        return (int) Math.floor(100.0 * (evictionPods - left) / evictionPods);
+    }
+
+    static boolean isFinished(Pod pod) {
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        return "Succeeded".equals(phase) || "Failed".equals(phase);
+    }
+
+    static OwnerReference controllerOf(Pod pod) {
+        List<OwnerReference> refs = pod.getMetadata().getOwnerReferences();
+        if (refs == null) {
+            return null;
+        }
+        return refs.stream().filter(r -> Boolean.TRUE.equals(r.getController())).findFirst().orElse(null);
+    }
+
+    static boolean hasEmptyDir(Pod pod) {
+        return pod.getSpec() != null && pod.getSpec().getVolumes() != null
+                && pod.getSpec().getVolumes().stream().anyMatch(v -> v.getEmptyDir() != null);
+    }
+
+    static Instant parseTime(String rfc3339) {
+        return rfc3339 == null || rfc3339.isBlank() ? null : java.time.OffsetDateTime.parse(rfc3339).toInstant();
+    }
+
+    /** Label selector semantics (matchLabels AND matchExpressions); null selects everything. */
+    static boolean selects(LabelSelector selector, Map<String, String> labels) {
+        if (selector == null) {
+            return true;
+        }
+        Map<String, String> l = labels == null ? Map.of() : labels;
+        if (selector.getMatchLabels() != null) {
+            for (Map.Entry<String, String> e : selector.getMatchLabels().entrySet()) {
+                if (!e.getValue().equals(l.get(e.getKey()))) {
+                    return false;
+                }
+            }
+        }
+        if (selector.getMatchExpressions() != null) {
+            for (LabelSelectorRequirement r : selector.getMatchExpressions()) {
+                String v = l.get(r.getKey());
+                List<String> values = r.getValues() == null ? List.of() : r.getValues();
+                boolean ok = switch (r.getOperator()) {
+                    case "In" -> v != null && values.contains(v);
+                    case "NotIn" -> v == null || !values.contains(v);
+                    case "Exists" -> l.containsKey(r.getKey());
+                    case "DoesNotExist" -> !l.containsKey(r.getKey());
+                    default -> throw new IllegalArgumentException(
+                            "spec.drain.podSelector: unknown operator " + r.getOperator());
+                };
+                if (!ok) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+}

@@ -1,0 +1,22 @@
+package dev.tenure.maintenance;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Pattern;
+
+/** Leadership handover between cordon and drain. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class HandoverSpec {
+
+    @JsonPropertyDescription("Move leadership of leases held on the node before draining (default true).")
+    private Boolean enabled;
+
+    @Pattern(GoDuration.PATTERN)
+    @JsonPropertyDescription("Drain anyway when the handover has not finished after this long (default 30s).")
+    private String timeout;
+
+    public Boolean getEnabled() { return enabled; }
+    public void setEnabled(Boolean enabled) { this.enabled = enabled; }
+    public String getTimeout() { return timeout; }
+    public void setTimeout(String timeout) { this.timeout = timeout; }
+}

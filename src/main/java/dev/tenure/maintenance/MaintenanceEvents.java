@@ -1,0 +1,22 @@
+package dev.tenure.maintenance;
+
+/**
+ * Where the {@link MaintenanceMachine} reports what happened; the front door turns these into
+ * Kubernetes events on its own object (and the Node where that helps an admin).
+ */
+@FunctionalInterface
+public interface MaintenanceEvents {
+
+    String BEGIN = "BeginMaintenance";
+    String LEASE_WAITING = "LeaseWaiting";
+    String CORDONED = "Cordoned";
+    String EVICTION_BLOCKED = "EvictionBlocked";
+    String SUCCEEDED = "SucceedMaintenance";
+    String FAILED = "FailedMaintenance";
+    String UNCORDONED = "UncordonNode";
+    String REMOVED = "RemovedMaintenance";
+
+    void emit(boolean warning, String reason, String message);
+
+    MaintenanceEvents NONE = (warning, reason, message) -> { };
+}

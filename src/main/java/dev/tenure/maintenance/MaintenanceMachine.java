@@ -1,0 +1,449 @@
+package dev.tenure.maintenance;
+
+import dev.tenure.election.AuthorityStatus;
+import dev.tenure.election.Heartbeat;
+import dev.tenure.election.Heartbeats;
+import dev.tenure.election.LeaseOwner;
+import dev.tenure.election.Scheduler;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.LeaseRules;
+import dev.tenure.election.LeaseStore;
+import dev.tenure.election.LeaseStoreException;
+import dev.tenure.maintenance.DrainPlan.Action;
+import dev.tenure.maintenance.DrainPlan.PodVerdict;
+import dev.tenure.maintenance.MaintenanceMetrics.EvictionResult;
+import dev.tenure.maintenance.MaintenanceMetrics.LeaseOutcome;
+import io.fabric8.kubernetes.api.model.NamespaceBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.jboss.logging.Logger;
+
+/**
+ * One node's maintenance: lease → cordon and taints → leadership handover → drain → done, and the undo.
+ * Knows nothing of where the request came from: a NodeMaintenance and the node annotation protocol both
+ * drive it with a {@link MaintenanceRequest} and the {@link MaintenanceState} they keep.
+ *
+ * <p>Each call reads the cluster, does at most one bounded step (one batch of evictions), and returns the
+ * new state and when to call again; it never waits for pods to go. The only memory it keeps is when a
+ * PodDisruptionBudget last refused a pod (kubectl keeps the same in its retry loop); losing it on a restart
+ * only means one early retry.
+ */
+public final class MaintenanceMachine {
+
+    private static final Logger LOG = Logger.getLogger(MaintenanceMachine.class);
+    static final String KUBELET_LEASE_NAMESPACE = "kube-node-lease";
+    private static final Duration NODE_MISSING_RETRY = Duration.ofSeconds(30);
+
+    private final KubernetesClient client;
+    private final LeaseStore leases;
+    private final NodeLease nodeLease;
+    private final NodeCordon cordon;
+    private final PodDrain drain;
+    private final LeadershipHandover handover;
+    private final MaintenanceMetrics metrics;
+    private final MaintenanceSettings settings;
+    private final Clock clock;
+    private final Map<String, Map<String, Instant>> refusedUntil = new ConcurrentHashMap<>();
+    private volatile boolean leaseNamespaceReady;
+    private final Heartbeats heartbeats = new Heartbeats();
+    private final Scheduler heartbeatScheduler;
+
+    /** What to keep and when to come back ({@code empty} = only when something changes). */
+    public record Step(MaintenanceState state, Optional<Duration> requeueAfter) {
+    }
+
+    public MaintenanceMachine(KubernetesClient client, LeaseStore leases, LeadershipHandover handover,
+            MaintenanceMetrics metrics, MaintenanceSettings settings, ExecutorService evictionPool, Scheduler heartbeatScheduler,
+            Clock clock) {
+        this.heartbeatScheduler = heartbeatScheduler;
+        this.client = client;
+        this.leases = leases;
+        this.nodeLease = new NodeLease(leases, settings);
+        this.cordon = new NodeCordon(client);
+        this.drain = new PodDrain(client, evictionPool);
+        this.handover = handover;
+        this.metrics = metrics;
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    public MaintenanceSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Advances the maintenance by one step.
+     *
+     * @param retryFailed the request changed since a drain failed: try the drain again
+     */
+    public Step advance(MaintenanceRequest request, MaintenanceState prior, boolean retryFailed, MaintenanceEvents events) {
+        Instant now = clock.instant();
+        String nodeName = request.nodeName();
+        MaintenanceState.Builder s = prior.toBuilder();
+        if (prior.phase() == Phase.Ended) {
+            return new Step(prior, Optional.empty());
+        }
+        boolean heldFailure = prior.phase() == Phase.Failed && prior.holdsNode() && !retryFailed;
+        if (prior.phase() == Phase.Failed && retryFailed) {
+            s.resetDrain().phase(Phase.Running);
+        }
+
+        Node node = client.nodes().withName(nodeName).get();
+        if (node == null) {
+            return nodeMissing(nodeName, prior, s, now, events);
+        }
+
+        // Window over: end by itself (phase Ended).
+        Optional<Instant> windowEnd = request.window().flatMap(w -> Optional.ofNullable(prior.leaseAcquiredAt()).map(a -> a.plus(w)));
+        if (windowEnd.isPresent() && !now.isBefore(windowEnd.get())) {
+            end(nodeName, events, now);
+            events.emit(false, MaintenanceEvents.REMOVED, "maintenance window of " + GoDuration.format(request.window().get())
+                    + " is over; node " + nodeName + " is back in service");
+            return new Step(s.phase(Phase.Ended).leaseAcquiredAt(null).waitingFor(null).pendingPods(List.of())
+                    .pendingPodsRefs(List.of()).lastError(null).lease(null).build(), Optional.empty());
+        }
+
+        // 1. Lease.
+        Instant leaseUntil = request.window()
+                .map(w -> Optional.ofNullable(prior.leaseAcquiredAt()).orElse(now).plus(w).plus(settings.windowPadding()))
+                .orElse(now.plus(settings.leaseDuration()));
+        NodeLease.Claim claim;
+        try {
+            ensureLeaseNamespace();
+            claim = nodeLease.claim(nodeName, node.getMetadata().getUid(), leaseUntil, request.window().isPresent(), now);
+        } catch (LeaseStoreException | KubernetesClientException e) {
+            int errors = prior.errorOnLeaseCount() + 1;
+            Duration backoff = Duration.ofSeconds(Math.min(60, 1L << Math.min(errors, 6)));
+            return new Step(s.errorOnLeaseCount(errors).lastError("taking lease " + nodeLease.keyOf(nodeName) + ": "
+                    + e.getMessage()).build(), Optional.of(backoff));
+        }
+        if (claim instanceof NodeLease.Claim.Elsewhere elsewhere) {
+            return waitForLease(request, prior, s, elsewhere, now, events);
+        }
+        NodeLease.Claim.Held held = (NodeLease.Claim.Held) claim;
+        if (held.created() || held.takenOver()) {
+            metrics.lease(held.takenOver() ? LeaseOutcome.takeover : LeaseOutcome.acquired);
+        }
+        s.errorOnLeaseCount(0).waitingFor(null).lease(leaseStatus(held.key(), held.record()));
+        if (request.window().isEmpty()) {
+            keepRenewed(held.key(), nodeName, node.getMetadata().getUid());
+        }
+        if (prior.leaseAcquiredAt() == null) {
+            s.leaseAcquiredAt(now);
+            events.emit(false, MaintenanceEvents.BEGIN, "lease " + held.key() + " held by " + settings.holder()
+                    + (held.takenOver() ? " (taken over from an expired holder)" : "")
+                    + "; starting maintenance of node " + nodeName
+                    + (request.reason().isEmpty() ? "" : ": " + request.reason()));
+        }
+        if (prior.phase() == Phase.Pending || prior.phase() == Phase.Waiting
+                || (prior.phase() == Phase.Failed && !heldFailure)) {
+            s.phase(Phase.Running).lastError(null);
+        }
+
+        // 2. Cordon, taints, Node condition (re-applied if someone removed them: it is the desired state).
+        try {
+            String message = request.reason().isEmpty() ? "node is in maintenance" : request.reason();
+            boolean changed = cordon.mark(nodeName, "NodeMaintenance", message, now);
+            if (prior.cordonedAt() == null) {
+                s.cordonedAt(now);
+            }
+            if (changed && prior.cordonedAt() == null) {
+                events.emit(false, MaintenanceEvents.CORDONED, "node " + nodeName + " cordoned and tainted "
+                        + NodeMarks.DRAIN_TAINT.getKey() + ":NoSchedule");
+            }
+        } catch (KubernetesClientException e) {
+            return new Step(s.lastError("cordoning node " + nodeName + ": HTTP " + e.getCode() + " " + e.getMessage())
+                    .build(), Optional.of(settings.drainPollInterval()));
+        }
+        if (heldFailure) {
+            return new Step(s.build(), Optional.of(renewIn(request, prior, now)));
+        }
+
+        // 3. Leadership handover.
+        if (prior.handedOverAt() == null) {
+            if (!request.handover().enabled()) {
+                s.handedOverAt(now).handoverMessage("handover disabled in spec.handover.enabled");
+            } else {
+                Instant started = Optional.ofNullable(prior.handoverStartedAt()).orElse(now);
+                s.handoverStartedAt(started);
+                LeadershipHandover.Outcome outcome = handover.handOver(nodeName, started, now);
+                if (outcome.done()) {
+                    s.handedOverAt(now).handoverMessage(outcome.message());
+                } else if (!now.isBefore(started.plus(request.handover().timeout()))) {
+                    s.handedOverAt(now).handoverMessage("handover did not finish within "
+                            + GoDuration.format(request.handover().timeout()) + " (" + outcome.message() + "); draining anyway");
+                } else {
+                    Duration left = Duration.between(now, started.plus(request.handover().timeout()));
+                    return new Step(s.handoverMessage(outcome.message()).build(),
+                            Optional.of(min(settings.drainPollInterval(), left)));
+                }
+            }
+        }
+
+        if (prior.phase() == Phase.Succeeded) {
+            return new Step(s.build(), Optional.of(renewIn(request, prior, now)));
+        }
+
+        // 4. Drain: one bounded step.
+        return drainStep(request, prior, s, now, events);
+    }
+
+    private Step drainStep(MaintenanceRequest request, MaintenanceState prior, MaintenanceState.Builder s, Instant now,
+            MaintenanceEvents events) {
+        String nodeName = request.nodeName();
+        DrainOptions options = request.drain();
+        Instant started = Optional.ofNullable(s.drainStartedAt).orElse(now);
+        s.drainStartedAt(started);
+        List<Pod> pods;
+        DrainPlan plan;
+        try {
+            pods = drain.podsOn(nodeName);
+            Map<String, Instant> refused = refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
+            DrainPlan.Observed observed = new DrainPlan.Observed(drain.existingDaemonSets(pods),
+                    kubeletStale(nodeName, now), settings.staleNodeSkipWait(), refused);
+            plan = DrainPlan.of(pods, options, observed, now);
+        } catch (KubernetesClientException | LeaseStoreException e) {
+            return new Step(s.lastError("listing pods on node " + nodeName + ": " + e.getMessage()).build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
+        int evictionPods = s.evictionPods == null ? plan.toDrainCount() : s.evictionPods;
+        s.totalPods(s.totalPods == null ? pods.size() : s.totalPods).evictionPods(evictionPods);
+        List<PodVerdict> pending = plan.pending();
+        s.pendingPods(pending.stream().map(PodVerdict::key).toList())
+                .pendingPodsRefs(pending.stream().map(v -> new ObjectReferenceBuilder().withKind("Pod").withApiVersion("v1")
+                        .withNamespace(v.namespace()).withName(v.name()).withUid(v.uid()).build()).toList())
+                .drainProgress(plan.progress(evictionPods));
+        metrics.pendingPods(nodeName, pending.size());
+
+        if (plan.refused()) {
+            String why = plan.with(Action.REFUSE).stream().map(v -> v.key() + " (" + v.reason() + ")")
+                    .collect(Collectors.joining(", "));
+            String message = "cannot drain node " + nodeName + ": " + why;
+            events.emit(true, MaintenanceEvents.FAILED, message);
+            return new Step(s.phase(Phase.Failed).lastError(message).build(), Optional.of(renewIn(request, prior, now)));
+        }
+        if (plan.complete()) {
+            metrics.drained(Duration.between(started, now));
+            refusedUntil.remove(nodeName);
+            events.emit(false, MaintenanceEvents.SUCCEEDED, "node " + nodeName + " drained: " + evictionPods
+                    + " pod(s) evicted or gone");
+            return new Step(s.phase(Phase.Succeeded).drainedAt(now).drainProgress(100).lastError(null).build(),
+                    Optional.of(renewIn(request, prior, now)));
+        }
+        Optional<Duration> timeout = options.timeout();
+        if (timeout.isPresent() && !now.isBefore(started.plus(timeout.get()))) {
+            String blocking = pending.stream().map(v -> v.key() + " (" + describe(v) + ")").collect(Collectors.joining(", "));
+            String message = "drain of node " + nodeName + " did not finish within " + GoDuration.format(timeout.get())
+                    + "; pods still on it: " + blocking;
+            events.emit(true, MaintenanceEvents.FAILED, message);
+            return new Step(s.phase(Phase.Failed).lastError(message).build(), Optional.of(renewIn(request, prior, now)));
+        }
+
+        List<PodVerdict> batch = Stream.concat(plan.with(Action.EVICT).stream(), plan.with(Action.DELETE).stream())
+                .limit(settings.evictionParallelism()).toList();
+        String error = null;
+        boolean progressing = !plan.with(Action.WAIT_TERMINATING).isEmpty();
+        Map<String, Instant> refused = refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
+        for (PodDrain.Outcome outcome : drain.remove(batch, options)) {
+            switch (outcome.result()) {
+                case EVICTED, DELETED, GONE -> {
+                    progressing = true;
+                    metrics.eviction(EvictionResult.ok);
+                    if (outcome.pod().uid() != null) {
+                        refused.remove(outcome.pod().uid());
+                    }
+                }
+                case BLOCKED -> {
+                    metrics.eviction(EvictionResult.blocked_by_pdb);
+                    if (outcome.pod().uid() != null) {
+                        refused.put(outcome.pod().uid(), now.plus(options.evictionRetryDelay()));
+                    }
+                    events.emit(true, MaintenanceEvents.EVICTION_BLOCKED, "eviction of pod " + outcome.pod().key()
+                            + " refused by a PodDisruptionBudget; retrying every " + GoDuration.format(options.evictionRetryDelay()));
+                }
+                case FAILED -> {
+                    progressing = true;
+                    metrics.eviction(EvictionResult.error);
+                    error = "removing pod " + outcome.pod().key() + ": " + outcome.message();
+                }
+            }
+        }
+        s.phase(Phase.Running).lastError(error);
+        Duration next = settings.drainPollInterval();
+        if (!progressing && batch.size() == plan.with(Action.EVICT).size() + plan.with(Action.DELETE).size()) {
+            // Only PDB-refused pods left: come back when the first may be retried.
+            Instant earliest = refused.values().stream().filter(now::isBefore).min(Instant::compareTo).orElse(now);
+            next = Duration.between(now, earliest);
+        }
+        if (timeout.isPresent()) {
+            next = min(next, Duration.between(now, started.plus(timeout.get())));
+        }
+        if (next.compareTo(Duration.ofMillis(100)) < 0) {
+            next = Duration.ofMillis(100);
+        }
+        return new Step(s.build(), Optional.of(next));
+    }
+
+    /**
+     * Takes the node out of maintenance: restores its prior state (cordon, taints), removes our
+     * condition, releases the lease. Idempotent, and a no-op for the node when it is gone.
+     * Throws on API errors so the caller retries.
+     */
+    public void end(String nodeName, MaintenanceEvents events) {
+        end(nodeName, events, clock.instant());
+    }
+
+    private void end(String nodeName, MaintenanceEvents events, Instant now) {
+        boolean restored = cordon.unmark(nodeName);
+        if (restored) {
+            events.emit(false, MaintenanceEvents.UNCORDONED, "node " + nodeName
+                    + " restored to its state before maintenance (taints and condition removed)");
+        }
+        heartbeats.stop(nodeLease.keyOf(nodeName));
+        nodeLease.release(nodeName, now);
+        refusedUntil.remove(nodeName);
+    }
+
+    /** Called when the maintenance is forgotten (deleted): drops per-node metrics. */
+    public void forget(String maintenance, String nodeName) {
+        metrics.forget(maintenance, nodeName);
+        refusedUntil.remove(nodeName);
+    }
+
+    private Step nodeMissing(String nodeName, MaintenanceState prior, MaintenanceState.Builder s, Instant now,
+            MaintenanceEvents events) {
+        if (prior.holdsNode()) {
+            // Deleted mid-maintenance: nothing left to drain or restore; give the lease back.
+            heartbeats.stop(nodeLease.keyOf(nodeName));
+            try {
+                nodeLease.release(nodeName, now);
+            } catch (LeaseStoreException | KubernetesClientException e) {
+                LOG.debugf(e, "releasing lease of deleted node %s", nodeName);
+            }
+            refusedUntil.remove(nodeName);
+            String message = "node " + nodeName + " was deleted during maintenance";
+            events.emit(true, MaintenanceEvents.FAILED, message);
+            return new Step(s.phase(Phase.Failed).leaseAcquiredAt(null).lastError(message).lease(null)
+                    .pendingPods(List.of()).pendingPodsRefs(List.of()).build(), Optional.empty());
+        }
+        return new Step(s.phase(Phase.Failed).lastError("spec.nodeName: node " + nodeName + " not found").build(),
+                Optional.of(NODE_MISSING_RETRY));
+    }
+
+    private Step waitForLease(MaintenanceRequest request, MaintenanceState prior, MaintenanceState.Builder s,
+            NodeLease.Claim.Elsewhere elsewhere, Instant now, MaintenanceEvents events) {
+        metrics.lease(LeaseOutcome.wait);
+        if (prior.phase() != Phase.Waiting || !elsewhere.holder().equals(prior.waitingFor())) {
+            events.emit(false, MaintenanceEvents.LEASE_WAITING, "lease " + elsewhere.key() + " is held by "
+                    + elsewhere.holder() + " until " + elsewhere.expiresAt() + "; waiting");
+        }
+        Duration untilExpiry = Duration.between(now, elsewhere.expiresAt()).plusSeconds(1);
+        s.phase(Phase.Waiting).waitingFor(elsewhere.holder()).errorOnLeaseCount(prior.errorOnLeaseCount() + 1)
+                .lastError("lease " + elsewhere.key() + " is held by " + elsewhere.holder())
+                .lease(leaseStatus(elsewhere.key(), elsewhere.record()));
+        return new Step(s.build(), Optional.of(min(untilExpiry, settings.leaseWaitRetry())));
+    }
+
+    /**
+     * Keeps a lease without a window renewed between reconciles (kubelet node-lease parity, election
+     * core {@link Heartbeat}); idempotent, and restarted by the next reconcile after an operator restart.
+     * A windowed lease is not renewed: its expiry is the end of the window (plus padding) by design.
+     */
+    private void keepRenewed(LeaseKey key, String nodeName, String nodeUid) {
+        heartbeats.ensureStarted(Heartbeat.builder().lease(key).holder(settings.holder())
+                .leaseDuration(settings.leaseDuration()).owner(() -> Optional.of(LeaseOwner.node(nodeName, nodeUid)))
+                .store(leases).scheduler(heartbeatScheduler).clock(clock).random(new java.util.Random())
+                .futureTolerance(NodeLease.FUTURE_TOLERANCE)
+                .onHeldElsewhere(h -> LOG.warnf("lease %s of node %s in maintenance is now held by %s", key, nodeName,
+                        h.holder()))
+                .onRepeatedFailure(e -> LOG.warnf("renewing lease %s of node %s keeps failing: %s", key, nodeName,
+                        e.getMessage()))
+                .build());
+    }
+
+    /** Stops all heartbeats without releasing (shutdown: the leases expire by themselves). */
+    public void close() {
+        heartbeats.close();
+    }
+
+    /** The lease namespace is created when missing (a fresh cluster has no medik8s-leases). */
+    private void ensureLeaseNamespace() {
+        if (leaseNamespaceReady) {
+            return;
+        }
+        String ns = settings.leaseNamespace();
+        if (client.namespaces().withName(ns).get() == null) {
+            try {
+                client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
+                        .create();
+                LOG.infof("created namespace %s for node maintenance leases", ns);
+            } catch (KubernetesClientException e) {
+                if (e.getCode() != 409) {
+                    throw e;
+                }
+            }
+        }
+        leaseNamespaceReady = true;
+    }
+
+    /** Authority view of the kubelet's node lease: a stale one means terminating pods there never finish. */
+    private boolean kubeletStale(String nodeName, Instant now) {
+        Optional<LeaseRecord> kubelet = leases.find(LeaseKey.of(KUBELET_LEASE_NAMESPACE, nodeName));
+        if (kubelet.isEmpty()) {
+            return false; // unknown (e.g. no node leases in this cluster): wait, as kubectl does
+        }
+        AuthorityStatus status = LeaseRules.authorityStatus(kubelet.get(), now, NodeLease.FUTURE_TOLERANCE);
+        return status instanceof AuthorityStatus.Expired;
+    }
+
+    /** When to look again to keep our lease fresh (and to notice the end of the window). */
+    private Duration renewIn(MaintenanceRequest request, MaintenanceState prior, Instant now) {
+        Duration next = settings.renewEvery();
+        Optional<Instant> windowEnd = request.window()
+                .map(w -> Optional.ofNullable(prior.leaseAcquiredAt()).orElse(now).plus(w));
+        if (windowEnd.isPresent()) {
+            next = min(next, Duration.between(now, windowEnd.get()));
+        }
+        return next.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : next;
+    }
+
+    private static String describe(PodVerdict v) {
+        return switch (v.action()) {
+            case RETRY_LATER -> "eviction refused by a PodDisruptionBudget";
+            case WAIT_TERMINATING -> "terminating";
+            default -> "not yet evicted";
+        };
+    }
+
+    private static LeaseStatus leaseStatus(LeaseKey key, LeaseRecord r) {
+        if (r == null) {
+            return new LeaseStatus(key.name(), key.namespace(), null, null, null, null);
+        }
+        Instant expire = r.renewTime() == null ? null : r.leaseDuration().map(d -> r.renewTime().plus(d)).orElse(null);
+        return new LeaseStatus(key.name(), key.namespace(), r.holderIdentity().isEmpty() ? null : r.holderIdentity(),
+                text(r.acquireTime()), text(r.renewTime()), text(expire));
+    }
+
+    static String text(Instant t) {
+        return t == null ? null : t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+    }
+
+    private static Duration min(Duration a, Duration b) {
+        return a.compareTo(b) <= 0 ? a : b;
+    }
+}

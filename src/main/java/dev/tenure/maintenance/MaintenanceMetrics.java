@@ -1,0 +1,69 @@
+package dev.tenure.maintenance;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * tenure_maintenance_* metrics. Labels are bounded: phase, result, outcome, and the node name for the
+ * per-maintenance pending-pods gauge (never pod names).
+ */
+public final class MaintenanceMetrics {
+
+    public enum EvictionResult { ok, blocked_by_pdb, error }
+
+    public enum LeaseOutcome { acquired, takeover, wait }
+
+    private final MeterRegistry registry;
+    private final Map<String, Phase> phases = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> pending = new ConcurrentHashMap<>();
+    private final Timer drainDuration;
+
+    public MaintenanceMetrics(MeterRegistry registry) {
+        this.registry = registry;
+        for (Phase p : Phase.values()) {
+            Gauge.builder("tenure.maintenance.maintenances", phases, m -> m.values().stream().filter(p::equals).count())
+                    .tag("phase", p.name()).description("NodeMaintenances by phase").register(registry);
+        }
+        this.drainDuration = Timer.builder("tenure.maintenance.drain.duration")
+                .description("Time from the start of a drain to the node being empty")
+                .publishPercentileHistogram().register(registry);
+    }
+
+    public void phase(String maintenance, Phase phase) {
+        phases.put(maintenance, phase);
+    }
+
+    public void forget(String maintenance, String nodeName) {
+        phases.remove(maintenance);
+        AtomicInteger g = pending.remove(nodeName);
+        if (g != null) {
+            registry.find("tenure.maintenance.pending.pods").tag("node", nodeName).meters().forEach(registry::remove);
+        }
+    }
+
+    public void drained(Duration took) {
+        drainDuration.record(took);
+    }
+
+    public void eviction(EvictionResult result) {
+        Counter.builder("tenure.maintenance.evictions").tag("result", result.name())
+                .description("Eviction (or delete) requests by result").register(registry).increment();
+    }
+
+    public void pendingPods(String nodeName, int count) {
+        pending.computeIfAbsent(nodeName, n -> registry.gauge("tenure.maintenance.pending.pods",
+                io.micrometer.core.instrument.Tags.of("node", n), new AtomicInteger())).set(count);
+    }
+
+    public void lease(LeaseOutcome outcome) {
+        Counter.builder("tenure.maintenance.lease").tag("outcome", outcome.name())
+                .description("Node lease acquisitions, takeovers of expired foreign leases, and waits")
+                .register(registry).increment();
+    }
+}

@@ -1,0 +1,97 @@
+package dev.tenure.maintenance;
+
+import dev.tenure.election.ExecutorScheduler;
+import dev.tenure.election.LeaseStore;
+import dev.tenure.election.kube.KubeLeaseStore;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import dev.tenure.operator.MaintenanceConfig;
+import dev.tenure.operator.TenureConfig;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import java.time.Clock;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** CDI wiring of the maintenance machine: configuration in, the system clock supplied here only. */
+@ApplicationScoped
+public class MaintenanceWiring {
+
+    private ExecutorService evictionPool;
+    private KubernetesClient machineClient;
+    private ExecutorScheduler heartbeatScheduler;
+    private MaintenanceMachine machine;
+
+    @Produces
+    @Singleton
+    MaintenanceSettings settings(TenureConfig config) {
+        MaintenanceConfig m = config.maintenance();
+        return new MaintenanceSettings(m.lease().namespace(), m.lease().namePrefix(), m.lease().holder(),
+                m.lease().duration(), m.lease().windowPadding(), m.lease().waitRetry(), m.evictionParallelism(),
+                m.drainPollInterval(), m.staleNodeSkipWait());
+    }
+
+    @Produces
+    @Singleton
+    NodeMaintenanceValidator.Limits limits(TenureConfig config) {
+        return new NodeMaintenanceValidator.Limits(config.maintenance().maxNodesInMaintenance(),
+                config.maintenance().controlPlaneMinAvailable());
+    }
+
+    @Produces
+    @Singleton
+    MaintenanceMetrics metrics(MeterRegistry registry) {
+        return new MaintenanceMetrics(registry);
+    }
+
+    @Produces
+    @Singleton
+    EventRecorder eventRecorder(KubernetesClient client) {
+        return new EventRecorder(client, Clock.systemUTC());
+    }
+
+    @Produces
+    @Singleton
+    MaintenanceMachine machine(KubernetesClient operatorClient, LeadershipHandover handover,
+            MaintenanceMetrics metrics, MaintenanceSettings settings) {
+        // The machine's own client does not retry: a 429 from a PodDisruptionBudget must come back at once
+        // (the client would otherwise retry it for ~19 s on a reconcile thread); every failure is retried by
+        // the next reconcile instead, with the error in status.
+        machineClient = new KubernetesClientBuilder().withConfig(new ConfigBuilder(operatorClient.getConfiguration())
+                .withRequestRetryBackoffLimit(0).build()).build();
+        KubernetesClient client = machineClient;
+        LeaseStore leases = new KubeLeaseStore(client);
+        AtomicInteger n = new AtomicInteger();
+        // Shared by all maintenances: bounds the evictions in flight across the operator as well.
+        evictionPool = Executors.newFixedThreadPool(settings.evictionParallelism(), r -> {
+            Thread t = new Thread(r, "tenure-eviction-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        heartbeatScheduler = new ExecutorScheduler("tenure-maintenance-heartbeats");
+        machine = new MaintenanceMachine(client, leases, handover, metrics, settings, evictionPool, heartbeatScheduler,
+                Clock.systemUTC());
+        return machine;
+    }
+
+    @PreDestroy
+    void stop() {
+        if (machine != null) {
+            machine.close();
+        }
+        if (heartbeatScheduler != null) {
+            heartbeatScheduler.close();
+        }
+        if (evictionPool != null) {
+            evictionPool.shutdownNow();
+        }
+        if (machineClient != null) {
+            machineClient.close();
+        }
+    }
+}

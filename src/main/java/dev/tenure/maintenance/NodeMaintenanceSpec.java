@@ -1,0 +1,49 @@
+package dev.tenure.maintenance;
+
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.ValidationRule;
+
+/** What maintenance to do; durations are Go-style strings ("90s", "5m", "1h30m"). */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+public class NodeMaintenanceSpec {
+
+    @Required
+    @ValidationRule(value = "self == oldSelf", message = "spec.nodeName is immutable")
+    @JsonPropertyDescription("Node to put into maintenance (immutable).")
+    private String nodeName;
+
+    @JsonPropertyDescription("Why the node is in maintenance; shown in events and the Node condition.")
+    private String reason;
+
+    @Pattern(GoDuration.PATTERN)
+    @JsonPropertyDescription("Optional: maintenance ends by itself after this long (phase Ended).")
+    private String window;
+
+    @JsonPropertyDescription("How to drain the node (kubectl drain options).")
+    private DrainSpec drain;
+
+    @JsonPropertyDescription("Hand leadership of leases held on the node to other candidates before draining.")
+    private HandoverSpec handover;
+
+    public NodeMaintenanceSpec() {
+    }
+
+    public NodeMaintenanceSpec(String nodeName, String reason) {
+        this.nodeName = nodeName;
+        this.reason = reason;
+    }
+
+    public String getNodeName() { return nodeName; }
+    public void setNodeName(String nodeName) { this.nodeName = nodeName; }
+    public String getReason() { return reason; }
+    public void setReason(String reason) { this.reason = reason; }
+    public String getWindow() { return window; }
+    public void setWindow(String window) { this.window = window; }
+    public DrainSpec getDrain() { return drain; }
+    public void setDrain(DrainSpec drain) { this.drain = drain; }
+    public HandoverSpec getHandover() { return handover; }
+    public void setHandover(HandoverSpec handover) { this.handover = handover; }
+}

@@ -1,0 +1,151 @@
+package dev.tenure.maintenance;
+
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Maps the machine's {@link MaintenanceState} to a NodeMaintenance status and back. The step
+ * timestamps live in the conditions' lastTransitionTime (LeaseHeld, Cordoned, LeadersHandedOver,
+ * Drained), so a restarted operator picks up where the status says; a condition's lastTransitionTime
+ * moves only when its status changes.
+ */
+public final class NodeMaintenanceStatuses {
+
+    public static final String LEASE_HELD = "LeaseHeld";
+    public static final String CORDONED = "Cordoned";
+    public static final String LEADERS_HANDED_OVER = "LeadersHandedOver";
+    public static final String DRAINED = "Drained";
+
+    private NodeMaintenanceStatuses() {
+    }
+
+    /** The machine state recorded in {@code status} (initial state for a new resource). */
+    public static MaintenanceState toState(NodeMaintenanceStatus status) {
+        if (status == null) {
+            return MaintenanceState.initial();
+        }
+        MaintenanceState.Builder b = new MaintenanceState.Builder()
+                .phase(status.getPhase())
+                .leaseAcquiredAt(whenTrue(status, LEASE_HELD))
+                .cordonedAt(whenTrue(status, CORDONED))
+                .handedOverAt(whenTrue(status, LEADERS_HANDED_OVER))
+                .handoverStartedAt(when(status, LEADERS_HANDED_OVER, "False", "InProgress"))
+                .drainedAt(whenTrue(status, DRAINED))
+                .drainStartedAt(Optional.ofNullable(when(status, DRAINED, "False", "Draining"))
+                        .orElse(when(status, DRAINED, "False", "DrainFailed")))
+                .totalPods(status.getTotalpods())
+                .evictionPods(status.getEvictionPods())
+                .drainProgress(status.getDrainProgress() == null ? 0 : status.getDrainProgress())
+                .pendingPods(status.getPendingPods())
+                .pendingPodsRefs(status.getPendingPodsRefs())
+                .lastError(status.getLastError())
+                .errorOnLeaseCount(status.getErrorOnLeaseCount() == null ? 0 : status.getErrorOnLeaseCount())
+                .lease(status.getLease())
+                .waitingFor(status.getPhase() == Phase.Waiting && status.getLease() != null
+                        ? status.getLease().getHolderIdentity() : null);
+        condition(status, LEADERS_HANDED_OVER).ifPresent(c -> b.handoverMessage(c.getMessage()));
+        return b.build();
+    }
+
+    /** Whether the status says this maintenance holds its node's lease. */
+    public static boolean holdsNode(NodeMaintenanceStatus status) {
+        return whenTrue(status, LEASE_HELD) != null;
+    }
+
+    /**
+     * The status for {@code state}; {@code prior} supplies unchanged conditions' lastTransitionTime and
+     * lastUpdate, which moves only when something else changed.
+     */
+    public static NodeMaintenanceStatus toStatus(MaintenanceState state, NodeMaintenanceStatus prior, long generation,
+            Instant now) {
+        NodeMaintenanceStatus s = new NodeMaintenanceStatus();
+        s.setPhase(state.phase());
+        s.setDrainProgress(state.drainProgress());
+        s.setTotalpods(state.totalPods());
+        s.setEvictionPods(state.evictionPods());
+        s.setPendingPods(state.pendingPods().isEmpty() ? null : state.pendingPods());
+        s.setPendingPodsRefs(state.pendingPodsRefs().isEmpty() ? null : state.pendingPodsRefs());
+        s.setLastError(state.lastError());
+        s.setErrorOnLeaseCount(state.errorOnLeaseCount());
+        s.setLease(state.lease());
+        s.setObservedGeneration(generation);
+        List<Condition> conditions = new ArrayList<>();
+        conditions.add(state.leaseAcquiredAt() != null
+                ? cond(LEASE_HELD, "True", "Acquired", leaseMessage(state), state.leaseAcquiredAt())
+                : state.phase() == Phase.Waiting
+                        ? cond(LEASE_HELD, "False", "LeaseWaiting", "held by " + state.waitingFor(), null)
+                        : cond(LEASE_HELD, "False", state.phase() == Phase.Ended ? "Released" : "NotHeld", "", null));
+        conditions.add(state.cordonedAt() != null
+                ? cond(CORDONED, "True", "Cordoned", "node cordoned and tainted", state.cordonedAt())
+                : cond(CORDONED, "False", state.phase() == Phase.Ended ? "Uncordoned" : "Pending", "", null));
+        conditions.add(state.handedOverAt() != null
+                ? cond(LEADERS_HANDED_OVER, "True", "HandedOver", nz(state.handoverMessage()), state.handedOverAt())
+                : state.handoverStartedAt() != null
+                        ? cond(LEADERS_HANDED_OVER, "False", "InProgress", nz(state.handoverMessage()), state.handoverStartedAt())
+                        : cond(LEADERS_HANDED_OVER, "False", "Pending", "", null));
+        if (state.drainedAt() != null) {
+            conditions.add(cond(DRAINED, "True", "Drained", "all pods to evict are gone", state.drainedAt()));
+        } else if (state.drainStartedAt() != null) {
+            boolean failed = state.phase() == Phase.Failed;
+            conditions.add(cond(DRAINED, "False", failed ? "DrainFailed" : "Draining",
+                    failed ? nz(state.lastError()) : state.pendingPods().size() + " pod(s) to go", state.drainStartedAt()));
+        } else {
+            conditions.add(cond(DRAINED, "False", "Pending", "", null));
+        }
+        for (Condition c : conditions) {
+            c.setObservedGeneration(generation);
+            Optional<Condition> before = prior == null ? Optional.empty() : condition(prior, c.getType());
+            if (c.getLastTransitionTime() == null) {
+                // Steps without a timestamp of their own: keep the time of the last change of status.
+                c.setLastTransitionTime(before.filter(b -> Objects.equals(b.getStatus(), c.getStatus()))
+                        .map(Condition::getLastTransitionTime).orElse(MaintenanceMachine.text(now)));
+            }
+        }
+        s.setConditions(conditions);
+        s.setLastUpdate(prior == null ? null : prior.getLastUpdate());
+        if (!s.equals(prior)) {
+            s.setLastUpdate(MaintenanceMachine.text(now));
+        }
+        return s;
+    }
+
+    private static String leaseMessage(MaintenanceState state) {
+        LeaseStatus l = state.lease();
+        return l == null ? "" : "lease " + l.getNamespace() + "/" + l.getName() + " held by " + l.getHolderIdentity()
+                + (l.getExpireTime() == null ? "" : " until " + l.getExpireTime());
+    }
+
+    private static Condition cond(String type, String status, String reason, String message, Instant transition) {
+        return new ConditionBuilder().withType(type).withStatus(status).withReason(reason).withMessage(message)
+                .withLastTransitionTime(MaintenanceMachine.text(transition)).build();
+    }
+
+    static Optional<Condition> condition(NodeMaintenanceStatus status, String type) {
+        return status.getConditions() == null ? Optional.empty()
+                : status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
+    }
+
+    private static Instant whenTrue(NodeMaintenanceStatus status, String type) {
+        return condition(status, type).filter(c -> "True".equals(c.getStatus()))
+                .map(c -> parse(c.getLastTransitionTime())).orElse(null);
+    }
+
+    private static Instant when(NodeMaintenanceStatus status, String type, String s, String reason) {
+        return condition(status, type).filter(c -> s.equals(c.getStatus()) && reason.equals(c.getReason()))
+                .map(c -> parse(c.getLastTransitionTime())).orElse(null);
+    }
+
+    private static Instant parse(String t) {
+        return t == null ? null : OffsetDateTime.parse(t).toInstant();
+    }
+
+    private static String nz(String s) {
+        return s == null ? "" : s;
+    }
+}

@@ -1,0 +1,75 @@
+package dev.tenure.maintenance;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.admission.v1.AdmissionRequest;
+import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponseBuilder;
+import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import jakarta.inject.Inject;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Validating admission webhook for NodeMaintenance (CREATE and UPDATE): the {@link NodeMaintenanceValidator}
+ * rules, answered before the object is stored. Register it with a ValidatingWebhookConfiguration pointing at
+ * {@value #PATH} (see the README); without it the reconciler applies the same rules.
+ */
+@Path(NodeMaintenanceWebhook.PATH)
+public class NodeMaintenanceWebhook {
+
+    public static final String PATH = "/validate-nodemaintenance";
+
+    @Inject
+    KubernetesClient client;
+
+    @Inject
+    NodeMaintenanceValidator.Limits limits;
+
+    @POST
+    @Consumes(MediaType.APPLICATION_JSON)
+    @Produces(MediaType.APPLICATION_JSON)
+    public String review(String body) {
+        KubernetesSerialization json = client.getKubernetesSerialization();
+        AdmissionReview review = json.unmarshal(body, AdmissionReview.class);
+        AdmissionRequest request = review.getRequest();
+        List<String> errors = errors(request, json);
+        var response = new AdmissionResponseBuilder().withUid(request.getUid()).withAllowed(errors.isEmpty());
+        if (!errors.isEmpty()) {
+            response.withStatus(new io.fabric8.kubernetes.api.model.StatusBuilder().withCode(422).withStatus("Failure")
+                    .withReason("Invalid").withMessage(String.join("; ", errors)).build());
+        }
+        AdmissionReview answer = new AdmissionReview();
+        answer.setApiVersion(review.getApiVersion() == null ? "admission.k8s.io/v1" : review.getApiVersion());
+        answer.setKind("AdmissionReview");
+        answer.setResponse(response.build());
+        return json.asJson(answer);
+    }
+
+    private List<String> errors(AdmissionRequest request, KubernetesSerialization json) {
+        String operation = request.getOperation();
+        if (!"CREATE".equals(operation) && !"UPDATE".equals(operation)) {
+            return List.of();
+        }
+        NodeMaintenance candidate = json.convertValue(request.getObject(), NodeMaintenance.class);
+        NodeMaintenance old = "UPDATE".equals(operation) && request.getOldObject() != null
+                ? json.convertValue(request.getOldObject(), NodeMaintenance.class) : null;
+        if (old != null) {
+            return NodeMaintenanceValidator.validate(candidate, old,
+                    new NodeMaintenanceValidator.ClusterView(Optional.empty(), List.of(), List.of()), limits);
+        }
+        String nodeName = candidate.getSpec() == null ? null : candidate.getSpec().getNodeName();
+        Optional<Node> node = nodeName == null || nodeName.isBlank() ? Optional.empty()
+                : Optional.ofNullable(client.nodes().withName(nodeName).get());
+        List<Node> nodes = node.filter(NodeMaintenanceValidator::isControlPlane).isPresent()
+                ? client.nodes().list().getItems() : List.of();
+        List<NodeMaintenance> all = client.resources(NodeMaintenance.class).list().getItems();
+        return NodeMaintenanceValidator.validate(candidate, null,
+                new NodeMaintenanceValidator.ClusterView(node, nodes, NodeMaintenanceValidator.ahead(candidate, all)), limits);
+    }
+}

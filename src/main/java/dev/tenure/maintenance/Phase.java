@@ -1,0 +1,17 @@
+package dev.tenure.maintenance;
+
+/** NodeMaintenance phases (medik8s' Running/Succeeded/Failed plus Pending, Waiting and Ended). */
+public enum Phase {
+    /** Accepted, nothing done yet. */
+    Pending,
+    /** The node's lease is validly held by someone else. */
+    Waiting,
+    /** Lease held; cordoning, handing over or draining. */
+    Running,
+    /** Drained; the node stays cordoned until the maintenance ends. */
+    Succeeded,
+    /** Invalid request or drain failure; lastError says which. */
+    Failed,
+    /** The window passed; the node is back in service. */
+    Ended
+}

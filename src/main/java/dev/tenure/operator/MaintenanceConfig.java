@@ -1,0 +1,56 @@
+package dev.tenure.operator;
+
+import io.smallrye.config.WithDefault;
+import java.time.Duration;
+import java.util.OptionalInt;
+
+/** {@code tenure.maintenance.*}: NodeMaintenance and the node lease it takes. */
+public interface MaintenanceConfig {
+
+    /** The per-node Lease; defaults interoperate with the medik8s family. */
+    Lease lease();
+
+    interface Lease {
+        /** Namespace of the per-node leases (created when missing). */
+        @WithDefault("medik8s-leases")
+        String namespace();
+
+        /** Lease name is this prefix plus the node name. */
+        @WithDefault("node-")
+        String namePrefix();
+
+        /** holderIdentity written into the lease. */
+        @WithDefault("tenure")
+        String holder();
+
+        /** Lease duration while no window is set; the lease is renewed well within it. */
+        @WithDefault("60s")
+        Duration duration();
+
+        /** Added to the window for the lease duration, so cleanup finishes while the lease is still ours. */
+        @WithDefault("30s")
+        Duration windowPadding();
+
+        /** How often a NodeMaintenance waiting for a foreign lease looks again (at most). */
+        @WithDefault("10s")
+        Duration waitRetry();
+    }
+
+    /** Evictions issued at once per node per reconcile. */
+    @WithDefault("10")
+    int evictionParallelism();
+
+    /** How often a draining node is looked at again while pods terminate. */
+    @WithDefault("2s")
+    Duration drainPollInterval();
+
+    /** skipWaitForDeleteTimeout used on a node whose kubelet lease is stale when the spec sets none. */
+    @WithDefault("30s")
+    Duration staleNodeSkipWait();
+
+    /** Cluster-wide cap on nodes in maintenance at once; unset = no cap. */
+    OptionalInt maxNodesInMaintenance();
+
+    /** Control-plane nodes that must stay out of maintenance; unset = a majority (etcd quorum). */
+    OptionalInt controlPlaneMinAvailable();
+}
