@@ -84,6 +84,7 @@ public final class Bench {
     Map<String, Row> rows = new LinkedHashMap<>();
     rows.put("1", this::failover);
     rows.put("3", this::steadyLeaderCost);
+    rows.put("4", this::drain);
     return rows;
   }
 
@@ -162,6 +163,53 @@ public final class Bench {
       cluster.seed().namespace(FailoverBench.NAMESPACE);
       return List.of(new SteadyLeaderCostBench(cluster).run(Duration.ofSeconds(quick ? 10 : 60)));
     }
+  }
+
+  private List<RowResult> drain() throws Exception {
+    List<RowResult> out = new ArrayList<>();
+    List<DrainBench.Variant> variants = DrainBench.variants();
+    for (boolean pdb : quick ? List.of(false) : List.of(false, true)) {
+      long t0 = System.nanoTime();
+      RowResult.Builder row = RowResult.of("4", "Drain of one node, " + DrainBench.PODS + " pods, "
+          + (pdb ? "PDB maxUnavailable 1 per Deployment" : "no PDB"));
+      // Without PDBs each variant runs alone (they are CPU-bound on 2 cores); with PDBs every variant mostly
+      // waits out the 5 s eviction retry delay, so they run at once, each on its own cluster.
+      List<Double> seconds;
+      if (pdb || quick) {
+        seconds = DrainBench.timeConcurrently(variants, pdb);
+      } else {
+        seconds = new ArrayList<>();
+        for (DrainBench.Variant v : variants) {
+          seconds.add(DrainBench.time(v, false));
+        }
+      }
+      for (int i = 0; i < variants.size(); i++) {
+        row.measure(variants.get(i).label(), "time to drained", seconds.get(i), "s");
+      }
+      if (!pdb) {
+        row.measure("emulator floor", DrainBench.PODS + " sequential evictions (grace 0)", DrainBench.floorSeconds(),
+            "s");
+      }
+      if (DrainBench.kubectlPresent()) {
+        row.ratio(seconds.get(3) / seconds.get(0), "kubectl drain time / Tenure (defaults) time");
+      } else {
+        row.note("kubectl drain: skipped, " + DrainBench.KUBECTL + " is absent");
+      }
+      row.note(DrainBench.DEPLOYMENTS + " Deployments x " + DrainBench.PODS_PER_DEPLOYMENT + " pods on one node, each pod "
+              + "terminating in " + DrainBench.TERMINATION.toMillis() + " ms; time = first API call to all pods gone "
+              + "(both include the cordon; Tenure also takes its node lease)")
+          .note("Tenure = MaintenanceMachine driven directly (no Quarkus), honouring each step's requeueAfter as the "
+              + "reconciler does; 'poll' = tenure.maintenance.drain-poll-interval (the reconciler has no pod event "
+              + "source, so each eviction batch waits one poll)")
+          .note("kubectl drain --ignore-daemonsets --delete-emptydir-data --force via the emulator's kubeconfig"
+              + (pdb ? "; both retry a PDB-refused eviction after 5 s (kubectl's fixed delay, Tenure's default "
+                  + "evictionRetryDelay); variants ran concurrently on separate clusters" : ""));
+      if (quick) {
+        row.note("quick mode: variants ran concurrently; the PDB case is skipped");
+      }
+      out.add(row.ok((System.nanoTime() - t0) / 1e9));
+    }
+    return out;
   }
 
   static String fmt(double v) {
