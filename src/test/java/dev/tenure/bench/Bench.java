@@ -86,6 +86,7 @@ public final class Bench {
     rows.put("3", this::steadyLeaderCost);
     rows.put("4", this::drain);
     rows.put("5", this::fleet);
+    rows.put("6", this::footprint);
     return rows;
   }
 
@@ -241,6 +242,25 @@ public final class Bench {
         .note("peak heap growth = peak used heap of the bench JVM during the run minus the used heap after a GC "
             + "before it; the emulated API server is in the same JVM, so this bounds the machine's own cost from above")
         .note("API requests = every request the emulated API server received during the run")
+        .ok((System.nanoTime() - t0) / 1e9));
+  }
+
+  private List<RowResult> footprint() throws Exception {
+    RowResult.Builder row = RowResult.of("6", "Operator footprint (packaged jar, JVM mode)");
+    if (!FootprintBench.jarPresent()) {
+      return List.of(row.skipped(FootprintBench.JAR + " is absent: run ./mvnw package -DskipTests (make bench does)"));
+    }
+    long t0 = System.nanoTime();
+    Duration settle = Duration.ofSeconds(quick ? 3 : 10);
+    FootprintBench.Result r = FootprintBench.run(settle);
+    return List.of(row.measure("Tenure", "time to ready", r.secondsToReady(), "s")
+        .measure("Tenure", "RSS at ready", r.rssAtReadyMiB(), "MiB")
+        .measure("Tenure", "RSS after " + settle.toSeconds() + " s", r.rssSettledMiB(), "MiB")
+        .measure("Tenure", "peak RSS (VmHWM)", r.hwmMiB(), "MiB")
+        .note("java -jar target/quarkus-app/quarkus-run.jar with default JVM flags (no -Xmx), pointed at an "
+            + "emulated cluster seeded with the make-run demo; time = process start to /q/health/ready 200; RSS from "
+            + "/proc/<pid>/status")
+        .note("no peer figure: medik8s' operator is Go and not runnable here; the ratio column is empty")
         .ok((System.nanoTime() - t0) / 1e9));
   }
 
