@@ -73,7 +73,7 @@ class MaintenanceChaosTest {
   static final MaintenanceSettings SETTINGS = new MaintenanceSettings(LEASE_NAMESPACE, "node-", "tenure",
       Duration.ofSeconds(4), Duration.ofSeconds(30), Duration.ofSeconds(1), 4, Duration.ofMillis(100),
       Duration.ofSeconds(1));
-  static final DrainOptions DRAIN = new DrainOptions(Optional.of(Duration.ofSeconds(12)), -1, true, true, true, null,
+  static final DrainOptions DRAIN = new DrainOptions(Optional.of(Duration.ofSeconds(20)), -1, true, true, true, null,
       Duration.ofMillis(300), Optional.empty(), false);
 
   static Stream<Long> seeds() {
