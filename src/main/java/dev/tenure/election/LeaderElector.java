@@ -167,7 +167,8 @@ public final class LeaderElector {
         }
         Instant start = clock.instant();
         Outcome outcome = attempt(start);
-        if (outcome == Outcome.LEADING) {
+        // An answer slower than renewDeadline gives a term that has already ended: retry instead.
+        if (outcome == Outcome.LEADING && clock.instant().isBefore(start.plus(renewDeadline))) {
             becomeLeader(start);
             next(retryPeriod, this::renewTick);
         } else {

@@ -36,7 +36,9 @@ public class EmulatedClusterResource implements QuarkusTestResourceLifecycleMana
         "quarkus.kubernetes-client.namespace", "tenure-system",
         "quarkus.kubernetes-client.devservices.enabled", "false",
         "quarkus.kubernetes-client.request-retry-backoff-limit", "0",
-        "quarkus.operator-sdk.enable-ssa", "false");
+        "quarkus.operator-sdk.enable-ssa", "false",
+        // Several test JVMs share these machines: a random HTTP port never collides.
+        "quarkus.http.test-port", "0");
   }
 
   @Override

@@ -93,6 +93,28 @@ class KubeLeaseStoreIT {
     record Interval(String id, Instant start, Instant end) {
     }
 
+    /** The next renew is 30 s away, so only the watch can make the leader yield within the wait. */
+    @Test
+    void leaderYieldsToPreferredHolderThroughTheWatch() {
+        ExecutorScheduler scheduler = new ExecutorScheduler("elector-yield");
+        schedulers.add(scheduler);
+        List<String> events = new CopyOnWriteArrayList<>();
+        LeaderElector a = LeaderElector.builder().lease(KEY).identity("a")
+                .leaseDuration(Duration.ofSeconds(60)).renewDeadline(Duration.ofSeconds(40)).retryPeriod(Duration.ofSeconds(30))
+                .store(store).scheduler(scheduler).clock(Clock.systemUTC()).random(new Random(1))
+                .onStartedLeading(() -> events.add("started")).onStoppedLeading(() -> events.add("stopped"))
+                .build();
+        a.start();
+        await().atMost(Duration.ofSeconds(10)).until(a::isLeader);
+        LeaseRecord held = store.get(KEY);
+        store.update(KEY, held.withStrategy("OldestEmulationVersion").withPreferredHolder("b"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !store.get(KEY).hasHolder());
+        assertThat(a.isLeader()).isFalse();
+        assertThat(events).containsExactly("started", "stopped");
+        assertThat(store.get(KEY).preferredHolder()).isEqualTo("b");
+        a.stop();
+    }
+
     @Test
     void threeElectorsOnRealThreadsNeverOverlapAndHandOver() {
         long seed = System.nanoTime();
@@ -122,7 +144,7 @@ class KubeLeaseStoreIT {
         await().atMost(Duration.ofSeconds(10)).until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
         LeaderElector first = electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
         first.stop(); // release: the next one takes over within ~2.2 × retryPeriod
-        assertThat(store.get(KEY).hasHolder()).isFalse();
+        assertThat(store.get(KEY).holderIdentity()).isNotEqualTo(first.identity());
         await().atMost(Duration.ofSeconds(5)).until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
         LeaderElector second = electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
         second.stopWithoutRelease(); // crash: the last one takes over after leaseDuration
@@ -130,7 +152,8 @@ class KubeLeaseStoreIT {
         LeaderElector third = electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
         third.stop();
         assertThat(List.of(first, second, third)).doesNotHaveDuplicates();
-        assertThat(intervals).hasSize(3);
+        // At least the three hand-overs; a replica starved of CPU past renewDeadline may add more.
+        assertThat(intervals).hasSizeGreaterThanOrEqualTo(3);
         for (Interval a : intervals) {
             for (Interval b : intervals) {
                 if (a != b) {
@@ -138,7 +161,7 @@ class KubeLeaseStoreIT {
                 }
             }
         }
-        assertThat(store.get(KEY).leaseTransitions()).isEqualTo(2);
+        assertThat(store.get(KEY).leaseTransitions()).isGreaterThanOrEqualTo(2);
     }
 
     /**
