@@ -20,7 +20,7 @@ test: ## Build, run every test, and check generated artifacts are committed
 bench: ## Side-by-side benchmark; prints a table, writes bench/results.json (BENCH_OPTS=-Dtenure.bench.quick=true)
 	$(MVN) -q package -DskipTests
 	$(MVN) -q dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/test-classpath.txt
-	java $(BENCH_OPTS) -cp "target/test-classes:target/classes:$$(cat target/test-classpath.txt)" dev.tenure.bench.Bench
+	java -Djava.util.logging.manager=org.jboss.logmanager.LogManager $(BENCH_OPTS) -cp "target/test-classes:target/classes:$$(cat target/test-classpath.txt)" dev.tenure.bench.Bench
 
 chaos: ## Long chaos run against the emulated cluster (seeded, replayable)
 	$(MVN) verify -Dtest='*Chaos*' -Dtenure.chaos.runs=50 -Dsurefire.failIfNoSpecifiedTests=false
