@@ -22,8 +22,9 @@ bench: ## Side-by-side benchmark; prints a table, writes bench/results.json (BEN
 	$(MVN) -q dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/test-classpath.txt
 	java -Djava.util.logging.manager=org.jboss.logmanager.LogManager $(BENCH_OPTS) -cp "target/test-classes:target/classes:$$(cat target/test-classpath.txt)" dev.tenure.bench.Bench
 
-chaos: ## Long chaos run against the emulated cluster (seeded, replayable)
-	$(MVN) verify -Dtest='*Chaos*' -Dtenure.chaos.runs=50 -Dsurefire.failIfNoSpecifiedTests=false
+CHAOS_RUNS ?= 20
+chaos: ## Long chaos run against the emulated cluster (seeded, replayable; CHAOS_RUNS runs per suite)
+	$(MVN) verify -Dtest='*Chaos*' -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dsurefire.failIfNoSpecifiedTests=false
 
 bundle: ## Generate the OLM bundle and copy it to olm-bundle/
 	$(MVN) package -DskipTests

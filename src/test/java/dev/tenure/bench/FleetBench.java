@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * (JOSDK's default pool of 200 threads is larger than the 50 maintenances).
  */
 final class FleetBench {
-  record Result(double seconds, long requests, double peakHeapMiB, int succeeded, int failed) {
+  record Result(double seconds, long requests, double peakHeapMiB, int succeeded, int failed, double listMillis) {
   }
 
   private final int nodes;
@@ -38,19 +38,35 @@ final class FleetBench {
     this.maintenances = maintenances;
   }
 
-  EmulatedCluster cluster() {
+  /**
+   * Nodes n0..n(nodes-1); pods on the nodes that go into maintenance (n0..n(maintenances-1)), and on every
+   * node when {@code podsOnIdleNodes}. The emulator answers a spec.nodeName selector by filtering the whole
+   * pod list, so pods on idle nodes make every drain list cost more (an emulator cost, measured separately).
+   */
+  EmulatedCluster cluster(boolean podsOnIdleNodes) {
     EmulatedCluster cluster = EmulatedCluster.start();
     for (int n = 0; n < nodes; n++) {
       cluster.seed().node("n" + n).role("worker").create();
     }
-    for (int n = 0; n < nodes; n++) {
+    for (int n = 0; n < (podsOnIdleNodes ? nodes : maintenances); n++) {
       cluster.seed().deployment("app" + n).namespace("fleet").replicas(podsPerNode).onNodes("n" + n).create();
     }
     return cluster;
   }
 
-  Result run(int reconcileThreads, Duration limit) throws Exception {
-    try (EmulatedCluster cluster = cluster();
+  /** Milliseconds one spec.nodeName pod list takes on this cluster (median of 5), for the emulator-cost note. */
+  static double listMillis(EmulatedCluster cluster) {
+    Samples s = new Samples();
+    for (int i = 0; i < 5; i++) {
+      long t0 = System.nanoTime();
+      cluster.client().pods().inAnyNamespace().withField("spec.nodeName", "n0").list();
+      s.add(Duration.ofNanos(System.nanoTime() - t0));
+    }
+    return s.medianMillis();
+  }
+
+  Result run(int reconcileThreads, Duration limit, boolean podsOnIdleNodes) throws Exception {
+    try (EmulatedCluster cluster = cluster(podsOnIdleNodes);
         MachineRig rig = new MachineRig(cluster.client(), MachineRig.settings(10, Duration.ofSeconds(2)))) {
       MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
       System.gc();
@@ -62,6 +78,7 @@ final class FleetBench {
       ScheduledExecutorService reconcilers = Executors.newScheduledThreadPool(reconcileThreads);
       Map<String, MaintenanceState> states = new ConcurrentHashMap<>();
       CountDownLatch settled = new CountDownLatch(maintenances);
+      double listMillis = listMillis(cluster);
       int requestsBefore = cluster.requests().all().size();
       long t0 = System.nanoTime();
       try {
@@ -78,7 +95,7 @@ final class FleetBench {
         long requests = cluster.requests().all().size() - requestsBefore;
         int ok = (int) states.values().stream().filter(s -> s.phase() == Phase.Succeeded).count();
         int failed = (int) states.values().stream().filter(s -> s.phase() == Phase.Failed).count();
-        return new Result(seconds, requests, (peak.get() - baseline) / (1024.0 * 1024.0), ok, failed);
+        return new Result(seconds, requests, (peak.get() - baseline) / (1024.0 * 1024.0), ok, failed, listMillis);
       } finally {
         reconcilers.shutdownNow();
         sampler.shutdownNow();
