@@ -163,7 +163,7 @@ public final class Bench {
   private List<RowResult> steadyLeaderCost() throws Exception {
     try (EmulatedCluster cluster = EmulatedCluster.start()) {
       cluster.seed().namespace(FailoverBench.NAMESPACE);
-      return List.of(new SteadyLeaderCostBench(cluster).run(Duration.ofSeconds(quick ? 10 : 60)));
+      return List.of(new SteadyLeaderCostBench(cluster).run(Duration.ofSeconds(quick ? 10 : 30)));
     }
   }
 
