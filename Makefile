@@ -1,8 +1,11 @@
 # Thin wrapper over ./mvnw; `make help` lists the targets.
 MVN ?= ./mvnw -B -ntp
+ENGINE ?= docker
+IMAGE ?= ghcr.io/tenure-dev/tenure-operator:0.1.0-SNAPSHOT
+NATIVE_IN_CONTAINER ?= false
 .DEFAULT_GOAL := help
 
-.PHONY: help run test bench chaos bundle manifests verify-generated native image
+.PHONY: help run test bench chaos bundle manifests verify-generated native image image-native
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -26,20 +29,23 @@ CHAOS_RUNS ?= 20
 chaos: ## Long chaos run against the emulated cluster (seeded, replayable; CHAOS_RUNS runs per suite)
 	$(MVN) verify -Dtest='*Chaos*' -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dsurefire.failIfNoSpecifiedTests=false
 
-bundle: ## Generate the OLM bundle and copy it to olm-bundle/
+bundle: ## Generate the OLM bundle into olm-bundle/ (and the plain manifests into deploy/)
 	$(MVN) package -DskipTests
 	@bin/sync-generated
 
-manifests: ## Plain manifests (CRDs + RBAC + Deployment) for clusters without OLM, into deploy/
+manifests: ## Plain manifests (Namespace, CRDs, RBAC, Deployment, Service; monitoring/) into deploy/
 	$(MVN) package -DskipTests
 	@bin/sync-generated
 
 verify-generated: ## Fail when committed olm-bundle/ or deploy/ differ from the build's output
 	@bin/sync-generated --check
 
-native: ## Native executable (needs GraalVM/Mandrel; not available on CI machines)
-	$(MVN) package -Pnative -DskipTests
+native: ## Native executable target/*-runner (needs GraalVM/Mandrel, or NATIVE_IN_CONTAINER=true and a container engine)
+	$(MVN) package -Pnative -DskipTests -Dquarkus.native.container-build=$(NATIVE_IN_CONTAINER)
 
-image: ## Container image from src/main/docker/Dockerfile.jvm (needs a container engine)
+image: ## JVM container image $(IMAGE) from src/main/docker/Dockerfile.jvm (needs docker or podman)
 	$(MVN) package -DskipTests
-	docker build -f src/main/docker/Dockerfile.jvm -t tenure-operator:latest .
+	$(ENGINE) build -f src/main/docker/Dockerfile.jvm -t $(IMAGE) .
+
+image-native: native ## Native container image $(IMAGE) from src/main/docker/Dockerfile.native
+	$(ENGINE) build -f src/main/docker/Dockerfile.native -t $(IMAGE) .

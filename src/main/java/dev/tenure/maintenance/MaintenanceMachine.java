@@ -111,7 +111,12 @@ public final class MaintenanceMachine {
         // Window over: end by itself (phase Ended).
         Optional<Instant> windowEnd = request.window().flatMap(w -> Optional.ofNullable(prior.leaseAcquiredAt()).map(a -> a.plus(w)));
         if (windowEnd.isPresent() && !now.isBefore(windowEnd.get())) {
-            end(nodeName, events, now);
+            try {
+                end(nodeName, events, now);
+            } catch (LeaseStoreException | KubernetesClientException e) {
+                return new Step(s.lastError("ending maintenance of node " + nodeName + " after its window: "
+                        + e.getMessage()).build(), Optional.of(settings.drainPollInterval()));
+            }
             events.emit(false, MaintenanceEvents.REMOVED, "maintenance window of " + GoDuration.format(request.window().get())
                     + " is over; node " + nodeName + " is back in service");
             return new Step(s.phase(Phase.Ended).leaseAcquiredAt(null).waitingFor(null).pendingPods(List.of())
@@ -154,7 +159,43 @@ public final class MaintenanceMachine {
                 || (prior.phase() == Phase.Failed && !heldFailure)) {
             s.phase(Phase.Running).lastError(null);
         }
+        return afterLease(request, prior, s, heldFailure, now, events);
+    }
 
+    /**
+     * Advances a maintenance whose node lease the caller keeps itself, by a protocol of its own (the node
+     * annotation protocol writes the lease fields that protocol prescribes): the lease step is skipped and
+     * {@code lease} reported as held; cordon, handover and drain are exactly those of {@link #advance}.
+     * {@code request.window()} is ignored: the caller decides when the maintenance ends.
+     */
+    public Step advanceHeld(MaintenanceRequest request, MaintenanceState prior, LeaseStatus lease, MaintenanceEvents events) {
+        Instant now = clock.instant();
+        MaintenanceState.Builder s = prior.toBuilder();
+        if (prior.phase() == Phase.Ended) {
+            return new Step(prior, Optional.empty());
+        }
+        Node node = client.nodes().withName(request.nodeName()).get();
+        if (node == null) {
+            return nodeMissing(request.nodeName(), prior, s, now, events);
+        }
+        boolean heldFailure = prior.phase() == Phase.Failed && prior.holdsNode();
+        s.errorOnLeaseCount(0).waitingFor(null).lease(lease);
+        if (prior.leaseAcquiredAt() == null) {
+            s.leaseAcquiredAt(now);
+            events.emit(false, MaintenanceEvents.BEGIN, "lease " + lease.getNamespace() + "/" + lease.getName()
+                    + " held by " + lease.getHolderIdentity() + "; starting maintenance of node " + request.nodeName()
+                    + (request.reason().isEmpty() ? "" : ": " + request.reason()));
+        }
+        if (!heldFailure && prior.phase() != Phase.Running && prior.phase() != Phase.Succeeded) {
+            s.phase(Phase.Running).lastError(null);
+        }
+        return afterLease(request, prior, s, heldFailure, now, events);
+    }
+
+    /** Steps 2-4 (cordon, handover, drain), once the lease is held. */
+    private Step afterLease(MaintenanceRequest request, MaintenanceState prior, MaintenanceState.Builder s,
+            boolean heldFailure, Instant now, MaintenanceEvents events) {
+        String nodeName = request.nodeName();
         // 2. Cordon, taints, Node condition (re-applied if someone removed them: it is the desired state).
         try {
             String message = request.reason().isEmpty() ? "node is in maintenance" : request.reason();
@@ -309,13 +350,22 @@ public final class MaintenanceMachine {
     }
 
     private void end(String nodeName, MaintenanceEvents events, Instant now) {
+        restoreNode(nodeName, events);
+        heartbeats.stop(nodeLease.keyOf(nodeName));
+        nodeLease.release(nodeName, now);
+    }
+
+    /**
+     * The undo without the lease (for a front door that keeps the lease itself): restores the node's prior
+     * state, removes our condition and forgets the drain's PDB refusals. Idempotent; a no-op when the node
+     * is gone; throws on API errors so the caller retries.
+     */
+    public void restoreNode(String nodeName, MaintenanceEvents events) {
         boolean restored = cordon.unmark(nodeName);
         if (restored) {
             events.emit(false, MaintenanceEvents.UNCORDONED, "node " + nodeName
                     + " restored to its state before maintenance (taints and condition removed)");
         }
-        heartbeats.stop(nodeLease.keyOf(nodeName));
-        nodeLease.release(nodeName, now);
         refusedUntil.remove(nodeName);
     }
 

@@ -53,15 +53,18 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final MaintenanceMetrics metrics;
     private final NodeMaintenanceValidator.Limits limits;
     private final Clock clock;
+    private final NodesMaintainedElsewhere elsewhere;
 
     @Inject
     public NodeMaintenanceReconciler(MaintenanceMachine machine, KubernetesClient client, EventRecorder recorder,
-            MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits) {
-        this(machine, client, recorder, metrics, limits, Clock.systemUTC());
+            MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits, NodesMaintainedElsewhere elsewhere) {
+        this(machine, client, recorder, metrics, limits, elsewhere, Clock.systemUTC());
     }
 
     NodeMaintenanceReconciler(MaintenanceMachine machine, KubernetesClient client, EventRecorder recorder,
-            MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits, Clock clock) {
+            MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits, NodesMaintainedElsewhere elsewhere,
+            Clock clock) {
+        this.elsewhere = elsewhere;
         this.machine = machine;
         this.client = client;
         this.recorder = recorder;
@@ -88,13 +91,23 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         } else {
             boolean specChanged = prior != null && prior.getObservedGeneration() != null
                     && prior.getObservedGeneration() != generation;
-            step = machine.advance(MaintenanceRequest.from(nm.getSpec()), state, specChanged, events);
+            try {
+                step = machine.advance(MaintenanceRequest.from(nm.getSpec()), state, specChanged, events);
+            } catch (RuntimeException e) {
+                // API trouble the machine did not expect (e.g. reading the Node): report it, look again soon.
+                LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
+                step = new MaintenanceMachine.Step(state.toBuilder().lastError(e.getMessage()).build(),
+                        Optional.of(END_RETRY));
+            }
         }
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(step.state(), prior, generation, clock.instant());
         metrics.phase(nm.getMetadata().getName(), next.getPhase());
-        if (prior == null || prior.getPhase() != next.getPhase()) {
-            LOG.infof("NodeMaintenance %s (node %s): %s%s", nm.getMetadata().getName(), nm.getSpec().getNodeName(),
-                    next.getPhase(), next.getLastError() == null ? "" : " - " + next.getLastError());
+        if (prior == null || prior.getPhase() != next.getPhase()
+                || !java.util.Objects.equals(prior.getDrainProgress(), next.getDrainProgress())) {
+            LOG.infof("NodeMaintenance %s (node %s): %s, drain %d%% (%d pod(s) to go)%s", nm.getMetadata().getName(),
+                    nm.getSpec().getNodeName(), next.getPhase(), next.getDrainProgress(),
+                    next.getPendingPods() == null ? 0 : next.getPendingPods().size(),
+                    next.getLastError() == null ? "" : " - " + next.getLastError());
         }
         if (!next.equals(prior)) {
             writeStatus(nm, next);
@@ -135,7 +148,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         List<Node> nodes = node.filter(NodeMaintenanceValidator::isControlPlane).isPresent()
                 ? client.nodes().list().getItems() : List.of();
         List<NodeMaintenance> all = context.getPrimaryCache().list().toList();
-        var view = new NodeMaintenanceValidator.ClusterView(node, nodes, NodeMaintenanceValidator.ahead(nm, all));
+        var view = new NodeMaintenanceValidator.ClusterView(node, nodes, NodeMaintenanceValidator.ahead(nm, all),
+                elsewhere.nodes());
         List<String> errors = NodeMaintenanceValidator.validate(nm, null, view, limits);
         return errors.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", errors));
     }

@@ -34,8 +34,18 @@ public final class NodeMaintenanceValidator {
      * @param node the Node named by the request, empty when it does not exist
      * @param nodes all Nodes (for the control-plane budget)
      * @param ahead the other NodeMaintenances that hold or are entitled to their node before this one
+     * @param maintainedElsewhere nodes in maintenance by other front doors of the machine (e.g. the node
+     *        annotation protocol): node name → what holds it, for the messages
      */
-    public record ClusterView(Optional<Node> node, List<Node> nodes, List<NodeMaintenance> ahead) {
+    public record ClusterView(Optional<Node> node, List<Node> nodes, List<NodeMaintenance> ahead,
+            Map<String, String> maintainedElsewhere) {
+        public ClusterView {
+            maintainedElsewhere = Map.copyOf(maintainedElsewhere);
+        }
+
+        public ClusterView(Optional<Node> node, List<Node> nodes, List<NodeMaintenance> ahead) {
+            this(node, nodes, ahead, Map.of());
+        }
     }
 
     private NodeMaintenanceValidator() {
@@ -77,7 +87,12 @@ public final class NodeMaintenanceValidator {
                     + sameNode.get(0).getMetadata().getName());
             return errors;
         }
-        Set<String> inMaintenance = new HashSet<>();
+        if (view.maintainedElsewhere().containsKey(nodeName)) {
+            errors.add("spec.nodeName: node " + nodeName + " is already in maintenance by "
+                    + view.maintainedElsewhere().get(nodeName));
+            return errors;
+        }
+        Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
         view.ahead().forEach(nm -> inMaintenance.add(nm.getSpec().getNodeName()));
         if (limits.maxNodesInMaintenance().isPresent() && inMaintenance.size() + 1 > limits.maxNodesInMaintenance().getAsInt()) {
             errors.add("tenure.maintenance.max-nodes-in-maintenance: at most " + limits.maxNodesInMaintenance().getAsInt()

@@ -31,6 +31,9 @@ public class NodeMaintenanceWebhook {
     @Inject
     NodeMaintenanceValidator.Limits limits;
 
+    @Inject
+    NodesMaintainedElsewhere elsewhere;
+
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
@@ -70,6 +73,7 @@ public class NodeMaintenanceWebhook {
                 ? client.nodes().list().getItems() : List.of();
         List<NodeMaintenance> all = client.resources(NodeMaintenance.class).list().getItems();
         return NodeMaintenanceValidator.validate(candidate, null,
-                new NodeMaintenanceValidator.ClusterView(node, nodes, NodeMaintenanceValidator.ahead(candidate, all)), limits);
+                new NodeMaintenanceValidator.ClusterView(node, nodes, NodeMaintenanceValidator.ahead(candidate, all),
+                        elsewhere.nodes()), limits);
     }
 }

@@ -36,6 +36,9 @@ public interface MaintenanceConfig {
         Duration waitRetry();
     }
 
+    /** {@code tenure.maintenance.annotation.*}: the node annotation protocol (lifecycle.metal3.io/maintenance). */
+    AnnotationProtocolConfig annotation();
+
     /** Evictions issued at once per node per reconcile. */
     @WithDefault("10")
     int evictionParallelism();

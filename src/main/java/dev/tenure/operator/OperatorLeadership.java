@@ -1,5 +1,6 @@
 package dev.tenure.operator;
 
+import dev.tenure.coordination.CoordinationController;
 import dev.tenure.election.ElectorHealth;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaderElector;
@@ -16,6 +17,7 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.annotation.Priority;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -47,6 +49,9 @@ public class OperatorLeadership {
     private final KubernetesClient client;
     private final LeaderElectionConfig config;
     private final MeterRegistry registry;
+    /** The LeaseCandidate controller runs on the leader only, like the reconcilers (null in plain unit tests). */
+    @Inject
+    Instance<CoordinationController> coordination;
     /** How the process exits on lost leadership; replaced in tests. */
     IntConsumer exit = Quarkus::asyncExit;
 
@@ -134,10 +139,22 @@ public class OperatorLeadership {
             LOG.info("leading: starting reconcilers");
             operator.start();
         }
+        if (coordination != null && coordination.isResolvable()) {
+            try {
+                coordination.get().start();
+            } catch (RuntimeException e) {
+                // coordinated election is an add-on: its failure must not keep the reconcilers down
+                LOG.error("coordinated leader election could not start", e);
+            }
+        }
         reconcilersStarted = true;
     }
 
     private synchronized void stopReconcilers() {
+        // only after a start: touching the bean otherwise would create it (and run discovery) during shutdown
+        if (reconcilersStarted && coordination != null && coordination.isResolvable()) {
+            coordination.get().stop();
+        }
         if (reconcilersStarted && operator.getRegisteredControllersNumber() > 0) {
             try {
                 operator.stop();

@@ -6,5 +6,6 @@ import io.smallrye.config.ConfigMapping;
 @ConfigMapping(prefix = "tenure")
 public interface TenureConfig {
     MaintenanceConfig maintenance();
+    CoordinationConfig coordination();
     LeaderElectionConfig leaderElection();
 }

@@ -13,6 +13,7 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /** The NodeMaintenance front door end to end: operator (QOSDK) + emulated API server. */
 @QuarkusTest
+@TestProfile(RelaxedLeadershipProfile.class)
 @QuarkusTestResource(EmulatedClusterResource.class)
 class NodeMaintenanceReconcilerIT {
 
@@ -113,6 +115,13 @@ class NodeMaintenanceReconcilerIT {
         await().atMost(WAIT).until(() -> get("mid").getStatus() != null && get("mid").getStatus().getPendingPods() != null
                 && eventReasons("mid").contains("EvictionBlocked"));
         assertThat(phaseOf("mid")).isEqualTo(Phase.Running);
+        // Repeated refusals are one Event with a count, not one Event per retry.
+        await().atMost(WAIT).until(() -> client().v1().events().inNamespace("default").list().getItems().stream()
+                .filter(e -> "mid".equals(e.getInvolvedObject().getName()) && "EvictionBlocked".equals(e.getReason()))
+                .anyMatch(e -> e.getCount() != null && e.getCount() >= 2));
+        assertThat(client().v1().events().inNamespace("default").list().getItems().stream()
+                .filter(e -> "mid".equals(e.getInvolvedObject().getName()) && "EvictionBlocked".equals(e.getReason()))
+                .map(e -> e.getMessage()).toList()).doesNotHaveDuplicates();
 
         client().resources(NodeMaintenance.class).withName("mid").delete();
         await().atMost(WAIT).until(() -> get("mid") == null);
@@ -217,5 +226,22 @@ class NodeMaintenanceReconcilerIT {
                 .contains("tenure_maintenance_lease_total{outcome=\"acquired\"}")
                 .contains("tenure_maintenance_pending_pods{node=\"metric-1\"}");
         client().resources(NodeMaintenance.class).withName("metric").delete();
+    }
+
+    @Test
+    void aRefusedDrainIsRetriedWhenTheSpecChanges() {
+        cluster().seed().node("retry-1").role("worker").create();
+        cluster().seed().pod("loner").namespace("retry").onNodes("retry-1").create();
+        create("retry", "retry-1", s -> { s.setDrain(new DrainSpec()); s.getDrain().setForce(false); });
+        awaitPhase("retry", Phase.Failed);
+        assertThat(get("retry").getStatus().getLastError()).contains("retry/loner").contains("set spec.drain.force");
+        assertThat(podsOn("retry-1")).isEqualTo(1);
+
+        client().resources(NodeMaintenance.class).withName("retry")
+                .edit(nm -> { nm.getSpec().getDrain().setForce(true); return nm; });
+        awaitPhase("retry", Phase.Succeeded);
+        assertThat(podsOn("retry-1")).isZero();
+        assertThat(get("retry").getStatus().getLastError()).isNull();
+        client().resources(NodeMaintenance.class).withName("retry").delete();
     }
 }

@@ -19,7 +19,8 @@ public final class EmulatedClusterMain {
    * (e.g. applying a NodeMaintenance once the operator is running).
    */
   static final List<Consumer<EmulatedCluster>> DEMO_STEPS = new ArrayList<>(List.of(
-      cluster -> cluster.seed().demo()));
+      cluster -> cluster.seed().demo(),
+      dev.tenure.maintenance.MaintenanceDemo::applyAfterStartup));
 
   /** Held so the level sticks: the mock server logs every request at INFO, too loud next to the operator. */
   private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");

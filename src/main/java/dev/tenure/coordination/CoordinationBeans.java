@@ -1,0 +1,39 @@
+package dev.tenure.coordination;
+
+import dev.tenure.operator.CoordinationConfig;
+import dev.tenure.operator.TenureConfig;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.runtime.ShutdownEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import jakarta.enterprise.inject.Instance;
+import jakarta.enterprise.inject.Produces;
+import java.time.Clock;
+
+/**
+ * Quarkus wiring of the coordination controller, built from config. {@code OperatorLeadership} starts it when
+ * this replica leads (with the reconcilers) and stops it when leadership ends.
+ */
+@ApplicationScoped
+public class CoordinationBeans {
+
+    @Produces
+    @ApplicationScoped
+    CoordinationController coordinationController(KubernetesClient client, TenureConfig config,
+            MeterRegistry registry, Instance<Clock> clocks) {
+        CoordinationConfig c = config.coordination();
+        // the wiring supplies the clock: a Clock bean if the application has one, else the system clock
+        Clock clock = clocks.isResolvable() ? clocks.get() : Clock.systemUTC();
+        LeaseCandidateApi api = c.enabled()
+                ? LeaseCandidateApi.discover(client, c.leaseCandidateVersion())
+                : new LeaseCandidateApi(null, "disabled (tenure.coordination.enabled=false)");
+        return new CoordinationController(client, new ElectionPlanner(ElectionTiming.UPSTREAM,
+                c.oldestEmulationVersion().enabled()), clock, api, new CoordinationMetrics(registry, clock),
+                c.gcPeriod());
+    }
+
+    void onStop(@Observes ShutdownEvent event, CoordinationController controller) {
+        controller.stop();
+    }
+}

@@ -1,0 +1,520 @@
+package dev.tenure.coordination;
+
+import dev.tenure.election.LeaseKey;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.jboss.logging.Logger;
+
+/**
+ * The coordinated leader election controller: informers on LeaseCandidates, Leases and Nodes feed a work queue
+ * keyed by (namespace, leaseName); each step reads the caches, asks {@link ElectionPlanner} for a decision, and
+ * carries out its one write. Nothing about an election is kept in memory: a restart resumes from the objects.
+ * Also runs the candidate garbage collector and answers the NodeMaintenance handover ({@link LeaseHandover}).
+ *
+ * <p>{@link #start()} and {@link #stop()} are for the operator's own leader election: only the leading replica
+ * runs the controller. Both are idempotent; the controller can be started again after a stop.
+ */
+public final class CoordinationController implements LeaseHandover {
+
+    private static final Logger LOG = Logger.getLogger(CoordinationController.class);
+    private static final String BY_LEASE = "lease";
+
+    private final KubernetesClient client;
+    private final ElectionPlanner planner;
+    private final Clock clock;
+    private final LeaseCandidateApi api;
+    private final CoordinationMetrics metrics;
+    private final Duration gcPeriod;
+    private final CandidateEvents events;
+
+    private Running running;
+    private String startFailure;
+
+    /** Everything one start() creates, so that stop() and a later start() cannot mix generations. */
+    private record Running(KeyedWorkQueue<LeaseKey> queue, ScheduledExecutorService scheduler, Thread worker,
+            SharedIndexInformer<GenericKubernetesResource> candidates, SharedIndexInformer<Lease> leases,
+            SharedIndexInformer<Node> nodes) {
+    }
+
+    public CoordinationController(KubernetesClient client, ElectionPlanner planner, Clock clock, LeaseCandidateApi api,
+            CoordinationMetrics metrics, Duration gcPeriod) {
+        this.client = Objects.requireNonNull(client, "client");
+        this.planner = Objects.requireNonNull(planner, "planner");
+        this.clock = Objects.requireNonNull(clock, "clock");
+        this.api = Objects.requireNonNull(api, "api");
+        this.metrics = Objects.requireNonNull(metrics, "metrics");
+        if (gcPeriod == null || gcPeriod.isZero() || gcPeriod.isNegative()) {
+            throw new IllegalArgumentException("tenure.coordination.gc-period must be > 0, was " + gcPeriod);
+        }
+        this.gcPeriod = gcPeriod;
+        this.events = api.served() ? new CandidateEvents(client, clock, api.apiVersion()) : null;
+    }
+
+    public LeaseCandidateApi api() {
+        return api;
+    }
+
+    public synchronized boolean isRunning() {
+        return running != null;
+    }
+
+    /** One line for the readiness check. */
+    public synchronized String status() {
+        if (!api.served()) {
+            return "inactive: " + api.detail();
+        }
+        if (running == null && startFailure != null) {
+            return "failed to start: " + startFailure + ", " + api.detail();
+        }
+        return (running != null ? "running" : "stopped (not leading)") + ", " + api.detail();
+    }
+
+    /** Starts informers, the election worker and the candidate garbage collector; no-op when running. */
+    public synchronized void start() {
+        if (running != null) {
+            return;
+        }
+        if (!api.served()) {
+            LOG.warnf("Coordinated leader election is inactive: %s. The rest of the operator is unaffected.",
+                    api.detail());
+            return;
+        }
+        ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(1, r -> {
+            Thread t = new Thread(r, "tenure-coordination-scheduler");
+            t.setDaemon(true);
+            return t;
+        });
+        KeyedWorkQueue<LeaseKey> queue = new KeyedWorkQueue<>("coordination", scheduler, Duration.ofMillis(50),
+                Duration.ofSeconds(30));
+
+        SharedIndexInformer<GenericKubernetesResource> candidates = client.genericKubernetesResources(api.context())
+                .inAnyNamespace().runnableInformer(0);
+        candidates.addIndexers(Map.of(BY_LEASE, r -> List.of(leaseIndexKey(KubeObjects.candidate(r)))));
+        candidates.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(GenericKubernetesResource obj) {
+                enqueue(queue, KubeObjects.candidate(obj));
+            }
+
+            @Override
+            public void onUpdate(GenericKubernetesResource oldObj, GenericKubernetesResource newObj) {
+                ObservedCandidate c = KubeObjects.candidate(newObj);
+                // a candidate we just pinged has nothing new to say until it acks (upstream enqueueCandidate)
+                if (c.pingTime() != null && c.renewTime() != null && c.renewTime().isBefore(c.pingTime())) {
+                    return;
+                }
+                enqueue(queue, c);
+            }
+
+            @Override
+            public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {
+                enqueue(queue, KubeObjects.candidate(obj));
+            }
+        });
+
+        SharedIndexInformer<Lease> leases = client.resources(Lease.class).inAnyNamespace().runnableInformer(0);
+        leases.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Lease obj) {
+                enqueueIfCandidates(obj);
+            }
+
+            @Override
+            public void onUpdate(Lease oldObj, Lease newObj) {
+                enqueueIfCandidates(newObj);
+            }
+
+            @Override
+            public void onDelete(Lease obj, boolean deletedFinalStateUnknown) {
+                enqueueIfCandidates(obj);
+            }
+
+            private void enqueueIfCandidates(Lease l) {
+                LeaseKey key = new LeaseKey(l.getMetadata().getNamespace(), l.getMetadata().getName());
+                // every Lease in the cluster (node heartbeats too) passes here; only candidates' Leases matter
+                if (!candidates.getIndexer().byIndex(BY_LEASE, leaseIndexKey(key)).isEmpty()) {
+                    queue.add(key);
+                }
+            }
+        });
+
+        SharedIndexInformer<Node> nodes = client.nodes().runnableInformer(0);
+        nodes.addEventHandler(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Node obj) {
+                enqueueMaintenanceAware(queue, candidates);
+            }
+
+            @Override
+            public void onUpdate(Node oldObj, Node newObj) {
+                if (!NodeAvailability.unavailableReason(oldObj).equals(NodeAvailability.unavailableReason(newObj))) {
+                    enqueueMaintenanceAware(queue, candidates);
+                }
+            }
+
+            @Override
+            public void onDelete(Node obj, boolean deletedFinalStateUnknown) {
+                enqueueMaintenanceAware(queue, candidates);
+            }
+        });
+
+        try {
+            nodes.run();
+            leases.run();
+            candidates.run();
+        } catch (RuntimeException e) {
+            nodes.close();
+            leases.close();
+            candidates.close();
+            scheduler.shutdownNow();
+            startFailure = e.getMessage();
+            throw e;
+        }
+        startFailure = null;
+        Thread worker = new Thread(() -> queue.run(this::reconcile), "tenure-coordination-worker");
+        worker.setDaemon(true);
+        running = new Running(queue, scheduler, worker, candidates, leases, nodes);
+        worker.start();
+        enqueueAll();
+        scheduler.scheduleWithFixedDelay(this::collectGarbageSafely, gcPeriod.toMillis(), gcPeriod.toMillis(),
+                TimeUnit.MILLISECONDS);
+        LOG.infof("Coordinated leader election started (%s, strategies: %s%s)", api.detail(),
+                LeaseStrategies.MAINTENANCE_AWARE,
+                planner.handles(LeaseStrategies.OLDEST_EMULATION_VERSION)
+                        ? ", " + LeaseStrategies.OLDEST_EMULATION_VERSION : "");
+    }
+
+    /** Stops everything start() began; safe to call when stopped. */
+    public void stop() {
+        Running r;
+        synchronized (this) {
+            r = running;
+            running = null;
+        }
+        if (r == null) {
+            return;
+        }
+        r.queue().shutDown();
+        r.candidates().close();
+        r.leases().close();
+        r.nodes().close();
+        r.scheduler().shutdownNow();
+        try {
+            r.worker().join(TimeUnit.SECONDS.toMillis(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        LOG.info("Coordinated leader election stopped");
+    }
+
+    /** Queues every Lease that has candidates (after start, and when something outside the objects changed). */
+    public void enqueueAll() {
+        Running r = current();
+        if (r == null) {
+            return;
+        }
+        for (GenericKubernetesResource g : r.candidates().getStore().list()) {
+            enqueue(r.queue(), KubeObjects.candidate(g));
+        }
+    }
+
+    /** The API server requires spec.leaseName; a candidate without one is skipped rather than failing a handler. */
+    private static void enqueue(KeyedWorkQueue<LeaseKey> queue, ObservedCandidate c) {
+        if (c.hasLeaseKey()) {
+            queue.add(c.leaseKey());
+        }
+    }
+
+    private static void enqueueMaintenanceAware(KeyedWorkQueue<LeaseKey> queue,
+            SharedIndexInformer<GenericKubernetesResource> candidates) {
+        for (GenericKubernetesResource g : candidates.getStore().list()) {
+            ObservedCandidate c = KubeObjects.candidate(g);
+            if (LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy())) {
+                enqueue(queue, c);
+            }
+        }
+    }
+
+    private synchronized Running current() {
+        return running;
+    }
+
+    // ------------------------------------------------------------------ election step
+
+    /** One election step for {@code key}: read caches, decide, write; returns when to look again. */
+    Optional<Duration> reconcile(LeaseKey key) {
+        Running r = current();
+        if (r == null) {
+            return Optional.empty();
+        }
+        Instant now = clock.instant();
+        List<ObservedCandidate> candidates = candidatesOf(r, key);
+        Lease cached = r.leases().getStore().getByKey(key.namespace() + "/" + key.name());
+        ObservedLease lease = cached == null ? null : KubeObjects.lease(cached);
+        Set<String> unavailable = candidates.stream()
+                .anyMatch(c -> LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy()))
+                ? unavailableCandidates(r, candidates) : Set.of();
+
+        ElectionDecision decision = planner.decide(key, candidates, lease, unavailable, now);
+        String strategy = decision.leaseWrite().map(ObservedLease::strategy)
+                .orElse(lease == null ? null : lease.strategy());
+        Optional<Instant> leaderless = ElectionPlanner.leaderlessSince(lease, planner.admissible(key, candidates, now),
+                now);
+        metrics.stepDecided(key, decision, strategy, leaderless, now);
+        reportBadInput(planner.admissible(key, candidates, now), decision);
+        try {
+            apply(r, key, decision, cached, now);
+            log(key, decision);
+        } catch (KubernetesClientException e) {
+            metrics.failure(e.getCode() == 409 ? CoordinationMetrics.WRITE_CONFLICT : CoordinationMetrics.API_ERROR);
+            LOG.debugf("%s: %s not written (%d %s); retrying", key, decision.outcome(), e.getCode(), e.getMessage());
+            throw e;
+        }
+        metrics.written(key, decision, strategy, leaderless, now);
+        return decision.requeue();
+    }
+
+    private void apply(Running r, LeaseKey key, ElectionDecision decision, Lease cached, Instant now) {
+        for (String name : decision.ping()) {
+            ping(r, key.namespace(), name, now);
+        }
+        if (decision.lease() == null) {
+            return;
+        }
+        if (decision.createLease()) {
+            Lease created = KubeObjects.applyTo(decision.lease(), new LeaseBuilder()
+                    .withMetadata(new ObjectMetaBuilder().withNamespace(key.namespace()).withName(key.name()).build())
+                    .build());
+            client.resources(Lease.class).inNamespace(key.namespace()).resource(created).create();
+        } else {
+            Lease updated = KubeObjects.applyTo(decision.lease(), new LeaseBuilder(cached).build());
+            // conditional on the cached resourceVersion: a holder renewing meanwhile makes this a 409, not a loss
+            client.resources(Lease.class).inNamespace(key.namespace()).resource(updated).update();
+        }
+    }
+
+    private void ping(Running r, String namespace, String name, Instant now) {
+        GenericKubernetesResource cached = r.candidates().getStore().getByKey(namespace + "/" + name);
+        String rv = cached == null ? null : cached.getMetadata().getResourceVersion();
+        String patch = "{\"metadata\":{" + (rv == null ? "" : "\"resourceVersion\":\"" + rv + "\"")
+                + "},\"spec\":{\"pingTime\":\"" + KubeObjects.microTime(now) + "\"}}";
+        client.genericKubernetesResources(api.context()).inNamespace(namespace).withName(name)
+                .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
+    }
+
+    /** Warning Events for what users must fix in their candidates; operational failures stay in logs/metrics. */
+    private void reportBadInput(List<ObservedCandidate> admissible, ElectionDecision decision) {
+        boolean conflict = decision.failure() == ElectionDecision.FailureReason.STRATEGY_CONFLICT;
+        for (ObservedCandidate c : admissible) {
+            if (conflict) {
+                events.warn(c, CandidateEvents.CONFLICTING_STRATEGY, decision.detail());
+            } else {
+                events.resolved(c, CandidateEvents.CONFLICTING_STRATEGY);
+            }
+            boolean ranked = LeaseStrategies.OLDEST_EMULATION_VERSION.equals(c.strategy())
+                    || LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy());
+            if (ranked && decision.outcome() != ElectionDecision.Outcome.NOT_MANAGED
+                    && !CandidateRanking.validForOldestEmulationVersion(c)) {
+                events.warn(c, CandidateEvents.INVALID_VERSION, "binaryVersion \"" + c.binaryVersion()
+                        + "\" and emulationVersion \"" + c.emulationVersion()
+                        + "\" must both be semantic versions (major.minor.patch); this candidate cannot be elected");
+            } else {
+                events.resolved(c, CandidateEvents.INVALID_VERSION);
+            }
+        }
+    }
+
+    private static void log(LeaseKey key, ElectionDecision d) {
+        switch (d.outcome()) {
+            case CREATE_LEASE, SET_HOLDER, SET_PREFERRED_HOLDER, CLEAR_PREFERRED_HOLDER, SET_STRATEGY ->
+                    LOG.infof("Lease %s: %s", key, d.detail());
+            case FAILED -> LOG.warnf("Lease %s: no election (%s): %s", key, d.failure().label(), d.detail());
+            default -> LOG.debugf("Lease %s: %s: %s", key, d.outcome(), d.detail());
+        }
+    }
+
+    private static List<ObservedCandidate> candidatesOf(Running r, LeaseKey key) {
+        return r.candidates().getIndexer().byIndex(BY_LEASE, leaseIndexKey(key)).stream()
+                .map(KubeObjects::candidate)
+                .toList();
+    }
+
+    private static String leaseIndexKey(ObservedCandidate c) {
+        return c.namespace() + "/" + c.leaseName();
+    }
+
+    private static String leaseIndexKey(LeaseKey k) {
+        return k.namespace() + "/" + k.name();
+    }
+
+    // ------------------------------------------------------------------ nodes
+
+    /** Names of candidates whose node is cordoned or in maintenance. */
+    private Set<String> unavailableCandidates(Running r, List<ObservedCandidate> candidates) {
+        Set<String> out = new HashSet<>();
+        for (ObservedCandidate c : candidates) {
+            nodeOf(c).map(n -> r.nodes().getStore().getByKey(n))
+                    .flatMap(NodeAvailability::unavailableReason)
+                    .ifPresent(reason -> out.add(c.name()));
+        }
+        return out;
+    }
+
+    /** The node a candidate runs on: label {@code tenure.dev/node}, else the node of the Pod named like it. */
+    Optional<String> nodeOf(ObservedCandidate c) {
+        String label = c.nodeLabel();
+        if (label != null && !label.isEmpty()) {
+            return Optional.of(label);
+        }
+        try {
+            Pod pod = client.pods().inNamespace(c.namespace()).withName(c.name()).get();
+            return pod == null || pod.getSpec() == null ? Optional.empty()
+                    : Optional.ofNullable(pod.getSpec().getNodeName()).filter(n -> !n.isEmpty());
+        } catch (KubernetesClientException e) {
+            LOG.debugf("node of candidate %s/%s unknown: %s", c.namespace(), c.name(), e.getMessage());
+            return Optional.empty();
+        }
+    }
+
+    private Set<String> unavailableNodes(Running r) {
+        Set<String> out = new LinkedHashSet<>();
+        for (Node n : r.nodes().getStore().list()) {
+            if (NodeAvailability.unavailableReason(n).isPresent()) {
+                out.add(n.getMetadata().getName());
+            }
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------ handover (NodeMaintenance)
+
+    @Override
+    public List<LeaseKey> leasesHeldOn(String node) {
+        Running r = requireRunning();
+        List<ObservedCandidate> candidates = allCandidates(r);
+        return HandoverPlanner.leasesHeldOn(node, allLeases(r), HandoverPlanner.byIdentity(candidates),
+                        this::nodeOf, clock.instant()).stream()
+                .map(ObservedLease::key)
+                .toList();
+    }
+
+    @Override
+    public List<HandoverPlanner.HandoverStep> requestHandover(String node) {
+        Running r = requireRunning();
+        Instant now = clock.instant();
+        List<HandoverPlanner.HandoverStep> steps = HandoverPlanner.plan(node, allLeases(r), allCandidates(r),
+                unavailableNodes(r), this::nodeOf, planner, now);
+        for (HandoverPlanner.HandoverStep step : steps) {
+            if (step.successor().isEmpty()) {
+                LOG.warnf("Lease %s: held by %s on node %s, and no candidate off the node can take it", step.lease(),
+                        step.holder(), node);
+                continue;
+            }
+            Lease cached = r.leases().getStore().getByKey(step.lease().namespace() + "/" + step.lease().name());
+            if (cached == null || cached.getSpec() == null
+                    || step.successor().get().equals(cached.getSpec().getPreferredHolder())) {
+                continue;
+            }
+            // a merge patch of the one field: the holder renews every few seconds, and a conditional update
+            // would keep losing to it; preferredHolder is the controller's field, nobody else writes it
+            client.resources(Lease.class).inNamespace(step.lease().namespace()).withName(step.lease().name())
+                    .patch(PatchContext.of(PatchType.JSON_MERGE),
+                            "{\"spec\":{\"preferredHolder\":\"" + step.successor().get() + "\"}}");
+            LOG.infof("Lease %s: handover off node %s requested, preferredHolder %s", step.lease(), node,
+                    step.successor().get());
+        }
+        return steps;
+    }
+
+    @Override
+    public boolean handedOver(String node) {
+        return leasesHeldOn(node).isEmpty();
+    }
+
+    private Running requireRunning() {
+        Running r = current();
+        if (r == null) {
+            throw new IllegalStateException("coordination controller is not running: " + status());
+        }
+        return r;
+    }
+
+    private static List<ObservedCandidate> allCandidates(Running r) {
+        return r.candidates().getStore().list().stream().map(KubeObjects::candidate).toList();
+    }
+
+    private static List<ObservedLease> allLeases(Running r) {
+        List<ObservedLease> out = new ArrayList<>();
+        for (Lease l : r.leases().getStore().list()) {
+            out.add(KubeObjects.lease(l));
+        }
+        return out;
+    }
+
+    // ------------------------------------------------------------------ garbage collection
+
+    /**
+     * Deletes candidates expired in the cache and again on a fresh read (upstream leasecandidategc): a candidate
+     * that renewed since the cache saw it survives. Returns how many were deleted.
+     */
+    public int collectGarbage() {
+        Running r = current();
+        if (r == null) {
+            return 0;
+        }
+        return collectGarbage(allCandidates(r), clock.instant());
+    }
+
+    /** {@link #collectGarbage()} over a given view of the cache. */
+    int collectGarbage(List<ObservedCandidate> cachedCandidates, Instant now) {
+        int deleted = 0;
+        for (ObservedCandidate cached : cachedCandidates) {
+            if (!planner.isCandidateExpired(cached, now)) {
+                continue;
+            }
+            var resource = client.genericKubernetesResources(api.context()).inNamespace(cached.namespace())
+                    .withName(cached.name());
+            GenericKubernetesResource fresh = resource.get();
+            if (fresh == null || !planner.isCandidateExpired(KubeObjects.candidate(fresh), now)) {
+                continue;
+            }
+            resource.delete();
+            deleted++;
+            LOG.infof("LeaseCandidate %s/%s expired (last renewed %s): deleted", cached.namespace(), cached.name(),
+                    cached.renewTime());
+        }
+        return deleted;
+    }
+
+    private void collectGarbageSafely() {
+        try {
+            collectGarbage();
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "LeaseCandidate garbage collection failed; next run in %s", gcPeriod);
+        }
+    }
+}

@@ -1,0 +1,305 @@
+package dev.tenure.coordination;
+
+import static dev.tenure.coordination.LeaseStrategies.MAINTENANCE_AWARE;
+import static dev.tenure.coordination.LeaseStrategies.OLDEST_EMULATION_VERSION;
+
+import dev.tenure.coordination.CandidateRanking.StrategyChoice;
+import dev.tenure.coordination.ElectionDecision.FailureReason;
+import dev.tenure.coordination.ElectionDecision.Outcome;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.LeaseRules;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * One election step as a pure function of (candidates, Lease, unavailable candidates, now): upstream CLE
+ * {@code reconcileElectionStep} semantics, with these deliberate differences, each a fix:
+ * <ul>
+ *   <li>a {@code preferredHolder} that names a candidate which is gone or expired is cleared first
+ *       (kubernetes PR 138066: otherwise the holder steps down for nobody and the election stalls);</li>
+ *   <li>under MaintenanceAware, a holder that is the best again (its node came back) loses a left-over
+ *       {@code preferredHolder};</li>
+ *   <li>every failure is retried after {@link ElectionTiming#requeueInterval()} instead of waiting for an event;</li>
+ *   <li>an ack given in the current ping round stays valid until the round closes (two windows after the
+ *       ping), so an ack that lands a few milliseconds before the window ends is not lost to timer jitter;</li>
+ *   <li>the strategy conflict check looks at every candidate at the highest binary version, not at list order;</li>
+ *   <li>a Lease renewed further in the future than its own duration is treated as expired, not valid forever.</li>
+ * </ul>
+ */
+public final class ElectionPlanner {
+
+    private final ElectionTiming timing;
+    private final boolean upstreamStrategyEnabled;
+
+    public ElectionPlanner(ElectionTiming timing, boolean upstreamStrategyEnabled) {
+        this.timing = Objects.requireNonNull(timing, "timing");
+        this.upstreamStrategyEnabled = upstreamStrategyEnabled;
+    }
+
+    public ElectionTiming timing() {
+        return timing;
+    }
+
+    /** MaintenanceAware always; OldestEmulationVersion and third-party strategies only in upstream mode. */
+    public boolean handles(String strategy) {
+        return MAINTENANCE_AWARE.equals(strategy) || upstreamStrategyEnabled;
+    }
+
+    /**
+     * Authority view (the election core's {@link LeaseRules#authorityStatus}): renewTime + duration against our
+     * clock; missing renewTime or duration is expired (upstream), and a renewTime more than one lease duration
+     * ahead of our clock proves nothing, so it does not keep the Lease valid. A Lease without holder is judged
+     * by its timestamps alone (upstream isLeaseExpired).
+     */
+    public static boolean isLeaseExpired(ObservedLease lease, Instant now) {
+        if (lease.renewTime() == null || lease.leaseDurationSeconds() == null || lease.leaseDurationSeconds() <= 0) {
+            return true;
+        }
+        Duration duration = Duration.ofSeconds(lease.leaseDurationSeconds());
+        LeaseRecord record = new LeaseRecord(lease.hasHolder() ? lease.holderIdentity() : "(none)",
+                lease.leaseDurationSeconds(), lease.acquireTime(), lease.renewTime(), 0, lease.strategy(),
+                lease.preferredHolder(), List.of(), lease.resourceVersion());
+        return !LeaseRules.authorityStatus(record, now, duration).isValid();
+    }
+
+    public boolean isCandidateExpired(ObservedCandidate c, Instant now) {
+        return c.renewTime() == null || c.renewTime().plus(timing.candidateValidity()).isBefore(now);
+    }
+
+    /** Unexpired candidates for the Lease {@code key}. */
+    public List<ObservedCandidate> admissible(LeaseKey key, Collection<ObservedCandidate> all, Instant now) {
+        return all.stream()
+                .filter(c -> key.namespace().equals(c.namespace()) && key.name().equals(c.leaseName()))
+                .filter(c -> !isCandidateExpired(c, now))
+                .toList();
+    }
+
+    /**
+     * The best candidate under {@code strategy}: OldestEmulationVersion ranks all; MaintenanceAware ranks those
+     * not in {@code unavailable} and falls back to all when every candidate is unavailable (a leader on a
+     * draining node beats no leader). Empty for strategies without a built-in ranking.
+     */
+    public static Optional<ObservedCandidate> bestFor(String strategy, Collection<ObservedCandidate> candidates,
+            Set<String> unavailable) {
+        if (OLDEST_EMULATION_VERSION.equals(strategy)) {
+            return CandidateRanking.pickBest(candidates);
+        }
+        if (MAINTENANCE_AWARE.equals(strategy)) {
+            List<ObservedCandidate> available = candidates.stream()
+                    .filter(c -> !unavailable.contains(c.name()))
+                    .toList();
+            return CandidateRanking.pickBest(available).or(() -> CandidateRanking.pickBest(candidates));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * One election step.
+     *
+     * @param all         candidates from the cache (any Lease; filtered here)
+     * @param lease       the Lease from the cache, or {@code null} when it does not exist
+     * @param unavailable names of candidates in the Lease's namespace whose node is cordoned or in maintenance
+     */
+    public ElectionDecision decide(LeaseKey key, Collection<ObservedCandidate> all, ObservedLease lease,
+            Set<String> unavailable, Instant now) {
+        Duration requeue = timing.requeueInterval();
+        List<ObservedCandidate> candidates = admissible(key, all, now);
+        if (candidates.isEmpty()) {
+            return ElectionDecision.notManaged("no unexpired candidates");
+        }
+        StrategyChoice prelim = CandidateRanking.pickStrategy(candidates);
+        if (prelim.isConflict()) {
+            boolean ours = upstreamStrategyEnabled
+                    || candidates.stream().anyMatch(c -> MAINTENANCE_AWARE.equals(c.strategy()));
+            return ours ? ElectionDecision.failed(FailureReason.STRATEGY_CONFLICT, prelim.conflict(), requeue)
+                    : ElectionDecision.notManaged(prelim.conflict());
+        }
+        if (!handles(prelim.strategy())) {
+            return ElectionDecision.notManaged("strategy " + prelim.strategy()
+                    + " is left to the API server's coordinated leader election");
+        }
+
+        Set<String> names = candidates.stream().map(ObservedCandidate::name).collect(Collectors.toSet());
+        if (lease != null && lease.hasPreferredHolder() && !names.contains(lease.preferredHolder())) {
+            return ElectionDecision.write(Outcome.CLEAR_PREFERRED_HOLDER, lease.withPreferredHolder(null), false,
+                    "preferredHolder " + lease.preferredHolder() + " is no longer a candidate", requeue);
+        }
+
+        if (!electionNeeded(candidates, lease, prelim.strategy(), unavailable, now)) {
+            return ElectionDecision.noChange("holder " + (lease == null ? null : lease.holderIdentity())
+                    + " is already the best candidate", requeue);
+        }
+
+        Optional<ElectionDecision> pingStep = pingStep(candidates, now);
+        if (pingStep.isPresent()) {
+            return pingStep.get();
+        }
+
+        List<ObservedCandidate> acked = candidates.stream().filter(c -> acked(c, now)).toList();
+        if (acked.isEmpty()) {
+            return ElectionDecision.failed(FailureReason.NO_ACKED_CANDIDATES,
+                    "no candidate answered the last ping within " + timing.electionWindow(), requeue);
+        }
+        StrategyChoice choice = CandidateRanking.pickStrategy(acked);
+        if (choice.isConflict()) {
+            return ElectionDecision.failed(FailureReason.STRATEGY_CONFLICT, choice.conflict(), requeue);
+        }
+        String strategy = choice.strategy();
+        if (!handles(strategy)) {
+            return ElectionDecision.notManaged("strategy " + strategy + " is left to another controller");
+        }
+        boolean ranked = OLDEST_EMULATION_VERSION.equals(strategy) || MAINTENANCE_AWARE.equals(strategy);
+        String electee = bestFor(strategy, acked, unavailable).map(ObservedCandidate::name).orElse(null);
+        if (ranked && electee == null) {
+            return ElectionDecision.failed(FailureReason.NO_VALID_CANDIDATE,
+                    "no acked candidate has parsable binaryVersion and emulationVersion", requeue);
+        }
+
+        if (lease == null) {
+            ObservedLease created = new ObservedLease(key.namespace(), key.name(), electee, null, strategy,
+                    timing.leaseDurationSeconds(), now, null, null);
+            return ElectionDecision.write(Outcome.CREATE_LEASE, created, true,
+                    electee == null ? "creating lease without holder for strategy " + strategy
+                            : "creating lease for " + electee, requeue);
+        }
+        return updateStep(lease, strategy, electee, now, requeue);
+    }
+
+    private ElectionDecision updateStep(ObservedLease lease, String strategy, String electee, Instant now,
+            Duration requeue) {
+        ObservedLease desired = lease;
+        Outcome outcome = Outcome.NO_CHANGE;
+        String detail = "lease already has the best holder " + lease.holderIdentity();
+        if (!strategy.equals(lease.strategy())) {
+            desired = desired.withStrategy(strategy);
+            outcome = Outcome.SET_STRATEGY;
+            detail = "strategy changed to " + strategy;
+        }
+        if (electee != null) {
+            boolean expired = isLeaseExpired(lease, now);
+            if (!lease.hasHolder() || (expired && !lease.holderIdentity().equals(electee))) {
+                desired = desired.withHolder(electee, now, timing.leaseDurationSeconds());
+                outcome = Outcome.SET_HOLDER;
+                detail = (lease.hasHolder() ? "lease of " + lease.holderIdentity() + " expired" : "lease had no holder")
+                        + ", holder set to " + electee;
+            } else if (!lease.holderIdentity().equals(electee)) {
+                if (!electee.equals(lease.preferredHolder())) {
+                    desired = desired.withPreferredHolder(electee);
+                    outcome = Outcome.SET_PREFERRED_HOLDER;
+                    detail = "held by " + lease.holderIdentity() + ", should be held by " + electee;
+                }
+            } else if (lease.hasPreferredHolder() && MAINTENANCE_AWARE.equals(strategy)) {
+                // the holder's node is back from maintenance; OldestEmulationVersion keeps upstream's behaviour
+                // (a preferredHolder stays until the holder changes), so a handover request is not undone
+                desired = desired.withPreferredHolder(null);
+                outcome = Outcome.CLEAR_PREFERRED_HOLDER;
+                detail = "holder " + electee + " is the best again; preferredHolder " + lease.preferredHolder()
+                        + " withdrawn";
+            }
+        }
+        if (desired.equals(lease)) {
+            return ElectionDecision.noChange(detail, requeue);
+        }
+        return ElectionDecision.write(outcome, desired, false, detail, requeue);
+    }
+
+    private boolean electionNeeded(List<ObservedCandidate> candidates, ObservedLease lease, String strategy,
+            Set<String> unavailable, Instant now) {
+        if (lease == null || !lease.hasHolder() || isLeaseExpired(lease, now)) {
+            return true;
+        }
+        // every reelectionInterval all candidates are pinged, so live ones never reach candidateValidity
+        for (ObservedCandidate c : candidates) {
+            if (c.renewTime().plus(timing.reelectionInterval()).isBefore(now)) {
+                return true;
+            }
+        }
+        Optional<ObservedCandidate> best = bestFor(strategy, candidates, unavailable);
+        if (best.isEmpty()) {
+            return false;
+        }
+        if (best.get().name().equals(lease.holderIdentity())) {
+            return MAINTENANCE_AWARE.equals(strategy) && lease.hasPreferredHolder()
+                    && !lease.preferredHolder().equals(lease.holderIdentity());
+        }
+        return true;
+    }
+
+    /** Pings candidates that have not proven life within the window, or waits for pings already out. */
+    private Optional<ElectionDecision> pingStep(List<ObservedCandidate> candidates, Instant now) {
+        Duration window = timing.electionWindow();
+        List<String> toPing = new ArrayList<>();
+        Instant firstDeadline = null;
+        for (ObservedCandidate c : candidates) {
+            if (awaitingAck(c, now)) {
+                Instant deadline = c.pingTime().plus(window);
+                firstDeadline = firstDeadline == null || deadline.isBefore(firstDeadline) ? deadline : firstDeadline;
+                continue;
+            }
+            if (acked(c, now)) {
+                continue;
+            }
+            // a candidate that ignored its last ping is not pinged again until it renews by itself (upstream)
+            if (c.pingTime() == null
+                    || (c.pingTime().plus(window).isBefore(now) && c.pingTime().isBefore(c.renewTime()))) {
+                toPing.add(c.name());
+            }
+        }
+        if (!toPing.isEmpty()) {
+            toPing.sort(Comparator.naturalOrder());
+            return Optional.of(ElectionDecision.ping(toPing, window));
+        }
+        if (firstDeadline != null) {
+            return Optional.of(ElectionDecision.awaitAcks("waiting for acks until " + firstDeadline,
+                    Duration.between(now, firstDeadline)));
+        }
+        return Optional.empty();
+    }
+
+    private boolean awaitingAck(ObservedCandidate c, Instant now) {
+        return c.pingTime() != null && c.pingTime().plus(timing.electionWindow()).isAfter(now)
+                && c.renewTime() != null && c.renewTime().isBefore(c.pingTime());
+    }
+
+    /** Renewed within the window, or answered the current ping round (until two windows after the ping). */
+    boolean acked(ObservedCandidate c, Instant now) {
+        Duration window = timing.electionWindow();
+        if (c.renewTime() == null) {
+            return false;
+        }
+        if (c.renewTime().plus(window).isAfter(now)) {
+            return true;
+        }
+        return c.pingTime() != null && c.pingTime().isBefore(c.renewTime())
+                && c.pingTime().plus(window.multipliedBy(2)).isAfter(now);
+    }
+
+    /**
+     * Since when the Lease has had no valid holder, or empty while it has one. A missing Lease counts from the
+     * oldest candidate's creation (the Lease has been wanted since then).
+     */
+    public static Optional<Instant> leaderlessSince(ObservedLease lease, Collection<ObservedCandidate> candidates,
+            Instant now) {
+        if (lease == null) {
+            return candidates.stream().map(ObservedCandidate::creationTimestamp).filter(Objects::nonNull)
+                    .min(Comparator.naturalOrder()).or(() -> Optional.of(now));
+        }
+        if (lease.hasHolder() && !isLeaseExpired(lease, now)) {
+            return Optional.empty();
+        }
+        if (lease.renewTime() == null || lease.leaseDurationSeconds() == null) {
+            return Optional.of(now);
+        }
+        Instant expiry = lease.renewTime().plusSeconds(lease.leaseDurationSeconds());
+        return Optional.of(expiry.isAfter(now) ? now : expiry);
+    }
+}

@@ -1,0 +1,142 @@
+package dev.tenure.coordination;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.jboss.logging.Logger;
+
+/**
+ * A client-go style work queue: a key is queued at most once, never processed by two workers at once (an add
+ * while it is processed runs it again afterwards), can be re-added after a delay (the earliest delay wins), and
+ * failures are retried with a per-key exponential backoff that resets on success.
+ */
+final class KeyedWorkQueue<K> {
+
+    private static final Logger LOG = Logger.getLogger(KeyedWorkQueue.class);
+
+    private final String name;
+    private final ScheduledExecutorService scheduler;
+    private final Duration baseBackoff;
+    private final Duration maxBackoff;
+    private final LinkedBlockingQueue<K> ready = new LinkedBlockingQueue<>();
+    private final Set<K> dirty = new HashSet<>();
+    private final Set<K> processing = new HashSet<>();
+    private final Map<K, ScheduledFuture<?>> delayed = new HashMap<>();
+    private final Map<K, Long> delayedAt = new HashMap<>();
+    private final Map<K, Integer> failures = new HashMap<>();
+    private volatile boolean shutDown;
+
+    KeyedWorkQueue(String name, ScheduledExecutorService scheduler, Duration baseBackoff, Duration maxBackoff) {
+        this.name = name;
+        this.scheduler = scheduler;
+        this.baseBackoff = baseBackoff;
+        this.maxBackoff = maxBackoff;
+    }
+
+    synchronized void add(K key) {
+        if (shutDown || !dirty.add(key)) {
+            return;
+        }
+        if (!processing.contains(key)) {
+            ready.add(key);
+        }
+    }
+
+    /** Adds {@code key} after {@code delay}; an earlier pending re-add of the same key is kept. */
+    synchronized void addAfter(K key, Duration delay) {
+        if (shutDown) {
+            return;
+        }
+        if (delay.isZero() || delay.isNegative()) {
+            add(key);
+            return;
+        }
+        long due = System.nanoTime() + delay.toNanos();
+        Long pending = delayedAt.get(key);
+        if (pending != null && pending - due <= 0) {
+            return;
+        }
+        ScheduledFuture<?> old = delayed.remove(key);
+        if (old != null) {
+            old.cancel(false);
+        }
+        delayedAt.put(key, due);
+        delayed.put(key, scheduler.schedule(() -> {
+            synchronized (this) {
+                delayed.remove(key);
+                delayedAt.remove(key);
+            }
+            add(key);
+        }, delay.toNanos(), TimeUnit.NANOSECONDS));
+    }
+
+    synchronized Duration backoff(K key) {
+        int n = failures.merge(key, 1, Integer::sum);
+        long nanos = baseBackoff.toNanos() << Math.min(n - 1, 30);
+        return nanos <= 0 || nanos > maxBackoff.toNanos() ? maxBackoff : Duration.ofNanos(nanos);
+    }
+
+    synchronized void forget(K key) {
+        failures.remove(key);
+    }
+
+    /**
+     * Runs the worker loop on the calling thread until {@link #shutDown()}: {@code handler} returns when to look at
+     * the key again (empty: wait for the next event) or throws to be retried with backoff.
+     */
+    void run(Function<K, Optional<Duration>> handler) {
+        while (!shutDown) {
+            K key;
+            try {
+                key = ready.poll(200, TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (key == null) {
+                continue;
+            }
+            synchronized (this) {
+                dirty.remove(key);
+                processing.add(key);
+            }
+            try {
+                Optional<Duration> again = handler.apply(key);
+                forget(key);
+                again.ifPresent(d -> addAfter(key, d));
+            } catch (RuntimeException e) {
+                Duration wait = backoff(key);
+                LOG.debugf(e, "%s: %s failed, retrying in %s", name, key, wait);
+                addAfter(key, wait);
+            } finally {
+                synchronized (this) {
+                    processing.remove(key);
+                    if (dirty.contains(key)) {
+                        ready.add(key);
+                    }
+                }
+            }
+        }
+    }
+
+    synchronized void shutDown() {
+        shutDown = true;
+        delayed.values().forEach(f -> f.cancel(false));
+        delayed.clear();
+        delayedAt.clear();
+        ready.clear();
+        dirty.clear();
+    }
+
+    synchronized boolean isShutDown() {
+        return shutDown;
+    }
+}

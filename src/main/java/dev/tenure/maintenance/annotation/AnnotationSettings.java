@@ -1,0 +1,35 @@
+package dev.tenure.maintenance.annotation;
+
+import java.time.Duration;
+
+/**
+ * Settings of the annotation protocol ({@code tenure.maintenance.annotation.*}) plus where the per-node
+ * lease lives (shared with NodeMaintenance: one lease per node is what makes the two doors exclusive).
+ */
+public record AnnotationSettings(String holder, Duration leasePadding, Duration maxDuration, String leaseNamespace,
+        String leaseNamePrefix) {
+
+    public AnnotationSettings {
+        if (holder == null || holder.isBlank()) {
+            throw new IllegalArgumentException("tenure.maintenance.annotation.holder: must not be empty");
+        }
+        if (leasePadding.isNegative() || leasePadding.isZero() || leasePadding.getNano() != 0
+                || leasePadding.compareTo(Duration.ofDays(1)) > 0) {
+            throw new IllegalArgumentException("tenure.maintenance.annotation.lease-padding: must be a whole number of "
+                    + "seconds from 1s to 24h, was " + leasePadding);
+        }
+        if (maxDuration.compareTo(Duration.ofSeconds(1)) < 0 || maxDuration.toSeconds() > Integer.MAX_VALUE / 2) {
+            throw new IllegalArgumentException("tenure.maintenance.annotation.max-duration: must be between 1s and "
+                    + Integer.MAX_VALUE / 2 + "s, was " + maxDuration);
+        }
+    }
+
+    public static AnnotationSettings defaults() {
+        return new AnnotationSettings("tenure-annotation", Duration.ofSeconds(30), Duration.ofDays(30), "medik8s-leases",
+                "node-");
+    }
+
+    public String leaseName(String nodeName) {
+        return leaseNamePrefix + nodeName;
+    }
+}

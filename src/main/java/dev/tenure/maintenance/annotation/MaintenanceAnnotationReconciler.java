@@ -1,0 +1,79 @@
+package dev.tenure.maintenance.annotation;
+
+import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.maintenance.EventRecorder;
+import dev.tenure.maintenance.MaintenanceMachine;
+import dev.tenure.maintenance.MaintenanceSettings;
+import dev.tenure.operator.AnnotationProtocolConfig;
+import dev.tenure.operator.TenureConfig;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.api.config.informer.Informer;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.source.filter.GenericFilter;
+import io.quarkiverse.operatorsdk.annotations.RBACRule;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.util.Optional;
+
+/**
+ * JOSDK driver of the annotation protocol: reconciles Nodes that carry one of its annotations (the request,
+ * the status, or Tenure's state record) with {@link MaintenanceAnnotationController}. Registered like every
+ * reconciler, so it runs only while this replica leads ({@code OperatorLeadership} starts the JOSDK operator
+ * then). Not generation-aware: annotations do not move a Node's generation.
+ */
+@ControllerConfiguration(name = MaintenanceAnnotationReconciler.NAME, generationAwareEventProcessing = false,
+        informer = @Informer(genericFilter = MaintenanceAnnotationReconciler.ConcernsProtocol.class))
+// Exactly the calls the controller and the maintenance machine make for it.
+@RBACRule(apiGroups = "", resources = "nodes", verbs = {"get", "list", "watch", "patch"})
+@RBACRule(apiGroups = "", resources = "nodes/status", verbs = "patch")
+@RBACRule(apiGroups = "", resources = "pods", verbs = {"list", "delete"})
+@RBACRule(apiGroups = "", resources = "pods/eviction", verbs = "create")
+@RBACRule(apiGroups = "apps", resources = "daemonsets", verbs = "get")
+@RBACRule(apiGroups = "coordination.k8s.io", resources = "leases", verbs = {"get", "create", "update"})
+@RBACRule(apiGroups = "", resources = "namespaces", verbs = {"get", "create"})
+@RBACRule(apiGroups = "", resources = "events", verbs = {"get", "create", "patch"})
+public class MaintenanceAnnotationReconciler implements Reconciler<Node> {
+
+    public static final String NAME = "maintenance-annotation";
+
+    private final MaintenanceAnnotationController controller;
+    private final boolean enabled;
+
+    @Inject
+    public MaintenanceAnnotationReconciler(KubernetesClient client, MaintenanceMachine machine, EventRecorder recorder,
+            MaintenanceSettings maintenance, TenureConfig config) {
+        AnnotationProtocolConfig c = config.maintenance().annotation();
+        AnnotationSettings settings = new AnnotationSettings(c.holder(), c.leasePadding(), c.maxDuration(),
+                maintenance.leaseNamespace(), maintenance.leaseNamePrefix());
+        if (settings.holder().equals(maintenance.holder())) {
+            throw new IllegalArgumentException("tenure.maintenance.annotation.holder: must differ from "
+                    + "tenure.maintenance.lease.holder (" + maintenance.holder() + "), or the lease cannot tell the "
+                    + "annotation's maintenance from a NodeMaintenance's");
+        }
+        this.enabled = c.enabled();
+        this.controller = new MaintenanceAnnotationController(client, new KubeLeaseStore(client), machine, recorder,
+                settings, Clock.systemUTC());
+    }
+
+    @Override
+    public UpdateControl<Node> reconcile(Node node, Context<Node> context) {
+        if (!enabled) {
+            return UpdateControl.noUpdate();
+        }
+        Optional<java.time.Duration> next = controller.reconcile(node.getMetadata().getName());
+        UpdateControl<Node> control = UpdateControl.noUpdate();
+        return next.map(control::rescheduleAfter).orElse(control);
+    }
+
+    /** Only Nodes the protocol concerns reach the reconciler; the rest of the fleet costs nothing but the cache. */
+    public static final class ConcernsProtocol implements GenericFilter<Node> {
+        @Override
+        public boolean accept(Node node) {
+            return MaintenanceAnnotationController.concerns(node);
+        }
+    }
+}

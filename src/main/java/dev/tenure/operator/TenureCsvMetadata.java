@@ -1,0 +1,159 @@
+package dev.tenure.operator;
+
+import java.util.List;
+
+import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
+import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
+
+/**
+ * The one source of the OLM ClusterServiceVersion metadata. Every reconciler lands in this bundle
+ * because its name is the application name, which is the bundle name the generator infers.
+ *
+ * <p>quarkus-operator-sdk 7.2.3's {@code @CSVMetadata} has no fields for spec/status descriptors or
+ * webhook definitions, so those are declared here as data ({@link #WEBHOOK}, {@link #DESCRIPTORS})
+ * and written into the generated CSV by {@link ManifestAssembly} during {@code package}.
+ */
+@CSVMetadata(
+        name = TenureCsvMetadata.BUNDLE_NAME,
+        displayName = "Tenure",
+        description = TenureCsvMetadata.DESCRIPTION,
+        keywords = { "node", "maintenance", "drain", "cordon", "eviction", "lease", "leader election",
+                "LeaseCandidate", "medik8s" },
+        maturity = "alpha",
+        minKubeVersion = "1.31.0",
+        provider = @CSVMetadata.Provider(name = "Tenure", url = "https://tenure.dev"),
+        maintainers = @CSVMetadata.Maintainer(name = "Tenure maintainers", email = "maintainers@tenure.dev"),
+        links = {
+                @CSVMetadata.Link(name = "Documentation", url = "https://github.com/tenure-dev/tenure#readme"),
+                @CSVMetadata.Link(name = "Source", url = "https://github.com/tenure-dev/tenure")
+        },
+        // AllNamespaces only: NodeMaintenance is cluster-scoped and nodes are cluster-wide, so the
+        // operator cannot do its job from inside a namespace subset.
+        installModes = {
+                @CSVMetadata.InstallMode(type = "AllNamespaces", supported = true),
+                @CSVMetadata.InstallMode(type = "OwnNamespace", supported = false),
+                @CSVMetadata.InstallMode(type = "SingleNamespace", supported = false),
+                @CSVMetadata.InstallMode(type = "MultiNamespace", supported = false)
+        },
+        annotations = @CSVMetadata.Annotations(
+                capabilities = "Basic Install",
+                categories = "OpenShift Optional",
+                repository = "https://github.com/tenure-dev/tenure",
+                almExamples = TenureCsvMetadata.ALM_EXAMPLES))
+public class TenureCsvMetadata implements SharedCSVMetadata {
+
+    /** Bundle (and OLM package) name; equal to {@code quarkus.application.name}. */
+    public static final String BUNDLE_NAME = "tenure-operator";
+
+    static final String DESCRIPTION = """
+            Tenure puts Kubernetes nodes into maintenance safely and runs coordinated leader election.
+
+            **Node maintenance.** Create a `NodeMaintenance` for a node: Tenure takes a per-node Lease \
+            (interoperable with the medik8s `medik8s-leases` namespace), cordons and taints the node, \
+            hands leadership of leader-elected workloads away from it, drains it through the Eviction \
+            API with PodDisruptionBudgets respected, and reports progress (phase, drain progress, \
+            pending pods) in status, events and metrics. Deleting the resource ends the maintenance and \
+            undoes exactly what Tenure did: a node an administrator had cordoned stays cordoned.
+
+            ```yaml
+            apiVersion: tenure.dev/v1alpha1
+            kind: NodeMaintenance
+            metadata:
+              name: worker-1-kernel-upgrade
+            spec:
+              nodeName: worker-1
+              reason: kernel upgrade
+            ```
+
+            **Coordinated leader election.** Tenure reconciles `coordination.k8s.io` LeaseCandidate \
+            objects and picks each Lease's holder like the upstream controller, plus a \
+            maintenance-aware strategy that moves leadership off nodes before they are drained.
+
+            Metrics are exposed on `/q/metrics` with the `tenure_` prefix; the bundle ships a \
+            ServiceMonitor and a PrometheusRule with alerts.
+            """;
+
+    /** One valid NodeMaintenance, shown by the console as the "create" template. */
+    static final String ALM_EXAMPLES = """
+            [
+              {
+                "apiVersion": "tenure.dev/v1alpha1",
+                "kind": "NodeMaintenance",
+                "metadata": {"name": "worker-1-maintenance"},
+                "spec": {"nodeName": "worker-1", "reason": "kernel upgrade"}
+              }
+            ]""";
+
+    /** Path the validating webhook is served on; shared with the NodeMaintenance webhook endpoint. */
+    public static final String VALIDATING_WEBHOOK_PATH = "/validate-nodemaintenance";
+
+    /** Port Quarkus serves HTTPS on when OLM has mounted the webhook serving certificate. */
+    public static final int WEBHOOK_TARGET_PORT = 8443;
+
+    /** Where OLM mounts the webhook serving certificate (tls.crt, tls.key) into the deployment. */
+    public static final String OLM_WEBHOOK_CERT_DIR = "/tmp/k8s-webhook-server/serving-certs";
+
+    /** The CSV {@code webhookdefinitions} entry for the NodeMaintenance validating webhook. */
+    public record WebhookDefinition(String generateName, String group, String version, String resource,
+            List<String> operations, String path, int containerPort, int targetPort,
+            String failurePolicy, int timeoutSeconds) {
+    }
+
+    // failurePolicy Fail: a NodeMaintenance that skipped validation could cordon a second
+    // control-plane node; the webhook only covers nodemaintenances, so an outage blocks nothing else.
+    static final WebhookDefinition WEBHOOK = new WebhookDefinition("vnodemaintenance.tenure.dev",
+            "tenure.dev", "v1alpha1", "nodemaintenances", List.of("CREATE", "UPDATE"),
+            VALIDATING_WEBHOOK_PATH, 443, WEBHOOK_TARGET_PORT, "Fail", 10);
+
+    /** Which part of the resource a descriptor points into. */
+    public enum Section {
+        SPEC,
+        STATUS
+    }
+
+    /** An OLM spec or status descriptor: what the console shows for one field of an owned CRD. */
+    public record Descriptor(String kind, Section section, String path, String displayName, String description,
+            List<String> xDescriptors) {
+    }
+
+    private static final String NM = "NodeMaintenance";
+    private static final String TEXT = "urn:alm:descriptor:text";
+    private static final String NODE = "urn:alm:descriptor:io.kubernetes:Node";
+    private static final String PHASE = "urn:alm:descriptor:io.kubernetes.phase";
+    private static final String CONDITIONS = "urn:alm:descriptor:io.kubernetes.conditions";
+    private static final String NUMBER = "urn:alm:descriptor:com.tectonic.ui:number";
+    private static final String BOOLEAN = "urn:alm:descriptor:com.tectonic.ui:booleanSwitch";
+
+    /** Descriptors per owned kind; {@code path} is relative to spec or status (OLM convention). */
+    static final List<Descriptor> DESCRIPTORS = List.of(
+            new Descriptor(NM, Section.SPEC, "nodeName", "Node",
+                    "The node to put into maintenance (immutable).", List.of(NODE)),
+            new Descriptor(NM, Section.SPEC, "reason", "Reason",
+                    "Why the node is in maintenance; shown in events and the node condition.", List.of(TEXT)),
+            new Descriptor(NM, Section.SPEC, "window", "Window",
+                    "Optional duration after which the maintenance ends by itself.", List.of(TEXT)),
+            new Descriptor(NM, Section.SPEC, "drain.timeout", "Drain timeout",
+                    "How long the drain may take before the maintenance fails.", List.of(TEXT)),
+            new Descriptor(NM, Section.SPEC, "handover.enabled", "Leader handover",
+                    "Move leadership of leases held on the node before draining it.", List.of(BOOLEAN)),
+            new Descriptor(NM, Section.STATUS, "phase", "Phase",
+                    "Pending, Waiting, Running, Succeeded, Failed or Ended.", List.of(PHASE)),
+            new Descriptor(NM, Section.STATUS, "drainProgress", "Drain progress",
+                    "Percentage of the pods to evict that are gone.", List.of(NUMBER)),
+            new Descriptor(NM, Section.STATUS, "totalpods", "Total pods",
+                    "Pods on the node when the drain started.", List.of(NUMBER)),
+            new Descriptor(NM, Section.STATUS, "evictionPods", "Pods to evict",
+                    "Pods the drain has to evict.", List.of(NUMBER)),
+            new Descriptor(NM, Section.STATUS, "pendingPods", "Pending pods",
+                    "Pods still to be evicted or to terminate, as namespace/name.", List.of()),
+            new Descriptor(NM, Section.STATUS, "lastError", "Last error",
+                    "The last error the maintenance ran into, if any.", List.of(TEXT)),
+            new Descriptor(NM, Section.STATUS, "conditions", "Conditions",
+                    "LeaseHeld, Cordoned, LeadersHandedOver and Drained.", List.of(CONDITIONS)));
+
+    /** Display name and description of each owned kind, keyed by kind. */
+    static final java.util.Map<String, String[]> OWNED_KINDS = java.util.Map.of(
+            NM, new String[] { "Node Maintenance",
+                    "Puts one node into maintenance: lease, cordon and taint, leader handover, drain; "
+                            + "undone when deleted or when its window ends." });
+}

@@ -1,0 +1,49 @@
+package dev.tenure.coordination;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import java.time.Clock;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+
+/** Election decisions stay pure (JDK, their own records and the pure election core only) and no code here reads the wall clock itself. */
+class CoordinationArchitectureTest {
+
+    private static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.tenure.coordination");
+
+    static final ArchRule DECISIONS_ARE_PURE = classes()
+            .that().haveSimpleNameStartingWith("ElectionPlanner")
+            .or().haveSimpleNameStartingWith("ElectionDecision")
+            .or().haveSimpleNameStartingWith("ElectionTiming")
+            .or().haveSimpleNameStartingWith("CandidateRanking")
+            .or().haveSimpleNameStartingWith("SemanticVersion")
+            .or().haveSimpleNameStartingWith("HandoverPlanner")
+            .or().haveSimpleNameStartingWith("Observed")
+            .or().haveSimpleName("LeaseStrategies")
+            .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.tenure.coordination..",
+                    "dev.tenure.election..");
+
+    static final ArchRule TIME_COMES_FROM_THE_INJECTED_CLOCK = noClasses()
+            .that().doNotHaveSimpleName("CoordinationBeans")
+            .should().callMethod(Instant.class, "now")
+            .orShould().callMethod(System.class, "currentTimeMillis")
+            .orShould().callMethod(Clock.class, "systemUTC")
+            .orShould().callMethod(Clock.class, "systemDefaultZone");
+
+    @Test
+    void decisionsArePure() {
+        DECISIONS_ARE_PURE.check(MAIN);
+    }
+
+    @Test
+    void timeComesFromTheInjectedClock() {
+        TIME_COMES_FROM_THE_INJECTED_CLOCK.check(MAIN);
+    }
+}

@@ -1,0 +1,418 @@
+package dev.tenure.coordination;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tenure.election.LeaseKey;
+import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate;
+import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidateBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The controller against an API server (fabric8 mock, CRUD mode) with simulated candidate processes: upstream's
+ * TestController cases plus GC, the PR 138066 stall and MaintenanceAware. Real clock: the upstream constants
+ * (5 s lease, 5 s ping window) make the slowest case about ten seconds.
+ */
+@EnableKubernetesMockClient(crud = true)
+class CoordinationControllerIT {
+
+    private static final String NS = "kube-system";
+    private static final String LEASE = "component-A";
+    private static final Duration WAIT = Duration.ofSeconds(40);
+
+    static KubernetesClient client;
+
+    private Clock clock = Clock.systemUTC();
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    private CoordinationController controller;
+    private SimulatedCandidates processes;
+
+    @BeforeEach
+    void cleanCluster() {
+        client.resources(LeaseCandidate.class).inAnyNamespace().delete();
+        client.resources(Lease.class).inAnyNamespace().delete();
+        client.nodes().delete();
+        client.pods().inAnyNamespace().delete();
+        client.v1().events().inAnyNamespace().delete();
+        processes = new SimulatedCandidates(client, NS, LEASE, clock);
+    }
+
+    @AfterEach
+    void stop() {
+        processes.close();
+        if (controller != null) {
+            controller.stop();
+        }
+    }
+
+    private void startController(boolean upstreamStrategy, Duration gcPeriod) {
+        controller = new CoordinationController(client, new ElectionPlanner(ElectionTiming.UPSTREAM, upstreamStrategy),
+                clock, LeaseCandidateApi.of("v1beta1"), new CoordinationMetrics(registry, clock), gcPeriod);
+        controller.start();
+    }
+
+    private void candidate(String name, String emulation, String binary, String strategy, Instant renew,
+            Map<String, String> labels) {
+        client.resources(LeaseCandidate.class).inNamespace(NS).resource(new LeaseCandidateBuilder()
+                .withNewMetadata().withName(name).withNamespace(NS).withLabels(labels).endMetadata()
+                .withNewSpec()
+                .withLeaseName(LEASE)
+                .withEmulationVersion(emulation)
+                .withBinaryVersion(binary)
+                .withStrategy(strategy)
+                .withRenewTime(new MicroTime(KubeObjects.microTime(renew)))
+                .endSpec()
+                .build()).create();
+        processes.live(name);
+    }
+
+    private void candidate(String name, String emulation, String binary) {
+        candidate(name, emulation, binary, LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant(), Map.of());
+    }
+
+    private Lease lease() {
+        return client.resources(Lease.class).inNamespace(NS).withName(LEASE).get();
+    }
+
+    private void awaitHolder(String holder) {
+        await().atMost(WAIT).untilAsserted(() -> {
+            Lease l = lease();
+            assertThat(l).as("lease").isNotNull();
+            assertThat(l.getSpec().getHolderIdentity()).as("holder").isEqualTo(holder);
+        });
+    }
+
+    @Test
+    void singleCandidateIsElected() {
+        startController(true, Duration.ofMinutes(30));
+        candidate("component-identity-1", "1.19.0", "1.19.0");
+        awaitHolder("component-identity-1");
+        Lease l = lease();
+        assertThat(l.getSpec().getStrategy()).isEqualTo(LeaseStrategies.OLDEST_EMULATION_VERSION);
+        assertThat(l.getSpec().getLeaseDurationSeconds()).isEqualTo(5);
+    }
+
+    @Test
+    void threeCandidatesElectTheOldestEmulationVersion() {
+        candidate("component-identity-1", "1.19.0", "1.19.0");
+        candidate("component-identity-2", "1.19.0", "1.20.0");
+        candidate("component-identity-3", "1.20.0", "1.20.0");
+        startController(true, Duration.ofMinutes(30));
+        awaitHolder("component-identity-1");
+        assertThat(registry.get("tenure.coordination.elections").tag("outcome", "created").counter().count())
+                .isEqualTo(1.0);
+    }
+
+    @Test
+    void upstreamStrategyOffLeavesOldestEmulationVersionAlone() {
+        candidate("component-identity-1", "1.19.0", "1.19.0");
+        startController(false, Duration.ofMinutes(30));
+        // a MaintenanceAware lease in another name proves the controller is running and has processed events
+        client.resources(LeaseCandidate.class).inNamespace(NS).resource(new LeaseCandidateBuilder()
+                .withNewMetadata().withName("probe").withNamespace(NS).endMetadata()
+                .withNewSpec().withLeaseName("probe-lease").withEmulationVersion("1.0.0").withBinaryVersion("1.0.0")
+                .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
+                .withRenewTime(new MicroTime(KubeObjects.microTime(clock.instant()))).endSpec().build()).create();
+        await().atMost(WAIT).until(() -> client.resources(Lease.class).inNamespace(NS).withName("probe-lease")
+                .get() != null);
+        assertThat(lease()).as("OldestEmulationVersion lease left to the API server").isNull();
+    }
+
+    @Test
+    void deletionOfLeaseTriggersReelection() {
+        client.resources(Lease.class).inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.coordination.v1
+                .LeaseBuilder().withNewMetadata().withName(LEASE).withNamespace(NS).endMetadata()
+                .withNewSpec().withHolderIdentity("some-other-component").withLeaseDurationSeconds(10)
+                .withRenewTime(clock.instant().plusSeconds(1).atZone(java.time.ZoneOffset.UTC)).endSpec().build())
+                .create();
+        candidate("component-identity-1", "1.19.0", "1.19.0");
+        startController(true, Duration.ofMinutes(30));
+        client.resources(Lease.class).inNamespace(NS).withName(LEASE).delete();
+        awaitHolder("component-identity-1");
+    }
+
+    @Test
+    void expiredLeaseIsReplaced() {
+        client.resources(Lease.class).inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.coordination.v1
+                .LeaseBuilder().withNewMetadata().withName(LEASE).withNamespace(NS).endMetadata()
+                .withNewSpec().withHolderIdentity("some-other-component").withLeaseDurationSeconds(10)
+                .withStrategy(LeaseStrategies.OLDEST_EMULATION_VERSION)
+                .withRenewTime(clock.instant().minusSeconds(11).atZone(java.time.ZoneOffset.UTC)).endSpec().build())
+                .create();
+        candidate("component-identity-1", "1.19.0", "1.19.0");
+        startController(true, Duration.ofMinutes(30));
+        awaitHolder("component-identity-1");
+    }
+
+    @Test
+    void holderDiesAndANewHolderIsElectedAfterExpiry() {
+        MutableClock fake = new MutableClock(Instant.parse("2026-01-01T12:00:00Z"));
+        useClock(fake);
+        candidate("component-identity-1", "1.19.0", "1.19.0");
+        candidate("component-identity-2", "1.20.0", "1.20.0");
+        startController(true, Duration.ofMinutes(30));
+        awaitHolder("component-identity-1");
+
+        processes.kill("component-identity-1");
+        fake.advance(Duration.ofSeconds(6)); // the 5 s lease and the candidates' last renewals are stale now
+        controller.enqueueAll();
+        await().atMost(WAIT).until(() -> pinged("component-identity-1") && pinged("component-identity-2")
+                && acked("component-identity-2"));
+        assertThat(lease().getSpec().getHolderIdentity()).as("no vote while a ping is open")
+                .isEqualTo("component-identity-1");
+
+        fake.advance(Duration.ofMillis(5500)); // the dead candidate's ping window has closed
+        controller.enqueueAll();
+        awaitHolder("component-identity-2");
+        assertThat(registry.get("tenure.coordination.elections").tag("outcome", "takeover").counter().count())
+                .isEqualTo(1.0);
+        assertThat(lease().getSpec().getRenewTime().toInstant()).as("renewTime from the injected clock")
+                .isEqualTo(fake.instant());
+    }
+
+    private void useClock(Clock c) {
+        processes.close();
+        clock = c;
+        processes = new SimulatedCandidates(client, NS, LEASE, c);
+    }
+
+    private LeaseCandidate candidateObject(String name) {
+        return client.resources(LeaseCandidate.class).inNamespace(NS).withName(name).get();
+    }
+
+    private boolean pinged(String name) {
+        return candidateObject(name).getSpec().getPingTime() != null;
+    }
+
+    private boolean acked(String name) {
+        var spec = candidateObject(name).getSpec();
+        return spec.getPingTime() != null && KubeObjects.parseTime(spec.getRenewTime().getTime())
+                .isAfter(KubeObjects.parseTime(spec.getPingTime().getTime()));
+    }
+
+    @Test
+    void discoveryWithoutTheApiReportsItAndTheControllerStaysInactive() {
+        LeaseCandidateApi api = LeaseCandidateApi.discover(client, "auto");
+        assertThat(api.served()).isFalse();
+        assertThat(api.detail()).contains("not served");
+        controller = new CoordinationController(client, new ElectionPlanner(ElectionTiming.UPSTREAM, true), clock,
+                api, new CoordinationMetrics(registry, clock), Duration.ofMinutes(30));
+        controller.start();
+        assertThat(controller.isRunning()).isFalse();
+    }
+
+    @Test
+    void betterCandidateTriggersReelectionThroughPreferredHolder() {
+        candidate("component-identity-1", "1.20.0", "1.20.0");
+        startController(true, Duration.ofMinutes(30));
+        awaitHolder("component-identity-1");
+
+        processes.followPreferredHolder(false);
+        candidate("component-identity-2", "1.19.0", "1.19.0");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(lease().getSpec().getPreferredHolder())
+                .isEqualTo("component-identity-2"));
+        assertThat(lease().getSpec().getHolderIdentity()).isEqualTo("component-identity-1");
+
+        processes.followPreferredHolder(true);
+        awaitHolder("component-identity-2");
+    }
+
+    @Test
+    void deletedPreferredHolderCandidateDoesNotStallTheElection() {
+        candidate("component-identity-1", "1.20.0", "1.20.0");
+        startController(true, Duration.ofMinutes(30));
+        awaitHolder("component-identity-1");
+        processes.followPreferredHolder(false);
+        candidate("component-identity-2", "1.19.0", "1.19.0");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(lease().getSpec().getPreferredHolder())
+                .isEqualTo("component-identity-2"));
+
+        // the preferred candidate goes away before the hand-over happens
+        processes.kill("component-identity-2");
+        client.resources(LeaseCandidate.class).inNamespace(NS).withName("component-identity-2").delete();
+        await().atMost(WAIT).untilAsserted(() -> assertThat(lease().getSpec().getPreferredHolder()).isNull());
+        processes.followPreferredHolder(true);
+        awaitHolder("component-identity-1");
+    }
+
+    @Test
+    void releasedLeaseWhosePreferredHolderIsGoneGetsANewHolder() {
+        // PR 138066: the holder released for its preferredHolder, whose candidate then disappeared
+        client.resources(Lease.class).inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.coordination.v1
+                .LeaseBuilder().withNewMetadata().withName(LEASE).withNamespace(NS).endMetadata()
+                .withNewSpec().withPreferredHolder("component-identity-gone").withLeaseDurationSeconds(1)
+                .withStrategy(LeaseStrategies.OLDEST_EMULATION_VERSION)
+                .withRenewTime(clock.instant().atZone(java.time.ZoneOffset.UTC)).endSpec().build())
+                .create();
+        candidate("component-identity-1", "1.20.0", "1.20.0");
+        startController(true, Duration.ofMinutes(30));
+        awaitHolder("component-identity-1");
+        assertThat(lease().getSpec().getPreferredHolder()).isNull();
+    }
+
+    @Test
+    void expiredCandidatesAreGarbageCollectedOnSchedule() {
+        candidate("stale", "1.19.0", "1.19.0", LeaseStrategies.OLDEST_EMULATION_VERSION,
+                clock.instant().minus(Duration.ofMinutes(31)), Map.of());
+        candidate("fresh", "1.19.0", "1.19.0");
+        startController(true, Duration.ofMillis(200));
+        await().atMost(WAIT).until(() -> client.resources(LeaseCandidate.class).inNamespace(NS).withName("stale")
+                .get() == null);
+        assertThat(client.resources(LeaseCandidate.class).inNamespace(NS).withName("fresh").get()).isNotNull();
+    }
+
+    static Stream<Arguments> leaseCandidateGarbageCollection() {
+        Duration expired = Duration.ofMinutes(30).plusSeconds(1);
+        return Stream.of(
+                // upstream leasecandidategc_controller_test.go
+                Arguments.of("delete expired lease candidates",
+                        List.of(new Object[] {"candidate1", "component-A", expired},
+                                new Object[] {"candidate2", "component-B", expired},
+                                new Object[] {"candidate3", "component-C", Duration.ZERO}), 2),
+                Arguments.of("no expired lease candidates",
+                        List.<Object[]>of(new Object[] {"candidate1", "component-A", Duration.ZERO}), 0));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource
+    void leaseCandidateGarbageCollection(String name, List<Object[]> candidates, int expectedDeleted) {
+        for (Object[] c : candidates) {
+            client.resources(LeaseCandidate.class).inNamespace(NS).resource(new LeaseCandidateBuilder()
+                    .withNewMetadata().withName((String) c[0]).withNamespace(NS).endMetadata()
+                    .withNewSpec().withLeaseName((String) c[1]).withEmulationVersion("1.19.0")
+                    .withBinaryVersion("1.19.0").withStrategy(LeaseStrategies.OLDEST_EMULATION_VERSION)
+                    .withRenewTime(new MicroTime(KubeObjects.microTime(clock.instant().minus((Duration) c[2]))))
+                    .endSpec().build()).create();
+        }
+        startController(true, Duration.ofMinutes(30));
+        await().atMost(WAIT).until(() -> controller.collectGarbage() >= 0
+                && client.resources(LeaseCandidate.class).inNamespace(NS).list().getItems().size()
+                        == candidates.size() - expectedDeleted);
+    }
+
+    @Test
+    void candidateRenewedSinceTheCacheSawItSurvivesGarbageCollection() {
+        candidate("renewed", "1.19.0", "1.19.0");
+        startController(true, Duration.ofMinutes(30));
+        ObservedCandidate staleView = new ObservedCandidate(NS, "renewed", LEASE, "1.19.0", "1.19.0",
+                LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant().minus(Duration.ofHours(1)), null, null,
+                Map.of(), "1");
+        assertThat(controller.collectGarbage(List.of(staleView), clock.instant())).isZero();
+        assertThat(client.resources(LeaseCandidate.class).inNamespace(NS).withName("renewed").get()).isNotNull();
+    }
+
+    @Test
+    void maintenanceAwareMovesLeadershipOffACordonedNode() {
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("n1").endMetadata().build()).create();
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("n2").endMetadata().build()).create();
+        // m2 has no node label: its node comes from the Pod named like it
+        client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName("m2").withNamespace(NS)
+                .endMetadata().withNewSpec().withNodeName("n2").endSpec().build()).create();
+        candidate("m1", "1.30.0", "1.30.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(),
+                Map.of(ObservedCandidate.NODE_LABEL, "n1"));
+        candidate("m2", "1.31.0", "1.31.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(), Map.of());
+        startController(false, Duration.ofMinutes(30));
+        awaitHolder("m1");
+        assertThat(controller.leasesHeldOn("n1")).containsExactly(new LeaseKey(NS, LEASE));
+        assertThat(controller.handedOver("n1")).isFalse();
+
+        client.nodes().withName("n1").patch(PatchContext.of(PatchType.JSON_MERGE),
+                "{\"spec\":{\"unschedulable\":true}}");
+        awaitHolder("m2");
+        assertThat(controller.handedOver("n1")).isTrue();
+        assertThat(controller.leasesHeldOn("n2")).containsExactly(new LeaseKey(NS, LEASE));
+    }
+
+    @Test
+    void maintenanceAwareSkipsANodeInMaintenanceAtElection() {
+        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("n1").endMetadata()
+                .withNewSpec().addNewTaint().withKey(NodeAvailability.DRAIN_TAINT).withEffect("NoSchedule").endTaint()
+                .endSpec().build()).create();
+        candidate("m1", "1.30.0", "1.30.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(),
+                Map.of(ObservedCandidate.NODE_LABEL, "n1"));
+        candidate("m2", "1.31.0", "1.31.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(),
+                Map.of(ObservedCandidate.NODE_LABEL, "n2"));
+        startController(false, Duration.ofMinutes(30));
+        awaitHolder("m2");
+    }
+
+    @Test
+    void requestHandoverSetsPreferredHolderOffTheNode() {
+        candidate("c1", "1.30.0", "1.30.0", LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant(),
+                Map.of(ObservedCandidate.NODE_LABEL, "n1"));
+        candidate("c2", "1.31.0", "1.31.0", LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant(),
+                Map.of(ObservedCandidate.NODE_LABEL, "n2"));
+        startController(true, Duration.ofMinutes(30));
+        awaitHolder("c1");
+        processes.followPreferredHolder(false);
+        await().atMost(WAIT).until(() -> !controller.leasesHeldOn("n1").isEmpty());
+
+        var steps = controller.requestHandover("n1");
+        assertThat(steps).singleElement().satisfies(s -> {
+            assertThat(s.holder()).isEqualTo("c1");
+            assertThat(s.successor()).contains("c2");
+        });
+        await().atMost(WAIT).untilAsserted(() -> assertThat(lease().getSpec().getPreferredHolder()).isEqualTo("c2"));
+    }
+
+    @Test
+    void conflictingStrategiesAreReportedOnTheCandidatesAndNothingIsElected() {
+        candidate("a", "1.19.0", "1.31.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(), Map.of());
+        candidate("b", "1.19.0", "1.31.0", LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant(), Map.of());
+        startController(true, Duration.ofMinutes(30));
+        await().atMost(WAIT).untilAsserted(() -> assertThat(warnings(CandidateEvents.CONFLICTING_STRATEGY))
+                .extracting(e -> e.getInvolvedObject().getName()).containsExactlyInAnyOrder("a", "b"));
+        assertThat(lease()).isNull();
+        assertThat(registry.get("tenure.coordination.election.failures").tag("reason", "strategy_conflict")
+                .counter().count()).isPositive();
+    }
+
+    @Test
+    void unparsableVersionIsReportedAndTheCandidateSkipped() {
+        candidate("bad", "one.nineteen", "1.19.0");
+        candidate("good", "1.20.0", "1.20.0");
+        startController(true, Duration.ofMinutes(30));
+        awaitHolder("good");
+        await().atMost(WAIT).untilAsserted(() -> assertThat(warnings(CandidateEvents.INVALID_VERSION))
+                .singleElement().satisfies(e -> {
+                    assertThat(e.getInvolvedObject().getName()).isEqualTo("bad");
+                    assertThat(e.getMessage()).contains("one.nineteen");
+                }));
+    }
+
+    private List<io.fabric8.kubernetes.api.model.Event> warnings(String reason) {
+        return client.v1().events().inNamespace(NS).list().getItems().stream()
+                .filter(e -> reason.equals(e.getReason()) && "Warning".equals(e.getType()))
+                .toList();
+    }
+
+    @Test
+    void withoutTheLeaseCandidateApiTheControllerStaysInactive() {
+        controller = new CoordinationController(client, new ElectionPlanner(ElectionTiming.UPSTREAM, true), clock,
+                new LeaseCandidateApi(null, "LeaseCandidate API not served (test)"),
+                new CoordinationMetrics(registry, clock), Duration.ofMinutes(30));
+        controller.start();
+        assertThat(controller.isRunning()).isFalse();
+        assertThat(controller.status()).contains("not served");
+    }
+}

@@ -1,0 +1,95 @@
+package dev.tenure.coordination;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class KeyedWorkQueueTest {
+
+    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
+    private final KeyedWorkQueue<String> queue =
+            new KeyedWorkQueue<>("test", scheduler, Duration.ofMillis(50), Duration.ofSeconds(30));
+
+    @AfterEach
+    void shutDown() {
+        queue.shutDown();
+        scheduler.shutdownNow();
+    }
+
+    @Test
+    void backoffDoublesPerFailureUpToTheCapAndResetsOnForget() {
+        List<Duration> waits = new ArrayList<>();
+        for (int i = 0; i < 12; i++) {
+            waits.add(queue.backoff("k"));
+        }
+        assertThat(waits.subList(0, 4)).containsExactly(Duration.ofMillis(50), Duration.ofMillis(100),
+                Duration.ofMillis(200), Duration.ofMillis(400));
+        assertThat(waits.get(11)).isEqualTo(Duration.ofSeconds(30));
+        queue.forget("k");
+        assertThat(queue.backoff("k")).isEqualTo(Duration.ofMillis(50));
+    }
+
+    @Test
+    void aKeyAddedWhileProcessedRunsAgainAfterwardsButNeverConcurrently() throws Exception {
+        CountDownLatch inFirstRun = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicInteger runs = new AtomicInteger();
+        AtomicInteger concurrent = new AtomicInteger();
+        List<Integer> maxConcurrent = Collections.synchronizedList(new ArrayList<>());
+        Thread[] workers = new Thread[2];
+        for (int i = 0; i < workers.length; i++) {
+            workers[i] = new Thread(() -> queue.run(key -> {
+                maxConcurrent.add(concurrent.incrementAndGet());
+                if (runs.incrementAndGet() == 1) {
+                    inFirstRun.countDown();
+                    try {
+                        release.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                concurrent.decrementAndGet();
+                return Optional.empty();
+            }));
+            workers[i].start();
+        }
+        queue.add("k");
+        assertThat(inFirstRun.await(10, TimeUnit.SECONDS)).isTrue();
+        queue.add("k");
+        queue.add("k"); // deduplicated with the previous add
+        release.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 2);
+        queue.shutDown();
+        for (Thread w : workers) {
+            w.join(5000);
+        }
+        assertThat(runs.get()).isEqualTo(2);
+        assertThat(maxConcurrent).allMatch(n -> n == 1);
+    }
+
+    @Test
+    void failingKeyIsRetried() {
+        AtomicInteger runs = new AtomicInteger();
+        Thread worker = new Thread(() -> queue.run(key -> {
+            if (runs.incrementAndGet() < 3) {
+                throw new IllegalStateException("conflict");
+            }
+            return Optional.empty();
+        }));
+        worker.start();
+        queue.add("k");
+        await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 3);
+    }
+}

@@ -1,0 +1,114 @@
+package dev.tenure.coordination;
+
+import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.fabric8.kubernetes.client.dsl.base.ResourceDefinitionContext;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Stand-in for the processes behind LeaseCandidates (what client-go's candidate + leader elector do): live
+ * candidates answer pings, the holder renews its Lease and releases it when preferredHolder names someone else.
+ * A candidate {@link #kill}ed does nothing any more.
+ */
+final class SimulatedCandidates implements AutoCloseable {
+
+    private final KubernetesClient client;
+    private final ResourceDefinitionContext candidates;
+    private final String namespace;
+    private final String leaseName;
+    private final Clock clock;
+    private final Set<String> alive = ConcurrentHashMap.newKeySet();
+    private volatile boolean followPreferredHolder = true;
+    private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
+
+    SimulatedCandidates(KubernetesClient client, String namespace, String leaseName, Clock clock) {
+        this(client, namespace, leaseName, clock, "v1beta1");
+    }
+
+    SimulatedCandidates(KubernetesClient client, String namespace, String leaseName, Clock clock,
+            String candidateVersion) {
+        this.candidates = LeaseCandidateApi.of(candidateVersion).context();
+        this.client = client;
+        this.namespace = namespace;
+        this.leaseName = leaseName;
+        this.clock = clock;
+        loop.scheduleWithFixedDelay(this::tick, 50, 50, TimeUnit.MILLISECONDS);
+    }
+
+    void live(String... names) {
+        alive.addAll(Set.of(names));
+    }
+
+    void kill(String name) {
+        alive.remove(name);
+    }
+
+    void followPreferredHolder(boolean follow) {
+        this.followPreferredHolder = follow;
+    }
+
+    private void tick() {
+        try {
+            answerPings();
+            actOnLease();
+        } catch (KubernetesClientException conflictOrGone) {
+            // next tick sees the new state
+        }
+    }
+
+    private void answerPings() {
+        for (GenericKubernetesResource c : client.genericKubernetesResources(candidates).inNamespace(namespace).list()
+                .getItems()) {
+            ObservedCandidate seen = KubeObjects.candidate(c);
+            if (!alive.contains(seen.name()) || seen.pingTime() == null) {
+                continue;
+            }
+            if (seen.renewTime() == null || seen.renewTime().isBefore(seen.pingTime())) {
+                // an answer comes after the question, also when a test's clock stands still
+                Instant answer = clock.instant().isAfter(seen.pingTime()) ? clock.instant()
+                        : seen.pingTime().plusNanos(1000);
+                client.genericKubernetesResources(candidates).inNamespace(namespace).withName(seen.name())
+                        .patch(PatchContext.of(PatchType.JSON_MERGE),
+                                "{\"spec\":{\"renewTime\":\"" + KubeObjects.microTime(answer) + "\"}}");
+            }
+        }
+    }
+
+    private void actOnLease() {
+        Lease lease = client.resources(Lease.class).inNamespace(namespace).withName(leaseName).get();
+        if (lease == null || lease.getSpec() == null || lease.getSpec().getHolderIdentity() == null) {
+            return;
+        }
+        var spec = lease.getSpec();
+        String holder = spec.getHolderIdentity();
+        if (!alive.contains(holder)) {
+            return;
+        }
+        if (followPreferredHolder && spec.getPreferredHolder() != null && !spec.getPreferredHolder().isEmpty()
+                && !spec.getPreferredHolder().equals(holder)) {
+            // client-go release: holder cleared, 1 s duration
+            spec.setHolderIdentity(null);
+            spec.setLeaseDurationSeconds(1);
+            spec.setRenewTime(clock.instant().atZone(ZoneOffset.UTC));
+        } else {
+            spec.setRenewTime(clock.instant().atZone(ZoneOffset.UTC));
+        }
+        client.resources(Lease.class).inNamespace(namespace).resource(lease).update();
+    }
+
+    @Override
+    public void close() {
+        loop.shutdownNow();
+    }
+}

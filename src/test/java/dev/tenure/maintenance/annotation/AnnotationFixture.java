@@ -1,0 +1,177 @@
+package dev.tenure.maintenance.annotation;
+
+import static org.awaitility.Awaitility.await;
+
+import dev.tenure.election.ExecutorScheduler;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.maintenance.EventRecorder;
+import dev.tenure.maintenance.LeadershipHandover;
+import dev.tenure.maintenance.MaintenanceMachine;
+import dev.tenure.maintenance.MaintenanceMetrics;
+import dev.tenure.maintenance.MaintenanceSettings;
+import dev.tenure.maintenance.NodeMarks;
+import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.EmulatedCluster;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+
+/**
+ * One emulated cluster (fake clock) with worker w1, and the annotation protocol's controller on the
+ * maintenance machine, as the operator wires them. {@link #restart()} builds new instances of both on
+ * the same cluster: an operator restart.
+ */
+final class AnnotationFixture implements AutoCloseable {
+
+    static final AnnotationSettings SETTINGS = AnnotationSettings.defaults();
+    static final MaintenanceSettings MACHINE = new MaintenanceSettings("medik8s-leases", "node-", "tenure",
+            Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(10), 4, Duration.ofMillis(100),
+            Duration.ofSeconds(1));
+    static final String NODE = "w1";
+    static final LeaseKey LEASE = LeaseKey.of("medik8s-leases", "node-" + NODE);
+
+    final ManualClock clock = new ManualClock();
+    final EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().clock(clock));
+    final KubernetesClient client = cluster.client();
+    final KubeLeaseStore leases = new KubeLeaseStore(client);
+    final ExecutorService pool = Executors.newFixedThreadPool(4);
+    final ExecutorScheduler heartbeats = new ExecutorScheduler("test-heartbeats");
+    MaintenanceMachine machine;
+    MaintenanceAnnotationController controller;
+
+    AnnotationFixture() {
+        cluster.seed().node(NODE).role("worker").create();
+        cluster.seed().node("w2").role("worker").create();
+        cluster.seed().namespace("medik8s-leases");
+        restart();
+    }
+
+    /** New machine and controller instances on the same cluster (nothing carried over in memory). */
+    void restart() {
+        machine = new MaintenanceMachine(client, new KubeLeaseStore(client),
+                (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
+                new MaintenanceMetrics(new SimpleMeterRegistry()), MACHINE, pool, heartbeats, clock);
+        controller = new MaintenanceAnnotationController(client, new KubeLeaseStore(client), machine,
+                new EventRecorder(client, clock), SETTINGS, clock);
+    }
+
+    Optional<Duration> reconcile() {
+        return controller.reconcile(NODE);
+    }
+
+    /** Reconciles (100 ms of fake time apart) until {@code until} holds for the node. */
+    Node drive(Predicate<Node> until) {
+        AtomicReference<Node> seen = new AtomicReference<>();
+        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> {
+            clock.advance(Duration.ofMillis(100));
+            reconcile();
+            seen.set(node());
+            return until.test(seen.get());
+        });
+        return seen.get();
+    }
+
+    Node node() {
+        return client.nodes().withName(NODE).get();
+    }
+
+    void annotate(Map<String, String> annotations) {
+        StringBuilder json = new StringBuilder("{\"metadata\":{\"annotations\":{");
+        annotations.forEach((k, v) -> json.append('"').append(k).append("\":")
+                .append(v == null ? "null" : "\"" + v.replace("\"", "\\\"") + "\"").append(','));
+        json.setLength(json.length() - 1);
+        json.append("}}}");
+        client.nodes().withName(NODE).patch(PatchContext.of(PatchType.JSON_MERGE), json.toString());
+    }
+
+    void request(String seconds) {
+        annotate(java.util.Collections.singletonMap(MaintenanceAnnotation.REQUEST, seconds));
+    }
+
+    void withdraw() {
+        annotate(java.util.Collections.singletonMap(MaintenanceAnnotation.REQUEST, null));
+    }
+
+    String annotation(String key) {
+        Map<String, String> a = node().getMetadata().getAnnotations();
+        return a == null ? null : a.get(key);
+    }
+
+    String status() {
+        return annotation(MaintenanceAnnotation.STATUS);
+    }
+
+    LeaseRecord lease() {
+        return leases.find(LEASE).orElse(null);
+    }
+
+    void seedLease(LeaseRecord record) {
+        leases.create(LEASE, record);
+    }
+
+    static LeaseRecord leaseOf(String holder, Integer durationSeconds, Instant acquire, Instant renew, int transitions) {
+        return new LeaseRecord(holder, durationSeconds, acquire, renew, transitions, null, null, List.of(), null);
+    }
+
+    boolean cordoned() {
+        Node n = node();
+        return Boolean.TRUE.equals(n.getSpec().getUnschedulable()) || NodeMarks.marked(n);
+    }
+
+    /** The node as it was before any maintenance: schedulable, no taints, no Tenure record or condition. */
+    boolean restored() {
+        Node n = node();
+        return !Boolean.TRUE.equals(n.getSpec().getUnschedulable()) && !NodeMarks.marked(n)
+                && (n.getSpec().getTaints() == null || n.getSpec().getTaints().isEmpty());
+    }
+
+    List<String> eventReasons() {
+        return client.v1().events().inAnyNamespace().list().getItems().stream()
+                .filter(e -> NODE.equals(e.getInvolvedObject().getName())).map(Event::getReason).toList();
+    }
+
+    List<Event> events(String reason) {
+        return client.v1().events().inAnyNamespace().list().getItems().stream()
+                .filter(e -> NODE.equals(e.getInvolvedObject().getName()) && reason.equals(e.getReason())).toList();
+    }
+
+    List<Pod> podsOn(String node) {
+        return client.pods().inAnyNamespace().list().getItems().stream()
+                .filter(p -> node.equals(p.getSpec().getNodeName())).toList();
+    }
+
+    boolean listedPodsByNode() {
+        return cluster.requests().count(r -> r.is("list", "pods")
+                && ("spec.nodeName=" + NODE).equals(r.query().get("fieldSelector"))) > 0;
+    }
+
+    long evictionsOf(String pod) {
+        return cluster.requests().count(ApiRequest.resource("pods", "eviction").and(ApiRequest.named(pod)));
+    }
+
+    long evictions() {
+        return cluster.requests().count(ApiRequest.resource("pods", "eviction"));
+    }
+
+    @Override
+    public void close() {
+        pool.shutdownNow();
+        heartbeats.close();
+        cluster.close();
+    }
+}

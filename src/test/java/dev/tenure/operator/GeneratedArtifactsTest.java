@@ -1,0 +1,351 @@
+package dev.tenure.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+/**
+ * What we ship, parsed and checked: the committed OLM bundle (olm-bundle/) and plain manifests
+ * (deploy/). Reading the committed copies is sound because `make test` runs verify-generated
+ * after the build, which fails when they differ from what this build generated.
+ */
+class GeneratedArtifactsTest {
+
+    private static final Path BUNDLE = Path.of("olm-bundle", "manifests");
+    private static final Path DEPLOY = Path.of("deploy");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    // --- OLM bundle --------------------------------------------------------------------------
+
+    @Test
+    void csvCarriesTheListingMetadata() throws IOException {
+        Map<String, Object> csv = csv();
+        Map<String, Object> spec = at(csv, "spec");
+        assertThat(spec).containsEntry("displayName", "Tenure").containsEntry("maturity", "alpha")
+                .containsKey("minKubeVersion");
+        assertThat((String) spec.get("description")).contains("kind: NodeMaintenance", "nodeName:");
+        assertThat((List<Object>) spec.get("keywords")).contains("node", "maintenance", "drain");
+        assertThat((List<Object>) spec.get("maintainers")).isNotEmpty();
+        assertThat((List<Object>) spec.get("links")).isNotEmpty();
+        assertThat(ManifestAssembly.<String> at(csv, "spec", "provider", "name")).isEqualTo("Tenure");
+        // Cluster-scoped CR and cluster-wide nodes: only AllNamespaces makes sense.
+        List<Map<String, Object>> modes = at(csv, "spec", "installModes");
+        assertThat(modes).filteredOn(m -> Boolean.TRUE.equals(m.get("supported")))
+                .extracting(m -> m.get("type")).containsExactly("AllNamespaces");
+    }
+
+    @Test
+    void almExampleIsAValidNodeMaintenance() throws IOException {
+        JsonNode examples = JSON.readTree(ManifestAssembly.<String> at(csv(), "metadata", "annotations",
+                "alm-examples"));
+        assertThat(examples).hasSize(1);
+        JsonNode example = examples.get(0);
+        assertThat(example.get("apiVersion").asText()).isEqualTo("tenure.dev/v1alpha1");
+        assertThat(example.get("kind").asText()).isEqualTo("NodeMaintenance");
+        assertThat(example.at("/spec/nodeName").asText()).isNotBlank();
+        assertThat(example.at("/spec/reason").asText()).isNotBlank();
+
+        Map<String, Object> specSchema = schema(crd("NodeMaintenance"), "spec");
+        Map<String, Object> properties = at(specSchema, "properties");
+        example.get("spec").fieldNames().forEachRemaining(field -> assertThat(properties).containsKey(field));
+        List<String> required = Objects.requireNonNullElse(at(specSchema, "required"), List.of());
+        required.forEach(field -> assertThat(example.get("spec").has(field)).as("required " + field).isTrue());
+    }
+
+    @Test
+    void everyBundledCrdIsOwnedAndDescribedWithDescriptorsThatExistInItsSchema() throws IOException {
+        List<Map<String, Object>> owned = at(csv(), "spec", "customresourcedefinitions", "owned");
+        List<Map<String, Object>> crds = bundleCrds();
+        assertThat(crds).isNotEmpty();
+        for (Map<String, Object> crd : crds) {
+            String name = at(crd, "metadata", "name");
+            String kind = at(crd, "spec", "names", "kind");
+            assertThat(owned).as("owned entry for " + name)
+                    .anySatisfy(o -> assertThat(o).containsEntry("name", name).containsEntry("kind", kind));
+        }
+        for (Map<String, Object> entry : owned) {
+            assertThat(entry).containsKeys("displayName", "description");
+            Map<String, Object> crd = crd((String) entry.get("kind"));
+            for (String section : List.of("spec", "status")) {
+                List<Map<String, Object>> descriptors = Objects.requireNonNullElse(
+                        ManifestAssembly.<List<Map<String, Object>>> at(entry, section + "Descriptors"), List.of());
+                for (Map<String, Object> descriptor : descriptors) {
+                    assertThat(schemaHasPath(schema(crd, section), (String) descriptor.get("path")))
+                            .as("%s %s descriptor path %s exists in the CRD schema", entry.get("kind"), section,
+                                    descriptor.get("path"))
+                            .isTrue();
+                }
+            }
+        }
+        Map<String, Object> nodeMaintenance = owned.stream().filter(o -> "NodeMaintenance".equals(o.get("kind")))
+                .findFirst().orElseThrow();
+        assertThat(paths(nodeMaintenance, "statusDescriptors")).contains("phase", "drainProgress", "pendingPods");
+        assertThat(paths(nodeMaintenance, "specDescriptors")).contains("nodeName", "reason");
+    }
+
+    @Test
+    void nodeMaintenanceCrdIsClusterScopedWithPrinterColumns() throws IOException {
+        Map<String, Object> crd = crd("NodeMaintenance");
+        assertThat(ManifestAssembly.<String> at(crd, "spec", "scope")).isEqualTo("Cluster");
+        assertThat(ManifestAssembly.<List<String>> at(crd, "spec", "names", "shortNames")).contains("nm");
+        List<Map<String, Object>> versions = at(crd, "spec", "versions");
+        Map<String, Object> v1alpha1 = versions.stream().filter(v -> "v1alpha1".equals(v.get("name"))).findFirst()
+                .orElseThrow();
+        List<Map<String, Object>> columns = at(v1alpha1, "additionalPrinterColumns");
+        assertThat(columns).extracting(c -> c.get("name")).contains("Node", "Phase", "Progress", "Reason", "Age");
+    }
+
+    @Test
+    void csvDeclaresTheValidatingWebhookOnTheOperatorDeployment() throws IOException {
+        Map<String, Object> csv = csv();
+        List<Map<String, Object>> webhooks = at(csv, "spec", "webhookdefinitions");
+        assertThat(webhooks).singleElement().satisfies(webhook -> {
+            assertThat(webhook).containsEntry("type", "ValidatingAdmissionWebhook")
+                    .containsEntry("webhookPath", "/validate-nodemaintenance")
+                    .containsEntry("sideEffects", "None");
+            assertThat((List<Object>) webhook.get("admissionReviewVersions")).contains("v1");
+            Map<String, Object> rule = ManifestAssembly.<List<Map<String, Object>>> at(webhook, "rules").get(0);
+            assertThat((List<Object>) rule.get("apiGroups")).containsExactly("tenure.dev");
+            assertThat((List<Object>) rule.get("apiVersions")).containsExactly("v1alpha1");
+            assertThat((List<Object>) rule.get("resources")).containsExactly("nodemaintenances");
+            assertThat((List<Object>) rule.get("operations")).containsExactlyInAnyOrder("CREATE", "UPDATE");
+
+            Map<String, Object> deployment = csvDeployment(csv, (String) webhook.get("deploymentName"));
+            Map<String, Object> container = operatorContainer(at(deployment, "spec"));
+            assertThat(ManifestAssembly.<List<Map<String, Object>>> at(container, "ports"))
+                    .anySatisfy(p -> assertThat(p.get("containerPort")).isEqualTo(webhook.get("targetPort")));
+        });
+    }
+
+    @Test
+    void csvDeploymentIsHardenedAndProbed() throws IOException {
+        Map<String, Object> csv = csv();
+        Map<String, Object> deploymentSpec = at(csvDeployment(csv, "tenure-operator"), "spec");
+        assertHardened(deploymentSpec);
+        assertThat(ManifestAssembly.<String> at(csv, "metadata", "annotations", "containerImage"))
+                .isEqualTo(operatorContainer(deploymentSpec).get("image"));
+    }
+
+    @Test
+    void csvPermissionsHaveNoWildcards() throws IOException {
+        Map<String, Object> install = at(csv(), "spec", "install", "spec");
+        List<Map<String, Object>> rules = new ArrayList<>();
+        for (String key : List.of("clusterPermissions", "permissions")) {
+            List<Map<String, Object>> permissions = Objects.requireNonNullElse(at(install, key), List.of());
+            permissions.forEach(p -> rules.addAll(at(p, "rules")));
+        }
+        assertThat(rules).isNotEmpty();
+        assertNoWildcards(rules);
+    }
+
+    @Test
+    void bundleShipsMonitoring() throws IOException {
+        requireBundle();
+        List<Object> kinds = new ArrayList<>();
+        for (Path file : files(BUNDLE)) {
+            ManifestAssembly.parseAll(Files.readString(file)).forEach(d -> kinds.add(d.get("kind")));
+        }
+        assertThat(kinds).contains("ServiceMonitor", "PrometheusRule", "Service", "ConfigMap");
+    }
+
+    // --- Plain manifests ---------------------------------------------------------------------
+
+    @Test
+    void plainManifestsInstallTheOperatorWithoutOlm() throws IOException {
+        List<Map<String, Object>> all = ManifestAssembly.parseAll(
+                Files.readString(DEPLOY.resolve("tenure-operator.yaml")));
+        List<Object> kinds = all.stream().map(r -> r.get("kind")).toList();
+        assertThat(kinds.get(0)).isEqualTo("Namespace");
+        assertThat(kinds).contains("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment", "Service")
+                .doesNotContain("ServiceMonitor", "PrometheusRule");
+        if (Files.exists(BUNDLE)) {
+            assertThat(all.stream().filter(r -> "CustomResourceDefinition".equals(r.get("kind")))
+                    .map(r -> ManifestAssembly.<String> at(r, "metadata", "name")).collect(Collectors.toSet()))
+                    .isEqualTo(bundleCrds().stream().map(r -> ManifestAssembly.<String> at(r, "metadata", "name"))
+                            .collect(Collectors.toSet()));
+        }
+        Map<String, Object> deployment = all.stream().filter(r -> "Deployment".equals(r.get("kind"))).findFirst()
+                .orElseThrow();
+        assertHardened(at(deployment, "spec"));
+        List<Map<String, Object>> rules = new ArrayList<>();
+        all.stream().filter(r -> Set.of("ClusterRole", "Role").contains(r.get("kind")))
+                .forEach(r -> rules.addAll(Objects.requireNonNullElse(at(r, "rules"), List.of())));
+        assertNoWildcards(rules);
+        // No blanket role from quarkus-kubernetes-client's RBAC generation.
+        assertThat(all).noneSatisfy(r -> assertThat(ManifestAssembly.<String> at(r, "roleRef", "name"))
+                .isIn("view", "edit", "admin", "cluster-admin"));
+    }
+
+    @Test
+    void serviceMonitorSelectsTheMetricsService() throws IOException {
+        Map<String, Object> monitor = ManifestAssembly.parseAll(
+                Files.readString(DEPLOY.resolve("monitoring/servicemonitor.yaml"))).get(0);
+        Map<String, Object> service = ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")))
+                .stream().filter(r -> "Service".equals(r.get("kind"))).findFirst().orElseThrow();
+        Map<String, Object> selector = at(monitor, "spec", "selector", "matchLabels");
+        assertThat(ManifestAssembly.<Map<String, Object>> at(service, "metadata", "labels"))
+                .containsAllEntriesOf(selector);
+        Map<String, Object> endpoint = ManifestAssembly.<List<Map<String, Object>>> at(monitor, "spec", "endpoints")
+                .get(0);
+        assertThat(endpoint).containsEntry("path", "/q/metrics");
+        assertThat(ManifestAssembly.<List<Map<String, Object>>> at(service, "spec", "ports"))
+                .anySatisfy(p -> assertThat(p.get("name")).isEqualTo(endpoint.get("port")));
+    }
+
+    @Test
+    void alertsCoverWhatAnOperatorMustKnow() throws IOException {
+        Map<String, Object> rule = ManifestAssembly.parseAll(
+                Files.readString(DEPLOY.resolve("monitoring/prometheusrule.yaml"))).get(0);
+        List<Map<String, Object>> groups = at(rule, "spec", "groups");
+        Map<String, Map<String, Object>> alerts = groups.stream()
+                .flatMap(g -> ManifestAssembly.<List<Map<String, Object>>> at(g, "rules").stream())
+                .collect(Collectors.toMap(r -> (String) r.get("alert"), r -> r));
+        assertThat(alerts.get("TenureMaintenanceStuck")).containsEntry("for", "1h");
+        assertThat(alerts.get("TenureEvictionBlockedByPDB")).containsEntry("for", "30m");
+        assertThat((String) alerts.get("TenureEvictionBlockedByPDB").get("expr")).contains("blocked_by_pdb");
+        assertThat(alerts.get("TenureOperatorNoLeader")).containsEntry("for", "5m");
+        assertThat((String) alerts.get("TenureLeaseRenewFailures").get("expr")).contains("renew_failures");
+        assertThat(alerts.values()).allSatisfy(a -> assertThat(ManifestAssembly.<String> at(a, "annotations",
+                "description")).isNotBlank());
+    }
+
+    @Test
+    void everyMetricTheDashboardAndAlertsUseIsDocumented() throws IOException {
+        String readme = Files.readString(Path.of("README.md"));
+        String used = Files.readString(DEPLOY.resolve("monitoring/grafana-dashboard.json"))
+                + Files.readString(DEPLOY.resolve("monitoring/prometheusrule.yaml"));
+        JSON.readTree(Files.readString(DEPLOY.resolve("monitoring/grafana-dashboard.json"))); // valid JSON
+        Set<String> names = new java.util.TreeSet<>();
+        Matcher matcher = Pattern.compile("\\b(tenure_[a-z_]+?)(?:_bucket|_count|_sum)?\\b").matcher(used);
+        while (matcher.find()) {
+            names.add(matcher.group(1));
+        }
+        assertThat(names).isNotEmpty();
+        assertThat(names).allSatisfy(name -> assertThat(readme).as("README documents " + name).contains(name));
+    }
+
+    // --- helpers -----------------------------------------------------------------------------
+
+    private static void assertHardened(Map<String, Object> deploymentSpec) {
+        Map<String, Object> podSpec = at(deploymentSpec, "template", "spec");
+        assertThat(ManifestAssembly.<Boolean> at(podSpec, "securityContext", "runAsNonRoot")).isTrue();
+        assertThat(ManifestAssembly.<String> at(podSpec, "securityContext", "seccompProfile", "type"))
+                .isEqualTo("RuntimeDefault");
+        Map<String, Object> container = operatorContainer(deploymentSpec);
+        Map<String, Object> security = at(container, "securityContext");
+        assertThat(security).containsEntry("readOnlyRootFilesystem", true)
+                .containsEntry("allowPrivilegeEscalation", false).containsEntry("runAsNonRoot", true);
+        assertThat(ManifestAssembly.<List<String>> at(security, "capabilities", "drop")).containsExactly("ALL");
+        assertThat(ManifestAssembly.<Map<String, Object>> at(container, "resources", "requests"))
+                .containsKeys("cpu", "memory");
+        assertThat(ManifestAssembly.<Map<String, Object>> at(container, "resources", "limits"))
+                .containsKeys("cpu", "memory");
+        assertThat(ManifestAssembly.<String> at(container, "livenessProbe", "httpGet", "path"))
+                .isEqualTo("/q/health/live");
+        assertThat(ManifestAssembly.<String> at(container, "readinessProbe", "httpGet", "path"))
+                .isEqualTo("/q/health/ready");
+    }
+
+    private static void assertNoWildcards(List<Map<String, Object>> rules) {
+        for (Map<String, Object> rule : rules) {
+            for (String key : List.of("apiGroups", "resources", "verbs", "resourceNames", "nonResourceURLs")) {
+                List<Object> values = Objects.requireNonNullElse(ManifestAssembly.<List<Object>> at(rule, key), List.of());
+                assertThat(values).as("%s of rule %s", key, rule).doesNotContain("*");
+            }
+        }
+    }
+
+    private static Map<String, Object> csv() throws IOException {
+        requireBundle();
+        return ManifestAssembly.parseAll(Files.readString(BUNDLE.resolve("tenure-operator.clusterserviceversion.yaml")))
+                .get(0);
+    }
+
+    /**
+     * The generator writes a bundle once a reconciler of a custom resource exists; from then on (the
+     * plain manifests carry its CRD) a missing bundle is a failure, not a reason to skip.
+     */
+    private static void requireBundle() throws IOException {
+        boolean crdsShipped = ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")))
+                .stream().anyMatch(r -> "CustomResourceDefinition".equals(r.get("kind")));
+        Assumptions.assumeTrue(crdsShipped, "no custom resource yet, so no bundle is generated");
+        assertThat(BUNDLE.resolve("tenure-operator.clusterserviceversion.yaml")).exists();
+    }
+
+    private static List<Map<String, Object>> bundleCrds() throws IOException {
+        List<Map<String, Object>> crds = new ArrayList<>();
+        for (Path file : files(BUNDLE)) {
+            ManifestAssembly.parseAll(Files.readString(file)).stream()
+                    .filter(d -> "CustomResourceDefinition".equals(d.get("kind"))).forEach(crds::add);
+        }
+        return crds;
+    }
+
+    private static Map<String, Object> crd(String kind) throws IOException {
+        requireBundle();
+        return bundleCrds().stream().filter(c -> kind.equals(at(c, "spec", "names", "kind"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no CRD for " + kind + " in " + BUNDLE));
+    }
+
+    private static Map<String, Object> schema(Map<String, Object> crd, String section) {
+        List<Map<String, Object>> versions = at(crd, "spec", "versions");
+        Map<String, Object> storage = versions.stream().filter(v -> Boolean.TRUE.equals(v.get("storage"))).findFirst()
+                .orElse(versions.get(0));
+        return at(storage, "schema", "openAPIV3Schema", "properties", section);
+    }
+
+    private static boolean schemaHasPath(Map<String, Object> schema, String dottedPath) {
+        Map<String, Object> node = schema;
+        for (String part : dottedPath.split("\\.")) {
+            Map<String, Object> properties = node == null ? null : at(node, "properties");
+            node = properties == null ? null : at(properties, part);
+            if (node == null) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static Map<String, Object> csvDeployment(Map<String, Object> csv, String name) {
+        List<Map<String, Object>> deployments = at(csv, "spec", "install", "spec", "deployments");
+        return deployments.stream().filter(d -> name.equals(d.get("name"))).findFirst()
+                .orElseThrow(() -> new AssertionError("no deployment " + name + " in the CSV"));
+    }
+
+    private static Map<String, Object> operatorContainer(Map<String, Object> deploymentSpec) {
+        List<Map<String, Object>> containers = at(deploymentSpec, "template", "spec", "containers");
+        return containers.stream().filter(c -> "tenure-operator".equals(c.get("name"))).findFirst().orElseThrow();
+    }
+
+    private static List<Object> paths(Map<String, Object> owned, String key) {
+        List<Map<String, Object>> descriptors = at(owned, key);
+        return descriptors.stream().map(d -> d.get("path")).toList();
+    }
+
+    private static List<Path> files(Path dir) throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.sorted().toList();
+        }
+    }
+
+    private static <T> T at(Map<String, Object> root, String... keys) {
+        return ManifestAssembly.at(root, keys);
+    }
+}

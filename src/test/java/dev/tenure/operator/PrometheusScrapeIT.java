@@ -1,0 +1,186 @@
+package dev.tenure.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.URL;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import dev.tenure.testsupport.EmulatedClusterResource;
+
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
+
+/**
+ * End to end with a real Prometheus (Debian's 2.42 package, fetched by
+ * src/test/scripts/fetch-prometheus.sh): it scrapes the running operator's /q/metrics, and
+ * PromQL over the scraped tenure_ series must return data. promtool must accept the rule groups
+ * of the PrometheusRule we ship. Skipped, with the reason, only where Prometheus cannot be had.
+ */
+@QuarkusTest
+@QuarkusTestResource(EmulatedClusterResource.class)
+class PrometheusScrapeIT {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final Path WORK = Path.of("target", "prometheus-e2e");
+
+    private static Path bin;
+    private static Process prometheus;
+    private static int prometheusPort;
+    /** The scrape target of this run: queries select it so no sample from an earlier run can answer. */
+    private static String instance;
+
+    @TestHTTPResource("/q/metrics")
+    URL metrics;
+
+    @BeforeAll
+    static void fetchPrometheus() throws Exception {
+        Process fetch = new ProcessBuilder("bash", "src/test/scripts/fetch-prometheus.sh", "target/prometheus")
+                .redirectError(ProcessBuilder.Redirect.PIPE).start();
+        boolean done = fetch.waitFor(10, TimeUnit.MINUTES);
+        String out = new String(fetch.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        String err = new String(fetch.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+        Assumptions.assumeTrue(done && fetch.exitValue() == 0,
+                "Prometheus cannot be installed here, so the end-to-end scrape test is skipped: " + err);
+        bin = Path.of(out);
+    }
+
+    @AfterAll
+    static void stopPrometheus() throws InterruptedException {
+        if (prometheus != null) {
+            prometheus.destroy();
+            if (!prometheus.waitFor(10, TimeUnit.SECONDS)) {
+                prometheus.destroyForcibly();
+            }
+        }
+    }
+
+    @Test
+    void prometheusScrapesTenureSeries() throws Exception {
+        startPrometheusScraping(metrics);
+
+        String target = "job=\"tenure\", instance=\"" + instance + "\"";
+        await("Prometheus scraped the operator (up == 1)").atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+                .untilAsserted(() -> assertThat(query("up{" + target + "} == 1")).isNotEmpty());
+
+        JsonNode buildInfo = await("tenure_build_info scraped").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+                .until(() -> query("tenure_build_info{" + target + "} == 1"), r -> !r.isEmpty());
+        assertThat(buildInfo.get(0).get("metric").get("version").asText()).isNotBlank();
+
+        JsonNode tenureSeries = query("count by (__name__) ({__name__=~\"tenure_.+\", " + target + "})");
+        assertThat(tenureSeries).as("tenure_ series known to Prometheus").isNotEmpty();
+    }
+
+    @Test
+    void promtoolAcceptsTheShippedRuleGroups() throws Exception {
+        // The groups of the PrometheusRule we ship (deploy/ is what verify-generated keeps equal to the build).
+        List<Map<String, Object>> rules = ManifestAssembly.parseAll(
+                Files.readString(Path.of("deploy/monitoring/prometheusrule.yaml")));
+        assertThat(rules).singleElement().extracting(r -> r.get("kind")).isEqualTo("PrometheusRule");
+        Path rulesFile = WORK.resolve("tenure-rules.yaml");
+        Files.createDirectories(WORK);
+        Files.writeString(rulesFile, ManifestAssembly.toYaml(List.of(ManifestAssembly.plainRuleGroups(rules))));
+
+        Process check = new ProcessBuilder(bin.resolve("promtool").toString(), "check", "rules", rulesFile.toString())
+                .redirectErrorStream(true).start();
+        assertThat(check.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String output = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(check.exitValue()).as(output).isZero();
+        assertThat(output).contains("SUCCESS: 4 rules found");
+    }
+
+    @Test
+    void alertsFireOnTheSeriesTheyWatchAndNotBefore() throws Exception {
+        Files.createDirectories(WORK);
+        List<Map<String, Object>> rules = ManifestAssembly.parseAll(
+                Files.readString(Path.of("deploy/monitoring/prometheusrule.yaml")));
+        Files.writeString(WORK.resolve("tenure-rules.yaml"),
+                ManifestAssembly.toYaml(List.of(ManifestAssembly.plainRuleGroups(rules))));
+        Path tests = WORK.resolve("alerts-test.yaml");
+        try (var in = getClass().getResourceAsStream("/prometheus/alerts-test.yaml")) {
+            Files.write(tests, in.readAllBytes());
+        }
+        Process test = new ProcessBuilder(bin.resolve("promtool").toString(), "test", "rules", tests.toString())
+                .redirectErrorStream(true).start();
+        assertThat(test.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        String output = new String(test.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(test.exitValue()).as(output).isZero();
+        assertThat(output).contains("SUCCESS");
+    }
+
+    private static void startPrometheusScraping(URL metrics) throws IOException {
+        Path data = WORK.resolve("data");
+        deleteRecursively(data); // a fresh TSDB: samples of an earlier run must not answer this one
+        Files.createDirectories(data);
+        instance = metrics.getHost() + ":" + metrics.getPort();
+        prometheusPort = freePort();
+        Path config = WORK.resolve("prometheus.yml");
+        Files.writeString(config, """
+                global:
+                  scrape_interval: 1s
+                  scrape_timeout: 1s
+                scrape_configs:
+                  - job_name: tenure
+                    metrics_path: %s
+                    static_configs:
+                      - targets: ["%s"]
+                """.formatted(metrics.getPath(), instance));
+        prometheus = new ProcessBuilder(bin.resolve("prometheus").toString(),
+                "--config.file=" + config,
+                "--storage.tsdb.path=" + data,
+                "--web.listen-address=127.0.0.1:" + prometheusPort)
+                .redirectErrorStream(true)
+                .redirectOutput(WORK.resolve("prometheus.log").toFile())
+                .start();
+    }
+
+    private static JsonNode query(String promql) throws IOException, InterruptedException {
+        URI uri = URI.create("http://127.0.0.1:" + prometheusPort + "/api/v1/query?query="
+                + URLEncoder.encode(promql, StandardCharsets.UTF_8));
+        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+        return JSON.readTree(response.body()).get("data").get("result");
+    }
+
+    private static void deleteRecursively(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (var paths = Files.walk(dir)) {
+                for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(p);
+                }
+            }
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
+        }
+    }
+}
