@@ -274,7 +274,7 @@ public final class Bench {
         .measure("Tenure", "RSS after " + settle.toSeconds() + " s", r.rssSettledMiB(), "MiB")
         .measure("Tenure", "peak RSS (VmHWM)", r.hwmMiB(), "MiB")
         .note("java -jar target/quarkus-app/quarkus-run.jar with default JVM flags (no -Xmx), pointed at an "
-            + "emulated cluster seeded with the make-run demo; time = process start to /q/health/ready 200; RSS from "
+            + "emulated cluster seeded with the make-run demo and the generated CRDs; time = process start to /q/health/ready 200; RSS from "
             + "/proc/<pid>/status")
         .note("no peer figure: medik8s' operator is Go and not runnable here; the ratio column is empty")
         .ok((System.nanoTime() - t0) / 1e9));
