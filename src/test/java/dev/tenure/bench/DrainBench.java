@@ -1,0 +1,140 @@
+package dev.tenure.bench;
+
+import dev.tenure.maintenance.MaintenanceState;
+import dev.tenure.maintenance.Phase;
+import dev.tenure.testsupport.EmulatedCluster;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Row 4: drain of one node with 110 pods (11 Deployments × 10 pods, each pod takes 1 s to terminate),
+ * Tenure's MaintenanceMachine against {@code kubectl drain} on identical emulated clusters, without
+ * PodDisruptionBudgets and with one PDB per Deployment allowing 1 disruption.
+ */
+final class DrainBench {
+  static final String NODE = "w1";
+  static final int DEPLOYMENTS = 11;
+  static final int PODS_PER_DEPLOYMENT = 10;
+  static final int PODS = DEPLOYMENTS * PODS_PER_DEPLOYMENT;
+  static final Duration TERMINATION = Duration.ofSeconds(1);
+  static final Duration LIMIT = Duration.ofMinutes(4);
+  static final String KUBECTL = "/usr/bin/kubectl";
+
+  /** One way to drain: a label for the table and the body that drains NODE on the given cluster. */
+  record Variant(String label, DrainAction action) {
+  }
+
+  interface DrainAction {
+    void drain(EmulatedCluster cluster) throws Exception;
+  }
+
+  static boolean kubectlPresent() {
+    return new File(KUBECTL).canExecute();
+  }
+
+  static List<Variant> variants() {
+    List<Variant> out = new ArrayList<>();
+    out.add(new Variant("Tenure (parallelism 10, poll 2s: defaults)", c -> tenure(c, 10, Duration.ofSeconds(2))));
+    out.add(new Variant("Tenure (parallelism 10, poll 200ms)", c -> tenure(c, 10, Duration.ofMillis(200))));
+    out.add(new Variant("Tenure serial (parallelism 1, poll 200ms)", c -> tenure(c, 1, Duration.ofMillis(200))));
+    if (kubectlPresent()) {
+      out.add(new Variant("kubectl drain", DrainBench::kubectl));
+    }
+    return out;
+  }
+
+  static EmulatedCluster cluster(boolean pdb) {
+    EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().terminationDelay(p -> TERMINATION));
+    cluster.seed().node(NODE).role("worker").create();
+    cluster.seed().node("w2").role("worker").create();
+    for (int d = 0; d < DEPLOYMENTS; d++) {
+      cluster.seed().deployment("app" + d).namespace("shop").replicas(PODS_PER_DEPLOYMENT).onNodes(NODE).create();
+      if (pdb) {
+        cluster.seed().pdb("app" + d).namespace("shop").selector("app", "app" + d).maxUnavailable(1).create();
+      }
+    }
+    return cluster;
+  }
+
+  /** Seconds one variant takes to drain NODE on a fresh cluster; fails if pods are left. */
+  static double time(Variant v, boolean pdb) throws Exception {
+    try (EmulatedCluster cluster = cluster(pdb)) {
+      long t0 = System.nanoTime();
+      v.action().drain(cluster);
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      List<Pod> left = cluster.client().pods().inAnyNamespace().withField("spec.nodeName", NODE).list().getItems();
+      if (!left.isEmpty()) {
+        throw new IllegalStateException(v.label() + " left " + left.size() + " pods on " + NODE);
+      }
+      return seconds;
+    }
+  }
+
+  /** Runs the variants at once, each on its own cluster (for the PDB case, where every variant mostly waits). */
+  static List<Double> timeConcurrently(List<Variant> variants, boolean pdb) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(variants.size());
+    try {
+      List<Future<Double>> futures = new ArrayList<>();
+      for (Variant v : variants) {
+        futures.add(pool.submit((Callable<Double>) () -> time(v, pdb)));
+      }
+      List<Double> out = new ArrayList<>();
+      for (Future<Double> f : futures) {
+        out.add(f.get(LIMIT.toSeconds() + 30, TimeUnit.SECONDS));
+      }
+      return out;
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static void tenure(EmulatedCluster cluster, int parallelism, Duration poll) throws Exception {
+    try (MachineRig rig = new MachineRig(cluster.client(), MachineRig.settings(parallelism, poll))) {
+      MaintenanceState end = rig.driveToEnd(MachineRig.request(NODE), LIMIT);
+      if (end.phase() != Phase.Succeeded) {
+        throw new IllegalStateException("Tenure drain ended " + end.phase() + ": " + end.lastError());
+      }
+    }
+  }
+
+  private static void kubectl(EmulatedCluster cluster) throws Exception {
+    Path log = Files.createTempFile("bench-kubectl-drain", ".log");
+    Process p = new ProcessBuilder(KUBECTL, "--kubeconfig", cluster.kubeconfig().toString(), "drain", NODE,
+        "--ignore-daemonsets", "--delete-emptydir-data", "--force", "--timeout=" + LIMIT.toSeconds() + "s")
+        .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    if (!p.waitFor(LIMIT.toSeconds() + 10, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new IllegalStateException("kubectl drain did not finish within " + LIMIT);
+    }
+    if (p.exitValue() != 0) {
+      throw new IllegalStateException("kubectl drain exited " + p.exitValue() + ": " + Files.readString(log));
+    }
+    Files.deleteIfExists(log);
+  }
+
+  /** The emulator's floor: PODS sequential evictions with gracePeriodSeconds 0 (evicted and deleted at once). */
+  static double floorSeconds() {
+    try (EmulatedCluster cluster = cluster(false)) {
+      List<Pod> pods = cluster.client().pods().inAnyNamespace().withField("spec.nodeName", NODE).list().getItems();
+      long t0 = System.nanoTime();
+      for (Pod pod : pods) {
+        cluster.client().pods().inNamespace(pod.getMetadata().getNamespace()).withName(pod.getMetadata().getName())
+            .evict(new EvictionBuilder().withNewMetadata().withName(pod.getMetadata().getName())
+                .withNamespace(pod.getMetadata().getNamespace()).endMetadata()
+                .withDeleteOptions(new io.fabric8.kubernetes.api.model.DeleteOptionsBuilder().withGracePeriodSeconds(0L).build()).build());
+      }
+      return (System.nanoTime() - t0) / 1e9;
+    }
+  }
+}

@@ -1,0 +1,126 @@
+package dev.tenure.bench;
+
+import dev.tenure.maintenance.MaintenanceEvents;
+import dev.tenure.maintenance.MaintenanceMachine;
+import dev.tenure.maintenance.MaintenanceRequest;
+import dev.tenure.maintenance.MaintenanceState;
+import dev.tenure.maintenance.Phase;
+import dev.tenure.testsupport.EmulatedCluster;
+import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Row 5: many NodeMaintenances at once on a large cluster. MaintenanceMachine instances are driven by a
+ * scheduled pool of {@code reconcileThreads} threads standing in for JOSDK's reconcile threads: each
+ * maintenance's next step is scheduled after the previous step's requeueAfter, as the reconciler does.
+ * One thread = medik8s' model (max-concurrent-reconciles 1); the default is one thread per maintenance
+ * (JOSDK's default pool of 200 threads is larger than the 50 maintenances).
+ */
+final class FleetBench {
+  record Result(double seconds, long requests, double peakHeapMiB, int succeeded, int failed, double listMillis) {
+  }
+
+  private final int nodes;
+  private final int podsPerNode;
+  private final int maintenances;
+
+  FleetBench(int nodes, int podsPerNode, int maintenances) {
+    this.nodes = nodes;
+    this.podsPerNode = podsPerNode;
+    this.maintenances = maintenances;
+  }
+
+  /**
+   * Nodes n0..n(nodes-1); pods on the nodes that go into maintenance (n0..n(maintenances-1)), and on every
+   * node when {@code podsOnIdleNodes}. The emulator answers a spec.nodeName selector by filtering the whole
+   * pod list, so pods on idle nodes make every drain list cost more (an emulator cost, measured separately).
+   */
+  EmulatedCluster cluster(boolean podsOnIdleNodes) {
+    EmulatedCluster cluster = EmulatedCluster.start();
+    for (int n = 0; n < nodes; n++) {
+      cluster.seed().node("n" + n).role("worker").create();
+    }
+    for (int n = 0; n < (podsOnIdleNodes ? nodes : maintenances); n++) {
+      cluster.seed().deployment("app" + n).namespace("fleet").replicas(podsPerNode).onNodes("n" + n).create();
+    }
+    return cluster;
+  }
+
+  /** Milliseconds one spec.nodeName pod list takes on this cluster (median of 5), for the emulator-cost note. */
+  static double listMillis(EmulatedCluster cluster) {
+    Samples s = new Samples();
+    for (int i = 0; i < 5; i++) {
+      long t0 = System.nanoTime();
+      cluster.client().pods().inAnyNamespace().withField("spec.nodeName", "n0").list();
+      s.add(Duration.ofNanos(System.nanoTime() - t0));
+    }
+    return s.medianMillis();
+  }
+
+  Result run(int reconcileThreads, Duration limit, boolean podsOnIdleNodes) throws Exception {
+    try (EmulatedCluster cluster = cluster(podsOnIdleNodes);
+        MachineRig rig = new MachineRig(cluster.client(), MachineRig.settings(10, Duration.ofSeconds(2)))) {
+      MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+      System.gc();
+      long baseline = memory.getHeapMemoryUsage().getUsed();
+      AtomicLong peak = new AtomicLong(baseline);
+      ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
+      sampler.scheduleAtFixedRate(() -> peak.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max),
+          0, 20, TimeUnit.MILLISECONDS);
+      ScheduledExecutorService reconcilers = Executors.newScheduledThreadPool(reconcileThreads);
+      Map<String, MaintenanceState> states = new ConcurrentHashMap<>();
+      CountDownLatch settled = new CountDownLatch(maintenances);
+      double listMillis = listMillis(cluster);
+      int requestsBefore = cluster.requests().all().size();
+      long t0 = System.nanoTime();
+      try {
+        for (int i = 0; i < maintenances; i++) {
+          MaintenanceRequest request = MachineRig.request("n" + i);
+          states.put(request.nodeName(), MaintenanceState.initial());
+          reconcilers.execute(() -> step(rig.machine, reconcilers, request, states, settled));
+        }
+        if (!settled.await(limit.toMillis(), TimeUnit.MILLISECONDS)) {
+          throw new IllegalStateException(settled.getCount() + " of " + maintenances + " maintenances not settled within "
+              + limit);
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        long requests = cluster.requests().all().size() - requestsBefore;
+        int ok = (int) states.values().stream().filter(s -> s.phase() == Phase.Succeeded).count();
+        int failed = (int) states.values().stream().filter(s -> s.phase() == Phase.Failed).count();
+        return new Result(seconds, requests, (peak.get() - baseline) / (1024.0 * 1024.0), ok, failed, listMillis);
+      } finally {
+        reconcilers.shutdownNow();
+        sampler.shutdownNow();
+      }
+    }
+  }
+
+  private static void step(MaintenanceMachine machine, ScheduledExecutorService reconcilers, MaintenanceRequest request,
+      Map<String, MaintenanceState> states, CountDownLatch settled) {
+    Duration next;
+    try {
+      MaintenanceMachine.Step step = machine.advance(request, states.get(request.nodeName()), false,
+          MaintenanceEvents.NONE);
+      states.put(request.nodeName(), step.state());
+      if (MachineRig.isSettled(step.state().phase())) {
+        settled.countDown();
+        return;
+      }
+      next = step.requeueAfter().orElse(Duration.ofSeconds(1));
+    } catch (RuntimeException e) {
+      next = Duration.ofSeconds(1); // as JOSDK would retry a failed reconcile
+    }
+    if (!reconcilers.isShutdown()) {
+      reconcilers.schedule(() -> step(machine, reconcilers, request, states, settled), next.toMillis(),
+          TimeUnit.MILLISECONDS);
+    }
+  }
+}
