@@ -84,7 +84,7 @@ class OperatorLeadershipLossTest {
         a.onStop(null);
         // Released: already free, or already taken by the standby (it may be that quick).
         assertThat(new KubeLeaseStore(client).get(LEASE).holderIdentity()).isIn("", "b");
-        await().atMost(Duration.ofSeconds(5)).until(() -> b.isLeader() && b.reconcilersStarted());
+        await().atMost(Duration.ofSeconds(15)).until(() -> b.isLeader() && b.reconcilersStarted());
         b.onStop(null);
         assertThat(exits).isEmpty();
     }
@@ -95,9 +95,10 @@ class OperatorLeadershipLossTest {
             public Optional<String> namespace() { return Optional.of("tenure-system"); }
             public String leaseName() { return "tenure-operator"; }
             public Optional<String> identity() { return Optional.of(identity); }
-            public Duration leaseDuration() { return Duration.ofSeconds(3); }
-            public Duration renewDeadline() { return Duration.ofSeconds(2); }
-            public Duration retryPeriod() { return Duration.ofMillis(300); }
+            // Generous enough that a starved CI machine does not miss a renew deadline (which exits).
+            public Duration leaseDuration() { return Duration.ofSeconds(10); }
+            public Duration renewDeadline() { return Duration.ofSeconds(7); }
+            public Duration retryPeriod() { return Duration.ofSeconds(1); }
             public Duration healthGrace() { return Duration.ofSeconds(5); }
         };
     }

@@ -10,7 +10,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
+import dev.tenure.testsupport.EmulatedClusterResource;
+import io.quarkus.test.common.QuarkusTestResource;
 import io.smallrye.health.SmallRyeHealth;
 import io.smallrye.health.SmallRyeHealthReporter;
 import jakarta.inject.Inject;
@@ -19,7 +20,9 @@ import org.junit.jupiter.api.Test;
 
 /** The single test instance leads at once, so reconcilers start; health and metrics say so. */
 @QuarkusTest
-@WithKubernetesTestServer(crud = true)
+// The emulated cluster, like every other @QuarkusTest: test resources without restriction apply to all
+// of them, and a second kind of API server here left the app watching a server already stopped.
+@QuarkusTestResource(EmulatedClusterResource.class)
 class OperatorLeadershipTest {
     @Inject
     OperatorLeadership leadership;
