@@ -44,7 +44,7 @@ public final class ManifestAssembly {
         Path target = Path.of(args.length > 0 ? args[0] : "target");
         Path project = Path.of(args.length > 1 ? args[1] : ".");
         Path kubernetesDir = target.resolve("kubernetes");
-        List<Map<String, Object>> resources = parseAll(Files.readString(kubernetesDir.resolve("kubernetes.yml")));
+        List<Map<String, Object>> resources = canonical(parseAll(Files.readString(kubernetesDir.resolve("kubernetes.yml"))));
         List<Map<String, Object>> crds = readCrds(kubernetesDir);
         String dashboard = Files.readString(project.resolve("src/main/monitoring/tenure-dashboard.json"));
 
@@ -54,7 +54,7 @@ public final class ManifestAssembly {
         Path csvFile = manifests.resolve(NAME + ".clusterserviceversion.yaml");
         // The generator writes a bundle only once a reconciler exists.
         if (Files.exists(csvFile)) {
-            Map<String, Object> csv = parseAll(Files.readString(csvFile)).get(0);
+            Map<String, Object> csv = canonical(parseAll(Files.readString(csvFile))).get(0);
             Files.writeString(csvFile, toYaml(List.of(completeCsv(csv))));
             for (Map<String, Object> extra : bundleExtras(resources, dashboard)) {
                 String kind = ((String) extra.get("kind")).toLowerCase();
@@ -188,7 +188,7 @@ public final class ManifestAssembly {
         Map<String, Object> metadata = new LinkedHashMap<>();
         metadata.put("name", NAME + "-dashboard");
         metadata.put("namespace", NAMESPACE);
-        metadata.put("labels", Map.of("app.kubernetes.io/name", NAME, "grafana_dashboard", "1"));
+        metadata.put("labels", new java.util.TreeMap<>(Map.of("app.kubernetes.io/name", NAME, "grafana_dashboard", "1")));
         Map<String, Object> configMap = new LinkedHashMap<>();
         configMap.put("apiVersion", "v1");
         configMap.put("kind", "ConfigMap");
@@ -232,6 +232,37 @@ public final class ManifestAssembly {
         Files.writeString(monitoring.resolve("grafana-dashboard.json"), dashboard);
         Files.writeString(monitoring.resolve("grafana-dashboard-configmap.yaml"),
                 toYaml(List.of(dashboardConfigMap(dashboard))));
+    }
+
+    // --- Deterministic output -------------------------------------------------------------------
+
+    /**
+     * The generators emit one ClusterRole (and env var) per reconciler in hash order, which differs from
+     * build to build; verify-generated needs the same bytes for the same code. Documents are ordered by
+     * kind and name, env vars by name, and the rules of a CSV permission by their content: none of these
+     * orders carries meaning for the API server or OLM.
+     */
+    static List<Map<String, Object>> canonical(List<Map<String, Object>> documents) {
+        List<Map<String, Object>> sorted = new ArrayList<>(documents);
+        sorted.sort(java.util.Comparator.comparing((Map<String, Object> d) -> String.valueOf(d.get("kind")))
+                .thenComparing(d -> d.get("metadata") instanceof Map<?, ?> m ? String.valueOf(m.get("name")) : ""));
+        sorted.forEach(d -> canonicalize(d, ""));
+        return sorted;
+    }
+
+    @SuppressWarnings("unchecked")
+    private static void canonicalize(Object node, String key) {
+        if (node instanceof Map<?, ?> m) {
+            m.forEach((k, v) -> canonicalize(v, String.valueOf(k)));
+        } else if (node instanceof List<?> l) {
+            l.forEach(v -> canonicalize(v, ""));
+            boolean allMaps = !l.isEmpty() && l.stream().allMatch(v -> v instanceof Map);
+            if (allMaps && key.equals("env")) {
+                ((List<Map<String, Object>>) l).sort(java.util.Comparator.comparing(e -> String.valueOf(e.get("name"))));
+            } else if (allMaps && key.equals("rules") && l.stream().allMatch(v -> ((Map<?, ?>) v).containsKey("verbs"))) {
+                ((List<Map<String, Object>>) l).sort(java.util.Comparator.comparing(Object::toString));
+            }
+        }
     }
 
     // --- YAML ---------------------------------------------------------------------------------
