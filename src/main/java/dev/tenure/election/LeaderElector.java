@@ -221,8 +221,11 @@ public final class LeaderElector {
             observed = null;
             return;
         }
-        observed = LeaseRules.observe(observed, event.get(), clock.instant());
-        LeaseRecord rec = observed.record();
+        LeaseRecord rec = event.get();
+        if (leading && !heldWithoutRival(rec)) {
+            rec = confirmed(rec);
+        }
+        observed = LeaseRules.observe(observed, rec, clock.instant());
         noteHolder(rec.holderIdentity());
         if (!leading) {
             return;
@@ -232,6 +235,24 @@ public final class LeaderElector {
         } else if (rec.preferredHolder() != null && !rec.preferredHolder().equals(identity)) {
             writeRelease(rec);
             loseLeadership("yielded to preferred holder " + rec.preferredHolder());
+        }
+    }
+
+    private boolean heldWithoutRival(LeaseRecord rec) {
+        return rec.isHeldBy(identity) && (rec.preferredHolder() == null || rec.preferredHolder().equals(identity));
+    }
+
+    /**
+     * A watch may deliver an event written before our own latest write (e.g. the previous holder's last
+     * renew arriving after we acquired): stepping down on it would drop a valid leadership, and the
+     * operator exits on a lost leadership. Before giving up, one read decides; if the read fails, the
+     * event stands (stepping down is the safe side).
+     */
+    private LeaseRecord confirmed(LeaseRecord fromWatch) {
+        try {
+            return store.find(lease).orElse(fromWatch);
+        } catch (LeaseStoreException e) {
+            return fromWatch;
         }
     }
 

@@ -149,6 +149,11 @@ public final class InMemoryLeaseStore implements LeaseStore {
         return () -> list.remove(listener);
     }
 
+    /** Delivers an event without changing the store: a late (stale) watch event, as real watches can. */
+    public void deliverStale(LeaseKey key, LeaseRecord stale) {
+        notifyWatchers(key, Optional.of(stale));
+    }
+
     private void notifyWatchers(LeaseKey key, Optional<LeaseRecord> rec) {
         for (Consumer<Optional<LeaseRecord>> w : new ArrayList<>(watchers.getOrDefault(key, List.of()))) {
             w.accept(rec);

@@ -162,6 +162,22 @@ class LeaderElectorTest {
     }
 
     @Test
+    void aStaleWatchEventNamingAnotherHolderDoesNotEndAValidLeadership() {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        LeaseRecord mine = h.store.peek(LEASE).orElseThrow();
+        // The previous holder's last renew, delivered after a's acquisition (the store still names a).
+        h.store.deliverStale(LEASE, mine.withHolderIdentity("previous"));
+        h.scheduler.runDue();
+        assertThat(a.isLeader()).isTrue();
+        assertThat(h.intervals).as("no leadership interval ended").isEmpty();
+        // A real foreign write still ends it at once.
+        h.store.put(LEASE, h.store.peek(LEASE).orElseThrow().withHolderIdentity("intruder"));
+        h.scheduler.runDue();
+        assertThat(a.isLeader()).isFalse();
+    }
+
+    @Test
     void acquireRetriesAreJitteredBetweenOneAndTwoPointTwoRetryPeriods() {
         List<Duration> delays = new ArrayList<>();
         Scheduler recording = (delay, task) -> {
