@@ -9,6 +9,7 @@ import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.MutableClock;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;

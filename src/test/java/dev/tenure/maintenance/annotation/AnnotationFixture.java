@@ -14,6 +14,7 @@ import dev.tenure.maintenance.MaintenanceSettings;
 import dev.tenure.maintenance.NodeMarks;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.MutableClock;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -45,7 +46,7 @@ final class AnnotationFixture implements AutoCloseable {
     static final String NODE = "w1";
     static final LeaseKey LEASE = LeaseKey.of("medik8s-leases", "node-" + NODE);
 
-    final ManualClock clock = new ManualClock();
+    final MutableClock clock = MutableClock.atSystemTime();
     final EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().clock(clock));
     final KubernetesClient client = cluster.client();
     final KubeLeaseStore leases = new KubeLeaseStore(client);

@@ -1,4 +1,4 @@
-package dev.tenure.maintenance;
+package dev.tenure.testsupport;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -7,19 +7,19 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
-/** A clock tests move by hand (shared by the emulated cluster's kubelets and the machine). */
-final class MutableClock extends Clock {
+/** A clock tests move by hand, shared by the emulated cluster, the machines and controllers under test. */
+public final class MutableClock extends Clock {
     private final AtomicReference<Instant> now;
 
-    MutableClock(Instant start) {
+    public MutableClock(Instant start) {
         this.now = new AtomicReference<>(start);
     }
 
-    static MutableClock atSystemTime() {
+    public static MutableClock atSystemTime() {
         return new MutableClock(Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
     }
 
-    void advance(Duration d) {
+    public void advance(Duration d) {
         now.updateAndGet(t -> t.plus(d));
     }
 
