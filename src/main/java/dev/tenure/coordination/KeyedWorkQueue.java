@@ -114,7 +114,9 @@ final class KeyedWorkQueue<K> {
                 again.ifPresent(d -> addAfter(key, d));
             } catch (RuntimeException e) {
                 Duration wait = backoff(key);
-                LOG.debugf(e, "%s: %s failed, retrying in %s", name, key, wait);
+                // Visible by default: a reconcile failing in a loop is what an operator needs to see.
+                LOG.warnf("%s: %s failed (%s), retrying in %s", name, key, e.toString(), wait);
+                LOG.debugf(e, "%s: %s failure detail", name, key);
                 addAfter(key, wait);
             } finally {
                 synchronized (this) {
