@@ -416,7 +416,7 @@ public final class CoordinationController implements LeaseHandover {
     public List<LeaseKey> leasesHeldOn(String node) {
         Running r = requireRunning();
         List<ObservedCandidate> candidates = allCandidates(r);
-        return HandoverPlanner.leasesHeldOn(node, allLeases(r), HandoverPlanner.byIdentity(candidates),
+        return HandoverPlanner.leasesHeldOn(node, coordinatedLeases(r), HandoverPlanner.byIdentity(candidates),
                         this::nodeOf, clock.instant()).stream()
                 .map(ObservedLease::key)
                 .toList();
@@ -426,7 +426,7 @@ public final class CoordinationController implements LeaseHandover {
     public List<HandoverPlanner.HandoverStep> requestHandover(String node) {
         Running r = requireRunning();
         Instant now = clock.instant();
-        List<HandoverPlanner.HandoverStep> steps = HandoverPlanner.plan(node, allLeases(r), allCandidates(r),
+        List<HandoverPlanner.HandoverStep> steps = HandoverPlanner.plan(node, coordinatedLeases(r), allCandidates(r),
                 unavailableNodes(r), this::nodeOf, planner, now);
         for (HandoverPlanner.HandoverStep step : steps) {
             if (step.successor().isEmpty()) {
@@ -465,6 +465,14 @@ public final class CoordinationController implements LeaseHandover {
 
     private static List<ObservedCandidate> allCandidates(Running r) {
         return r.candidates().getStore().list().stream().map(KubeObjects::candidate).toList();
+    }
+
+    /**
+     * Leases whose strategy this controller runs: a handover only moves those (an OldestEmulationVersion Lease is
+     * left alone unless Tenure runs that strategy, since another controller would then own its preferredHolder).
+     */
+    private List<ObservedLease> coordinatedLeases(Running r) {
+        return allLeases(r).stream().filter(l -> planner.handles(l.strategy())).toList();
     }
 
     private static List<ObservedLease> allLeases(Running r) {

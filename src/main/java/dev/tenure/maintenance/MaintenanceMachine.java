@@ -48,6 +48,8 @@ public final class MaintenanceMachine {
     private static final Logger LOG = Logger.getLogger(MaintenanceMachine.class);
     static final String KUBELET_LEASE_NAMESPACE = "kube-node-lease";
     private static final Duration NODE_MISSING_RETRY = Duration.ofSeconds(30);
+    /** How often a handover in progress is looked at: it reads informer caches, and the drain waits on it. */
+    private static final Duration HANDOVER_CHECK = Duration.ofMillis(500);
 
     private final KubernetesClient client;
     private final LeaseStore leases;
@@ -231,7 +233,7 @@ public final class MaintenanceMachine {
                 } else {
                     Duration left = Duration.between(now, started.plus(request.handover().timeout()));
                     return new Step(s.handoverMessage(outcome.message()).build(),
-                            Optional.of(min(settings.drainPollInterval(), left)));
+                            Optional.of(min(min(settings.drainPollInterval(), HANDOVER_CHECK), left)));
                 }
             }
         }

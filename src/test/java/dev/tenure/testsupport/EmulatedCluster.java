@@ -1,5 +1,6 @@
 package dev.tenure.testsupport;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
@@ -230,6 +232,12 @@ public final class EmulatedCluster implements AutoCloseable {
   /** Fluent creation of nodes, workloads, pods, PDBs and namespaces (not recorded in the request log). */
   public ClusterSeed seed() {
     return new ClusterSeed(store, kubelets, options.clock);
+  }
+
+  /** An object as stored, read without an API request (so also from inside a request observer). */
+  public <T extends HasMetadata> Optional<T> stored(Class<T> type, String namespace, String name) {
+    return store.get(ClusterStore.collectionPath(HasMetadata.getApiVersion(type), HasMetadata.getPlural(type),
+        namespace) + "/" + name, type);
   }
 
   public RequestLog requests() {

@@ -1,0 +1,225 @@
+package dev.tenure.coordination;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tenure.maintenance.NodeMaintenance;
+import dev.tenure.maintenance.NodeMaintenanceSpec;
+import dev.tenure.maintenance.NodeMaintenanceStatus;
+import dev.tenure.maintenance.Phase;
+import dev.tenure.maintenance.RelaxedLeadershipProfile;
+import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EmulatedClusterResource;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.MicroTime;
+import dev.tenure.maintenance.HandoverSpec;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidateBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The maintenance-aware handover end to end, in the operator as it runs (NodeMaintenance reconciler, the
+ * coordination controller, the LeadershipHandover bean that joins them) on the emulated cluster: leadership of a
+ * coordinated Lease leaves the node before any pod on it is evicted. Gap figures are the benchmark's; here the
+ * assertion is the order of events.
+ */
+@QuarkusTest
+@TestProfile(RelaxedLeadershipProfile.class)
+@QuarkusTestResource(EmulatedClusterResource.class)
+class MaintenanceHandoverIT {
+
+    private static final Duration WAIT = Duration.ofSeconds(60);
+    private final List<AutoCloseable> cleanup = new ArrayList<>();
+
+    private static EmulatedCluster cluster() {
+        return EmulatedClusterResource.cluster();
+    }
+
+    private static KubernetesClient client() {
+        return cluster().client();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        for (int i = cleanup.size() - 1; i >= 0; i--) {
+            cleanup.get(i).close();
+        }
+        cleanup.clear();
+    }
+
+    @Test
+    void leadershipMovesOffTheNodeBeforeItsPodsAreEvicted() throws InterruptedException {
+        String ns = "handover";
+        cluster().seed().node("ho-1").role("worker").create();
+        cluster().seed().node("ho-2").role("worker").create();
+        // app-0 runs on ho-1, app-1 on ho-2: the processes behind the two candidates
+        cluster().seed().statefulSet("app").namespace(ns).replicas(2).onNodes("ho-1", "ho-2").create();
+
+        // app-0 has the older emulation version, so it is elected first
+        leaseCandidate(ns, "app-0", "1.30.0", "ho-1");
+        leaseCandidate(ns, "app-1", "1.31.0", "ho-2");
+        SimulatedCandidates processes = new SimulatedCandidates(client(), ns, "app-lease", Clock.systemUTC());
+        cleanup.add(processes);
+        processes.live("app-0", "app-1");
+        awaitHolder(ns, "app-lease", "app-0");
+        // the witness: the Lease as stored when the eviction request of app-0 arrives, before it is served
+        List<String> holdersAtEviction = new CopyOnWriteArrayList<>();
+        Consumer<ApiRequest> witness = r -> {
+            if (r.is("create", "pods", "eviction") && ns.equals(r.namespace()) && "app-0".equals(r.name())) {
+                holdersAtEviction.add(cluster().stored(Lease.class, ns, "app-lease")
+                        .map(l -> l.getSpec().getHolderIdentity()).orElse("<no lease>"));
+            }
+        };
+        cluster().requests().observe(witness);
+        cleanup.add(() -> cluster().requests().stopObserving(witness));
+
+        // the holder is slow to let go: until it does, the node is cordoned but nothing on it is evicted
+        processes.followPreferredHolder(false);
+        create("handover", "ho-1", s -> { });
+        await().atMost(WAIT).untilAsserted(() -> assertThat(condition("handover").getMessage())
+                .isEqualTo("waiting for 1 lease(s) to move off node ho-1: handover/app-lease (app-0 -> app-1)"));
+        assertThat(lease(ns, "app-lease").getSpec().getPreferredHolder()).isEqualTo("app-1");
+        Thread.sleep(1500); // several handover checks (every 500 ms) with the holder still on the node
+        assertThat(evictionsOf(ns, "app-0")).as("evictions while the leader is still on the node").isZero();
+        assertThat(status("handover").getPhase()).isEqualTo(Phase.Running);
+
+        processes.followPreferredHolder(true);
+        awaitPhase("handover", Phase.Succeeded);
+
+        assertThat(cluster().requests().count(r -> r.is("list", "pods")
+                && "spec.nodeName=ho-1".equals(r.query().get("fieldSelector")))).as("pods listed by node").isPositive();
+        assertThat(evictionsOf(ns, "app-0")).as("app-0 evicted once").isEqualTo(1);
+        assertThat(holdersAtEviction).as("holder of app-lease when app-0 was evicted").containsExactly("app-1");
+        assertThat(condition("handover")).satisfies(c -> {
+            assertThat(c.getStatus()).isEqualTo("True");
+            assertThat(c.getMessage()).isEqualTo("no coordinated lease is held on node ho-1 any more");
+        });
+        deleteAndAwait("handover");
+    }
+
+    @Test
+    void aHolderThatIgnoresPreferredHolderDelaysTheDrainOnlyUntilTheTimeout() {
+        String ns = "stubborn";
+        cluster().seed().node("st-1").role("worker").create();
+        cluster().seed().node("st-2").role("worker").create();
+        cluster().seed().statefulSet("app").namespace(ns).replicas(2).onNodes("st-1", "st-2").create();
+        leaseCandidate(ns, "app-0", "1.30.0", "st-1");
+        leaseCandidate(ns, "app-1", "1.31.0", "st-2");
+        SimulatedCandidates processes = new SimulatedCandidates(client(), ns, "app-lease", Clock.systemUTC());
+        cleanup.add(processes);
+        processes.followPreferredHolder(false);
+        processes.live("app-0", "app-1");
+        awaitHolder(ns, "app-lease", "app-0");
+
+        create("stubborn", "st-1", s -> s.setHandover(timeout("3s")));
+        await().atMost(WAIT).untilAsserted(() -> {
+            Condition c = condition("stubborn");
+            assertThat(c.getStatus()).isEqualTo("False");
+            assertThat(c.getMessage()).contains("waiting for 1 lease(s) to move off node st-1: stubborn/app-lease (app-0 -> app-1)");
+        });
+        assertThat(evictionsOf(ns, "app-0")).as("no eviction while the handover is pending").isZero();
+        assertThat(lease(ns, "app-lease").getSpec().getPreferredHolder()).isEqualTo("app-1");
+
+        awaitPhase("stubborn", Phase.Succeeded);
+        assertThat(evictionsOf(ns, "app-0")).isEqualTo(1);
+        assertThat(condition("stubborn").getMessage()).startsWith("handover did not finish within 3s");
+        deleteAndAwait("stubborn");
+    }
+
+    @Test
+    void aLeaseNobodyElseCanTakeDoesNotHoldUpTheDrain() {
+        String ns = "alone";
+        cluster().seed().node("al-1").role("worker").create();
+        cluster().seed().statefulSet("app").namespace(ns).replicas(1).onNodes("al-1").create();
+        leaseCandidate(ns, "app-0", "1.30.0", "al-1");
+        SimulatedCandidates processes = new SimulatedCandidates(client(), ns, "app-lease", Clock.systemUTC());
+        cleanup.add(processes);
+        processes.live("app-0");
+        awaitHolder(ns, "app-lease", "app-0");
+
+        // a timeout far beyond the test's wait: only "nobody else can lead" lets the drain start
+        create("alone", "al-1", s -> s.setHandover(timeout("10m")));
+        awaitPhase("alone", Phase.Succeeded);
+        assertThat(condition("alone").getMessage())
+                .isEqualTo("no candidate off node al-1 can lead alone/app-lease (app-0)");
+        assertThat(evictionsOf(ns, "app-0")).isEqualTo(1);
+        deleteAndAwait("alone");
+    }
+
+    // ------------------------------------------------------------------ fixtures
+
+    private static void leaseCandidate(String ns, String name, String emulationVersion, String node) {
+        client().resources(io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate.class).inNamespace(ns)
+                .resource(new LeaseCandidateBuilder().withNewMetadata().withName(name).withNamespace(ns)
+                        .withLabels(Map.of(ObservedCandidate.NODE_LABEL, node)).endMetadata()
+                        .withNewSpec().withLeaseName("app-lease").withEmulationVersion(emulationVersion)
+                        .withBinaryVersion("1.31.0").withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
+                        .withRenewTime(new MicroTime(KubeObjects.microTime(Clock.systemUTC().instant())))
+                        .endSpec().build())
+                .create();
+    }
+
+    private static HandoverSpec timeout(String timeout) {
+        HandoverSpec h = new HandoverSpec();
+        h.setTimeout(timeout);
+        return h;
+    }
+
+    private static long evictionsOf(String ns, String pod) {
+        return cluster().requests().count(r -> r.is("create", "pods", "eviction") && ns.equals(r.namespace())
+                && pod.equals(r.name()));
+    }
+
+    private static Lease lease(String ns, String name) {
+        return client().resources(Lease.class).inNamespace(ns).withName(name).get();
+    }
+
+    private static void awaitHolder(String ns, String name, String holder) {
+        await().atMost(WAIT).untilAsserted(() -> {
+            Lease l = lease(ns, name);
+            assertThat(l).isNotNull();
+            assertThat(l.getSpec().getHolderIdentity()).isEqualTo(holder);
+        });
+    }
+
+    private static void create(String name, String node, Consumer<NodeMaintenanceSpec> edit) {
+        NodeMaintenanceSpec spec = new NodeMaintenanceSpec(node, "test " + name);
+        edit.accept(spec);
+        client().resource(new NodeMaintenance(name, spec)).create();
+    }
+
+    private static NodeMaintenanceStatus status(String name) {
+        // null until the first status write
+        NodeMaintenance nm = client().resources(NodeMaintenance.class).withName(name).get();
+        return nm == null ? null : nm.getStatus();
+    }
+
+    private static void awaitPhase(String name, Phase phase) {
+        await().atMost(WAIT).until(() -> status(name) != null && status(name).getPhase() == phase);
+    }
+
+    private static Condition condition(String name) {
+        NodeMaintenanceStatus status = status(name);
+        assertThat(status).as("status of " + name).isNotNull();
+        return status.getConditions().stream().filter(c -> "LeadersHandedOver".equals(c.getType()))
+                .findFirst().orElseThrow();
+    }
+
+    private static void deleteAndAwait(String name) {
+        client().resources(NodeMaintenance.class).withName(name).delete();
+        await().atMost(WAIT).until(() -> client().resources(NodeMaintenance.class).withName(name).get() == null);
+    }
+}
