@@ -10,6 +10,7 @@ public interface MaintenanceEvents {
     String BEGIN = "BeginMaintenance";
     String LEASE_WAITING = "LeaseWaiting";
     String CORDONED = "Cordoned";
+    String HANDOVER_TIMED_OUT = "HandoverTimedOut";
     String EVICTION_BLOCKED = "EvictionBlocked";
     String SUCCEEDED = "SucceedMaintenance";
     String FAILED = "FailedMaintenance";

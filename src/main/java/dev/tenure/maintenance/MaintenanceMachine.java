@@ -50,6 +50,8 @@ public final class MaintenanceMachine {
     private static final Duration NODE_MISSING_RETRY = Duration.ofSeconds(30);
     /** How often a handover in progress is looked at: it reads informer caches, and the drain waits on it. */
     private static final Duration HANDOVER_CHECK = Duration.ofMillis(500);
+    /** Start of the LeadersHandedOver message when the step gave up; the condition's reason is then TimedOut. */
+    static final String HANDOVER_TIMED_OUT = "handover did not finish within ";
 
     private final KubernetesClient client;
     private final LeaseStore leases;
@@ -227,9 +229,13 @@ public final class MaintenanceMachine {
                 LeadershipHandover.Outcome outcome = handover.handOver(nodeName, started, now);
                 if (outcome.done()) {
                     s.handedOverAt(now).handoverMessage(outcome.message());
+                    metrics.handover(MaintenanceMetrics.HandoverOutcome.completed, Duration.between(started, now));
                 } else if (!now.isBefore(started.plus(request.handover().timeout()))) {
-                    s.handedOverAt(now).handoverMessage("handover did not finish within "
-                            + GoDuration.format(request.handover().timeout()) + " (" + outcome.message() + "); draining anyway");
+                    String message = HANDOVER_TIMED_OUT + GoDuration.format(request.handover().timeout()) + " ("
+                            + outcome.message() + "); draining anyway";
+                    s.handedOverAt(now).handoverMessage(message);
+                    metrics.handover(MaintenanceMetrics.HandoverOutcome.timed_out, Duration.between(started, now));
+                    events.emit(true, MaintenanceEvents.HANDOVER_TIMED_OUT, message);
                 } else {
                     Duration left = Duration.between(now, started.plus(request.handover().timeout()));
                     return new Step(s.handoverMessage(outcome.message()).build(),

@@ -19,6 +19,8 @@ public final class MaintenanceMetrics {
 
     public enum LeaseOutcome { acquired, takeover, wait }
 
+    public enum HandoverOutcome { completed, timed_out }
+
     private final MeterRegistry registry;
     private final Map<String, Phase> phases = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> pending = new ConcurrentHashMap<>();
@@ -59,6 +61,13 @@ public final class MaintenanceMetrics {
     public void pendingPods(String nodeName, int count) {
         pending.computeIfAbsent(nodeName, n -> registry.gauge("tenure.maintenance.pending.pods",
                 io.micrometer.core.instrument.Tags.of("node", n), new AtomicInteger())).set(count);
+    }
+
+    /** The leadership handover step, from its start to done (or giving up at spec.handover.timeout). */
+    public void handover(HandoverOutcome outcome, Duration took) {
+        Timer.builder("tenure.maintenance.handover.duration").tag("outcome", outcome.name())
+                .description("Time from cordon to leadership handed off the node (or to the handover timeout)")
+                .publishPercentileHistogram().register(registry).record(took);
     }
 
     public void lease(LeaseOutcome outcome) {

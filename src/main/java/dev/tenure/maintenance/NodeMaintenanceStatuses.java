@@ -85,7 +85,9 @@ public final class NodeMaintenanceStatuses {
                 ? cond(CORDONED, "True", "Cordoned", "node cordoned and tainted", state.cordonedAt())
                 : cond(CORDONED, "False", state.phase() == Phase.Ended ? "Uncordoned" : "Pending", "", null));
         conditions.add(state.handedOverAt() != null
-                ? cond(LEADERS_HANDED_OVER, "True", "HandedOver", nz(state.handoverMessage()), state.handedOverAt())
+                ? cond(LEADERS_HANDED_OVER, "True",
+                        nz(state.handoverMessage()).startsWith(MaintenanceMachine.HANDOVER_TIMED_OUT) ? "TimedOut"
+                                : "HandedOver", nz(state.handoverMessage()), state.handedOverAt())
                 : state.handoverStartedAt() != null
                         ? cond(LEADERS_HANDED_OVER, "False", "InProgress", nz(state.handoverMessage()), state.handoverStartedAt())
                         : cond(LEADERS_HANDED_OVER, "False", "Pending", "", null));
