@@ -1,6 +1,7 @@
 package dev.tenure.coordination;
 
 import dev.tenure.election.LeaseKey;
+import dev.tenure.operator.WatchLiveness;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -206,6 +207,20 @@ public final class CoordinationController implements LeaseHandover {
                 LeaseStrategies.MAINTENANCE_AWARE,
                 planner.handles(LeaseStrategies.OLDEST_EMULATION_VERSION)
                         ? ", " + LeaseStrategies.OLDEST_EMULATION_VERSION : "");
+    }
+
+    /** Health of the controller's informers (empty when not running), for the liveness probe. */
+    public List<WatchLiveness.Watch> watches() {
+        Running r = current();
+        if (r == null) {
+            return List.of();
+        }
+        return List.of(watch("coordination/leasecandidates", r.candidates()), watch("coordination/leases", r.leases()),
+                watch("coordination/nodes", r.nodes()));
+    }
+
+    private static WatchLiveness.Watch watch(String name, SharedIndexInformer<?> informer) {
+        return new WatchLiveness.Watch(name, informer.isRunning(), informer.isWatching(), informer.hasSynced());
     }
 
     /** Stops everything start() began; safe to call when stopped. */

@@ -8,4 +8,5 @@ public interface TenureConfig {
     MaintenanceConfig maintenance();
     CoordinationConfig coordination();
     LeaderElectionConfig leaderElection();
+    HealthConfig health();
 }

@@ -1,0 +1,81 @@
+package dev.tenure.operator;
+
+import dev.tenure.coordination.CoordinationController;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.RegisteredController;
+import io.javaoperatorsdk.operator.health.InformerHealthIndicator;
+import io.javaoperatorsdk.operator.health.InformerWrappingEventSourceHealthIndicator;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.inject.Instance;
+import jakarta.inject.Inject;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
+import org.eclipse.microprofile.health.Liveness;
+
+/**
+ * Liveness: the leader's watches are alive — every informer of the JOSDK reconcilers and of the coordination
+ * controller is running, synced and watching, or has not been otherwise for longer than
+ * {@code tenure.health.watch-grace}. A standby replica runs no watches and is live.
+ */
+@Liveness
+@ApplicationScoped
+public class WatchLivenessCheck implements HealthCheck {
+    static final String NAME = "tenure-watches";
+
+    private final Operator operator;
+    private final OperatorLeadership leadership;
+    private final Instance<CoordinationController> coordination;
+    private final Clock clock;
+    private final WatchLiveness liveness;
+
+    @Inject
+    public WatchLivenessCheck(Operator operator, OperatorLeadership leadership,
+            Instance<CoordinationController> coordination, Instance<Clock> clocks, TenureConfig config) {
+        this.operator = operator;
+        this.leadership = leadership;
+        this.coordination = coordination;
+        // the wiring supplies the clock: a Clock bean if the application has one, else the system clock
+        this.clock = clocks.isResolvable() ? clocks.get() : Clock.systemUTC();
+        this.liveness = new WatchLiveness(config.health().watchGrace());
+    }
+
+    @Override
+    public HealthCheckResponse call() {
+        HealthCheckResponseBuilder b = HealthCheckResponse.named(NAME);
+        if (!leadership.reconcilersStarted()) {
+            return b.up().withData("detail", "standing by: the leader runs the watches").build();
+        }
+        List<WatchLiveness.Watch> watches = new ArrayList<>(reconcilerWatches(operator.getRuntimeInfo()
+                .getRegisteredControllers()));
+        if (coordination.isResolvable()) {
+            watches.addAll(coordination.get().watches());
+        }
+        WatchLiveness.Verdict verdict = liveness.assess(watches, clock.instant());
+        b.status(verdict.live());
+        verdict.details().forEach(b::withData);
+        return b.build();
+    }
+
+    /** JOSDK's informer health, one watch per (controller, event source, namespace). */
+    static List<WatchLiveness.Watch> reconcilerWatches(Collection<RegisteredController> controllers) {
+        List<WatchLiveness.Watch> out = new ArrayList<>();
+        for (RegisteredController<?> controller : controllers) {
+            String name = controller.getConfiguration().getName();
+            Map<String, InformerWrappingEventSourceHealthIndicator> sources =
+                    controller.getControllerHealthInfo().informerEventSourceHealthIndicators();
+            sources.forEach((source, indicator) -> {
+                Map<String, InformerHealthIndicator> informers = indicator.informerHealthIndicators();
+                informers.forEach((namespace, i) -> out.add(new WatchLiveness.Watch(
+                        name + "/" + source + (informers.size() > 1 ? "@" + namespace : ""),
+                        i.isRunning(), i.isWatching(), i.hasSynced())));
+            });
+        }
+        return out;
+    }
+}
