@@ -94,17 +94,32 @@ public final class NodeMaintenanceValidator {
         }
         Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
         view.ahead().forEach(nm -> inMaintenance.add(nm.getSpec().getNodeName()));
-        if (limits.maxNodesInMaintenance().isPresent() && inMaintenance.size() + 1 > limits.maxNodesInMaintenance().getAsInt()) {
+        errors.addAll(budget(view.node().get(), view.nodes(), inMaintenance, limits));
+        return errors;
+    }
+
+    /**
+     * The operator-wide limits for putting {@code node} into maintenance, whichever front door asks: the
+     * cluster-wide cap and the control-plane budget. {@code inMaintenance} are the other nodes in maintenance
+     * now (by any front door); {@code nodes} all Nodes (read only when {@code node} is a control-plane node).
+     * Empty when the limits allow it.
+     */
+    public static List<String> budget(Node node, List<Node> nodes, Set<String> inMaintenance, Limits limits) {
+        List<String> errors = new ArrayList<>();
+        String nodeName = node.getMetadata().getName();
+        Set<String> others = new HashSet<>(inMaintenance);
+        others.remove(nodeName);
+        if (limits.maxNodesInMaintenance().isPresent() && others.size() + 1 > limits.maxNodesInMaintenance().getAsInt()) {
             errors.add("tenure.maintenance.max-nodes-in-maintenance: at most " + limits.maxNodesInMaintenance().getAsInt()
-                    + " node(s) may be in maintenance at once; " + inMaintenance.size() + " already are: "
-                    + String.join(", ", inMaintenance.stream().sorted().toList()));
+                    + " node(s) may be in maintenance at once; " + others.size() + " already are: "
+                    + String.join(", ", others.stream().sorted().toList()));
         }
-        if (isControlPlane(view.node().get())) {
-            List<String> controlPlane = view.nodes().stream().filter(NodeMaintenanceValidator::isControlPlane)
+        if (isControlPlane(node)) {
+            List<String> controlPlane = nodes.stream().filter(NodeMaintenanceValidator::isControlPlane)
                     .map(n -> n.getMetadata().getName()).toList();
             int total = Math.max(controlPlane.size(), 1);
             int minAvailable = limits.controlPlaneMinAvailable().orElse(total / 2 + 1);
-            long busy = controlPlane.stream().filter(inMaintenance::contains).count();
+            long busy = controlPlane.stream().filter(others::contains).count();
             long availableAfter = total - busy - 1;
             if (availableAfter < minAvailable) {
                 errors.add("control-plane budget: node " + nodeName + " is a control-plane node; with it in maintenance "
@@ -139,7 +154,7 @@ public final class NodeMaintenanceValidator {
     }
 
     /** Holds its node, or waits for its lease: admitted by a reconcile already. */
-    static boolean started(NodeMaintenance nm) {
+    public static boolean started(NodeMaintenance nm) {
         NodeMaintenanceStatus st = nm.getStatus();
         if (st == null || st.getPhase() == null) {
             return false;

@@ -1,6 +1,7 @@
 package dev.tenure.maintenance.annotation;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.regex.Pattern;
 
 /**
@@ -35,6 +36,20 @@ public final class MaintenanceAnnotation {
     private static final Pattern DIGITS = Pattern.compile("[0-9]+");
 
     private MaintenanceAnnotation() {
+    }
+
+    /**
+     * Whether a Node's annotations say the protocol holds it: our state record is on it (from the first
+     * maintenance step until the undo is complete), or a request whose lease was written (a {@code new…},
+     * {@code updated} or {@code active} status). A request that waits, is invalid or has ended does not hold it.
+     */
+    public static boolean holdsNode(Map<String, String> annotations) {
+        if (annotations.get(STATE) != null) {
+            return true;
+        }
+        String status = annotations.get(STATUS);
+        return annotations.get(REQUEST) != null && status != null
+                && (status.startsWith(NEW) || UPDATED.equals(status) || ACTIVE.equals(status));
     }
 
     /** A request as read from the annotation. */

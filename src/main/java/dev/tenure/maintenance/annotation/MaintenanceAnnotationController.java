@@ -58,21 +58,26 @@ public final class MaintenanceAnnotationController {
     static final String REASON = "node annotation " + MaintenanceAnnotation.REQUEST;
     public static final String INVALID_EVENT = "InvalidMaintenanceRequest";
     public static final String ENDED_EVENT = "MaintenanceEnded";
+    public static final String BUDGET_EVENT = "MaintenanceBudgetExceeded";
+    /** A request held back by the limits is looked at again this often (as a refused NodeMaintenance is). */
+    static final Duration BUDGET_RETRY = Duration.ofSeconds(30);
 
     private final KubernetesClient client;
     private final LeaseStore leases;
     private final MaintenanceMachine machine;
     private final EventRecorder recorder;
     private final AnnotationSettings settings;
+    private final MaintenanceBudget budget;
     private final Clock clock;
 
     public MaintenanceAnnotationController(KubernetesClient client, LeaseStore leases, MaintenanceMachine machine,
-            EventRecorder recorder, AnnotationSettings settings, Clock clock) {
+            EventRecorder recorder, AnnotationSettings settings, MaintenanceBudget budget, Clock clock) {
         this.client = client;
         this.leases = leases;
         this.machine = machine;
         this.recorder = recorder;
         this.settings = settings;
+        this.budget = budget;
         this.clock = clock;
     }
 
@@ -111,6 +116,13 @@ public final class MaintenanceAnnotationController {
                         recorded.acquiredAt()), now, settings);
                 LOG.debugf("node %s: %s", nodeName, decision);
                 if (decision instanceof AnnotationDecision.WriteLease write) {
+                    if (!MaintenanceAnnotation.holdsNode(a)) {
+                        // a new maintenance: the cluster-wide cap and control-plane budget apply to this door too
+                        List<String> refusals = budget.refusals(node);
+                        if (!refusals.isEmpty()) {
+                            return heldBack(node, String.join("; ", refusals));
+                        }
+                    }
                     if (!writeLease(key, node, write)) {
                         continue; // someone wrote in between: decide again from a fresh read
                     }
@@ -166,6 +178,18 @@ public final class MaintenanceAnnotationController {
             patch(node, changes, false);
             return Optional.empty();
         }
+    }
+
+    /** A request the limits do not allow now: reported as waiting, with the reason, and looked at again later. */
+    private Optional<Duration> heldBack(Node node, String why) {
+        Map<String, String> a = annotationsOf(node);
+        if (!MaintenanceAnnotation.WAITING.equals(a.get(MaintenanceAnnotation.STATUS))) {
+            eventsOn(node).emit(true, BUDGET_EVENT, "node " + name(node) + ": maintenance requested by "
+                    + MaintenanceAnnotation.REQUEST + " waits: " + why + "; nothing was changed");
+            patch(node, changes(a, MaintenanceAnnotation.STATUS, MaintenanceAnnotation.WAITING), false);
+        }
+        LOG.infof("node %s: maintenance request held back: %s", name(node), why);
+        return Optional.of(BUDGET_RETRY);
     }
 
     private Optional<Duration> maintain(Node node, LeaseKey key, LeaseRecord lease, RecordedState recorded, Instant endsAt,

@@ -4,6 +4,7 @@ import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.maintenance.EventRecorder;
 import dev.tenure.maintenance.MaintenanceMachine;
 import dev.tenure.maintenance.MaintenanceSettings;
+import dev.tenure.maintenance.NodeMaintenanceValidator;
 import dev.tenure.operator.AnnotationProtocolConfig;
 import dev.tenure.operator.TenureConfig;
 import io.fabric8.kubernetes.api.model.Node;
@@ -36,6 +37,7 @@ import java.util.Optional;
 @RBACRule(apiGroups = "coordination.k8s.io", resources = "leases", verbs = {"get", "create", "update"})
 @RBACRule(apiGroups = "", resources = "namespaces", verbs = {"get", "create"})
 @RBACRule(apiGroups = "", resources = "events", verbs = {"get", "create", "patch"})
+@RBACRule(apiGroups = "tenure.dev", resources = "nodemaintenances", verbs = "list") // the budget counts them
 public class MaintenanceAnnotationReconciler implements Reconciler<Node> {
 
     public static final String NAME = "maintenance-annotation";
@@ -45,7 +47,7 @@ public class MaintenanceAnnotationReconciler implements Reconciler<Node> {
 
     @Inject
     public MaintenanceAnnotationReconciler(KubernetesClient client, MaintenanceMachine machine, EventRecorder recorder,
-            MaintenanceSettings maintenance, TenureConfig config) {
+            MaintenanceSettings maintenance, NodeMaintenanceValidator.Limits limits, TenureConfig config) {
         AnnotationProtocolConfig c = config.maintenance().annotation();
         AnnotationSettings settings = new AnnotationSettings(c.holder(), c.leasePadding(), c.maxDuration(),
                 maintenance.leaseNamespace(), maintenance.leaseNamePrefix());
@@ -56,7 +58,7 @@ public class MaintenanceAnnotationReconciler implements Reconciler<Node> {
         }
         this.enabled = c.enabled();
         this.controller = new MaintenanceAnnotationController(client, new KubeLeaseStore(client), machine, recorder,
-                settings, Clock.systemUTC());
+                settings, AnnotatedNodes.budget(client, limits), Clock.systemUTC());
     }
 
     @Override

@@ -54,6 +54,8 @@ final class AnnotationFixture implements AutoCloseable {
     final ExecutorScheduler heartbeats = new ExecutorScheduler("test-heartbeats");
     MaintenanceMachine machine;
     MaintenanceAnnotationController controller;
+    /** The limits the controller applies; set before {@link #restart()} to test them. */
+    MaintenanceBudget budget = MaintenanceBudget.UNLIMITED;
 
     AnnotationFixture() {
         cluster.seed().node(NODE).role("worker").create();
@@ -68,7 +70,7 @@ final class AnnotationFixture implements AutoCloseable {
                 (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
                 new MaintenanceMetrics(new SimpleMeterRegistry()), MACHINE, pool, heartbeats, clock);
         controller = new MaintenanceAnnotationController(client, new KubeLeaseStore(client), machine,
-                new EventRecorder(client, clock), SETTINGS, clock);
+                new EventRecorder(client, clock), SETTINGS, budget, clock);
     }
 
     Optional<Duration> reconcile() {

@@ -147,4 +147,37 @@ class AnnotationProtocolTest {
                 Arguments.of("lease-padding", (Runnable) () -> new AnnotationSettings("h", Duration.ofMillis(1500), Duration.ofDays(1), "ns", "node-")),
                 Arguments.of("max-duration", (Runnable) () -> new AnnotationSettings("h", Duration.ofSeconds(30), Duration.ZERO, "ns", "node-")));
     }
+
+    /** request, status, state record present → whether the annotation door holds the node (counts for the limits). */
+    static Stream<Arguments> holds() {
+        return Stream.of(
+                Arguments.of(null, null, false, false),
+                Arguments.of("600", null, false, false),
+                Arguments.of("600", "waiting", false, false),
+                Arguments.of("6x", "invalid: not a number", false, false),
+                Arguments.of("600", "new, create", false, true),
+                Arguments.of("600", "new, acquired", false, true),
+                Arguments.of("600", "new, stale", false, true),
+                Arguments.of("600", "updated", false, true),
+                Arguments.of("600", "active", false, true),
+                Arguments.of("600", "ended", false, false),
+                Arguments.of(null, "active", false, false),
+                Arguments.of(null, "ended", true, true)); // request removed, undo still in progress
+    }
+
+    @ParameterizedTest(name = "request {0}, status {1}, state {2} → holds {3}")
+    @MethodSource("holds")
+    void whetherTheDoorHoldsTheNode(String request, String status, boolean state, boolean holds) {
+        java.util.Map<String, String> a = new java.util.HashMap<>();
+        if (request != null) {
+            a.put(MaintenanceAnnotation.REQUEST, request);
+        }
+        if (status != null) {
+            a.put(MaintenanceAnnotation.STATUS, status);
+        }
+        if (state) {
+            a.put(MaintenanceAnnotation.STATE, "{}");
+        }
+        assertThat(MaintenanceAnnotation.holdsNode(a)).isEqualTo(holds);
+    }
 }
