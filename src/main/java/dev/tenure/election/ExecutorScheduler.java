@@ -2,6 +2,7 @@ package dev.tenure.election;
 
 import java.time.Duration;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -21,9 +22,15 @@ public final class ExecutorScheduler implements Scheduler, AutoCloseable {
         });
     }
 
+    /** After {@link #close()} tasks are dropped: a watch event still in flight when its loop stopped is not an error. */
     @Override
     public Scheduled schedule(Duration delay, Runnable task) {
-        ScheduledFuture<?> f = executor.schedule(task, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> f;
+        try {
+            f = executor.schedule(task, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            return () -> { };
+        }
         return () -> f.cancel(false);
     }
 

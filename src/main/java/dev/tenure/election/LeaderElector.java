@@ -24,7 +24,8 @@ import java.util.random.RandomGenerator;
  *   slow responses only shorten leadership — leadership is given up. Because
  *   renewDeadline &lt; leaseDuration, that happens before any contender can see the lease expire.</li>
  *   <li>One watch on the lease shows foreign writes at once: a {@code preferredHolder} naming
- *   someone else makes the leader release immediately.</li>
+ *   someone else makes the leader release immediately, and a contender acquires a lease it sees
+ *   released (or, coordinated, assigned to it) on the event rather than at its next retry.</li>
  *   <li>{@link #stop()} releases a held lease (holder cleared, duration 1 s) and always fires
  *   onStoppedLeading.</li>
  * </ul>
@@ -166,7 +167,10 @@ public final class LeaderElector {
             return;
         }
         Instant start = clock.instant();
-        Outcome outcome = attempt(start);
+        afterAcquireAttempt(start, attempt(start));
+    }
+
+    private void afterAcquireAttempt(Instant start, Outcome outcome) {
         // An answer slower than renewDeadline gives a term that has already ended: retry instead.
         if (outcome == Outcome.LEADING && clock.instant().isBefore(start.plus(renewDeadline))) {
             becomeLeader(start);
@@ -219,6 +223,9 @@ public final class LeaderElector {
         }
         if (event.isEmpty()) {
             observed = null;
+            if (!leading) {
+                acquireOnEvent();
+            }
             return;
         }
         LeaseRecord rec = event.get();
@@ -228,6 +235,7 @@ public final class LeaderElector {
         observed = LeaseRules.observe(observed, rec, clock.instant());
         noteHolder(rec.holderIdentity());
         if (!leading) {
+            acquireOnEvent();
             return;
         }
         if (!rec.isHeldBy(identity)) {
@@ -236,6 +244,33 @@ public final class LeaderElector {
             writeRelease(rec);
             loseLeadership("yielded to preferred holder " + rec.preferredHolder());
         }
+    }
+
+    /**
+     * Not leading, and the record just observed lets us write now (a release, a free or absent lease, one not
+     * reserved for another preferredHolder; in coordinated mode, the controller naming us holder): write at once
+     * instead of at the next jittered retry, so a planned handover costs a watch event and a write. The write is
+     * conditional on the observed resourceVersion (no extra read): a contender that loses the race gets 409 and
+     * goes back to jittered retries, and a stale event fails the same way. Leadership starts only after our own
+     * write succeeds, counted from its start, never from the event: in coordinated mode the controller's record
+     * carries its own short duration, and only our write puts our leaseDuration behind the renewDeadline we keep.
+     */
+    private void acquireOnEvent() {
+        Instant start = clock.instant();
+        ElectionDecision decision = decide(start);
+        if (!(decision instanceof ElectionDecision.Create || decision instanceof ElectionDecision.Write)) {
+            return;
+        }
+        Outcome outcome;
+        try {
+            outcome = apply(decision);
+        } catch (LeaseConflict e) {
+            LOG.fine(() -> identity + ": " + lease + " changed before our write on the watch event; retrying later");
+            outcome = Outcome.NOT_LEADING;
+        } catch (LeaseStoreException e) {
+            outcome = failed(e);
+        }
+        afterAcquireAttempt(start, outcome);
     }
 
     private boolean heldWithoutRival(LeaseRecord rec) {

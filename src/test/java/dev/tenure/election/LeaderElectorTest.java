@@ -96,7 +96,7 @@ class LeaderElectorTest {
     }
 
     @Test
-    void releaseOnStopLetsAContenderTakeOverWithinOneJitteredRetry() {
+    void releaseOnStopLetsAContenderTakeOverOnTheReleaseEvent() {
         LeaderElector a = h.start("a", Duration.ZERO);
         h.scheduler.runDue();
         LeaderElector b = h.start("b", Duration.ZERO);
@@ -107,10 +107,73 @@ class LeaderElectorTest {
         LeaseRecord released = h.store.peek(LEASE).orElseThrow();
         assertThat(released.hasHolder()).isFalse();
         assertThat(released.leaseDurationSeconds()).isEqualTo(1);
-        h.scheduler.advance(RP.multipliedBy(22).dividedBy(10));
+        h.scheduler.runDue(); // the watch event only: no time passes, no jittered retry is due
         assertThat(b.isLeader()).isTrue();
         assertThat(h.store.peek(LEASE).orElseThrow().leaseTransitions()).isEqualTo(1);
-        assertThat(h.intervals).singleElement().satisfies(i -> assertThat(i.end()).isEqualTo(stoppedAt));
+        h.closeOpen(List.of(b));
+        assertThat(h.intervals).extracting(ElectorHarness.Interval::identity).containsExactly("a", "b");
+        assertThat(h.intervals.get(0).end()).isEqualTo(stoppedAt);
+        assertThat(h.intervals.get(1).start()).as("leaderless gap of zero virtual time").isEqualTo(stoppedAt);
+    }
+
+    /** A foreign write (a holder without an elector here, or a CLE controller) that contenders b and c then watch. */
+    interface ForeignWrite {
+        void apply(InMemoryLeaseStore store, LeaseRecord current, Instant now);
+    }
+
+    static Stream<Arguments> watchedRecords() {
+        return Stream.<Arguments>of(
+                // contenders b, c (observer view): a release or a free lease is taken on the event
+                Arguments.of("a releases: the first to see it takes it", false,
+                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.releasedRecord(cur, now)), "b"),
+                Arguments.of("a releases for c: reserved, c takes it", false,
+                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.releasedRecord(cur, now).withPreferredHolder("c")), "c"),
+                Arguments.of("a releases for d (not here): nobody takes it before the reservation expires", false,
+                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.releasedRecord(cur, now).withPreferredHolder("d")), null),
+                Arguments.of("the lease is deleted: the first to see it creates it", false,
+                        (ForeignWrite) (s, cur, now) -> s.delete(LEASE), "b"),
+                Arguments.of("a renews: still held", false,
+                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, cur.withRenewTime(now)), null),
+                Arguments.of("d takes it over", false,
+                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.heldRecord(cur, "d", now, LD)), null),
+                Arguments.of("a stale release event (store still held by a): the write conflicts", false,
+                        (ForeignWrite) (s, cur, now) -> s.deliverStale(LEASE, LeaseRules.releasedRecord(cur, now).withResourceVersion("0")), null),
+                // coordinated candidates b, c: only the controller's assignment counts
+                Arguments.of("coordinated: the controller assigns b", true,
+                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.heldRecord(cur, "b", now, Duration.ofSeconds(5))), "b"),
+                Arguments.of("coordinated: a releases, nobody is assigned", true,
+                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.releasedRecord(cur, now)), null),
+                Arguments.of("coordinated: assigned to b but c already preferred", true,
+                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.heldRecord(cur, "b", now, Duration.ofSeconds(5)).withPreferredHolder("c")), null),
+                Arguments.of("coordinated: a stale assignment to b: the write conflicts", true,
+                        (ForeignWrite) (s, cur, now) -> s.deliverStale(LEASE, LeaseRules.heldRecord(cur, "b", now, Duration.ofSeconds(5)).withResourceVersion("0")), null));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("watchedRecords")
+    void aWatchedRecordThatLetsAContenderWriteIsActedOnAtOnce(String name, boolean coordinated, ForeignWrite write,
+                                                              String leaderAtOnce) {
+        h.store.put(LEASE, LeaseRecord.heldBy("a", LD, h.scheduler.now()).withStrategy(coordinated ? "OldestEmulationVersion" : null));
+        LeaderElector b = h.builder("b", Duration.ZERO).coordinated(coordinated).build();
+        LeaderElector c = h.builder("c", Duration.ZERO).coordinated(coordinated).build();
+        b.start();
+        c.start();
+        h.scheduler.advance(Duration.ofSeconds(5)); // both have read the lease held by a
+        Instant at = h.scheduler.now();
+        write.apply(h.store, h.store.peek(LEASE).orElseThrow(), at);
+        h.scheduler.runDue(); // watch deliveries only: no time passes, no retry is due
+        assertThat(b.isLeader()).as("b leads").isEqualTo("b".equals(leaderAtOnce));
+        assertThat(c.isLeader()).as("c leads").isEqualTo("c".equals(leaderAtOnce));
+        if (leaderAtOnce != null) {
+            LeaseRecord held = h.store.peek(LEASE).orElseThrow();
+            assertThat(held.holderIdentity()).isEqualTo(leaderAtOnce);
+            assertThat(held.renewTime()).isEqualTo(at);
+            assertThat(held.leaseDurationSeconds()).as("the new leader wrote its own duration").isEqualTo(15);
+        }
+        // and nothing unsafe afterwards: the loser's retries and the winner's renews never overlap
+        h.scheduler.advance(LD.multipliedBy(2));
+        h.closeOpen(List.of(b, c));
+        assertThat(h.overlaps()).isEmpty();
     }
 
     @Test
@@ -152,7 +215,9 @@ class LeaderElectorTest {
         h.scheduler.runDue();
         assertThat(a.isLeader()).isFalse();
         assertThat(h.intervals).singleElement().satisfies(i -> assertThat(i.end()).isEqualTo(asked));
-        assertThat(h.store.peek(LEASE).orElseThrow().hasHolder()).isFalse();
+        // c took the released lease on the release event, in the same instant
+        assertThat(c.isLeader()).isTrue();
+        assertThat(b.isLeader()).isFalse();
         h.scheduler.advance(RP.multipliedBy(22).dividedBy(10));
         assertThat(c.isLeader()).isTrue();
         assertThat(b.isLeader()).isFalse();
