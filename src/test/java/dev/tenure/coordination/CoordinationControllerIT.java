@@ -227,13 +227,17 @@ class CoordinationControllerIT {
 
     @Test
     void discoveryWithoutTheApiReportsItAndTheControllerStaysInactive() {
-        LeaseCandidateApi api = LeaseCandidateApi.discover(client, "auto");
-        assertThat(api.served()).isFalse();
-        assertThat(api.detail()).contains("not served");
-        controller = new CoordinationController(client, new ElectionPlanner(ElectionTiming.UPSTREAM, true), clock,
-                api, new CoordinationMetrics(registry, clock), Duration.ofMinutes(30));
-        controller.start();
-        assertThat(controller.isRunning()).isFalse();
+        try (EmulatedCluster without = EmulatedCluster.start(EmulatedCluster.Options.forTests()
+                .leaseCandidateVersions(new String[0]))) { // coordination.k8s.io serves no LeaseCandidate
+            LeaseCandidateApi api = LeaseCandidateApi.discover(without.operatorClient(), "auto");
+            assertThat(api.served()).isFalse();
+            assertThat(api.detail()).contains("not served");
+            controller = new CoordinationController(without.operatorClient(),
+                    new ElectionPlanner(ElectionTiming.UPSTREAM, true), clock, api,
+                    new CoordinationMetrics(registry, clock), Duration.ofMinutes(30));
+            controller.start();
+            assertThat(controller.isRunning()).isFalse();
+        }
     }
 
     @Test

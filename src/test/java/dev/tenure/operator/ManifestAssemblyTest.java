@@ -117,18 +117,18 @@ class ManifestAssemblyTest {
 
     @Test
     void csvPermissionsLoseTheBlanketRuleToo() {
-        Map<String, Object> csv = ManifestAssembly.parseAll(GENERATED_CSV.replace("""
-                  deployments:""", """
-                  clusterPermissions:
-                    - serviceAccountName: tenure-operator
-                      rules:
-                        - apiGroups: [tenure.dev]
-                          resources: [nodemaintenances, nodemaintenances/status, nodemaintenances/finalizers]
-                          verbs: [get, list, watch, patch, update, create, delete]
-                        - apiGroups: [tenure.dev]
-                          resources: [nodemaintenances]
-                          verbs: [get, list, watch, patch]
-                  deployments:""")).get(0);
+        Map<String, Object> csv = ManifestAssembly.parseAll(GENERATED_CSV).get(0);
+        Map<String, Object> installSpec = at(csv, "spec", "install", "spec");
+        installSpec.put("clusterPermissions", ManifestAssembly.parseAll("""
+                - serviceAccountName: tenure-operator
+                  rules:
+                    - apiGroups: [tenure.dev]
+                      resources: [nodemaintenances, nodemaintenances/status, nodemaintenances/finalizers]
+                      verbs: [get, list, watch, patch, update, create, delete]
+                    - apiGroups: [tenure.dev]
+                      resources: [nodemaintenances]
+                      verbs: [get, list, watch, patch]
+                """.replace("- serviceAccountName", "permissions:\n- serviceAccountName")).get(0).get("permissions"));
 
         Map<String, Object> completed = ManifestAssembly.completeCsv(csv);
 
