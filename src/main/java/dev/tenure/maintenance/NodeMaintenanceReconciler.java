@@ -28,7 +28,12 @@ import org.jboss.logging.Logger;
  * NodeMaintenances proceed at once (one reconcile at a time per resource).
  */
 @ControllerConfiguration(name = NodeMaintenanceReconciler.NAME)
-// Exactly the calls the maintenance machine, validator and event recorder make.
+// Exactly the calls JOSDK (informer; finalizer and status by JSON merge patch, SSA being off), the maintenance
+// machine, validator and event recorder make. ManifestAssembly drops quarkus-operator-sdk's blanket rule on the
+// primary resource (every verb on it, its status and finalizers); RbacLeastPrivilegeCheck holds these to what the
+// tests saw the operator call.
+@RBACRule(apiGroups = NodeMaintenance.GROUP, resources = "nodemaintenances", verbs = {"get", "list", "watch", "patch"})
+@RBACRule(apiGroups = NodeMaintenance.GROUP, resources = "nodemaintenances/status", verbs = "patch")
 @RBACRule(apiGroups = "", resources = "nodes", verbs = {"get", "list", "patch"})
 @RBACRule(apiGroups = "", resources = "nodes/status", verbs = "patch")
 @RBACRule(apiGroups = "", resources = "pods", verbs = {"list", "delete"})

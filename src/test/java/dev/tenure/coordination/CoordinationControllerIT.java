@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tenure.election.LeaseKey;
+import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.MutableClock;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -14,7 +15,6 @@ import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidateBuilde
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -22,7 +22,9 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,23 +32,35 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * The controller against an API server (fabric8 mock, CRUD mode) with simulated candidate processes: upstream's
- * TestController cases plus GC, the PR 138066 stall and MaintenanceAware. Real clock: the upstream constants
- * (5 s lease, 5 s ping window) make the slowest case about ten seconds.
+ * The controller against the emulated cluster with simulated candidate processes: upstream's TestController cases
+ * plus GC, the PR 138066 stall and MaintenanceAware. Real clock: the upstream constants (5 s lease, 5 s ping
+ * window) make the slowest case about ten seconds. The controller has the operator's client, the simulated
+ * candidates and the checks the harness's (the RBAC check charges only the former to the operator).
  */
-@EnableKubernetesMockClient(crud = true)
 class CoordinationControllerIT {
 
     private static final String NS = "kube-system";
     private static final String LEASE = "component-A";
     private static final Duration WAIT = Duration.ofSeconds(40);
 
+    static EmulatedCluster cluster;
     static KubernetesClient client;
 
     private Clock clock = Clock.systemUTC();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private CoordinationController controller;
     private SimulatedCandidates processes;
+
+    @BeforeAll
+    static void startCluster() {
+        cluster = EmulatedCluster.start();
+        client = cluster.client();
+    }
+
+    @AfterAll
+    static void stopCluster() {
+        cluster.close();
+    }
 
     @BeforeEach
     void cleanCluster() {
@@ -67,7 +81,7 @@ class CoordinationControllerIT {
     }
 
     private void startController(boolean upstreamStrategy, Duration gcPeriod) {
-        controller = new CoordinationController(client, new ElectionPlanner(ElectionTiming.UPSTREAM, upstreamStrategy),
+        controller = new CoordinationController(cluster.operatorClient(), new ElectionPlanner(ElectionTiming.UPSTREAM, upstreamStrategy),
                 clock, LeaseCandidateApi.of("v1beta1"), new CoordinationMetrics(registry, clock), gcPeriod);
         controller.start();
     }
@@ -213,13 +227,17 @@ class CoordinationControllerIT {
 
     @Test
     void discoveryWithoutTheApiReportsItAndTheControllerStaysInactive() {
-        LeaseCandidateApi api = LeaseCandidateApi.discover(client, "auto");
-        assertThat(api.served()).isFalse();
-        assertThat(api.detail()).contains("not served");
-        controller = new CoordinationController(client, new ElectionPlanner(ElectionTiming.UPSTREAM, true), clock,
-                api, new CoordinationMetrics(registry, clock), Duration.ofMinutes(30));
-        controller.start();
-        assertThat(controller.isRunning()).isFalse();
+        try (EmulatedCluster without = EmulatedCluster.start(EmulatedCluster.Options.forTests()
+                .leaseCandidateVersions(new String[0]))) { // coordination.k8s.io serves no LeaseCandidate
+            LeaseCandidateApi api = LeaseCandidateApi.discover(without.operatorClient(), "auto");
+            assertThat(api.served()).isFalse();
+            assertThat(api.detail()).contains("not served");
+            controller = new CoordinationController(without.operatorClient(),
+                    new ElectionPlanner(ElectionTiming.UPSTREAM, true), clock, api,
+                    new CoordinationMetrics(registry, clock), Duration.ofMinutes(30));
+            controller.start();
+            assertThat(controller.isRunning()).isFalse();
+        }
     }
 
     @Test

@@ -39,7 +39,7 @@ class CoordinationEmulatedClusterIT {
     void discovery(String name, String[] served, String expected) {
         try (EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests()
                 .leaseCandidateVersions(served))) {
-            LeaseCandidateApi api = LeaseCandidateApi.discover(cluster.client(), "auto");
+            LeaseCandidateApi api = LeaseCandidateApi.discover(cluster.operatorClient(), "auto");
             assertThat(api.version()).isEqualTo(expected);
             if (expected == null) {
                 assertThat(api.detail()).contains("not served").contains("CoordinatedLeaderElection");
@@ -58,9 +58,10 @@ class CoordinationEmulatedClusterIT {
             candidate(client, "app-a", "1.31.0", "1.31.0", "w1");
             candidate(client, "app-b", "1.30.0", "1.31.0", "w2");
             candidate(client, "app-c", "1.31.0", "1.32.0", "w3");
-            CoordinationController controller = new CoordinationController(client,
+            KubernetesClient operator = cluster.operatorClient();
+            CoordinationController controller = new CoordinationController(operator,
                     new ElectionPlanner(ElectionTiming.UPSTREAM, false), clock,
-                    LeaseCandidateApi.discover(client, "auto"),
+                    LeaseCandidateApi.discover(operator, "auto"),
                     new CoordinationMetrics(new SimpleMeterRegistry(), clock), Duration.ofMinutes(30));
             try (SimulatedCandidates processes = new SimulatedCandidates(client, "app", "app-lease", clock,
                     "v1alpha2")) {

@@ -10,6 +10,7 @@ import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidateBuilde
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import dev.tenure.operator.OperatorLeadership;
+import dev.tenure.testsupport.EmulatedCluster;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.QuarkusTestProfile;
 import io.quarkus.test.junit.TestProfile;
@@ -65,6 +66,14 @@ class CoordinationWiringTest {
                 .until(() -> leadership.reconcilersStarted() && controller.isRunning());
         controller.start(); // idempotent
 
+        // The candidate's own process, not the operator: the harness's client (RBAC check).
+        try (KubernetesClient harness = EmulatedCluster.harnessClient(client.getConfiguration())) {
+            createCandidateAndAwaitItsElection(harness);
+        }
+        assertMetricsAndReadiness();
+    }
+
+    private static void createCandidateAndAwaitItsElection(KubernetesClient client) {
         client.resources(LeaseCandidate.class).inNamespace("default").resource(new LeaseCandidateBuilder()
                 .withNewMetadata().withName("app-0").withNamespace("default").endMetadata()
                 .withNewSpec().withLeaseName("app").withEmulationVersion("1.0.0").withBinaryVersion("1.0.0")
@@ -76,7 +85,9 @@ class CoordinationWiringTest {
             assertThat(lease).isNotNull();
             assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("app-0");
         });
+    }
 
+    private void assertMetricsAndReadiness() {
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(prometheus.scrape())
                 .contains("tenure_coordination_elections_total{outcome=\"created\",strategy=\"tenure.dev/MaintenanceAware\"")
                 .contains("tenure_coordination_election_duration_seconds_count")

@@ -67,7 +67,8 @@ class MaintenanceMachineIT {
 
     MaintenanceMachine newMachine() {
         registry = new SimpleMeterRegistry();
-        return new MaintenanceMachine(client, new KubeLeaseStore(client), (node, started, now) ->
+        KubernetesClient operator = cluster.operatorClient();
+        return new MaintenanceMachine(operator, new KubeLeaseStore(operator), (node, started, now) ->
                 LeadershipHandover.Outcome.complete("nothing held"), new MaintenanceMetrics(registry), SETTINGS, pool,
                 heartbeats, clock);
     }

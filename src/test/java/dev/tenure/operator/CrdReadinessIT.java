@@ -39,9 +39,6 @@ class CrdReadinessIT {
     URI ready;
 
     @Inject
-    KubernetesClient client;
-
-    @Inject
     @Readiness
     CrdReadinessCheck crdCheck;
 
@@ -55,6 +52,8 @@ class CrdReadinessIT {
         assertThat(check(checks, ApiServerReadinessCheck.NAME).at("/data/server").asText()).startsWith("http");
         assertThat(check(checks, CrdReadinessCheck.NAME).at("/data/" + CRD).asText()).isNotBlank();
 
+        // The harness removes the CRD (the operator only reads CRDs; RBAC check).
+        KubernetesClient client = EmulatedClusterResource.cluster().client();
         CustomResourceDefinition crd = client.apiextensions().v1().customResourceDefinitions().withName(CRD).get();
         try {
             client.resource(crd).delete();

@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The assembly step's decisions on small inputs (the shipped output is checked by GeneratedArtifactsTest). */
 class ManifestAssemblyTest {
@@ -92,6 +94,80 @@ class ManifestAssemblyTest {
                 .containsExactly("ServiceMonitor", "ConfigMap");
         assertThat(ManifestAssembly.bundleExtras(resources, "{}"))
                 .allSatisfy(r -> assertThat(((Map<?, ?>) r.get("metadata")).containsKey("namespace")).isFalse());
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            QOSDK's rule on the primary resource                  | nodes,nodes/status,nodes/finalizers   | get,list,watch,patch,update,create,delete | false
+            same verbs in another order                           | x,x/finalizers                        | delete,create,update,patch,watch,list,get | false
+            a reconciler's own rule on its primary resource       | nodes                                 | get,list,watch,patch                      | true
+            every verb, but no finalizers subresource             | leases                                | get,list,watch,patch,update,create,delete | true
+            finalizers, but not every verb                        | nodemaintenances/finalizers           | update                                    | true
+            """)
+    void blanketPrimaryResourceRuleIsDroppedAndNothingElse(String name, String resources, String verbs, boolean kept) {
+        Map<String, Object> rule = Map.of("apiGroups", List.of(""), "resources", List.of(resources.split(",")),
+                "verbs", List.of(verbs.split(",")));
+        Map<String, Object> role = Map.of("apiVersion", "rbac.authorization.k8s.io/v1", "kind", "ClusterRole",
+                "metadata", Map.of("name", "r"), "rules", List.of(rule));
+
+        List<Map<String, Object>> rules = at(ManifestAssembly.withoutBlanketPrimaryResourceRules(role), "rules");
+
+        assertThat(rules).hasSize(kept ? 1 : 0);
+    }
+
+    @Test
+    void csvPermissionsLoseTheBlanketRuleToo() {
+        Map<String, Object> csv = ManifestAssembly.parseAll(GENERATED_CSV).get(0);
+        Map<String, Object> installSpec = at(csv, "spec", "install", "spec");
+        installSpec.put("clusterPermissions", ManifestAssembly.parseAll("""
+                - serviceAccountName: tenure-operator
+                  rules:
+                    - apiGroups: [tenure.dev]
+                      resources: [nodemaintenances, nodemaintenances/status, nodemaintenances/finalizers]
+                      verbs: [get, list, watch, patch, update, create, delete]
+                    - apiGroups: [tenure.dev]
+                      resources: [nodemaintenances]
+                      verbs: [get, list, watch, patch]
+                """.replace("- serviceAccountName", "permissions:\n- serviceAccountName")).get(0).get("permissions"));
+
+        Map<String, Object> completed = ManifestAssembly.completeCsv(csv);
+
+        List<Map<String, Object>> permissions = at(completed, "spec", "install", "spec", "clusterPermissions");
+        assertThat(permissions).singleElement().satisfies(p -> assertThat((List<?>) p.get("rules")).singleElement()
+                .satisfies(r -> assertThat(r.toString()).contains("verbs=[get, list, watch, patch]")));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            generator order (by JSON path) | Age,Node,Reason,Progress,Phase | Node,Phase,Progress,Reason,Age
+            already in order               | Node,Phase,Progress,Reason,Age | Node,Phase,Progress,Reason,Age
+            an undeclared column goes last | Extra,Age,Node                 | Node,Age,Extra
+            """)
+    void printerColumnsFollowTheDeclaredOrder(String name, String generated, String expected) {
+        List<Map<String, Object>> columns = java.util.Arrays.stream(generated.split(","))
+                .map(c -> Map.<String, Object> of("name", c, "jsonPath", "." + c.toLowerCase())).toList();
+        Map<String, Object> crd = Map.of("spec", Map.of("versions", List.of(Map.of("name", "v1alpha1",
+                "additionalPrinterColumns", columns))));
+
+        Map<String, Object> ordered = ManifestAssembly.printerColumnsInOrder(crd,
+                List.of("Node", "Phase", "Progress", "Reason", "Age"));
+
+        List<Map<String, Object>> versions = at(ordered, "spec", "versions");
+        List<Map<String, Object>> result = at(versions.get(0), "additionalPrinterColumns");
+        assertThat(result).extracting(c -> c.get("name")).containsExactly((Object[]) expected.split(","));
+    }
+
+    @Test
+    void nodeMaintenanceDeclaresItsPrinterColumnsInDesignOrder() {
+        Map<String, Object> crd = Map.of("spec", Map.of("names", Map.of("kind", "NodeMaintenance"), "versions",
+                List.of(Map.of("name", "v1alpha1", "additionalPrinterColumns", List.of(Map.of("name", "Age"),
+                        Map.of("name", "Node"), Map.of("name", "Reason"), Map.of("name", "Progress"),
+                        Map.of("name", "Phase"))))));
+
+        List<Map<String, Object>> versions = at(ManifestAssembly.printerColumnsInDeclaredOrder(crd), "spec", "versions");
+
+        assertThat(ManifestAssembly.<List<Map<String, Object>>> at(versions.get(0), "additionalPrinterColumns"))
+                .extracting(c -> c.get("name")).containsExactly("Node", "Phase", "Progress", "Reason", "Age");
     }
 
     private static List<Object> paths(Map<String, Object> owned, String key) {

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.kube.KubeLeaseStore;
-import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.junit.QuarkusTest;
@@ -27,8 +26,6 @@ class OperatorLeadershipTest {
     @Inject
     OperatorLeadership leadership;
     @Inject
-    KubernetesClient client;
-    @Inject
     SmallRyeHealthReporter health;
     @Inject
     MeterRegistry registry;
@@ -38,7 +35,7 @@ class OperatorLeadershipTest {
     @Test
     void leadsQuicklyAndStartsReconcilers() {
         await().atMost(Duration.ofSeconds(10)).until(() -> leadership.isLeader() && leadership.reconcilersStarted());
-        LeaseRecord lease = new KubeLeaseStore(client).get(LeaseKey.of("tenure-system", "tenure-operator"));
+        LeaseRecord lease = new KubeLeaseStore(EmulatedClusterResource.cluster().client()).get(LeaseKey.of("tenure-system", "tenure-operator"));
         assertThat(lease.holderIdentity()).isEqualTo(leadership.elector().orElseThrow().identity());
         assertThat(lease.leaseDurationSeconds()).isEqualTo(3);
         // Reconcilers registered by the other packages run only now that this instance leads.

@@ -68,7 +68,7 @@ class WatchLivenessIT {
     @Test
     void informersThatLostTheirApiServerFailTheProbeAfterTheGrace() {
         EmulatedCluster cluster = EmulatedCluster.start();
-        CoordinationController controller = new CoordinationController(cluster.client(),
+        CoordinationController controller = new CoordinationController(cluster.operatorClient(),
                 new ElectionPlanner(ElectionTiming.UPSTREAM, false), Clock.systemUTC(), LeaseCandidateApi.of("v1beta1"),
                 new CoordinationMetrics(new SimpleMeterRegistry(), Clock.systemUTC()), Duration.ofMinutes(30));
         WatchLiveness liveness = new WatchLiveness(Duration.ZERO);

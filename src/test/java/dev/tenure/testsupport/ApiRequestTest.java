@@ -50,4 +50,17 @@ class ApiRequestTest {
     assertThat(r.verb()).isEqualTo("get");
     assertThat(r.path()).isEqualTo(path);
   }
+
+  /** Who the RBAC check charges a request to: only the harness and kubectl are not the operator. */
+  @ParameterizedTest(name = "{0} → {1}")
+  @CsvSource({
+      "emulated-cluster-test-client, HARNESS",
+      "kubectl/v1.32.0 (linux/amd64) kubernetes/abc, KUBECTL",
+      "fabric8-kubernetes-client/7.3.1, OPERATOR",
+      "tenure-operator-under-test, OPERATOR",
+      "chaos-operator, OPERATOR",
+      "'', OPERATOR"})
+  void requestOriginFollowsTheUserAgent(String userAgent, RequestOrigin origin) {
+    assertThat(RequestOrigin.of(ApiRequest.parse("GET", "/api/v1/nodes", userAgent))).isEqualTo(origin);
+  }
 }

@@ -36,6 +36,11 @@ import java.util.function.Function;
  */
 public final class EmulatedCluster implements AutoCloseable {
 
+  /** User-Agent of {@link #client()}: requests the RBAC check does not charge to the operator. */
+  public static final String HARNESS_USER_AGENT = "emulated-cluster-test-client";
+  /** User-Agent of {@link #operatorClient()}. */
+  public static final String OPERATOR_USER_AGENT = "tenure-operator-under-test";
+
   /** Settings of one emulated cluster; every setter returns this. */
   public static final class Options {
     private Clock clock = Clock.systemUTC();
@@ -137,6 +142,7 @@ public final class EmulatedCluster implements AutoCloseable {
   private final String url;
   private final Path kubeconfig;
   private volatile KubernetesClient client;
+  private volatile KubernetesClient operatorClient;
 
   private EmulatedCluster(Options options) {
     this.options = options;
@@ -152,6 +158,7 @@ public final class EmulatedCluster implements AutoCloseable {
     this.server = new MockWebServer();
     server.setDispatcher(dispatcher);
     server.start(InetAddress.getLoopbackAddress(), options.port);
+    OperatorRequestRecorder.forCluster(server.getPort()).ifPresent(r -> requests.observe(r::record));
     this.url = "http://127.0.0.1:" + server.getPort();
     this.kubelets = new KubeletSimulator(store, executor, options);
     dispatcher.kubelets(kubelets);
@@ -172,7 +179,11 @@ public final class EmulatedCluster implements AutoCloseable {
     return new EmulatedCluster(options);
   }
 
-  /** A fabric8 client for this cluster (default namespace "default", no request retries). */
+  /**
+   * The test harness's client (default namespace "default", no request retries): seeding, faults, checking
+   * results. Production code under test gets {@link #operatorClient()}, so that the RBAC check sees its requests
+   * and not the harness's.
+   */
   public KubernetesClient client() {
     if (client == null) {
       synchronized (this) {
@@ -184,10 +195,39 @@ public final class EmulatedCluster implements AutoCloseable {
     return client;
   }
 
-  /** The client configuration, for callers that build their own client. */
+  /** A client for production code under test (reconcilers, machines, electors built by a plain test). */
+  public KubernetesClient operatorClient() {
+    if (operatorClient == null) {
+      synchronized (this) {
+        if (operatorClient == null) {
+          operatorClient = new KubernetesClientBuilder().withConfig(operatorClientConfig()).build();
+        }
+      }
+    }
+    return operatorClient;
+  }
+
+  /**
+   * A harness client (User-Agent {@link #HARNESS_USER_AGENT}) for whatever API server {@code config} points at: for
+   * a {@code @QuarkusTest} that seeds or checks through the server its application's client uses.
+   */
+  public static KubernetesClient harnessClient(Config config) {
+    return new KubernetesClientBuilder().withConfig(new ConfigBuilder(config).withUserAgent(HARNESS_USER_AGENT).build())
+        .build();
+  }
+
+  /** The harness client's configuration, for callers that build their own client. */
   public Config clientConfig() {
     return new ConfigBuilder(Config.empty()).withMasterUrl(url).withTrustCerts(true).withNamespace("default")
-        .withRequestRetryBackoffLimit(0).withUserAgent("emulated-cluster-test-client").build();
+        .withRequestRetryBackoffLimit(0).withUserAgent(HARNESS_USER_AGENT).build();
+  }
+
+  /**
+   * The configuration of {@link #operatorClient()}. A client built from it with another User-Agent still counts
+   * as the operator; only {@link #HARNESS_USER_AGENT} and kubectl do not ({@link RequestOrigin}).
+   */
+  public Config operatorClientConfig() {
+    return new ConfigBuilder(clientConfig()).withUserAgent(OPERATOR_USER_AGENT).build();
   }
 
   /** The API server URL, e.g. {@code http://127.0.0.1:38211}. */
@@ -271,6 +311,9 @@ public final class EmulatedCluster implements AutoCloseable {
     executor.shutdownNow();
     if (client != null) {
       client.close();
+    }
+    if (operatorClient != null) {
+      operatorClient.close();
     }
     server.shutdown();
   }

@@ -28,7 +28,9 @@ import java.util.Optional;
  */
 @ControllerConfiguration(name = MaintenanceAnnotationReconciler.NAME, generationAwareEventProcessing = false,
         informer = @Informer(genericFilter = MaintenanceAnnotationReconciler.ConcernsProtocol.class))
-// Exactly the calls the controller and the maintenance machine make for it.
+// Exactly the calls JOSDK's Node informer, the controller and the maintenance machine make for it. The Node rules
+// replace quarkus-operator-sdk's blanket one on the primary resource (create, update, delete on nodes, their status
+// and finalizers), which ManifestAssembly drops; RbacLeastPrivilegeCheck holds these to what the tests saw.
 @RBACRule(apiGroups = "", resources = "nodes", verbs = {"get", "list", "watch", "patch"})
 @RBACRule(apiGroups = "", resources = "nodes/status", verbs = "patch")
 @RBACRule(apiGroups = "", resources = "pods", verbs = {"list", "delete"})

@@ -38,7 +38,7 @@ class AnnotationBudgetIT {
 
     @Test
     void aRequestOverTheClusterWideCapWaitsUntilAnotherMaintenanceEnds() {
-        f.budget = AnnotatedNodes.budget(f.client, new Limits(OptionalInt.of(1), OptionalInt.empty()));
+        f.budget = AnnotatedNodes.budget(f.operatorClient, new Limits(OptionalInt.of(1), OptionalInt.empty()));
         f.restart();
         heldByAnnotation("w2");
         f.request("600");
@@ -68,7 +68,7 @@ class AnnotationBudgetIT {
         for (String cp : new String[] {"cp1", "cp2", "cp3"}) {
             f.cluster.seed().node(cp).role("control-plane").create();
         }
-        f.budget = AnnotatedNodes.budget(f.client, Limits.none());
+        f.budget = AnnotatedNodes.budget(f.operatorClient, Limits.none());
         f.restart();
         heldByAnnotation("cp2");
         f.client.nodes().withName("cp1").patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"annotations\":{\""
@@ -90,7 +90,7 @@ class AnnotationBudgetIT {
 
     @Test
     void aNodeTheDoorAlreadyHoldsIsNotHeldBackByItsOwnCount() {
-        f.budget = AnnotatedNodes.budget(f.client, new Limits(OptionalInt.of(1), OptionalInt.empty()));
+        f.budget = AnnotatedNodes.budget(f.operatorClient, new Limits(OptionalInt.of(1), OptionalInt.empty()));
         f.restart();
         f.request("600");
         f.drive(n -> MaintenanceAnnotation.ACTIVE.equals(f.status()));

@@ -49,6 +49,8 @@ final class AnnotationFixture implements AutoCloseable {
     final MutableClock clock = MutableClock.atSystemTime();
     final EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().clock(clock));
     final KubernetesClient client = cluster.client();
+    /** What the machine and controller use: the RBAC check charges its requests to the operator. */
+    final KubernetesClient operatorClient = cluster.operatorClient();
     final KubeLeaseStore leases = new KubeLeaseStore(client);
     final ExecutorService pool = Executors.newFixedThreadPool(4);
     final ExecutorScheduler heartbeats = new ExecutorScheduler("test-heartbeats");
@@ -66,11 +68,11 @@ final class AnnotationFixture implements AutoCloseable {
 
     /** New machine and controller instances on the same cluster (nothing carried over in memory). */
     void restart() {
-        machine = new MaintenanceMachine(client, new KubeLeaseStore(client),
+        machine = new MaintenanceMachine(operatorClient, new KubeLeaseStore(operatorClient),
                 (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
                 new MaintenanceMetrics(new SimpleMeterRegistry()), MACHINE, pool, heartbeats, clock);
-        controller = new MaintenanceAnnotationController(client, new KubeLeaseStore(client), machine,
-                new EventRecorder(client, clock), SETTINGS, budget, clock);
+        controller = new MaintenanceAnnotationController(operatorClient, new KubeLeaseStore(operatorClient), machine,
+                new EventRecorder(operatorClient, clock), SETTINGS, budget, clock);
     }
 
     Optional<Duration> reconcile() {

@@ -1,0 +1,53 @@
+package dev.tenure.testsupport;
+
+import java.util.List;
+
+/**
+ * One distinct request production code made to an emulated cluster, as RBAC sees it, and the test that was
+ * running when it arrived. Written one per line (tab-separated) by {@link OperatorRequestRecorder}, read back by
+ * the RBAC least-privilege check after the whole suite.
+ *
+ * @param nonResourcePath set (and resource empty) for discovery, {@code /version} and the like
+ * @param test the running test ({@code Class#method}, or the class while its setup runs); a request that arrives
+ *     after its test ended (a reconcile still in flight) is charged to whichever test runs then
+ */
+public record RecordedOperatorRequest(String verb, String apiGroup, String resource, String subresource,
+    String namespace, String nonResourcePath, String test, String userAgent) {
+
+  static RecordedOperatorRequest of(ApiRequest request, String test) {
+    return new RecordedOperatorRequest(request.verb(), request.apiGroup(), request.resource(), request.subresource(),
+        request.namespace(), request.isResourceRequest() ? "" : request.path(), test, request.userAgent());
+  }
+
+  public boolean isResourceRequest() {
+    return !resource.isEmpty();
+  }
+
+  /** "resource" or "resource/subresource", as written in a (Cluster)Role rule. */
+  public String resourceWithSubresource() {
+    return subresource.isEmpty() ? resource : resource + "/" + subresource;
+  }
+
+  public String toLine() {
+    return String.join("\t", verb, apiGroup, resource, subresource, namespace, nonResourcePath, test,
+        userAgent.replace('\t', ' '));
+  }
+
+  public static RecordedOperatorRequest parse(String line) {
+    List<String> f = List.of(line.split("\t", -1));
+    if (f.size() != 8) {
+      throw new IllegalArgumentException("expected 8 tab-separated fields, got " + f.size() + ": " + line);
+    }
+    return new RecordedOperatorRequest(f.get(0), f.get(1), f.get(2), f.get(3), f.get(4), f.get(5), f.get(6),
+        f.get(7));
+  }
+
+  @Override
+  public String toString() {
+    String what = isResourceRequest()
+        ? verb + " " + (apiGroup.isEmpty() ? "\"\"" : apiGroup) + " " + resourceWithSubresource()
+            + (namespace.isEmpty() ? "" : " in " + namespace)
+        : verb + " " + nonResourcePath;
+    return what + " (by " + test + ")";
+  }
+}

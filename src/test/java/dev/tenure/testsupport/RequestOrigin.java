@@ -1,0 +1,26 @@
+package dev.tenure.testsupport;
+
+/**
+ * Who sent a request to the emulated cluster, told apart by User-Agent. The harness (seeding, checking results)
+ * and kubectl are not the operator; anything else is counted as the operator, so a client nobody labelled makes
+ * the RBAC check demand more, never less.
+ */
+public enum RequestOrigin {
+  /** {@link EmulatedCluster#client()}: tests seeding objects and reading results. */
+  HARNESS,
+  /** kubectl pointed at the emulated cluster (a peer in the benchmark and compatibility tests). */
+  KUBECTL,
+  /** Production code: the Quarkus client of a {@code @QuarkusTest}, {@link EmulatedCluster#operatorClient()}, any other. */
+  OPERATOR;
+
+  public static RequestOrigin of(ApiRequest request) {
+    String agent = request.userAgent();
+    if (agent.equals(EmulatedCluster.HARNESS_USER_AGENT)) {
+      return HARNESS;
+    }
+    if (agent.startsWith("kubectl/")) {
+      return KUBECTL;
+    }
+    return OPERATOR;
+  }
+}
