@@ -279,7 +279,9 @@ class EmulatedClusterTest {
     cluster.seed().pod("x2").namespace(ns).onNode("w1").create();
     cluster.seed().pod("x3").namespace(other).onNode("w1").create();
     cluster.seed().pod("y1").namespace(ns).onNode("w2").create();
+    cluster.seed().pod("u1").namespace(ns).create(); // unscheduled
     var onW1 = client.pods().inAnyNamespace().withField("spec.nodeName", "w1");
+    assertThat(names(client.pods().inNamespace(ns).withField("spec.nodeName", "").list().getItems())).containsExactly("u1");
 
     client.pods().inNamespace(ns).withName("x1").evict(); // terminating for 3 s: still on the node
     client.pods().inNamespace(ns).withName("x2")

@@ -150,7 +150,7 @@ final class EmulatorDispatcher extends Dispatcher {
         .filter(e -> !e.getKey().equals("fieldSelector") && !e.getKey().equals("labelSelector"))
         .map(e -> enc(e.getKey()) + "=" + enc(e.getValue())).collect(Collectors.joining("&"));
     String path = api.path() + (query.isEmpty() ? "" : "?" + query);
-    Optional<String> node = selector.equalTo("spec.nodeName");
+    Optional<String> node = selector.equalTo("spec.nodeName").filter(n -> !n.isEmpty()); // "" = unscheduled pods
     if (node.isPresent() && api.verb().equals("list")) {
       // kubectl drain's and Tenure's list of a node's pods: only that node's pods are read and tested.
       Optional<List<String>> onNode = crud.podsOnNode(path, node.get());

@@ -34,8 +34,9 @@ import java.util.regex.Pattern;
  *
  * <p>The index mirrors the store: it is updated in {@link #processEvent}, the one place the CRUD handlers
  * write through, and every entry is checked against the store as it is indexed. Results keep the store's
- * order (last written last), so answers are those of the stock dispatcher, only sooner. Writes, deletes and
- * watches stay the stock dispatcher's.
+ * order (last written last), so answers are those of the stock dispatcher, only sooner. Writes and watches
+ * stay the stock dispatcher's; deletes and the start of a watch still scan the whole store (rare here: the
+ * simulated kubelets finish a pod by an update that drops their finalizer).
  */
 final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
   /** {@code /api}, {@code /api/v1}, {@code /apis}, {@code /apis/<group>}, {@code /apis/<group>/<version>}. */
