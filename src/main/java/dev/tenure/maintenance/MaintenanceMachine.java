@@ -39,9 +39,10 @@ import org.jboss.logging.Logger;
  * drive it with a {@link MaintenanceRequest} and the {@link MaintenanceState} they keep.
  *
  * <p>Each call reads the cluster, does at most one bounded step (one batch of evictions), and returns the
- * new state and when to call again; it never waits for pods to go. The only memory it keeps is when a
- * PodDisruptionBudget last refused a pod (kubectl keeps the same in its retry loop); losing it on a restart
- * only means one early retry.
+ * new state and when to call again ({@link DrainPacing}); it never waits for pods to go. The only memory it
+ * keeps paces the drain: when a PodDisruptionBudget last refused a pod (kubectl keeps the same in its retry
+ * loop) and when the node's last batch went out. Losing either on a restart only means one early retry or
+ * one look a poll interval later.
  */
 public final class MaintenanceMachine {
 
@@ -63,6 +64,7 @@ public final class MaintenanceMachine {
     private final MaintenanceSettings settings;
     private final Clock clock;
     private final Map<String, Map<String, Instant>> refusedUntil = new ConcurrentHashMap<>();
+    private final Map<String, Instant> lastBatchAt = new ConcurrentHashMap<>();
     private volatile boolean leaseNamespaceReady;
     private final Heartbeats heartbeats = new Heartbeats();
     private final Scheduler heartbeatScheduler;
@@ -288,7 +290,7 @@ public final class MaintenanceMachine {
         }
         if (plan.complete()) {
             metrics.drained(Duration.between(started, now));
-            refusedUntil.remove(nodeName);
+            forgetDrain(nodeName);
             events.emit(false, MaintenanceEvents.SUCCEEDED, "node " + nodeName + " drained: " + evictionPods
                     + " pod(s) evicted or gone");
             return new Step(s.phase(Phase.Succeeded).drainedAt(now).drainProgress(100).lastError(null).build(),
@@ -303,15 +305,15 @@ public final class MaintenanceMachine {
             return new Step(s.phase(Phase.Failed).lastError(message).build(), Optional.of(renewIn(request, prior, now)));
         }
 
-        List<PodVerdict> batch = Stream.concat(plan.with(Action.EVICT).stream(), plan.with(Action.DELETE).stream())
-                .limit(settings.evictionParallelism()).toList();
+        List<PodVerdict> toSend = Stream.concat(plan.with(Action.EVICT).stream(), plan.with(Action.DELETE).stream()).toList();
+        List<PodVerdict> batch = toSend.stream().limit(settings.evictionParallelism()).toList();
         String error = null;
-        boolean progressing = !plan.with(Action.WAIT_TERMINATING).isEmpty();
+        boolean removed = false;
         Map<String, Instant> refused = refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
         for (PodDrain.Outcome outcome : drain.remove(batch, options)) {
             switch (outcome.result()) {
                 case EVICTED, DELETED, GONE -> {
-                    progressing = true;
+                    removed = true;
                     metrics.eviction(EvictionResult.ok);
                     if (outcome.pod().uid() != null) {
                         refused.remove(outcome.pod().uid());
@@ -326,26 +328,20 @@ public final class MaintenanceMachine {
                             + " refused by a PodDisruptionBudget; retrying every " + GoDuration.format(options.evictionRetryDelay()));
                 }
                 case FAILED -> {
-                    progressing = true;
                     metrics.eviction(EvictionResult.error);
                     error = "removing pod " + outcome.pod().key() + ": " + outcome.message();
                 }
             }
         }
+        if (removed) {
+            lastBatchAt.put(nodeName, now);
+        }
         s.phase(Phase.Running).lastError(error);
-        Duration next = settings.drainPollInterval();
-        if (!progressing && batch.size() == plan.with(Action.EVICT).size() + plan.with(Action.DELETE).size()) {
-            // Only PDB-refused pods left: come back when the first may be retried.
-            Instant earliest = refused.values().stream().filter(now::isBefore).min(Instant::compareTo).orElse(now);
-            next = Duration.between(now, earliest);
-        }
-        if (timeout.isPresent()) {
-            next = min(next, Duration.between(now, started.plus(timeout.get())));
-        }
-        if (next.compareTo(Duration.ofMillis(100)) < 0) {
-            next = Duration.ofMillis(100);
-        }
-        return new Step(s.build(), Optional.of(next));
+        DrainPacing.Progress progress = new DrainPacing.Progress(toSend.size() - batch.size(), error != null,
+                removed || !plan.with(Action.WAIT_TERMINATING).isEmpty(), Optional.ofNullable(lastBatchAt.get(nodeName)),
+                refused.values().stream().filter(now::isBefore).min(Instant::compareTo),
+                timeout.map(started::plus));
+        return new Step(s.build(), Optional.of(DrainPacing.next(progress, settings.drainPollInterval(), now)));
     }
 
     /**
@@ -374,13 +370,19 @@ public final class MaintenanceMachine {
             events.emit(false, MaintenanceEvents.UNCORDONED, "node " + nodeName
                     + " restored to its state before maintenance (taints and condition removed)");
         }
+        forgetDrain(nodeName);
+    }
+
+    /** Drops the drain's pacing memory of a node (PDB refusals, last batch). */
+    private void forgetDrain(String nodeName) {
         refusedUntil.remove(nodeName);
+        lastBatchAt.remove(nodeName);
     }
 
     /** Called when the maintenance is forgotten (deleted): drops per-node metrics. */
     public void forget(String maintenance, String nodeName) {
         metrics.forget(maintenance, nodeName);
-        refusedUntil.remove(nodeName);
+        forgetDrain(nodeName);
     }
 
     private Step nodeMissing(String nodeName, MaintenanceState prior, MaintenanceState.Builder s, Instant now,
@@ -393,7 +395,7 @@ public final class MaintenanceMachine {
             } catch (LeaseStoreException | KubernetesClientException e) {
                 LOG.debugf(e, "releasing lease of deleted node %s", nodeName);
             }
-            refusedUntil.remove(nodeName);
+            forgetDrain(nodeName);
             String message = "node " + nodeName + " was deleted during maintenance";
             events.emit(true, MaintenanceEvents.FAILED, message);
             return new Step(s.phase(Phase.Failed).leaseAcquiredAt(null).lastError(message).lease(null)

@@ -43,7 +43,7 @@ public interface MaintenanceConfig {
     @WithDefault("10")
     int evictionParallelism();
 
-    /** How often a draining node is looked at again while pods terminate. */
+    /** Longest wait between looks at a draining node's terminating pods (the first look comes after 250 ms). */
     @WithDefault("2s")
     Duration drainPollInterval();
 

@@ -30,6 +30,8 @@ final class DrainBench {
   static final Duration TERMINATION = Duration.ofSeconds(1);
   static final Duration LIMIT = Duration.ofMinutes(4);
   static final String KUBECTL = "/usr/bin/kubectl";
+  static final String TENURE_DEFAULTS = "Tenure (defaults: parallelism 10, poll 2s)";
+  static final String KUBECTL_DRAIN = "kubectl drain";
 
   /** One way to drain: a label for the table and the body that drains NODE on the given cluster. */
   record Variant(String label, DrainAction action) {
@@ -45,11 +47,10 @@ final class DrainBench {
 
   static List<Variant> variants() {
     List<Variant> out = new ArrayList<>();
-    out.add(new Variant("Tenure (parallelism 10, poll 2s: defaults)", c -> tenure(c, 10, Duration.ofSeconds(2))));
-    out.add(new Variant("Tenure (parallelism 10, poll 200ms)", c -> tenure(c, 10, Duration.ofMillis(200))));
-    out.add(new Variant("Tenure serial (parallelism 1, poll 200ms)", c -> tenure(c, 1, Duration.ofMillis(200))));
+    out.add(new Variant(TENURE_DEFAULTS, c -> tenure(c, 10, Duration.ofSeconds(2))));
+    out.add(new Variant("Tenure serial (parallelism 1, poll 2s)", c -> tenure(c, 1, Duration.ofSeconds(2))));
     if (kubectlPresent()) {
-      out.add(new Variant("kubectl drain", DrainBench::kubectl));
+      out.add(new Variant(KUBECTL_DRAIN, DrainBench::kubectl));
     }
     return out;
   }

@@ -196,6 +196,64 @@ class MaintenanceMachineIT {
         assertThat(done.pendingPods()).isEmpty();
     }
 
+    /** The machine as the operator runs it (poll 2 s), with 4 evictions per batch. */
+    MaintenanceMachine machineWithDefaultPoll() {
+        machine.close();
+        MaintenanceSettings settings = new MaintenanceSettings("medik8s-leases", "node-", "tenure", Duration.ofSeconds(4),
+                Duration.ofSeconds(30), Duration.ofSeconds(10), 4, Duration.ofSeconds(2), Duration.ofSeconds(1));
+        return new MaintenanceMachine(client, new KubeLeaseStore(client), (node, started, now) ->
+                LeadershipHandover.Outcome.complete("nothing held"), new MaintenanceMetrics(registry), settings, pool,
+                heartbeats, clock);
+    }
+
+    /** One reconcile; the state goes through the status as in {@link #drive}. */
+    MaintenanceMachine.Step step(MaintenanceRequest request, MaintenanceState state) {
+        MaintenanceMachine.Step step = machine.advance(request, state, false, sink);
+        MaintenanceState stored = NodeMaintenanceStatuses.toState(NodeMaintenanceStatuses.toStatus(step.state(), null, 1,
+                clock.instant()));
+        return new MaintenanceMachine.Step(stored, step.requeueAfter());
+    }
+
+    @Test
+    void batchesFollowEachOtherAtOnceAndTerminatingPodsAreLookedAtSoonThenAtThePollInterval() {
+        machine = machineWithDefaultPoll();
+        List<Pod> web = cluster.seed().deployment("web").namespace("app").replicas(10).onNodes("w1").create();
+        cluster.markKubeletDown("w1"); // evicted pods stay terminating: every look below still has pods to wait for
+        MaintenanceRequest req = request("w1");
+
+        List<Optional<Duration>> requeues = new ArrayList<>();
+        MaintenanceMachine.Step s = step(req, MaintenanceState.initial());
+        requeues.add(s.requeueAfter());
+        for (Duration gap : List.of(Duration.ZERO, Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1),
+                Duration.ofSeconds(5))) {
+            clock.advance(gap);
+            s = step(req, s.state());
+            requeues.add(s.requeueAfter());
+        }
+
+        assertThat(requeues).as("4 + 4 + 2 evictions at once, then looks after 250 ms, 1 s, 2 s (poll), 2 s").containsExactly(
+                Optional.of(Duration.ZERO), Optional.of(Duration.ZERO), Optional.of(DrainPacing.FIRST_LOOK),
+                Optional.of(Duration.ofSeconds(1)), Optional.of(Duration.ofSeconds(2)), Optional.of(Duration.ofSeconds(2)));
+        assertThat(listedPodsByNode("w1")).as("pods listed with fieldSelector spec.nodeName=w1").isTrue();
+        web.forEach(p -> assertThat(evictionsOf(p.getMetadata().getName())).as("evictions of " + p.getMetadata().getName())
+                .isEqualTo(1));
+        assertThat(s.state().phase()).isEqualTo(Phase.Running);
+        assertThat(s.state().pendingPods()).hasSize(10);
+    }
+
+    @Test
+    void aBatchThatFailsIsRetriedAfterThePollIntervalNotAtOnce() {
+        machine = machineWithDefaultPoll();
+        cluster.seed().deployment("web").namespace("app").replicas(10).onNodes("w1").create();
+        cluster.faults().failNext(1000, ApiRequest.resource("pods", "eviction"), 500);
+
+        MaintenanceMachine.Step s = step(request("w1"), MaintenanceState.initial());
+
+        assertThat(s.requeueAfter()).contains(Duration.ofSeconds(2));
+        assertThat(s.state().lastError()).contains("HTTP 500");
+        assertThat(cluster.requests().count(ApiRequest.resource("pods", "eviction"))).isEqualTo(4);
+    }
+
     @Test
     void kubectlFiltersRefuseUnderStrictOptionsWithoutEvictingAnything() {
         cluster.seed().daemonSet("agent").namespace("kube-system").onNodes("w1").create();

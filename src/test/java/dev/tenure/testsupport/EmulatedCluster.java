@@ -6,7 +6,6 @@ import io.fabric8.kubernetes.client.Config;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.mockwebserver.MockWebServer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -146,7 +145,7 @@ public final class EmulatedCluster implements AutoCloseable {
 
   private EmulatedCluster(Options options) {
     this.options = options;
-    KubernetesCrudDispatcher crud = new KubernetesCrudDispatcher();
+    IndexedCrudDispatcher crud = new IndexedCrudDispatcher();
     this.store = new ClusterStore(crud);
     EmulatorDispatcher dispatcher = new EmulatorDispatcher(crud, store,
         new Discovery(store.json, options.leaseCandidateVersions), requests, faults, options.clock);

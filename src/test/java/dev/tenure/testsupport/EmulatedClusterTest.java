@@ -272,6 +272,39 @@ class EmulatedClusterTest {
   }
 
   @Test
+  void nodeIndexFollowsEveryWriteAndAgreesWithTheFullList() {
+    String ns = freshNamespace();
+    String other = freshNamespace();
+    cluster.seed().pod("x1").namespace(ns).onNode("w1").gracePeriod(300).create();
+    cluster.seed().pod("x2").namespace(ns).onNode("w1").create();
+    cluster.seed().pod("x3").namespace(other).onNode("w1").create();
+    cluster.seed().pod("y1").namespace(ns).onNode("w2").create();
+    cluster.seed().pod("u1").namespace(ns).create(); // unscheduled
+    var onW1 = client.pods().inAnyNamespace().withField("spec.nodeName", "w1");
+    assertThat(names(client.pods().inNamespace(ns).withField("spec.nodeName", "").list().getItems())).containsExactly("u1");
+
+    client.pods().inNamespace(ns).withName("x1").evict(); // terminating for 3 s: still on the node
+    client.pods().inNamespace(ns).withName("x2")
+        .edit(p -> new PodBuilder(p).editMetadata().addToLabels("moved", "no").endMetadata().build());
+    client.pods().inNamespace(other).withName("x3").withGracePeriod(0).delete();
+
+    List<Pod> listed = onW1.list().getItems().stream()
+        .filter(p -> List.of(ns, other).contains(p.getMetadata().getNamespace())).toList();
+    assertThat(names(listed)).containsExactly("x1", "x2");
+    assertThat(listed).filteredOn(p -> p.getMetadata().getName().equals("x1")).singleElement()
+        .satisfies(p -> assertThat(p.getMetadata().getDeletionTimestamp()).isNotNull());
+    assertThat(listed).filteredOn(p -> p.getMetadata().getName().equals("x2")).singleElement()
+        .satisfies(p -> assertThat(p.getMetadata().getLabels()).containsEntry("moved", "no"));
+    List<String> fromFullList = client.pods().inAnyNamespace().list().getItems().stream()
+        .filter(p -> "w1".equals(p.getSpec().getNodeName())).map(p -> p.getMetadata().getNamespace() + "/"
+            + p.getMetadata().getName()).sorted().toList();
+    assertThat(onW1.list().getItems().stream().map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
+        .sorted().toList()).isEqualTo(fromFullList);
+    await().atMost(Duration.ofSeconds(10)).until(() -> onW1.list().getItems().stream()
+        .noneMatch(p -> p.getMetadata().getName().equals("x1") && p.getMetadata().getNamespace().equals(ns)));
+  }
+
+  @Test
   void fieldSelectorFiltersWatchEvents() {
     String ns = freshNamespace();
     cluster.seed().namespace(ns);

@@ -33,7 +33,7 @@ final class EmulatorDispatcher extends Dispatcher {
   static final String PDB_VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget.";
   private static final String SMP = "application/strategic-merge-patch+json";
 
-  private final Dispatcher crud;
+  private final IndexedCrudDispatcher crud;
   private final ClusterStore store;
   private final Discovery discovery;
   private final RequestLog log;
@@ -41,7 +41,7 @@ final class EmulatorDispatcher extends Dispatcher {
   private final Clock clock;
   private volatile KubeletSimulator kubelets;
 
-  EmulatorDispatcher(Dispatcher crud, ClusterStore store, Discovery discovery, RequestLog log, Faults faults,
+  EmulatorDispatcher(IndexedCrudDispatcher crud, ClusterStore store, Discovery discovery, RequestLog log, Faults faults,
       Clock clock) {
     this.crud = crud;
     this.store = store;
@@ -150,6 +150,15 @@ final class EmulatorDispatcher extends Dispatcher {
         .filter(e -> !e.getKey().equals("fieldSelector") && !e.getKey().equals("labelSelector"))
         .map(e -> enc(e.getKey()) + "=" + enc(e.getValue())).collect(Collectors.joining("&"));
     String path = api.path() + (query.isEmpty() ? "" : "?" + query);
+    Optional<String> node = selector.equalTo("spec.nodeName").filter(n -> !n.isEmpty()); // "" = unscheduled pods
+    if (node.isPresent() && api.verb().equals("list")) {
+      // kubectl drain's and Tenure's list of a node's pods: only that node's pods are read and tested.
+      Optional<List<String>> onNode = crud.podsOnNode(path, node.get());
+      if (onNode.isPresent()) {
+        List<String> kept = onNode.get().stream().filter(pod -> selector.test(store.tree(pod))).toList();
+        return json(200, crud.list(kept));
+      }
+    }
     MockResponse response = crud.dispatch(
         new RecordedRequest("HTTP/1.1", request.method(), path, request.getHeaders(), request.getBody()));
     WebSocketListener listener = response.getWebSocketListener();

@@ -2,7 +2,10 @@ package dev.tenure.testsupport;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.Predicate;
 
@@ -13,20 +16,32 @@ import java.util.function.Predicate;
  */
 final class ObjectSelector implements Predicate<JsonNode> {
   private final List<Predicate<JsonNode>> requirements;
+  private final Map<String, String> fieldEqualities;
 
-  private ObjectSelector(List<Predicate<JsonNode>> requirements) {
+  private ObjectSelector(List<Predicate<JsonNode>> requirements, Map<String, String> fieldEqualities) {
     this.requirements = requirements;
+    this.fieldEqualities = fieldEqualities;
   }
 
   static ObjectSelector of(String fieldSelector, String labelSelector) {
     List<Predicate<JsonNode>> reqs = new ArrayList<>();
+    Map<String, String> equalities = new HashMap<>();
     for (String term : splitTerms(fieldSelector)) {
       reqs.add(fieldRequirement(term));
+      if (!term.contains("!=")) {
+        String[] kv = term.split("==?", 2);
+        equalities.putIfAbsent(kv[0].trim(), kv[1].trim());
+      }
     }
     for (String term : splitTerms(labelSelector)) {
       reqs.add(labelRequirement(term));
     }
-    return new ObjectSelector(reqs);
+    return new ObjectSelector(reqs, Map.copyOf(equalities));
+  }
+
+  /** The value a field must equal ({@code field=value} or {@code field==value}), if the selector requires one. */
+  Optional<String> equalTo(String field) {
+    return Optional.ofNullable(fieldEqualities.get(field));
   }
 
   boolean isEmpty() {
