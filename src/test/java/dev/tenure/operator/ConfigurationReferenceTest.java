@@ -6,8 +6,6 @@ import io.smallrye.config.ConfigMapping;
 import io.smallrye.config.WithDefault;
 import java.io.IOException;
 import java.lang.reflect.Method;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -33,7 +31,7 @@ class ConfigurationReferenceTest {
         assertThat(keys).as("keys found by reflection").hasSizeGreaterThan(20);
 
         Map<String, String> documented = new LinkedHashMap<>();
-        Matcher m = ROW.matcher(configurationSection());
+        Matcher m = ROW.matcher(ReadmeSection.of("configuration"));
         while (m.find()) {
             documented.put(m.group(1), m.group(2).trim());
         }
@@ -63,13 +61,5 @@ class ConfigurationReferenceTest {
 
     private static String kebab(String camel) {
         return camel.replaceAll("([a-z0-9])([A-Z])", "$1-$2").toLowerCase();
-    }
-
-    private static String configurationSection() throws IOException {
-        String readme = Files.readString(Path.of("README.md"));
-        int start = readme.indexOf("<!-- section: configuration -->");
-        assertThat(start).as("README configuration section").isNotNegative();
-        int end = readme.indexOf("<!-- section:", start + 1);
-        return readme.substring(start, end < 0 ? readme.length() : end);
     }
 }

@@ -34,15 +34,8 @@ class MetricsReferenceTest {
         }
         assertThat(meters).as("meters found in src/main/java").hasSizeGreaterThan(10)
                 .contains("tenure_maintenance_evictions", "tenure_leader_is_leader");
-        String section = section(Files.readString(Path.of("README.md")), "metrics");
+        String section = ReadmeSection.of("metrics");
         assertThat(meters).allSatisfy(name -> assertThat(section).as("README metrics row for " + name)
                 .containsPattern("\\| `" + name + "(_total|_seconds)?` \\|"));
-    }
-
-    private static String section(String readme, String name) {
-        int start = readme.indexOf("<!-- section: " + name + " -->");
-        assertThat(start).as("README section " + name).isNotNegative();
-        int end = readme.indexOf("<!-- section:", start + 1);
-        return readme.substring(start, end < 0 ? readme.length() : end);
     }
 }
