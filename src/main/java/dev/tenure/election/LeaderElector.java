@@ -28,6 +28,8 @@ import java.util.random.RandomGenerator;
  *   released (or, coordinated, assigned to it) on the event rather than at its next retry.</li>
  *   <li>{@link #stop()} releases a held lease (holder cleared, duration 1 s) and always fires
  *   onStoppedLeading.</li>
+ *   <li>A leader steps down ({@link #isLeader()} false) before it writes a release, never after: once
+ *   the release is stored a successor may lead, however long the API server takes to answer.</li>
  * </ul>
  *
  * All loop work runs on the injected {@link Scheduler} under this object's lock; the public
@@ -204,7 +206,7 @@ public final class LeaderElector {
                     loseLeadership("renew answered after renewDeadline");
                 }
             }
-            case YIELDED -> loseLeadership("yielded to preferred holder");
+            case YIELDED -> { } // apply() stepped down before writing the release
             case NOT_LEADING -> loseLeadership("lease is held by " + holderView);
             case FAILED -> {
                 if (!end.isBefore(deadline)) {
@@ -241,8 +243,9 @@ public final class LeaderElector {
         if (!rec.isHeldBy(identity)) {
             loseLeadership("lease was taken by " + rec.holderIdentity());
         } else if (rec.preferredHolder() != null && !rec.preferredHolder().equals(identity)) {
-            writeRelease(rec);
+            // step down first: once the release is stored the successor may lead, even if our answer is slow
             loseLeadership("yielded to preferred holder " + rec.preferredHolder());
+            writeRelease(rec);
         }
     }
 
@@ -335,7 +338,10 @@ public final class LeaderElector {
         } else if (decision instanceof ElectionDecision.Write write) {
             wrote(store.update(lease, write.desired()));
             return Outcome.LEADING;
-        } else if (decision instanceof ElectionDecision.Yield) {
+        } else if (decision instanceof ElectionDecision.Yield yield) {
+            if (leading) {
+                loseLeadership("yielded to preferred holder " + yield.preferredHolder());
+            }
             writeRelease(observed.record());
             return Outcome.YIELDED;
         } else {
@@ -419,13 +425,15 @@ public final class LeaderElector {
         if (watch != null) {
             watch.close();
         }
-        if (leading && release && observed != null && observed.record().isHeldBy(identity)) {
-            writeRelease(observed.record());
-        }
+        boolean wasLeading = leading;
         if (leading) {
+            // step down before the release: once it is stored, a successor may lead
             leading = false;
             leadingView = false;
             metrics.leadershipChanged(lease, false);
+        }
+        if (wasLeading && release && observed != null && observed.record().isHeldBy(identity)) {
+            writeRelease(observed.record());
         }
         callbackExecutor.execute(onStoppedLeading); // always, like client-go's deferred OnStoppedLeading
     }

@@ -133,6 +133,15 @@ public final class InMemoryLeaseStore implements LeaseStore {
         return stored;
     }
 
+    /** Test backdoor: a foreign write whose watch event is lost (the watch was reconnecting). */
+    public LeaseRecord putUnwatched(LeaseKey key, LeaseRecord record) {
+        synchronized (this) {
+            LeaseRecord stored = record.withResourceVersion(Long.toString(version.incrementAndGet()));
+            leases.put(key, stored);
+            return stored;
+        }
+    }
+
     public Optional<LeaseRecord> peek(LeaseKey key) {
         return Optional.ofNullable(leases.get(key));
     }

@@ -34,7 +34,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * and after {@code package} wrote the manifests. On a run narrowed with {@code -Dtest=…} the recording is partial:
  * only "every request is granted" is checked then.
  *
- * <p>Attribution is by User-Agent (testsupport's RequestOrigin): the harness client and kubectl are left out,
+ * <p>Attribution is by User-Agent (testsupport's RequestOrigin): the harness client, kubectl and workloads are left out,
  * every other client counts as the operator.
  */
 class RbacLeastPrivilegeCheck {

@@ -51,11 +51,12 @@ class ApiRequestTest {
     assertThat(r.path()).isEqualTo(path);
   }
 
-  /** Who the RBAC check charges a request to: only the harness and kubectl are not the operator. */
+  /** Who the RBAC check charges a request to: only the harness, kubectl and workloads are not the operator. */
   @ParameterizedTest(name = "{0} → {1}")
   @CsvSource({
       "emulated-cluster-test-client, HARNESS",
       "kubectl/v1.32.0 (linux/amd64) kubernetes/abc, KUBECTL",
+      "emulated-cluster-workload, WORKLOAD",
       "fabric8-kubernetes-client/7.3.1, OPERATOR",
       "tenure-operator-under-test, OPERATOR",
       "chaos-operator, OPERATOR",

@@ -39,6 +39,8 @@ public final class EmulatedCluster implements AutoCloseable {
   public static final String HARNESS_USER_AGENT = "emulated-cluster-test-client";
   /** User-Agent of {@link #operatorClient()}. */
   public static final String OPERATOR_USER_AGENT = "tenure-operator-under-test";
+  /** User-Agent of {@link #workloadClient()}: requests the RBAC check does not charge to the operator either. */
+  public static final String WORKLOAD_USER_AGENT = "emulated-cluster-workload";
 
   /** Settings of one emulated cluster; every setter returns this. */
   public static final class Options {
@@ -142,6 +144,7 @@ public final class EmulatedCluster implements AutoCloseable {
   private final Path kubeconfig;
   private volatile KubernetesClient client;
   private volatile KubernetesClient operatorClient;
+  private volatile KubernetesClient workloadClient;
 
   private EmulatedCluster(Options options) {
     this.options = options;
@@ -204,6 +207,23 @@ public final class EmulatedCluster implements AutoCloseable {
       }
     }
     return operatorClient;
+  }
+
+  /**
+   * A client for workloads the test runs in the cluster (not the operator, with RBAC of their own), e.g. the
+   * replicas that take part in coordinated leader election through election-core Candidates: they create and renew
+   * their LeaseCandidates and Leases, which the operator itself never needs to.
+   */
+  public KubernetesClient workloadClient() {
+    if (workloadClient == null) {
+      synchronized (this) {
+        if (workloadClient == null) {
+          workloadClient = new KubernetesClientBuilder().withConfig(
+              new ConfigBuilder(clientConfig()).withUserAgent(WORKLOAD_USER_AGENT).build()).build();
+        }
+      }
+    }
+    return workloadClient;
   }
 
   /**
@@ -313,6 +333,9 @@ public final class EmulatedCluster implements AutoCloseable {
     }
     if (operatorClient != null) {
       operatorClient.close();
+    }
+    if (workloadClient != null) {
+      workloadClient.close();
     }
     server.shutdown();
   }
