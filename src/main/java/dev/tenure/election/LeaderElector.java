@@ -432,10 +432,12 @@ public final class LeaderElector {
             leadingView = false;
             metrics.leadershipChanged(lease, false);
         }
+        // Always, like client-go's deferred OnStoppedLeading; and before the release, so that with a synchronous
+        // callback executor the caller's guarded work has stopped before a successor can see the lease free.
+        callbackExecutor.execute(onStoppedLeading);
         if (wasLeading && release && observed != null && observed.record().isHeldBy(identity)) {
             writeRelease(observed.record());
         }
-        callbackExecutor.execute(onStoppedLeading); // always, like client-go's deferred OnStoppedLeading
     }
 
     private void next(Duration delay, Runnable tick) {

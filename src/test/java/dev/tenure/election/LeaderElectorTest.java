@@ -268,6 +268,9 @@ class LeaderElectorTest {
         });
         giveUp.apply(h, a);
         assertThat(events).contains("release stored, a leads: false").doesNotContain("release stored, a leads: true");
+        // and its onStoppedLeading has run (synchronous callbacks): the caller's guarded work ended before a
+        // successor could see the lease free
+        assertThat(events).containsSubsequence("stopped", "release stored, a leads: false");
         assertThat(a.isLeader()).isFalse();
     }
 
