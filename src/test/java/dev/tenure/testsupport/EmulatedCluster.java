@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Function;
@@ -142,9 +144,8 @@ public final class EmulatedCluster implements AutoCloseable {
   private final KubeletSimulator kubelets;
   private final String url;
   private final Path kubeconfig;
-  private volatile KubernetesClient client;
-  private volatile KubernetesClient operatorClient;
-  private volatile KubernetesClient workloadClient;
+  /** One client per User-Agent, built on first use (harness, operator under test, workloads). */
+  private final Map<String, KubernetesClient> clients = new ConcurrentHashMap<>();
 
   private EmulatedCluster(Options options) {
     this.options = options;
@@ -187,26 +188,12 @@ public final class EmulatedCluster implements AutoCloseable {
    * and not the harness's.
    */
   public KubernetesClient client() {
-    if (client == null) {
-      synchronized (this) {
-        if (client == null) {
-          client = new KubernetesClientBuilder().withConfig(clientConfig()).build();
-        }
-      }
-    }
-    return client;
+    return clientAs(HARNESS_USER_AGENT);
   }
 
   /** A client for production code under test (reconcilers, machines, electors built by a plain test). */
   public KubernetesClient operatorClient() {
-    if (operatorClient == null) {
-      synchronized (this) {
-        if (operatorClient == null) {
-          operatorClient = new KubernetesClientBuilder().withConfig(operatorClientConfig()).build();
-        }
-      }
-    }
-    return operatorClient;
+    return clientAs(OPERATOR_USER_AGENT);
   }
 
   /**
@@ -215,15 +202,13 @@ public final class EmulatedCluster implements AutoCloseable {
    * their LeaseCandidates and Leases, which the operator itself never needs to.
    */
   public KubernetesClient workloadClient() {
-    if (workloadClient == null) {
-      synchronized (this) {
-        if (workloadClient == null) {
-          workloadClient = new KubernetesClientBuilder().withConfig(
-              new ConfigBuilder(clientConfig()).withUserAgent(WORKLOAD_USER_AGENT).build()).build();
-        }
-      }
-    }
-    return workloadClient;
+    return clientAs(WORKLOAD_USER_AGENT);
+  }
+
+  /** The client of this cluster that identifies itself as {@code userAgent} (what {@link RequestOrigin} reads). */
+  private KubernetesClient clientAs(String userAgent) {
+    return clients.computeIfAbsent(userAgent, agent -> new KubernetesClientBuilder()
+        .withConfig(new ConfigBuilder(clientConfig()).withUserAgent(agent).build()).build());
   }
 
   /**
@@ -328,15 +313,7 @@ public final class EmulatedCluster implements AutoCloseable {
   @Override
   public void close() {
     executor.shutdownNow();
-    if (client != null) {
-      client.close();
-    }
-    if (operatorClient != null) {
-      operatorClient.close();
-    }
-    if (workloadClient != null) {
-      workloadClient.close();
-    }
+    clients.values().forEach(KubernetesClient::close);
     server.shutdown();
   }
 }
