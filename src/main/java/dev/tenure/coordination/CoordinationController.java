@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Store;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -42,7 +43,6 @@ import org.jboss.logging.Logger;
 public final class CoordinationController implements LeaseHandover {
 
     private static final Logger LOG = Logger.getLogger(CoordinationController.class);
-    private static final String BY_LEASE = "lease";
 
     private final KubernetesClient client;
     private final ElectionPlanner planner;
@@ -114,7 +114,6 @@ public final class CoordinationController implements LeaseHandover {
 
         SharedIndexInformer<GenericKubernetesResource> candidates = client.genericKubernetesResources(api.context())
                 .inAnyNamespace().runnableInformer(0);
-        candidates.addIndexers(Map.of(BY_LEASE, r -> List.of(leaseIndexKey(KubeObjects.candidate(r)))));
         candidates.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(GenericKubernetesResource obj) {
@@ -157,7 +156,7 @@ public final class CoordinationController implements LeaseHandover {
             private void enqueueIfCandidates(Lease l) {
                 LeaseKey key = new LeaseKey(l.getMetadata().getNamespace(), l.getMetadata().getName());
                 // every Lease in the cluster (node heartbeats too) passes here; only candidates' Leases matter
-                if (!candidates.getIndexer().byIndex(BY_LEASE, leaseIndexKey(key)).isEmpty()) {
+                if (hasCandidates(candidates.getStore(), key)) {
                     queue.add(key);
                 }
             }
@@ -373,17 +372,44 @@ public final class CoordinationController implements LeaseHandover {
     }
 
     private static List<ObservedCandidate> candidatesOf(Running r, LeaseKey key) {
-        return r.candidates().getIndexer().byIndex(BY_LEASE, leaseIndexKey(key)).stream()
-                .map(KubeObjects::candidate)
-                .toList();
+        return candidatesOf(r.candidates().getStore(), key);
     }
 
-    private static String leaseIndexKey(ObservedCandidate c) {
-        return c.namespace() + "/" + c.leaseName();
+    /**
+     * The candidates of the Lease {@code key}, by a scan of the informer's store, not an informer index: fabric8
+     * updates an index entry by removing the object's key and adding it back, without the cache lock readers of an
+     * index take, so a read during any update of a candidate (including a relist or a watch restart re-sending
+     * unchanged objects, which notifies no handler) can see none. An election step that saw no candidates ends
+     * without a requeue, and the Lease would wait for its next event: the stall behind three CoordinationControllerIT
+     * flakes (3 in 900 controller starts, each right after start, when the watch re-sent the listed candidate). A store read sees every object at all times (one map entry
+     * replaced in place), and a scan of a few hundred candidates per step costs microseconds.
+     */
+    static List<ObservedCandidate> candidatesOf(Store<GenericKubernetesResource> store, LeaseKey key) {
+        List<ObservedCandidate> out = new ArrayList<>();
+        for (GenericKubernetesResource g : store.list()) {
+            if (isCandidateOf(g, key)) {
+                out.add(KubeObjects.candidate(g));
+            }
+        }
+        return out;
     }
 
-    private static String leaseIndexKey(LeaseKey k) {
-        return k.namespace() + "/" + k.name();
+    private static boolean hasCandidates(Store<GenericKubernetesResource> store, LeaseKey key) {
+        for (GenericKubernetesResource g : store.list()) {
+            if (isCandidateOf(g, key)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Cheaper than parsing the whole candidate: every Lease event in the cluster passes through here. */
+    private static boolean isCandidateOf(GenericKubernetesResource g, LeaseKey key) {
+        if (!key.namespace().equals(g.getMetadata().getNamespace())) {
+            return false;
+        }
+        Object spec = g.getAdditionalProperties().get("spec");
+        return spec instanceof Map<?, ?> m && key.name().equals(m.get("leaseName"));
     }
 
     // ------------------------------------------------------------------ nodes

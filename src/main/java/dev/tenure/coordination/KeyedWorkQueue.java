@@ -21,6 +21,8 @@ import org.jboss.logging.Logger;
 final class KeyedWorkQueue<K> {
 
     private static final Logger LOG = Logger.getLogger(KeyedWorkQueue.class);
+    /** Failures in a row before a key's retries are logged at WARN. */
+    static final int WARN_AFTER_FAILURES = 3;
 
     private final String name;
     private final ScheduledExecutorService scheduler;
@@ -84,6 +86,10 @@ final class KeyedWorkQueue<K> {
         return nanos <= 0 || nanos > maxBackoff.toNanos() ? maxBackoff : Duration.ofNanos(nanos);
     }
 
+    synchronized int failuresInARow(K key) {
+        return failures.getOrDefault(key, 0);
+    }
+
     synchronized void forget(K key) {
         failures.remove(key);
     }
@@ -114,9 +120,15 @@ final class KeyedWorkQueue<K> {
                 again.ifPresent(d -> addAfter(key, d));
             } catch (RuntimeException e) {
                 Duration wait = backoff(key);
-                // Visible by default: a reconcile failing in a loop is what an operator needs to see.
-                LOG.warnf("%s: %s failed (%s), retrying in %s", name, key, e.toString(), wait);
-                LOG.debugf(e, "%s: %s failure detail", name, key);
+                int inARow = failuresInARow(key);
+                // One failure is routine (a conflict with a renewing holder, a blip); a key failing again and
+                // again is what an operator needs to see, so that is logged by default.
+                if (inARow >= WARN_AFTER_FAILURES) {
+                    LOG.warnf("%s: %s failed %d times in a row (%s), retrying in %s", name, key, inARow, e, wait);
+                } else {
+                    LOG.debugf("%s: %s failed (%s), retrying in %s", name, key, e, wait);
+                }
+                LOG.tracef(e, "%s: %s failure detail", name, key);
                 addAfter(key, wait);
             } finally {
                 synchronized (this) {

@@ -62,14 +62,18 @@ class CoordinatedHandoverIT {
         CoordinationController controller = new CoordinationController(client,
                 new ElectionPlanner(ElectionTiming.UPSTREAM, false), clock, api,
                 new CoordinationMetrics(new SimpleMeterRegistry(), clock), Duration.ofMinutes(30));
-        controller.start();
         cleanup.add(controller::stop);
 
-        // app-0 has the older emulation version: elected first
+        // app-0 has the older emulation version: elected first. Both register before the controller starts:
+        // it elects among the candidates it knows, so a head start for app-1 would make it the first leader
+        // (then hand over to app-0), which is right, but not the order this test is about.
         Candidate app0 = candidate(client, api, "app-0", "1.30.0", "w1");
         Candidate app1 = candidate(client, api, "app-1", "1.31.0", "w2");
         app0.start();
         app1.start();
+        await().atMost(WAIT).until(() -> client.genericKubernetesResources(api.context()).inNamespace(NS).list()
+                .getItems().size() == 2);
+        controller.start();
         await().atMost(WAIT).until(app0::isLeader);
         assertThat(holder(client)).isEqualTo("app-0");
 
