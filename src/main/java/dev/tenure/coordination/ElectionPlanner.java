@@ -164,6 +164,8 @@ public final class ElectionPlanner {
                     "no acked candidate has parsable binaryVersion and emulationVersion", requeue);
         }
 
+        electee = preferredHolderOfReleasedLease(strategy, lease, acked, unavailable, now).orElse(electee);
+
         if (lease == null) {
             ObservedLease created = new ObservedLease(key.namespace(), key.name(), electee, null, strategy,
                     timing.leaseDurationSeconds(), now, null, null);
@@ -172,6 +174,26 @@ public final class ElectionPlanner {
                             : "creating lease for " + electee, requeue);
         }
         return updateStep(lease, strategy, electee, now, requeue);
+    }
+
+    /**
+     * MaintenanceAware: a Lease released (or expired) while it names a preferredHolder goes to that candidate when it
+     * has acked and its node is available. The holder let go because of that name, and the name was chosen with the
+     * draining node excluded; ranking again here could give the Lease straight back to a candidate on that node when
+     * the node cache has not yet seen the cordon (Nodes and Leases come on different watches). Once someone holds
+     * the Lease the usual ranking applies again, so a better candidate still gets it by the next preferredHolder.
+     */
+    private Optional<String> preferredHolderOfReleasedLease(String strategy, ObservedLease lease,
+            List<ObservedCandidate> acked, Set<String> unavailable, Instant now) {
+        if (!MAINTENANCE_AWARE.equals(strategy) || lease == null || !lease.hasPreferredHolder()
+                || (lease.hasHolder() && !isLeaseExpired(lease, now)) || unavailable.contains(lease.preferredHolder())) {
+            return Optional.empty();
+        }
+        return acked.stream()
+                .filter(c -> c.name().equals(lease.preferredHolder()))
+                .filter(CandidateRanking::validForOldestEmulationVersion)
+                .map(ObservedCandidate::name)
+                .findFirst();
     }
 
     private ElectionDecision updateStep(ObservedLease lease, String strategy, String electee, Instant now,
