@@ -377,30 +377,19 @@ public final class CoordinationController implements LeaseHandover {
 
     /**
      * The candidates of the Lease {@code key}, by a scan of the informer's store, not an informer index: fabric8
-     * updates an index entry by removing the object's key and adding it back, without the cache lock readers of an
-     * index take, so a read during any update of a candidate (including a relist or a watch restart re-sending
-     * unchanged objects, which notifies no handler) can see none. An election step that saw no candidates ends
-     * without a requeue, and the Lease would wait for its next event: the stall behind three CoordinationControllerIT
-     * flakes (3 in 900 controller starts, each right after start, when the watch re-sent the listed candidate). A store read sees every object at all times (one map entry
-     * replaced in place), and a scan of a few hundred candidates per step costs microseconds.
+     * updates an index entry by removing the object's key and adding it back, and index reads take no lock, so a
+     * read during any rewrite of a candidate (a relist, or a watch restart re-sending unchanged objects, which
+     * notifies no handler) can see none. An election step that saw no candidates ends without a requeue, and the
+     * Lease then waits for its next event: the stall behind three CoordinationControllerIT flakes (3 in 900
+     * controller starts, right after start, as the watch re-sent the listed candidate). The store replaces an
+     * entry in place, so a scan sees every object at all times; a few hundred candidates cost microseconds.
      */
     static List<ObservedCandidate> candidatesOf(Store<GenericKubernetesResource> store, LeaseKey key) {
-        List<ObservedCandidate> out = new ArrayList<>();
-        for (GenericKubernetesResource g : store.list()) {
-            if (isCandidateOf(g, key)) {
-                out.add(KubeObjects.candidate(g));
-            }
-        }
-        return out;
+        return store.list().stream().filter(g -> isCandidateOf(g, key)).map(KubeObjects::candidate).toList();
     }
 
     private static boolean hasCandidates(Store<GenericKubernetesResource> store, LeaseKey key) {
-        for (GenericKubernetesResource g : store.list()) {
-            if (isCandidateOf(g, key)) {
-                return true;
-            }
-        }
-        return false;
+        return store.list().stream().anyMatch(g -> isCandidateOf(g, key));
     }
 
     /** Cheaper than parsing the whole candidate: every Lease event in the cluster passes through here. */
