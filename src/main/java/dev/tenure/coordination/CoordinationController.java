@@ -394,11 +394,7 @@ public final class CoordinationController implements LeaseHandover {
 
     /** Cheaper than parsing the whole candidate: every Lease event in the cluster passes through here. */
     private static boolean isCandidateOf(GenericKubernetesResource g, LeaseKey key) {
-        if (!key.namespace().equals(g.getMetadata().getNamespace())) {
-            return false;
-        }
-        Object spec = g.getAdditionalProperties().get("spec");
-        return spec instanceof Map<?, ?> m && key.name().equals(m.get("leaseName"));
+        return key.namespace().equals(g.getMetadata().getNamespace()) && key.name().equals(KubeObjects.leaseName(g));
     }
 
     // ------------------------------------------------------------------ nodes

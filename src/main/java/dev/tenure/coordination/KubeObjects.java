@@ -35,13 +35,22 @@ final class KubeObjects {
     }
 
     @SuppressWarnings("unchecked")
+    private static Map<String, Object> spec(GenericKubernetesResource r) {
+        Object spec = r.getAdditionalProperties().get("spec");
+        return spec instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+    }
+
+    /** A LeaseCandidate's spec.leaseName without parsing the rest (checked for every Lease event). */
+    static String leaseName(GenericKubernetesResource r) {
+        return string(spec(r).get("leaseName"));
+    }
+
     static ObservedCandidate candidate(GenericKubernetesResource r) {
-        Object specObj = r.getAdditionalProperties().get("spec");
-        Map<String, Object> spec = specObj instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
+        Map<String, Object> spec = spec(r);
         return new ObservedCandidate(
                 r.getMetadata().getNamespace(),
                 r.getMetadata().getName(),
-                string(spec.get("leaseName")),
+                leaseName(r),
                 string(spec.get("binaryVersion")),
                 string(spec.get("emulationVersion")),
                 string(spec.get("strategy")),

@@ -13,8 +13,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -65,6 +65,11 @@ class LeaseElectionChaosTest {
       this.elector = elector;
       this.scheduler = scheduler;
     }
+
+    /** Alive (not crashed or stopped by the driver) and answering isLeader() for {@code lease}. */
+    boolean leads(String lease) {
+      return this.lease.equals(lease) && !gone && elector.isLeader();
+    }
   }
 
   @ParameterizedTest(name = "seed {0}")
@@ -92,17 +97,11 @@ class LeaseElectionChaosTest {
       Thread sampler = new Thread(() -> {
         while (!Thread.currentThread().isInterrupted()) {
           for (String lease : LEASES) {
-            List<String> leading = new ArrayList<>();
-            List<Live> leadingProcesses = new ArrayList<>();
-            for (Live l : electors) {
-              if (l.lease.equals(lease) && !l.gone && l.elector.isLeader()) {
-                leading.add(l.identity);
-                leadingProcesses.add(l);
-              }
-            }
-            leaders.addAll(leadingProcesses);
+            List<Live> leading = electors.stream().filter(l -> l.leads(lease)).toList();
+            leaders.addAll(leading);
             if (leading.size() > 1 && violations.size() < 20) {
-              violations.add(lease + ": " + leading + " at " + java.time.Instant.now());
+              violations.add(lease + ": " + leading.stream().map(l -> l.identity).toList() + " at "
+                  + java.time.Instant.now());
             }
           }
           Thread.onSpinWait();
@@ -189,10 +188,9 @@ class LeaseElectionChaosTest {
   static Live awaitLeader(List<Live> electors, String lease) throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
     while (System.nanoTime() < deadline) {
-      for (Live l : electors) {
-        if (l.lease.equals(lease) && !l.gone && l.elector.isLeader()) {
-          return l;
-        }
+      Optional<Live> leader = electors.stream().filter(l -> l.leads(lease)).findFirst();
+      if (leader.isPresent()) {
+        return leader.get();
       }
       Thread.sleep(20);
     }
