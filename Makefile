@@ -5,7 +5,7 @@ IMAGE ?= ghcr.io/tenure-dev/tenure-operator:0.1.0-SNAPSHOT
 NATIVE_IN_CONTAINER ?= false
 .DEFAULT_GOAL := help
 
-.PHONY: help run test bench chaos bundle manifests verify-generated native image image-native
+.PHONY: help run test test-tools bench chaos bundle manifests verify-generated native image image-native
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -13,9 +13,12 @@ help: ## List the targets
 run: ## Run the operator (current kube context, else an embedded emulated cluster)
 	@bin/run
 
-test: ## Build, run every test, and check generated artifacts are committed
+test: test-tools ## Build, run every test, and check generated artifacts are committed
 	$(MVN) verify
 	@$(MAKE) --no-print-directory verify-generated
+
+test-tools: ## Install what the tests need beyond Maven (Prometheus, promtool) before they run
+	@bin/test-tools >/dev/null
 
 # A plain child JVM on the test classpath (not exec:java, whose thread handling hung on the emulator's
 # non-daemon threads); the packaged jar is built for the footprint row. BENCH_OPTS=-Dtenure.bench.quick=true

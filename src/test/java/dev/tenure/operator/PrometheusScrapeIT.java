@@ -3,6 +3,7 @@ package dev.tenure.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -18,9 +19,9 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -34,10 +35,10 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 
 /**
- * End to end with a real Prometheus (Debian's 2.42 package, fetched by
- * src/test/scripts/fetch-prometheus.sh): it scrapes the running operator's /q/metrics, and
+ * End to end with a real Prometheus (Debian's 2.42 package, installed by `make test`'s set-up
+ * step bin/test-tools): it scrapes the running operator's /q/metrics, and
  * PromQL over the scraped tenure_ series must return data. promtool must accept the rule groups
- * of the PrometheusRule we ship. Skipped, with the reason, only where Prometheus cannot be had.
+ * of the PrometheusRule we ship.
  */
 @QuarkusTest
 @QuarkusTestResource(EmulatedClusterResource.class)
@@ -56,16 +57,20 @@ class PrometheusScrapeIT {
     @TestHTTPResource("/q/metrics")
     URL metrics;
 
+    /**
+     * The binaries `make test` installed before the tests ran (bin/test-tools): on PATH, else in
+     * .tools/prometheus. Nothing is installed from here; without them the test fails and says how
+     * to get them, rather than skipping where a missing set-up step would go unnoticed.
+     */
     @BeforeAll
-    static void fetchPrometheus() throws Exception {
-        Process fetch = new ProcessBuilder("bash", "src/test/scripts/fetch-prometheus.sh", "target/prometheus")
-                .redirectError(ProcessBuilder.Redirect.PIPE).start();
-        boolean done = fetch.waitFor(10, TimeUnit.MINUTES);
-        String out = new String(fetch.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        String err = new String(fetch.getErrorStream().readAllBytes(), StandardCharsets.UTF_8).trim();
-        Assumptions.assumeTrue(done && fetch.exitValue() == 0,
-                "Prometheus cannot be installed here, so the end-to-end scrape test is skipped: " + err);
-        bin = Path.of(out);
+    static void findPrometheus() {
+        bin = Stream.concat(
+                        Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)).map(Path::of),
+                        Stream.of(Path.of(".tools", "prometheus", "usr", "bin")))
+                .filter(dir -> Files.isExecutable(dir.resolve("prometheus")) && Files.isExecutable(dir.resolve("promtool")))
+                .findFirst()
+                .orElseThrow(() -> new IllegalStateException("prometheus and promtool are not installed: run `bin/test-tools`"
+                        + " (make test runs it before the tests)"));
     }
 
     @AfterAll
