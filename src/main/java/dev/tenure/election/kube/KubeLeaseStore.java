@@ -5,6 +5,7 @@ import dev.tenure.election.LeaseNotFound;
 import dev.tenure.election.LeaseOwner;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseStore;
+import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
@@ -17,8 +18,12 @@ import io.fabric8.kubernetes.client.WatcherException;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
+import dev.tenure.election.LeaseStoreException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
@@ -26,10 +31,18 @@ import java.util.logging.Logger;
  * {@link LeaseStore} on {@code coordination.k8s.io/v1} Leases through fabric8. Updates are
  * conditional on the record's resourceVersion (PUT with metadata.resourceVersion: 409 on a stale
  * one); owner references map to {@link LeaseOwner}. Needs RBAC get/create/update/watch on leases.
+ *
+ * <p>A PUT replaces the whole object, and the core's record carries only the election state, so
+ * every update is written onto the object last read at that resourceVersion (kept per lease from
+ * reads, writes and watch events): labels, annotations, finalizers and owner references with their
+ * controller/blockOwnerDeletion flags survive every renew. Owners the record adds are appended. When
+ * no such object is at hand (a record from elsewhere), one read supplies the metadata first.
  */
 public final class KubeLeaseStore implements LeaseStore {
     private static final Logger LOG = Logger.getLogger(KubeLeaseStore.class.getName());
     private final KubernetesClient client;
+    /** The object last seen per lease: what an update is written onto. */
+    private final Map<LeaseKey, Lease> lastSeen = new ConcurrentHashMap<>();
 
     public KubeLeaseStore(KubernetesClient client) {
         this.client = client;
@@ -44,15 +57,16 @@ public final class KubeLeaseStore implements LeaseStore {
             throw KubeErrors.map(key, e, false);
         }
         if (lease == null) {
+            lastSeen.remove(key);
             throw new LeaseNotFound(key, null);
         }
-        return toRecord(lease);
+        return seen(key, lease);
     }
 
     @Override
     public LeaseRecord create(LeaseKey key, LeaseRecord record) {
         try {
-            return toRecord(client.resource(toLease(key, record.withResourceVersion(null))).create());
+            return seen(key, client.resource(toLease(key, record.withResourceVersion(null))).create());
         } catch (RuntimeException e) {
             throw KubeErrors.map(key, e, true);
         }
@@ -64,10 +78,34 @@ public final class KubeLeaseStore implements LeaseStore {
             throw new IllegalArgumentException(key + ": an update needs the resourceVersion it was read at");
         }
         try {
-            return toRecord(client.resource(toLease(key, record)).update());
+            return seen(key, client.resource(onto(base(key, record), key, record)).update());
         } catch (RuntimeException e) {
-            throw KubeErrors.map(key, e, false);
+            LeaseStoreException mapped = KubeErrors.map(key, e, false);
+            if (mapped instanceof LeaseNotFound) {
+                lastSeen.remove(key);
+            }
+            throw mapped;
         }
+    }
+
+    private LeaseRecord seen(LeaseKey key, Lease lease) {
+        lastSeen.put(key, lease);
+        return toRecord(lease);
+    }
+
+    /** The object the update is written onto: the one seen at the record's resourceVersion, else a fresh read. */
+    private Lease base(LeaseKey key, LeaseRecord record) {
+        Lease seen = lastSeen.get(key);
+        if (seen != null && record.resourceVersion().equals(seen.getMetadata().getResourceVersion())) {
+            return seen;
+        }
+        Lease current = client.resources(Lease.class).inNamespace(key.namespace()).withName(key.name()).get();
+        if (current == null) {
+            lastSeen.remove(key);
+            throw new LeaseNotFound(key, null);
+        }
+        lastSeen.put(key, current);
+        return current;
     }
 
     @Override
@@ -96,8 +134,11 @@ public final class KubeLeaseStore implements LeaseStore {
         @Override
         public void eventReceived(Action action, Lease lease) {
             switch (action) {
-                case ADDED, MODIFIED -> listener.accept(Optional.of(toRecord(lease)));
-                case DELETED -> listener.accept(Optional.empty());
+                case ADDED, MODIFIED -> listener.accept(Optional.of(seen(key, lease)));
+                case DELETED -> {
+                    lastSeen.remove(key);
+                    listener.accept(Optional.empty());
+                }
                 default -> { }
             }
         }
@@ -163,6 +204,25 @@ public final class KubeLeaseStore implements LeaseStore {
         s.setStrategy(r.strategy());
         s.setPreferredHolder(r.preferredHolder());
         lease.setSpec(s);
+        return lease;
+    }
+
+    /**
+     * {@code base} with the record's election state: metadata kept whole (labels, annotations, finalizers,
+     * owner references with their flags) but for the resourceVersion the write is conditional on, and owners
+     * the record has that the object lacks appended.
+     */
+    static Lease onto(Lease base, LeaseKey key, LeaseRecord r) {
+        Lease lease = toLease(key, r);
+        ObjectMeta meta = new ObjectMetaBuilder(base.getMetadata()).withResourceVersion(r.resourceVersion()).build();
+        List<OwnerReference> owners = new ArrayList<>(meta.getOwnerReferences() == null ? List.of() : meta.getOwnerReferences());
+        for (LeaseOwner o : r.owners()) {
+            if (owners.stream().noneMatch(existing -> o.uid().equals(existing.getUid()))) {
+                owners.add(ownerReference(o));
+            }
+        }
+        meta.setOwnerReferences(owners.isEmpty() ? null : owners);
+        lease.setMetadata(meta);
         return lease;
     }
 

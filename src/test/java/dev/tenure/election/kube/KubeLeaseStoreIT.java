@@ -80,6 +80,37 @@ class KubeLeaseStoreIT {
                 .satisfies(o -> assertThat(o.getKind()).isEqualTo("Node"));
     }
 
+    /** Issue 13: a PUT of a fresh ObjectMeta wiped everything else on the Lease at every renew. */
+    @Test
+    void renewsKeepLabelsAnnotationsFinalizersAndOwnerReferenceFlags() {
+        client.resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                .withNewMetadata().withNamespace("tenure-system").withName("tenure-operator")
+                .addToLabels("team", "platform").addToAnnotations("note", "kept")
+                .addToFinalizers("example.com/keep")
+                .addNewOwnerReference().withApiVersion("v1").withKind("Node").withName("worker-1").withUid("uid-1")
+                .withController(true).withBlockOwnerDeletion(true).endOwnerReference()
+                .endMetadata()
+                .withNewSpec().withHolderIdentity("a").withLeaseDurationSeconds(15).endSpec().build()).create();
+        Instant now = Instant.parse("2026-01-01T00:00:00Z");
+        LeaseRecord read = store.get(KEY);
+        LeaseRecord renewed = store.update(KEY, LeaseRules.heldRecord(read, "a", now, Duration.ofSeconds(15)));
+        // a second store instance has never seen the object: it must read the metadata rather than drop it
+        LeaseRecord again = new KubeLeaseStore(client).update(KEY,
+                LeaseRules.heldRecord(renewed, "a", now.plusSeconds(2), Duration.ofSeconds(15))
+                        .withOwners(List.of(LeaseOwner.node("worker-1", "uid-1"), LeaseOwner.node("worker-2", "uid-2"))));
+        assertThat(again.renewTime()).isEqualTo(now.plusSeconds(2));
+        Lease raw = client.resources(Lease.class).inNamespace("tenure-system").withName("tenure-operator").get();
+        assertThat(raw.getMetadata().getLabels()).containsEntry("team", "platform");
+        assertThat(raw.getMetadata().getAnnotations()).containsEntry("note", "kept");
+        assertThat(raw.getMetadata().getFinalizers()).containsExactly("example.com/keep");
+        assertThat(raw.getMetadata().getOwnerReferences()).hasSize(2).first().satisfies(o -> {
+            assertThat(o.getUid()).isEqualTo("uid-1");
+            assertThat(o.getController()).isTrue();
+            assertThat(o.getBlockOwnerDeletion()).isTrue();
+        });
+        assertThat(raw.getSpec().getHolderIdentity()).isEqualTo("a");
+    }
+
     @Test
     void watchDeliversChanges() {
         List<Optional<LeaseRecord>> seen = new CopyOnWriteArrayList<>();
@@ -101,7 +132,7 @@ class KubeLeaseStoreIT {
         List<String> events = new CopyOnWriteArrayList<>();
         LeaderElector a = LeaderElector.builder().lease(KEY).identity("a")
                 .leaseDuration(Duration.ofSeconds(60)).renewDeadline(Duration.ofSeconds(40)).retryPeriod(Duration.ofSeconds(30))
-                .store(store).scheduler(scheduler).clock(Clock.systemUTC()).random(new Random(1))
+                .store(store).scheduler(scheduler).clock(Clock.systemUTC()).monotonic(dev.tenure.election.MonotonicClock.system()).random(new Random(1))
                 .onStartedLeading(() -> events.add("started")).onStoppedLeading(() -> events.add("stopped"))
                 .build();
         a.start();
@@ -130,7 +161,7 @@ class KubeLeaseStoreIT {
             schedulers.add(scheduler);
             electors.add(LeaderElector.builder().lease(KEY).identity(id)
                     .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(2)).retryPeriod(Duration.ofMillis(400))
-                    .store(store).scheduler(scheduler).clock(clock).random(new Random(random.nextLong()))
+                    .store(store).scheduler(scheduler).clock(clock).monotonic(dev.tenure.election.MonotonicClock.system()).random(new Random(random.nextLong()))
                     .onStartedLeading(() -> open.put(id, Instant.now()))
                     .onStoppedLeading(() -> {
                         Instant s = open.remove(id);
@@ -187,7 +218,7 @@ class KubeLeaseStoreIT {
             LeaderElector e = LeaderElector.builder().lease(KEY).identity(id)
                     .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(2)).retryPeriod(Duration.ofMillis(400))
                     .store(new dev.tenure.election.FaultyLeaseStore(store, random.nextLong(), 0.10))
-                    .scheduler(scheduler).clock(Clock.systemUTC()).random(new Random(random.nextLong()))
+                    .scheduler(scheduler).clock(Clock.systemUTC()).monotonic(dev.tenure.election.MonotonicClock.system()).random(new Random(random.nextLong()))
                     .onStartedLeading(() -> open.put(id, Instant.now()))
                     .onStoppedLeading(() -> {
                         Instant s = open.remove(id);
