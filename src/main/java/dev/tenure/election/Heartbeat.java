@@ -125,19 +125,24 @@ public final class Heartbeat {
                         LeaseRules.heldRecord(latest, holder, clock.instant(), leaseDuration), lookupOwner(latest)));
                 next(jittered());
                 return;
-            } catch (LeaseConflict e) {
-                // Someone else wrote: read again (and never overwrite a valid foreign holder).
+            } catch (LeaseConflict | LeaseNotFound e) {
+                // Someone else wrote, or the lease is gone (e.g. garbage-collected with a re-registered Node):
+                // ensure it again from a read, and never overwrite a valid foreign holder.
                 latest = null;
                 ensure();
                 return;
             } catch (LeaseStoreException e) {
                 last = e;
                 LOG.log(Level.FINE, "heartbeat of " + lease + " failed", e);
+                if (i > 0) {
+                    onRepeatedFailure.accept(e); // kubelet: on every failure after the first
+                }
             }
         }
         if (last != null) {
-            LOG.warning("failed " + MAX_UPDATE_TRIES + " attempts to renew " + lease + ", retrying in " + renewInterval + ": " + last.getMessage());
-            onRepeatedFailure.accept(last);
+            LOG.warning("failed " + MAX_UPDATE_TRIES + " attempts to renew " + lease + ", ensuring it again in "
+                    + renewInterval + ": " + last.getMessage());
+            latest = null; // the next sync reads (and recreates when gone), as kubelet's sync does
         }
         next(jittered());
     }
@@ -155,9 +160,10 @@ public final class Heartbeat {
                     : r instanceof ClaimResult.Renewed rn ? rn.lease() : ((ClaimResult.TookOver) r).lease();
             next(jittered());
         } catch (LeaseStoreException e) {
+            // kubelet backoffEnsureLease: the wait doubles before it is taken (200 ms, 400 ms, ... 7 s)
+            backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
             LOG.info("failed to ensure lease " + lease + ", retrying in " + backoff + ": " + e.getMessage());
             next(backoff);
-            backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
         }
     }
 
@@ -216,7 +222,7 @@ public final class Heartbeat {
         public Builder clock(InstantSource v) { this.clock = v; return this; }
         public Builder random(RandomGenerator v) { this.random = v; return this; }
         public Builder futureTolerance(Duration v) { this.futureTolerance = v; return this; }
-        /** Called after 5 immediate renew attempts failed (then the next interval is waited). */
+        /** Called on each failed renew attempt after the first (kubelet onRepeatedHeartbeatFailure). */
         public Builder onRepeatedFailure(Consumer<LeaseStoreException> v) { this.onRepeatedFailure = v; return this; }
         /** Called (and the heartbeat stops) when the lease is validly held by someone else. */
         public Builder onHeldElsewhere(Consumer<LeaseHeldElsewhere> v) { this.onHeldElsewhere = v; return this; }

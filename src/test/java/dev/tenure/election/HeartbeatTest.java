@@ -54,7 +54,7 @@ class HeartbeatTest {
     }
 
     @Test
-    void ensureBacksOffFrom100msDoublingTo7s() {
+    void ensureBacksOffFrom200msDoublingTo7sAsKubeletDoes() {
         AtomicInteger failures = new AtomicInteger(10);
         store.intercept(new InMemoryLeaseStore.Interceptor() {
             @Override
@@ -67,12 +67,12 @@ class HeartbeatTest {
         heartbeat().build().start();
         scheduler.advance(Duration.ofMinutes(1));
         assertThat(delays.subList(1, 11)).extracting(Duration::toMillis)
-                .containsExactly(100L, 200L, 400L, 800L, 1600L, 3200L, 6400L, 7000L, 7000L, 7000L);
+                .containsExactly(200L, 400L, 800L, 1600L, 3200L, 6400L, 7000L, 7000L, 7000L, 7000L);
         assertThat(store.peek(NODE_LEASE)).isPresent();
     }
 
     @Test
-    void fiveImmediateRetriesThenTheRepeatedFailureCallback() {
+    void fiveImmediateRetriesEachFailureAfterTheFirstCallsBackThenEnsureFromARead() {
         heartbeat().build().start();
         scheduler.runDue();
         AtomicInteger failures = new AtomicInteger(5);
@@ -87,10 +87,26 @@ class HeartbeatTest {
         });
         scheduler.advance(INTERVAL.multipliedBy(104).dividedBy(100));
         assertThat(store.calls(InMemoryLeaseStore.Op.UPDATE)).isEqualTo(5);
-        assertThat(repeatedFailures).hasSize(1);
+        assertThat(repeatedFailures).as("kubelet: onRepeatedHeartbeatFailure on each failure after the first").hasSize(4);
+        assertThat(store.calls(InMemoryLeaseStore.Op.GET)).isZero();
         scheduler.advance(INTERVAL.multipliedBy(104).dividedBy(100));
+        assertThat(store.calls(InMemoryLeaseStore.Op.GET)).as("after repeated failures the next sync ensures from a read").isEqualTo(1);
         assertThat(store.calls(InMemoryLeaseStore.Op.UPDATE)).isEqualTo(6);
-        assertThat(repeatedFailures).hasSize(1);
+        assertThat(repeatedFailures).hasSize(4);
+    }
+
+    @Test
+    void aDeletedLeaseIsCreatedAgain() {
+        Heartbeat hb = heartbeat().build();
+        hb.start();
+        scheduler.runDue();
+        store.delete(NODE_LEASE); // e.g. garbage-collected with a Node that was re-registered
+        scheduler.advance(INTERVAL.multipliedBy(104).dividedBy(100));
+        LeaseRecord recreated = store.peek(NODE_LEASE).orElseThrow();
+        assertThat(recreated.holderIdentity()).isEqualTo("tenure");
+        assertThat(recreated.owners()).containsExactly(NODE);
+        assertThat(repeatedFailures).isEmpty();
+        assertThat(hb.isRunning()).isTrue();
     }
 
     @Test
