@@ -152,6 +152,9 @@ public final class Candidate {
         private LeaseStore leaseStore;
         private Scheduler scheduler;
         private InstantSource clock;
+        private InstantSource monotonic;
+        private Scheduler fenceScheduler;
+        private java.util.concurrent.ExecutorService storeCalls;
         private RandomGenerator random;
         private Duration renewInterval = Duration.ofMinutes(5);
         private Duration leaseDuration = Duration.ofSeconds(15);
@@ -178,7 +181,14 @@ public final class Candidate {
         public Builder candidateStore(LeaseCandidateStore v) { this.candidateStore = v; return this; }
         public Builder leaseStore(LeaseStore v) { this.leaseStore = v; return this; }
         public Builder scheduler(Scheduler v) { this.scheduler = v; return this; }
+        /** Wall clock: renewTime/pingTime written into objects. */
         public Builder clock(InstantSource v) { this.clock = v; return this; }
+        /** Interval clock of the lease's elector ({@link LeaderElector.Builder#monotonic}). */
+        public Builder monotonic(InstantSource v) { this.monotonic = v; return this; }
+        /** See {@link LeaderElector.Builder#fenceScheduler}. */
+        public Builder fenceScheduler(Scheduler v) { this.fenceScheduler = v; return this; }
+        /** See {@link LeaderElector.Builder#storeCalls}. */
+        public Builder storeCalls(java.util.concurrent.ExecutorService v) { this.storeCalls = v; return this; }
         public Builder random(RandomGenerator v) { this.random = v; return this; }
         public Builder renewInterval(Duration v) { this.renewInterval = v; return this; }
         public Builder leaseDuration(Duration v) { this.leaseDuration = v; return this; }
@@ -200,7 +210,8 @@ public final class Candidate {
             LeaderElector elector = LeaderElector.builder()
                     .lease(LeaseKey.of(namespace, leaseName)).identity(identity).coordinated(true)
                     .leaseDuration(leaseDuration).renewDeadline(renewDeadline).retryPeriod(retryPeriod)
-                    .store(leaseStore).scheduler(scheduler).clock(clock).random(random)
+                    .store(leaseStore).scheduler(scheduler).fenceScheduler(fenceScheduler).storeCalls(storeCalls)
+                    .clock(clock).monotonic(monotonic).random(random)
                     .callbackExecutor(callbackExecutor).onStartedLeading(onStartedLeading)
                     .onStoppedLeading(onStoppedLeading).onNewLeader(onNewLeader).metrics(metrics)
                     .build();

@@ -5,40 +5,69 @@ import java.time.Instant;
 import java.time.InstantSource;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 import java.util.random.RandomGenerator;
 
 /**
  * Leader election on one Lease with the observer view of expiry (client-go
- * {@code tools/leaderelection} parity).
+ * {@code tools/leaderelection} parity), fenced in real time.
  *
  * <ul>
  *   <li>Contending: every {@code retryPeriod × [1, 2.2)} (jitter) read the lease, decide with
  *   {@link LeaseRules#decide}, write if it is free or expired.</li>
  *   <li>Leading: renew every {@code retryPeriod} with one conditional update from the cached
- *   record (no read); on 409 read once and decide again. When no renew has succeeded for
- *   {@code renewDeadline} — measured from the <em>start</em> of the last successful attempt, so
- *   slow responses only shorten leadership — leadership is given up. Because
- *   renewDeadline &lt; leaseDuration, that happens before any contender can see the lease expire.</li>
+ *   record (no read); after any failure of that write, read once and decide again.</li>
+ *   <li><b>The fence.</b> A term ends at {@code lastSuccessfulRenewStart + renewDeadline}, by a
+ *   timer on its own scheduler that never waits for a store call: a leader stuck in a slow request
+ *   still fires onStoppedLeading on time. Because renewDeadline &lt; leaseDuration, that is before
+ *   any contender can see the lease expire; the margin (leaseDuration − renewDeadline) is what the
+ *   stop callback and scheduling delays may use.</li>
+ *   <li>Every store call is bounded by the budget left in its attempt (the renew deadline while
+ *   leading), like client-go's context deadline: with {@link Builder#storeCalls} the loop stops
+ *   waiting when the budget ends and treats the call as failed.</li>
+ *   <li>Intervals (when a record was seen to change, the fence, expiry, health) are measured on
+ *   the {@linkplain Builder#monotonic monotonic} clock; the wall clock only stamps
+ *   renewTime/acquireTime into the record. A wall-clock step moves no deadline.</li>
+ *   <li><b>Stop before release.</b> A release (on {@link #stop()} or when yielding to a
+ *   {@code preferredHolder}) is written only after onStoppedLeading has completed; if it does not
+ *   complete within leaseDuration, nothing is released and the lease expires by itself.</li>
  *   <li>One watch on the lease shows foreign writes at once: a {@code preferredHolder} naming
- *   someone else makes the leader release immediately, and a contender acquires a lease it sees
- *   released (or, coordinated, assigned to it) on the event rather than at its next retry.</li>
- *   <li>{@link #stop()} releases a held lease (holder cleared, duration 1 s) and always fires
- *   onStoppedLeading.</li>
- *   <li>A leader steps down ({@link #isLeader()} false) before it writes a release, never after: once
- *   the release is stored a successor may lead, however long the API server takes to answer.</li>
+ *   someone else makes the leader yield, a deletion makes it step down, and a contender acquires a
+ *   lease it sees released (or, coordinated, assigned to it) on the event rather than at its next
+ *   retry. A lease deleted while someone held it is not free at once: contenders wait until the
+ *   last holder's term would have expired, as if the record were still there.</li>
  * </ul>
  *
- * All loop work runs on the injected {@link Scheduler} under this object's lock; the public
- * read methods use volatile snapshots so a wedged loop cannot block a health probe.
+ * Loop work runs on the injected {@link Scheduler} under this object's lock; the term (leading
+ * or not, and until when) has its own small lock that is never held across I/O or callbacks, so
+ * the fence and the public read methods never wait for a wedged loop.
  */
 public final class LeaderElector {
     private static final Logger LOG = Logger.getLogger(LeaderElector.class.getName());
     /** client-go JitterFactor: acquire retries wait retryPeriod × [1, 1 + 1.2). */
     public static final double JITTER_FACTOR = 1.2;
+
+    /** What a replica is doing about this lease, for readiness and health. */
+    public enum Role {
+        /** Holds the lease and is inside its fence. */
+        LEADING,
+        /** Gave leadership up and onStoppedLeading has not finished yet: work may still be stopping. */
+        STEPPING_DOWN,
+        /** Not leading, no work left to stop. */
+        STANDING_BY
+    }
 
     private final LeaseKey lease;
     private final String identity;
@@ -50,7 +79,10 @@ public final class LeaderElector {
     private final boolean coordinated;
     private final LeaseStore store;
     private final Scheduler scheduler;
+    private final Scheduler fenceScheduler;
+    private final ExecutorService storeCalls;
     private final InstantSource clock;
+    private final InstantSource monotonic;
     private final RandomGenerator random;
     private final Executor callbackExecutor;
     private final Runnable onStartedLeading;
@@ -60,7 +92,8 @@ public final class LeaderElector {
 
     // Loop state, guarded by this.
     private ObservedLease observed;
-    private boolean leading;
+    /** The last observation of a lease that was then deleted while held: its term is honoured until it expires. */
+    private ObservedLease vanished;
     private boolean started;
     private boolean stopped;
     private Scheduler.Scheduled pending;
@@ -68,10 +101,21 @@ public final class LeaderElector {
     private String reportedLeader;
     private String lastFailureLogged;
 
-    // Snapshots for readers that must not take the lock.
+    // The term, guarded by termLock (never held across I/O or callbacks).
+    private final Object termLock = new Object();
+    private boolean termActive;
+    private long termSeq;
+    private Instant fenceAt;
+    private Scheduler.Scheduled fenceTask;
+    private CompletableFuture<Void> lastStop = CompletableFuture.completedFuture(null);
+
+    // Snapshots for readers that must not take a lock.
     private volatile boolean leadingView;
+    private volatile Instant fenceAtView;
     private volatile Instant lastRenewView;
     private volatile String holderView;
+    private volatile Instant stoppingSince;
+    private final AtomicInteger stopsInFlight = new AtomicInteger();
 
     private LeaderElector(Builder b) {
         this.lease = b.lease;
@@ -84,7 +128,10 @@ public final class LeaderElector {
         this.coordinated = b.coordinated;
         this.store = b.store;
         this.scheduler = b.scheduler;
+        this.fenceScheduler = b.fenceScheduler == null ? b.scheduler : b.fenceScheduler;
+        this.storeCalls = b.storeCalls;
         this.clock = b.clock;
+        this.monotonic = b.monotonic;
         this.random = b.random;
         this.callbackExecutor = b.callbackExecutor;
         this.onStartedLeading = b.onStartedLeading;
@@ -114,7 +161,11 @@ public final class LeaderElector {
         next(Duration.ZERO, this::acquireTick);
     }
 
-    /** Stops; releases the lease when holding it (unless built with releaseOnStop(false)); fires onStoppedLeading. */
+    /**
+     * Stops; fires onStoppedLeading and, once it has completed, releases a held lease (unless built
+     * with releaseOnStop(false)). Waits for the callback at most leaseDuration: do not call this
+     * from the callback executor's own thread.
+     */
     public void stop() {
         stop(releaseOnStop);
     }
@@ -124,10 +175,18 @@ public final class LeaderElector {
         stop(false);
     }
 
-    /** Whether this elector holds the lease now: leading and still inside renewDeadline of the last renew. */
+    /** Whether this elector holds the lease now: in a term and before its fence (lastRenewStart + renewDeadline). */
     public boolean isLeader() {
-        Instant last = lastRenewView;
-        return leadingView && last != null && clock.instant().isBefore(last.plus(renewDeadline));
+        Instant fence = fenceAtView;
+        return leadingView && fence != null && monotonic.instant().isBefore(fence);
+    }
+
+    /** Leading, stepping down (onStoppedLeading still running) or standing by. */
+    public Role role() {
+        if (leadingView) {
+            return Role.LEADING;
+        }
+        return stopsInFlight.get() > 0 ? Role.STEPPING_DOWN : Role.STANDING_BY;
     }
 
     /** The holder last observed (possibly ourselves), empty when none was seen. */
@@ -144,21 +203,33 @@ public final class LeaderElector {
         return lease;
     }
 
-    /** Health probe snapshot (lock-free): unhealthy when leading and not renewed for leaseDuration + grace. */
+    /**
+     * Health probe snapshot (lock-free): unhealthy when leading and not renewed for leaseDuration + grace
+     * (the loop is wedged), or when onStoppedLeading has been running that long (the work will not stop).
+     */
     public ElectorHealth health() {
-        boolean isLeading = leadingView;
+        Role role = role();
         Instant last = lastRenewView;
         String holder = holderView;
-        if (!isLeading) {
-            return new ElectorHealth(false, true, holder, last, "standing by");
+        Instant now = monotonic.instant();
+        Duration limit = leaseDuration.plus(healthGrace);
+        if (role == Role.STANDING_BY) {
+            return new ElectorHealth(role, true, holder, last, "standing by");
         }
-        Instant now = clock.instant();
+        if (role == Role.STEPPING_DOWN) {
+            Instant since = stoppingSince;
+            Duration d = since == null ? Duration.ZERO : Duration.between(since, now);
+            boolean healthy = d.compareTo(limit) <= 0;
+            return new ElectorHealth(role, healthy, holder, last, healthy
+                    ? "stepping down: work still stopping for " + d.toMillis() + " ms"
+                    : "stepping down for " + d.toMillis() + " ms (limit " + limit.toMillis() + " ms): work does not stop");
+        }
         Duration since = last == null ? Duration.ZERO : Duration.between(last, now);
-        boolean healthy = since.compareTo(leaseDuration.plus(healthGrace)) <= 0;
-        return new ElectorHealth(true, healthy, holder, last,
+        boolean healthy = since.compareTo(limit) <= 0;
+        return new ElectorHealth(role, healthy, holder, last,
                 healthy ? "leading, renewed " + since.toMillis() + " ms ago"
                         : "leading but not renewed for " + since.toMillis() + " ms (limit "
-                        + leaseDuration.plus(healthGrace).toMillis() + " ms): election loop is stuck");
+                        + limit.toMillis() + " ms): election loop is stuck");
     }
 
     // ------------------------------------------------------------------ loop
@@ -168,49 +239,53 @@ public final class LeaderElector {
         if (stopped) {
             return;
         }
-        Instant start = clock.instant();
-        afterAcquireAttempt(start, attempt(start));
+        Instant start = monotonic.instant();
+        afterAcquireAttempt(start, attempt(start, start.plus(renewDeadline)));
     }
 
     private void afterAcquireAttempt(Instant start, Outcome outcome) {
         // An answer slower than renewDeadline gives a term that has already ended: retry instead.
-        if (outcome == Outcome.LEADING && clock.instant().isBefore(start.plus(renewDeadline))) {
-            becomeLeader(start);
+        if (outcome == Outcome.LEADING && monotonic.instant().isBefore(start.plus(renewDeadline))) {
+            beginTerm(start);
             next(retryPeriod, this::renewTick);
-        } else {
+        } else if (outcome != Outcome.YIELDED) {
             next(jittered(retryPeriod), this::acquireTick);
         }
     }
 
     private synchronized void renewTick() {
         pending = null;
-        if (stopped || !leading) {
+        if (stopped) {
             return;
         }
-        Instant start = clock.instant();
-        Instant deadline = lastRenewView.plus(renewDeadline);
+        if (!leadingView) { // the fence ended the term while this tick waited
+            next(jittered(retryPeriod), this::acquireTick);
+            return;
+        }
+        Instant start = monotonic.instant();
+        Instant deadline = fenceAtView;
         if (!start.isBefore(deadline)) {
-            loseLeadership("no successful renew within renewDeadline " + renewDeadline);
+            stepDown("no successful renew within renewDeadline " + renewDeadline);
             return;
         }
-        Outcome outcome = attempt(start);
-        Instant end = clock.instant();
+        Outcome outcome = attempt(start, deadline);
+        Instant end = monotonic.instant();
         switch (outcome) {
             case LEADING -> {
-                if (end.isBefore(start.plus(renewDeadline))) {
-                    lastRenewView = start;
+                if (end.isBefore(start.plus(renewDeadline)) && extendTerm(start)) {
                     metrics.renewSucceeded(lease, Duration.between(start, end));
                     next(retryPeriod, this::renewTick);
                 } else {
-                    // The answer came too late to rely on; contenders may already be counting.
-                    loseLeadership("renew answered after renewDeadline");
+                    // The answer came too late to rely on, or the fence already ended the term.
+                    stepDown("renew answered after renewDeadline");
                 }
             }
-            case YIELDED -> { } // apply() stepped down before writing the release
-            case NOT_LEADING -> loseLeadership("lease is held by " + holderView);
+            case YIELDED -> { } // yieldTo() stepped down and scheduled what comes next
+            case GONE -> stepDown("lease was deleted");
+            case NOT_LEADING -> stepDown("lease is held by " + holderView);
             case FAILED -> {
                 if (!end.isBefore(deadline)) {
-                    loseLeadership("no successful renew within renewDeadline " + renewDeadline);
+                    stepDown("no successful renew within renewDeadline " + renewDeadline);
                 } else {
                     Duration left = Duration.between(end, deadline);
                     next(left.compareTo(retryPeriod) < 0 ? left : retryPeriod, this::renewTick);
@@ -223,29 +298,29 @@ public final class LeaderElector {
         if (stopped) {
             return;
         }
+        if (event.isPresent() && leadingView && !heldWithoutRival(event.get())) {
+            event = confirmed(event.get());
+        }
         if (event.isEmpty()) {
-            observed = null;
-            if (!leading) {
+            boolean wasLeading = leadingView;
+            forget();
+            if (wasLeading) {
+                stepDown("lease was deleted");
+            } else {
                 acquireOnEvent();
             }
             return;
         }
         LeaseRecord rec = event.get();
-        if (leading && !heldWithoutRival(rec)) {
-            rec = confirmed(rec);
-        }
-        observed = LeaseRules.observe(observed, rec, clock.instant());
-        noteHolder(rec.holderIdentity());
-        if (!leading) {
+        observe(rec);
+        if (!leadingView) {
             acquireOnEvent();
             return;
         }
         if (!rec.isHeldBy(identity)) {
-            loseLeadership("lease was taken by " + rec.holderIdentity());
+            stepDown("lease was taken by " + rec.holderIdentity());
         } else if (rec.preferredHolder() != null && !rec.preferredHolder().equals(identity)) {
-            // step down first: once the release is stored the successor may lead, even if our answer is slow
-            loseLeadership("yielded to preferred holder " + rec.preferredHolder());
-            writeRelease(rec);
+            yieldTo(rec.preferredHolder());
         }
     }
 
@@ -259,14 +334,14 @@ public final class LeaderElector {
      * carries its own short duration, and only our write puts our leaseDuration behind the renewDeadline we keep.
      */
     private void acquireOnEvent() {
-        Instant start = clock.instant();
+        Instant start = monotonic.instant();
         ElectionDecision decision = decide(start);
         if (!(decision instanceof ElectionDecision.Create || decision instanceof ElectionDecision.Write)) {
             return;
         }
         Outcome outcome;
         try {
-            outcome = apply(decision);
+            outcome = apply(decision, start.plus(renewDeadline));
         } catch (LeaseConflict e) {
             LOG.fine(() -> identity + ": " + lease + " changed before our write on the watch event; retrying later");
             outcome = Outcome.NOT_LEADING;
@@ -284,79 +359,140 @@ public final class LeaderElector {
      * A watch may deliver an event written before our own latest write (e.g. the previous holder's last
      * renew arriving after we acquired): stepping down on it would drop a valid leadership, and the
      * operator exits on a lost leadership. Before giving up, one read decides; if the read fails, the
-     * event stands (stepping down is the safe side).
+     * event stands (stepping down is the safe side). Empty when the read finds the lease gone.
      */
-    private LeaseRecord confirmed(LeaseRecord fromWatch) {
+    private Optional<LeaseRecord> confirmed(LeaseRecord fromWatch) {
         try {
-            return store.find(lease).orElse(fromWatch);
+            return call(monotonic.instant().plus(retryPeriod), () -> store.find(lease));
         } catch (LeaseStoreException e) {
-            return fromWatch;
+            return Optional.of(fromWatch);
         }
     }
 
-    private enum Outcome { LEADING, NOT_LEADING, YIELDED, FAILED }
+    private enum Outcome { LEADING, NOT_LEADING, YIELDED, GONE, FAILED }
 
-    /** One try: optimistic write from the cache when leading, else (or after a 409) read and decide. */
-    private Outcome attempt(Instant start) {
-        if (leading && observed != null && observed.record().isHeldBy(identity)) {
+    /**
+     * One try, every call bounded by {@code deadline}: while leading, an optimistic write from the cache;
+     * after any failure of it (or when not leading), read and decide. A lease found gone while leading is
+     * {@link Outcome#GONE}: the leader steps down at once instead of re-creating it in the same breath.
+     */
+    private Outcome attempt(Instant start, Instant deadline) {
+        if (leadingView && observed != null && observed.record().isHeldBy(identity)) {
             try {
-                return apply(decide(start));
-            } catch (LeaseConflict conflict) {
-                LOG.fine(() -> identity + ": optimistic renew of " + lease + " conflicted, reading once");
+                return apply(decide(start), deadline);
+            } catch (LeaseNotFound gone) {
+                forget();
+                return Outcome.GONE;
             } catch (LeaseStoreException e) {
-                return failed(e);
+                LOG.fine(() -> identity + ": optimistic renew of " + lease + " failed (" + e.getMessage() + "), reading once");
             }
         }
         try {
-            LeaseRecord current = store.get(lease);
-            observed = LeaseRules.observe(observed, current, clock.instant());
-            noteHolder(current.holderIdentity());
+            observe(call(deadline, () -> store.get(lease)));
         } catch (LeaseNotFound e) {
-            observed = null;
+            boolean wasLeading = leadingView;
+            forget();
+            if (wasLeading) {
+                return Outcome.GONE;
+            }
         } catch (LeaseStoreException e) {
             return failed(e);
         }
         try {
-            return apply(decide(clock.instant()));
+            return apply(decide(monotonic.instant()), deadline);
         } catch (LeaseConflict e) {
-            return leading ? failed(e) : Outcome.NOT_LEADING;
+            return leadingView ? failed(e) : Outcome.NOT_LEADING;
         } catch (LeaseStoreException e) {
             return failed(e);
         }
     }
 
     private ElectionDecision decide(Instant now) {
+        if (observed == null && vanished != null && !vanished.record().isHeldBy(identity)
+                && !LeaseRules.observerExpired(vanished, now, leaseDuration)) {
+            return new ElectionDecision.Wait(vanished.record().holderIdentity(), LeaseRules.observerExpiry(vanished, leaseDuration));
+        }
+        Instant wall = clock.instant();
         return coordinated
-                ? LeaseRules.decideCoordinated(identity, observed, now, leaseDuration)
-                : LeaseRules.decide(identity, observed, now, leaseDuration);
+                ? LeaseRules.decideCoordinated(identity, observed, now, wall, leaseDuration)
+                : LeaseRules.decide(identity, observed, now, wall, leaseDuration);
     }
 
-    private Outcome apply(ElectionDecision decision) {
+    private Outcome apply(ElectionDecision decision, Instant deadline) {
         if (decision instanceof ElectionDecision.Create create) {
-            wrote(store.create(lease, create.desired()));
+            wrote(call(deadline, () -> store.create(lease, create.desired())));
             return Outcome.LEADING;
         } else if (decision instanceof ElectionDecision.Write write) {
-            wrote(store.update(lease, write.desired()));
+            wrote(call(deadline, () -> store.update(lease, write.desired())));
             return Outcome.LEADING;
         } else if (decision instanceof ElectionDecision.Yield yield) {
-            if (leading) {
-                loseLeadership("yielded to preferred holder " + yield.preferredHolder());
-            }
-            writeRelease(observed.record());
+            yieldTo(yield.preferredHolder());
             return Outcome.YIELDED;
         } else {
             return Outcome.NOT_LEADING;
         }
     }
 
+    /**
+     * Runs one store call, bounded by {@code deadline} on the monotonic clock when store calls run on their
+     * own executor: past it the call is abandoned (interrupted) and the attempt counts as failed. A write
+     * abandoned this way may still land; that only renews or takes a lease we then find ours on the next
+     * read, it never extends a term (terms are extended only by a renew whose answer we saw in time).
+     */
+    private <T> T call(Instant deadline, Supplier<T> op) {
+        Duration budget = Duration.between(monotonic.instant(), deadline);
+        if (budget.isNegative() || budget.isZero()) {
+            throw new LeaseStoreFailure(lease, 0, "no time left in this attempt", null);
+        }
+        if (storeCalls == null) {
+            return op.get();
+        }
+        Future<T> f;
+        try {
+            f = storeCalls.submit(op::get);
+        } catch (RejectedExecutionException e) {
+            throw new LeaseStoreFailure(lease, 0, "store calls are shut down", e);
+        }
+        try {
+            return f.get(budget.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            f.cancel(true);
+            throw new LeaseStoreFailure(lease, 0, "no answer within the attempt's budget of " + budget.toMillis() + " ms", null);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new LeaseStoreFailure(lease, 0, String.valueOf(e.getCause()), e.getCause());
+        } catch (InterruptedException e) {
+            f.cancel(true);
+            Thread.currentThread().interrupt();
+            throw new LeaseStoreFailure(lease, 0, "interrupted", e);
+        }
+    }
+
+    private void observe(LeaseRecord rec) {
+        vanished = null;
+        observed = LeaseRules.observe(observed, rec, monotonic.instant());
+        noteHolder(rec.holderIdentity());
+    }
+
+    /** The lease is gone: remember a held record's term, so nobody treats its holder as gone before it expires. */
+    private void forget() {
+        if (observed != null && observed.record().hasHolder()) {
+            vanished = observed;
+        }
+        observed = null;
+    }
+
     private void wrote(LeaseRecord rec) {
         lastFailureLogged = null;
-        observed = new ObservedLease(rec, clock.instant());
+        vanished = null;
+        observed = new ObservedLease(rec, monotonic.instant());
         noteHolder(rec.holderIdentity());
     }
 
     private Outcome failed(LeaseStoreException e) {
-        if (leading) {
+        if (leadingView) {
             metrics.renewFailed(lease, e);
         }
         // Visible once per distinct cause (e.g. a missing namespace or RBAC), not once per retry.
@@ -369,14 +505,42 @@ public final class LeaderElector {
         return Outcome.FAILED;
     }
 
+    /**
+     * Gives the lease to {@code preferred}: the term ends (onStoppedLeading fires), and the release is written
+     * only once that callback has completed — the successor may start the moment it sees the release.
+     */
+    private void yieldTo(String preferred) {
+        CompletableFuture<Void> workStopped = endTerm("yielded to preferred holder " + preferred, -1);
+        if (!stopped) {
+            next(jittered(retryPeriod), this::acquireTick);
+        }
+        workStopped.orTimeout(leaseDuration.toNanos(), TimeUnit.NANOSECONDS)
+                .whenComplete((ok, error) -> scheduler.schedule(Duration.ZERO, () -> releaseAfterYield(preferred, error)));
+    }
+
+    private synchronized void releaseAfterYield(String preferred, Throwable stopError) {
+        if (stopError != null) {
+            LOG.warning(identity + ": onStoppedLeading did not complete (" + stopError + "), so " + lease
+                    + " is not released to " + preferred + "; it expires by itself");
+            return;
+        }
+        if (!leadingView && observed != null && observed.record().isHeldBy(identity)) {
+            writeRelease(observed.record());
+        }
+    }
+
     private void writeRelease(LeaseRecord held) {
+        Instant deadline = monotonic.instant().plus(renewDeadline);
         try {
-            wrote(store.update(lease, LeaseRules.releasedRecord(held, clock.instant())));
+            wrote(call(deadline, () -> store.update(lease, LeaseRules.releasedRecord(held, clock.instant()))));
         } catch (LeaseConflict e) {
             // Someone else wrote since; read once and release only if it is still ours.
             try {
-                LeaseRecord current = store.get(lease);
-                LeaseRules.release(current, identity, clock.instant()).ifPresent(r -> wrote(store.update(lease, r)));
+                LeaseRecord current = call(deadline, () -> store.get(lease));
+                Optional<LeaseRecord> release = LeaseRules.release(current, identity, clock.instant());
+                if (release.isPresent()) {
+                    wrote(call(deadline, () -> store.update(lease, release.get())));
+                }
             } catch (LeaseStoreException again) {
                 LOG.info(identity + ": release of " + lease + " failed, it will expire: " + again.getMessage());
             }
@@ -385,21 +549,115 @@ public final class LeaderElector {
         }
     }
 
-    private void becomeLeader(Instant start) {
-        leading = true;
-        lastRenewView = start;
-        leadingView = true;
+    // ------------------------------------------------------------------ the term and its fence
+
+    private void beginTerm(Instant renewStart) {
+        long seq;
+        synchronized (termLock) {
+            termActive = true;
+            seq = ++termSeq;
+            fenceAt = renewStart.plus(renewDeadline);
+            fenceAtView = fenceAt;
+            lastRenewView = renewStart;
+            leadingView = true;
+            fenceTask = fenceScheduler.schedule(Duration.between(monotonic.instant(), fenceAt), () -> fence(seq));
+        }
         metrics.leadershipChanged(lease, true);
         LOG.info(() -> identity + " became leader of " + lease);
         callbackExecutor.execute(onStartedLeading);
     }
 
-    private void loseLeadership(String why) {
-        leading = false;
-        leadingView = false;
+    /** A renew that started at {@code renewStart} succeeded in time: move the fence, unless the term already ended. */
+    private boolean extendTerm(Instant renewStart) {
+        synchronized (termLock) {
+            if (!termActive) {
+                return false;
+            }
+            Instant f = renewStart.plus(renewDeadline);
+            if (f.isAfter(fenceAt)) {
+                fenceAt = f;
+                fenceAtView = f;
+            }
+            lastRenewView = renewStart;
+            return true;
+        }
+    }
+
+    /** The fence timer: ends term {@code seq} at its deadline, whatever the loop is doing. */
+    private void fence(long seq) {
+        synchronized (termLock) {
+            if (!termActive || termSeq != seq) {
+                return;
+            }
+            Instant now = monotonic.instant();
+            if (now.isBefore(fenceAt)) { // renewed since the timer was set
+                fenceTask = fenceScheduler.schedule(Duration.between(now, fenceAt), () -> fence(seq));
+                return;
+            }
+        }
+        endTerm("renewDeadline " + renewDeadline + " passed without a successful renew (fenced)", seq);
+    }
+
+    /**
+     * Ends the current term ({@code seq}, or whichever is active for -1): {@link #isLeader()} turns false at
+     * once and onStoppedLeading is handed to the callback executor. Returns a future that completes when every
+     * stop callback handed over so far has completed (at once when there was nothing to stop).
+     */
+    private CompletableFuture<Void> endTerm(String why, long seq) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        CompletableFuture<Void> before;
+        synchronized (termLock) {
+            if (!termActive || (seq != -1 && seq != termSeq)) {
+                return lastStop;
+            }
+            termActive = false;
+            leadingView = false;
+            if (fenceTask != null) {
+                fenceTask.cancel();
+                fenceTask = null;
+            }
+            before = lastStop;
+            lastStop = before.thenCombine(done, (a, b) -> null);
+        }
         metrics.leadershipChanged(lease, false);
         LOG.info(() -> identity + " stopped leading " + lease + ": " + why);
-        callbackExecutor.execute(onStoppedLeading);
+        fireStopped(done);
+        return lastStopSnapshot();
+    }
+
+    private CompletableFuture<Void> lastStopSnapshot() {
+        synchronized (termLock) {
+            return lastStop;
+        }
+    }
+
+    /** Hands onStoppedLeading to the callback executor; {@code done} completes when it has run (exceptionally if it threw). */
+    private void fireStopped(CompletableFuture<Void> done) {
+        if (stopsInFlight.getAndIncrement() == 0) {
+            stoppingSince = monotonic.instant();
+        }
+        Runnable task = () -> {
+            try {
+                onStoppedLeading.run();
+                done.complete(null);
+            } catch (RuntimeException | Error e) {
+                done.completeExceptionally(e);
+                throw e;
+            } finally {
+                stopsInFlight.decrementAndGet();
+            }
+        };
+        try {
+            callbackExecutor.execute(task);
+        } catch (RejectedExecutionException e) {
+            stopsInFlight.decrementAndGet();
+            done.completeExceptionally(e);
+        }
+    }
+
+    /** Step down (the term ends, the callback fires) and contend again later. */
+    private void stepDown(String why) {
+        endTerm(why, -1);
         if (!stopped) {
             next(jittered(retryPeriod), this::acquireTick);
         }
@@ -413,30 +671,56 @@ public final class LeaderElector {
         }
     }
 
-    private synchronized void stop(boolean release) {
-        if (stopped) {
+    private void stop(boolean release) {
+        CompletableFuture<Void> workStopped;
+        boolean held;
+        synchronized (this) {
+            if (stopped) {
+                return;
+            }
+            stopped = true;
+            if (pending != null) {
+                pending.cancel();
+                pending = null;
+            }
+            if (watch != null) {
+                watch.close();
+            }
+            held = observed != null && observed.record().isHeldBy(identity);
+            boolean wasLeading;
+            synchronized (termLock) {
+                wasLeading = termActive;
+            }
+            if (wasLeading) {
+                workStopped = endTerm("stopped", -1);
+            } else {
+                // Always fires, like client-go's deferred OnStoppedLeading.
+                CompletableFuture<Void> done = new CompletableFuture<>();
+                synchronized (termLock) {
+                    lastStop = lastStop.thenCombine(done, (a, b) -> null);
+                    workStopped = lastStop;
+                }
+                fireStopped(done);
+            }
+        }
+        if (!release || !held) {
             return;
         }
-        stopped = true;
-        if (pending != null) {
-            pending.cancel();
-            pending = null;
+        // Outside the lock: the callback may need the elector (isLeader, health) while it stops the work.
+        try {
+            workStopped.get(leaseDuration.toNanos(), TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            LOG.warning(identity + ": interrupted while waiting for onStoppedLeading; " + lease + " is not released, it expires");
+            return;
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.warning(identity + ": onStoppedLeading did not complete (" + e + "); " + lease + " is not released, it expires");
+            return;
         }
-        if (watch != null) {
-            watch.close();
-        }
-        boolean wasLeading = leading;
-        if (leading) {
-            // step down before the release: once it is stored, a successor may lead
-            leading = false;
-            leadingView = false;
-            metrics.leadershipChanged(lease, false);
-        }
-        // Always, like client-go's deferred OnStoppedLeading; and before the release, so that with a synchronous
-        // callback executor the caller's guarded work has stopped before a successor can see the lease free.
-        callbackExecutor.execute(onStoppedLeading);
-        if (wasLeading && release && observed != null && observed.record().isHeldBy(identity)) {
-            writeRelease(observed.record());
+        synchronized (this) {
+            if (observed != null && observed.record().isHeldBy(identity)) {
+                writeRelease(observed.record());
+            }
         }
     }
 
@@ -466,7 +750,10 @@ public final class LeaderElector {
         private boolean coordinated;
         private LeaseStore store;
         private Scheduler scheduler;
+        private Scheduler fenceScheduler;
+        private ExecutorService storeCalls;
         private InstantSource clock;
+        private InstantSource monotonic;
         private RandomGenerator random;
         private Executor callbackExecutor = Runnable::run;
         private Runnable onStartedLeading = () -> { };
@@ -496,10 +783,29 @@ public final class LeaderElector {
         public Builder coordinated(boolean v) { this.coordinated = v; return this; }
         public Builder store(LeaseStore v) { this.store = v; return this; }
         public Builder scheduler(Scheduler v) { this.scheduler = v; return this; }
+        /**
+         * Runs the fence timer. Give it a thread of its own in production, so a loop blocked in a store call
+         * (or a busy loop thread) cannot delay the end of a term; default: the loop's scheduler (virtual-time tests).
+         */
+        public Builder fenceScheduler(Scheduler v) { this.fenceScheduler = v; return this; }
+        /**
+         * Where store calls run, so the loop can stop waiting for one when its attempt's budget ends (client-go's
+         * context deadline). Default: none — calls run on the loop thread, unbounded (virtual-time tests).
+         */
+        public Builder storeCalls(ExecutorService v) { this.storeCalls = v; return this; }
+        /** Wall clock: only for the renewTime/acquireTime written into the lease. */
         public Builder clock(InstantSource v) { this.clock = v; return this; }
+        /**
+         * The clock every interval is measured on (observation, fence, expiry, health): must not step when
+         * the wall clock does — {@link MonotonicClock#system()} in production.
+         */
+        public Builder monotonic(InstantSource v) { this.monotonic = v; return this; }
         /** Source of jitter; seed it in tests. */
         public Builder random(RandomGenerator v) { this.random = v; return this; }
-        /** Where callbacks run; default: on the election thread (keep them short, or pass an executor). */
+        /**
+         * Where callbacks run; default: on the election thread (keep them short, or pass an executor). A
+         * release waits for onStoppedLeading to complete, wherever it runs.
+         */
         public Builder callbackExecutor(Executor v) { this.callbackExecutor = v; return this; }
         public Builder onStartedLeading(Runnable v) { this.onStartedLeading = v; return this; }
         /** Fires on every loss of leadership and once on stop, whether or not it was leading. */
@@ -514,6 +820,7 @@ public final class LeaderElector {
             require(store != null, "store must be set");
             require(scheduler != null, "scheduler must be set");
             require(clock != null, "clock must be set");
+            require(monotonic != null, "monotonic clock must be set (MonotonicClock.system() in production)");
             require(random != null, "random must be set (seed it in tests)");
             require(leaseDuration != null && renewDeadline != null && retryPeriod != null && healthGrace != null,
                     "leaseDuration, renewDeadline, retryPeriod and healthGrace must be set");

@@ -149,16 +149,27 @@ public final class LeaseRules {
      * the latest observation of the lease, {@code null} when it does not exist.
      */
     public static ElectionDecision decide(String identity, ObservedLease observed, Instant now, Duration leaseDuration) {
+        return decide(identity, observed, now, now, leaseDuration);
+    }
+
+    /**
+     * {@link #decide(String, ObservedLease, Instant, Duration)} with the two times kept apart: expiry is
+     * judged at {@code now} on the observer's monotonic clock (the clock {@code observed.observedAt()} was
+     * taken on), and {@code wallNow} is only what gets written into renewTime/acquireTime. A wall-clock
+     * step therefore changes what is written, never whether the lease is expired.
+     */
+    public static ElectionDecision decide(String identity, ObservedLease observed, Instant now, Instant wallNow,
+                                          Duration leaseDuration) {
         if (observed == null) {
-            return new ElectionDecision.Create(createdRecord(identity, now, leaseDuration));
+            return new ElectionDecision.Create(createdRecord(identity, wallNow, leaseDuration));
         }
         LeaseRecord rec = observed.record();
         if (rec.isHeldBy(identity)) {
             String preferred = rec.preferredHolder();
             if (preferred != null && !preferred.equals(identity)) {
-                return new ElectionDecision.Yield(releasedRecord(rec, now), preferred);
+                return new ElectionDecision.Yield(releasedRecord(rec, wallNow), preferred);
             }
-            return new ElectionDecision.Write(heldRecord(rec, identity, now, leaseDuration), false);
+            return new ElectionDecision.Write(heldRecord(rec, identity, wallNow, leaseDuration), false);
         }
         Instant expiry = observerExpiry(observed, leaseDuration);
         if (rec.hasHolder() && now.isBefore(expiry)) {
@@ -168,7 +179,7 @@ public final class LeaseRules {
         if (!rec.hasHolder() && preferred != null && !preferred.equals(identity) && now.isBefore(expiry)) {
             return new ElectionDecision.Wait(preferred, expiry);
         }
-        return new ElectionDecision.Write(heldRecord(rec, identity, now, leaseDuration), true);
+        return new ElectionDecision.Write(heldRecord(rec, identity, wallNow, leaseDuration), true);
     }
 
     /**
@@ -177,11 +188,17 @@ public final class LeaseRules {
      * renews a lease that names it, and yields when preferredHolder names someone else.
      */
     public static ElectionDecision decideCoordinated(String identity, ObservedLease observed, Instant now, Duration leaseDuration) {
+        return decideCoordinated(identity, observed, now, now, leaseDuration);
+    }
+
+    /** {@link #decideCoordinated(String, ObservedLease, Instant, Duration)} with monotonic and wall time apart. */
+    public static ElectionDecision decideCoordinated(String identity, ObservedLease observed, Instant now, Instant wallNow,
+                                                     Duration leaseDuration) {
         if (observed == null) {
             return new ElectionDecision.Wait("", now);
         }
         if (observed.record().isHeldBy(identity)) {
-            return decide(identity, observed, now, leaseDuration);
+            return decide(identity, observed, now, wallNow, leaseDuration);
         }
         return new ElectionDecision.Wait(observed.record().holderIdentity(), observerExpiry(observed, leaseDuration));
     }

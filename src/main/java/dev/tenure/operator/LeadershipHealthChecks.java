@@ -11,7 +11,7 @@ import org.eclipse.microprofile.health.Readiness;
 
 /**
  * Readiness: "leading (reconcilers started) or standing by" — standby replicas are ready so
- * rollouts proceed. Liveness: the elector's probe — a leader whose election loop has not renewed
+ * rollouts proceed; a replica stepping down (work still stopping) is not, and says so in its role. Liveness: the elector's probe — a leader whose election loop has not renewed
  * for leaseDuration + grace is wedged and gets restarted.
  */
 @ApplicationScoped
@@ -31,7 +31,11 @@ public class LeadershipHealthChecks {
     HealthCheck readiness() {
         return () -> {
             HealthCheckResponseBuilder b = HealthCheckResponse.named(READINESS).status(leadership.ready())
-                    .withData("role", leadership.isLeader() ? "leader" : "standby")
+                    .withData("role", switch (leadership.role()) {
+                        case LEADING -> "leader";
+                        case STANDING_BY -> "standby";
+                        case STEPPING_DOWN -> "stepping-down";
+                    })
                     .withData("reconcilersStarted", leadership.reconcilersStarted());
             leadership.elector().ifPresent(e -> {
                 b.withData("identity", e.identity());
@@ -52,7 +56,8 @@ public class LeadershipHealthChecks {
                 return b.up().withData("detail", "leader election disabled").build();
             }
             ElectorHealth h = leadership.health().get();
-            b.status(h.healthy()).withData("leading", h.leading()).withData("detail", h.detail());
+            b.status(h.healthy()).withData("leading", h.leading()).withData("role", h.role().name())
+                    .withData("detail", h.detail());
             if (h.lastRenew() != null) {
                 b.withData("lastRenew", h.lastRenew().toString());
             }

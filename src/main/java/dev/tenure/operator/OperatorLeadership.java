@@ -5,6 +5,7 @@ import dev.tenure.election.ElectorHealth;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaderElector;
 import dev.tenure.election.LeaseKey;
+import dev.tenure.election.MonotonicClock;
 import dev.tenure.election.kube.KubeLeaseStore;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -28,6 +29,8 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 import org.jboss.logging.Logger;
 
@@ -37,6 +40,14 @@ import org.jboss.logging.Logger;
  * started by the extension ({@code quarkus.operator-sdk.start-operator=false}) but here, when
  * leading. Losing leadership exits the process (non-zero) so Kubernetes restarts the pod as a
  * fresh contender: reconcilers and their caches are never half-stopped and reused.
+ *
+ * <p>The elector fences leadership in real time (a timer ends the term at lastRenewStart +
+ * renewDeadline whatever the API calls are doing) and calls {@link #leadershipLost} then; that
+ * callback returns only once the reconcilers have stopped. It gives them half the margin
+ * (leaseDuration − renewDeadline) and halts the JVM when they take longer: a stopped process is the
+ * one fence nothing can outlive. Election requests use their own client with no retries and a
+ * request timeout derived from the same margin, and the elector bounds every call by the time its
+ * attempt has left.
  */
 @ApplicationScoped
 public class OperatorLeadership {
@@ -54,12 +65,16 @@ public class OperatorLeadership {
     Instance<CoordinationController> coordination;
     /** How the process exits on lost leadership; replaced in tests. */
     IntConsumer exit = Quarkus::asyncExit;
+    /** How the process stops at once when reconcilers do not stop in time; replaced in tests. */
+    IntConsumer halt = code -> Runtime.getRuntime().halt(code);
 
     private volatile LeaderElector elector;
     private volatile boolean reconcilersStarted;
     private volatile boolean shuttingDown;
     private volatile boolean lost;
     private ExecutorScheduler scheduler;
+    private ExecutorScheduler fenceScheduler;
+    private ExecutorService storeCalls;
     private ExecutorService callbacks;
     private KubernetesClient electionClient;
 
@@ -84,23 +99,18 @@ public class OperatorLeadership {
         }
         LeaseKey lease = LeaseKey.of(namespace(le), le.leaseName());
         String identity = le.identity().orElseGet(OperatorLeadership::defaultIdentity);
-        // Election requests get their own client with a timeout well inside leaseDuration - renewDeadline:
-        // a leader stuck in a slow request only notices its deadline when the request returns.
-        Duration timeout = le.leaseDuration().minus(le.renewDeadline()).dividedBy(2);
-        electionClient = new KubernetesClientBuilder().withConfig(new ConfigBuilder(client.getConfiguration())
-                .withRequestTimeout((int) Math.max(500, timeout.toMillis())).build()).build();
+        electionClient = new KubernetesClientBuilder().withConfig(electionClientConfig(client.getConfiguration(), le)).build();
         scheduler = new ExecutorScheduler("tenure-leader-election");
-        callbacks = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "tenure-leadership-callbacks");
-            t.setDaemon(true);
-            return t;
-        });
+        fenceScheduler = new ExecutorScheduler("tenure-leader-fence");
+        storeCalls = Executors.newCachedThreadPool(daemon("tenure-leader-election-calls"));
+        callbacks = Executors.newSingleThreadExecutor(daemon("tenure-leadership-callbacks"));
         elector = LeaderElector.builder()
                 .lease(lease).identity(identity)
                 .leaseDuration(le.leaseDuration()).renewDeadline(le.renewDeadline()).retryPeriod(le.retryPeriod())
                 .healthGrace(le.healthGrace())
                 .store(new KubeLeaseStore(electionClient)).scheduler(scheduler)
-                .clock(Clock.systemUTC()).random(new SecureRandom())
+                .fenceScheduler(fenceScheduler).storeCalls(storeCalls)
+                .clock(Clock.systemUTC()).monotonic(MonotonicClock.system()).random(new SecureRandom())
                 .callbackExecutor(callbacks)
                 .onStartedLeading(this::startReconcilers)
                 .onStoppedLeading(this::leadershipLost)
@@ -120,6 +130,12 @@ public class OperatorLeadership {
         }
         if (scheduler != null) {
             scheduler.close();
+        }
+        if (fenceScheduler != null) {
+            fenceScheduler.close();
+        }
+        if (storeCalls != null) {
+            storeCalls.shutdownNow();
         }
         if (callbacks != null) {
             callbacks.shutdownNow();
@@ -165,15 +181,65 @@ public class OperatorLeadership {
         reconcilersStarted = false;
     }
 
-    private void leadershipLost() {
+    /**
+     * onStoppedLeading: returns only when the reconcilers have stopped (JOSDK stopped: event sources closed,
+     * in-flight reconciles finished or interrupted), so the elector may release the lease after it. When they
+     * take longer than half the margin the JVM is halted instead: the fence must hold before any contender can
+     * see the lease expire.
+     */
+    void leadershipLost() {
         if (shuttingDown || !reconcilersStarted) {
             return; // stop() fires onStoppedLeading too; and a standby has nothing to give up
         }
         lost = true;
-        LOG.errorf("lost leadership of %s: stopping reconcilers and exiting with %d so the pod restarts",
-                elector.lease(), LOST_LEADERSHIP_EXIT_CODE);
-        stopReconcilers();
+        Duration budget = stopBudget(config);
+        LOG.errorf("lost leadership of %s: stopping reconcilers (at most %d ms) and exiting with %d so the pod restarts",
+                elector.lease(), budget.toMillis(), LOST_LEADERSHIP_EXIT_CODE);
+        Thread stopper = daemon("tenure-reconcilers-stop").newThread(this::stopReconcilers);
+        stopper.start();
+        try {
+            stopper.join(budget.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (stopper.isAlive()) {
+            LOG.errorf("reconcilers did not stop within %d ms: halting the JVM (exit %d) so no work outlives leadership",
+                    budget.toMillis(), LOST_LEADERSHIP_EXIT_CODE);
+            halt.accept(LOST_LEADERSHIP_EXIT_CODE);
+        }
         exit.accept(LOST_LEADERSHIP_EXIT_CODE);
+    }
+
+    /** Half the margin between the fence (renewDeadline) and the earliest takeover (leaseDuration). */
+    static Duration stopBudget(LeaderElectionConfig le) {
+        return le.leaseDuration().minus(le.renewDeadline()).dividedBy(2);
+    }
+
+    /**
+     * The election client: no hidden retries (fabric8 would retry up to 10 times with backoff and honour
+     * Retry-After), and a request and connect timeout of half the margin, so an abandoned call ends on its own
+     * long before a contender could take over. The elector bounds each call by its attempt's budget as well.
+     */
+    static io.fabric8.kubernetes.client.Config electionClientConfig(io.fabric8.kubernetes.client.Config base, LeaderElectionConfig le) {
+        Duration timeout = stopBudget(le);
+        if (timeout.compareTo(Duration.ofMillis(500)) < 0) {
+            throw new IllegalArgumentException("tenure.leader-election: leaseDuration (" + le.leaseDuration()
+                    + ") - renewDeadline (" + le.renewDeadline() + ") must be at least 1s: half of it bounds each"
+                    + " election request and the time reconcilers get to stop after the fence");
+        }
+        return new ConfigBuilder(base)
+                .withRequestRetryBackoffLimit(0)
+                .withRequestTimeout((int) timeout.toMillis())
+                .withConnectionTimeout((int) timeout.toMillis())
+                .build();
+    }
+
+    private static ThreadFactory daemon(String name) {
+        return r -> {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        };
     }
 
     /** Whether this replica leads (and so runs reconcilers). */
@@ -191,7 +257,10 @@ public class OperatorLeadership {
         return reconcilersStarted;
     }
 
-    /** Ready = leading with reconcilers started, or standing by; not ready once leadership was lost (exiting). */
+    /**
+     * Ready = leading with reconcilers started, or standing by; not ready while stepping down (reconcilers
+     * still stopping) or once leadership was lost (exiting).
+     */
     public boolean ready() {
         LeaderElector e = elector;
         if (e == null) {
@@ -200,7 +269,27 @@ public class OperatorLeadership {
         if (lost || shuttingDown) {
             return false;
         }
-        return !e.isLeader() || reconcilersStarted;
+        return switch (role()) {
+            case LEADING -> reconcilersStarted;
+            case STANDING_BY -> true;
+            case STEPPING_DOWN -> false;
+        };
+    }
+
+    /**
+     * What this replica is doing: leading; standing by; or stepping down — the elector gave leadership up (or
+     * the fence ended it) and reconcilers are still running or its stop callback has not finished.
+     */
+    public LeaderElector.Role role() {
+        LeaderElector e = elector;
+        if (e == null) {
+            return reconcilersStarted ? LeaderElector.Role.LEADING : LeaderElector.Role.STANDING_BY;
+        }
+        LeaderElector.Role r = e.role();
+        if (r == LeaderElector.Role.STANDING_BY && reconcilersStarted) {
+            return LeaderElector.Role.STEPPING_DOWN;
+        }
+        return r;
     }
 
     public Optional<ElectorHealth> health() {

@@ -66,7 +66,7 @@ interface BenchElector {
       this.elector = LeaderElector.builder().lease(LeaseKey.of(namespace, lease)).identity(identity)
           .leaseDuration(profile.leaseDuration()).renewDeadline(profile.renewDeadline())
           .retryPeriod(profile.retryPeriod()).store(new KubeLeaseStore(client)).scheduler(scheduler)
-          .clock(Clock.systemUTC()).random(new Random(seed))
+          .clock(Clock.systemUTC()).monotonic(dev.tenure.election.MonotonicClock.system()).random(new Random(seed))
           .onStartedLeading(() -> events.startedLeading(System.nanoTime())).onNewLeader(onNew).build();
     }
 

@@ -191,7 +191,7 @@ final class CoordinatedHandoverBench implements AutoCloseable {
     Candidate c = Candidate.builder().namespace(NAMESPACE).identity(identity).leaseName(lease)
         .binaryVersion("1.31.0").emulationVersion(emulationVersion).strategy(LeaseStrategies.MAINTENANCE_AWARE)
         .nodeName(node).candidateStore(candidateStore).leaseStore(new KubeLeaseStore(client))
-        .scheduler(scheduler).clock(Clock.systemUTC()).random(new Random(seed))
+        .scheduler(scheduler).clock(Clock.systemUTC()).monotonic(dev.tenure.election.MonotonicClock.system()).random(new Random(seed))
         .leaseDuration(profile.leaseDuration()).renewDeadline(profile.renewDeadline())
         .retryPeriod(profile.retryPeriod())
         .onStartedLeading(started).onStoppedLeading(stopped).build();

@@ -362,7 +362,7 @@ class CoordinatedElectionChaosTest {
     ExecutorScheduler scheduler = new ExecutorScheduler("chaos-" + identity);
     Candidate candidate = Candidate.builder().namespace(NAMESPACE).identity(identity).leaseName(lease)
         .binaryVersion("1.31.0").emulationVersion(emulationVersion).strategy(LeaseStrategies.MAINTENANCE_AWARE)
-        .nodeName(node).candidateStore(candidateStore).leaseStore(leaseStore).scheduler(scheduler).clock(clock)
+        .nodeName(node).candidateStore(candidateStore).leaseStore(leaseStore).scheduler(scheduler).clock(clock).monotonic(dev.tenure.election.MonotonicClock.system())
         .random(new Random(rnd.nextLong())).renewInterval(RENEW_INTERVALS.get(rnd.nextInt(RENEW_INTERVALS.size())))
         .leaseDuration(LEASE_DURATION).renewDeadline(RENEW_DEADLINE).retryPeriod(RETRY_PERIOD)
         .onStartedLeading(terms::incrementAndGet)

@@ -201,7 +201,7 @@ class LeaseElectionChaosTest {
     ExecutorScheduler scheduler = new ExecutorScheduler("chaos-" + identity);
     LeaderElector elector = LeaderElector.builder().lease(LeaseKey.of(NAMESPACE, lease)).identity(identity)
         .leaseDuration(Duration.ofSeconds(3)).renewDeadline(Duration.ofSeconds(2)).retryPeriod(Duration.ofMillis(400))
-        .store(store).scheduler(scheduler).clock(Clock.systemUTC()).random(new Random(rnd.nextLong())).build();
+        .store(store).scheduler(scheduler).clock(Clock.systemUTC()).monotonic(dev.tenure.election.MonotonicClock.system()).random(new Random(rnd.nextLong())).build();
     elector.start();
     return new Live(lease, identity, elector, scheduler);
   }

@@ -100,7 +100,7 @@ class CoordinatedHandoverIT {
                 .binaryVersion("1.31.0").emulationVersion(emulationVersion)
                 .strategy(LeaseStrategies.MAINTENANCE_AWARE).nodeName(node)
                 .candidateStore(new KubeLeaseCandidateStore(client, api.version()))
-                .leaseStore(new KubeLeaseStore(client)).scheduler(scheduler).clock(clock).random(new Random(7))
+                .leaseStore(new KubeLeaseStore(client)).scheduler(scheduler).clock(clock).monotonic(dev.tenure.election.MonotonicClock.system()).random(new Random(7))
                 // no retry falls due during the test: what happens, happens on watch events
                 .leaseDuration(Duration.ofMinutes(15)).renewDeadline(Duration.ofMinutes(10))
                 .retryPeriod(Duration.ofMinutes(5))

@@ -22,7 +22,7 @@ class CandidateTest {
         return Candidate.builder().namespace(NS).identity(identity).leaseName("my-controller")
                 .binaryVersion("1.33.0").emulationVersion("1.32.0").nodeName("worker-1")
                 .candidateStore(candidates).leaseStore(leases)
-                .scheduler(scheduler).clock(scheduler.clock()).random(new Random(5))
+                .scheduler(scheduler).clock(scheduler.clock()).monotonic(scheduler.clock()).random(new Random(5))
                 .onStartedLeading(() -> events.add(identity + " started"))
                 .onStoppedLeading(() -> events.add(identity + " stopped"))
                 .build();

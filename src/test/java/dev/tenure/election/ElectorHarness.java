@@ -38,7 +38,7 @@ final class ElectorHarness {
         return LeaderElector.builder()
                 .lease(LEASE).identity(identity)
                 .leaseDuration(LD).renewDeadline(RD).retryPeriod(RP)
-                .store(store).scheduler(scheduler).clock(scheduler.clock(clockOffset))
+                .store(store).scheduler(scheduler).clock(scheduler.clock(clockOffset)).monotonic(scheduler.clock(clockOffset))
                 .random(new Random(random.nextLong()))
                 .onStartedLeading(() -> started[0] = scheduler.now())
                 .onStoppedLeading(() -> {

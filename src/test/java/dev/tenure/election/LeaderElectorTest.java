@@ -130,8 +130,10 @@ class LeaderElectorTest {
                         (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.releasedRecord(cur, now).withPreferredHolder("c")), "c"),
                 Arguments.of("a releases for d (not here): nobody takes it before the reservation expires", false,
                         (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.releasedRecord(cur, now).withPreferredHolder("d")), null),
-                Arguments.of("the lease is deleted: the first to see it creates it", false,
-                        (ForeignWrite) (s, cur, now) -> s.delete(LEASE), "b"),
+                // Tenure, not client-go: a deletion is no evidence that a stopped working, so its term is honoured
+                // (see aLeaseDeletedWhileHeldIsCreatedOnlyAfterTheHoldersTermWouldHaveExpired)
+                Arguments.of("the lease is deleted while a holds it: nobody creates it at once", false,
+                        (ForeignWrite) (s, cur, now) -> s.delete(LEASE), null),
                 Arguments.of("a renews: still held", false,
                         (ForeignWrite) (s, cur, now) -> s.put(LEASE, cur.withRenewTime(now)), null),
                 Arguments.of("d takes it over", false,
@@ -350,9 +352,93 @@ class LeaderElectorTest {
         a.start();
         h.scheduler.runDue();
         h.scheduler.advance(RP);
+        // the optimistic write and the write after the fallback read both fail: one failed attempt
+        h.store.failNext(InMemoryLeaseStore.Op.UPDATE, new LeaseStoreFailure(LEASE, 500, "injected", null));
         h.store.failNext(InMemoryLeaseStore.Op.UPDATE, new LeaseStoreFailure(LEASE, 500, "injected", null));
         h.scheduler.advance(RP);
         a.stop();
         assertThat(seen).containsExactly("leading=true", "renewed", "failed", "leading=false");
+    }
+
+    // ---------------------------------------------------------------- issue 13: deletion, 404, fallback, clock steps
+
+    @Test
+    void aLeaseDeletedWhileHeldIsCreatedOnlyAfterTheHoldersTermWouldHaveExpired() {
+        h.store.put(LEASE, LeaseRecord.heldBy("a", LD, h.scheduler.now())); // a: another process, still working
+        LeaderElector b = h.start("b", Duration.ZERO);
+        h.scheduler.runDue();
+        Instant seen = h.scheduler.now();
+        h.scheduler.advance(Duration.ofSeconds(3));
+        h.store.delete(LEASE);
+        h.scheduler.advance(LD.minus(Duration.ofSeconds(3)).minusMillis(1));
+        assertThat(b.isLeader()).as("a deletion is no evidence that a stopped: b waits out a's term").isFalse();
+        assertThat(h.store.peek(LEASE)).isEmpty();
+        h.scheduler.advance(RP.multipliedBy(3));
+        assertThat(b.isLeader()).isTrue();
+        assertThat(h.intervals).isEmpty();
+        h.closeOpen(List.of(b));
+        assertThat(h.intervals.get(0).start()).isAfterOrEqualTo(seen.plus(LD));
+    }
+
+    @Test
+    void theLeaderStepsDownAtOnceWhenItsLeaseIsDeleted() {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        h.scheduler.advance(Duration.ofMillis(500));
+        assertThat(a.isLeader()).isTrue();
+        Instant deleted = h.scheduler.now();
+        h.store.delete(LEASE);
+        h.scheduler.runDue();
+        assertThat(a.isLeader()).isFalse();
+        assertThat(h.intervals).singleElement().satisfies(i -> assertThat(i.end()).isEqualTo(deleted));
+    }
+
+    @Test
+    void aNotFoundOnTheOptimisticRenewStepsDown() {
+        PartitionedLeaseStore aView = new PartitionedLeaseStore(h.store);
+        LeaderElector a = h.builder("a", Duration.ZERO).store(aView).build();
+        a.start();
+        h.scheduler.runDue();
+        aView.watchLost = true; // the DELETED event never arrives: the renew's 404 must be enough
+        h.store.delete(LEASE);
+        Instant deleted = h.scheduler.now();
+        h.scheduler.advance(RP);
+        assertThat(a.isLeader()).isFalse();
+        assertThat(h.intervals).singleElement().satisfies(i -> assertThat(i.end()).isEqualTo(deleted.plus(RP)));
+    }
+
+    @Test
+    void anyFailureOfTheOptimisticRenewFallsBackToARead() {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        h.store.resetCounts();
+        h.store.failNext(InMemoryLeaseStore.Op.UPDATE, new LeaseStoreFailure(LEASE, 500, "injected", null));
+        h.scheduler.advance(RP);
+        assertThat(h.store.calls(InMemoryLeaseStore.Op.GET)).isEqualTo(1);
+        assertThat(h.store.calls(InMemoryLeaseStore.Op.UPDATE)).isEqualTo(2);
+        assertThat(a.isLeader()).isTrue();
+        assertThat(h.store.peek(LEASE).orElseThrow().renewTime()).isEqualTo(h.scheduler.now());
+    }
+
+    @Test
+    void wallClockStepsMoveNoDeadline() {
+        // a's wall clock steps back by 8 s (NTP) and b's forward by a whole leaseDuration; their monotonic
+        // clocks (virtual time) do not step. Only the timestamps written into the lease may move.
+        Duration[] aStep = {Duration.ZERO};
+        Duration[] bStep = {Duration.ZERO};
+        LeaderElector a = h.builder("a", Duration.ZERO).clock(() -> h.scheduler.now().plus(aStep[0])).build();
+        LeaderElector b = h.builder("b", Duration.ZERO).clock(() -> h.scheduler.now().plus(bStep[0])).build();
+        a.start();
+        h.scheduler.runDue();
+        b.start();
+        h.scheduler.advance(Duration.ofSeconds(3));
+        aStep[0] = Duration.ofSeconds(-8);
+        bStep[0] = LD;
+        h.scheduler.advance(LD.multipliedBy(2));
+        assertThat(a.isLeader()).isTrue();
+        assertThat(b.isLeader()).isFalse();
+        Instant stepped = h.scheduler.now().minusSeconds(8);
+        assertThat(h.store.peek(LEASE).orElseThrow().renewTime()).isBetween(stepped.minus(RP), stepped);
+        assertThat(h.intervals).isEmpty();
     }
 }

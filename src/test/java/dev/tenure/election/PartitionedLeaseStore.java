@@ -7,6 +7,8 @@ import java.util.function.Consumer;
 final class PartitionedLeaseStore implements LeaseStore {
     private final LeaseStore delegate;
     volatile boolean partitioned;
+    /** Watch events are dropped (a watch reconnecting), calls still work. */
+    volatile boolean watchLost;
 
     PartitionedLeaseStore(LeaseStore delegate) {
         this.delegate = delegate;
@@ -39,7 +41,7 @@ final class PartitionedLeaseStore implements LeaseStore {
     @Override
     public LeaseWatch watch(LeaseKey key, Consumer<Optional<LeaseRecord>> listener) {
         return delegate.watch(key, rec -> {
-            if (!partitioned) {
+            if (!partitioned && !watchLost) {
                 listener.accept(rec);
             }
         });
