@@ -1,0 +1,360 @@
+package dev.tenure.chaos;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.election.ExecutorScheduler;
+import dev.tenure.election.InMemoryLeaseStore;
+import dev.tenure.election.LeaderElector;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.LeaseStore;
+import dev.tenure.election.LeaseStoreFailure;
+import dev.tenure.election.MonotonicClock;
+import dev.tenure.election.Scheduler;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Election safety in real time (issue 13): three electors per trial on real threads and real schedulers,
+ * each with its own fence thread, store-call pool and asynchronous callback thread, contend for one lease
+ * while a driver injects what virtual time cannot show:
+ * <ul>
+ *   <li>stalls of 1.5–3.5 s in a store call — longer than the margin leaseDuration − renewDeadline (1 s) —
+ *   before the call is applied, or after it (the write landed, the answer is late);</li>
+ *   <li>hidden client retries: a call failing internally and retried with 0.2–1.6 s backoff (fabric8's
+ *   default behaviour) before it answers;</li>
+ *   <li>wall-clock steps of ±leaseDuration on leader and contenders (NTP);</li>
+ *   <li>a frozen process (every thread of one elector, like a GC pause) for 0.1–0.4 s, under the margin;</li>
+ *   <li>yields to a preferredHolder written by a "controller", with slow asynchronous stop callbacks
+ *   (0–250 ms, like stopping reconcilers);</li>
+ *   <li>deletion of the lease mid-term.</li>
+ * </ul>
+ * The invariant is checked on <b>work</b>, not on {@code isLeader()}: each elector's critical section runs
+ * from the start of its onStartedLeading until its onStoppedLeading has returned, timed on the one
+ * machine-wide monotonic clock (System.nanoTime); no two sections of different electors may overlap.
+ *
+ * <p>{@code -Dtenure.chaos.runs=N} sets the runs ({@value #TRIALS_PER_RUN} concurrent trials each; 2 in
+ * {@code make test}, 20 in {@code make chaos}); {@code -Dtenure.chaos.seed=N} replays the driver's draws
+ * (thread timing still varies).
+ */
+class RealTimeElectionChaosTest {
+    static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
+    static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);
+    static final int TRIALS_PER_RUN = 10;
+    static final Duration LD = Duration.ofSeconds(2);
+    static final Duration RD = Duration.ofSeconds(1);
+    static final Duration RP = Duration.ofMillis(250);
+    static final Duration TRIAL = Duration.ofSeconds(7);
+    static final LeaseKey LEASE = LeaseKey.of("tenure-system", "realtime");
+
+    record Section(String identity, long startNanos, long endNanos) {
+        boolean overlaps(Section o) {
+            return startNanos < o.endNanos && o.startNanos < endNanos;
+        }
+    }
+
+    /** What one trial saw. */
+    record Trial(long seed, List<Section> sections, int faults, int fencedInCall, int yields, int deletions) {
+        List<String> violations() {
+            List<String> bad = new ArrayList<>();
+            for (int i = 0; i < sections.size(); i++) {
+                for (int j = i + 1; j < sections.size(); j++) {
+                    Section a = sections.get(i);
+                    Section b = sections.get(j);
+                    if (!a.identity().equals(b.identity()) && a.overlaps(b)) {
+                        long overlap = Math.min(a.endNanos(), b.endNanos()) - Math.max(a.startNanos(), b.startNanos());
+                        bad.add("seed " + seed + ": " + a.identity() + " and " + b.identity() + " worked at once for "
+                                + TimeUnit.NANOSECONDS.toMillis(overlap) + " ms");
+                    }
+                }
+            }
+            return bad;
+        }
+    }
+
+    static Stream<Long> seeds() {
+        System.out.println("RealTimeElectionChaosTest base seed " + BASE_SEED + " (replay: -Dtenure.chaos.seed=" + BASE_SEED + ")");
+        return LongStream.range(0, RUNS).mapToObj(i -> BASE_SEED + i * 7919L);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void workDoneWhileLeadingNeverOverlapsUnderStallsRetriesClockStepsFreezesYieldsAndDeletions(long seed) throws Exception {
+        ExecutorService trials = Executors.newFixedThreadPool(TRIALS_PER_RUN);
+        List<Future<Trial>> futures = new ArrayList<>();
+        for (int t = 0; t < TRIALS_PER_RUN; t++) {
+            long trialSeed = seed * 31 + t;
+            futures.add(trials.submit(() -> runTrial(trialSeed)));
+        }
+        List<Trial> done = new ArrayList<>();
+        for (Future<Trial> f : futures) {
+            done.add(f.get(2, TimeUnit.MINUTES));
+        }
+        trials.shutdownNow();
+        List<String> violations = done.stream().flatMap(t -> t.violations().stream()).toList();
+        int sections = done.stream().mapToInt(t -> t.sections().size()).sum();
+        int faults = done.stream().mapToInt(Trial::faults).sum();
+        int fenced = done.stream().mapToInt(Trial::fencedInCall).sum();
+        int yields = done.stream().mapToInt(Trial::yields).sum();
+        int deletions = done.stream().mapToInt(Trial::deletions).sum();
+        System.out.printf("real-time election chaos seed %d: %d trials, %d leadership terms, %d faults injected, "
+                        + "%d stops fenced while the leader was stuck in a call, %d yields, %d deletions, "
+                        + "%d overlapping critical sections%n",
+                seed, done.size(), sections, faults, fenced, yields, deletions, violations.size());
+        assertThat(violations).as("critical sections of two electors overlapped (seed " + seed + ")").isEmpty();
+        // the run must have exercised what it claims, or a green result proves nothing
+        assertThat(sections).as("leadership moved").isGreaterThan(done.size());
+        assertThat(fenced).as("some stops were fenced while the leader was stuck in a store call").isPositive();
+        assertThat(yields).as("yields happened").isPositive();
+    }
+
+    private Trial runTrial(long seed) throws Exception {
+        Random rnd = new Random(seed);
+        InMemoryLeaseStore store = new InMemoryLeaseStore();
+        ConcurrentLinkedQueue<Section> sections = new ConcurrentLinkedQueue<>();
+        AtomicInteger fencedInCall = new AtomicInteger();
+        List<Process> processes = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            processes.add(new Process("p" + i, store, new Random(rnd.nextLong()), sections, fencedInCall));
+        }
+        processes.forEach(Process::start);
+        int faults = 0;
+        int yields = 0;
+        int deletions = 0;
+        long end = System.nanoTime() + TRIAL.toNanos();
+        while (System.nanoTime() < end) {
+            sleep(Duration.ofMillis(150 + rnd.nextInt(350)));
+            Optional<LeaseRecord> current = store.peek(LEASE);
+            Process leader = current.flatMap(r -> processes.stream().filter(p -> r.isHeldBy(p.identity)).findFirst())
+                    .orElse(processes.get(rnd.nextInt(processes.size())));
+            Process any = processes.get(rnd.nextInt(processes.size()));
+            switch (rnd.nextInt(9)) {
+                case 0, 1 -> leader.view.stallNext(Duration.ofMillis(1500 + rnd.nextInt(2000)), rnd.nextBoolean());
+                case 2 -> leader.view.retryNext(1 + rnd.nextInt(4));
+                case 3 -> any.stepWallClock(rnd.nextBoolean() ? LD : LD.negated());
+                case 4 -> leader.freeze(Duration.ofMillis(100 + rnd.nextInt(300)));
+                case 5, 6 -> {
+                    if (current.isPresent() && current.get().hasHolder()) {
+                        String other = processes.stream().map(p -> p.identity)
+                                .filter(id -> !current.get().isHeldBy(id)).toList().get(rnd.nextInt(2));
+                        try { // a controller asks for a handover, conditionally like the CLE controller
+                            store.update(LEASE, current.get().withPreferredHolder(other));
+                            yields++;
+                        } catch (dev.tenure.election.LeaseStoreException changedMeanwhile) {
+                            // the lease moved on since the peek: ask again later
+                        }
+                    }
+                }
+                case 7 -> {
+                    if (current.isPresent()) {
+                        store.delete(LEASE);
+                        deletions++;
+                    }
+                }
+                default -> any.view.stallNext(Duration.ofMillis(1500 + rnd.nextInt(2000)), rnd.nextBoolean());
+            }
+            faults++;
+        }
+        for (Process p : processes) {
+            p.stop();
+        }
+        return new Trial(seed, List.copyOf(sections), faults, fencedInCall.get(), yields, deletions);
+    }
+
+    /** One elector with every thread of its own, as a separate replica would have. */
+    static final class Process {
+        final String identity;
+        final Freeze freeze = new Freeze();
+        final FaultyView view;
+        final ExecutorScheduler loop;
+        final ExecutorScheduler fence;
+        final ExecutorService calls = Executors.newCachedThreadPool(r -> daemon(r, "calls"));
+        final ExecutorService callbacks = Executors.newSingleThreadExecutor(r -> daemon(r, "callbacks"));
+        final Random random;
+        final LeaderElector elector;
+        volatile Duration wallOffset = Duration.ZERO;
+        private long openStart = -1; // touched on the callback thread only
+
+        Process(String identity, InMemoryLeaseStore store, Random random, ConcurrentLinkedQueue<Section> sections,
+                AtomicInteger fencedInCall) {
+            this.identity = identity;
+            this.random = random;
+            this.view = new FaultyView(store, freeze, random);
+            this.loop = new ExecutorScheduler("loop-" + identity);
+            this.fence = new ExecutorScheduler("fence-" + identity);
+            Duration stopCost = Duration.ofMillis(random.nextInt(250));
+            this.elector = LeaderElector.builder().lease(LEASE).identity(identity)
+                    .leaseDuration(LD).renewDeadline(RD).retryPeriod(RP)
+                    .store(view).scheduler(frozenWith(loop)).fenceScheduler(frozenWith(fence)).storeCalls(calls)
+                    .clock(() -> Clock.systemUTC().instant().plus(wallOffset)).monotonic(MonotonicClock.system())
+                    .random(new Random(random.nextLong()))
+                    .callbackExecutor(task -> callbacks.execute(() -> {
+                        freeze.await();
+                        task.run();
+                    }))
+                    .onStartedLeading(() -> openStart = System.nanoTime())
+                    .onStoppedLeading(() -> {
+                        if (openStart < 0) {
+                            return;
+                        }
+                        if (view.inCall.get() > 0) {
+                            fencedInCall.incrementAndGet();
+                        }
+                        sleep(stopCost); // stopping the work takes time (e.g. JOSDK finishing a reconcile)
+                        sections.add(new Section(identity, openStart, System.nanoTime()));
+                        openStart = -1;
+                    })
+                    .build();
+        }
+
+        Scheduler frozenWith(Scheduler inner) {
+            return (delay, task) -> inner.schedule(delay, () -> {
+                freeze.await();
+                task.run();
+            });
+        }
+
+        void start() {
+            elector.start();
+        }
+
+        void stepWallClock(Duration by) {
+            wallOffset = wallOffset.plus(by);
+        }
+
+        void freeze(Duration d) {
+            freeze.until = System.nanoTime() + d.toNanos();
+        }
+
+        void stop() throws InterruptedException {
+            freeze.until = 0;
+            view.clear();
+            elector.stop(); // waits for onStoppedLeading, then releases
+            loop.close();
+            fence.close();
+            calls.shutdownNow();
+            callbacks.shutdown();
+            callbacks.awaitTermination(10, TimeUnit.SECONDS);
+        }
+
+        private static Thread daemon(Runnable r, String name) {
+            Thread t = new Thread(r, name);
+            t.setDaemon(true);
+            return t;
+        }
+    }
+
+    /** Every thread of a frozen process stops at its next step until the freeze ends (a GC pause, seen from outside). */
+    static final class Freeze {
+        volatile long until;
+
+        void await() {
+            long left;
+            while ((left = until - System.nanoTime()) > 0) {
+                sleep(Duration.ofNanos(left));
+            }
+        }
+    }
+
+    /** One process's way to the shared store: stalls before or after a call, hidden retries, freezes. */
+    static final class FaultyView implements LeaseStore {
+        private final InMemoryLeaseStore store;
+        private final Freeze freeze;
+        private final Random random;
+        final AtomicInteger inCall = new AtomicInteger();
+        private volatile Duration stall;
+        private volatile boolean stallAfter;
+        private volatile int retries;
+
+        FaultyView(InMemoryLeaseStore store, Freeze freeze, Random random) {
+            this.store = store;
+            this.freeze = freeze;
+            this.random = random;
+        }
+
+        void stallNext(Duration d, boolean afterTheWrite) {
+            stallAfter = afterTheWrite;
+            stall = d;
+        }
+
+        void retryNext(int n) {
+            retries = n;
+        }
+
+        void clear() {
+            stall = null;
+            retries = 0;
+        }
+
+        private <T> T call(Supplier<T> op) {
+            freeze.await();
+            inCall.incrementAndGet();
+            try {
+                Duration s = stall;
+                boolean after = stallAfter;
+                stall = null;
+                int n = retries;
+                retries = 0;
+                for (int i = 0; i < n; i++) { // what fabric8 does by default on a 5xx: retry with backoff, silently
+                    sleep(Duration.ofMillis(200L << Math.min(i, 3)));
+                }
+                if (s != null && !after) {
+                    sleep(s);
+                }
+                T result = op.get();
+                if (s != null && after) {
+                    sleep(s);
+                }
+                return result;
+            } finally {
+                inCall.decrementAndGet();
+            }
+        }
+
+        @Override
+        public LeaseRecord get(LeaseKey key) {
+            return call(() -> store.get(key));
+        }
+
+        @Override
+        public LeaseRecord create(LeaseKey key, LeaseRecord record) {
+            return call(() -> store.create(key, record));
+        }
+
+        @Override
+        public LeaseRecord update(LeaseKey key, LeaseRecord record) {
+            return call(() -> store.update(key, record));
+        }
+
+        @Override
+        public LeaseWatch watch(LeaseKey key, Consumer<Optional<LeaseRecord>> listener) {
+            return store.watch(key, listener);
+        }
+    }
+
+    static void sleep(Duration d) {
+        try {
+            Thread.sleep(Math.max(0, d.toMillis()), (int) (d.toNanos() % 1_000_000));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LeaseStoreFailure(LEASE, 0, "interrupted", e);
+        }
+    }
+}
