@@ -11,6 +11,13 @@ import dev.tenure.election.LeaseStore;
 import dev.tenure.election.LeaseStoreFailure;
 import dev.tenure.election.MonotonicClock;
 import dev.tenure.election.Scheduler;
+import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.EmulatedCluster;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -25,6 +32,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -58,6 +66,7 @@ class RealTimeElectionChaosTest {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
     static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);
     static final int TRIALS_PER_RUN = 10;
+    static final int EMULATED_TRIALS_PER_RUN = 3;
     static final Duration LD = Duration.ofSeconds(2);
     static final Duration RD = Duration.ofSeconds(1);
     static final Duration RP = Duration.ofMillis(250);
@@ -108,16 +117,48 @@ class RealTimeElectionChaosTest {
             done.add(f.get(2, TimeUnit.MINUTES));
         }
         trials.shutdownNow();
+        check("in-memory store", seed, done);
+    }
+
+    /**
+     * The same on the emulated API server: real HTTP and watches through {@code KubeLeaseStore}, a fabric8 client
+     * with its default hidden retries (up to 10, with backoff), stalls and 500s injected by the server's fault hook.
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void onTheEmulatedApiServerWithHiddenClientRetriesWorkNeverOverlapsEither(long seed) throws Exception {
+        try (EmulatedCluster cluster = EmulatedCluster.start()) {
+            cluster.seed().namespace(LEASE.namespace());
+            ExecutorService trials = Executors.newFixedThreadPool(EMULATED_TRIALS_PER_RUN);
+            List<Emulated> backends = new ArrayList<>();
+            List<Future<Trial>> futures = new ArrayList<>();
+            for (int t = 0; t < EMULATED_TRIALS_PER_RUN; t++) {
+                Emulated backend = new Emulated(cluster, "realtime-" + t);
+                backends.add(backend);
+                long trialSeed = seed * 31 + t;
+                futures.add(trials.submit(() -> runTrial(trialSeed, backend)));
+            }
+            List<Trial> done = new ArrayList<>();
+            for (Future<Trial> f : futures) {
+                done.add(f.get(2, TimeUnit.MINUTES));
+            }
+            trials.shutdownNow();
+            backends.forEach(Emulated::close);
+            check("emulated API server", seed, done);
+        }
+    }
+
+    private static void check(String where, long seed, List<Trial> done) {
         List<String> violations = done.stream().flatMap(t -> t.violations().stream()).toList();
         int sections = done.stream().mapToInt(t -> t.sections().size()).sum();
         int faults = done.stream().mapToInt(Trial::faults).sum();
         int fenced = done.stream().mapToInt(Trial::fencedInCall).sum();
         int yields = done.stream().mapToInt(Trial::yields).sum();
         int deletions = done.stream().mapToInt(Trial::deletions).sum();
-        System.out.printf("real-time election chaos seed %d: %d trials, %d leadership terms, %d faults injected, "
+        System.out.printf("real-time election chaos (%s) seed %d: %d trials, %d leadership terms, %d faults injected, "
                         + "%d stops fenced while the leader was stuck in a call, %d yields, %d deletions, "
                         + "%d overlapping critical sections%n",
-                seed, done.size(), sections, faults, fenced, yields, deletions, violations.size());
+                where, seed, done.size(), sections, faults, fenced, yields, deletions, violations.size());
         assertThat(violations).as("critical sections of two electors overlapped (seed " + seed + ")").isEmpty();
         // the run must have exercised what it claims, or a green result proves nothing
         assertThat(sections).as("leadership moved").isGreaterThan(done.size());
@@ -125,14 +166,145 @@ class RealTimeElectionChaosTest {
         assertThat(yields).as("yields happened").isPositive();
     }
 
+    /** Where a trial's lease lives, and the driver's foreign writes to it. */
+    interface Backend {
+        LeaseKey lease();
+
+        LeaseStore storeFor(String identity);
+
+        Optional<LeaseRecord> peek();
+
+        /** A controller's conditional write of preferredHolder; false when the lease moved on meanwhile. */
+        boolean askHandover(LeaseRecord current, String to);
+
+        void delete();
+
+        /** A store call of the current leader answers {@code d} late; false to stall on the client side instead. */
+        default boolean stallOnServer(Duration d) {
+            return false;
+        }
+
+        /** The next {@code n} writes fail with 500 on the server, which the client retries unseen; false if not here. */
+        default boolean failWritesRetriedByTheClient(int n) {
+            return false;
+        }
+    }
+
+    static final class InMemory implements Backend {
+        final InMemoryLeaseStore store = new InMemoryLeaseStore();
+
+        @Override
+        public LeaseKey lease() {
+            return LEASE;
+        }
+
+        @Override
+        public LeaseStore storeFor(String identity) {
+            return store;
+        }
+
+        @Override
+        public Optional<LeaseRecord> peek() {
+            return store.peek(LEASE);
+        }
+
+        @Override
+        public boolean askHandover(LeaseRecord current, String to) {
+            try { // conditional, like the CLE controller
+                store.update(LEASE, current.withPreferredHolder(to));
+                return true;
+            } catch (dev.tenure.election.LeaseStoreException changedMeanwhile) {
+                return false;
+            }
+        }
+
+        @Override
+        public void delete() {
+            store.delete(LEASE);
+        }
+    }
+
+    /** Each trial's lease on one emulated API server; the driver writes through the harness client. */
+    static final class Emulated implements Backend {
+        private final EmulatedCluster cluster;
+        private final LeaseKey key;
+        private final KubeLeaseStore harness;
+        private final List<KubernetesClient> clients = new ArrayList<>();
+
+        Emulated(EmulatedCluster cluster, String name) {
+            this.cluster = cluster;
+            this.key = LeaseKey.of(LEASE.namespace(), name);
+            this.harness = new KubeLeaseStore(cluster.client());
+        }
+
+        @Override
+        public LeaseKey lease() {
+            return key;
+        }
+
+        @Override
+        public synchronized LeaseStore storeFor(String identity) {
+            // fabric8's defaults: 10 retries with backoff on 5xx, unseen by the caller
+            KubernetesClient c = new KubernetesClientBuilder().withConfig(new ConfigBuilder(cluster.operatorClientConfig())
+                    .withRequestRetryBackoffLimit(10).withRequestRetryBackoffInterval(100).build()).build();
+            clients.add(c);
+            return new KubeLeaseStore(c);
+        }
+
+        @Override
+        public Optional<LeaseRecord> peek() {
+            return harness.find(key);
+        }
+
+        @Override
+        public boolean askHandover(LeaseRecord current, String to) {
+            try {
+                harness.update(key, current.withPreferredHolder(to));
+                return true;
+            } catch (dev.tenure.election.LeaseStoreException changedMeanwhile) {
+                return false;
+            }
+        }
+
+        @Override
+        public void delete() {
+            cluster.client().resources(Lease.class).inNamespace(key.namespace()).withName(key.name()).delete();
+        }
+
+        private Predicate<ApiRequest> electorWrites() {
+            return ApiRequest.named(key.name()).and(ApiRequest.verb("update"))
+                    .and(r -> !EmulatedCluster.HARNESS_USER_AGENT.equals(r.userAgent()));
+        }
+
+        @Override
+        public boolean stallOnServer(Duration d) {
+            cluster.faults().delayNext(1, electorWrites(), d);
+            return true;
+        }
+
+        @Override
+        public boolean failWritesRetriedByTheClient(int n) {
+            cluster.faults().failNext(n, electorWrites(), 500);
+            return true;
+        }
+
+        synchronized void close() {
+            clients.forEach(KubernetesClient::close);
+        }
+    }
+
     private Trial runTrial(long seed) throws Exception {
+        return runTrial(seed, new InMemory());
+    }
+
+    private Trial runTrial(long seed, Backend backend) throws Exception {
         Random rnd = new Random(seed);
-        InMemoryLeaseStore store = new InMemoryLeaseStore();
         ConcurrentLinkedQueue<Section> sections = new ConcurrentLinkedQueue<>();
         AtomicInteger fencedInCall = new AtomicInteger();
         List<Process> processes = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            processes.add(new Process("p" + i, store, new Random(rnd.nextLong()), sections, fencedInCall));
+            processes.add(new Process("p" + i, backend.lease(), backend.storeFor("p" + i), new Random(rnd.nextLong()),
+                    sections, fencedInCall));
         }
         processes.forEach(Process::start);
         int faults = 0;
@@ -141,30 +313,37 @@ class RealTimeElectionChaosTest {
         long end = System.nanoTime() + TRIAL.toNanos();
         while (System.nanoTime() < end) {
             sleep(Duration.ofMillis(150 + rnd.nextInt(350)));
-            Optional<LeaseRecord> current = store.peek(LEASE);
+            Optional<LeaseRecord> current = backend.peek();
             Process leader = current.flatMap(r -> processes.stream().filter(p -> r.isHeldBy(p.identity)).findFirst())
                     .orElse(processes.get(rnd.nextInt(processes.size())));
             Process any = processes.get(rnd.nextInt(processes.size()));
             switch (rnd.nextInt(9)) {
-                case 0, 1 -> leader.view.stallNext(Duration.ofMillis(1500 + rnd.nextInt(2000)), rnd.nextBoolean());
-                case 2 -> leader.view.retryNext(1 + rnd.nextInt(4));
+                case 0, 1 -> {
+                    Duration stall = Duration.ofMillis(1500 + rnd.nextInt(2000));
+                    if (!backend.stallOnServer(stall)) {
+                        leader.view.stallNext(stall, rnd.nextBoolean());
+                    }
+                }
+                case 2 -> {
+                    int n = 1 + rnd.nextInt(4);
+                    if (!backend.failWritesRetriedByTheClient(n)) {
+                        leader.view.retryNext(n);
+                    }
+                }
                 case 3 -> any.stepWallClock(rnd.nextBoolean() ? LD : LD.negated());
                 case 4 -> leader.freeze(Duration.ofMillis(100 + rnd.nextInt(300)));
                 case 5, 6 -> {
                     if (current.isPresent() && current.get().hasHolder()) {
                         String other = processes.stream().map(p -> p.identity)
                                 .filter(id -> !current.get().isHeldBy(id)).toList().get(rnd.nextInt(2));
-                        try { // a controller asks for a handover, conditionally like the CLE controller
-                            store.update(LEASE, current.get().withPreferredHolder(other));
+                        if (backend.askHandover(current.get(), other)) {
                             yields++;
-                        } catch (dev.tenure.election.LeaseStoreException changedMeanwhile) {
-                            // the lease moved on since the peek: ask again later
                         }
                     }
                 }
                 case 7 -> {
                     if (current.isPresent()) {
-                        store.delete(LEASE);
+                        backend.delete();
                         deletions++;
                     }
                 }
@@ -192,7 +371,7 @@ class RealTimeElectionChaosTest {
         volatile Duration wallOffset = Duration.ZERO;
         private long openStart = -1; // touched on the callback thread only
 
-        Process(String identity, InMemoryLeaseStore store, Random random, ConcurrentLinkedQueue<Section> sections,
+        Process(String identity, LeaseKey lease, LeaseStore store, Random random, ConcurrentLinkedQueue<Section> sections,
                 AtomicInteger fencedInCall) {
             this.identity = identity;
             this.random = random;
@@ -200,7 +379,7 @@ class RealTimeElectionChaosTest {
             this.loop = new ExecutorScheduler("loop-" + identity);
             this.fence = new ExecutorScheduler("fence-" + identity);
             Duration stopCost = Duration.ofMillis(random.nextInt(250));
-            this.elector = LeaderElector.builder().lease(LEASE).identity(identity)
+            this.elector = LeaderElector.builder().lease(lease).identity(identity)
                     .leaseDuration(LD).renewDeadline(RD).retryPeriod(RP)
                     .store(view).scheduler(frozenWith(loop)).fenceScheduler(frozenWith(fence)).storeCalls(calls)
                     .clock(() -> Clock.systemUTC().instant().plus(wallOffset)).monotonic(MonotonicClock.system())
@@ -275,7 +454,7 @@ class RealTimeElectionChaosTest {
 
     /** One process's way to the shared store: stalls before or after a call, hidden retries, freezes. */
     static final class FaultyView implements LeaseStore {
-        private final InMemoryLeaseStore store;
+        private final LeaseStore store;
         private final Freeze freeze;
         private final Random random;
         final AtomicInteger inCall = new AtomicInteger();
@@ -283,7 +462,7 @@ class RealTimeElectionChaosTest {
         private volatile boolean stallAfter;
         private volatile int retries;
 
-        FaultyView(InMemoryLeaseStore store, Freeze freeze, Random random) {
+        FaultyView(LeaseStore store, Freeze freeze, Random random) {
             this.store = store;
             this.freeze = freeze;
             this.random = random;
