@@ -65,8 +65,13 @@ public class OperatorLeadership {
     Instance<CoordinationController> coordination;
     /** How the process exits on lost leadership; replaced in tests. */
     IntConsumer exit = Quarkus::asyncExit;
-    /** How the process stops at once when reconcilers do not stop in time; replaced in tests. */
-    IntConsumer halt = code -> Runtime.getRuntime().halt(code);
+    /**
+     * How the process stops at once when reconcilers do not stop in time. Under {@code @QuarkusTest} the JVM is the
+     * test runner's, so there it is logged instead of done.
+     */
+    IntConsumer halt = io.quarkus.runtime.LaunchMode.current() == io.quarkus.runtime.LaunchMode.TEST
+            ? code -> LOG.errorf("(test run: not halting the test JVM with %d)", code)
+            : code -> Runtime.getRuntime().halt(code);
 
     private volatile LeaderElector elector;
     private volatile boolean reconcilersStarted;
