@@ -46,8 +46,8 @@ import java.util.random.RandomGenerator;
  *   <li>One watch on the lease shows foreign writes at once: a {@code preferredHolder} naming
  *   someone else makes the leader yield, a deletion makes it step down, and a contender acquires a
  *   lease it sees released (or, coordinated, assigned to it) on the event rather than at its next
- *   retry. A lease deleted while someone held it is not free at once: contenders wait until the
- *   last holder's term would have expired, as if the record were still there.</li>
+ *   retry. A lease deleted while someone held it is not free at once: contenders wait a whole
+ *   leaseDuration from when they saw the deletion, as if the record had just been renewed.</li>
  * </ul>
  *
  * Loop work runs on the injected {@link Scheduler} under this object's lock; the term (leading
@@ -344,6 +344,7 @@ public final class LeaderElector {
             outcome = apply(decision, start.plus(renewDeadline));
         } catch (LeaseConflict e) {
             LOG.fine(() -> identity + ": " + lease + " changed before our write on the watch event; retrying later");
+            lostCreateRace(e);
             outcome = Outcome.NOT_LEADING;
         } catch (LeaseStoreException e) {
             outcome = failed(e);
@@ -401,6 +402,7 @@ public final class LeaderElector {
         try {
             return apply(decide(monotonic.instant()), deadline);
         } catch (LeaseConflict e) {
+            lostCreateRace(e);
             return leadingView ? failed(e) : Outcome.NOT_LEADING;
         } catch (LeaseStoreException e) {
             return failed(e);
@@ -476,12 +478,27 @@ public final class LeaderElector {
         noteHolder(rec.holderIdentity());
     }
 
-    /** The lease is gone: remember a held record's term, so nobody treats its holder as gone before it expires. */
+    /**
+     * The lease is gone while its last record named a holder: that holder may still be working, so the deletion
+     * counts as a change seen now and the lease is free only a whole leaseDuration later. (Counting from when the
+     * record was first seen would trust a view that missed the holder's latest renews, as a watch can.)
+     */
     private void forget() {
         if (observed != null && observed.record().hasHolder()) {
-            vanished = observed;
+            vanished = new ObservedLease(observed.record(), monotonic.instant());
         }
         observed = null;
+    }
+
+    /**
+     * Our create lost to another contender's: someone holds the lease now, though we have not read it yet. Until
+     * we do, count it as held from now, so a deletion before that read cannot make it look free.
+     */
+    private void lostCreateRace(LeaseConflict e) {
+        if (e.alreadyExists() && observed == null) {
+            vanished = new ObservedLease(LeaseRecord.heldBy("(another contender)", leaseDuration, clock.instant()),
+                    monotonic.instant());
+        }
     }
 
     private void wrote(LeaseRecord rec) {
@@ -552,19 +569,19 @@ public final class LeaderElector {
     // ------------------------------------------------------------------ the term and its fence
 
     private void beginTerm(Instant renewStart) {
-        long seq;
         synchronized (termLock) {
             termActive = true;
-            seq = ++termSeq;
+            long seq = ++termSeq;
             fenceAt = renewStart.plus(renewDeadline);
             fenceAtView = fenceAt;
             lastRenewView = renewStart;
             leadingView = true;
             fenceTask = fenceScheduler.schedule(Duration.between(monotonic.instant(), fenceAt), () -> fence(seq));
+            metrics.leadershipChanged(lease, true);
+            LOG.info(() -> identity + " became leader of " + lease);
+            // handed over under the term lock, so a term's start and stop reach the executor in order
+            callbackExecutor.execute(onStartedLeading);
         }
-        metrics.leadershipChanged(lease, true);
-        LOG.info(() -> identity + " became leader of " + lease);
-        callbackExecutor.execute(onStartedLeading);
     }
 
     /** A renew that started at {@code renewStart} succeeded in time: move the fence, unless the term already ended. */
@@ -605,7 +622,6 @@ public final class LeaderElector {
      */
     private CompletableFuture<Void> endTerm(String why, long seq) {
         CompletableFuture<Void> done = new CompletableFuture<>();
-        CompletableFuture<Void> before;
         synchronized (termLock) {
             if (!termActive || (seq != -1 && seq != termSeq)) {
                 return lastStop;
@@ -616,17 +632,11 @@ public final class LeaderElector {
                 fenceTask.cancel();
                 fenceTask = null;
             }
-            before = lastStop;
-            lastStop = before.thenCombine(done, (a, b) -> null);
-        }
-        metrics.leadershipChanged(lease, false);
-        LOG.info(() -> identity + " stopped leading " + lease + ": " + why);
-        fireStopped(done);
-        return lastStopSnapshot();
-    }
-
-    private CompletableFuture<Void> lastStopSnapshot() {
-        synchronized (termLock) {
+            lastStop = lastStop.thenCombine(done, (a, b) -> null);
+            metrics.leadershipChanged(lease, false);
+            LOG.info(() -> identity + " stopped leading " + lease + ": " + why);
+            // under the term lock: a new term cannot hand its onStartedLeading over before this stop
+            fireStopped(done);
             return lastStop;
         }
     }
@@ -699,8 +709,8 @@ public final class LeaderElector {
                 synchronized (termLock) {
                     lastStop = lastStop.thenCombine(done, (a, b) -> null);
                     workStopped = lastStop;
+                    fireStopped(done);
                 }
-                fireStopped(done);
             }
         }
         if (!release || !held) {

@@ -44,7 +44,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * each with its own fence thread, store-call pool and asynchronous callback thread, contend for one lease
  * while a driver injects what virtual time cannot show:
  * <ul>
- *   <li>stalls of 1.5–3.5 s in a store call — longer than the margin leaseDuration − renewDeadline (1 s) —
+ *   <li>stalls of 2–4 s in a store call — longer than the margin leaseDuration − renewDeadline (1.5 s) —
  *   before the call is applied, or after it (the write landed, the answer is late);</li>
  *   <li>hidden client retries: a call failing internally and retried with 0.2–1.6 s backoff (fabric8's
  *   default behaviour) before it answers;</li>
@@ -67,10 +67,12 @@ class RealTimeElectionChaosTest {
     static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);
     static final int TRIALS_PER_RUN = 10;
     static final int EMULATED_TRIALS_PER_RUN = 3;
-    static final Duration LD = Duration.ofSeconds(2);
-    static final Duration RD = Duration.ofSeconds(1);
-    static final Duration RP = Duration.ofMillis(250);
-    static final Duration TRIAL = Duration.ofSeconds(7);
+    // margin leaseDuration - renewDeadline = 1.5 s: it must hold a frozen process (<= 0.4 s), the slowest stop
+    // callback (<= 0.25 s) and the scheduling delays of ~40 busy threads on two cores
+    static final Duration LD = Duration.ofSeconds(3);
+    static final Duration RD = Duration.ofMillis(1500);
+    static final Duration RP = Duration.ofMillis(300);
+    static final Duration TRIAL = Duration.ofSeconds(8);
     static final LeaseKey LEASE = LeaseKey.of("tenure-system", "realtime");
 
     record Section(String identity, long startNanos, long endNanos) {
@@ -319,7 +321,7 @@ class RealTimeElectionChaosTest {
             Process any = processes.get(rnd.nextInt(processes.size()));
             switch (rnd.nextInt(9)) {
                 case 0, 1 -> {
-                    Duration stall = Duration.ofMillis(1500 + rnd.nextInt(2000));
+                    Duration stall = Duration.ofMillis(2000 + rnd.nextInt(2000));
                     if (!backend.stallOnServer(stall)) {
                         leader.view.stallNext(stall, rnd.nextBoolean());
                     }
@@ -347,7 +349,7 @@ class RealTimeElectionChaosTest {
                         deletions++;
                     }
                 }
-                default -> any.view.stallNext(Duration.ofMillis(1500 + rnd.nextInt(2000)), rnd.nextBoolean());
+                default -> any.view.stallNext(Duration.ofMillis(2000 + rnd.nextInt(2000)), rnd.nextBoolean());
             }
             faults++;
         }

@@ -363,21 +363,47 @@ class LeaderElectorTest {
     // ---------------------------------------------------------------- issue 13: deletion, 404, fallback, clock steps
 
     @Test
-    void aLeaseDeletedWhileHeldIsCreatedOnlyAfterTheHoldersTermWouldHaveExpired() {
+    void aLeaseDeletedWhileHeldIsCreatedOnlyALeaseDurationAfterTheDeletionWasSeen() {
         h.store.put(LEASE, LeaseRecord.heldBy("a", LD, h.scheduler.now())); // a: another process, still working
         LeaderElector b = h.start("b", Duration.ZERO);
         h.scheduler.runDue();
-        Instant seen = h.scheduler.now();
         h.scheduler.advance(Duration.ofSeconds(3));
         h.store.delete(LEASE);
-        h.scheduler.advance(LD.minus(Duration.ofSeconds(3)).minusMillis(1));
-        assertThat(b.isLeader()).as("a deletion is no evidence that a stopped: b waits out a's term").isFalse();
+        Instant deleted = h.scheduler.now();
+        h.scheduler.advance(LD.minusMillis(1));
+        assertThat(b.isLeader()).as("a deletion is no evidence that a stopped: b waits a leaseDuration").isFalse();
         assertThat(h.store.peek(LEASE)).isEmpty();
         h.scheduler.advance(RP.multipliedBy(3));
         assertThat(b.isLeader()).isTrue();
-        assertThat(h.intervals).isEmpty();
         h.closeOpen(List.of(b));
-        assertThat(h.intervals.get(0).start()).isAfterOrEqualTo(seen.plus(LD));
+        assertThat(h.intervals.get(0).start()).isAfterOrEqualTo(deleted.plus(LD));
+    }
+
+    @Test
+    void aContenderWhoseCreateLostTheRaceTreatsTheLeaseAsHeldUntilItReadsIt() {
+        PartitionedLeaseStore bView = new PartitionedLeaseStore(h.store);
+        bView.watchLost = true; // b never sees a's record: only its 409 tells it someone created the lease
+        h.store.intercept(new InMemoryLeaseStore.Interceptor() {
+            @Override
+            public void before(InMemoryLeaseStore.Op op, LeaseKey key) {
+                if (op == InMemoryLeaseStore.Op.CREATE && h.store.peek(LEASE).isEmpty()) {
+                    h.store.put(LEASE, LeaseRecord.heldBy("a", LD, h.scheduler.now())); // a wins the race
+                }
+            }
+        });
+        LeaderElector b = h.builder("b", Duration.ZERO).store(bView).build();
+        b.start();
+        h.scheduler.runDue();
+        h.store.intercept(new InMemoryLeaseStore.Interceptor() {
+        });
+        h.store.delete(LEASE); // before b's next read
+        Instant deleted = h.scheduler.now();
+        h.scheduler.advance(LD.minusMillis(1));
+        assertThat(b.isLeader()).isFalse();
+        h.scheduler.advance(RP.multipliedBy(3));
+        assertThat(b.isLeader()).isTrue();
+        h.closeOpen(List.of(b));
+        assertThat(h.intervals.get(0).start()).isAfterOrEqualTo(deleted.plus(LD));
     }
 
     @Test
