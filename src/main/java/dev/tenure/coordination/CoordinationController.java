@@ -313,8 +313,21 @@ public final class CoordinationController implements LeaseHandover {
     }
 
     private void apply(Running r, LeaseKey key, ElectionDecision decision, Lease cached, Instant now) {
+        // every ping is attempted, and the failures reported together (upstream, since pings went parallel): one
+        // candidate whose ping keeps failing (RBAC, a webhook, its namespace going away) must not starve the others
+        List<String> failed = new ArrayList<>();
+        KubernetesClientException first = null;
         for (String name : decision.ping()) {
-            ping(r, key.namespace(), name, now);
+            try {
+                ping(r, key.namespace(), name, now);
+            } catch (KubernetesClientException e) {
+                failed.add(name + " (" + e.getCode() + " " + e.getMessage() + ")");
+                first = first == null ? e : first;
+            }
+        }
+        if (first != null) {
+            throw new KubernetesClientException("ping of " + failed.size() + " of " + decision.ping().size()
+                    + " candidates of " + key + " failed: " + String.join("; ", failed), first.getCode(), first.getStatus());
         }
         if (decision.lease() == null) {
             return;

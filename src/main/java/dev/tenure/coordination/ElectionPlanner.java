@@ -54,6 +54,11 @@ public final class ElectionPlanner {
         return MAINTENANCE_AWARE.equals(strategy) || upstreamStrategyEnabled;
     }
 
+    /** The strategies Tenure itself elects by: MaintenanceAware, and OldestEmulationVersion in upstream mode. */
+    boolean ownsStrategy(String strategy) {
+        return MAINTENANCE_AWARE.equals(strategy) || (upstreamStrategyEnabled && OLDEST_EMULATION_VERSION.equals(strategy));
+    }
+
     /**
      * Authority view (the election core's {@link LeaseRules#authorityStatus}): renewTime + duration against our
      * clock; missing renewTime or duration is expired (upstream), and a renewTime more than one lease duration
@@ -116,25 +121,35 @@ public final class ElectionPlanner {
         if (candidates.isEmpty()) {
             return ElectionDecision.notManaged("no unexpired candidates");
         }
+        boolean leaseValid = lease != null && lease.hasHolder() && !isLeaseExpired(lease, now);
         StrategyChoice prelim = CandidateRanking.pickStrategy(candidates);
-        if (prelim.isConflict()) {
+        if (!leaseValid) {
+            // Upstream: with no valid holder an election is needed whatever the candidates' strategies say; the
+            // strategy is then picked among the candidates that answer the ping, so a silent candidate with a
+            // conflicting strategy cannot block it. Tenure only joins when a candidate asks for a strategy it runs.
+            if (candidates.stream().noneMatch(c -> handles(c.strategy()))) {
+                return ElectionDecision.notManaged("strategy " + (prelim.isConflict() ? prelim.conflict() : prelim.strategy())
+                        + " is left to the API server's coordinated leader election");
+            }
+        } else if (prelim.isConflict()) {
             boolean ours = upstreamStrategyEnabled
                     || candidates.stream().anyMatch(c -> MAINTENANCE_AWARE.equals(c.strategy()));
             return ours ? ElectionDecision.failed(FailureReason.STRATEGY_CONFLICT, prelim.conflict(), requeue)
                     : ElectionDecision.notManaged(prelim.conflict());
-        }
-        if (!handles(prelim.strategy())) {
+        } else if (!handles(prelim.strategy())) {
             return ElectionDecision.notManaged("strategy " + prelim.strategy()
                     + " is left to the API server's coordinated leader election");
         }
 
         Set<String> names = candidates.stream().map(ObservedCandidate::name).collect(Collectors.toSet());
-        if (lease != null && lease.hasPreferredHolder() && !names.contains(lease.preferredHolder())) {
+        // a valid Lease of another controller's strategy is its business: upstream never writes one while it is valid
+        boolean ownedLease = !leaseValid || lease.strategy() == null || ownsStrategy(lease.strategy());
+        if (ownedLease && lease != null && lease.hasPreferredHolder() && !names.contains(lease.preferredHolder())) {
             return ElectionDecision.write(Outcome.CLEAR_PREFERRED_HOLDER, lease.withPreferredHolder(null), false,
                     "preferredHolder " + lease.preferredHolder() + " is no longer a candidate", requeue);
         }
 
-        if (!electionNeeded(candidates, lease, prelim.strategy(), unavailable, now)) {
+        if (leaseValid && !electionNeeded(candidates, lease, prelim.strategy(), unavailable, now)) {
             return ElectionDecision.noChange("holder " + (lease == null ? null : lease.holderIdentity())
                     + " is already the best candidate", requeue);
         }
@@ -270,13 +285,17 @@ public final class ElectionPlanner {
             if (acked(c, now)) {
                 continue;
             }
-            // a candidate that ignored its last ping is not pinged again until it renews by itself (upstream)
+            // a candidate that ignored its last ping is not pinged again until it renews by itself (upstream); a
+            // renewTime equal to the pingTime is not "ignored" (upstream re-pings it)
             if (c.pingTime() == null
-                    || (c.pingTime().plus(window).isBefore(now) && c.pingTime().isBefore(c.renewTime()))) {
+                    || (c.pingTime().plus(window).isBefore(now) && !c.pingTime().isAfter(c.renewTime()))) {
                 toPing.add(c.name());
             }
         }
-        if (!toPing.isEmpty()) {
+        // Upstream's fast track: once a ping round has closed with answers, elect among those who answered rather
+        // than ping again, so a candidate that cannot be pinged at all (its ping fails every time) blocks nothing.
+        boolean roundClosedWithAnswers = candidates.stream().anyMatch(c -> answeredClosedRound(c, now));
+        if (!toPing.isEmpty() && !roundClosedWithAnswers) {
             toPing.sort(Comparator.naturalOrder());
             return Optional.of(ElectionDecision.ping(toPing, window));
         }
@@ -285,6 +304,13 @@ public final class ElectionPlanner {
                     Duration.between(now, firstDeadline)));
         }
         return Optional.empty();
+    }
+
+    /** Answered a ping whose window has closed, within the two windows its round stays open. */
+    private boolean answeredClosedRound(ObservedCandidate c, Instant now) {
+        Duration window = timing.electionWindow();
+        return c.pingTime() != null && c.renewTime() != null && !c.pingTime().isAfter(c.renewTime())
+                && !c.pingTime().plus(window).isAfter(now) && c.pingTime().plus(window.multipliedBy(2)).isAfter(now);
     }
 
     private boolean awaitingAck(ObservedCandidate c, Instant now) {

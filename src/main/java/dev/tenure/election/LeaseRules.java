@@ -18,7 +18,8 @@ import java.util.Optional;
  *   <em>rate</em> matters (bounded by leaseDuration / renewDeadline).</li>
  *   <li><b>Authority view</b> ({@link #authorityStatus}) — for controllers that decide from one
  *   read (coordinated election, maintenance leases). {@code renewTime + leaseDuration} is
- *   compared with the controller's clock. A record without renewTime or without a positive
+ *   compared with the controller's clock, and the lease is expired only strictly after that instant
+ *   (upstream CLE {@code isLeaseExpired}). A record without renewTime or without a positive
  *   duration is expired (upstream CLE). A renewTime more than {@code futureTolerance} ahead of
  *   the controller's clock is {@link AuthorityStatus.FutureRenewTime}: not valid, because a
  *   timestamp from the future proves nothing about the holder being alive and would otherwise
@@ -91,7 +92,9 @@ public final class LeaseRules {
             return new AuthorityStatus.FutureRenewTime(record.holderIdentity(), record.renewTime(), ahead);
         }
         Instant expiry = record.renewTime().plus(duration.get());
-        return now.isBefore(expiry)
+        // expired only strictly after renewTime + duration (upstream isLeaseExpired: now.After(expiry)); at the
+        // boundary instant the holder still holds it, the conservative side for a takeover
+        return !now.isAfter(expiry)
                 ? new AuthorityStatus.Valid(record.holderIdentity(), expiry)
                 : new AuthorityStatus.Expired(record.holderIdentity(), expiry);
     }

@@ -117,6 +117,23 @@ class CoordinationControllerIT {
         });
     }
 
+    /** Issue 17: a candidate whose ping always fails must not starve the others of pings (upstream pings all). */
+    @Test
+    void aCandidateWhosePingKeepsFailingDoesNotStarveTheOthers() {
+        Instant stale = clock.instant().minus(Duration.ofSeconds(30)); // both must be pinged before an election
+        candidate("c-a", "1.19.0", "1.19.0", LeaseStrategies.OLDEST_EMULATION_VERSION, stale, Map.of());
+        candidate("c-b", "1.20.0", "1.20.0", LeaseStrategies.OLDEST_EMULATION_VERSION, stale, Map.of());
+        cluster.faults().failNext(Integer.MAX_VALUE, dev.tenure.testsupport.ApiRequest.named("c-a")
+                .and(dev.tenure.testsupport.ApiRequest.resource("leasecandidates"))
+                .and(dev.tenure.testsupport.ApiRequest.verb("patch")), 403);
+        try {
+            startController(true, Duration.ofMinutes(30));
+            awaitHolder("c-b");
+        } finally {
+            cluster.faults().clear();
+        }
+    }
+
     @Test
     void singleCandidateIsElected() {
         startController(true, Duration.ofMinutes(30));

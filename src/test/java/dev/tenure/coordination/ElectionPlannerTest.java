@@ -222,6 +222,40 @@ class ElectionPlannerTest {
                         UPSTREAM_MODE, List.of(cand("c1").versions("1.19.0", "1.19.0").renewed(NOW).strategy(MA),
                                 cand("c2").versions("1.19.0", "1.19.0").renewed(NOW)), null, Set.of(),
                         Expect.of(Outcome.FAILED).failure(FailureReason.STRATEGY_CONFLICT)),
+                // issue 17: upstream parity rows (each failed on the planner before the fix)
+                Arguments.of("a silent candidate with a conflicting strategy does not block: the strategy is picked"
+                        + " among the candidates that answered (upstream pings first)",
+                        UPSTREAM_MODE, List.of(cand("a").versions("1.19.0", "1.19.0").renewed(NOW),
+                                cand("b").versions("1.18.0", "1.19.0").strategy("foo.com/bar")
+                                        .pinged(ago(Duration.ofMinutes(1))).renewed(ago(Duration.ofMinutes(10)))),
+                        null, Set.of(), Expect.of(Outcome.CREATE_LEASE).holder("a").strategy(OEV)),
+                Arguments.of("... and the same for MaintenanceAware with upstream strategies off",
+                        DEFAULT_MODE, List.of(cand("a").versions("1.19.0", "1.19.0").renewed(NOW).strategy(MA),
+                                cand("b").versions("1.18.0", "1.19.0").strategy("foo.com/bar")
+                                        .pinged(ago(Duration.ofMinutes(1))).renewed(ago(Duration.ofMinutes(10)))),
+                        null, Set.of(), Expect.of(Outcome.CREATE_LEASE).holder("a").strategy(MA)),
+                Arguments.of("a lease at its exact expiry instant is still valid (upstream isLeaseExpired is strict):"
+                        + " only preferredHolder, no takeover",
+                        UPSTREAM_MODE, List.of(cand("c1").versions("1.19.0", "1.19.0").renewed(NOW),
+                                cand("c2").versions("1.20.0", "1.20.0").renewed(NOW)),
+                        lease("c2", 10, ago(Duration.ofSeconds(10)), OEV, null), Set.of(),
+                        Expect.of(Outcome.SET_PREFERRED_HOLDER).holder("c2").preferred("c1").strategy(OEV)),
+                Arguments.of("a ping that expired with renewTime == pingTime is sent again (upstream re-pings)",
+                        UPSTREAM_MODE, List.of(cand("c1").versions("1.19.0", "1.19.0")
+                                .pinged(ago(WINDOW.multipliedBy(3))).renewed(ago(WINDOW.multipliedBy(3)))),
+                        null, Set.of(), Expect.of(Outcome.PING).pinged("c1")),
+                Arguments.of("a ping round that closed with an answer elects among those who answered (upstream fast"
+                        + " track): a candidate that could not be pinged does not hold the election up",
+                        UPSTREAM_MODE, List.of(cand("c-a").versions("1.19.0", "1.19.0").renewed(ago(Duration.ofSeconds(30))),
+                                cand("c-b").versions("1.20.0", "1.20.0").pinged(ago(Duration.ofSeconds(6)))
+                                        .renewed(ago(Duration.ofMillis(5900)))),
+                        null, Set.of(), Expect.of(Outcome.CREATE_LEASE).holder("c-b").strategy(OEV)),
+                Arguments.of("a valid lease of a third-party strategy keeps its preferredHolder (another controller's"
+                        + " field; upstream never writes such a lease while it is valid)",
+                        UPSTREAM_MODE, List.of(cand("c1").versions("1.19.0", "1.19.0").renewed(NOW)
+                                .strategy("foo.com/bar")),
+                        lease("c1", 5, NOW, "foo.com/bar", "not-a-candidate"), Set.of(),
+                        Expect.of(Outcome.NO_CHANGE).holder("c1").preferred("not-a-candidate").strategy("foo.com/bar")),
                 Arguments.of("no candidate with parsable versions: failure, no lease",
                         UPSTREAM_MODE, List.of(cand("c1").versions("xyz", "xyz").renewed(NOW)), null, Set.of(),
                         Expect.of(Outcome.FAILED).failure(FailureReason.NO_VALID_CANDIDATE)),

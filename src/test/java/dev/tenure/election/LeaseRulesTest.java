@@ -64,7 +64,9 @@ class LeaseRulesTest {
         return Stream.of(
                 Arguments.of("no holder", held("", 15, at(0)), at(0), AuthorityStatus.Free.class),
                 Arguments.of("renewed within duration", held(OTHER, 15, at(0)), at(14), AuthorityStatus.Valid.class),
-                Arguments.of("renewed exactly duration ago", held(OTHER, 15, at(0)), at(15), AuthorityStatus.Expired.class),
+                // upstream CLE isLeaseExpired: expired only when now is strictly after renewTime + duration
+                Arguments.of("renewed exactly duration ago (upstream: still valid)", held(OTHER, 15, at(0)), at(15), AuthorityStatus.Valid.class),
+                Arguments.of("renewed a nanosecond more than duration ago", held(OTHER, 15, at(0)), at(15).plusNanos(1), AuthorityStatus.Expired.class),
                 Arguments.of("renewTime slightly ahead (within tolerance)", held(OTHER, 15, at(4)), at(0), AuthorityStatus.Valid.class),
                 Arguments.of("renewTime far in the future", held(OTHER, 15, at(3600)), at(0), AuthorityStatus.FutureRenewTime.class),
                 Arguments.of("absent duration", held(OTHER, null, at(0)), at(1), AuthorityStatus.Expired.class),
@@ -150,7 +152,8 @@ class LeaseRulesTest {
                 Arguments.of("own lease is renewed", held(ME, 15, at(0)), at(5), ClaimDecision.Renew.class, 3),
                 Arguments.of("own lease is renewed even when expired", held(ME, 15, at(0)), at(500), ClaimDecision.Renew.class, 3),
                 Arguments.of("foreign valid lease is reported", held(OTHER, 15, at(0)), at(5), ClaimDecision.HeldElsewhere.class, -1),
-                Arguments.of("foreign expired lease is taken over", held(OTHER, 15, at(0)), at(15), ClaimDecision.TakeOver.class, 4),
+                Arguments.of("foreign lease at its exact expiry is still reported", held(OTHER, 15, at(0)), at(15), ClaimDecision.HeldElsewhere.class, -1),
+                Arguments.of("foreign expired lease is taken over", held(OTHER, 15, at(0)), at(16), ClaimDecision.TakeOver.class, 4),
                 Arguments.of("foreign lease stamped far in the future is taken over", held(OTHER, 15, at(3600)), at(0), ClaimDecision.TakeOver.class, 4),
                 Arguments.of("foreign lease with zero duration is taken over", held(OTHER, 0, at(0)), at(0), ClaimDecision.TakeOver.class, 4),
                 Arguments.of("released lease is taken (holder change)", held("", 1, at(0)), at(0), ClaimDecision.TakeOver.class, 4));
