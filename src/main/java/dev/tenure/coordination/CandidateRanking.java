@@ -39,7 +39,7 @@ public final class CandidateRanking {
      */
     public static final Comparator<ObservedCandidate> BEST_FIRST = CandidateRanking::compare;
 
-    /** -1 when {@code lhs} is the better leader, 1 when {@code rhs} is; never 0 (ties go to {@code rhs}). */
+    /** -1 when {@code lhs} is the better leader, 1 when {@code rhs} is; never 0 (a full tie goes to {@code lhs}). */
     public static int compare(ObservedCandidate lhs, ObservedCandidate rhs) {
         int result = emulationVersionOrZero(lhs).compareTo(emulationVersionOrZero(rhs));
         if (result == 0) {
