@@ -82,6 +82,13 @@ public final class ManifestAssembly {
             }
             Map<String, Object> csv = canonical(parseAll(Files.readString(csvFile))).get(0);
             Files.writeString(csvFile, toYaml(List.of(completeCsv(csv))));
+            // extras of an earlier build (e.g. a kind no longer bundled) must not linger in target/
+            try (Stream<Path> files = Files.list(manifests)) {
+                for (Path stale : files.filter(f -> f.getFileName().toString().startsWith(NAME + "-")
+                        && f.getFileName().toString().endsWith(".yaml")).toList()) {
+                    Files.delete(stale);
+                }
+            }
             for (Map<String, Object> extra : bundleExtras(resources, dashboard)) {
                 String kind = ((String) extra.get("kind")).toLowerCase();
                 Files.writeString(manifests.resolve(NAME + "-" + kind + ".yaml"), toYaml(List.of(extra)));
@@ -265,12 +272,16 @@ public final class ManifestAssembly {
 
     // --- Bundle extras and plain manifests -------------------------------------------------------
 
-    /** Manifests OLM installs alongside the CSV: metrics Service, ServiceMonitor, PrometheusRule, dashboard. */
+    /**
+     * Manifests OLM installs alongside the CSV: the metrics Service and the dashboard ConfigMap. Never the
+     * ServiceMonitor or PrometheusRule: on a cluster without the Prometheus operator's CRDs OLM fails the whole
+     * install over them, so they stay in deploy/monitoring/ for users who have that operator.
+     */
     static List<Map<String, Object>> bundleExtras(List<Map<String, Object>> resources, String dashboardJson) {
         List<Map<String, Object>> extras = new ArrayList<>();
         for (Map<String, Object> resource : resources) {
             String kind = (String) resource.get("kind");
-            if ("Service".equals(kind) || MONITORING_KINDS.contains(kind)) {
+            if ("Service".equals(kind)) {
                 Map<String, Object> copy = deepCopy(resource);
                 // OLM installs bundle objects into the operator's namespace, whatever it is.
                 map(copy, "metadata").remove("namespace");

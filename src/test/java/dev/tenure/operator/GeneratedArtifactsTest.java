@@ -181,14 +181,25 @@ class GeneratedArtifactsTest {
                         .doesNotContain("create", "update", "delete"));
     }
 
+    /**
+     * Kinds OLM installs from a bundle on a bare cluster (no CRDs beyond Kubernetes' own): a bundle holding a
+     * ServiceMonitor or PrometheusRule fails the whole install where the Prometheus operator is absent.
+     */
+    static final Set<String> BARE_CLUSTER_BUNDLE_KINDS = Set.of("ClusterServiceVersion", "CustomResourceDefinition",
+            "Secret", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "ServiceAccount", "Service", "Role",
+            "RoleBinding", "PodDisruptionBudget", "PriorityClass");
+
     @Test
-    void bundleShipsMonitoring() throws IOException {
+    void everyBundleManifestIsAKindOlmInstallsOnABareCluster() throws IOException {
         requireBundle();
         List<Object> kinds = new ArrayList<>();
         for (Path file : files(BUNDLE)) {
             ManifestAssembly.parseAll(Files.readString(file)).forEach(d -> kinds.add(d.get("kind")));
         }
-        assertThat(kinds).contains("ServiceMonitor", "PrometheusRule", "Service", "ConfigMap");
+        assertThat(kinds).contains("ClusterServiceVersion", "Service", "ConfigMap")
+                .allSatisfy(k -> assertThat(BARE_CLUSTER_BUNDLE_KINDS).as("bundle kind %s", k).contains((String) k));
+        assertThat(Files.exists(DEPLOY.resolve("monitoring/servicemonitor.yaml"))).isTrue();
+        assertThat(Files.exists(DEPLOY.resolve("monitoring/prometheusrule.yaml"))).isTrue();
     }
 
     // --- Plain manifests ---------------------------------------------------------------------

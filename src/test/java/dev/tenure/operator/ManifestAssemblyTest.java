@@ -91,7 +91,7 @@ class ManifestAssemblyTest {
         assertThat(ManifestAssembly.plainOperatorManifests(crds, resources)).extracting(r -> r.get("kind"))
                 .containsExactly("Namespace", "CustomResourceDefinition", "Deployment");
         assertThat(ManifestAssembly.bundleExtras(resources, "{}")).extracting(r -> r.get("kind"))
-                .containsExactly("ServiceMonitor", "ConfigMap");
+                .as("monitoring kinds stay out of the bundle").containsExactly("ConfigMap");
         assertThat(ManifestAssembly.bundleExtras(resources, "{}"))
                 .allSatisfy(r -> assertThat(((Map<?, ?>) r.get("metadata")).containsKey("namespace")).isFalse());
     }
