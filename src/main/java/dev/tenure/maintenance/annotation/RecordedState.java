@@ -1,5 +1,7 @@
 package dev.tenure.maintenance.annotation;
 
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -17,6 +19,9 @@ import java.time.Instant;
  * @param acquireTime ISO instant, {@code null} when nothing is recorded
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// read and written by a private ObjectMapper, so nothing else registers it: without this a native image
+// could not bind it, read() would fall back to NONE and the maintenance would restart on every reconcile
+@RegisterForReflection
 public record RecordedState(String acquireTime, NodeMaintenanceStatus machine) {
 
     private static final ObjectMapper JSON = new ObjectMapper()
