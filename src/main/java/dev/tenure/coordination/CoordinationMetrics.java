@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code tenure_coordination_election_duration_seconds{strategy}}: from the moment a Lease lost its valid
  *       holder (or was first wanted) until a holder was written</li>
  *   <li>{@code tenure_coordination_election_failures_total{reason}}</li>
- *   <li>{@code tenure_coordination_leaderless_seconds{namespace,lease}}: how long the Lease has been without a
+ *   <li>{@code tenure_coordination_leaderless_seconds{lease_namespace,lease}}: how long the Lease has been without a
  *       valid holder, 0 while it has one</li>
  * </ul>
  */
@@ -101,7 +101,7 @@ public final class CoordinationMetrics {
                 .description("How long the Lease has been without a valid holder")
                 .baseUnit("seconds")
                 .strongReference(true)
-                .tag("namespace", k.namespace())
+                .tag("lease_namespace", k.namespace())
                 .tag("lease", k.name())
                 .register(registry));
         return ref;

@@ -21,7 +21,9 @@ public final class MicrometerElectionMetrics implements ElectionMetrics {
     private final Counter renewFailures;
 
     public MicrometerElectionMetrics(MeterRegistry registry, LeaseKey lease) {
-        Tags tags = Tags.of("lease", lease.toString());
+        // the same lease labels as every tenure_ metric: lease_namespace and lease (a plain `namespace` label would
+        // clash with the scrape target's own namespace label, which says which install the series comes from)
+        Tags tags = Tags.of("lease_namespace", lease.namespace(), "lease", lease.name());
         registry.gauge("tenure.leader.is_leader", tags, isLeader);
         transitions = Counter.builder("tenure.leader.transitions").tags(tags)
                 .description("Times this replica became leader").register(registry);

@@ -91,7 +91,7 @@ class CoordinationWiringTest {
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(prometheus.scrape())
                 .contains("tenure_coordination_elections_total{outcome=\"created\",strategy=\"tenure.dev/MaintenanceAware\"")
                 .contains("tenure_coordination_election_duration_seconds_count")
-                .contains("tenure_coordination_leaderless_seconds{lease=\"app\",namespace=\"default\""));
+                .contains("tenure_coordination_leaderless_seconds{lease=\"app\",lease_namespace=\"default\""));
 
         HealthCheckResponse ready = health.call();
         assertThat(ready.getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
