@@ -94,6 +94,8 @@ public final class LeaderElector {
     private ObservedLease observed;
     /** The last observation of a lease that was then deleted while held: its term is honoured until it expires. */
     private ObservedLease vanished;
+    /** resourceVersion of the last record we saw ourselves write. */
+    private String ownVersion;
     private boolean started;
     private boolean stopped;
     private Scheduler.Scheduled pending;
@@ -410,6 +412,15 @@ public final class LeaderElector {
     }
 
     private ElectionDecision decide(Instant now) {
+        if (!coordinated && !leadingView && observed != null && observed.record().isHeldBy(identity)
+                && !Objects.equals(observed.record().resourceVersion(), ownVersion)
+                && !LeaseRules.observerExpired(observed, now, leaseDuration)) {
+            // A record naming us that we never saw ourselves write: an abandoned write that landed late, or an earlier
+            // process under our name. Whoever led until then may still be stopping, so it is honoured like anyone
+            // else's record until it expires. (Coordinated: the controller names the holder, and only on a free or
+            // expired lease, so its assignment is what we act on.)
+            return new ElectionDecision.Wait(identity, LeaseRules.observerExpiry(observed, leaseDuration));
+        }
         if (observed == null && vanished != null && !vanished.record().isHeldBy(identity)
                 && !LeaseRules.observerExpired(vanished, now, leaseDuration)) {
             return new ElectionDecision.Wait(vanished.record().holderIdentity(), LeaseRules.observerExpiry(vanished, leaseDuration));
@@ -503,6 +514,7 @@ public final class LeaderElector {
 
     private void wrote(LeaseRecord rec) {
         lastFailureLogged = null;
+        ownVersion = rec.resourceVersion();
         vanished = null;
         observed = new ObservedLease(rec, monotonic.instant());
         noteHolder(rec.holderIdentity());

@@ -407,6 +407,32 @@ class LeaderElectorTest {
     }
 
     @Test
+    void aRecordNamingUsThatWeDidNotSeeOurselvesWriteIsHonouredUntilItExpires() {
+        // b's create lands but its answer is lost (or was abandoned at its budget): whoever led before may still be
+        // stopping, so b does not renew that record into leadership as if it had seen itself write it
+        boolean[] lost = {false};
+        h.store.intercept(new InMemoryLeaseStore.Interceptor() {
+            @Override
+            public void after(InMemoryLeaseStore.Op op, LeaseKey key) {
+                if (op == InMemoryLeaseStore.Op.CREATE && !lost[0]) {
+                    lost[0] = true;
+                    throw new LeaseStoreFailure(key, 0, "answer lost (injected)", null);
+                }
+            }
+        });
+        LeaderElector b = h.start("b", Duration.ZERO);
+        h.scheduler.runDue();
+        Instant landed = h.scheduler.now();
+        assertThat(h.store.peek(LEASE).orElseThrow().holderIdentity()).isEqualTo("b");
+        h.scheduler.advance(LD.minusMillis(1));
+        assertThat(b.isLeader()).isFalse();
+        h.scheduler.advance(RP.multipliedBy(3));
+        assertThat(b.isLeader()).isTrue();
+        h.closeOpen(List.of(b));
+        assertThat(h.intervals.get(0).start()).isAfterOrEqualTo(landed.plus(LD));
+    }
+
+    @Test
     void theLeaderStepsDownAtOnceWhenItsLeaseIsDeleted() {
         LeaderElector a = h.start("a", Duration.ZERO);
         h.scheduler.runDue();
