@@ -14,7 +14,7 @@ import io.fabric8.kubernetes.model.annotation.Version;
  */
 @Group(NodeMaintenance.GROUP)
 @Version(NodeMaintenance.VERSION)
-@ShortNames("nm")
+@ShortNames("tnm")
 @AdditionalPrinterColumn(name = "Node", jsonPath = ".spec.nodeName", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Progress", jsonPath = ".status.drainProgress", type = AdditionalPrinterColumn.Type.INTEGER)

@@ -46,7 +46,7 @@ public final class MaintenanceDemo {
                     NodeMaintenanceSpec spec = new NodeMaintenanceSpec("w1", "demo: kernel upgrade");
                     client.resource(new NodeMaintenance(NAME, spec)).create();
                     System.out.println("demo: applied NodeMaintenance " + NAME + " (node w1); watch it with "
-                            + "kubectl get nm -w");
+                            + "kubectl get tnm -w");
                     return;
                 }
                 NodeMaintenanceStatus s = nm.getStatus();
@@ -57,7 +57,7 @@ public final class MaintenanceDemo {
                     System.out.println("demo: NodeMaintenance " + NAME + ": " + line);
                 }
                 if (s != null && s.getPhase() == Phase.Succeeded) {
-                    System.out.println("demo: node w1 is drained and stays cordoned until `kubectl delete nm " + NAME + "`");
+                    System.out.println("demo: node w1 is drained and stays cordoned until `kubectl delete tnm " + NAME + "`");
                     timer.shutdown();
                 }
             } catch (java.io.IOException | RuntimeException e) {

@@ -25,7 +25,7 @@ class NodeMaintenanceCrdTest {
 
         assertThat(crd.getSpec().getGroup()).isEqualTo("tenure.dev");
         assertThat(crd.getSpec().getScope()).isEqualTo("Cluster");
-        assertThat(crd.getSpec().getNames().getShortNames()).containsExactly("nm");
+        assertThat(crd.getSpec().getNames().getShortNames()).as("not nm: medik8s NMO's CRD has it, and users migrate with both installed").containsExactly("tnm");
         CustomResourceDefinitionVersion v = crd.getSpec().getVersions().get(0);
         assertThat(v.getName()).isEqualTo("v1alpha1");
         assertThat(v.getSubresources().getStatus()).isNotNull();

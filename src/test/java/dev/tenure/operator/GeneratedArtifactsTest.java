@@ -106,7 +106,7 @@ class GeneratedArtifactsTest {
     void nodeMaintenanceCrdIsClusterScopedWithPrinterColumns() throws IOException {
         Map<String, Object> crd = crd("NodeMaintenance");
         assertThat(ManifestAssembly.<String> at(crd, "spec", "scope")).isEqualTo("Cluster");
-        assertThat(ManifestAssembly.<List<String>> at(crd, "spec", "names", "shortNames")).contains("nm");
+        assertThat(ManifestAssembly.<List<String>> at(crd, "spec", "names", "shortNames")).containsExactly("tnm");
         List<Map<String, Object>> versions = at(crd, "spec", "versions");
         Map<String, Object> v1alpha1 = versions.stream().filter(v -> "v1alpha1".equals(v.get("name"))).findFirst()
                 .orElseThrow();

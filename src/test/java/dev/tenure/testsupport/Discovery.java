@@ -47,7 +47,7 @@ final class Discovery {
     add("events.k8s.io/v1", r("events", "Event", true, "ev"));
     add("apiextensions.k8s.io/v1", r("customresourcedefinitions", "CustomResourceDefinition", false, "crd", "crds"),
         sub("customresourcedefinitions/status", "CustomResourceDefinition", false));
-    add("tenure.dev/v1alpha1", r("nodemaintenances", "NodeMaintenance", false, "nm"),
+    add("tenure.dev/v1alpha1", r("nodemaintenances", "NodeMaintenance", false, "tnm"),
         sub("nodemaintenances/status", "NodeMaintenance", false));
   }
 
