@@ -10,8 +10,9 @@ NATIVE_IN_CONTAINER ?= false
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
 
-run: ## Run the operator (current kube context, else an embedded emulated cluster)
-	@bin/run
+KUBE ?= emulated
+run: ## Run the operator on an embedded emulated cluster (KUBE=current: on your current kube context)
+	@KUBE=$(KUBE) bin/run
 
 test: test-tools ## Build, run every test, and check generated artifacts are committed
 	$(MVN) verify
