@@ -2,6 +2,7 @@ package dev.tenure.maintenance;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Min;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.kubernetes.api.model.LabelSelector;
@@ -15,15 +16,19 @@ public class DrainSpec {
     private String timeout;
 
     @Min(-1)
+    @Default("-1")
     @JsonPropertyDescription("Grace period for evicted pods; -1 (default) uses each pod's own.")
     private Long gracePeriodSeconds;
 
+    @Default("true")
     @JsonPropertyDescription("Leave DaemonSet-managed pods (default true); false fails the drain when there are any.")
     private Boolean ignoreDaemonSets;
 
+    @Default("true")
     @JsonPropertyDescription("Evict pods with emptyDir volumes, losing the data (default true).")
     private Boolean deleteEmptyDirData;
 
+    @Default("true")
     @JsonPropertyDescription("Evict pods without a controller (default true).")
     private Boolean force;
 
@@ -31,6 +36,7 @@ public class DrainSpec {
     private LabelSelector podSelector;
 
     @Pattern(GoDuration.PATTERN)
+    @Default("5s")
     @JsonPropertyDescription("Wait before retrying an eviction refused by a PodDisruptionBudget (429). Default 5s.")
     private String evictionRetryDelay;
 

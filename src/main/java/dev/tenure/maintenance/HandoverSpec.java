@@ -2,16 +2,19 @@ package dev.tenure.maintenance;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Default;
 import io.fabric8.generator.annotation.Pattern;
 
 /** Leadership handover between cordon and drain. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public class HandoverSpec {
 
+    @Default("true")
     @JsonPropertyDescription("Move leadership of leases held on the node before draining (default true).")
     private Boolean enabled;
 
     @Pattern(GoDuration.PATTERN)
+    @Default("30s")
     @JsonPropertyDescription("Drain anyway when the handover has not finished after this long (default 30s).")
     private String timeout;
 

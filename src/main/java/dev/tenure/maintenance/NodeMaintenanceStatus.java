@@ -16,6 +16,8 @@ public class NodeMaintenanceStatus {
     private Phase phase;
     @JsonPropertyDescription("LeaseHeld, Cordoned, LeadersHandedOver, Drained.")
     private List<Condition> conditions = new ArrayList<>();
+    @io.fabric8.generator.annotation.Min(0)
+    @io.fabric8.generator.annotation.Max(100)
     @JsonPropertyDescription("Percentage of the pods to evict that are gone (0-100).")
     private Integer drainProgress;
     @com.fasterxml.jackson.annotation.JsonProperty("totalpods")

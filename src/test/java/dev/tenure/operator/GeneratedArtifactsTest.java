@@ -181,6 +181,38 @@ class GeneratedArtifactsTest {
                         .doesNotContain("create", "update", "delete"));
     }
 
+    /** Issue 19 item 8: what the CRD documents is in its schema, for kubectl explain, defaulting and validation. */
+    @Test
+    void crdSchemaCarriesDefaultsConditionMapTimestampFormatsAndProgressBounds() throws IOException {
+        requireBundle();
+        Map<String, Object> crd = bundleCrds().stream()
+                .filter(c -> "NodeMaintenance".equals(ManifestAssembly.at(c, "spec", "names", "kind"))).findFirst().orElseThrow();
+        List<Map<String, Object>> versions = ManifestAssembly.at(crd, "spec", "versions");
+        Map<String, Object> root = ManifestAssembly.at(versions.get(0), "schema", "openAPIV3Schema", "properties");
+        Map<String, Object> drain = ManifestAssembly.at(root, "spec", "properties", "drain", "properties");
+        assertThat(ManifestAssembly.<Object> at(drain, "ignoreDaemonSets", "default")).isEqualTo(true);
+        assertThat(ManifestAssembly.<Object> at(drain, "deleteEmptyDirData", "default")).isEqualTo(true);
+        assertThat(ManifestAssembly.<Object> at(drain, "force", "default")).isEqualTo(true);
+        assertThat(ManifestAssembly.<Object> at(drain, "gracePeriodSeconds", "default")).isEqualTo(-1);
+        assertThat(ManifestAssembly.<Object> at(drain, "evictionRetryDelay", "default")).isEqualTo("5s");
+        Map<String, Object> handover = ManifestAssembly.at(root, "spec", "properties", "handover", "properties");
+        assertThat(ManifestAssembly.<Object> at(handover, "enabled", "default")).isEqualTo(true);
+        assertThat(ManifestAssembly.<Object> at(handover, "timeout", "default")).isEqualTo("30s");
+        Map<String, Object> status = ManifestAssembly.at(root, "status", "properties");
+        assertThat(ManifestAssembly.<Object> at(status, "conditions", "x-kubernetes-list-type")).isEqualTo("map");
+        assertThat(ManifestAssembly.<List<Object>> at(status, "conditions", "x-kubernetes-list-map-keys")).containsExactly("type");
+        assertThat(ManifestAssembly.<List<Object>> at(status, "conditions", "items", "required")).contains("type", "status");
+        for (List<String> path : ManifestAssembly.STATUS_TIMESTAMPS) {
+            Map<String, Object> node = status;
+            for (String key : path) {
+                node = ManifestAssembly.at(node, key);
+            }
+            assertThat(node.get("format")).as("format of status.%s", String.join(".", path)).isEqualTo("date-time");
+        }
+        assertThat(((Number) ManifestAssembly.at(status, "drainProgress", "minimum")).doubleValue()).isEqualTo(0.0);
+        assertThat(((Number) ManifestAssembly.at(status, "drainProgress", "maximum")).doubleValue()).isEqualTo(100.0);
+    }
+
     /**
      * Kinds OLM installs from a bundle on a bare cluster (no CRDs beyond Kubernetes' own): a bundle holding a
      * ServiceMonitor or PrometheusRule fails the whole install where the Prometheus operator is absent.
