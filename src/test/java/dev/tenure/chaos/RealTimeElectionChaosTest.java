@@ -377,7 +377,7 @@ class RealTimeElectionChaosTest {
                 AtomicInteger fencedInCall) {
             this.identity = identity;
             this.random = random;
-            this.view = new FaultyView(store, freeze, random);
+            this.view = new FaultyView(store, freeze);
             this.loop = new ExecutorScheduler("loop-" + identity);
             this.fence = new ExecutorScheduler("fence-" + identity);
             Duration stopCost = Duration.ofMillis(random.nextInt(250));
@@ -458,16 +458,14 @@ class RealTimeElectionChaosTest {
     static final class FaultyView implements LeaseStore {
         private final LeaseStore store;
         private final Freeze freeze;
-        private final Random random;
         final AtomicInteger inCall = new AtomicInteger();
         private volatile Duration stall;
         private volatile boolean stallAfter;
         private volatile int retries;
 
-        FaultyView(LeaseStore store, Freeze freeze, Random random) {
+        FaultyView(LeaseStore store, Freeze freeze) {
             this.store = store;
             this.freeze = freeze;
-            this.random = random;
         }
 
         void stallNext(Duration d, boolean afterTheWrite) {
