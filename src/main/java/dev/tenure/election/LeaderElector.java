@@ -513,6 +513,7 @@ public final class LeaderElector {
     }
 
     private void wrote(LeaseRecord rec) {
+        LOG.fine(() -> identity + ": wrote " + lease + " holder=" + rec.holderIdentity() + " rv=" + rec.resourceVersion());
         lastFailureLogged = null;
         ownVersion = rec.resourceVersion();
         vanished = null;

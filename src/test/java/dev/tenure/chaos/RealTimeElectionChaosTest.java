@@ -93,11 +93,60 @@ class RealTimeElectionChaosTest {
                         long overlap = Math.min(a.endNanos(), b.endNanos()) - Math.max(a.startNanos(), b.startNanos());
                         bad.add("seed " + seed + ": " + a.identity() + " and " + b.identity() + " worked at once for "
                                 + TimeUnit.NANOSECONDS.toMillis(overlap) + " ms");
+                        long from = Math.min(a.startNanos(), b.startNanos()) - TimeUnit.SECONDS.toNanos(4);
+                        System.out.println("OVERLAP " + bad.get(bad.size() - 1) + "\n"
+                                + traceOf("t" + Long.toHexString(seed), from, Math.max(a.endNanos(), b.endNanos())));
                     }
                 }
             }
             return bad;
         }
+    }
+
+    /** What happened, machine-wide: the driver's actions, the electors' own log, section edges (for a failure's report). */
+    static final ConcurrentLinkedQueue<String[]> TRACE = new ConcurrentLinkedQueue<>();
+
+    static void trace(String who, String what) {
+        TRACE.add(new String[] {Long.toString(System.nanoTime()), who, what});
+    }
+
+    static {
+        java.util.logging.Logger log = java.util.logging.Logger.getLogger(LeaderElector.class.getName());
+        // FINE records (every write) go to the trace only; INFO and up still reach the console as before
+        java.util.logging.Handler[] console = log.getParent() == null ? new java.util.logging.Handler[0]
+                : log.getParent().getHandlers();
+        log.setLevel(java.util.logging.Level.FINE);
+        log.setUseParentHandlers(false);
+        log.addHandler(new java.util.logging.Handler() {
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                String m = r.getMessage();
+                trace(m == null ? "" : m.split("[ :]")[0], "elector: " + m);
+                if (r.getLevel().intValue() >= java.util.logging.Level.INFO.intValue()) {
+                    for (java.util.logging.Handler h : console) {
+                        h.publish(r);
+                    }
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        });
+    }
+
+    /** The trace lines of one trial around an overlap. */
+    static String traceOf(String trialPrefix, long fromNanos, long toNanos) {
+        StringBuilder b = new StringBuilder();
+        TRACE.stream().filter(e -> e[1].startsWith(trialPrefix) || e[2].contains(trialPrefix))
+                .filter(e -> Long.parseLong(e[0]) >= fromNanos && Long.parseLong(e[0]) <= toNanos)
+                .sorted(java.util.Comparator.comparingLong(e -> Long.parseLong(e[0])))
+                .forEach(e -> b.append(String.format("%+8d ms %s %s%n", (Long.parseLong(e[0]) - fromNanos) / 1_000_000, e[1], e[2])));
+        return b.toString();
     }
 
     static Stream<Long> seeds() {
@@ -305,7 +354,8 @@ class RealTimeElectionChaosTest {
         AtomicInteger fencedInCall = new AtomicInteger();
         List<Process> processes = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
-            processes.add(new Process("p" + i, backend.lease(), backend.storeFor("p" + i), new Random(rnd.nextLong()),
+            String id = "t" + Long.toHexString(seed) + "-p" + i;
+            processes.add(new Process(id, backend.lease(), backend.storeFor(id), new Random(rnd.nextLong()),
                     sections, fencedInCall));
         }
         processes.forEach(Process::start);
@@ -322,6 +372,7 @@ class RealTimeElectionChaosTest {
             switch (rnd.nextInt(9)) {
                 case 0, 1 -> {
                     Duration stall = Duration.ofMillis(2000 + rnd.nextInt(2000));
+                    trace(leader.identity, "driver: stall next call " + stall.toMillis() + " ms");
                     if (!backend.stallOnServer(stall)) {
                         leader.view.stallNext(stall, rnd.nextBoolean());
                     }
@@ -333,26 +384,36 @@ class RealTimeElectionChaosTest {
                     }
                 }
                 case 3 -> any.stepWallClock(rnd.nextBoolean() ? LD : LD.negated());
-                case 4 -> leader.freeze(Duration.ofMillis(100 + rnd.nextInt(300)));
+                case 4 -> {
+                    Duration d = Duration.ofMillis(100 + rnd.nextInt(300));
+                    trace(leader.identity, "driver: freeze " + d.toMillis() + " ms");
+                    leader.freeze(d);
+                }
                 case 5, 6 -> {
                     if (current.isPresent() && current.get().hasHolder()) {
                         String other = processes.stream().map(p -> p.identity)
                                 .filter(id -> !current.get().isHeldBy(id)).toList().get(rnd.nextInt(2));
                         if (backend.askHandover(current.get(), other)) {
+                            trace(other, "driver: preferredHolder set to " + other + " on " + current.get().holderIdentity());
                             yields++;
                         }
                     }
                 }
                 case 7 -> {
                     if (current.isPresent()) {
+                        trace(leader.identity, "driver: delete lease held by " + current.get().holderIdentity());
                         backend.delete();
                         deletions++;
                     }
                 }
-                default -> any.view.stallNext(Duration.ofMillis(2000 + rnd.nextInt(2000)), rnd.nextBoolean());
+                default -> {
+                    trace(any.identity, "driver: stall next call of " + any.identity);
+                    any.view.stallNext(Duration.ofMillis(2000 + rnd.nextInt(2000)), rnd.nextBoolean());
+                }
             }
             faults++;
         }
+        trace("t" + Long.toHexString(seed), "driver done");
         for (Process p : processes) {
             p.stop();
         }
@@ -390,7 +451,10 @@ class RealTimeElectionChaosTest {
                         freeze.await();
                         task.run();
                     }))
-                    .onStartedLeading(() -> openStart = System.nanoTime())
+                    .onStartedLeading(() -> {
+                        openStart = System.nanoTime();
+                        trace(identity, "section starts");
+                    })
                     .onStoppedLeading(() -> {
                         if (openStart < 0) {
                             return;
@@ -400,6 +464,7 @@ class RealTimeElectionChaosTest {
                         }
                         sleep(stopCost); // stopping the work takes time (e.g. JOSDK finishing a reconcile)
                         sections.add(new Section(identity, openStart, System.nanoTime()));
+                        trace(identity, "section ends");
                         openStart = -1;
                     })
                     .build();

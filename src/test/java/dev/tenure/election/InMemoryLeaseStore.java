@@ -95,8 +95,8 @@ public final class InMemoryLeaseStore implements LeaseStore {
             }
             stored = record.withResourceVersion(Long.toString(version.incrementAndGet()));
             leases.put(key, stored);
+            notifyWatchers(key, Optional.of(stored));
         }
-        notifyWatchers(key, Optional.of(stored));
         interceptor.after(Op.CREATE, key);
         return stored;
     }
@@ -116,8 +116,8 @@ public final class InMemoryLeaseStore implements LeaseStore {
             }
             stored = record.withResourceVersion(Long.toString(version.incrementAndGet()));
             leases.put(key, stored);
+            notifyWatchers(key, Optional.of(stored));
         }
-        notifyWatchers(key, Optional.of(stored));
         interceptor.after(Op.UPDATE, key);
         return stored;
     }
@@ -128,8 +128,8 @@ public final class InMemoryLeaseStore implements LeaseStore {
         synchronized (this) {
             stored = record.withResourceVersion(Long.toString(version.incrementAndGet()));
             leases.put(key, stored);
+            notifyWatchers(key, Optional.of(stored));
         }
-        notifyWatchers(key, Optional.of(stored));
         return stored;
     }
 
@@ -146,7 +146,7 @@ public final class InMemoryLeaseStore implements LeaseStore {
         return Optional.ofNullable(leases.get(key));
     }
 
-    public void delete(LeaseKey key) {
+    public synchronized void delete(LeaseKey key) {
         leases.remove(key);
         notifyWatchers(key, Optional.empty());
     }
@@ -163,6 +163,10 @@ public final class InMemoryLeaseStore implements LeaseStore {
         notifyWatchers(key, Optional.of(stale));
     }
 
+    /**
+     * Called under this store's lock, so every watcher sees the writes in the order they were made, as an API
+     * server's watch delivers events in resourceVersion order (listeners must not block: they only schedule).
+     */
     private void notifyWatchers(LeaseKey key, Optional<LeaseRecord> rec) {
         for (Consumer<Optional<LeaseRecord>> w : new ArrayList<>(watchers.getOrDefault(key, List.of()))) {
             w.accept(rec);
