@@ -26,6 +26,17 @@ public final class MaintenanceMetrics {
     private final Map<String, AtomicInteger> pending = new ConcurrentHashMap<>();
     private final Timer drainDuration;
 
+    /** Histogram buckets for drains, seconds to a day (Micrometer's default range tops out at 30 s). */
+    public static final Duration[] DRAIN_BUCKETS = { Duration.ofSeconds(5), Duration.ofSeconds(15),
+            Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), Duration.ofMinutes(5),
+            Duration.ofMinutes(10), Duration.ofMinutes(20), Duration.ofMinutes(30), Duration.ofHours(1),
+            Duration.ofHours(2), Duration.ofHours(4), Duration.ofHours(8), Duration.ofHours(24) };
+    /** Histogram buckets for handovers, sub-second to the longest spec.handover.timeout people set. */
+    public static final Duration[] HANDOVER_BUCKETS = { Duration.ofMillis(500), Duration.ofSeconds(1),
+            Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30),
+            Duration.ofMinutes(1), Duration.ofMinutes(2), Duration.ofMinutes(5), Duration.ofMinutes(10),
+            Duration.ofMinutes(30) };
+
     public MaintenanceMetrics(MeterRegistry registry) {
         this.registry = registry;
         for (Phase p : Phase.values()) {
@@ -34,7 +45,7 @@ public final class MaintenanceMetrics {
         }
         this.drainDuration = Timer.builder("tenure.maintenance.drain.duration")
                 .description("Time from the start of a drain to the node being empty")
-                .publishPercentileHistogram().register(registry);
+                .serviceLevelObjectives(DRAIN_BUCKETS).register(registry);
     }
 
     public void phase(String maintenance, Phase phase) {
@@ -67,7 +78,7 @@ public final class MaintenanceMetrics {
     public void handover(HandoverOutcome outcome, Duration took) {
         Timer.builder("tenure.maintenance.handover.duration").tag("outcome", outcome.name())
                 .description("Time from cordon to leadership handed off the node (or to the handover timeout)")
-                .publishPercentileHistogram().register(registry).record(took);
+                .serviceLevelObjectives(HANDOVER_BUCKETS).register(registry).record(took);
     }
 
     public void lease(LeaseOutcome outcome) {
