@@ -82,7 +82,13 @@ public final class ManifestAssembly {
             }
             Map<String, Object> csv = canonical(parseAll(Files.readString(csvFile))).get(0);
             Files.writeString(csvFile, toYaml(List.of(completeCsv(csv))));
-            for (Map<String, Object> extra : bundleExtras(resources, dashboard)) {
+            // Extras are ours alone (the generator writes *.crd.yml and the CSV): none left from an earlier build.
+            try (Stream<Path> files = Files.list(manifests)) {
+                for (Path stale : files.filter(f -> f.getFileName().toString().startsWith(NAME + "-")).toList()) {
+                    Files.delete(stale);
+                }
+            }
+            for (Map<String, Object> extra : bundleExtras(resources)) {
                 String kind = ((String) extra.get("kind")).toLowerCase();
                 Files.writeString(manifests.resolve(NAME + "-" + kind + ".yaml"), toYaml(List.of(extra)));
             }
@@ -265,21 +271,18 @@ public final class ManifestAssembly {
 
     // --- Bundle extras and plain manifests -------------------------------------------------------
 
-    /** Manifests OLM installs alongside the CSV: metrics Service, ServiceMonitor, PrometheusRule, dashboard. */
-    static List<Map<String, Object>> bundleExtras(List<Map<String, Object>> resources, String dashboardJson) {
+    /** Manifests OLM installs alongside the CSV: the metrics Service and the operator's PodDisruptionBudget. */
+    static List<Map<String, Object>> bundleExtras(List<Map<String, Object>> resources) {
         List<Map<String, Object>> extras = new ArrayList<>();
         for (Map<String, Object> resource : resources) {
             String kind = (String) resource.get("kind");
-            if ("Service".equals(kind) || MONITORING_KINDS.contains(kind)) {
+            if (Set.of("Service", "PodDisruptionBudget").contains(kind)) {
                 Map<String, Object> copy = deepCopy(resource);
                 // OLM installs bundle objects into the operator's namespace, whatever it is.
                 map(copy, "metadata").remove("namespace");
                 extras.add(copy);
             }
         }
-        Map<String, Object> dashboard = dashboardConfigMap(dashboardJson);
-        map(dashboard, "metadata").remove("namespace");
-        extras.add(dashboard);
         return extras;
     }
 
