@@ -57,11 +57,14 @@ public final class ManifestAssembly {
         Path target = Path.of(args.length > 0 ? args[0] : "target");
         Path project = Path.of(args.length > 1 ? args[1] : ".");
         Path kubernetesDir = target.resolve("kubernetes");
-        List<Map<String, Object>> resources = canonical(parseAll(Files.readString(kubernetesDir.resolve("kubernetes.yml")))
+        List<Map<String, Object>> generatedResources = canonical(parseAll(Files.readString(kubernetesDir.resolve("kubernetes.yml")))
                 .stream().map(ManifestAssembly::withoutBlanketPrimaryResourceRules).toList());
+        List<Map<String, Object>> resources = generatedResources;
         List<Map<String, Object>> crds = readCrds(kubernetesDir).stream()
                 .map(ManifestAssembly::printerColumnsInDeclaredOrder).toList();
         String dashboard = Files.readString(project.resolve("src/main/monitoring/tenure-dashboard.json"));
+        Release release = Release.read(project.resolve("src/main/olm"));
+        resources = resources.stream().map(r -> withReleaseImage(r, release)).toList();
 
         writeDeploy(target.resolve("deploy"), crds, resources, dashboard);
 
@@ -81,7 +84,12 @@ public final class ManifestAssembly {
                 }
             }
             Map<String, Object> csv = canonical(parseAll(Files.readString(csvFile))).get(0);
-            Files.writeString(csvFile, toYaml(List.of(completeCsv(csv))));
+            Map<String, Object> released = release.applyTo(completeCsv(csv));
+            Files.writeString(csvFile, toYaml(List.of(released)));
+            Path catalog = target.resolve("catalog").resolve(NAME);
+            Files.createDirectories(catalog);
+            Files.writeString(catalog.resolve("catalog.yaml"), toYaml(Catalog.of(released, release,
+                    channels(Files.readString(manifests.resolveSibling("metadata").resolve("annotations.yaml"))))));
             // Extras are ours alone (the generator writes *.crd.yml and the CSV): none left from an earlier build.
             try (Stream<Path> files = Files.list(manifests)) {
                 for (Path stale : files.filter(f -> f.getFileName().toString().startsWith(NAME + "-")).toList()) {
@@ -93,6 +101,31 @@ public final class ManifestAssembly {
                 Files.writeString(manifests.resolve(NAME + "-" + kind + ".yaml"), toYaml(List.of(extra)));
             }
         }
+    }
+
+    /** The Deployment with the operator container's image tagged with the release version. */
+    static Map<String, Object> withReleaseImage(Map<String, Object> resource, Release release) {
+        if (!"Deployment".equals(resource.get("kind"))) {
+            return resource;
+        }
+        Map<String, Object> copy = deepCopy(resource);
+        List<Map<String, Object>> containers = Objects.requireNonNullElse(
+                at(copy, "spec", "template", "spec", "containers"), List.of());
+        containers.stream().filter(c -> NAME.equals(c.get("name")))
+                .forEach(c -> c.put("image", release.image(String.valueOf(c.get("image")))));
+        return copy;
+    }
+
+    /** The bundle's channels, default first, from its metadata/annotations.yaml. */
+    static List<String> channels(String annotationsYaml) {
+        Map<String, Object> annotations = at(parseAll(annotationsYaml).get(0), "annotations");
+        String all = String.valueOf(annotations.get("operators.operatorframework.io.bundle.channels.v1"));
+        String preferred = String.valueOf(annotations.get("operators.operatorframework.io.bundle.channel.default.v1"));
+        List<String> channels = new ArrayList<>(List.of(all.split(",")));
+        channels.removeIf(String::isBlank);
+        channels.remove(preferred);
+        channels.add(0, preferred);
+        return channels;
     }
 
     // --- RBAC ----------------------------------------------------------------------------------
