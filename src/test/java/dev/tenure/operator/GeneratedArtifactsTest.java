@@ -382,6 +382,20 @@ class GeneratedArtifactsTest {
         return heading.replaceFirst("^#+\\s*", "").toLowerCase().replaceAll("[^a-z0-9 _-]", "").replace(' ', '-');
     }
 
+    /** The CRD reader is narrowed to the operator's own CRDs by name (issue 19.3): exactly the ones deploy/ ships. */
+    @Test
+    void crdReaderNamesExactlyTheShippedCrds() throws IOException {
+        List<Map<String, Object>> plain = ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")));
+        Set<String> crds = plain.stream().filter(r -> "CustomResourceDefinition".equals(r.get("kind")))
+                .map(r -> ManifestAssembly.<String> at(r, "metadata", "name")).collect(Collectors.toSet());
+        List<Map<String, Object>> crdRules = plainRules().stream()
+                .filter(r -> ManifestAssembly.<List<Object>> at(r, "resources").contains("customresourcedefinitions"))
+                .toList();
+        assertThat(crdRules).isNotEmpty().allSatisfy(r -> assertThat(
+                Set.copyOf(Objects.requireNonNullElse(ManifestAssembly.<List<String>> at(r, "resourceNames"), List.of())))
+                .isEqualTo(crds));
+    }
+
     // --- helpers -----------------------------------------------------------------------------
 
     private static void assertHardened(Map<String, Object> deploymentSpec) {
