@@ -64,7 +64,7 @@ public final class ManifestAssembly {
                 .map(ManifestAssembly::printerColumnsInDeclaredOrder).toList();
         String dashboard = Files.readString(project.resolve("src/main/monitoring/tenure-dashboard.json"));
         Release release = Release.read(project.resolve("src/main/olm"));
-        resources = resources.stream().map(r -> withReleaseImage(r, release)).toList();
+        resources = withManagementServicePort(resources.stream().map(r -> withReleaseImage(r, release)).toList());
 
         writeDeploy(target.resolve("deploy"), crds, resources, dashboard);
 
@@ -114,6 +114,40 @@ public final class ManifestAssembly {
         containers.stream().filter(c -> NAME.equals(c.get("name")))
                 .forEach(c -> c.put("image", release.image(String.valueOf(c.get("image")))));
         return copy;
+    }
+
+    /**
+     * The resources with the operator container's {@code management} port (metrics and health, on the Quarkus
+     * management interface) exposed by the operator's Service under the same name, for the ServiceMonitor;
+     * quarkus-kubernetes puts only the main HTTP port in the Service. Unchanged without a management port.
+     */
+    static List<Map<String, Object>> withManagementServicePort(List<Map<String, Object>> resources) {
+        Object port = resources.stream().filter(r -> "Deployment".equals(r.get("kind")))
+                .flatMap(d -> Objects.requireNonNullElse(ManifestAssembly.<List<Map<String, Object>>> at(d, "spec",
+                        "template", "spec", "containers"), List.<Map<String, Object>> of()).stream())
+                .filter(c -> NAME.equals(c.get("name")))
+                .flatMap(c -> Objects.requireNonNullElse(ManifestAssembly.<List<Map<String, Object>>> at(c, "ports"),
+                        List.<Map<String, Object>> of()).stream())
+                .filter(p -> "management".equals(p.get("name"))).map(p -> p.get("containerPort")).findFirst()
+                .orElse(null);
+        if (port == null) {
+            return resources;
+        }
+        return resources.stream().map(r -> {
+            if (!"Service".equals(r.get("kind")) || !NAME.equals(at(r, "metadata", "name"))) {
+                return r;
+            }
+            Map<String, Object> service = deepCopy(r);
+            List<Map<String, Object>> ports = list(map(service, "spec"), "ports");
+            ports.removeIf(p -> "management".equals(p.get("name")));
+            Map<String, Object> management = new LinkedHashMap<>();
+            management.put("name", "management");
+            management.put("port", port);
+            management.put("protocol", "TCP");
+            management.put("targetPort", port);
+            ports.add(management);
+            return service;
+        }).toList();
     }
 
     /** The bundle's channels, default first, from its metadata/annotations.yaml. */
@@ -292,6 +326,9 @@ public final class ManifestAssembly {
         putEnv(env, "QUARKUS_HTTP_SSL_PORT", String.valueOf(TenureCsvMetadata.WEBHOOK_TARGET_PORT));
         putEnv(env, "QUARKUS_HTTP_SSL_CERTIFICATE_FILES", TenureCsvMetadata.OLM_WEBHOOK_CERT_DIR + "/tls.crt");
         putEnv(env, "QUARKUS_HTTP_SSL_CERTIFICATE_KEY_FILES", TenureCsvMetadata.OLM_WEBHOOK_CERT_DIR + "/tls.key");
+        // The webhook only over TLS: no AdmissionReview over plain HTTP on 8080 (metrics and probes are
+        // on the management interface, 9000).
+        putEnv(env, "QUARKUS_HTTP_INSECURE_REQUESTS", "disabled");
     }
 
     private static void putEnv(List<Map<String, Object>> env, String name, String value) {

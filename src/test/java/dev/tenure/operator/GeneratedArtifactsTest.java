@@ -396,6 +396,49 @@ class GeneratedArtifactsTest {
                 .isEqualTo(crds));
     }
 
+    /**
+     * Issue 19.8: the webhook is not served over plain HTTP beside metrics. Metrics and probes are on the
+     * management port (plain HTTP), which the Service exposes under the name the ServiceMonitor scrapes;
+     * under OLM the main interface takes HTTPS only (8443) and refuses plain requests.
+     */
+    @Test
+    void metricsAndProbesOnTheManagementPortAndTheWebhookOnlyOverTls() throws IOException {
+        List<Map<String, Object>> plain = ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")));
+        Map<String, Object> service = plain.stream().filter(r -> "Service".equals(r.get("kind"))).findFirst().orElseThrow();
+        Map<String, Object> monitor = ManifestAssembly.parseAll(
+                Files.readString(DEPLOY.resolve("monitoring/servicemonitor.yaml"))).get(0);
+        String scraped = String.valueOf(ManifestAssembly.<List<Map<String, Object>>> at(monitor, "spec", "endpoints")
+                .get(0).get("port"));
+        Map<String, Object> servicePort = ManifestAssembly.<List<Map<String, Object>>> at(service, "spec", "ports")
+                .stream().filter(p -> scraped.equals(p.get("name"))).findFirst()
+                .orElseThrow(() -> new AssertionError("the Service has no port " + scraped));
+        Map<String, Object> plainDeployment = plain.stream().filter(r -> "Deployment".equals(r.get("kind"))).findFirst()
+                .orElseThrow();
+        requireBundle();
+        Map<String, Object> csvDeployment = csvDeployment(csv(), "tenure-operator");
+        for (Map<String, Object> deploymentSpec : List.<Map<String, Object>> of(at(plainDeployment, "spec"), at(csvDeployment, "spec"))) {
+            Map<String, Object> container = operatorContainer(deploymentSpec);
+            Object management = ManifestAssembly.<List<Map<String, Object>>> at(container, "ports").stream()
+                    .filter(p -> "management".equals(p.get("name"))).map(p -> p.get("containerPort")).findFirst()
+                    .orElseThrow(() -> new AssertionError("no management port"));
+            assertThat(servicePort.get("targetPort")).isEqualTo(management);
+            for (String probe : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
+                assertThat(ManifestAssembly.<Object> at(container, probe, "httpGet", "port")).as(probe).isEqualTo(management);
+            }
+            assertThat(ManifestAssembly.<String> at(deploymentSpec, "template", "metadata", "annotations",
+                    "prometheus.io/port")).isEqualTo(String.valueOf(management));
+        }
+        Map<String, Object> csvContainer = operatorContainer(at(csvDeployment, "spec"));
+        List<Map<String, Object>> env = at(csvContainer, "env");
+        assertThat(env).anySatisfy(e -> assertThat(e).containsEntry("name", "QUARKUS_HTTP_INSECURE_REQUESTS")
+                .containsEntry("value", "disabled"));
+        Map<String, Object> webhook = ManifestAssembly.<List<Map<String, Object>>> at(csv(), "spec", "webhookdefinitions")
+                .get(0);
+        assertThat(env).anySatisfy(e -> assertThat(e).containsEntry("name", "QUARKUS_HTTP_SSL_PORT")
+                .containsEntry("value", String.valueOf(webhook.get("targetPort"))));
+        assertThat(webhook.get("targetPort")).isNotEqualTo(servicePort.get("targetPort"));
+    }
+
     // --- helpers -----------------------------------------------------------------------------
 
     private static void assertHardened(Map<String, Object> deploymentSpec) {
