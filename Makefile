@@ -1,7 +1,7 @@
 # Thin wrapper over ./mvnw; `make help` lists the targets.
 MVN ?= ./mvnw -B -ntp
 ENGINE ?= docker
-IMAGE ?= ghcr.io/tenure-dev/tenure-operator:0.1.0-SNAPSHOT
+IMAGE ?= ghcr.io/tenure-dev/tenure-operator:$(shell sed -n 's/^version=//p' src/main/olm/release.properties)
 NATIVE_IN_CONTAINER ?= false
 .DEFAULT_GOAL := help
 
@@ -33,7 +33,8 @@ CHAOS_RUNS ?= 20
 chaos: ## Long chaos run against the emulated cluster (seeded, replayable; CHAOS_RUNS runs per suite)
 	$(MVN) verify -Dtest='*Chaos*' -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dsurefire.failIfNoSpecifiedTests=false
 
-bundle: ## Generate the OLM bundle into olm-bundle/ (and the plain manifests into deploy/)
+bundle: ## OLM bundle into olm-bundle/, catalog into catalog/, plain manifests into deploy/ (VERSION=x.y.z cuts a release)
+	@bin/release $(VERSION)
 	$(MVN) package -DskipTests
 	@bin/sync-generated
 
@@ -41,7 +42,7 @@ manifests: ## Plain manifests (Namespace, CRDs, RBAC, Deployment, Service; monit
 	$(MVN) package -DskipTests
 	@bin/sync-generated
 
-verify-generated: ## Fail when committed olm-bundle/ or deploy/ differ from the build's output
+verify-generated: ## Fail when committed olm-bundle/, catalog/ or deploy/ differ from the build's output
 	@bin/sync-generated --check
 
 native: ## Native executable target/*-runner (needs GraalVM/Mandrel, or NATIVE_IN_CONTAINER=true and a container engine)

@@ -32,6 +32,12 @@ public final class CoordinationMetrics {
     public static final String WRITE_CONFLICT = "write_conflict";
     public static final String API_ERROR = "api_error";
 
+    /** Histogram buckets for leaderless gaps, sub-second (a write after a crash) to minutes (a handover). */
+    public static final Duration[] ELECTION_BUCKETS = { Duration.ofMillis(100), Duration.ofMillis(250),
+            Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
+            Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(5),
+            Duration.ofMinutes(15) };
+
     private final MeterRegistry registry;
     private final Clock clock;
     private final Map<LeaseKey, AtomicReference<Instant>> leaderlessSince = new ConcurrentHashMap<>();
@@ -79,6 +85,7 @@ public final class CoordinationMetrics {
             Timer.builder("tenure.coordination.election.duration")
                     .description("Time from a Lease losing its valid holder to a new holder being written")
                     .tag("strategy", label)
+                    .serviceLevelObjectives(ELECTION_BUCKETS)
                     .register(registry)
                     .record(took.isNegative() ? Duration.ZERO : took);
             track(key).set(null);

@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 /**
  * tenure_maintenance_* metrics. Labels are bounded: phase, result, outcome, and the node name for the
@@ -27,18 +26,26 @@ public final class MaintenanceMetrics {
     private final Map<String, AtomicInteger> pending = new ConcurrentHashMap<>();
     private final Timer drainDuration;
 
+    /** Histogram buckets for drains, seconds to a day (Micrometer's default range tops out at 30 s). */
+    public static final Duration[] DRAIN_BUCKETS = { Duration.ofSeconds(5), Duration.ofSeconds(15),
+            Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), Duration.ofMinutes(5),
+            Duration.ofMinutes(10), Duration.ofMinutes(20), Duration.ofMinutes(30), Duration.ofHours(1),
+            Duration.ofHours(2), Duration.ofHours(4), Duration.ofHours(8), Duration.ofHours(24) };
+    /** Histogram buckets for handovers, sub-second to the longest spec.handover.timeout people set. */
+    public static final Duration[] HANDOVER_BUCKETS = { Duration.ofMillis(500), Duration.ofSeconds(1),
+            Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30),
+            Duration.ofMinutes(1), Duration.ofMinutes(2), Duration.ofMinutes(5), Duration.ofMinutes(10),
+            Duration.ofMinutes(30) };
+
     public MaintenanceMetrics(MeterRegistry registry) {
         this.registry = registry;
         for (Phase p : Phase.values()) {
             Gauge.builder("tenure.maintenance.maintenances", phases, m -> m.values().stream().filter(p::equals).count())
                     .tag("phase", p.name()).description("NodeMaintenances by phase").register(registry);
         }
-        // buckets from seconds to hours: Micrometer's default histogram tops out at 30 s, where every real drain
-        // (grace periods, PDB-paced evictions) would land past the last bucket and p50/p95 read as +Inf
         this.drainDuration = Timer.builder("tenure.maintenance.drain.duration")
                 .description("Time from the start of a drain to the node being empty")
-                .serviceLevelObjectives(DRAIN_BUCKETS).minimumExpectedValue(DRAIN_BUCKETS[0])
-                .maximumExpectedValue(DRAIN_BUCKETS[DRAIN_BUCKETS.length - 1]).register(registry);
+                .serviceLevelObjectives(DRAIN_BUCKETS).register(registry);
     }
 
     public void phase(String maintenance, Phase phase) {
@@ -71,19 +78,7 @@ public final class MaintenanceMetrics {
     public void handover(HandoverOutcome outcome, Duration took) {
         Timer.builder("tenure.maintenance.handover.duration").tag("outcome", outcome.name())
                 .description("Time from cordon to leadership handed off the node (or to the handover timeout)")
-                .serviceLevelObjectives(HANDOVER_BUCKETS).minimumExpectedValue(HANDOVER_BUCKETS[0])
-                .maximumExpectedValue(HANDOVER_BUCKETS[HANDOVER_BUCKETS.length - 1]).register(registry).record(took);
-    }
-
-    /** Drain duration buckets: 5 s to 12 h. */
-    static final Duration[] DRAIN_BUCKETS = Stream.of("5s", "15s", "30s", "1m", "2m", "5m", "10m", "20m", "30m", "1h",
-            "2h", "4h", "8h", "12h").map(MaintenanceMetrics::duration).toArray(Duration[]::new);
-    /** Handover buckets: 10 ms (a watch event and a write) to 10 min (handover timeouts are 30 s by default). */
-    static final Duration[] HANDOVER_BUCKETS = Stream.of("10ms", "50ms", "100ms", "250ms", "500ms", "1s", "2s", "5s",
-            "10s", "30s", "1m", "2m", "5m", "10m").map(MaintenanceMetrics::duration).toArray(Duration[]::new);
-
-    private static Duration duration(String s) {
-        return GoDuration.parse("bucket", s);
+                .serviceLevelObjectives(HANDOVER_BUCKETS).register(registry).record(took);
     }
 
     public void lease(LeaseOutcome outcome) {

@@ -57,11 +57,14 @@ public final class ManifestAssembly {
         Path target = Path.of(args.length > 0 ? args[0] : "target");
         Path project = Path.of(args.length > 1 ? args[1] : ".");
         Path kubernetesDir = target.resolve("kubernetes");
-        List<Map<String, Object>> resources = canonical(parseAll(Files.readString(kubernetesDir.resolve("kubernetes.yml")))
+        List<Map<String, Object>> generatedResources = canonical(parseAll(Files.readString(kubernetesDir.resolve("kubernetes.yml")))
                 .stream().map(ManifestAssembly::withoutBlanketPrimaryResourceRules).toList());
+        List<Map<String, Object>> resources = generatedResources;
         List<Map<String, Object>> crds = readCrds(kubernetesDir).stream()
                 .map(ManifestAssembly::printerColumnsInDeclaredOrder).map(ManifestAssembly::refinedSchema).toList();
         String dashboard = Files.readString(project.resolve("src/main/monitoring/tenure-dashboard.json"));
+        Release release = Release.read(project.resolve("src/main/olm"));
+        resources = withManagementServicePort(resources.stream().map(r -> withReleaseImage(r, release)).toList());
 
         writeDeploy(target.resolve("deploy"), crds, resources, dashboard);
 
@@ -81,19 +84,82 @@ public final class ManifestAssembly {
                 }
             }
             Map<String, Object> csv = canonical(parseAll(Files.readString(csvFile))).get(0);
-            Files.writeString(csvFile, toYaml(List.of(completeCsv(csv))));
-            // extras of an earlier build (e.g. a kind no longer bundled) must not linger in target/
+            Map<String, Object> released = release.applyTo(completeCsv(csv));
+            Files.writeString(csvFile, toYaml(List.of(released)));
+            Path catalog = target.resolve("catalog").resolve(NAME);
+            Files.createDirectories(catalog);
+            Files.writeString(catalog.resolve("catalog.yaml"), toYaml(Catalog.of(released, release,
+                    channels(Files.readString(manifests.resolveSibling("metadata").resolve("annotations.yaml"))))));
+            // Extras are ours alone (the generator writes *.crd.yml and the CSV): none left from an earlier build.
             try (Stream<Path> files = Files.list(manifests)) {
-                for (Path stale : files.filter(f -> f.getFileName().toString().startsWith(NAME + "-")
-                        && f.getFileName().toString().endsWith(".yaml")).toList()) {
+                for (Path stale : files.filter(f -> f.getFileName().toString().startsWith(NAME + "-")).toList()) {
                     Files.delete(stale);
                 }
             }
-            for (Map<String, Object> extra : bundleExtras(resources, dashboard)) {
+            for (Map<String, Object> extra : bundleExtras(resources)) {
                 String kind = ((String) extra.get("kind")).toLowerCase();
                 Files.writeString(manifests.resolve(NAME + "-" + kind + ".yaml"), toYaml(List.of(extra)));
             }
         }
+    }
+
+    /** The Deployment with the operator container's image tagged with the release version. */
+    static Map<String, Object> withReleaseImage(Map<String, Object> resource, Release release) {
+        if (!"Deployment".equals(resource.get("kind"))) {
+            return resource;
+        }
+        Map<String, Object> copy = deepCopy(resource);
+        List<Map<String, Object>> containers = Objects.requireNonNullElse(
+                at(copy, "spec", "template", "spec", "containers"), List.of());
+        containers.stream().filter(c -> NAME.equals(c.get("name")))
+                .forEach(c -> c.put("image", release.image(String.valueOf(c.get("image")))));
+        return copy;
+    }
+
+    /**
+     * The resources with the operator container's {@code management} port (metrics and health, on the Quarkus
+     * management interface) exposed by the operator's Service under the same name, for the ServiceMonitor;
+     * quarkus-kubernetes puts only the main HTTP port in the Service. Unchanged without a management port.
+     */
+    static List<Map<String, Object>> withManagementServicePort(List<Map<String, Object>> resources) {
+        Object port = resources.stream().filter(r -> "Deployment".equals(r.get("kind")))
+                .flatMap(d -> Objects.requireNonNullElse(ManifestAssembly.<List<Map<String, Object>>> at(d, "spec",
+                        "template", "spec", "containers"), List.<Map<String, Object>> of()).stream())
+                .filter(c -> NAME.equals(c.get("name")))
+                .flatMap(c -> Objects.requireNonNullElse(ManifestAssembly.<List<Map<String, Object>>> at(c, "ports"),
+                        List.<Map<String, Object>> of()).stream())
+                .filter(p -> "management".equals(p.get("name"))).map(p -> p.get("containerPort")).findFirst()
+                .orElse(null);
+        if (port == null) {
+            return resources;
+        }
+        return resources.stream().map(r -> {
+            if (!"Service".equals(r.get("kind")) || !NAME.equals(at(r, "metadata", "name"))) {
+                return r;
+            }
+            Map<String, Object> service = deepCopy(r);
+            List<Map<String, Object>> ports = list(map(service, "spec"), "ports");
+            ports.removeIf(p -> "management".equals(p.get("name")));
+            Map<String, Object> management = new LinkedHashMap<>();
+            management.put("name", "management");
+            management.put("port", port);
+            management.put("protocol", "TCP");
+            management.put("targetPort", port);
+            ports.add(management);
+            return service;
+        }).toList();
+    }
+
+    /** The bundle's channels, default first, from its metadata/annotations.yaml. */
+    static List<String> channels(String annotationsYaml) {
+        Map<String, Object> annotations = at(parseAll(annotationsYaml).get(0), "annotations");
+        String all = String.valueOf(annotations.get("operators.operatorframework.io.bundle.channels.v1"));
+        String preferred = String.valueOf(annotations.get("operators.operatorframework.io.bundle.channel.default.v1"));
+        List<String> channels = new ArrayList<>(List.of(all.split(",")));
+        channels.removeIf(String::isBlank);
+        channels.remove(preferred);
+        channels.add(0, preferred);
+        return channels;
     }
 
     // --- RBAC ----------------------------------------------------------------------------------
@@ -293,6 +359,9 @@ public final class ManifestAssembly {
         putEnv(env, "QUARKUS_HTTP_SSL_PORT", String.valueOf(TenureCsvMetadata.WEBHOOK_TARGET_PORT));
         putEnv(env, "QUARKUS_HTTP_SSL_CERTIFICATE_FILES", TenureCsvMetadata.OLM_WEBHOOK_CERT_DIR + "/tls.crt");
         putEnv(env, "QUARKUS_HTTP_SSL_CERTIFICATE_KEY_FILES", TenureCsvMetadata.OLM_WEBHOOK_CERT_DIR + "/tls.key");
+        // The webhook only over TLS: no AdmissionReview over plain HTTP on 8080 (metrics and probes are
+        // on the management interface, 9000).
+        putEnv(env, "QUARKUS_HTTP_INSECURE_REQUESTS", "disabled");
     }
 
     private static void putEnv(List<Map<String, Object>> env, String name, String value) {
@@ -305,25 +374,18 @@ public final class ManifestAssembly {
 
     // --- Bundle extras and plain manifests -------------------------------------------------------
 
-    /**
-     * Manifests OLM installs alongside the CSV: the metrics Service and the dashboard ConfigMap. Never the
-     * ServiceMonitor or PrometheusRule: on a cluster without the Prometheus operator's CRDs OLM fails the whole
-     * install over them, so they stay in deploy/monitoring/ for users who have that operator.
-     */
-    static List<Map<String, Object>> bundleExtras(List<Map<String, Object>> resources, String dashboardJson) {
+    /** Manifests OLM installs alongside the CSV: the metrics Service and the operator's PodDisruptionBudget. */
+    static List<Map<String, Object>> bundleExtras(List<Map<String, Object>> resources) {
         List<Map<String, Object>> extras = new ArrayList<>();
         for (Map<String, Object> resource : resources) {
             String kind = (String) resource.get("kind");
-            if ("Service".equals(kind)) {
+            if (Set.of("Service", "PodDisruptionBudget").contains(kind)) {
                 Map<String, Object> copy = deepCopy(resource);
                 // OLM installs bundle objects into the operator's namespace, whatever it is.
                 map(copy, "metadata").remove("namespace");
                 extras.add(copy);
             }
         }
-        Map<String, Object> dashboard = dashboardConfigMap(dashboardJson);
-        map(dashboard, "metadata").remove("namespace");
-        extras.add(dashboard);
         return extras;
     }
 

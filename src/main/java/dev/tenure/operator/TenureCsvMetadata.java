@@ -69,8 +69,10 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
             objects and picks each Lease's holder like the upstream controller, plus a \
             maintenance-aware strategy that moves leadership off nodes before they are drained.
 
-            Metrics are exposed on `/q/metrics` with the `tenure_` prefix; the bundle ships a \
-            ServiceMonitor and a PrometheusRule with alerts.
+            Metrics are exposed on `/q/metrics` with the `tenure_` prefix. A ServiceMonitor, a \
+            PrometheusRule with alerts and a Grafana dashboard are published beside the bundle \
+            (`deploy/monitoring/` in the repository), not in it: the bundle installs on clusters \
+            without the Prometheus operator.
             """;
 
     /** One valid NodeMaintenance, shown by the console as the "create" template. */

@@ -33,6 +33,7 @@ final class FootprintBench {
       cluster.seed().demo();
       installCrds(cluster);
       int port = freePort();
+      int managementPort = freePort(); // health and metrics: the management interface of the packaged jar
       Path log = Files.createTempFile("bench-operator", ".log");
       ProcessBuilder pb = new ProcessBuilder(List.of(javaBin(),
           "-Dquarkus.kubernetes-client.api-server-url=" + cluster.url(),
@@ -40,6 +41,7 @@ final class FootprintBench {
           "-Dquarkus.kubernetes-client.namespace=tenure-system",
           "-Dquarkus.operator-sdk.enable-ssa=false",
           "-Dquarkus.http.port=" + port,
+          "-Dquarkus.management.port=" + managementPort,
           "-jar", JAR.toString()))
           .redirectErrorStream(true).redirectOutput(log.toFile());
       pb.environment().put("KUBECONFIG", cluster.kubeconfig().toString());
@@ -47,7 +49,7 @@ final class FootprintBench {
       Process p = pb.start();
       try {
         HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
-        URI ready = URI.create("http://127.0.0.1:" + port + "/q/health/ready");
+        URI ready = URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready");
         long deadline = t0 + Duration.ofSeconds(90).toNanos();
         double secondsToReady = -1;
         while (System.nanoTime() < deadline && p.isAlive()) {

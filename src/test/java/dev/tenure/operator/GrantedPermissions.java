@@ -21,7 +21,13 @@ record GrantedPermissions(Set<Permission> permissions) {
      * One granted (verb, group, resource) in {@code namespace} ({@code namespace} empty = cluster-wide), and the
      * role that grants it.
      */
-    record Permission(String verb, String apiGroup, String resource, String namespace, String role) {
+    record Permission(String verb, String apiGroup, String resource, String namespace, String role,
+            Set<String> resourceNames) {
+
+        Permission(String verb, String apiGroup, String resource, String namespace, String role) {
+            this(verb, apiGroup, resource, namespace, role, Set.of());
+        }
+
         boolean clusterWide() {
             return namespace.isEmpty();
         }
@@ -29,6 +35,7 @@ record GrantedPermissions(Set<Permission> permissions) {
         @Override
         public String toString() {
             return verb + " " + (apiGroup.isEmpty() ? "\"\"" : apiGroup) + " " + resource
+                    + (resourceNames.isEmpty() ? "" : " named " + String.join(",", resourceNames))
                     + (clusterWide() ? " cluster-wide" : " in namespace " + namespace) + ", from " + role;
         }
     }
@@ -92,16 +99,18 @@ record GrantedPermissions(Set<Permission> permissions) {
     static List<Permission> expand(List<Map<String, Object>> rules, String namespace, String role) {
         List<Permission> out = new ArrayList<>();
         for (Map<String, Object> rule : rules) {
-            if (rule.get("resourceNames") != null || rule.get("nonResourceURLs") != null) {
-                // Neither is generated today; the check would have to learn them before trusting such a rule.
-                throw new AssertionError("rule " + rule + " uses resourceNames/nonResourceURLs, which "
+            if (rule.get("nonResourceURLs") != null) {
+                // Not generated today; the check would have to learn them before trusting such a rule.
+                throw new AssertionError("rule " + rule + " uses nonResourceURLs, which "
                         + GrantedPermissions.class.getSimpleName() + " does not model");
             }
+            Set<String> names = strings(rule, "resourceNames").stream().map(String::valueOf)
+                    .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new));
             for (Object group : strings(rule, "apiGroups")) {
                 for (Object resource : strings(rule, "resources")) {
                     for (Object verb : strings(rule, "verbs")) {
                         out.add(new Permission(String.valueOf(verb), String.valueOf(group), String.valueOf(resource),
-                                namespace, role));
+                                namespace, role, names));
                     }
                 }
             }
@@ -125,6 +134,8 @@ record GrantedPermissions(Set<Permission> permissions) {
     static boolean covers(Permission p, RecordedOperatorRequest request) {
         return p.verb().equals(request.verb()) && p.apiGroup().equals(request.apiGroup())
                 && p.resource().equals(request.resourceWithSubresource())
-                && (p.clusterWide() || p.namespace().equals(request.namespace()));
+                && (p.clusterWide() || p.namespace().equals(request.namespace()))
+                // resourceNames restrict requests on one named object; a list, watch or create names none.
+                && (p.resourceNames().isEmpty() || p.resourceNames().contains(request.name()));
     }
 }

@@ -36,6 +36,21 @@ class GrantedPermissionsTest {
                 verbs: [get, update]
             ---
             apiVersion: rbac.authorization.k8s.io/v1
+            kind: ClusterRole
+            metadata: {name: crd-reader}
+            rules:
+              - apiGroups: [apiextensions.k8s.io]
+                resources: [customresourcedefinitions]
+                resourceNames: [nodemaintenances.tenure.dev]
+                verbs: [get, list]
+            ---
+            apiVersion: rbac.authorization.k8s.io/v1
+            kind: ClusterRoleBinding
+            metadata: {name: crd-reader}
+            roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: crd-reader}
+            subjects: [{kind: ServiceAccount, name: tenure-operator, namespace: tenure-system}]
+            ---
+            apiVersion: rbac.authorization.k8s.io/v1
             kind: RoleBinding
             metadata: {name: election, namespace: tenure-system}
             roleRef: {apiGroup: rbac.authorization.k8s.io, kind: Role, name: election}
@@ -76,6 +91,21 @@ class GrantedPermissionsTest {
                 "tenure-system", "tenure-operator");
         RecordedOperatorRequest request = new RecordedOperatorRequest(verb, group, resource, subresource, namespace,
                 path == null ? "" : path, "SomeTest#case", "fabric8");
+
+        assertThat(permissions.grants(request)).isEqualTo(granted);
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(delimiter = '|', textBlock = """
+            the named object                                | get  | nodemaintenances.tenure.dev | true
+            another object of the same resource             | get  | leases.coordination.k8s.io  | false
+            a request naming no object (list)               | list | ''                          | false
+            """)
+    void resourceNamesRestrictRequestsToTheNamedObjects(String name, String verb, String object, boolean granted) {
+        GrantedPermissions permissions = GrantedPermissions.ofManifests(ManifestAssembly.parseAll(MANIFESTS),
+                "tenure-system", "tenure-operator");
+        RecordedOperatorRequest request = new RecordedOperatorRequest(verb, "apiextensions.k8s.io",
+                "customresourcedefinitions", "", "", "", "SomeTest#case", "fabric8", object);
 
         assertThat(permissions.grants(request)).isEqualTo(granted);
     }

@@ -90,9 +90,34 @@ class ManifestAssemblyTest {
                 """);
         assertThat(ManifestAssembly.plainOperatorManifests(crds, resources)).extracting(r -> r.get("kind"))
                 .containsExactly("Namespace", "CustomResourceDefinition", "Deployment");
-        assertThat(ManifestAssembly.bundleExtras(resources, "{}")).extracting(r -> r.get("kind"))
-                .as("monitoring kinds stay out of the bundle").containsExactly("ConfigMap");
-        assertThat(ManifestAssembly.bundleExtras(resources, "{}"))
+    }
+
+    @Test
+    void bundleExtrasAreTheServiceAndPdbWithoutNamespaceAndNoMonitoringKinds() {
+        List<Map<String, Object>> resources = ManifestAssembly.parseAll("""
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata: {name: tenure-operator, namespace: tenure-system}
+                ---
+                apiVersion: v1
+                kind: Service
+                metadata: {name: tenure-operator, namespace: tenure-system}
+                ---
+                apiVersion: policy/v1
+                kind: PodDisruptionBudget
+                metadata: {name: tenure-operator, namespace: tenure-system}
+                ---
+                apiVersion: monitoring.coreos.com/v1
+                kind: ServiceMonitor
+                metadata: {name: tenure-operator, namespace: tenure-system}
+                ---
+                apiVersion: monitoring.coreos.com/v1
+                kind: PrometheusRule
+                metadata: {name: tenure-operator, namespace: tenure-system}
+                """);
+        assertThat(ManifestAssembly.bundleExtras(resources)).extracting(r -> r.get("kind"))
+                .containsExactly("Service", "PodDisruptionBudget");
+        assertThat(ManifestAssembly.bundleExtras(resources))
                 .allSatisfy(r -> assertThat(((Map<?, ?>) r.get("metadata")).containsKey("namespace")).isFalse());
     }
 

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenure.maintenance.MaintenanceState;
 import dev.tenure.maintenance.NodeMaintenanceStatus;
 import dev.tenure.maintenance.NodeMaintenanceStatuses;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
 
 /**
@@ -18,10 +19,10 @@ import java.time.Instant;
  *
  * @param acquireTime ISO instant, {@code null} when nothing is recorded
  */
-@JsonInclude(JsonInclude.Include.NON_NULL)
-// read and written by a private ObjectMapper, so nothing else registers it: without this a native image
-// could not bind it, read() would fall back to NONE and the maintenance would restart on every reconcile
+// Read and written by a private ObjectMapper, not the CRD model: a native image needs it registered,
+// or read() would fall back to NONE and the maintenance would restart on every reconcile.
 @RegisterForReflection
+@JsonInclude(JsonInclude.Include.NON_NULL)
 public record RecordedState(String acquireTime, NodeMaintenanceStatus machine) {
 
     private static final ObjectMapper JSON = new ObjectMapper()
