@@ -252,7 +252,7 @@ class BundleValidationTest {
                 List<Map<String, Object>> descriptors = Objects.requireNonNullElse(at(owned, section + "Descriptors"),
                         List.of());
                 for (Map<String, Object> d : descriptors) {
-                    if (!hasPath(schema, String.valueOf(d.get("path")))) {
+                    if (!GeneratedArtifactsTest.schemaHasPath(schema, String.valueOf(d.get("path")))) {
                         problems.add(owned.get("kind") + " " + section + "Descriptor " + d.get("path")
                                 + " is not a path of the CRD's " + section);
                     }
@@ -439,17 +439,6 @@ class BundleValidationTest {
                 .findFirst().orElse(null);
     }
 
-    private static boolean hasPath(Map<String, Object> schema, String dottedPath) {
-        Map<String, Object> node = schema;
-        for (String part : dottedPath.split("\\.")) {
-            Map<String, Object> properties = node == null ? null : at(node, "properties");
-            node = properties == null ? null : at(properties, part);
-            if (node == null) {
-                return false;
-            }
-        }
-        return true;
-    }
 
     private static List<Map<String, Object>> ofSchema(Bundle b, String schema) {
         return b.catalog().stream().filter(d -> schema.equals(d.get("schema"))).toList();

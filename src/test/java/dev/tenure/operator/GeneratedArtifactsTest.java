@@ -559,7 +559,8 @@ class GeneratedArtifactsTest {
         return at(storage, "schema", "openAPIV3Schema", "properties", section);
     }
 
-    private static boolean schemaHasPath(Map<String, Object> schema, String dottedPath) {
+    /** Whether {@code dottedPath} (e.g. {@code spec.drain.timeout}) is a property path of the schema (also BundleValidationTest). */
+    static boolean schemaHasPath(Map<String, Object> schema, String dottedPath) {
         Map<String, Object> node = schema;
         for (String part : dottedPath.split("\\.")) {
             Map<String, Object> properties = node == null ? null : at(node, "properties");
