@@ -445,8 +445,9 @@ public final class ManifestAssembly {
     /**
      * The generators emit one ClusterRole (and env var) per reconciler in hash order, which differs from
      * build to build; verify-generated needs the same bytes for the same code. Documents are ordered by
-     * kind and name, env vars by name, and the rules of a CSV permission by their content: none of these
-     * orders carries meaning for the API server or OLM.
+     * kind and name, env vars and ports by name, and the rules of a CSV permission by their content: none of
+     * these orders carries meaning for the API server or OLM. (quarkus-kubernetes lists the container's ports
+     * in hash order too: a CI run once got {@code http} before {@code management}.)
      */
     static List<Map<String, Object>> canonical(List<Map<String, Object>> documents) {
         List<Map<String, Object>> sorted = new ArrayList<>(documents);
@@ -463,7 +464,7 @@ public final class ManifestAssembly {
         } else if (node instanceof List<?> l) {
             l.forEach(v -> canonicalize(v, ""));
             boolean allMaps = !l.isEmpty() && l.stream().allMatch(v -> v instanceof Map);
-            if (allMaps && key.equals("env")) {
+            if (allMaps && (key.equals("env") || key.equals("ports"))) {
                 ((List<Map<String, Object>>) l).sort(java.util.Comparator.comparing(e -> String.valueOf(e.get("name"))));
             } else if (allMaps && key.equals("rules") && l.stream().allMatch(v -> ((Map<?, ?>) v).containsKey("verbs"))) {
                 ((List<Map<String, Object>>) l).sort(java.util.Comparator.comparing(Object::toString));

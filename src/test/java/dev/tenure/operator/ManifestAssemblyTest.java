@@ -39,6 +39,29 @@ class ManifestAssemblyTest {
             """;
 
     @Test
+    void containerPortsComeOutInOneOrderWhateverOrderTheGeneratorUsed() {
+        String deployment = """
+                apiVersion: apps/v1
+                kind: Deployment
+                metadata:
+                  name: tenure-operator
+                spec:
+                  template:
+                    spec:
+                      containers:
+                        - name: tenure-operator
+                          ports:
+                            - {containerPort: %s, name: %s}
+                            - {containerPort: %s, name: %s}
+                """;
+        String managementFirst = ManifestAssembly.toYaml(ManifestAssembly.canonical(ManifestAssembly.parseAll(
+                deployment.formatted(9000, "management", 8080, "http"))));
+        String httpFirst = ManifestAssembly.toYaml(ManifestAssembly.canonical(ManifestAssembly.parseAll(
+                deployment.formatted(8080, "http", 9000, "management"))));
+        assertThat(managementFirst).isEqualTo(httpFirst);
+    }
+
+    @Test
     void completedCsvDeclaresTheValidatingWebhook() {
         Map<String, Object> csv = ManifestAssembly.completeCsv(ManifestAssembly.parseAll(GENERATED_CSV).get(0));
         List<Map<String, Object>> webhooks = at(csv, "spec", "webhookdefinitions");
