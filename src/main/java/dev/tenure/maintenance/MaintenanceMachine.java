@@ -14,7 +14,6 @@ import dev.tenure.maintenance.DrainPlan.Action;
 import dev.tenure.maintenance.DrainPlan.PodVerdict;
 import dev.tenure.maintenance.MaintenanceMetrics.EvictionResult;
 import dev.tenure.maintenance.MaintenanceMetrics.LeaseOutcome;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -65,7 +64,6 @@ public final class MaintenanceMachine {
     private final Clock clock;
     private final Map<String, Map<String, Instant>> refusedUntil = new ConcurrentHashMap<>();
     private final Map<String, Instant> lastBatchAt = new ConcurrentHashMap<>();
-    private volatile boolean leaseNamespaceReady;
     private final Heartbeats heartbeats = new Heartbeats();
     private final Scheduler heartbeatScheduler;
 
@@ -135,7 +133,6 @@ public final class MaintenanceMachine {
                 .orElse(now.plus(settings.leaseDuration()));
         NodeLease.Claim claim;
         try {
-            ensureLeaseNamespace();
             claim = nodeLease.claim(nodeName, node.getMetadata().getUid(), leaseUntil, request.window().isPresent(), now);
         } catch (LeaseStoreException | KubernetesClientException e) {
             int errors = prior.errorOnLeaseCount() + 1;
@@ -439,26 +436,6 @@ public final class MaintenanceMachine {
     /** Stops all heartbeats without releasing (shutdown: the leases expire by themselves). */
     public void close() {
         heartbeats.close();
-    }
-
-    /** The lease namespace is created when missing (a fresh cluster has no medik8s-leases). */
-    private void ensureLeaseNamespace() {
-        if (leaseNamespaceReady) {
-            return;
-        }
-        String ns = settings.leaseNamespace();
-        if (client.namespaces().withName(ns).get() == null) {
-            try {
-                client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(ns).endMetadata().build())
-                        .create();
-                LOG.infof("created namespace %s for node maintenance leases", ns);
-            } catch (KubernetesClientException e) {
-                if (e.getCode() != 409) {
-                    throw e;
-                }
-            }
-        }
-        leaseNamespaceReady = true;
     }
 
     /** Authority view of the kubelet's node lease: a stale one means terminating pods there never finish. */

@@ -24,7 +24,7 @@ public record MaintenanceSettings(String leaseNamespace, String leaseNamePrefix,
     }
 
     public static MaintenanceSettings defaults() {
-        return new MaintenanceSettings("medik8s-leases", "node-", "tenure", Duration.ofSeconds(60),
+        return new MaintenanceSettings("tenure-system", "node-", "tenure", Duration.ofSeconds(60),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), 10, Duration.ofSeconds(2), Duration.ofSeconds(30));
     }
 

@@ -6,6 +6,7 @@ import dev.tenure.election.kube.KubeLeaseStore;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import dev.tenure.operator.MaintenanceConfig;
+import dev.tenure.operator.OperatorNamespace;
 import dev.tenure.operator.TenureConfig;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -31,7 +32,8 @@ public class MaintenanceWiring {
     @Singleton
     MaintenanceSettings settings(TenureConfig config) {
         MaintenanceConfig m = config.maintenance();
-        return new MaintenanceSettings(m.lease().namespace(), m.lease().namePrefix(), m.lease().holder(),
+        String leaseNamespace = m.lease().namespace().orElseGet(OperatorNamespace::current);
+        return new MaintenanceSettings(leaseNamespace, m.lease().namePrefix(), m.lease().holder(),
                 m.lease().duration(), m.lease().windowPadding(), m.lease().waitRetry(), m.evictionParallelism(),
                 m.drainPollInterval(), m.staleNodeSkipWait());
     }

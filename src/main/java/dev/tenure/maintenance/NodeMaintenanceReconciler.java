@@ -39,8 +39,6 @@ import org.jboss.logging.Logger;
 @RBACRule(apiGroups = "", resources = "pods", verbs = {"list", "delete"})
 @RBACRule(apiGroups = "", resources = "pods/eviction", verbs = "create")
 @RBACRule(apiGroups = "apps", resources = "daemonsets", verbs = "get")
-@RBACRule(apiGroups = "coordination.k8s.io", resources = "leases", verbs = {"get", "create", "update"})
-@RBACRule(apiGroups = "", resources = "namespaces", verbs = {"get", "create"})
 @RBACRule(apiGroups = "", resources = "events", verbs = {"get", "create", "patch"})
 public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, Cleaner<NodeMaintenance> {
 

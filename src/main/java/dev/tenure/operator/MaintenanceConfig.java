@@ -2,6 +2,7 @@ package dev.tenure.operator;
 
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /** {@code tenure.maintenance.*}: NodeMaintenance and the node lease it takes. */
@@ -11,9 +12,12 @@ public interface MaintenanceConfig {
     Lease lease();
 
     interface Lease {
-        /** Namespace of the per-node leases (created when missing). */
-        @WithDefault("medik8s-leases")
-        String namespace();
+        /**
+         * Namespace of the per-node leases; default: the operator's own (where the tenure-node-leases Role
+         * grants the lease calls). Another namespace must exist and grant the same calls: the operator
+         * neither creates namespaces nor holds cluster-wide lease writes for maintenance.
+         */
+        Optional<String> namespace();
 
         /** Lease name is this prefix plus the node name. */
         @WithDefault("node-")

@@ -57,8 +57,9 @@ public final class ManifestAssembly {
         Path target = Path.of(args.length > 0 ? args[0] : "target");
         Path project = Path.of(args.length > 1 ? args[1] : ".");
         Path kubernetesDir = target.resolve("kubernetes");
-        List<Map<String, Object>> generatedResources = canonical(parseAll(Files.readString(kubernetesDir.resolve("kubernetes.yml")))
-                .stream().map(ManifestAssembly::withoutBlanketPrimaryResourceRules).toList());
+        List<Map<String, Object>> generatedResources = canonical(withReconcilerRolesMerged(
+                parseAll(Files.readString(kubernetesDir.resolve("kubernetes.yml")))
+                        .stream().map(ManifestAssembly::withoutBlanketPrimaryResourceRules).toList()));
         List<Map<String, Object>> resources = generatedResources;
         List<Map<String, Object>> crds = readCrds(kubernetesDir).stream()
                 .map(ManifestAssembly::printerColumnsInDeclaredOrder).map(ManifestAssembly::refinedSchema).toList();
@@ -195,6 +196,85 @@ public final class ManifestAssembly {
         }).map(ManifestAssembly::deepCopy).collect(Collectors.toList());
     }
 
+    /** The one ClusterRole (and binding) the maintenance reconcilers' rules are merged into. */
+    static final String MAINTENANCE_ROLE = "tenure-maintenance";
+    /** quarkus-operator-sdk names a reconciler's generated ClusterRole and binding with these suffixes. */
+    private static final String RECONCILER_ROLE_SUFFIX = "-cluster-role";
+    private static final String RECONCILER_BINDING_SUFFIX = "-cluster-role-binding";
+
+    /**
+     * The resources with quarkus-operator-sdk's per-reconciler ClusterRoles ({@code <reconciler>-cluster-role},
+     * each repeating the drain's rules) replaced by one {@value #MAINTENANCE_ROLE} ClusterRole holding their
+     * merged rules, bound once to the operator's ServiceAccount. Unchanged without such roles.
+     */
+    static List<Map<String, Object>> withReconcilerRolesMerged(List<Map<String, Object>> resources) {
+        List<Map<String, Object>> roles = resources.stream().filter(r -> isKindWithNameSuffix(r, "ClusterRole",
+                RECONCILER_ROLE_SUFFIX)).toList();
+        List<Map<String, Object>> bindings = resources.stream().filter(r -> isKindWithNameSuffix(r,
+                "ClusterRoleBinding", RECONCILER_BINDING_SUFFIX)).toList();
+        if (roles.isEmpty()) {
+            return resources;
+        }
+        Map<String, Object> role = new LinkedHashMap<>();
+        role.put("apiVersion", "rbac.authorization.k8s.io/v1");
+        role.put("kind", "ClusterRole");
+        role.put("metadata", new LinkedHashMap<>(Map.of("name", MAINTENANCE_ROLE)));
+        role.put("rules", mergedRules(roles.stream().flatMap(r -> list(r, "rules").stream()).toList()));
+        List<Object> subjects = bindings.stream().flatMap(b -> list(b, "subjects").stream()).distinct()
+                .map(s -> (Object) s).toList();
+        Map<String, Object> binding = new LinkedHashMap<>();
+        binding.put("apiVersion", "rbac.authorization.k8s.io/v1");
+        binding.put("kind", "ClusterRoleBinding");
+        binding.put("metadata", new LinkedHashMap<>(Map.of("name", MAINTENANCE_ROLE)));
+        binding.put("roleRef", new LinkedHashMap<>(Map.of("apiGroup", "rbac.authorization.k8s.io", "kind",
+                "ClusterRole", "name", MAINTENANCE_ROLE)));
+        binding.put("subjects", subjects);
+        List<Map<String, Object>> merged = new ArrayList<>(resources);
+        merged.removeAll(roles);
+        merged.removeAll(bindings);
+        merged.add(role);
+        merged.add(binding);
+        return merged;
+    }
+
+    private static boolean isKindWithNameSuffix(Map<String, Object> resource, String kind, String suffix) {
+        return kind.equals(resource.get("kind"))
+                && String.valueOf(ManifestAssembly.<Object> at(resource, "metadata", "name")).endsWith(suffix);
+    }
+
+    /** Verbs in kubectl's order ({@code kubectl describe clusterrole}); others after them, alphabetically. */
+    private static final List<String> VERB_ORDER = List.of("get", "list", "watch", "create", "update", "patch",
+            "delete", "deletecollection");
+
+    /**
+     * The rules with those on the same (apiGroups, resources, resourceNames, nonResourceURLs) merged into one
+     * rule with the union of their verbs: the grants are unchanged, each resource is listed once.
+     */
+    static List<Map<String, Object>> mergedRules(List<Map<String, Object>> rules) {
+        Map<List<Object>, Map<String, Object>> byTarget = new LinkedHashMap<>();
+        for (Map<String, Object> rule : rules) {
+            List<Object> target = java.util.Arrays.asList(rule.get("apiGroups"), rule.get("resources"),
+                    rule.get("resourceNames"), rule.get("nonResourceURLs"));
+            Map<String, Object> into = byTarget.computeIfAbsent(target, t -> {
+                Map<String, Object> copy = deepCopy(rule);
+                copy.put("verbs", new ArrayList<>());
+                return copy;
+            });
+            List<Object> verbs = at(into, "verbs");
+            for (Object verb : Objects.requireNonNullElse(ManifestAssembly.<List<Object>> at(rule, "verbs"),
+                    List.of())) {
+                if (!verbs.contains(verb)) {
+                    verbs.add(verb);
+                }
+            }
+        }
+        java.util.Comparator<Object> verbOrder = java.util.Comparator
+                .comparingInt((Object v) -> VERB_ORDER.contains(v) ? VERB_ORDER.indexOf(v) : VERB_ORDER.size())
+                .thenComparing(String::valueOf);
+        byTarget.values().forEach(rule -> ManifestAssembly.<List<Object>> at(rule, "verbs").sort(verbOrder));
+        return new ArrayList<>(byTarget.values());
+    }
+
     // --- CRDs ----------------------------------------------------------------------------------
 
     /**
@@ -272,7 +352,7 @@ public final class ManifestAssembly {
             List<Map<String, Object>> permissions = Objects.requireNonNullElse(at(spec, "install", "spec", key),
                     List.of());
             for (Map<String, Object> permission : permissions) {
-                permission.put("rules", withoutBlanketPrimaryResourceRules(list(permission, "rules")));
+                permission.put("rules", mergedRules(withoutBlanketPrimaryResourceRules(list(permission, "rules"))));
             }
         }
         spec.put("webhookdefinitions", List.of(webhookDefinition(TenureCsvMetadata.WEBHOOK)));

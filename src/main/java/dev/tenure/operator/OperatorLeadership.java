@@ -20,9 +20,6 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import jakarta.enterprise.inject.Instance;
 import jakarta.inject.Inject;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
@@ -54,7 +51,6 @@ public class OperatorLeadership {
     private static final Logger LOG = Logger.getLogger(OperatorLeadership.class);
     /** Exit code when leadership is lost (distinct from crashes, visible in pod status). */
     public static final int LOST_LEADERSHIP_EXIT_CODE = 3;
-    static final String SERVICE_ACCOUNT_NAMESPACE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
 
     private final Operator operator;
     private final KubernetesClient client;
@@ -302,19 +298,7 @@ public class OperatorLeadership {
     }
 
     static String namespace(LeaderElectionConfig le) {
-        return le.namespace()
-                .or(() -> Optional.ofNullable(System.getenv("POD_NAMESPACE")).filter(s -> !s.isBlank()))
-                .or(OperatorLeadership::serviceAccountNamespace)
-                .orElse("tenure-system");
-    }
-
-    private static Optional<String> serviceAccountNamespace() {
-        Path p = Path.of(SERVICE_ACCOUNT_NAMESPACE);
-        try {
-            return Files.isReadable(p) ? Optional.of(Files.readString(p).trim()).filter(s -> !s.isEmpty()) : Optional.empty();
-        } catch (IOException e) {
-            return Optional.empty();
-        }
+        return le.namespace().orElseGet(OperatorNamespace::current);
     }
 
     static String defaultIdentity() {

@@ -49,7 +49,7 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
             Tenure puts Kubernetes nodes into maintenance safely and runs coordinated leader election.
 
             **Node maintenance.** Create a `NodeMaintenance` for a node: Tenure takes a per-node Lease \
-            (interoperable with the medik8s `medik8s-leases` namespace), cordons and taints the node, \
+            (medik8s-compatible, in the operator's namespace), cordons and taints the node, \
             hands leadership of leader-elected workloads away from it, drains it through the Eviction \
             API with PodDisruptionBudgets respected, and reports progress (phase, drain progress, \
             pending pods) in status, events and metrics. Deleting the resource ends the maintenance and \

@@ -68,7 +68,7 @@ class MaintenanceChaosTest {
   static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
   static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);
   static final String OPERATOR_AGENT = "chaos-operator";
-  static final String LEASE_NAMESPACE = "medik8s-leases";
+  static final String LEASE_NAMESPACE = "tenure-system";
   static final Duration CONVERGE_WITHIN = Duration.ofSeconds(60);
   static final MaintenanceSettings SETTINGS = new MaintenanceSettings(LEASE_NAMESPACE, "node-", "tenure",
       Duration.ofSeconds(4), Duration.ofSeconds(30), Duration.ofSeconds(1), 4, Duration.ofMillis(100),

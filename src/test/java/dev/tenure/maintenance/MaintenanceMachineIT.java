@@ -39,7 +39,7 @@ import org.junit.jupiter.api.Test;
  */
 class MaintenanceMachineIT {
 
-    static final MaintenanceSettings SETTINGS = new MaintenanceSettings("medik8s-leases", "node-", "tenure",
+    static final MaintenanceSettings SETTINGS = new MaintenanceSettings("tenure-system", "node-", "tenure",
             Duration.ofSeconds(4), Duration.ofSeconds(30), Duration.ofSeconds(10), 4, Duration.ofMillis(100),
             Duration.ofSeconds(1));
 
@@ -157,7 +157,7 @@ class MaintenanceMachineIT {
         assertThat(node.getSpec().getTaints()).extracting(NodeMarks::key)
                 .contains("node.kubernetes.io/unschedulable:NoSchedule", "tenure.dev/drain:NoSchedule");
         assertThat(node.getStatus().getConditions()).extracting(NodeCondition::getType).contains("Ready", NodeMarks.CONDITION_TYPE);
-        var lease = client.leases().inNamespace("medik8s-leases").withName("node-w1").get();
+        var lease = client.leases().inNamespace("tenure-system").withName("node-w1").get();
         assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("tenure");
         assertThat(lease.getMetadata().getOwnerReferences()).singleElement()
                 .satisfies(o -> assertThat(o.getUid()).isEqualTo(node.getMetadata().getUid()));
@@ -170,7 +170,7 @@ class MaintenanceMachineIT {
         assertThat(after.getSpec().getTaints()).isEmpty();
         assertThat(after.getStatus().getConditions()).extracting(NodeCondition::getType).containsExactly("Ready");
         assertThat(after.getMetadata().getAnnotations()).doesNotContainKey(NodeMarks.PRIOR_STATE);
-        assertThat(client.leases().inNamespace("medik8s-leases").withName("node-w1").get().getSpec().getHolderIdentity()).isNull();
+        assertThat(client.leases().inNamespace("tenure-system").withName("node-w1").get().getSpec().getHolderIdentity()).isNull();
         assertThat(events).anyMatch(e -> e.startsWith("UncordonNode"));
 
         machine.end("w1", sink); // idempotent
@@ -199,7 +199,7 @@ class MaintenanceMachineIT {
     /** The machine as the operator runs it (poll 2 s), with 4 evictions per batch. */
     MaintenanceMachine machineWithDefaultPoll() {
         machine.close();
-        MaintenanceSettings settings = new MaintenanceSettings("medik8s-leases", "node-", "tenure", Duration.ofSeconds(4),
+        MaintenanceSettings settings = new MaintenanceSettings("tenure-system", "node-", "tenure", Duration.ofSeconds(4),
                 Duration.ofSeconds(30), Duration.ofSeconds(10), 4, Duration.ofSeconds(2), Duration.ofSeconds(1));
         return new MaintenanceMachine(client, new KubeLeaseStore(client), (node, started, now) ->
                 LeadershipHandover.Outcome.complete("nothing held"), new MaintenanceMetrics(registry), settings, pool,
@@ -324,9 +324,9 @@ class MaintenanceMachineIT {
     @Test
     void waitsForAValidForeignLeaseAndTakesItOverWhenExpired() {
         cluster.seed().deployment("web").namespace("app").replicas(1).onNodes("w1").create();
-        cluster.seed().namespace("medik8s-leases");
-        client.leases().inNamespace("medik8s-leases").resource(new LeaseBuilder().withNewMetadata().withName("node-w1")
-                .withNamespace("medik8s-leases").endMetadata().withNewSpec().withHolderIdentity("node-maintenance-operator")
+        cluster.seed().namespace("tenure-system");
+        client.leases().inNamespace("tenure-system").resource(new LeaseBuilder().withNewMetadata().withName("node-w1")
+                .withNamespace("tenure-system").endMetadata().withNewSpec().withHolderIdentity("node-maintenance-operator")
                 .withLeaseDurationSeconds(60).withAcquireTime(clock.instant().atZone(ZoneOffset.UTC))
                 .withRenewTime(clock.instant().atZone(ZoneOffset.UTC)).withLeaseTransitions(3).endSpec().build()).create();
 
@@ -341,7 +341,7 @@ class MaintenanceMachineIT {
 
         clock.advance(Duration.ofSeconds(61));
         drive(request("w1"), stillWaiting, phase(Phase.Succeeded));
-        LeaseRecord lease = new KubeLeaseStore(client).get(LeaseKey.of("medik8s-leases", "node-w1"));
+        LeaseRecord lease = new KubeLeaseStore(client).get(LeaseKey.of("tenure-system", "node-w1"));
         assertThat(lease.holderIdentity()).isEqualTo("tenure");
         assertThat(lease.leaseTransitions()).isEqualTo(4);
         assertThat(counter("tenure.maintenance.lease", "outcome", "takeover")).isEqualTo(1);
@@ -375,7 +375,7 @@ class MaintenanceMachineIT {
         MaintenanceState failed = drive(request("w1"), blocked, phase(Phase.Failed));
         assertThat(failed.lastError()).contains("node w1 was deleted during maintenance");
         assertThat(failed.holdsNode()).isFalse();
-        var lease = client.leases().inNamespace("medik8s-leases").withName("node-w1").get();
+        var lease = client.leases().inNamespace("tenure-system").withName("node-w1").get();
         assertThat(lease == null || lease.getSpec().getHolderIdentity() == null).isTrue();
         machine.end("w1", sink); // correct when the node is gone
     }
@@ -397,7 +397,7 @@ class MaintenanceMachineIT {
         assertThat(done.leaseAcquiredAt()).isEqualTo(midway.leaseAcquiredAt());
         assertThat(podsOn("w1")).isEmpty();
         assertThat(client.nodes().withName("w1").get().getMetadata().getAnnotations().get(NodeMarks.PRIOR_STATE)).isEqualTo(recordedPrior);
-        assertThat(new KubeLeaseStore(client).get(LeaseKey.of("medik8s-leases", "node-w1")).leaseTransitions()).isZero();
+        assertThat(new KubeLeaseStore(client).get(LeaseKey.of("tenure-system", "node-w1")).leaseTransitions()).isZero();
     }
 
     @Test
@@ -421,13 +421,13 @@ class MaintenanceMachineIT {
         MaintenanceRequest req = new MaintenanceRequest("w1", "", Optional.of(Duration.ofMinutes(10)), DrainOptions.defaults(),
                 HandoverOptions.defaults());
         MaintenanceState done = drive(req, MaintenanceState.initial(), phase(Phase.Succeeded));
-        var lease = client.leases().inNamespace("medik8s-leases").withName("node-w1").get();
+        var lease = client.leases().inNamespace("tenure-system").withName("node-w1").get();
         assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(10 * 60 + 30);
         clock.advance(Duration.ofMinutes(10));
         MaintenanceState ended = machine.advance(req, done, false, sink).state();
         assertThat(ended.phase()).isEqualTo(Phase.Ended);
         assertThat(client.nodes().withName("w1").get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
-        assertThat(client.leases().inNamespace("medik8s-leases").withName("node-w1").get().getSpec().getHolderIdentity()).isNull();
+        assertThat(client.leases().inNamespace("tenure-system").withName("node-w1").get().getSpec().getHolderIdentity()).isNull();
         assertThat(machine.advance(req, ended, false, sink).state().phase()).isEqualTo(Phase.Ended);
     }
 
@@ -456,7 +456,7 @@ class MaintenanceMachineIT {
     void theLeaseIsKeptRenewedBetweenReconcilesAndNotAfterTheEnd() {
         drive(request("w1"), MaintenanceState.initial(), phase(Phase.Succeeded));
         var leases = new KubeLeaseStore(client);
-        LeaseKey key = LeaseKey.of("medik8s-leases", "node-w1");
+        LeaseKey key = LeaseKey.of("tenure-system", "node-w1");
         java.time.Instant renewed = leases.get(key).renewTime();
         clock.advance(Duration.ofSeconds(3)); // no reconcile from here on
         await().atMost(Duration.ofSeconds(10)).until(() -> leases.get(key).renewTime().isAfter(renewed));

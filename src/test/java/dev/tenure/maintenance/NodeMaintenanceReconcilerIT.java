@@ -101,7 +101,7 @@ class NodeMaintenanceReconcilerIT {
         assertThat(node.getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
         assertThat(node.getSpec().getTaints()).isEmpty();
         assertThat(node.getStatus().getConditions()).extracting(NodeCondition::getType).doesNotContain(NodeMarks.CONDITION_TYPE);
-        assertThat(client().leases().inNamespace("medik8s-leases").withName("node-life-1").get().getSpec().getHolderIdentity()).isNull();
+        assertThat(client().leases().inNamespace("tenure-system").withName("node-life-1").get().getSpec().getHolderIdentity()).isNull();
         await().atMost(WAIT).until(() -> eventReasons("life").containsAll(List.of("UncordonNode", "RemovedMaintenance")));
     }
 
@@ -146,7 +146,7 @@ class NodeMaintenanceReconcilerIT {
         client().resources(NodeMaintenance.class).withName("dup-b").delete();
         await().atMost(WAIT).until(() -> get("dup-b") == null);
         assertThat(client().nodes().withName("dup-1").get().getSpec().getUnschedulable()).isTrue();
-        assertThat(client().leases().inNamespace("medik8s-leases").withName("node-dup-1").get().getSpec().getHolderIdentity()).isEqualTo("tenure");
+        assertThat(client().leases().inNamespace("tenure-system").withName("node-dup-1").get().getSpec().getHolderIdentity()).isEqualTo("tenure");
         client().resources(NodeMaintenance.class).withName("dup-a").delete();
         await().atMost(WAIT).until(() -> get("dup-a") == null);
     }

@@ -21,7 +21,7 @@ class NodeMaintenanceStatusesTest {
                 .cordonedAt(T0.plusSeconds(1)).handoverStartedAt(T0.plusSeconds(1)).handedOverAt(T0.plusSeconds(2))
                 .handoverMessage("2 leases moved").drainStartedAt(T0.plusSeconds(3)).totalPods(7).evictionPods(5)
                 .drainProgress(40).pendingPods(List.of("ns/a", "ns/b", "ns/c")).errorOnLeaseCount(0)
-                .lease(new LeaseStatus("node-w1", "medik8s-leases", "tenure", T0.toString(), T0.toString(), null)).build();
+                .lease(new LeaseStatus("node-w1", "tenure-system", "tenure", T0.toString(), T0.toString(), null)).build();
         NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(state, null, 3, T0.plusSeconds(4));
         MaintenanceState back = NodeMaintenanceStatuses.toState(status);
         assertThat(back.leaseAcquiredAt()).isEqualTo(T0);
@@ -60,7 +60,7 @@ class NodeMaintenanceStatusesTest {
     @Test
     void waitingNamesTheHolder() {
         MaintenanceState waiting = new MaintenanceState.Builder().phase(Phase.Waiting).waitingFor("other-operator")
-                .lease(new LeaseStatus("node-w1", "medik8s-leases", "other-operator", null, null, null)).build();
+                .lease(new LeaseStatus("node-w1", "tenure-system", "other-operator", null, null, null)).build();
         NodeMaintenanceStatus s = NodeMaintenanceStatuses.toStatus(waiting, null, 1, T0);
         assertThat(condition(s, "LeaseHeld").getReason()).isEqualTo("LeaseWaiting");
         assertThat(condition(s, "LeaseHeld").getMessage()).contains("other-operator");

@@ -188,7 +188,7 @@ class SelfDrainIT {
         assertThat(podsOn("w1")).isEmpty();
         assertThat(podsOn("w2")).extracting(p -> p.getMetadata().getName()).contains(podOnW2);
         assertThat(client.nodes().withName("w1").get().getSpec().getUnschedulable()).isTrue();
-        assertThat(client.leases().inNamespace("medik8s-leases").withName("node-w1").get().getSpec()
+        assertThat(client.leases().inNamespace("tenure-system").withName("node-w1").get().getSpec()
                 .getHolderIdentity()).isEqualTo("tenure");
         assertThat(events).anyMatch(e -> e.startsWith("SucceedMaintenance"));
         // Never two leaders at once (intervals of leading, on real time).

@@ -473,6 +473,31 @@ class GeneratedArtifactsTest {
 
     // --- helpers -----------------------------------------------------------------------------
 
+    /**
+     * Issue 19: lease writes outside the operator's namespace come only from coordinated election's own role
+     * (it writes whichever Lease a LeaseCandidate names, as kube-controller-manager's CLE controller does);
+     * maintenance writes node leases through a Role in the operator's namespace and creates no namespace; the
+     * reconcilers' generated ClusterRoles are one.
+     */
+    @Test
+    void leaseWritesAreNamespacedExceptCoordinatedElection() throws IOException {
+        List<Map<String, Object>> documents = ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve(
+                "tenure-operator.yaml")));
+        GrantedPermissions granted = GrantedPermissions.ofManifests(documents, RbacLeastPrivilegeCheck.OPERATOR_NAMESPACE,
+                RbacLeastPrivilegeCheck.SERVICE_ACCOUNT);
+        Set<String> leaseWrites = Set.of("create", "update", "patch", "delete");
+        assertThat(granted.permissions()).filteredOn(p -> p.resource().equals("leases") && p.clusterWide()
+                && leaseWrites.contains(p.verb())).extracting(GrantedPermissions.Permission::role)
+                .containsOnly("ClusterRole tenure-coordination");
+        assertThat(granted.permissions()).filteredOn(p -> p.resource().equals("leases") && !p.clusterWide()
+                && p.role().equals("Role tenure-node-leases")).extracting(GrantedPermissions.Permission::verb)
+                .containsExactlyInAnyOrder("get", "create", "update");
+        assertThat(granted.permissions()).noneMatch(p -> p.resource().equals("namespaces"));
+        assertThat(documents).filteredOn(d -> "ClusterRole".equals(d.get("kind")))
+                .extracting(d -> String.valueOf((Object) at(d, "metadata", "name")))
+                .containsExactlyInAnyOrder("tenure-maintenance", "tenure-coordination", "tenure-operator-crd-reader");
+    }
+
     private static void assertHardened(Map<String, Object> deploymentSpec) {
         Map<String, Object> podSpec = at(deploymentSpec, "template", "spec");
         assertThat(ManifestAssembly.<Boolean> at(podSpec, "securityContext", "runAsNonRoot")).isTrue();

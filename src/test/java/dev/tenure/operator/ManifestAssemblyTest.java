@@ -39,6 +39,74 @@ class ManifestAssemblyTest {
             """;
 
     @Test
+    void reconcilerClusterRolesBecomeOneRoleWithEachResourceListedOnce() {
+        List<Map<String, Object>> generated = ManifestAssembly.parseAll("""
+                apiVersion: rbac.authorization.k8s.io/v1
+                kind: ClusterRole
+                metadata: {name: nodemaintenance-cluster-role}
+                rules:
+                  - {apiGroups: [""], resources: [nodes], verbs: [get, list, patch]}
+                  - {apiGroups: [""], resources: [pods], verbs: [list, delete]}
+                ---
+                apiVersion: rbac.authorization.k8s.io/v1
+                kind: ClusterRoleBinding
+                metadata: {name: nodemaintenance-cluster-role-binding}
+                roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: nodemaintenance-cluster-role}
+                subjects: [{kind: ServiceAccount, name: tenure-operator, namespace: tenure-system}]
+                ---
+                apiVersion: rbac.authorization.k8s.io/v1
+                kind: ClusterRole
+                metadata: {name: maintenance-annotation-cluster-role}
+                rules:
+                  - {apiGroups: [""], resources: [nodes], verbs: [watch, get]}
+                  - {apiGroups: [""], resources: [pods], verbs: [list, delete]}
+                ---
+                apiVersion: rbac.authorization.k8s.io/v1
+                kind: ClusterRoleBinding
+                metadata: {name: maintenance-annotation-cluster-role-binding}
+                roleRef: {apiGroup: rbac.authorization.k8s.io, kind: ClusterRole, name: maintenance-annotation-cluster-role}
+                subjects: [{kind: ServiceAccount, name: tenure-operator, namespace: tenure-system}]
+                ---
+                apiVersion: rbac.authorization.k8s.io/v1
+                kind: ClusterRole
+                metadata: {name: tenure-coordination}
+                rules:
+                  - {apiGroups: [""], resources: [nodes], verbs: [get, list, watch]}
+                """);
+        List<Map<String, Object>> merged = ManifestAssembly.withReconcilerRolesMerged(generated);
+        assertThat(merged).extracting(d -> d.get("kind") + "/" + at(d, "metadata", "name")).containsExactlyInAnyOrder(
+                "ClusterRole/tenure-coordination", "ClusterRole/tenure-maintenance",
+                "ClusterRoleBinding/tenure-maintenance");
+        Map<String, Object> role = merged.stream().filter(d -> "tenure-maintenance".equals(at(d, "metadata", "name"))
+                && "ClusterRole".equals(d.get("kind"))).findFirst().orElseThrow();
+        List<Map<String, Object>> rules = at(role, "rules");
+        assertThat(rules).hasSize(2);
+        assertThat(rules.get(0)).containsEntry("resources", List.of("nodes"))
+                .containsEntry("verbs", List.of("get", "list", "watch", "patch"));
+        assertThat(rules.get(1)).containsEntry("resources", List.of("pods")).containsEntry("verbs", List.of("list", "delete"));
+        Map<String, Object> binding = merged.stream().filter(d -> "ClusterRoleBinding".equals(d.get("kind")))
+                .findFirst().orElseThrow();
+        assertThat(binding.get("roleRef").toString()).contains("name=tenure-maintenance");
+        assertThat(ManifestAssemblyTest.<List<?>> at(binding, "subjects")).hasSize(1);
+    }
+
+    @Test
+    void rulesOnDifferentResourceNamesStaySeparate() {
+        List<Map<String, Object>> rules = ManifestAssembly.parseAll("""
+                rules:
+                  - {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [create, watch]}
+                  - {apiGroups: [coordination.k8s.io], resources: [leases], resourceNames: [tenure-operator], verbs: [get, update]}
+                  - {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [get, create, update]}
+                """).get(0).get("rules") instanceof List<?> l ? cast(l) : List.of();
+        List<Map<String, Object>> merged = ManifestAssembly.mergedRules(rules);
+        assertThat(merged).hasSize(2);
+        assertThat(merged.get(0)).containsEntry("verbs", List.of("get", "watch", "create", "update"))
+                .doesNotContainKey("resourceNames");
+        assertThat(merged.get(1)).containsEntry("resourceNames", List.of("tenure-operator"))
+                .containsEntry("verbs", List.of("get", "update"));
+    }
+
+    @Test
     void containerPortsComeOutInOneOrderWhateverOrderTheGeneratorUsed() {
         String deployment = """
                 apiVersion: apps/v1
@@ -222,6 +290,11 @@ class ManifestAssemblyTest {
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> descriptors = (List<Map<String, Object>>) owned.get(key);
         return descriptors.stream().map(d -> d.get("path")).toList();
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Map<String, Object>> cast(List<?> list) {
+        return (List<Map<String, Object>>) list;
     }
 
     private static <T> T at(Map<String, Object> root, String... keys) {

@@ -25,7 +25,7 @@ public record AnnotationSettings(String holder, Duration leasePadding, Duration 
     }
 
     public static AnnotationSettings defaults() {
-        return new AnnotationSettings("tenure-annotation", Duration.ofSeconds(30), Duration.ofDays(30), "medik8s-leases",
+        return new AnnotationSettings("tenure-annotation", Duration.ofSeconds(30), Duration.ofDays(30), "tenure-system",
                 "node-");
     }
 

@@ -19,7 +19,6 @@ import dev.tenure.maintenance.MaintenanceState;
 import dev.tenure.maintenance.NodeMaintenanceStatus;
 import dev.tenure.maintenance.NodeMaintenanceStatuses;
 import dev.tenure.maintenance.Phase;
-import io.fabric8.kubernetes.api.model.NamespaceBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -260,7 +259,6 @@ public final class MaintenanceAnnotationController {
         LeaseRecord desired = withNodeOwner(write.lease(), node);
         try {
             if (write.create()) {
-                ensureNamespace(key.namespace());
                 leases.create(key, desired);
             } else {
                 leases.update(key, desired);
@@ -279,20 +277,6 @@ public final class MaintenanceAnnotationController {
             return lease;
         }
         return lease.withOwners(List.of(LeaseOwner.node(name(node), uid)));
-    }
-
-    private void ensureNamespace(String namespace) {
-        if (client.namespaces().withName(namespace).get() != null) {
-            return;
-        }
-        try {
-            client.namespaces().resource(new NamespaceBuilder().withNewMetadata().withName(namespace).endMetadata().build())
-                    .create();
-        } catch (KubernetesClientException e) {
-            if (e.getCode() != 409) {
-                throw e;
-            }
-        }
     }
 
     /**

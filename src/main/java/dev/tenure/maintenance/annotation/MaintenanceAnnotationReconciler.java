@@ -36,8 +36,6 @@ import java.util.Optional;
 @RBACRule(apiGroups = "", resources = "pods", verbs = {"list", "delete"})
 @RBACRule(apiGroups = "", resources = "pods/eviction", verbs = "create")
 @RBACRule(apiGroups = "apps", resources = "daemonsets", verbs = "get")
-@RBACRule(apiGroups = "coordination.k8s.io", resources = "leases", verbs = {"get", "create", "update"})
-@RBACRule(apiGroups = "", resources = "namespaces", verbs = {"get", "create"})
 @RBACRule(apiGroups = "", resources = "events", verbs = {"get", "create", "patch"})
 @RBACRule(apiGroups = "tenure.dev", resources = "nodemaintenances", verbs = "list") // the budget counts them
 public class MaintenanceAnnotationReconciler implements Reconciler<Node> {

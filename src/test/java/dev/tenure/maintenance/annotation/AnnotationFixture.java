@@ -40,11 +40,11 @@ import java.util.function.Predicate;
 final class AnnotationFixture implements AutoCloseable {
 
     static final AnnotationSettings SETTINGS = AnnotationSettings.defaults();
-    static final MaintenanceSettings MACHINE = new MaintenanceSettings("medik8s-leases", "node-", "tenure",
+    static final MaintenanceSettings MACHINE = new MaintenanceSettings("tenure-system", "node-", "tenure",
             Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(10), 4, Duration.ofMillis(100),
             Duration.ofSeconds(1));
     static final String NODE = "w1";
-    static final LeaseKey LEASE = LeaseKey.of("medik8s-leases", "node-" + NODE);
+    static final LeaseKey LEASE = LeaseKey.of("tenure-system", "node-" + NODE);
 
     final MutableClock clock = MutableClock.atSystemTime();
     final EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().clock(clock));
@@ -62,7 +62,7 @@ final class AnnotationFixture implements AutoCloseable {
     AnnotationFixture() {
         cluster.seed().node(NODE).role("worker").create();
         cluster.seed().node("w2").role("worker").create();
-        cluster.seed().namespace("medik8s-leases");
+        cluster.seed().namespace("tenure-system");
         restart();
     }
 

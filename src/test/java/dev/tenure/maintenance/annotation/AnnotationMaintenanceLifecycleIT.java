@@ -92,7 +92,7 @@ class AnnotationMaintenanceLifecycleIT {
 
             // Settled: further reconciles write nothing and evict nothing.
             Predicate<dev.tenure.testsupport.ApiRequest> ourWrites = r -> r.is("patch", "nodes") || r.is("patch", "nodes", "status")
-                    || (r.is("update", "leases") && "medik8s-leases".equals(r.namespace()));
+                    || (r.is("update", "leases") && "tenure-system".equals(r.namespace()));
             long writes = f.cluster.requests().count(ourWrites);
             long evictions = f.evictions();
             f.reconcile();

@@ -62,7 +62,7 @@ class MaintenanceAnnotationReconcilerIT {
     }
 
     Lease lease(String node) {
-        return client().leases().inNamespace("medik8s-leases").withName("node-" + node).get();
+        return client().leases().inNamespace("tenure-system").withName("node-" + node).get();
     }
 
     List<Pod> podsOn(String node) {
