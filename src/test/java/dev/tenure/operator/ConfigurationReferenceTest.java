@@ -41,6 +41,19 @@ class ConfigurationReferenceTest {
                 .isSubsetOf(keys.keySet());
     }
 
+    /**
+     * SmallRye logs SRCFG01007 ("Duplicate value found") at every start for a key set twice in
+     * application.properties, which reads like an error to a user (issue 16); each key is set once.
+     */
+    @Test
+    void applicationPropertiesSetEachKeyOnce() throws IOException {
+        java.util.List<String> keys = java.nio.file.Files.readAllLines(
+                java.nio.file.Path.of("src/main/resources/application.properties")).stream()
+                .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#") && l.contains("="))
+                .map(l -> l.substring(0, l.indexOf('=')).strip()).toList();
+        assertThat(keys).as("keys of application.properties").hasSizeGreaterThan(20).doesNotHaveDuplicates();
+    }
+
     /** Leaf keys of a mapping interface, kebab-cased as SmallRye names them, with the default as documented. */
     private static void collect(String prefix, Class<?> group, Map<String, String> out) {
         Method[] methods = group.getMethods();
