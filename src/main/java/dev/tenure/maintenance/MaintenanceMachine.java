@@ -305,6 +305,7 @@ public final class MaintenanceMachine {
         List<PodVerdict> toSend = Stream.concat(plan.with(Action.EVICT).stream(), plan.with(Action.DELETE).stream()).toList();
         List<PodVerdict> batch = toSend.stream().limit(settings.evictionParallelism()).toList();
         String error = null;
+        String blocked = null;
         boolean removed = false;
         Map<String, Instant> refused = refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
         for (PodDrain.Outcome outcome : drain.remove(batch, options)) {
@@ -321,8 +322,9 @@ public final class MaintenanceMachine {
                     if (outcome.pod().uid() != null) {
                         refused.put(outcome.pod().uid(), now.plus(options.evictionRetryDelay()));
                     }
-                    events.emit(true, MaintenanceEvents.EVICTION_BLOCKED, "eviction of pod " + outcome.pod().key()
-                            + " refused by a PodDisruptionBudget; retrying every " + GoDuration.format(options.evictionRetryDelay()));
+                    blocked = "eviction of pod " + outcome.pod().key() + " refused: " + outcome.message()
+                            + "; retrying every " + GoDuration.format(options.evictionRetryDelay());
+                    events.emit(true, MaintenanceEvents.EVICTION_BLOCKED, blocked);
                 }
                 case FAILED -> {
                     metrics.eviction(EvictionResult.error);
@@ -333,7 +335,10 @@ public final class MaintenanceMachine {
         if (removed) {
             lastBatchAt.put(nodeName, now);
         }
-        s.phase(Phase.Running).lastError(error);
+        // A PodDisruptionBudget holding the drain is no failure, but the user must see which one (kubectl drain
+        // prints it): it stays in lastError until an answer replaces it.
+        s.phase(Phase.Running).lastError(error != null ? error : blocked != null ? blocked
+                : !removed && blockedBefore(prior) ? prior.lastError() : null);
         DrainPacing.Progress progress = new DrainPacing.Progress(toSend.size() - batch.size(), error != null,
                 removed || !plan.with(Action.WAIT_TERMINATING).isEmpty(), Optional.ofNullable(lastBatchAt.get(nodeName)),
                 refused.values().stream().filter(now::isBefore).min(Instant::compareTo),
@@ -436,6 +441,10 @@ public final class MaintenanceMachine {
     /** Stops all heartbeats without releasing (shutdown: the leases expire by themselves). */
     public void close() {
         heartbeats.close();
+    }
+
+    private static boolean blockedBefore(MaintenanceState prior) {
+        return prior.lastError() != null && prior.lastError().startsWith("eviction of pod ");
     }
 
     /** Authority view of the kubelet's node lease: a stale one means terminating pods there never finish. */

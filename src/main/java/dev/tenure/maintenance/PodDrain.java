@@ -7,12 +7,20 @@ import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.Eviction;
 import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusCause;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.http.HttpRequest;
+import io.fabric8.kubernetes.client.http.HttpResponse;
+import io.fabric8.kubernetes.client.utils.URLUtils;
+import java.io.IOException;
+import java.net.URL;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 
 /** The drain's API calls: list the node's pods, look up their DaemonSets, evict or delete a batch. */
@@ -82,9 +90,7 @@ final class PodDrain {
             }
             Eviction e = new EvictionBuilder().withNewMetadata().withName(pod.name())
                     .withNamespace(pod.namespace()).endMetadata().withDeleteOptions(delete.build()).build();
-            boolean accepted = resource.evict(e);
-            return accepted ? new Outcome(pod, Result.EVICTED, "evicted")
-                    : new Outcome(pod, Result.BLOCKED, "refused by a PodDisruptionBudget (429)");
+            return evict(pod, e);
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {
                 return new Outcome(pod, Result.GONE, "already gone");
@@ -94,6 +100,56 @@ final class PodDrain {
             }
             return new Outcome(pod, Result.FAILED, "HTTP " + e.getCode() + ": " + brief(e));
         }
+    }
+
+    /**
+     * POSTs the Eviction. Not fabric8's {@code evict()}: it answers a 429 with {@code false} and drops the
+     * Status, whose cause names the PodDisruptionBudget ("The disruption budget web needs 2 healthy pods and
+     * has 2 currently"), which is what a user needs to see in lastError, as kubectl drain prints it.
+     */
+    private Outcome evict(PodVerdict pod, Eviction eviction) {
+        try {
+            URL url = new URL(URLUtils.join(client.getMasterUrl().toString(), "api", "v1", "namespaces",
+                    pod.namespace(), "pods", pod.name(), "eviction"));
+            HttpRequest request = client.getHttpClient().newHttpRequestBuilder().url(url)
+                    .post("application/json", client.getKubernetesSerialization().asJson(eviction)).build();
+            HttpResponse<String> response = client.getHttpClient().sendAsync(request, String.class).get();
+            if (response.isSuccessful()) {
+                return new Outcome(pod, Result.EVICTED, "evicted");
+            }
+            Status status = statusOf(response.body());
+            String message = status != null && status.getMessage() != null ? status.getMessage() : response.body();
+            if (response.code() == 429) {
+                List<String> causes = status == null || status.getDetails() == null
+                        || status.getDetails().getCauses() == null ? List.of()
+                        : status.getDetails().getCauses().stream().map(StatusCause::getMessage)
+                                .filter(m -> m != null && !m.isBlank()).toList();
+                return new Outcome(pod, Result.BLOCKED, message + (causes.isEmpty() ? "" : " " + String.join("; ",
+                        causes)));
+            }
+            if (response.code() == 404) {
+                return new Outcome(pod, Result.GONE, "already gone");
+            }
+            return new Outcome(pod, Result.FAILED, "HTTP " + response.code() + ": " + cut(message));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return new Outcome(pod, Result.FAILED, "interrupted");
+        } catch (IOException | ExecutionException e) {
+            Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
+            return new Outcome(pod, Result.FAILED, "evicting: " + cause);
+        }
+    }
+
+    private Status statusOf(String body) {
+        try {
+            return body == null || body.isBlank() ? null : client.getKubernetesSerialization().unmarshal(body, Status.class);
+        } catch (RuntimeException e) {
+            return null;
+        }
+    }
+
+    private static String cut(String m) {
+        return m == null ? "" : m.length() > 200 ? m.substring(0, 200) : m;
     }
 
     private static String brief(KubernetesClientException e) {

@@ -188,7 +188,10 @@ class MaintenanceMachineIT {
         assertThat(blocked.phase()).isEqualTo(Phase.Running);
         assertThat(blocked.pendingPods()).hasSize(2);
         assertThat(podsOn("w1")).hasSize(2);
-        assertThat(events).anyMatch(e -> e.startsWith("EvictionBlocked") && e.contains("PodDisruptionBudget"));
+        // The blocking PDB is named, in events and in lastError, as kubectl drain prints it (issue 16).
+        assertThat(events).anyMatch(e -> e.startsWith("EvictionBlocked") && e.contains("disruption budget web needs 2"));
+        assertThat(blocked.lastError()).contains("Cannot evict pod as it would violate the pod's disruption budget",
+                "The disruption budget web needs 2 healthy pods and has 2 currently");
 
         client.policy().v1().podDisruptionBudget().inNamespace("app").withName("web").delete();
         MaintenanceState done = drive(req, blocked, phase(Phase.Succeeded));
