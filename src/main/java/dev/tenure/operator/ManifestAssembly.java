@@ -226,8 +226,12 @@ public final class ManifestAssembly {
         binding.put("apiVersion", "rbac.authorization.k8s.io/v1");
         binding.put("kind", "ClusterRoleBinding");
         binding.put("metadata", new LinkedHashMap<>(Map.of("name", MAINTENANCE_ROLE)));
-        binding.put("roleRef", new LinkedHashMap<>(Map.of("apiGroup", "rbac.authorization.k8s.io", "kind",
-                "ClusterRole", "name", MAINTENANCE_ROLE)));
+        // Map.of iterates in a per-JVM random order; the manifests must come out byte-identical on every build.
+        Map<String, Object> roleRef = new LinkedHashMap<>();
+        roleRef.put("kind", "ClusterRole");
+        roleRef.put("apiGroup", "rbac.authorization.k8s.io");
+        roleRef.put("name", MAINTENANCE_ROLE);
+        binding.put("roleRef", roleRef);
         binding.put("subjects", subjects);
         List<Map<String, Object>> merged = new ArrayList<>(resources);
         merged.removeAll(roles);

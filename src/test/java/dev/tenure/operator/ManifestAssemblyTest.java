@@ -86,6 +86,9 @@ class ManifestAssemblyTest {
         assertThat(rules.get(1)).containsEntry("resources", List.of("pods")).containsEntry("verbs", List.of("list", "delete"));
         Map<String, Object> binding = merged.stream().filter(d -> "ClusterRoleBinding".equals(d.get("kind")))
                 .findFirst().orElseThrow();
+        // Key order fixed (kind, apiGroup, name): the committed manifests are compared byte for byte with a build.
+        assertThat(ManifestAssemblyTest.<Map<String, Object>> at(binding, "roleRef").keySet())
+                .containsExactly("kind", "apiGroup", "name");
         assertThat(binding.get("roleRef").toString()).contains("name=tenure-maintenance");
         assertThat(ManifestAssemblyTest.<List<?>> at(binding, "subjects")).hasSize(1);
     }
