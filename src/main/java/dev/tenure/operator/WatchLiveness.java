@@ -10,9 +10,9 @@ import java.util.Set;
 import java.util.TreeMap;
 
 /**
- * Whether the leader's watches are alive: a watch that is stopped, not watching or not synced counts as dead only
- * once it has been so for longer than {@code grace} (informers re-list and re-watch by themselves after an API
- * server restart; a liveness restart is for the watch that never comes back). Pure apart from remembering since
+ * Whether the leader's watches are alive: a watch that is not watching or not synced counts as dead only once it
+ * has been so for longer than {@code grace} (informers re-list and re-watch by themselves after an API server
+ * restart; a liveness restart is for the watch that never comes back); a stopped one is dead at once. Pure apart from remembering since
  * when each watch has been unhealthy; time comes in as {@code now}.
  */
 public final class WatchLiveness {
@@ -61,10 +61,14 @@ public final class WatchLiveness {
             }
             Instant since = unhealthySince.computeIfAbsent(w.name(), n -> now);
             Duration down = Duration.between(since, now);
-            boolean dead = down.compareTo(grace) > 0;
+            // A stopped informer never starts again by itself (fabric8 stops one whose watch ended with an error it
+            // does not retry, e.g. an object it cannot read): no grace, or every later event is missed meanwhile.
+            boolean stopped = !w.running();
+            boolean dead = stopped || down.compareTo(grace) > 0;
             live &= !dead;
             details.put(w.name(), w.state() + " for " + down.toSeconds() + "s"
-                    + (dead ? " (longer than tenure.health.watch-grace " + grace.toSeconds() + "s)" : ""));
+                    + (stopped ? " (a stopped informer does not restart by itself)"
+                            : dead ? " (longer than tenure.health.watch-grace " + grace.toSeconds() + "s)" : ""));
         }
         unhealthySince.keySet().retainAll(seen); // a watch that went away (leadership ended) starts afresh
         return new Verdict(live, details);

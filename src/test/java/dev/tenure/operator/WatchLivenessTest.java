@@ -35,8 +35,9 @@ class WatchLivenessTest {
                 Arguments.of("not watching past grace", List.of(notWatching), List.of(notWatching),
                         GRACE.plusSeconds(1), false,
                         "not watching for 121s (longer than tenure.health.watch-grace 120s)"),
-                Arguments.of("stopped past grace", List.of(stopped), List.of(stopped),
-                        GRACE.plusSeconds(1), false, "stopped for 121s (longer than tenure.health.watch-grace 120s)"),
+                // Issue 16: a stopped informer (e.g. after an object it could not read) is dead at once, not after grace.
+                Arguments.of("stopped: dead at once", List.of(stopped), List.of(stopped),
+                        Duration.ofSeconds(1), false, "stopped for 1s (a stopped informer does not restart by itself)"),
                 Arguments.of("never synced past grace", List.of(unsynced), List.of(unsynced),
                         GRACE.plusSeconds(5), false, "not synced for 125s (longer than tenure.health.watch-grace 120s)"),
                 Arguments.of("recovered in between resets the count", List.of(notWatching), List.of(healthy("nm/nodes")),
