@@ -1,7 +1,10 @@
 package dev.tenure.maintenance;
 
 import io.fabric8.kubernetes.api.model.LabelSelector;
+import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -38,6 +41,7 @@ public record DrainOptions(Optional<Duration> timeout, long gracePeriodSeconds, 
         if (retry != null && retry.isZero()) {
             throw new IllegalArgumentException("spec.drain.evictionRetryDelay: must be more than 0");
         }
+        checkSelector(s.getPodSelector());
         return new DrainOptions(
                 Optional.ofNullable(timeout).filter(d -> !d.isZero()),
                 s.getGracePeriodSeconds() == null ? -1 : s.getGracePeriodSeconds(),
@@ -48,5 +52,45 @@ public record DrainOptions(Optional<Duration> timeout, long gracePeriodSeconds, 
                 retry == null ? DEFAULT_EVICTION_RETRY_DELAY : retry,
                 Optional.ofNullable(skipWait).filter(d -> !d.isZero()),
                 Boolean.TRUE.equals(s.getDisableEviction()));
+    }
+
+    private static final java.util.Set<String> OPERATORS = java.util.Set.of("In", "NotIn", "Exists", "DoesNotExist");
+
+    /**
+     * The selector as the API server's label-selector validation would take it (kubectl drain passes it to the
+     * server): an operator it knows, values exactly when the operator needs them, no missing key. Checked when the
+     * spec is read, so a bad selector fails the maintenance before anything is written to the Node.
+     */
+    private static void checkSelector(LabelSelector selector) {
+        if (selector == null) {
+            return;
+        }
+        if (selector.getMatchLabels() != null) {
+            selector.getMatchLabels().forEach((key, value) -> {
+                if (key == null || key.isBlank() || value == null) {
+                    throw new IllegalArgumentException("spec.drain.podSelector.matchLabels: a key and a value are "
+                            + "required, got " + key + "=" + value);
+                }
+            });
+        }
+        List<LabelSelectorRequirement> expressions = Objects.requireNonNullElse(selector.getMatchExpressions(), List.of());
+        for (int i = 0; i < expressions.size(); i++) {
+            LabelSelectorRequirement r = expressions.get(i);
+            String field = "spec.drain.podSelector.matchExpressions[" + i + "]";
+            if (r == null || r.getKey() == null || r.getKey().isBlank()) {
+                throw new IllegalArgumentException(field + ".key: required");
+            }
+            if (!OPERATORS.contains(r.getOperator())) {
+                throw new IllegalArgumentException(field + ".operator: must be In, NotIn, Exists or DoesNotExist, was "
+                        + r.getOperator());
+            }
+            boolean hasValues = r.getValues() != null && !r.getValues().isEmpty();
+            boolean needsValues = r.getOperator().equals("In") || r.getOperator().equals("NotIn");
+            if (hasValues != needsValues) {
+                throw new IllegalArgumentException(field + ".values: " + (needsValues
+                        ? "required (non-empty) for operator " + r.getOperator()
+                        : "must be empty for operator " + r.getOperator()));
+            }
+        }
     }
 }

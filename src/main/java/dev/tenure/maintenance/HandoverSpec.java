@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Default;
@@ -7,6 +8,9 @@ import io.fabric8.generator.annotation.Pattern;
 
 /** Leadership handover between cordon and drain. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// A newer CRD (or a cluster that does not prune) may carry fields this version does not know: ignored, so
+// one such object never stops the informer that reads every NodeMaintenance (issue 16).
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class HandoverSpec {
 
     @Default("true")

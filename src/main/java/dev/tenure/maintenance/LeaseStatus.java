@@ -1,10 +1,14 @@
 package dev.tenure.maintenance;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import java.util.Objects;
 
 /** The per-node Lease as last seen, so `kubectl get nm -o yaml` shows who holds the node and until when. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// A newer CRD (or a cluster that does not prune) may carry fields this version does not know: ignored, so
+// one such object never stops the informer that reads every NodeMaintenance (issue 16).
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class LeaseStatus {
     private String name;
     private String namespace;

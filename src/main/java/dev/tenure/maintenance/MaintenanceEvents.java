@@ -16,6 +16,7 @@ public interface MaintenanceEvents {
     String FAILED = "FailedMaintenance";
     String UNCORDONED = "UncordonNode";
     String REMOVED = "RemovedMaintenance";
+    String NODE_NAME_CHANGED = "NodeNameImmutable";
 
     void emit(boolean warning, String reason, String message);
 

@@ -13,10 +13,25 @@ import java.util.Optional;
 public record MaintenanceRequest(String nodeName, String reason, Optional<Duration> window, DrainOptions drain,
         HandoverOptions handover) {
 
+    /** A Node name is a DNS subdomain (RFC 1123), as the API server requires. */
+    public static final String NODE_NAME_PATTERN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+    public static final int MAX_NODE_NAME = 253;
+    /** The reason goes into events and the Node condition's message: kept to what those show well. */
+    public static final int MAX_REASON = 1024;
+    private static final java.util.regex.Pattern NODE_NAME = java.util.regex.Pattern.compile(NODE_NAME_PATTERN);
+
     public MaintenanceRequest {
         Objects.requireNonNull(nodeName, "nodeName");
         if (nodeName.isBlank()) {
             throw new IllegalArgumentException("spec.nodeName: must not be empty");
+        }
+        if (nodeName.length() > MAX_NODE_NAME || !NODE_NAME.matcher(nodeName).matches()) {
+            throw new IllegalArgumentException("spec.nodeName: must be a Node name (lowercase RFC 1123 subdomain, at most "
+                    + MAX_NODE_NAME + " characters), was " + shown(nodeName));
+        }
+        if (reason != null && reason.length() > MAX_REASON) {
+            throw new IllegalArgumentException("spec.reason: must be at most " + MAX_REASON + " characters, was "
+                    + reason.length());
         }
         reason = reason == null ? "" : reason;
         window = window == null ? Optional.empty() : window;
@@ -24,13 +39,27 @@ public record MaintenanceRequest(String nodeName, String reason, Optional<Durati
         handover = handover == null ? HandoverOptions.defaults() : handover;
     }
 
+    /** A user's value in a message: quoted, cut to 64 characters (a hostile one can be megabytes). */
+    static String shown(String value) {
+        return "\"" + (value.length() > 64 ? value.substring(0, 64) + "...(" + value.length() + " characters)" : value)
+                + "\"";
+    }
+
     /** Resolves a NodeMaintenance spec; throws {@link IllegalArgumentException} naming the bad field. */
     public static MaintenanceRequest from(NodeMaintenanceSpec spec) {
+        return from(spec, spec == null ? null : spec.getNodeName());
+    }
+
+    /** The spec for {@code nodeName} (the node a started maintenance is pinned to, whatever spec.nodeName says). */
+    public static MaintenanceRequest from(NodeMaintenanceSpec spec, String nodeName) {
+        if (spec == null) {
+            throw new IllegalArgumentException("spec: required (with spec.nodeName)");
+        }
         Duration window = GoDuration.parseOrNull("spec.window", spec.getWindow());
         if (window != null && window.isZero()) {
             throw new IllegalArgumentException("spec.window: must be more than 0 (omit it for no window)");
         }
-        return new MaintenanceRequest(spec.getNodeName() == null ? "" : spec.getNodeName(), spec.getReason(),
+        return new MaintenanceRequest(nodeName == null ? "" : nodeName, spec.getReason(),
                 Optional.ofNullable(window), DrainOptions.from(spec.getDrain()), HandoverOptions.from(spec.getHandover()));
     }
 }

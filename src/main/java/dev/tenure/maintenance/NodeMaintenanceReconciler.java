@@ -81,34 +81,66 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         NodeMaintenanceStatus prior = nm.getStatus();
         MaintenanceState state = NodeMaintenanceStatuses.toState(prior);
         long generation = Optional.ofNullable(nm.getMetadata().getGeneration()).orElse(0L);
-        MaintenanceEvents events = eventsFor(nm);
+        boolean specChanged = prior != null && prior.getObservedGeneration() != null
+                && prior.getObservedGeneration() != generation;
+        if (refusedForGood(prior, state) && !specChanged) {
+            return UpdateControl.noUpdate(); // refused before it started: final until the spec is edited
+        }
+        Optional<String> pinned = pinnedNode(nm);
+        String nodeName = pinned.orElseGet(() -> NodeMaintenanceValidator.nodeOf(nm));
+        MaintenanceEvents events = eventsFor(nm, nodeName);
 
-        Optional<String> refusal = refusal(nm, context);
         MaintenanceMachine.Step step;
+        Optional<String> refusal = pinned.isPresent() || NodeMaintenanceValidator.started(nm)
+                ? specError(nm, pinned.orElse(nodeName)) : refusal(nm, context);
+        Optional<String> budget = refusal.isPresent() || pinned.isPresent() || NodeMaintenanceValidator.started(nm)
+                ? Optional.empty() : budgetHold(nm, context);
+        Optional<String> moved = pinned.filter(p -> !p.equals(nm.getSpec() == null ? null : nm.getSpec().getNodeName()))
+                .map(p -> "spec.nodeName: is immutable: edited to " + MaintenanceRequest.shown(String.valueOf(
+                        nm.getSpec() == null ? null : nm.getSpec().getNodeName())) + " after the maintenance of node " + p
+                        + " started; it stays on node " + p + " (delete this NodeMaintenance to end it, and create one"
+                        + " for the other node)");
         if (refusal.isPresent()) {
             if (!refusal.get().equals(state.lastError())) {
                 events.emit(true, MaintenanceEvents.FAILED, refusal.get());
             }
             step = new MaintenanceMachine.Step(state.toBuilder().phase(Phase.Failed).lastError(refusal.get()).build(),
-                    state.holdsNode() ? Optional.of(machine.settings().renewEvery()) : Optional.of(REFUSED_RETRY));
+                    state.holdsNode() ? Optional.of(machine.settings().renewEvery()) : Optional.empty());
+        } else if (budget.isPresent()) {
+            // The operator-wide limits change as other maintenances end: look again, nothing is touched meanwhile.
+            step = new MaintenanceMachine.Step(state.toBuilder().phase(Phase.Pending).lastError(budget.get()).build(),
+                    Optional.of(REFUSED_RETRY));
         } else {
-            boolean specChanged = prior != null && prior.getObservedGeneration() != null
-                    && prior.getObservedGeneration() != generation;
             try {
-                step = machine.advance(MaintenanceRequest.from(nm.getSpec()), state, specChanged, events);
+                MaintenanceRequest request = MaintenanceRequest.from(nm.getSpec(), nodeName);
+                step = machine.advance(request, state, specChanged, events);
             } catch (RuntimeException e) {
                 // API trouble the machine did not expect (e.g. reading the Node): report it, look again soon.
                 LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
                 step = new MaintenanceMachine.Step(state.toBuilder().lastError(e.getMessage()).build(),
                         Optional.of(END_RETRY));
             }
+            if (moved.isPresent()) {
+                if (prior == null || prior.getLastError() == null || !prior.getLastError().contains(moved.get())) {
+                    events.emit(true, MaintenanceEvents.NODE_NAME_CHANGED, moved.get());
+                }
+                // The machine carries the last status's error forward: drop our own note from it before prefixing.
+                String error = step.state().lastError();
+                if (error != null && error.startsWith(moved.get())) {
+                    error = error.substring(moved.get().length()).replaceFirst("^; ", "");
+                }
+                step = new MaintenanceMachine.Step(step.state().toBuilder().lastError(error == null || error.isEmpty()
+                        ? moved.get() : moved.get() + "; " + error).build(), step.requeueAfter());
+            }
         }
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(step.state(), prior, generation, clock.instant());
+        // Admitted (the machine ran for it): the node is pinned, so an edit of spec.nodeName cannot move it.
+        next.setNodeName(refusal.isEmpty() && budget.isEmpty() ? nodeName : pinned.orElse(null));
         metrics.phase(nm.getMetadata().getName(), next.getPhase());
         if (prior == null || prior.getPhase() != next.getPhase()
                 || !java.util.Objects.equals(prior.getDrainProgress(), next.getDrainProgress())) {
             LOG.infof("NodeMaintenance %s (node %s): %s, drain %d%% (%d pod(s) to go)%s", nm.getMetadata().getName(),
-                    nm.getSpec().getNodeName(), next.getPhase(), next.getDrainProgress(),
+                    nodeName == null ? null : MaintenanceRequest.shown(nodeName), next.getPhase(), next.getDrainProgress(),
                     next.getPendingPods() == null ? 0 : next.getPendingPods().size(),
                     next.getLastError() == null ? "" : " - " + next.getLastError());
         }
@@ -117,6 +149,30 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         }
         UpdateControl<NodeMaintenance> control = UpdateControl.noUpdate();
         return step.requeueAfter().map(control::rescheduleAfter).orElse(control);
+    }
+
+    /** Failed before it held its node (bad spec, unknown node, a duplicate): nothing to do until the spec changes. */
+    private static boolean refusedForGood(NodeMaintenanceStatus prior, MaintenanceState state) {
+        return prior != null && prior.getPhase() == Phase.Failed && !state.holdsNode()
+                && (prior.getNodeName() == null || prior.getNodeName().isBlank()) && prior.getLease() == null;
+    }
+
+    /**
+     * The node this maintenance was admitted for: {@code status.nodeName}, or for a status written before it
+     * was recorded, the node of the lease it holds or waits for ({@code <prefix><node>}).
+     */
+    private Optional<String> pinnedNode(NodeMaintenance nm) {
+        NodeMaintenanceStatus st = nm.getStatus();
+        if (st == null) {
+            return Optional.empty();
+        }
+        if (st.getNodeName() != null && !st.getNodeName().isBlank()) {
+            return Optional.of(st.getNodeName());
+        }
+        String prefix = machine.settings().leaseNamePrefix();
+        return Optional.ofNullable(st.getLease()).map(LeaseStatus::getName)
+                .filter(n -> n.startsWith(prefix) && n.length() > prefix.length())
+                .map(n -> n.substring(prefix.length()));
     }
 
     /**
@@ -131,38 +187,50 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         nm.setStatus(status);
     }
 
+    /** The spec read for {@code nodeName} (pinned, or being admitted); a bad field is the message. */
+    private static Optional<String> specError(NodeMaintenance nm, String nodeName) {
+        try {
+            MaintenanceRequest.from(nm.getSpec(), nodeName);
+            return Optional.empty();
+        } catch (IllegalArgumentException e) {
+            return Optional.of(e.getMessage());
+        }
+    }
+
     /**
-     * The webhook's rules, applied here too. Once a maintenance has started only the spec is checked:
-     * the node, uniqueness and budgets were decided when it began and must not flip while it runs.
+     * The webhook's rules that refuse a request for good (spec, node, a NodeMaintenance ahead of it on the
+     * node), applied here too for clusters without the webhook, before anything is written to the Node.
      */
     private Optional<String> refusal(NodeMaintenance nm, Context<NodeMaintenance> context) {
-        boolean started = NodeMaintenanceValidator.started(nm);
-        if (started) {
-            try {
-                MaintenanceRequest.from(nm.getSpec());
-                return Optional.empty();
-            } catch (IllegalArgumentException e) {
-                return Optional.of(e.getMessage());
-            }
-        }
-        String nodeName = nm.getSpec() == null ? null : nm.getSpec().getNodeName();
-        Optional<Node> node = nodeName == null || nodeName.isBlank() ? Optional.empty()
+        List<String> errors = NodeMaintenanceValidator.refusals(nm, null, view(nm, context));
+        return errors.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", errors));
+    }
+
+    /** The operator-wide limits (cap, control-plane budget) that keep an admissible request Pending for now. */
+    private Optional<String> budgetHold(NodeMaintenance nm, Context<NodeMaintenance> context) {
+        var view = view(nm, context);
+        List<String> errors = NodeMaintenanceValidator.validate(nm, null, view, limits);
+        return errors.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", errors));
+    }
+
+    private NodeMaintenanceValidator.ClusterView view(NodeMaintenance nm, Context<NodeMaintenance> context) {
+        String nodeName = NodeMaintenanceValidator.nodeOf(nm);
+        Optional<Node> node = nodeName == null ? Optional.empty()
                 : Optional.ofNullable(client.nodes().withName(nodeName).get());
         List<Node> nodes = node.filter(NodeMaintenanceValidator::isControlPlane).isPresent()
                 ? client.nodes().list().getItems() : List.of();
         List<NodeMaintenance> all = context.getPrimaryCache().list().toList();
-        var view = new NodeMaintenanceValidator.ClusterView(node, nodes, NodeMaintenanceValidator.ahead(nm, all),
+        return new NodeMaintenanceValidator.ClusterView(node, nodes, NodeMaintenanceValidator.ahead(nm, all),
                 elsewhere.nodes());
-        List<String> errors = NodeMaintenanceValidator.validate(nm, null, view, limits);
-        return errors.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", errors));
     }
 
     @Override
     public DeleteControl cleanup(NodeMaintenance nm, Context<NodeMaintenance> context) {
         MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
-        String nodeName = nm.getSpec() == null ? null : nm.getSpec().getNodeName();
-        MaintenanceEvents events = eventsFor(nm);
-        if (nodeName != null && state.phase() != Phase.Ended && ownsNode(nm, state, context)) {
+        // The node it was admitted for, whatever spec.nodeName says now; none when it never named a valid one.
+        String nodeName = pinnedNode(nm).orElseGet(() -> NodeMaintenanceValidator.nodeOf(nm));
+        MaintenanceEvents events = eventsFor(nm, nodeName);
+        if (nodeName != null && state.phase() != Phase.Ended && ownsNode(nm, nodeName, state, context)) {
             try {
                 machine.end(nodeName, events);
             } catch (RuntimeException e) {
@@ -182,21 +250,23 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
      * Whether undoing is ours to do: we hold the node, or (status lost) no other NodeMaintenance does.
      * A refused duplicate must never uncordon the node another one is draining.
      */
-    private boolean ownsNode(NodeMaintenance nm, MaintenanceState state, Context<NodeMaintenance> context) {
+    private boolean ownsNode(NodeMaintenance nm, String nodeName, MaintenanceState state,
+            Context<NodeMaintenance> context) {
         if (state.holdsNode()) {
             return true;
         }
-        String nodeName = nm.getSpec().getNodeName();
+        if (nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Failed && pinnedNode(nm).isEmpty()) {
+            return false; // refused before it was admitted: it never touched the node
+        }
         return context.getPrimaryCache().list()
                 .filter(other -> !other.getMetadata().getName().equals(nm.getMetadata().getName()))
-                .filter(other -> other.getSpec() != null && nodeName.equals(other.getSpec().getNodeName()))
+                .filter(other -> nodeName.equals(NodeMaintenanceValidator.nodeOf(other)))
                 .noneMatch(NodeMaintenanceValidator::started);
     }
 
-    private MaintenanceEvents eventsFor(NodeMaintenance nm) {
+    private MaintenanceEvents eventsFor(NodeMaintenance nm, String nodeName) {
         ObjectReference self = new ObjectReferenceBuilder().withApiVersion(nm.getApiVersion()).withKind(nm.getKind())
                 .withName(nm.getMetadata().getName()).withUid(nm.getMetadata().getUid()).build();
-        String nodeName = nm.getSpec() == null ? null : nm.getSpec().getNodeName();
         return (warning, reason, message) -> {
             String type = warning ? "Warning" : "Normal";
             recorder.record(self, type, reason, message);

@@ -1,20 +1,28 @@
 package dev.tenure.maintenance;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.generator.annotation.Pattern;
 import io.fabric8.generator.annotation.Required;
+import io.fabric8.generator.annotation.Size;
 import io.fabric8.generator.annotation.ValidationRule;
 
 /** What maintenance to do; durations are Go-style strings ("90s", "5m", "1h30m"). */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// A newer CRD (or a cluster that does not prune) may carry fields this version does not know: ignored, so
+// one such object never stops the informer that reads every NodeMaintenance (issue 16).
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class NodeMaintenanceSpec {
 
     @Required
+    @Size(min = 1, max = MaintenanceRequest.MAX_NODE_NAME)
+    @Pattern(MaintenanceRequest.NODE_NAME_PATTERN)
     @ValidationRule(value = "self == oldSelf", message = "spec.nodeName is immutable")
     @JsonPropertyDescription("Node to put into maintenance (immutable).")
     private String nodeName;
 
+    @Size(max = MaintenanceRequest.MAX_REASON)
     @JsonPropertyDescription("Why the node is in maintenance; shown in events and the Node condition.")
     private String reason;
 

@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -10,6 +11,9 @@ import java.util.Objects;
 
 /** Observed state; medik8s' field names (including {@code totalpods}) plus conditions and the lease. */
 @JsonInclude(JsonInclude.Include.NON_NULL)
+// A newer CRD (or a cluster that does not prune) may carry fields this version does not know: ignored, so
+// one such object never stops the informer that reads every NodeMaintenance (issue 16).
+@JsonIgnoreProperties(ignoreUnknown = true)
 public class NodeMaintenanceStatus {
 
     @JsonPropertyDescription("Pending, Waiting, Running, Succeeded, Failed or Ended.")
@@ -37,6 +41,8 @@ public class NodeMaintenanceStatus {
     private LeaseStatus lease;
     @JsonPropertyDescription("Generation of the spec this status describes.")
     private Long observedGeneration;
+    @JsonPropertyDescription("Node this maintenance was admitted for; it stays there when spec.nodeName is edited.")
+    private String nodeName;
 
     public Phase getPhase() { return phase; }
     public void setPhase(Phase phase) { this.phase = phase; }
@@ -62,6 +68,8 @@ public class NodeMaintenanceStatus {
     public void setErrorOnLeaseCount(Integer errorOnLeaseCount) { this.errorOnLeaseCount = errorOnLeaseCount; }
     public LeaseStatus getLease() { return lease; }
     public void setLease(LeaseStatus lease) { this.lease = lease; }
+    public String getNodeName() { return nodeName; }
+    public void setNodeName(String nodeName) { this.nodeName = nodeName; }
     public Long getObservedGeneration() { return observedGeneration; }
     public void setObservedGeneration(Long observedGeneration) { this.observedGeneration = observedGeneration; }
 
@@ -73,7 +81,8 @@ public class NodeMaintenanceStatus {
                 && Objects.equals(evictionPods, s.evictionPods) && Objects.equals(pendingPods, s.pendingPods)
                 && Objects.equals(pendingPodsRefs, s.pendingPodsRefs) && Objects.equals(lastError, s.lastError)
                 && Objects.equals(lastUpdate, s.lastUpdate) && Objects.equals(errorOnLeaseCount, s.errorOnLeaseCount)
-                && Objects.equals(lease, s.lease) && Objects.equals(observedGeneration, s.observedGeneration);
+                && Objects.equals(lease, s.lease) && Objects.equals(observedGeneration, s.observedGeneration)
+                && Objects.equals(nodeName, s.nodeName);
     }
 
     @Override

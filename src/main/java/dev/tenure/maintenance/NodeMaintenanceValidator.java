@@ -56,9 +56,29 @@ public final class NodeMaintenanceValidator {
      * empty when it is acceptable. Each message starts with the field or rule it is about.
      */
     public static List<String> validate(NodeMaintenance candidate, NodeMaintenance old, ClusterView view, Limits limits) {
+        List<String> errors = refusals(candidate, old, view);
+        if (errors.isEmpty() && old == null) {
+            Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
+            view.ahead().forEach(nm -> inMaintenance.add(nodeOf(nm)));
+            errors.addAll(budget(view.node().get(), view.nodes(), inMaintenance, limits));
+        }
+        return errors;
+    }
+
+    /**
+     * The reasons that refuse {@code candidate} for good (the spec, the node, a NodeMaintenance ahead of it on
+     * the node), without the operator-wide limits, which change as other maintenances end. A node in maintenance
+     * by another front door (the annotation) is no reason here: the later request waits for the node's lease
+     * (phase Waiting), whichever door it came by.
+     */
+    public static List<String> refusals(NodeMaintenance candidate, NodeMaintenance old, ClusterView view) {
         List<String> errors = new ArrayList<>();
         NodeMaintenanceSpec spec = candidate.getSpec();
-        if (spec == null || spec.getNodeName() == null || spec.getNodeName().isBlank()) {
+        if (spec == null) {
+            errors.add("spec: required (with spec.nodeName)");
+            return errors;
+        }
+        if (spec.getNodeName() == null || spec.getNodeName().isBlank()) {
             errors.add("spec.nodeName: required");
             return errors;
         }
@@ -66,6 +86,7 @@ public final class NodeMaintenanceValidator {
             MaintenanceRequest.from(spec);
         } catch (IllegalArgumentException e) {
             errors.add(e.getMessage());
+            return errors;
         }
         String nodeName = spec.getNodeName();
         if (old != null && old.getSpec() != null && old.getSpec().getNodeName() != null
@@ -80,22 +101,25 @@ public final class NodeMaintenanceValidator {
             errors.add("spec.nodeName: node " + nodeName + " not found");
             return errors;
         }
-        List<NodeMaintenance> sameNode = view.ahead().stream()
-                .filter(nm -> nodeName.equals(nm.getSpec().getNodeName())).toList();
+        List<NodeMaintenance> sameNode = view.ahead().stream().filter(nm -> nodeName.equals(nodeOf(nm))).toList();
         if (!sameNode.isEmpty()) {
             errors.add("spec.nodeName: node " + nodeName + " already has an active NodeMaintenance "
                     + sameNode.get(0).getMetadata().getName());
-            return errors;
         }
-        if (view.maintainedElsewhere().containsKey(nodeName)) {
-            errors.add("spec.nodeName: node " + nodeName + " is already in maintenance by "
-                    + view.maintainedElsewhere().get(nodeName));
-            return errors;
-        }
-        Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
-        view.ahead().forEach(nm -> inMaintenance.add(nm.getSpec().getNodeName()));
-        errors.addAll(budget(view.node().get(), view.nodes(), inMaintenance, limits));
         return errors;
+    }
+
+    /**
+     * The node a NodeMaintenance is about: the one its status pinned when it was admitted (a later edit of
+     * spec.nodeName does not move a maintenance), else spec.nodeName; null when neither names one.
+     */
+    public static String nodeOf(NodeMaintenance nm) {
+        NodeMaintenanceStatus st = nm.getStatus();
+        if (st != null && st.getNodeName() != null && !st.getNodeName().isBlank()) {
+            return st.getNodeName();
+        }
+        return nm.getSpec() == null || nm.getSpec().getNodeName() == null || nm.getSpec().getNodeName().isBlank()
+                ? null : nm.getSpec().getNodeName();
     }
 
     /**
@@ -147,7 +171,7 @@ public final class NodeMaintenanceValidator {
                 .thenComparing(nm -> nm.getMetadata().getName());
         return all.stream()
                 .filter(nm -> !nm.getMetadata().getName().equals(self.getMetadata().getName()))
-                .filter(nm -> nm.getSpec() != null && nm.getSpec().getNodeName() != null)
+                .filter(nm -> nodeOf(nm) != null)
                 .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
                 .filter(nm -> started(nm) || (admissible(nm) && order.compare(nm, self) < 0))
                 .toList();

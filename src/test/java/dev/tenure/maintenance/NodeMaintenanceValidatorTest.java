@@ -45,6 +45,12 @@ class NodeMaintenanceValidatorTest {
         return nm(name, node, s -> { });
     }
 
+    static NodeMaintenance withoutSpec(String name) {
+        NodeMaintenance nm = nm(name, "w1");
+        nm.setSpec(null);
+        return nm;
+    }
+
     static NodeMaintenance running(String name, String node) {
         NodeMaintenance m = nm(name, node);
         m.getStatus().setPhase(Phase.Running);
@@ -73,7 +79,11 @@ class NodeMaintenanceValidatorTest {
                 Arguments.of("malformed handover timeout", nm("a", "w1", s -> { s.setHandover(new HandoverSpec()); s.getHandover().setTimeout("-1s"); }), null, view("w1"), none, "spec.handover.timeout: \"-1s\" is not a duration"),
                 Arguments.of("node does not exist", nm("a", "ghost"), null, view("ghost"), none, "spec.nodeName: node ghost not found"),
                 Arguments.of("second maintenance of the same node", nm("b", "w1"), null, view("w1", running("a", "w1")), none, "spec.nodeName: node w1 already has an active NodeMaintenance a"),
-                Arguments.of("node in maintenance by the annotation protocol", nm("b", "w1"), null, new ClusterView(Optional.of(worker("w1")), NODES, List.of(), java.util.Map.of("w1", "annotation lifecycle.metal3.io/maintenance")), none, "spec.nodeName: node w1 is already in maintenance by annotation lifecycle.metal3.io/maintenance"),
+                Arguments.of("no spec at all", withoutSpec("a"), null, view("w1"), none, "spec: required"),
+                Arguments.of("nodeName not a Node name", nm("a", "W1_bad"), null, view("W1_bad"), none, "spec.nodeName: must be a Node name"),
+                Arguments.of("reason too long", nm("a", "w1", s -> s.setReason("x".repeat(40_000))), null, view("w1"), none, "spec.reason: must be at most 1024 characters, was 40000"),
+                Arguments.of("podSelector with an unknown operator", nm("a", "w1", s -> { s.setDrain(new DrainSpec()); s.getDrain().setPodSelector(new io.fabric8.kubernetes.api.model.LabelSelectorBuilder().addNewMatchExpression().withKey("app").withOperator("Near").endMatchExpression().build()); }), null, view("w1"), none, "spec.drain.podSelector.matchExpressions[0].operator: must be In, NotIn, Exists or DoesNotExist, was Near"),
+                Arguments.of("podSelector In without values", nm("a", "w1", s -> { s.setDrain(new DrainSpec()); s.getDrain().setPodSelector(new io.fabric8.kubernetes.api.model.LabelSelectorBuilder().addNewMatchExpression().withKey("app").withOperator("In").endMatchExpression().build()); }), null, view("w1"), none, "spec.drain.podSelector.matchExpressions[0].values: required"),
                 Arguments.of("annotation-protocol nodes count towards the cap", nm("b", "w2"), null, new ClusterView(Optional.of(worker("w2")), NODES, List.of(), java.util.Map.of("w1", "annotation")), new Limits(OptionalInt.of(1), OptionalInt.empty()), "at most 1 node(s)"),
                 Arguments.of("nodeName changed", nm("a", "w2"), nm("a", "w1"), view("w2"), none, "spec.nodeName: is immutable (was w1, now w2)"),
                 Arguments.of("cluster-wide cap", nm("c", "w3"), null, view("w3", running("a", "w1"), running("b", "w2")), new Limits(OptionalInt.of(2), OptionalInt.empty()), "tenure.maintenance.max-nodes-in-maintenance: at most 2 node(s)"),
@@ -94,6 +104,8 @@ class NodeMaintenanceValidatorTest {
                 Arguments.of("plain worker", nm("a", "w1", s -> { s.setWindow("1h30m"); s.setDrain(new DrainSpec()); s.getDrain().setTimeout("5m"); }), null, view("w1"), Limits.none()),
                 Arguments.of("other node in maintenance", nm("b", "w2"), null, view("w2", running("a", "w1")), Limits.none()),
                 Arguments.of("first of three control-plane nodes", nm("a", "cp1"), null, view("cp1"), Limits.none()),
+                // Across front doors the later request waits for the node's lease (phase Waiting), it is not refused.
+                Arguments.of("node in maintenance by the annotation protocol", nm("b", "w1"), null, new ClusterView(Optional.of(worker("w1")), NODES, List.of(), java.util.Map.of("w1", "annotation lifecycle.metal3.io/maintenance")), Limits.none()),
                 Arguments.of("cap not reached", nm("b", "w2"), null, view("w2", running("a", "w1")), new Limits(OptionalInt.of(2), OptionalInt.empty())),
                 Arguments.of("update keeping nodeName (node since deleted)", nm("a", "ghost", s -> s.setReason("x")), nm("a", "ghost"), view("ghost"), Limits.none()));
     }

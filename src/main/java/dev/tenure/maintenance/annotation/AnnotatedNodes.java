@@ -52,8 +52,8 @@ public class AnnotatedNodes implements NodesMaintainedElsewhere {
             Set<String> busy = new HashSet<>(heldByAnnotation(nodes).keySet());
             for (NodeMaintenance nm : client.resources(NodeMaintenance.class).list().getItems()) {
                 if (nm.getMetadata().getDeletionTimestamp() == null && nm.getSpec() != null
-                        && nm.getSpec().getNodeName() != null && NodeMaintenanceValidator.started(nm)) {
-                    busy.add(nm.getSpec().getNodeName());
+                        && NodeMaintenanceValidator.nodeOf(nm) != null && NodeMaintenanceValidator.started(nm)) {
+                    busy.add(NodeMaintenanceValidator.nodeOf(nm));
                 }
             }
             return NodeMaintenanceValidator.budget(node, nodes, busy, limits);

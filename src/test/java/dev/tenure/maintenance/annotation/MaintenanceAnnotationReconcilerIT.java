@@ -142,25 +142,4 @@ class MaintenanceAnnotationReconcilerIT {
         assertThat(client().nodes().withName("bad-ann").get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
         assertThat(lease("bad-ann")).isNull();
     }
-
-    @Test
-    void aNodeMaintenanceOnANodeTheAnnotationHoldsIsRefusedNamingTheDoor() {
-        cluster().seed().node("door-1").role("worker").create();
-        annotate("door-1", MaintenanceAnnotation.REQUEST, "600");
-        await().atMost(WAIT).until(() -> MaintenanceAnnotation.ACTIVE.equals(status("door-1")));
-
-        client().resource(new NodeMaintenance("door", new NodeMaintenanceSpec("door-1", "second door"))).create();
-        await().atMost(WAIT).until(() -> {
-            NodeMaintenance nm = client().resources(NodeMaintenance.class).withName("door").get();
-            return nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Failed;
-        });
-        assertThat(client().resources(NodeMaintenance.class).withName("door").get().getStatus().getLastError())
-                .contains("node door-1 is already in maintenance by annotation lifecycle.metal3.io/maintenance");
-        assertThat(lease("door-1").getSpec().getHolderIdentity()).isEqualTo("tenure-annotation");
-
-        client().resources(NodeMaintenance.class).withName("door").delete();
-        annotate("door-1", MaintenanceAnnotation.REQUEST, null);
-        await().atMost(WAIT).until(() -> MaintenanceAnnotation.ENDED.equals(status("door-1"))
-                && !Boolean.TRUE.equals(client().nodes().withName("door-1").get().getSpec().getUnschedulable()));
-    }
 }
