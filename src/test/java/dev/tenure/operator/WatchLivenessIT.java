@@ -80,7 +80,9 @@ class WatchLivenessIT {
             await().atMost(WAIT).untilAsserted(() -> {
                 WatchLiveness.Verdict verdict = liveness.assess(controller.watches(), Clock.systemUTC().instant());
                 assertThat(verdict.live()).isFalse();
-                assertThat(verdict.details().get("coordination/leases")).contains("longer than tenure.health.watch-grace");
+                // Not watching past the grace, or stopped (fabric8 gave up reconnecting), which fails at once.
+                assertThat(verdict.details().get("coordination/leases")).containsAnyOf(
+                        "longer than tenure.health.watch-grace", "a stopped informer does not restart by itself");
             });
         } finally {
             controller.stop();
