@@ -171,6 +171,18 @@ class HostileInputIT {
     }
 
     @Test
+    void aNodeMaintenanceOfHundredsOfKilobytesIsProcessedAndSoIsTheNext() {
+        // Annotations may hold 256 KiB in all; a watch event this large once stopped the informer for good.
+        seedWorker("hostile-big-1");
+        NodeMaintenance big = new NodeMaintenance("hostile-big", new NodeMaintenanceSpec("hostile-big-1", "big"));
+        big.getMetadata().setAnnotations(java.util.Map.of("example.com/notes", "n".repeat(200_000)));
+        client().resource(big).create();
+        await().atMost(WAIT).until(() -> phaseOf("hostile-big") == Phase.Succeeded);
+        delete("hostile-big");
+        await().atMost(WAIT).untilAsserted(() -> assertUntouched("hostile-big-1"));
+    }
+
+    @Test
     void editingNodeNameAfterTheStartKeepsTheMaintenanceOnItsNodeAndDeleteUndoesThatNode() {
         seedWorker("hostile-pin-1");
         seedWorker("hostile-pin-2");

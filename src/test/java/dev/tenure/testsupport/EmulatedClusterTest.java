@@ -420,4 +420,37 @@ class EmulatedClusterTest {
     assertThat(HTTP.send(request, HttpResponse.BodyHandlers.ofString()).statusCode()).isBetween(200, 202);
     assertThat(client.nodes().withName("smp").get().getSpec().getUnschedulable()).isTrue();
   }
+
+  @Test
+  void anInformerSeesEventsLargerThanAWebSocketFrameAndTheOnesAfterThem() {
+    // kube-apiserver writes a watch event as one frame; split ones stall fabric8's Vert.x client for good.
+    String namespace = freshNamespace();
+    List<String> seen = new CopyOnWriteArrayList<>();
+    var informer = client.configMaps().inNamespace(namespace).inform(new io.fabric8.kubernetes.client.informers
+        .ResourceEventHandler<>() {
+      @Override
+      public void onAdd(io.fabric8.kubernetes.api.model.ConfigMap cm) {
+        seen.add(cm.getMetadata().getName());
+      }
+
+      @Override
+      public void onUpdate(io.fabric8.kubernetes.api.model.ConfigMap old, io.fabric8.kubernetes.api.model.ConfigMap cm) {
+      }
+
+      @Override
+      public void onDelete(io.fabric8.kubernetes.api.model.ConfigMap cm, boolean unknown) {
+      }
+    });
+    try {
+      for (String name : List.of("small", "big", "after")) {
+        client.configMaps().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+            .withNewMetadata().withName(name).endMetadata()
+            .addToData("x", name.equals("big") ? "y".repeat(300_000) : "y").build()).create();
+        await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains(name));
+      }
+      assertThat(seen).containsExactly("small", "big", "after");
+    } finally {
+      informer.close();
+    }
+  }
 }

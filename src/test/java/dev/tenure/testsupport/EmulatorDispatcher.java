@@ -12,6 +12,8 @@ import io.fabric8.mockwebserver.http.Response;
 import io.fabric8.mockwebserver.http.WebSocket;
 import io.fabric8.mockwebserver.http.WebSocketListener;
 import io.fabric8.mockwebserver.http.ByteString;
+import io.vertx.core.http.ServerWebSocket;
+import io.vertx.core.http.WebSocketFrame;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
@@ -21,6 +23,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 
 /**
@@ -77,6 +80,9 @@ final class EmulatorDispatcher extends Dispatcher {
     }
     if (response.getWebSocketListener() == null) {
       response.setHeader("Content-Type", "application/json");
+    } else {
+      response = response.withWebSocketUpgrade(new WrappingListener(response.getWebSocketListener(),
+          EmulatorDispatcher::wholeFrames));
     }
     return api.verb().equals("list") && response.code() == 200 ? typedList(api, response) : response;
   }
@@ -163,7 +169,7 @@ final class EmulatorDispatcher extends Dispatcher {
         new RecordedRequest("HTTP/1.1", request.method(), path, request.getHeaders(), request.getBody()));
     WebSocketListener listener = response.getWebSocketListener();
     if (listener != null) {
-      return response.withWebSocketUpgrade(new FilteringListener(listener, selector));
+      return response.withWebSocketUpgrade(new WrappingListener(listener, w -> filtering(w, selector)));
     }
     if (response.code() != 200) {
       return response;
@@ -186,43 +192,84 @@ final class EmulatorDispatcher extends Dispatcher {
   }
 
   /** Passes on only the watch events whose object matches the selector. */
-  private final class FilteringListener extends WebSocketListener {
+  private WebSocket filtering(WebSocket w, ObjectSelector selector) {
+    return new ForwardingWebSocket(w) {
+      @Override
+      public boolean send(String text) {
+        JsonNode object = store.tree(text).path("object");
+        if (object.isObject() && !"Status".equals(object.path("kind").asText()) && !selector.test(object)) {
+          return true;
+        }
+        return w.send(text);
+      }
+    };
+  }
+
+  /**
+   * Sends each watch event as one WebSocket frame, as kube-apiserver does (golang.org/x/net/websocket writes a
+   * message as a single frame). The mock server's Vert.x socket would split a message over 64 KiB into
+   * continuation frames, which fabric8's Vert.x client stalls on for good (fabric8io/kubernetes-client#7347): an
+   * object that large would silently stop every informer watching its kind, which no real cluster does.
+   */
+  static WebSocket wholeFrames(WebSocket w) {
+    ServerWebSocket server;
+    try {
+      java.lang.reflect.Field field = w.getClass().getDeclaredField("webSocket");
+      field.setAccessible(true);
+      server = (ServerWebSocket) field.get(w);
+    } catch (ReflectiveOperationException | ClassCastException e) {
+      return w;
+    }
+    return new ForwardingWebSocket(w) {
+      @Override
+      public boolean send(String text) {
+        return !server.writeFrame(WebSocketFrame.textFrame(text, true)).failed();
+      }
+    };
+  }
+
+  /** A WebSocket passing everything on to another; {@link #send(byte[])} goes through {@link #send(String)}. */
+  private static class ForwardingWebSocket implements WebSocket {
+    private final WebSocket delegate;
+
+    ForwardingWebSocket(WebSocket delegate) {
+      this.delegate = delegate;
+    }
+
+    @Override
+    public RecordedRequest request() {
+      return delegate.request();
+    }
+
+    @Override
+    public boolean send(String text) {
+      return delegate.send(text);
+    }
+
+    @Override
+    public boolean send(byte[] bytes) {
+      return send(new String(bytes, StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public boolean close(int code, String reason) {
+      return delegate.close(code, reason);
+    }
+  }
+
+  /** Hands the listener every socket through {@code wrapper} (one wrapper per socket). */
+  private static final class WrappingListener extends WebSocketListener {
     private final WebSocketListener delegate;
-    private final ObjectSelector selector;
+    private final UnaryOperator<WebSocket> wrapper;
     private final Map<WebSocket, WebSocket> wrapped = new java.util.concurrent.ConcurrentHashMap<>();
 
-    FilteringListener(WebSocketListener delegate, ObjectSelector selector) {
+    WrappingListener(WebSocketListener delegate, UnaryOperator<WebSocket> wrapper) {
       this.delegate = delegate;
-      this.selector = selector;
+      this.wrapper = wrapper;
     }
 
     private WebSocket wrap(WebSocket ws) {
-      return wrapped.computeIfAbsent(ws, w -> new WebSocket() {
-        @Override
-        public RecordedRequest request() {
-          return w.request();
-        }
-
-        @Override
-        public boolean send(String text) {
-          JsonNode event = store.tree(text);
-          JsonNode object = event.path("object");
-          if (object.isObject() && !"Status".equals(object.path("kind").asText()) && !selector.test(object)) {
-            return true;
-          }
-          return w.send(text);
-        }
-
-        @Override
-        public boolean send(byte[] bytes) {
-          return send(new String(bytes, StandardCharsets.UTF_8));
-        }
-
-        @Override
-        public boolean close(int code, String reason) {
-          return w.close(code, reason);
-        }
-      });
+      return wrapped.computeIfAbsent(ws, wrapper);
     }
 
     @Override
