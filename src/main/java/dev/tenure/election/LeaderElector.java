@@ -92,6 +92,8 @@ public final class LeaderElector {
 
     // Loop state, guarded by this.
     private ObservedLease observed;
+    /** When the last decision to wait said the observed holder's lease runs out (observer view); null otherwise. */
+    private Instant waitUntil;
     /** The last observation of a lease that was then deleted while held: its term is honoured until it expires. */
     private ObservedLease vanished;
     /** resourceVersion of the last record we saw ourselves write. */
@@ -250,9 +252,27 @@ public final class LeaderElector {
         if (outcome == Outcome.LEADING && monotonic.instant().isBefore(start.plus(renewDeadline))) {
             beginTerm(start);
             next(retryPeriod, this::renewTick);
+        } else if (outcome == Outcome.NOT_LEADING) {
+            next(untilNextTry(), this::acquireTick);
         } else if (outcome != Outcome.YIELDED) {
             next(jittered(retryPeriod), this::acquireTick);
         }
+    }
+
+    /**
+     * The jittered retry, or sooner: the moment the holder we wait for runs out of lease on our own clock
+     * ({@code observedAt + leaseDuration}). A contender that saw the holder's last renew (on the watch) thus takes
+     * over a crashed leader at the first instant the observer rule allows, not at a retry up to
+     * 2.2 × retryPeriod later. Safety is unchanged: the try at that moment reads the lease again and decides by the
+     * same rule, so a renew seen meanwhile (or missed by the watch and found by the read) moves the expiry on.
+     */
+    private Duration untilNextTry() {
+        Duration retry = jittered(retryPeriod);
+        if (waitUntil == null) {
+            return retry;
+        }
+        Duration toExpiry = Duration.between(monotonic.instant(), waitUntil);
+        return toExpiry.isNegative() || toExpiry.isZero() || toExpiry.compareTo(retry) >= 0 ? retry : toExpiry;
     }
 
     private synchronized void renewTick() {
@@ -380,6 +400,7 @@ public final class LeaderElector {
      * {@link Outcome#GONE}: the leader steps down at once instead of re-creating it in the same breath.
      */
     private Outcome attempt(Instant start, Instant deadline) {
+        waitUntil = null;
         if (leadingView && observed != null && observed.record().isHeldBy(identity)) {
             try {
                 return apply(decide(start), deadline);
@@ -432,6 +453,8 @@ public final class LeaderElector {
     }
 
     private Outcome apply(ElectionDecision decision, Instant deadline) {
+        // Coordinated candidates never take a lease themselves (the controller assigns it): no expiry to aim at.
+        waitUntil = !coordinated && decision instanceof ElectionDecision.Wait wait ? wait.until() : null;
         if (decision instanceof ElectionDecision.Create create) {
             wrote(call(deadline, () -> store.create(lease, create.desired())));
             return Outcome.LEADING;

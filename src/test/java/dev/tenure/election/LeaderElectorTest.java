@@ -186,10 +186,35 @@ class LeaderElectorTest {
         h.scheduler.advance(Duration.ofSeconds(1));
         a.stopWithoutRelease();
         assertThat(h.store.peek(LEASE).orElseThrow().holderIdentity()).isEqualTo("a");
-        h.scheduler.advance(LD.minusSeconds(1));
+        // b saw a's record at 0 s: it is a's until 15 s on b's clock, and b's at once then.
+        h.scheduler.advance(LD.minusSeconds(1).minusMillis(1));
         assertThat(b.isLeader()).isFalse();
-        h.scheduler.advance(RP.multipliedBy(22).dividedBy(10).plusSeconds(1));
+        h.scheduler.advance(Duration.ofMillis(1));
         assertThat(b.isLeader()).isTrue();
+    }
+
+    @ParameterizedTest(name = "crash {0} ms after a renew")
+    @MethodSource("crashPoints")
+    void aWatchingContenderTakesOverACrashedLeaderALeaseDurationAfterItSawTheLastRenew(long crashAfterRenewMillis) {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        Instant[] bStarted = {null};
+        LeaderElector b = h.builder("b", Duration.ZERO).onStartedLeading(() -> bStarted[0] = h.scheduler.now()).build();
+        b.start();
+        h.scheduler.advance(RP.multipliedBy(5)); // a renews at 2 s, 4 s, ...; b watches and waits
+        h.scheduler.advance(Duration.ofMillis(crashAfterRenewMillis));
+        a.stopWithoutRelease(); // a crashes: no more renews, no release
+        // The watch delivers each write at once here, so b saw the last renew when it was written.
+        Instant lastRenewSeen = h.store.peek(LEASE).orElseThrow().renewTime();
+        assertThat(lastRenewSeen).isEqualTo(h.scheduler.now().minusMillis(crashAfterRenewMillis));
+        h.scheduler.advance(LD.plus(RP.multipliedBy(3)));
+        assertThat(b.isLeader()).isTrue();
+        // At the observer expiry itself, not at the next jittered retry after it (up to 2.2 x retryPeriod later).
+        assertThat(bStarted[0]).isEqualTo(lastRenewSeen.plus(LD));
+    }
+
+    static Stream<Long> crashPoints() {
+        return Stream.of(100L, 900L, 1500L, 1999L);
     }
 
     @Test
