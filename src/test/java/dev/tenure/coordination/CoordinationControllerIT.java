@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tenure.election.LeaseKey;
+import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.MutableClock;
 import io.fabric8.kubernetes.api.model.MicroTime;
@@ -132,6 +133,20 @@ class CoordinationControllerIT {
         } finally {
             cluster.faults().clear();
         }
+    }
+
+    @Test
+    void kubeletHeartbeatLeasesNeverReachTheController() {
+        cluster.requests().clear();
+        startController(true, Duration.ofMinutes(30));
+        candidate("app-1", "1.32.0", "1.32.0");
+        awaitHolder("app-1");
+        List<ApiRequest> leaseReads = cluster.requests().matching(r -> r.userAgent().equals(EmulatedCluster.OPERATOR_USER_AGENT)
+                && r.resource().equals("leases") && r.namespace().isEmpty()
+                && (r.verb().equals("list") || r.verb().equals("watch")));
+        assertThat(leaseReads).as("the controller's cluster-wide Lease list and watch").isNotEmpty()
+                .allSatisfy(r -> assertThat(r.query().get("fieldSelector"))
+                        .isEqualTo("metadata.namespace!=kube-node-lease"));
     }
 
     @Test
