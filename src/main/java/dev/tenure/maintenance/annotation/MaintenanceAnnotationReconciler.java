@@ -8,6 +8,7 @@ import dev.tenure.maintenance.NodeMaintenanceValidator;
 import dev.tenure.operator.AnnotationProtocolConfig;
 import dev.tenure.operator.TenureConfig;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.config.informer.Informer;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -15,9 +16,13 @@ import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.filter.GenericFilter;
+import io.javaoperatorsdk.operator.processing.event.source.filter.OnUpdateFilter;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import jakarta.inject.Inject;
 import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -27,7 +32,8 @@ import java.util.Optional;
  * then). Not generation-aware: annotations do not move a Node's generation.
  */
 @ControllerConfiguration(name = MaintenanceAnnotationReconciler.NAME, generationAwareEventProcessing = false,
-        informer = @Informer(genericFilter = MaintenanceAnnotationReconciler.ConcernsProtocol.class))
+        informer = @Informer(genericFilter = MaintenanceAnnotationReconciler.ConcernsProtocol.class,
+                onUpdateFilter = MaintenanceAnnotationReconciler.ActedOnChange.class))
 // Exactly the calls JOSDK's Node informer, the controller and the maintenance machine make for it. The Node rules
 // replace quarkus-operator-sdk's blanket one on the primary resource (create, update, delete on nodes, their status
 // and finalizers), which ManifestAssembly drops; RbacLeastPrivilegeCheck holds these to what the tests saw.
@@ -69,6 +75,34 @@ public class MaintenanceAnnotationReconciler implements Reconciler<Node> {
         Optional<java.time.Duration> next = controller.reconcile(node.getMetadata().getName());
         UpdateControl<Node> control = UpdateControl.noUpdate();
         return next.map(control::rescheduleAfter).orElse(control);
+    }
+
+    /**
+     * A Node update reaches the reconciler only when it changes what the protocol reads or writes: the protocol's
+     * annotations, the cordon and taints, the deletion. Kubelet status updates (conditions, images, every 10 s to
+     * 1 min per node) do not; the reconciler's own timed requeues drive the drain.
+     */
+    public static final class ActedOnChange implements OnUpdateFilter<Node> {
+        private static final List<String> KEYS = List.of(MaintenanceAnnotation.REQUEST, MaintenanceAnnotation.STATUS,
+                MaintenanceAnnotation.STATE);
+
+        @Override
+        public boolean accept(Node updated, Node old) {
+            return !KEYS.stream().allMatch(k -> Objects.equals(annotation(updated, k), annotation(old, k)))
+                    || !Objects.equals(spec(updated).getUnschedulable(), spec(old).getUnschedulable())
+                    || !Objects.equals(spec(updated).getTaints(), spec(old).getTaints())
+                    || !Objects.equals(updated.getMetadata().getDeletionTimestamp(),
+                            old.getMetadata().getDeletionTimestamp());
+        }
+
+        private static String annotation(Node node, String key) {
+            Map<String, String> a = node.getMetadata().getAnnotations();
+            return a == null ? null : a.get(key);
+        }
+
+        private static NodeSpec spec(Node node) {
+            return node.getSpec() == null ? new NodeSpec() : node.getSpec();
+        }
     }
 
     /** Only Nodes the protocol concerns reach the reconciler; the rest of the fleet costs nothing but the cache. */
