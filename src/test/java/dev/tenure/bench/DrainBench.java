@@ -2,6 +2,7 @@ package dev.tenure.bench;
 
 import dev.tenure.maintenance.MaintenanceState;
 import dev.tenure.maintenance.Phase;
+import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
@@ -16,11 +17,15 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
- * Row 4: drain of one node with 110 pods (11 Deployments × 10 pods, each pod takes 1 s to terminate),
- * Tenure's MaintenanceMachine against {@code kubectl drain} on identical emulated clusters, without
- * PodDisruptionBudgets and with one PDB per Deployment allowing 1 disruption.
+ * Row 4: drain of one node with 110 pods (11 Deployments × 10 pods), Tenure's MaintenanceMachine against
+ * {@code kubectl drain} on identical emulated clusters: pods stopping in 1 s without PodDisruptionBudgets and with
+ * one PDB per Deployment allowing 1 disruption, and pods taking a typical 30 s grace period to stop. Each run
+ * reports when the last eviction was sent (the drainer's own pace) and when the node was drained (what a user
+ * waits for).
  */
 final class DrainBench {
   static final String NODE = "w1";
@@ -28,6 +33,7 @@ final class DrainBench {
   static final int PODS_PER_DEPLOYMENT = 10;
   static final int PODS = DEPLOYMENTS * PODS_PER_DEPLOYMENT;
   static final Duration TERMINATION = Duration.ofSeconds(1);
+  static final Duration REALISTIC_TERMINATION = Duration.ofSeconds(30);
   static final Duration LIMIT = Duration.ofMinutes(4);
   static final String KUBECTL = "/usr/bin/kubectl";
   static final String TENURE_DEFAULTS = "Tenure (defaults: parallelism 10, poll 2s)";
@@ -39,6 +45,14 @@ final class DrainBench {
 
   interface DrainAction {
     void drain(EmulatedCluster cluster) throws Exception;
+  }
+
+  /** The node's pods: with or without a PDB per Deployment, and how long each takes to stop once evicted. */
+  record Case(boolean pdb, Duration termination) {
+  }
+
+  /** Seconds from the first API call to the last eviction request, and to all pods gone. */
+  record Timing(double lastEvictionSeconds, double drainedSeconds) {
   }
 
   static boolean kubectlPresent() {
@@ -55,8 +69,8 @@ final class DrainBench {
     return out;
   }
 
-  static EmulatedCluster cluster(boolean pdb) {
-    EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().terminationDelay(p -> TERMINATION));
+  static EmulatedCluster cluster(boolean pdb, Duration termination) {
+    EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().terminationDelay(p -> termination));
     cluster.seed().node(NODE).role("worker").create();
     cluster.seed().node("w2").role("worker").create();
     for (int d = 0; d < DEPLOYMENTS; d++) {
@@ -68,30 +82,41 @@ final class DrainBench {
     return cluster;
   }
 
-  /** Seconds one variant takes to drain NODE on a fresh cluster; fails if pods are left. */
-  static double time(Variant v, boolean pdb) throws Exception {
-    try (EmulatedCluster cluster = cluster(pdb)) {
+  /** How long one variant takes to drain NODE on a fresh cluster; fails if pods are left. */
+  static Timing time(Variant v, Case c) throws Exception {
+    try (EmulatedCluster cluster = cluster(c.pdb(), c.termination())) {
+      AtomicLong lastEviction = new AtomicLong();
+      Consumer<ApiRequest> evictions = r -> {
+        if (r.is("create", "pods", "eviction")) {
+          lastEviction.set(System.nanoTime());
+        }
+      };
+      cluster.requests().observe(evictions);
       long t0 = System.nanoTime();
       v.action().drain(cluster);
       double seconds = (System.nanoTime() - t0) / 1e9;
+      cluster.requests().stopObserving(evictions);
       List<Pod> left = cluster.client().pods().inAnyNamespace().withField("spec.nodeName", NODE).list().getItems();
       if (!left.isEmpty()) {
         throw new IllegalStateException(v.label() + " left " + left.size() + " pods on " + NODE);
       }
-      return seconds;
+      if (lastEviction.get() == 0) {
+        throw new IllegalStateException(v.label() + " sent no eviction");
+      }
+      return new Timing((lastEviction.get() - t0) / 1e9, seconds);
     }
   }
 
-  /** Runs the variants at once, each on its own cluster (for the PDB case, where every variant mostly waits). */
-  static List<Double> timeConcurrently(List<Variant> variants, boolean pdb) throws Exception {
+  /** Runs the variants at once, each on its own cluster (for the cases where every variant mostly waits). */
+  static List<Timing> timeConcurrently(List<Variant> variants, Case c) throws Exception {
     ExecutorService pool = Executors.newFixedThreadPool(variants.size());
     try {
-      List<Future<Double>> futures = new ArrayList<>();
+      List<Future<Timing>> futures = new ArrayList<>();
       for (Variant v : variants) {
-        futures.add(pool.submit((Callable<Double>) () -> time(v, pdb)));
+        futures.add(pool.submit((Callable<Timing>) () -> time(v, c)));
       }
-      List<Double> out = new ArrayList<>();
-      for (Future<Double> f : futures) {
+      List<Timing> out = new ArrayList<>();
+      for (Future<Timing> f : futures) {
         out.add(f.get(LIMIT.toSeconds() + 30, TimeUnit.SECONDS));
       }
       return out;
@@ -126,7 +151,7 @@ final class DrainBench {
 
   /** The emulator's floor: PODS sequential evictions with gracePeriodSeconds 0 (evicted and deleted at once). */
   static double floorSeconds() {
-    try (EmulatedCluster cluster = cluster(false)) {
+    try (EmulatedCluster cluster = cluster(false, TERMINATION)) {
       List<Pod> pods = cluster.client().pods().inAnyNamespace().withField("spec.nodeName", NODE).list().getItems();
       long t0 = System.nanoTime();
       for (Pod pod : pods) {

@@ -18,11 +18,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Row 5: many NodeMaintenances at once on a large cluster. MaintenanceMachine instances are driven by a
- * scheduled pool of {@code reconcileThreads} threads standing in for JOSDK's reconcile threads: each
- * maintenance's next step is scheduled after the previous step's requeueAfter, as the reconciler does.
- * One thread = medik8s' model (max-concurrent-reconciles 1); the default is one thread per maintenance
- * (quarkus-operator-sdk's default pool of 50 reconcile threads is as large as the 50 maintenances).
+ * Row 5: many NodeMaintenances on a large cluster, Tenure against the serial model of medik8s'
+ * node-maintenance-operator. Tenure: every maintenance's MaintenanceMachine is driven by a scheduled pool of
+ * reconcile threads (one per maintenance, quarkus-operator-sdk's default of 50), each next step scheduled after the
+ * previous step's requeueAfter as the reconciler does, so all nodes drain at once. Serial (NMO): its single
+ * reconcile thread runs kubectl's drain helper to the end for one node before it takes the next; modelled here by
+ * the same MaintenanceMachine driven to Succeeded node after node on one thread — the same per-node drain, only
+ * serialised, so the peer is never slower per node than Tenure itself.
  */
 final class FleetBench {
   record Result(double seconds, long requests, double peakHeapMiB, int succeeded, int failed, double listMillis) {
@@ -31,11 +33,13 @@ final class FleetBench {
   private final int nodes;
   private final int podsPerNode;
   private final int maintenances;
+  private final Duration termination;
 
-  FleetBench(int nodes, int podsPerNode, int maintenances) {
+  FleetBench(int nodes, int podsPerNode, int maintenances, Duration termination) {
     this.nodes = nodes;
     this.podsPerNode = podsPerNode;
     this.maintenances = maintenances;
+    this.termination = termination;
   }
 
   /**
@@ -46,7 +50,7 @@ final class FleetBench {
    */
   EmulatedCluster cluster() {
     EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests()
-        .nodeLeaseRenewInterval(Duration.ofSeconds(10)));
+        .nodeLeaseRenewInterval(Duration.ofSeconds(10)).terminationDelay(p -> termination));
     for (int n = 0; n < nodes; n++) {
       cluster.seed().node("n" + n).role("worker").create();
     }
@@ -67,7 +71,56 @@ final class FleetBench {
     return s.medianMillis();
   }
 
-  Result run(int reconcileThreads, Duration limit) throws Exception {
+  /** All maintenances at once, on {@code reconcileThreads} reconcile threads. */
+  Result concurrent(int reconcileThreads, Duration limit) throws Exception {
+    return measure(limit, (machine, requests, states, deadline) -> {
+      ScheduledExecutorService reconcilers = Executors.newScheduledThreadPool(reconcileThreads);
+      CountDownLatch settled = new CountDownLatch(requests.size());
+      try {
+        for (MaintenanceRequest request : requests) {
+          reconcilers.execute(() -> step(machine, reconcilers, request, states, settled));
+        }
+        if (!settled.await(Duration.between(java.time.Instant.now(), deadline).toMillis(), TimeUnit.MILLISECONDS)) {
+          throw new IllegalStateException(settled.getCount() + " of " + requests.size()
+              + " maintenances not settled within " + limit);
+        }
+      } finally {
+        reconcilers.shutdownNow();
+      }
+    });
+  }
+
+  /** One maintenance at a time, each to the end before the next starts (NMO's single blocking reconcile). */
+  Result serial(Duration limit) throws Exception {
+    return measure(limit, (machine, requests, states, deadline) -> {
+      for (MaintenanceRequest request : requests) {
+        while (!MachineRig.isSettled(states.get(request.nodeName()).phase())) {
+          if (java.time.Instant.now().isAfter(deadline)) {
+            throw new IllegalStateException("serial drain not done within " + limit + " at " + request.nodeName());
+          }
+          Duration next;
+          try {
+            MaintenanceMachine.Step step = machine.advance(request, states.get(request.nodeName()), false,
+                MaintenanceEvents.NONE);
+            states.put(request.nodeName(), step.state());
+            next = step.requeueAfter().orElse(Duration.ofSeconds(1));
+          } catch (RuntimeException e) {
+            next = Duration.ofSeconds(1);
+          }
+          if (!MachineRig.isSettled(states.get(request.nodeName()).phase())) {
+            Thread.sleep(next.toMillis());
+          }
+        }
+      }
+    });
+  }
+
+  private interface Driver {
+    void drive(MaintenanceMachine machine, java.util.List<MaintenanceRequest> requests,
+        Map<String, MaintenanceState> states, java.time.Instant deadline) throws Exception;
+  }
+
+  private Result measure(Duration limit, Driver driver) throws Exception {
     try (EmulatedCluster cluster = cluster();
         MachineRig rig = new MachineRig(cluster.client(), MachineRig.settings(10, Duration.ofSeconds(2)))) {
       MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
@@ -77,29 +130,24 @@ final class FleetBench {
       ScheduledExecutorService sampler = Executors.newSingleThreadScheduledExecutor();
       sampler.scheduleAtFixedRate(() -> peak.accumulateAndGet(memory.getHeapMemoryUsage().getUsed(), Math::max),
           0, 20, TimeUnit.MILLISECONDS);
-      ScheduledExecutorService reconcilers = Executors.newScheduledThreadPool(reconcileThreads);
       Map<String, MaintenanceState> states = new ConcurrentHashMap<>();
-      CountDownLatch settled = new CountDownLatch(maintenances);
+      java.util.List<MaintenanceRequest> requests = new java.util.ArrayList<>();
+      for (int i = 0; i < maintenances; i++) {
+        MaintenanceRequest request = MachineRig.request("n" + i);
+        requests.add(request);
+        states.put(request.nodeName(), MaintenanceState.initial());
+      }
       double listMillis = listMillis(cluster);
       int requestsBefore = cluster.requests().all().size();
       long t0 = System.nanoTime();
       try {
-        for (int i = 0; i < maintenances; i++) {
-          MaintenanceRequest request = MachineRig.request("n" + i);
-          states.put(request.nodeName(), MaintenanceState.initial());
-          reconcilers.execute(() -> step(rig.machine, reconcilers, request, states, settled));
-        }
-        if (!settled.await(limit.toMillis(), TimeUnit.MILLISECONDS)) {
-          throw new IllegalStateException(settled.getCount() + " of " + maintenances + " maintenances not settled within "
-              + limit);
-        }
+        driver.drive(rig.machine, requests, states, java.time.Instant.now().plus(limit));
         double seconds = (System.nanoTime() - t0) / 1e9;
-        long requests = cluster.requests().all().size() - requestsBefore;
+        long requestCount = cluster.requests().all().size() - requestsBefore;
         int ok = (int) states.values().stream().filter(s -> s.phase() == Phase.Succeeded).count();
         int failed = (int) states.values().stream().filter(s -> s.phase() == Phase.Failed).count();
-        return new Result(seconds, requests, (peak.get() - baseline) / (1024.0 * 1024.0), ok, failed, listMillis);
+        return new Result(seconds, requestCount, (peak.get() - baseline) / (1024.0 * 1024.0), ok, failed, listMillis);
       } finally {
-        reconcilers.shutdownNow();
         sampler.shutdownNow();
       }
     }
