@@ -14,6 +14,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 import java.util.logging.Level;
@@ -92,6 +93,12 @@ public final class LeaderElector {
 
     // Loop state, guarded by this.
     private ObservedLease observed;
+    /**
+     * The latest record naming a holder that the watch delivered and the loop has not handled yet (the loop may be
+     * busy in a slow call while events queue behind it): a read that finds the lease gone must not take it for a
+     * free lease when a holder was heard meanwhile — that holder may still be working until its fence.
+     */
+    private final AtomicReference<LeaseRecord> heardHolder = new AtomicReference<>();
     /** When the last decision to wait said the observed holder's lease runs out (observer view); null otherwise. */
     private Instant waitUntil;
     /** The last observation of a lease that was then deleted while held: its term is honoured until it expires. */
@@ -157,7 +164,10 @@ public final class LeaderElector {
         }
         started = true;
         try {
-            watch = store.watch(lease, rec -> scheduler.schedule(Duration.ZERO, () -> onWatched(rec)));
+            watch = store.watch(lease, rec -> {
+                rec.filter(LeaseRecord::hasHolder).ifPresent(heardHolder::set);
+                scheduler.schedule(Duration.ZERO, () -> onWatched(rec));
+            });
         } catch (RuntimeException e) {
             // Polling still works; the watch only makes foreign writes visible sooner.
             LOG.log(Level.WARNING, "cannot watch lease " + lease + ", relying on polling", e);
@@ -317,6 +327,7 @@ public final class LeaderElector {
     }
 
     private synchronized void onWatched(Optional<LeaseRecord> event) {
+        event.ifPresent(rec -> heardHolder.compareAndSet(rec, null));
         if (stopped) {
             return;
         }
@@ -356,6 +367,10 @@ public final class LeaderElector {
      * carries its own short duration, and only our write puts our leaseDuration behind the renewDeadline we keep.
      */
     private void acquireOnEvent() {
+        if (heardHolder.get() != null) {
+            // A later event naming a holder is queued behind this one: this one is stale, act on that one.
+            return;
+        }
         Instant start = monotonic.instant();
         ElectionDecision decision = decide(start);
         if (!(decision instanceof ElectionDecision.Create || decision instanceof ElectionDecision.Write)) {
@@ -415,6 +430,11 @@ public final class LeaderElector {
             observe(call(deadline, () -> store.get(lease)));
         } catch (LeaseNotFound e) {
             boolean wasLeading = leadingView;
+            LeaseRecord heard = heardHolder.getAndSet(null);
+            if (heard != null && (observed == null || !observed.record().hasHolder())) {
+                // A holder we heard of but have not handled yet: its lease vanished from under it, as if seen now.
+                observed = new ObservedLease(heard, monotonic.instant());
+            }
             forget();
             if (wasLeading) {
                 return Outcome.GONE;
