@@ -1,7 +1,6 @@
 package dev.tenure.coordination;
 
 import dev.tenure.election.LeaseKey;
-import dev.tenure.operator.WatchLiveness;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -20,6 +19,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -35,12 +35,13 @@ import org.jboss.logging.Logger;
  * The coordinated leader election controller: informers on LeaseCandidates, Leases and Nodes feed a work queue
  * keyed by (namespace, leaseName); each step reads the caches, asks {@link ElectionPlanner} for a decision, and
  * carries out its one write. Nothing about an election is kept in memory: a restart resumes from the objects.
- * Also runs the candidate garbage collector and answers the NodeMaintenance handover ({@link LeaseHandover}).
+ * Also runs the candidate garbage collector and answers the NodeMaintenance handover
+ * ({@link #requestHandover}, {@link #handedOver}).
  *
  * <p>{@link #start()} and {@link #stop()} are for the operator's own leader election: only the leading replica
  * runs the controller. Both are idempotent; the controller can be started again after a stop.
  */
-public final class CoordinationController implements LeaseHandover {
+public final class CoordinationController {
 
     /** Where kubelets keep their node heartbeat Leases; never a coordinated election's. */
     static final String NODE_LEASE_NAMESPACE = "kube-node-lease";
@@ -216,18 +217,17 @@ public final class CoordinationController implements LeaseHandover {
                         ? ", " + LeaseStrategies.OLDEST_EMULATION_VERSION : "");
     }
 
-    /** Health of the controller's informers (empty when not running), for the liveness probe. */
-    public List<WatchLiveness.Watch> watches() {
+    /** The controller's informers by name (empty when not running), for the liveness probe. */
+    public Map<String, SharedIndexInformer<?>> informers() {
         Running r = current();
         if (r == null) {
-            return List.of();
+            return Map.of();
         }
-        return List.of(watch("coordination/leasecandidates", r.candidates()), watch("coordination/leases", r.leases()),
-                watch("coordination/nodes", r.nodes()));
-    }
-
-    private static WatchLiveness.Watch watch(String name, SharedIndexInformer<?> informer) {
-        return new WatchLiveness.Watch(name, informer.isRunning(), informer.isWatching(), informer.hasSynced());
+        Map<String, SharedIndexInformer<?>> informers = new LinkedHashMap<>();
+        informers.put("coordination/leasecandidates", r.candidates());
+        informers.put("coordination/leases", r.leases());
+        informers.put("coordination/nodes", r.nodes());
+        return informers;
     }
 
     /** Stops everything start() began; safe to call when stopped. */
@@ -459,7 +459,6 @@ public final class CoordinationController implements LeaseHandover {
 
     // ------------------------------------------------------------------ handover (NodeMaintenance)
 
-    @Override
     public List<LeaseKey> leasesHeldOn(String node) {
         Running r = requireRunning();
         List<ObservedCandidate> candidates = allCandidates(r);
@@ -469,7 +468,6 @@ public final class CoordinationController implements LeaseHandover {
                 .toList();
     }
 
-    @Override
     public List<HandoverPlanner.HandoverStep> requestHandover(String node) {
         Running r = requireRunning();
         Instant now = clock.instant();
@@ -497,7 +495,6 @@ public final class CoordinationController implements LeaseHandover {
         return steps;
     }
 
-    @Override
     public boolean handedOver(String node) {
         return leasesHeldOn(node).isEmpty();
     }

@@ -1,6 +1,7 @@
 package dev.tenure.operator;
 
 import dev.tenure.coordination.CoordinationController;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.RegisteredController;
 import io.javaoperatorsdk.operator.health.InformerHealthIndicator;
@@ -54,12 +55,20 @@ public class WatchLivenessCheck implements HealthCheck {
         List<WatchLiveness.Watch> watches = new ArrayList<>(reconcilerWatches(operator.getRuntimeInfo()
                 .getRegisteredControllers()));
         if (coordination.isResolvable()) {
-            watches.addAll(coordination.get().watches());
+            watches.addAll(informerWatches(coordination.get().informers()));
         }
         WatchLiveness.Verdict verdict = liveness.assess(watches, clock.instant());
         b.status(verdict.live());
         verdict.details().forEach(b::withData);
         return b.build();
+    }
+
+    /** Plain fabric8 informers (the coordination controller's), one watch each. */
+    static List<WatchLiveness.Watch> informerWatches(Map<String, ? extends SharedIndexInformer<?>> informers) {
+        List<WatchLiveness.Watch> out = new ArrayList<>();
+        informers.forEach((name, informer) -> out.add(new WatchLiveness.Watch(name, informer.isRunning(),
+                informer.isWatching(), informer.hasSynced())));
+        return out;
     }
 
     /** JOSDK's informer health, one watch per (controller, event source, namespace). */

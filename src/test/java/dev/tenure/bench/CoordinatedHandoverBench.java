@@ -1,6 +1,6 @@
 package dev.tenure.bench;
 
-import dev.tenure.coordination.CoordinatedLeadershipHandover;
+import dev.tenure.operator.CoordinatedLeadershipHandover;
 import dev.tenure.coordination.CoordinationController;
 import dev.tenure.coordination.CoordinationMetrics;
 import dev.tenure.coordination.ElectionPlanner;

@@ -19,7 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 
 /**
- * A MaintenanceMachine wired as MaintenanceWiring wires it (shared eviction pool of evictionParallelism
+ * A MaintenanceMachine wired as MaintenanceBeans wires it (shared eviction pool of evictionParallelism
  * threads, heartbeat scheduler, system clock), minus Quarkus: the bench calls advance() itself, the way
  * the reconciler would, honouring each step's requeueAfter. Handover is a no-op (no leases on the nodes).
  */

@@ -3,7 +3,7 @@ package dev.tenure.chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tenure.coordination.CoordinatedLeadershipHandover;
+import dev.tenure.operator.CoordinatedLeadershipHandover;
 import dev.tenure.coordination.CoordinationController;
 import dev.tenure.coordination.CoordinationMetrics;
 import dev.tenure.coordination.ElectionPlanner;

@@ -74,11 +74,11 @@ class WatchLivenessIT {
         WatchLiveness liveness = new WatchLiveness(Duration.ZERO);
         try {
             controller.start();
-            await().atMost(WAIT).until(() -> liveness.assess(controller.watches(), Clock.systemUTC().instant()).live()
-                    && controller.watches().size() == 3);
+            await().atMost(WAIT).until(() -> liveness.assess(WatchLivenessCheck.informerWatches(controller.informers()), Clock.systemUTC().instant()).live()
+                    && WatchLivenessCheck.informerWatches(controller.informers()).size() == 3);
             cluster.close(); // the API server goes away: every watch drops and cannot come back
             await().atMost(WAIT).untilAsserted(() -> {
-                WatchLiveness.Verdict verdict = liveness.assess(controller.watches(), Clock.systemUTC().instant());
+                WatchLiveness.Verdict verdict = liveness.assess(WatchLivenessCheck.informerWatches(controller.informers()), Clock.systemUTC().instant());
                 assertThat(verdict.live()).isFalse();
                 // Not watching past the grace, or stopped (fabric8 gave up reconnecting), which fails at once.
                 assertThat(verdict.details().get("coordination/leases")).containsAnyOf(

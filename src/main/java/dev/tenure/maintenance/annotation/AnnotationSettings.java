@@ -6,8 +6,14 @@ import java.time.Duration;
  * Settings of the annotation protocol ({@code tenure.maintenance.annotation.*}) plus where the per-node
  * lease lives (shared with NodeMaintenance: one lease per node is what makes the two doors exclusive).
  */
-public record AnnotationSettings(String holder, Duration leasePadding, Duration maxDuration, String leaseNamespace,
-        String leaseNamePrefix) {
+public record AnnotationSettings(boolean enabled, String holder, Duration leasePadding, Duration maxDuration,
+        String leaseNamespace, String leaseNamePrefix) {
+
+    /** An enabled protocol. */
+    public AnnotationSettings(String holder, Duration leasePadding, Duration maxDuration, String leaseNamespace,
+            String leaseNamePrefix) {
+        this(true, holder, leasePadding, maxDuration, leaseNamespace, leaseNamePrefix);
+    }
 
     public AnnotationSettings {
         if (holder == null || holder.isBlank()) {

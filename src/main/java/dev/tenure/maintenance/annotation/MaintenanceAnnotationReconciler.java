@@ -5,8 +5,6 @@ import dev.tenure.maintenance.EventRecorder;
 import dev.tenure.maintenance.MaintenanceMachine;
 import dev.tenure.maintenance.MaintenanceSettings;
 import dev.tenure.maintenance.NodeMaintenanceValidator;
-import dev.tenure.operator.AnnotationProtocolConfig;
-import dev.tenure.operator.TenureConfig;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -53,16 +51,13 @@ public class MaintenanceAnnotationReconciler implements Reconciler<Node> {
 
     @Inject
     public MaintenanceAnnotationReconciler(KubernetesClient client, MaintenanceMachine machine, EventRecorder recorder,
-            MaintenanceSettings maintenance, NodeMaintenanceValidator.Limits limits, TenureConfig config) {
-        AnnotationProtocolConfig c = config.maintenance().annotation();
-        AnnotationSettings settings = new AnnotationSettings(c.holder(), c.leasePadding(), c.maxDuration(),
-                maintenance.leaseNamespace(), maintenance.leaseNamePrefix());
+            MaintenanceSettings maintenance, NodeMaintenanceValidator.Limits limits, AnnotationSettings settings) {
         if (settings.holder().equals(maintenance.holder())) {
             throw new IllegalArgumentException("tenure.maintenance.annotation.holder: must differ from "
                     + "tenure.maintenance.lease.holder (" + maintenance.holder() + "), or the lease cannot tell the "
                     + "annotation's maintenance from a NodeMaintenance's");
         }
-        this.enabled = c.enabled();
+        this.enabled = settings.enabled();
         this.controller = new MaintenanceAnnotationController(client, new KubeLeaseStore(client), machine, recorder,
                 settings, AnnotatedNodes.budget(client, limits), Clock.systemUTC());
     }

@@ -1,7 +1,10 @@
-package dev.tenure.coordination;
+package dev.tenure.operator;
 
-import dev.tenure.operator.CoordinationConfig;
-import dev.tenure.operator.TenureConfig;
+import dev.tenure.coordination.CoordinationController;
+import dev.tenure.coordination.CoordinationMetrics;
+import dev.tenure.coordination.ElectionPlanner;
+import dev.tenure.coordination.ElectionTiming;
+import dev.tenure.coordination.LeaseCandidateApi;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;

@@ -1,5 +1,6 @@
-package dev.tenure.coordination;
+package dev.tenure.operator;
 
+import dev.tenure.coordination.CoordinationController;
 import dev.tenure.coordination.HandoverPlanner.HandoverStep;
 import dev.tenure.maintenance.LeadershipHandover;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -12,7 +13,7 @@ import org.jboss.logging.Logger;
 
 /**
  * The NodeMaintenance handover step on coordinated leader election: after the node is cordoned, every Lease whose
- * holder runs on it gets preferredHolder set to the best candidate elsewhere ({@link LeaseHandover#requestHandover}),
+ * holder runs on it gets preferredHolder set to the best candidate elsewhere ({@link CoordinationController#requestHandover}),
  * and the step reports done once no such Lease is held on the node any more. The holder (an election-core
  * Candidate, or any client honouring preferredHolder) releases at once and the successor acquires on the release
  * event, so the leaderless gap is a watch event and a write rather than a lease duration.

@@ -1,13 +1,17 @@
-package dev.tenure.maintenance;
+package dev.tenure.operator;
 
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaseStore;
 import dev.tenure.election.kube.KubeLeaseStore;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
-import dev.tenure.operator.MaintenanceConfig;
-import dev.tenure.operator.OperatorNamespace;
-import dev.tenure.operator.TenureConfig;
+import dev.tenure.maintenance.EventRecorder;
+import dev.tenure.maintenance.LeadershipHandover;
+import dev.tenure.maintenance.MaintenanceMachine;
+import dev.tenure.maintenance.MaintenanceMetrics;
+import dev.tenure.maintenance.MaintenanceSettings;
+import dev.tenure.maintenance.NodeMaintenanceValidator;
+import dev.tenure.maintenance.annotation.AnnotationSettings;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PreDestroy;
@@ -19,9 +23,12 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** CDI wiring of the maintenance machine: configuration in, the system clock supplied here only. */
+/**
+ * CDI wiring of the maintenance package (both front doors and the machine): configuration in, the system clock
+ * supplied here only. Lives with the configuration so that {@code maintenance} never imports {@code operator}.
+ */
 @ApplicationScoped
-public class MaintenanceWiring {
+public class MaintenanceBeans {
 
     private ExecutorService evictionPool;
     private KubernetesClient machineClient;
@@ -36,6 +43,14 @@ public class MaintenanceWiring {
         return new MaintenanceSettings(leaseNamespace, m.lease().namePrefix(), m.lease().holder(),
                 m.lease().duration(), m.lease().windowPadding(), m.lease().waitRetry(), m.evictionParallelism(),
                 m.drainPollInterval(), m.staleNodeSkipWait());
+    }
+
+    @Produces
+    @Singleton
+    AnnotationSettings annotationSettings(TenureConfig config, MaintenanceSettings maintenance) {
+        AnnotationProtocolConfig c = config.maintenance().annotation();
+        return new AnnotationSettings(c.enabled(), c.holder(), c.leasePadding(), c.maxDuration(),
+                maintenance.leaseNamespace(), maintenance.leaseNamePrefix());
     }
 
     @Produces

@@ -1,0 +1,44 @@
+package dev.tenure;
+
+import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The house plan: the election core at the bottom, the two jobs (coordination, maintenance) on it side by side, and
+ * the operator (configuration, CDI wiring, probes, leadership, manifests) on top. A walk from a reconciler to a lease
+ * write goes down the layers and never comes back, and no package needs another that needs it.
+ */
+class LayeringTest {
+
+    private static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.tenure");
+
+    static final ArchRule NO_CYCLES = slices().matching("dev.tenure.(**)").should().beFreeOfCycles();
+
+    static final ArchRule LAYERS = layeredArchitecture().consideringOnlyDependenciesInLayers()
+            .layer("election").definedBy("dev.tenure.election..")
+            .layer("coordination").definedBy("dev.tenure.coordination..")
+            .layer("maintenance").definedBy("dev.tenure.maintenance..")
+            .layer("operator").definedBy("dev.tenure.operator..")
+            .whereLayer("operator").mayNotBeAccessedByAnyLayer()
+            .whereLayer("coordination").mayOnlyBeAccessedByLayers("operator")
+            .whereLayer("maintenance").mayOnlyBeAccessedByLayers("operator")
+            .whereLayer("election").mayOnlyBeAccessedByLayers("coordination", "maintenance", "operator");
+
+    @Test
+    void noPackageDependsOnOneThatDependsOnIt() {
+        NO_CYCLES.check(MAIN);
+    }
+
+    @Test
+    void dependenciesGoDownTheLayers() {
+        LAYERS.check(MAIN);
+    }
+}
