@@ -156,8 +156,7 @@ public final class Heartbeat {
                 onHeldElsewhere.accept(held);
                 return;
             }
-            latest = r instanceof ClaimResult.Created c ? c.lease()
-                    : r instanceof ClaimResult.Renewed rn ? rn.lease() : ((ClaimResult.TookOver) r).lease();
+            latest = r.held().orElseThrow();
             next(jittered());
         } catch (LeaseStoreException e) {
             // kubelet backoffEnsureLease: the wait doubles before it is taken (200 ms, 400 ms, ... 7 s)

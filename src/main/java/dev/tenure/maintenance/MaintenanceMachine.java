@@ -1,6 +1,8 @@
 package dev.tenure.maintenance;
 
 import dev.tenure.election.AuthorityStatus;
+import dev.tenure.election.ClaimResult;
+import dev.tenure.election.LeaseHeldElsewhere;
 import dev.tenure.election.Heartbeat;
 import dev.tenure.election.Heartbeats;
 import dev.tenure.election.LeaseOwner;
@@ -77,7 +79,7 @@ public final class MaintenanceMachine {
         this.heartbeatScheduler = heartbeatScheduler;
         this.client = client;
         this.leases = leases;
-        this.nodeLease = new NodeLease(leases, settings);
+        this.nodeLease = new NodeLease(leases, clock, settings);
         this.cordon = new NodeCordon(client);
         this.drain = new PodDrain(client, evictionPool);
         this.handover = handover;
@@ -116,7 +118,7 @@ public final class MaintenanceMachine {
         Optional<Instant> windowEnd = request.window().flatMap(w -> Optional.ofNullable(prior.leaseAcquiredAt()).map(a -> a.plus(w)));
         if (windowEnd.isPresent() && !now.isBefore(windowEnd.get())) {
             try {
-                end(nodeName, events, now);
+                end(nodeName, events);
             } catch (LeaseStoreException | KubernetesClientException e) {
                 return new Step(s.lastError("ending maintenance of node " + nodeName + " after its window: "
                         + e.getMessage()).build(), Optional.of(settings.drainPollInterval()));
@@ -131,30 +133,31 @@ public final class MaintenanceMachine {
         Instant leaseUntil = request.window()
                 .map(w -> Optional.ofNullable(prior.leaseAcquiredAt()).orElse(now).plus(w).plus(settings.windowPadding()))
                 .orElse(now.plus(settings.leaseDuration()));
-        NodeLease.Claim claim;
+        LeaseKey leaseKey = nodeLease.keyOf(nodeName);
+        ClaimResult claim;
         try {
-            claim = nodeLease.claim(nodeName, node.getMetadata().getUid(), leaseUntil, request.window().isPresent(), now);
+            claim = nodeLease.claim(nodeName, node.getMetadata().getUid(), leaseUntil, request.window().isPresent());
         } catch (LeaseStoreException | KubernetesClientException e) {
             int errors = prior.errorOnLeaseCount() + 1;
             Duration backoff = Duration.ofSeconds(Math.min(60, 1L << Math.min(errors, 6)));
             return new Step(s.errorOnLeaseCount(errors).lastError("taking lease " + nodeLease.keyOf(nodeName) + ": "
                     + e.getMessage()).build(), Optional.of(backoff));
         }
-        if (claim instanceof NodeLease.Claim.Elsewhere elsewhere) {
+        if (claim instanceof LeaseHeldElsewhere elsewhere) {
             return waitForLease(request, prior, s, elsewhere, now, events);
         }
-        NodeLease.Claim.Held held = (NodeLease.Claim.Held) claim;
-        if (held.created() || held.takenOver()) {
-            metrics.lease(held.takenOver() ? LeaseOutcome.takeover : LeaseOutcome.acquired);
+        boolean takenOver = claim instanceof ClaimResult.TookOver;
+        if (takenOver || claim instanceof ClaimResult.Created) {
+            metrics.lease(takenOver ? LeaseOutcome.takeover : LeaseOutcome.acquired);
         }
-        s.errorOnLeaseCount(0).waitingFor(null).lease(leaseStatus(held.key(), held.record()));
+        s.errorOnLeaseCount(0).waitingFor(null).lease(leaseStatus(leaseKey, claim.held().orElseThrow()));
         if (request.window().isEmpty()) {
-            keepRenewed(held.key(), nodeName, node.getMetadata().getUid());
+            keepRenewed(leaseKey, nodeName, node.getMetadata().getUid());
         }
         if (prior.leaseAcquiredAt() == null) {
             s.leaseAcquiredAt(now);
-            events.emit(false, MaintenanceEvents.BEGIN, "lease " + held.key() + " held by " + settings.holder()
-                    + (held.takenOver() ? " (taken over from an expired holder)" : "")
+            events.emit(false, MaintenanceEvents.BEGIN, "lease " + leaseKey + " held by " + settings.holder()
+                    + (takenOver ? " (taken over from an expired holder)" : "")
                     + "; starting maintenance of node " + nodeName
                     + (request.reason().isEmpty() ? "" : ": " + request.reason()));
         }
@@ -352,13 +355,9 @@ public final class MaintenanceMachine {
      * Throws on API errors so the caller retries.
      */
     public void end(String nodeName, MaintenanceEvents events) {
-        end(nodeName, events, clock.instant());
-    }
-
-    private void end(String nodeName, MaintenanceEvents events, Instant now) {
         restoreNode(nodeName, events);
         heartbeats.stop(nodeLease.keyOf(nodeName));
-        nodeLease.release(nodeName, now);
+        nodeLease.release(nodeName);
     }
 
     /**
@@ -393,7 +392,7 @@ public final class MaintenanceMachine {
             // Deleted mid-maintenance: nothing left to drain or restore; give the lease back.
             heartbeats.stop(nodeLease.keyOf(nodeName));
             try {
-                nodeLease.release(nodeName, now);
+                nodeLease.release(nodeName);
             } catch (LeaseStoreException | KubernetesClientException e) {
                 LOG.debugf(e, "releasing lease of deleted node %s", nodeName);
             }
@@ -408,7 +407,7 @@ public final class MaintenanceMachine {
     }
 
     private Step waitForLease(MaintenanceRequest request, MaintenanceState prior, MaintenanceState.Builder s,
-            NodeLease.Claim.Elsewhere elsewhere, Instant now, MaintenanceEvents events) {
+            LeaseHeldElsewhere elsewhere, Instant now, MaintenanceEvents events) {
         metrics.lease(LeaseOutcome.wait);
         if (prior.phase() != Phase.Waiting || !elsewhere.holder().equals(prior.waitingFor())) {
             events.emit(false, MaintenanceEvents.LEASE_WAITING, "lease " + elsewhere.key() + " is held by "
@@ -417,7 +416,7 @@ public final class MaintenanceMachine {
         Duration untilExpiry = Duration.between(now, elsewhere.expiresAt()).plusSeconds(1);
         s.phase(Phase.Waiting).waitingFor(elsewhere.holder()).errorOnLeaseCount(prior.errorOnLeaseCount() + 1)
                 .lastError("lease " + elsewhere.key() + " is held by " + elsewhere.holder())
-                .lease(leaseStatus(elsewhere.key(), elsewhere.record()));
+                .lease(leaseStatus(elsewhere.key(), elsewhere.lease()));
         return new Step(s.build(), Optional.of(min(untilExpiry, settings.leaseWaitRetry())));
     }
 

@@ -1,6 +1,7 @@
 package dev.tenure.election;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -135,7 +136,8 @@ class HeartbeatTest {
         Heartbeat hb = heartbeat().build();
         hb.start();
         scheduler.runDue();
-        assertThat(heldElsewhere).containsExactly(new LeaseHeldElsewhere(NODE_LEASE, "other-operator", scheduler.now().plus(DURATION)));
+        assertThat(heldElsewhere).extracting(LeaseHeldElsewhere::key, LeaseHeldElsewhere::holder, LeaseHeldElsewhere::expiresAt)
+                .containsExactly(tuple(NODE_LEASE, "other-operator", scheduler.now().plus(DURATION)));
         assertThat(store.calls(InMemoryLeaseStore.Op.UPDATE)).isZero();
         assertThat(hb.isRunning()).isFalse();
     }

@@ -27,7 +27,7 @@ class LeaseClaimsTest {
     void validForeignHoldingIsReportedAndExpiredOneTakenOver() {
         store.put(KEY, LeaseRecord.heldBy("medik8s-nmo", Duration.ofSeconds(60), time.now()));
         assertThat(claims.claim(KEY, "tenure", Duration.ofSeconds(600), Optional.empty()))
-                .isEqualTo(new LeaseHeldElsewhere(KEY, "medik8s-nmo", time.now().plusSeconds(60)));
+                .isEqualTo(new LeaseHeldElsewhere(KEY, "medik8s-nmo", time.now().plusSeconds(60), store.peek(KEY).orElseThrow()));
         time.advance(Duration.ofSeconds(60).plusMillis(1)); // expired strictly after renewTime + duration (upstream)
         ClaimResult r = claims.claim(KEY, "tenure", Duration.ofSeconds(600), Optional.empty());
         assertThat(r).isInstanceOfSatisfying(ClaimResult.TookOver.class, t -> {
@@ -49,5 +49,36 @@ class LeaseClaimsTest {
         assertThat(claims.release(KEY, "tenure")).isFalse();
         assertThat(store.peek(KEY).orElseThrow().holderIdentity()).isEqualTo("someone");
         assertThat(claims.release(LeaseKey.of("x", "absent"), "tenure")).isFalse();
+    }
+
+    @Test
+    void anOwnLeaseTheRenewPolicyFindsFreshIsKeptWithoutAWrite() {
+        LeaseClaims.Rule rule = (current, now) -> LeaseRules.claim("tenure", current, now, Duration.ofSeconds(60),
+                LeaseClaims.DEFAULT_FUTURE_TOLERANCE);
+        claims.claim(KEY, rule, Optional.of(NODE), LeaseClaims.RenewPolicy.ALWAYS);
+        int updates = store.calls(InMemoryLeaseStore.Op.UPDATE);
+
+        ClaimResult kept = claims.claim(KEY, rule, Optional.of(NODE), (current, now) -> false);
+        assertThat(kept).isInstanceOf(ClaimResult.Kept.class);
+        assertThat(store.calls(InMemoryLeaseStore.Op.UPDATE)).isEqualTo(updates);
+
+        // An owner still to be set is a reason to write even when the renew policy says fresh.
+        LeaseOwner newer = LeaseOwner.node("worker-1", "uid-2");
+        ClaimResult reowned = claims.claim(KEY, rule, Optional.of(newer), (current, now) -> false);
+        assertThat(reowned).isInstanceOf(ClaimResult.Renewed.class);
+        assertThat(store.peek(KEY).orElseThrow().owners()).containsExactly(newer);
+    }
+
+    @Test
+    void aProtocolsWriteAtAStaleResourceVersionAnswersEmptyAndWritesNothing() {
+        LeaseRecord first = claims.claim(KEY, "tenure", Duration.ofSeconds(60), Optional.empty()).held().orElseThrow();
+        claims.claim(KEY, "tenure", Duration.ofSeconds(60), Optional.empty()); // moves the resourceVersion on
+
+        assertThat(claims.write(KEY, first.withHolderIdentity("tenure-annotation"), false, Optional.of(NODE))).isEmpty();
+        assertThat(store.peek(KEY).orElseThrow().holderIdentity()).isEqualTo("tenure");
+
+        LeaseRecord current = store.peek(KEY).orElseThrow();
+        assertThat(claims.write(KEY, current.withHolderIdentity("tenure-annotation"), false, Optional.of(NODE)))
+                .hasValueSatisfying(w -> assertThat(w.owners()).containsExactly(NODE));
     }
 }

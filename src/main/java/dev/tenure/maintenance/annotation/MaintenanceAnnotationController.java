@@ -2,7 +2,7 @@ package dev.tenure.maintenance.annotation;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.tenure.election.LeaseConflict;
+import dev.tenure.election.LeaseClaims;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseOwner;
 import dev.tenure.election.LeaseRecord;
@@ -63,6 +63,7 @@ public final class MaintenanceAnnotationController {
 
     private final KubernetesClient client;
     private final LeaseStore leases;
+    private final LeaseClaims claims;
     private final MaintenanceMachine machine;
     private final EventRecorder recorder;
     private final AnnotationSettings settings;
@@ -73,6 +74,7 @@ public final class MaintenanceAnnotationController {
             EventRecorder recorder, AnnotationSettings settings, MaintenanceBudget budget, Clock clock) {
         this.client = client;
         this.leases = leases;
+        this.claims = new LeaseClaims(leases, clock);
         this.machine = machine;
         this.recorder = recorder;
         this.settings = settings;
@@ -161,12 +163,11 @@ public final class MaintenanceAnnotationController {
         } else if (decision instanceof AnnotationDecision.End end) {
             return end(node, key, lease, end.removeRequest(), end.leaseEnd(), now, events);
         } else if (decision instanceof AnnotationDecision.Reclaim reclaim) {
-            LeaseRecord taken;
-            try {
-                taken = leases.update(key, withNodeOwner(reclaim.lease(), node));
-            } catch (LeaseConflict conflict) {
+            Optional<LeaseRecord> written = claims.write(key, reclaim.lease(), false, nodeOwner(node));
+            if (written.isEmpty()) {
                 return Optional.of(MIN_REQUEUE); // someone wrote in between: decide again (maybe not ours anymore)
             }
+            LeaseRecord taken = written.get();
             LOG.infof("node %s: lease %s ran out before the maintenance was undone; re-taken for %s to finish", name(node),
                     key, settings.leasePadding());
             return end(node, key, taken, false, AnnotationProtocol.leaseEnd(taken), now, events);
@@ -244,9 +245,7 @@ public final class MaintenanceAnnotationController {
         // The drain is cancelled already: the machine evicts only inside a Maintain step, and none is decided
         // without a request in its window. The lease goes next ("LeaseDurationSeconds = 0"; the API refuses 0),
         // our record last, so an interrupted undo always leaves the record that keeps this Node reconciled.
-        try {
-            leases.update(key, lease.withLeaseDurationSeconds(null));
-        } catch (LeaseConflict conflict) {
+        if (claims.write(key, lease.withLeaseDurationSeconds(null), false, Optional.empty()).isEmpty()) {
             return Optional.of(MIN_REQUEUE);
         }
         patch(node, changes(annotationsOf(node), MaintenanceAnnotation.STATE, null), false);
@@ -256,27 +255,17 @@ public final class MaintenanceAnnotationController {
 
     /** Writes the lease the protocol decided; false when another writer got in first (decide again). */
     private boolean writeLease(LeaseKey key, Node node, AnnotationDecision.WriteLease write) {
-        LeaseRecord desired = withNodeOwner(write.lease(), node);
-        try {
-            if (write.create()) {
-                leases.create(key, desired);
-            } else {
-                leases.update(key, desired);
-            }
-            LOG.infof("node %s: lease %s %s (%s)", name(node), key, write.create() ? "created" : "written", write.status());
-            return true;
-        } catch (LeaseConflict conflict) {
+        if (claims.write(key, write.lease(), write.create(), nodeOwner(node)).isEmpty()) {
             return false;
         }
+        LOG.infof("node %s: lease %s %s (%s)", name(node), key, write.create() ? "created" : "written", write.status());
+        return true;
     }
 
     /** The lease's owner is the Node (garbage collected with it); an owner of an older Node of that name is dropped. */
-    private static LeaseRecord withNodeOwner(LeaseRecord lease, Node node) {
+    private static Optional<LeaseOwner> nodeOwner(Node node) {
         String uid = node.getMetadata().getUid();
-        if (uid == null || uid.isBlank()) {
-            return lease;
-        }
-        return lease.withOwners(List.of(LeaseOwner.node(name(node), uid)));
+        return uid == null || uid.isBlank() ? Optional.empty() : Optional.of(LeaseOwner.node(name(node), uid));
     }
 
     /**
