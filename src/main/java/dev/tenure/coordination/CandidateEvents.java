@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.CandidateRecord;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -35,7 +36,7 @@ final class CandidateEvents {
         this.apiVersion = apiVersion;
     }
 
-    void warn(ObservedCandidate c, String reason, String message) {
+    void warn(CandidateRecord c, String reason, String message) {
         String key = c.namespace() + "/" + c.name() + "/" + reason;
         if (message.equals(reported.put(key, message))) {
             return;
@@ -69,7 +70,7 @@ final class CandidateEvents {
     }
 
     /** The problem is gone: a recurrence is reported again. */
-    void resolved(ObservedCandidate c, String reason) {
+    void resolved(CandidateRecord c, String reason) {
         reported.remove(c.namespace() + "/" + c.name() + "/" + reason);
     }
 }

@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.CandidateRecord;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Comparator;
@@ -37,10 +38,10 @@ public final class CandidateRanking {
      * Orders candidates best first: lowest emulation version, then lowest binary version, then oldest creation.
      * Unparsable versions count as 0.0.0 here (as upstream); {@link #pickBest} skips such candidates.
      */
-    public static final Comparator<ObservedCandidate> BEST_FIRST = CandidateRanking::compare;
+    public static final Comparator<CandidateRecord> BEST_FIRST = CandidateRanking::compare;
 
     /** -1 when {@code lhs} is the better leader, 1 when {@code rhs} is; never 0 (a full tie goes to {@code lhs}). */
-    public static int compare(ObservedCandidate lhs, ObservedCandidate rhs) {
+    public static int compare(CandidateRecord lhs, CandidateRecord rhs) {
         int result = emulationVersionOrZero(lhs).compareTo(emulationVersionOrZero(rhs));
         if (result == 0) {
             result = binaryVersionOrZero(lhs).compareTo(binaryVersionOrZero(rhs));
@@ -52,15 +53,15 @@ public final class CandidateRanking {
     }
 
     /** Both versions parse: only such candidates can be elected by OldestEmulationVersion. */
-    public static boolean validForOldestEmulationVersion(ObservedCandidate c) {
+    public static boolean validForOldestEmulationVersion(CandidateRecord c) {
         return SemanticVersion.parseTolerant(c.emulationVersion()).isPresent()
                 && SemanticVersion.parseTolerant(c.binaryVersion()).isPresent();
     }
 
     /** The best valid candidate by {@link #compare}, or empty when none has parsable versions. */
-    public static Optional<ObservedCandidate> pickBest(Collection<ObservedCandidate> candidates) {
-        ObservedCandidate electee = null;
-        for (ObservedCandidate c : candidates) {
+    public static Optional<CandidateRecord> pickBest(Collection<CandidateRecord> candidates) {
+        CandidateRecord electee = null;
+        for (CandidateRecord c : candidates) {
             if (!validForOldestEmulationVersion(c)) {
                 continue;
             }
@@ -75,7 +76,7 @@ public final class CandidateRanking {
      * The strategy of the candidate with the highest binary version; candidates that share that version but
      * disagree on the strategy are a user error, reported as a conflict (the Lease is then left alone).
      */
-    public static StrategyChoice pickStrategy(Collection<ObservedCandidate> candidates) {
+    public static StrategyChoice pickStrategy(Collection<CandidateRecord> candidates) {
         if (candidates.isEmpty()) {
             return StrategyChoice.conflicting("no candidates");
         }
@@ -83,29 +84,29 @@ public final class CandidateRanking {
                 .map(CandidateRanking::binaryVersionOrZero)
                 .max(Comparator.naturalOrder())
                 .orElseThrow();
-        List<ObservedCandidate> newest = candidates.stream()
+        List<CandidateRecord> newest = candidates.stream()
                 .filter(c -> binaryVersionOrZero(c).compareTo(highest) == 0)
                 .toList();
         TreeSet<String> strategies = newest.stream()
                 .map(c -> c.strategy() == null ? "" : c.strategy())
                 .collect(Collectors.toCollection(TreeSet::new));
         if (strategies.size() > 1) {
-            return StrategyChoice.conflicting("candidates " + newest.stream().map(ObservedCandidate::name).sorted()
+            return StrategyChoice.conflicting("candidates " + newest.stream().map(CandidateRecord::name).sorted()
                     .toList() + " share binary version " + highest + " but ask for different strategies "
                     + strategies);
         }
         return StrategyChoice.of(strategies.first());
     }
 
-    static SemanticVersion emulationVersionOrZero(ObservedCandidate c) {
+    static SemanticVersion emulationVersionOrZero(CandidateRecord c) {
         return SemanticVersion.parseTolerant(c.emulationVersion()).orElse(SemanticVersion.ZERO);
     }
 
-    static SemanticVersion binaryVersionOrZero(ObservedCandidate c) {
+    static SemanticVersion binaryVersionOrZero(CandidateRecord c) {
         return SemanticVersion.parseTolerant(c.binaryVersion()).orElse(SemanticVersion.ZERO);
     }
 
-    private static Instant creation(ObservedCandidate c) {
+    private static Instant creation(CandidateRecord c) {
         return c.creationTimestamp() == null ? Instant.MIN : c.creationTimestamp();
     }
 }

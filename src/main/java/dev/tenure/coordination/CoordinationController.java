@@ -1,12 +1,16 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.CandidateRecord;
+import dev.tenure.election.LeaseConflict;
+import dev.tenure.election.LeaseStoreException;
+import dev.tenure.election.kube.KubeLeaseCandidateStore;
+import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.election.LeaseKey;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -50,6 +54,8 @@ public final class CoordinationController {
     private static final Logger LOG = Logger.getLogger(CoordinationController.class);
 
     private final KubernetesClient client;
+    /** Every Lease write goes through the election adapter. */
+    private final KubeLeaseStore leaseStore;
     private final ElectionPlanner planner;
     private final Clock clock;
     private final LeaseCandidateApi api;
@@ -69,6 +75,7 @@ public final class CoordinationController {
     public CoordinationController(KubernetesClient client, ElectionPlanner planner, Clock clock, LeaseCandidateApi api,
             CoordinationMetrics metrics, Duration gcPeriod) {
         this.client = Objects.requireNonNull(client, "client");
+        this.leaseStore = new KubeLeaseStore(client);
         this.planner = Objects.requireNonNull(planner, "planner");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.api = Objects.requireNonNull(api, "api");
@@ -122,12 +129,12 @@ public final class CoordinationController {
         candidates.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(GenericKubernetesResource obj) {
-                enqueue(queue, KubeObjects.candidate(obj));
+                enqueue(queue, KubeLeaseCandidateStore.toRecord(obj));
             }
 
             @Override
             public void onUpdate(GenericKubernetesResource oldObj, GenericKubernetesResource newObj) {
-                ObservedCandidate c = KubeObjects.candidate(newObj);
+                CandidateRecord c = KubeLeaseCandidateStore.toRecord(newObj);
                 // a candidate we just pinged has nothing new to say until it acks (upstream enqueueCandidate)
                 if (c.pingTime() != null && c.renewTime() != null && c.renewTime().isBefore(c.pingTime())) {
                     return;
@@ -137,7 +144,7 @@ public final class CoordinationController {
 
             @Override
             public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {
-                enqueue(queue, KubeObjects.candidate(obj));
+                enqueue(queue, KubeLeaseCandidateStore.toRecord(obj));
             }
         });
 
@@ -260,12 +267,12 @@ public final class CoordinationController {
             return;
         }
         for (GenericKubernetesResource g : r.candidates().getStore().list()) {
-            enqueue(r.queue(), KubeObjects.candidate(g));
+            enqueue(r.queue(), KubeLeaseCandidateStore.toRecord(g));
         }
     }
 
     /** The API server requires spec.leaseName; a candidate without one is skipped rather than failing a handler. */
-    private static void enqueue(KeyedWorkQueue<LeaseKey> queue, ObservedCandidate c) {
+    private static void enqueue(KeyedWorkQueue<LeaseKey> queue, CandidateRecord c) {
         if (c.hasLeaseKey()) {
             queue.add(c.leaseKey());
         }
@@ -274,7 +281,7 @@ public final class CoordinationController {
     private static void enqueueMaintenanceAware(KeyedWorkQueue<LeaseKey> queue,
             SharedIndexInformer<GenericKubernetesResource> candidates) {
         for (GenericKubernetesResource g : candidates.getStore().list()) {
-            ObservedCandidate c = KubeObjects.candidate(g);
+            CandidateRecord c = KubeLeaseCandidateStore.toRecord(g);
             if (LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy())) {
                 enqueue(queue, c);
             }
@@ -294,15 +301,15 @@ public final class CoordinationController {
             return Optional.empty();
         }
         Instant now = clock.instant();
-        List<ObservedCandidate> candidates = candidatesOf(r, key);
+        List<CandidateRecord> candidates = candidatesOf(r, key);
         Lease cached = r.leases().getStore().getByKey(key.namespace() + "/" + key.name());
-        ObservedLease lease = cached == null ? null : KubeObjects.lease(cached);
+        LeaseRecord lease = cached == null ? null : KubeLeaseStore.toRecord(cached);
         Set<String> unavailable = candidates.stream()
                 .anyMatch(c -> LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy()))
                 ? unavailableCandidates(r, candidates) : Set.of();
 
-        ElectionDecision decision = planner.decide(key, candidates, lease, unavailable, now);
-        String strategy = decision.leaseWrite().map(ObservedLease::strategy)
+        ElectionStep decision = planner.decide(key, candidates, lease, unavailable, now);
+        String strategy = decision.leaseWrite().map(LeaseRecord::strategy)
                 .orElse(lease == null ? null : lease.strategy());
         Optional<Instant> leaderless = ElectionPlanner.leaderlessSince(lease, planner.admissible(key, candidates, now),
                 now);
@@ -315,12 +322,16 @@ public final class CoordinationController {
             metrics.failure(e.getCode() == 409 ? CoordinationMetrics.WRITE_CONFLICT : CoordinationMetrics.API_ERROR);
             LOG.debugf("%s: %s not written (%d %s); retrying", key, decision.outcome(), e.getCode(), e.getMessage());
             throw e;
+        } catch (LeaseStoreException e) {
+            metrics.failure(e instanceof LeaseConflict ? CoordinationMetrics.WRITE_CONFLICT : CoordinationMetrics.API_ERROR);
+            LOG.debugf("%s: %s not written (%s); retrying", key, decision.outcome(), e.getMessage());
+            throw e;
         }
         metrics.written(key, decision, strategy, leaderless, now);
         return decision.requeue();
     }
 
-    private void apply(Running r, LeaseKey key, ElectionDecision decision, Lease cached, Instant now) {
+    private void apply(Running r, LeaseKey key, ElectionStep decision, Lease cached, Instant now) {
         // every ping is attempted, and the failures reported together (upstream, since pings went parallel): one
         // candidate whose ping keeps failing (RBAC, a webhook, its namespace going away) must not starve the others
         List<String> failed = new ArrayList<>();
@@ -341,14 +352,10 @@ public final class CoordinationController {
             return;
         }
         if (decision.createLease()) {
-            Lease created = KubeObjects.applyTo(decision.lease(), new LeaseBuilder()
-                    .withMetadata(new ObjectMetaBuilder().withNamespace(key.namespace()).withName(key.name()).build())
-                    .build());
-            client.resources(Lease.class).inNamespace(key.namespace()).resource(created).create();
+            leaseStore.create(key, decision.lease());
         } else {
-            Lease updated = KubeObjects.applyTo(decision.lease(), new LeaseBuilder(cached).build());
             // conditional on the cached resourceVersion: a holder renewing meanwhile makes this a 409, not a loss
-            client.resources(Lease.class).inNamespace(key.namespace()).resource(updated).update();
+            leaseStore.update(key, decision.lease(), cached);
         }
     }
 
@@ -362,9 +369,9 @@ public final class CoordinationController {
     }
 
     /** Warning Events for what users must fix in their candidates; operational failures stay in logs/metrics. */
-    private void reportBadInput(List<ObservedCandidate> admissible, ElectionDecision decision) {
-        boolean conflict = decision.failure() == ElectionDecision.FailureReason.STRATEGY_CONFLICT;
-        for (ObservedCandidate c : admissible) {
+    private void reportBadInput(List<CandidateRecord> admissible, ElectionStep decision) {
+        boolean conflict = decision.failure() == ElectionStep.FailureReason.STRATEGY_CONFLICT;
+        for (CandidateRecord c : admissible) {
             if (conflict) {
                 events.warn(c, CandidateEvents.CONFLICTING_STRATEGY, decision.detail());
             } else {
@@ -372,7 +379,7 @@ public final class CoordinationController {
             }
             boolean ranked = LeaseStrategies.OLDEST_EMULATION_VERSION.equals(c.strategy())
                     || LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy());
-            if (ranked && decision.outcome() != ElectionDecision.Outcome.NOT_MANAGED
+            if (ranked && decision.outcome() != ElectionStep.Outcome.NOT_MANAGED
                     && !CandidateRanking.validForOldestEmulationVersion(c)) {
                 events.warn(c, CandidateEvents.INVALID_VERSION, "binaryVersion \"" + c.binaryVersion()
                         + "\" and emulationVersion \"" + c.emulationVersion()
@@ -383,7 +390,7 @@ public final class CoordinationController {
         }
     }
 
-    private static void log(LeaseKey key, ElectionDecision d) {
+    private static void log(LeaseKey key, ElectionStep d) {
         switch (d.outcome()) {
             case CREATE_LEASE, SET_HOLDER, SET_PREFERRED_HOLDER, CLEAR_PREFERRED_HOLDER, SET_STRATEGY ->
                     LOG.infof("Lease %s: %s", key, d.detail());
@@ -392,7 +399,7 @@ public final class CoordinationController {
         }
     }
 
-    private static List<ObservedCandidate> candidatesOf(Running r, LeaseKey key) {
+    private static List<CandidateRecord> candidatesOf(Running r, LeaseKey key) {
         return candidatesOf(r.candidates().getStore(), key);
     }
 
@@ -405,8 +412,8 @@ public final class CoordinationController {
      * controller starts, right after start, as the watch re-sent the listed candidate). The store replaces an
      * entry in place, so a scan sees every object at all times; a few hundred candidates cost microseconds.
      */
-    static List<ObservedCandidate> candidatesOf(Store<GenericKubernetesResource> store, LeaseKey key) {
-        return store.list().stream().filter(g -> isCandidateOf(g, key)).map(KubeObjects::candidate).toList();
+    static List<CandidateRecord> candidatesOf(Store<GenericKubernetesResource> store, LeaseKey key) {
+        return store.list().stream().filter(g -> isCandidateOf(g, key)).map(KubeLeaseCandidateStore::toRecord).toList();
     }
 
     private static boolean hasCandidates(Store<GenericKubernetesResource> store, LeaseKey key) {
@@ -421,9 +428,9 @@ public final class CoordinationController {
     // ------------------------------------------------------------------ nodes
 
     /** Names of candidates whose node is cordoned or in maintenance. */
-    private Set<String> unavailableCandidates(Running r, List<ObservedCandidate> candidates) {
+    private Set<String> unavailableCandidates(Running r, List<CandidateRecord> candidates) {
         Set<String> out = new HashSet<>();
-        for (ObservedCandidate c : candidates) {
+        for (CandidateRecord c : candidates) {
             nodeOf(c).map(n -> r.nodes().getStore().getByKey(n))
                     .flatMap(NodeAvailability::unavailableReason)
                     .ifPresent(reason -> out.add(c.name()));
@@ -432,7 +439,7 @@ public final class CoordinationController {
     }
 
     /** The node a candidate runs on: label {@code tenure.dev/node}, else the node of the Pod named like it. */
-    Optional<String> nodeOf(ObservedCandidate c) {
+    Optional<String> nodeOf(CandidateRecord c) {
         String label = c.nodeLabel();
         if (label != null && !label.isEmpty()) {
             return Optional.of(label);
@@ -461,11 +468,9 @@ public final class CoordinationController {
 
     public List<LeaseKey> leasesHeldOn(String node) {
         Running r = requireRunning();
-        List<ObservedCandidate> candidates = allCandidates(r);
+        List<CandidateRecord> candidates = allCandidates(r);
         return HandoverPlanner.leasesHeldOn(node, coordinatedLeases(r), HandoverPlanner.byIdentity(candidates),
-                        this::nodeOf, clock.instant()).stream()
-                .map(ObservedLease::key)
-                .toList();
+                this::nodeOf, clock.instant());
     }
 
     public List<HandoverPlanner.HandoverStep> requestHandover(String node) {
@@ -486,9 +491,7 @@ public final class CoordinationController {
             }
             // a merge patch of the one field: the holder renews every few seconds, and a conditional update
             // would keep losing to it; preferredHolder is the controller's field, nobody else writes it
-            client.resources(Lease.class).inNamespace(step.lease().namespace()).withName(step.lease().name())
-                    .patch(PatchContext.of(PatchType.JSON_MERGE),
-                            "{\"spec\":{\"preferredHolder\":\"" + step.successor().get() + "\"}}");
+            leaseStore.setPreferredHolder(step.lease(), step.successor().get());
             LOG.infof("Lease %s: handover off node %s requested, preferredHolder %s", step.lease(), node,
                     step.successor().get());
         }
@@ -507,22 +510,21 @@ public final class CoordinationController {
         return r;
     }
 
-    private static List<ObservedCandidate> allCandidates(Running r) {
-        return r.candidates().getStore().list().stream().map(KubeObjects::candidate).toList();
+    private static List<CandidateRecord> allCandidates(Running r) {
+        return r.candidates().getStore().list().stream().map(KubeLeaseCandidateStore::toRecord).toList();
     }
 
     /**
      * Leases whose strategy this controller runs: a handover only moves those (an OldestEmulationVersion Lease is
      * left alone unless Tenure runs that strategy, since another controller would then own its preferredHolder).
      */
-    private List<ObservedLease> coordinatedLeases(Running r) {
-        return allLeases(r).stream().filter(l -> planner.handles(l.strategy())).toList();
-    }
-
-    private static List<ObservedLease> allLeases(Running r) {
-        List<ObservedLease> out = new ArrayList<>();
+    private Map<LeaseKey, LeaseRecord> coordinatedLeases(Running r) {
+        Map<LeaseKey, LeaseRecord> out = new LinkedHashMap<>();
         for (Lease l : r.leases().getStore().list()) {
-            out.add(KubeObjects.lease(l));
+            LeaseRecord record = KubeLeaseStore.toRecord(l);
+            if (planner.handles(record.strategy())) {
+                out.put(LeaseKey.of(l.getMetadata().getNamespace(), l.getMetadata().getName()), record);
+            }
         }
         return out;
     }
@@ -542,16 +544,16 @@ public final class CoordinationController {
     }
 
     /** {@link #collectGarbage()} over a given view of the cache. */
-    int collectGarbage(List<ObservedCandidate> cachedCandidates, Instant now) {
+    int collectGarbage(List<CandidateRecord> cachedCandidates, Instant now) {
         int deleted = 0;
-        for (ObservedCandidate cached : cachedCandidates) {
+        for (CandidateRecord cached : cachedCandidates) {
             if (!planner.isCandidateExpired(cached, now)) {
                 continue;
             }
             var resource = client.genericKubernetesResources(api.context()).inNamespace(cached.namespace())
                     .withName(cached.name());
             GenericKubernetesResource fresh = resource.get();
-            if (fresh == null || !planner.isCandidateExpired(KubeObjects.candidate(fresh), now)) {
+            if (fresh == null || !planner.isCandidateExpired(KubeLeaseCandidateStore.toRecord(fresh), now)) {
                 continue;
             }
             resource.delete();

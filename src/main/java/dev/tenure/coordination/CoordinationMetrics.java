@@ -49,9 +49,9 @@ public final class CoordinationMetrics {
     }
 
     /** Records the outcome of one election step for {@code key}. */
-    void stepDecided(LeaseKey key, ElectionDecision decision, String strategy, Optional<Instant> leaderless,
+    void stepDecided(LeaseKey key, ElectionStep decision, String strategy, Optional<Instant> leaderless,
             Instant now) {
-        if (decision.outcome() == ElectionDecision.Outcome.NOT_MANAGED) {
+        if (decision.outcome() == ElectionStep.Outcome.NOT_MANAGED) {
             forget(key);
             return;
         }
@@ -62,7 +62,7 @@ public final class CoordinationMetrics {
     }
 
     /** After a decision's write went through. */
-    void written(LeaseKey key, ElectionDecision decision, String strategy, Optional<Instant> leaderless,
+    void written(LeaseKey key, ElectionStep decision, String strategy, Optional<Instant> leaderless,
             Instant now) {
         String outcome = switch (decision.outcome()) {
             case CREATE_LEASE -> decision.electedHolder().isPresent() ? "created" : null;

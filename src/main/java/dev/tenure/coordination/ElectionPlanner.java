@@ -1,11 +1,12 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.CandidateRecord;
 import static dev.tenure.coordination.LeaseStrategies.MAINTENANCE_AWARE;
 import static dev.tenure.coordination.LeaseStrategies.OLDEST_EMULATION_VERSION;
 
 import dev.tenure.coordination.CandidateRanking.StrategyChoice;
-import dev.tenure.coordination.ElectionDecision.FailureReason;
-import dev.tenure.coordination.ElectionDecision.Outcome;
+import dev.tenure.coordination.ElectionStep.FailureReason;
+import dev.tenure.coordination.ElectionStep.Outcome;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseRules;
@@ -65,23 +66,21 @@ public final class ElectionPlanner {
      * ahead of our clock proves nothing, so it does not keep the Lease valid. A Lease without holder is judged
      * by its timestamps alone (upstream isLeaseExpired).
      */
-    public static boolean isLeaseExpired(ObservedLease lease, Instant now) {
+    public static boolean isLeaseExpired(LeaseRecord lease, Instant now) {
         if (lease.renewTime() == null || lease.leaseDurationSeconds() == null || lease.leaseDurationSeconds() <= 0) {
             return true;
         }
         Duration duration = Duration.ofSeconds(lease.leaseDurationSeconds());
-        LeaseRecord record = new LeaseRecord(lease.hasHolder() ? lease.holderIdentity() : "(none)",
-                lease.leaseDurationSeconds(), lease.acquireTime(), lease.renewTime(), 0, lease.strategy(),
-                lease.preferredHolder(), List.of(), lease.resourceVersion());
-        return !LeaseRules.authorityStatus(record, now, duration).isValid();
+        LeaseRecord judged = lease.hasHolder() ? lease : lease.withHolderIdentity("(none)");
+        return !LeaseRules.authorityStatus(judged, now, duration).isValid();
     }
 
-    public boolean isCandidateExpired(ObservedCandidate c, Instant now) {
+    public boolean isCandidateExpired(CandidateRecord c, Instant now) {
         return c.renewTime() == null || c.renewTime().plus(timing.candidateValidity()).isBefore(now);
     }
 
     /** Unexpired candidates for the Lease {@code key}. */
-    public List<ObservedCandidate> admissible(LeaseKey key, Collection<ObservedCandidate> all, Instant now) {
+    public List<CandidateRecord> admissible(LeaseKey key, Collection<CandidateRecord> all, Instant now) {
         return all.stream()
                 .filter(c -> key.namespace().equals(c.namespace()) && key.name().equals(c.leaseName()))
                 .filter(c -> !isCandidateExpired(c, now))
@@ -93,13 +92,13 @@ public final class ElectionPlanner {
      * not in {@code unavailable} and falls back to all when every candidate is unavailable (a leader on a
      * draining node beats no leader). Empty for strategies without a built-in ranking.
      */
-    public static Optional<ObservedCandidate> bestFor(String strategy, Collection<ObservedCandidate> candidates,
+    public static Optional<CandidateRecord> bestFor(String strategy, Collection<CandidateRecord> candidates,
             Set<String> unavailable) {
         if (OLDEST_EMULATION_VERSION.equals(strategy)) {
             return CandidateRanking.pickBest(candidates);
         }
         if (MAINTENANCE_AWARE.equals(strategy)) {
-            List<ObservedCandidate> available = candidates.stream()
+            List<CandidateRecord> available = candidates.stream()
                     .filter(c -> !unavailable.contains(c.name()))
                     .toList();
             return CandidateRanking.pickBest(available).or(() -> CandidateRanking.pickBest(candidates));
@@ -114,12 +113,12 @@ public final class ElectionPlanner {
      * @param lease       the Lease from the cache, or {@code null} when it does not exist
      * @param unavailable names of candidates in the Lease's namespace whose node is cordoned or in maintenance
      */
-    public ElectionDecision decide(LeaseKey key, Collection<ObservedCandidate> all, ObservedLease lease,
+    public ElectionStep decide(LeaseKey key, Collection<CandidateRecord> all, LeaseRecord lease,
             Set<String> unavailable, Instant now) {
         Duration requeue = timing.requeueInterval();
-        List<ObservedCandidate> candidates = admissible(key, all, now);
+        List<CandidateRecord> candidates = admissible(key, all, now);
         if (candidates.isEmpty()) {
-            return ElectionDecision.notManaged("no unexpired candidates");
+            return ElectionStep.notManaged("no unexpired candidates");
         }
         boolean leaseValid = lease != null && lease.hasHolder() && !isLeaseExpired(lease, now);
         StrategyChoice prelim = CandidateRanking.pickStrategy(candidates);
@@ -128,63 +127,63 @@ public final class ElectionPlanner {
             // strategy is then picked among the candidates that answer the ping, so a silent candidate with a
             // conflicting strategy cannot block it. Tenure only joins when a candidate asks for a strategy it runs.
             if (candidates.stream().noneMatch(c -> handles(c.strategy()))) {
-                return ElectionDecision.notManaged("strategy " + (prelim.isConflict() ? prelim.conflict() : prelim.strategy())
+                return ElectionStep.notManaged("strategy " + (prelim.isConflict() ? prelim.conflict() : prelim.strategy())
                         + " is left to the API server's coordinated leader election");
             }
         } else if (prelim.isConflict()) {
             boolean ours = upstreamStrategyEnabled
                     || candidates.stream().anyMatch(c -> MAINTENANCE_AWARE.equals(c.strategy()));
-            return ours ? ElectionDecision.failed(FailureReason.STRATEGY_CONFLICT, prelim.conflict(), requeue)
-                    : ElectionDecision.notManaged(prelim.conflict());
+            return ours ? ElectionStep.failed(FailureReason.STRATEGY_CONFLICT, prelim.conflict(), requeue)
+                    : ElectionStep.notManaged(prelim.conflict());
         } else if (!handles(prelim.strategy())) {
-            return ElectionDecision.notManaged("strategy " + prelim.strategy()
+            return ElectionStep.notManaged("strategy " + prelim.strategy()
                     + " is left to the API server's coordinated leader election");
         }
 
-        Set<String> names = candidates.stream().map(ObservedCandidate::name).collect(Collectors.toSet());
+        Set<String> names = candidates.stream().map(CandidateRecord::name).collect(Collectors.toSet());
         // a valid Lease of another controller's strategy is its business: upstream never writes one while it is valid
         boolean ownedLease = !leaseValid || lease.strategy() == null || ownsStrategy(lease.strategy());
         if (ownedLease && lease != null && lease.hasPreferredHolder() && !names.contains(lease.preferredHolder())) {
-            return ElectionDecision.write(Outcome.CLEAR_PREFERRED_HOLDER, lease.withPreferredHolder(null), false,
+            return ElectionStep.write(Outcome.CLEAR_PREFERRED_HOLDER, lease.withPreferredHolder(null), false,
                     "preferredHolder " + lease.preferredHolder() + " is no longer a candidate", requeue);
         }
 
         if (leaseValid && !electionNeeded(candidates, lease, prelim.strategy(), unavailable, now)) {
-            return ElectionDecision.noChange("holder " + (lease == null ? null : lease.holderIdentity())
+            return ElectionStep.noChange("holder " + (lease == null ? null : lease.holderIdentity())
                     + " is already the best candidate", requeue);
         }
 
-        Optional<ElectionDecision> pingStep = pingStep(candidates, now);
+        Optional<ElectionStep> pingStep = pingStep(candidates, now);
         if (pingStep.isPresent()) {
             return pingStep.get();
         }
 
-        List<ObservedCandidate> acked = candidates.stream().filter(c -> acked(c, now)).toList();
+        List<CandidateRecord> acked = candidates.stream().filter(c -> acked(c, now)).toList();
         if (acked.isEmpty()) {
-            return ElectionDecision.failed(FailureReason.NO_ACKED_CANDIDATES,
+            return ElectionStep.failed(FailureReason.NO_ACKED_CANDIDATES,
                     "no candidate answered the last ping within " + timing.electionWindow(), requeue);
         }
         StrategyChoice choice = CandidateRanking.pickStrategy(acked);
         if (choice.isConflict()) {
-            return ElectionDecision.failed(FailureReason.STRATEGY_CONFLICT, choice.conflict(), requeue);
+            return ElectionStep.failed(FailureReason.STRATEGY_CONFLICT, choice.conflict(), requeue);
         }
         String strategy = choice.strategy();
         if (!handles(strategy)) {
-            return ElectionDecision.notManaged("strategy " + strategy + " is left to another controller");
+            return ElectionStep.notManaged("strategy " + strategy + " is left to another controller");
         }
         boolean ranked = OLDEST_EMULATION_VERSION.equals(strategy) || MAINTENANCE_AWARE.equals(strategy);
-        String electee = bestFor(strategy, acked, unavailable).map(ObservedCandidate::name).orElse(null);
+        String electee = bestFor(strategy, acked, unavailable).map(CandidateRecord::name).orElse(null);
         if (ranked && electee == null) {
-            return ElectionDecision.failed(FailureReason.NO_VALID_CANDIDATE,
+            return ElectionStep.failed(FailureReason.NO_VALID_CANDIDATE,
                     "no acked candidate has parsable binaryVersion and emulationVersion", requeue);
         }
 
         electee = preferredHolderOfReleasedLease(strategy, lease, acked, unavailable, now).orElse(electee);
 
         if (lease == null) {
-            ObservedLease created = new ObservedLease(key.namespace(), key.name(), electee, null, strategy,
-                    timing.leaseDurationSeconds(), now, null, null);
-            return ElectionDecision.write(Outcome.CREATE_LEASE, created, true,
+            LeaseRecord created = new LeaseRecord(electee, timing.leaseDurationSeconds(), null, now, 0, strategy, null,
+                    List.of(), null);
+            return ElectionStep.write(Outcome.CREATE_LEASE, created, true,
                     electee == null ? "creating lease without holder for strategy " + strategy
                             : "creating lease for " + electee, requeue);
         }
@@ -198,8 +197,8 @@ public final class ElectionPlanner {
      * the node cache has not yet seen the cordon (Nodes and Leases come on different watches). Once someone holds
      * the Lease the usual ranking applies again, so a better candidate still gets it by the next preferredHolder.
      */
-    private Optional<String> preferredHolderOfReleasedLease(String strategy, ObservedLease lease,
-            List<ObservedCandidate> acked, Set<String> unavailable, Instant now) {
+    private Optional<String> preferredHolderOfReleasedLease(String strategy, LeaseRecord lease,
+            List<CandidateRecord> acked, Set<String> unavailable, Instant now) {
         if (!MAINTENANCE_AWARE.equals(strategy) || lease == null || !lease.hasPreferredHolder()
                 || (lease.hasHolder() && !isLeaseExpired(lease, now)) || unavailable.contains(lease.preferredHolder())) {
             return Optional.empty();
@@ -207,13 +206,19 @@ public final class ElectionPlanner {
         return acked.stream()
                 .filter(c -> c.name().equals(lease.preferredHolder()))
                 .filter(CandidateRanking::validForOldestEmulationVersion)
-                .map(ObservedCandidate::name)
+                .map(CandidateRecord::name)
                 .findFirst();
     }
 
-    private ElectionDecision updateStep(ObservedLease lease, String strategy, String electee, Instant now,
+    /** The Lease with a new holder as CLE writes it: renewed now, no acquireTime, no preferredHolder. */
+    private static LeaseRecord withHolder(LeaseRecord lease, String holder, Instant renew, int durationSeconds) {
+        return lease.withHolderIdentity(holder).withPreferredHolder(null).withRenewTime(renew)
+                .withLeaseDurationSeconds(durationSeconds).withAcquireTime(null);
+    }
+
+    private ElectionStep updateStep(LeaseRecord lease, String strategy, String electee, Instant now,
             Duration requeue) {
-        ObservedLease desired = lease;
+        LeaseRecord desired = lease;
         Outcome outcome = Outcome.NO_CHANGE;
         String detail = "lease already has the best holder " + lease.holderIdentity();
         if (!strategy.equals(lease.strategy())) {
@@ -224,7 +229,7 @@ public final class ElectionPlanner {
         if (electee != null) {
             boolean expired = isLeaseExpired(lease, now);
             if (!lease.hasHolder() || (expired && !lease.holderIdentity().equals(electee))) {
-                desired = desired.withHolder(electee, now, timing.leaseDurationSeconds());
+                desired = withHolder(desired, electee, now, timing.leaseDurationSeconds());
                 outcome = Outcome.SET_HOLDER;
                 detail = (lease.hasHolder() ? "lease of " + lease.holderIdentity() + " expired" : "lease had no holder")
                         + ", holder set to " + electee;
@@ -244,23 +249,23 @@ public final class ElectionPlanner {
             }
         }
         if (desired.equals(lease)) {
-            return ElectionDecision.noChange(detail, requeue);
+            return ElectionStep.noChange(detail, requeue);
         }
-        return ElectionDecision.write(outcome, desired, false, detail, requeue);
+        return ElectionStep.write(outcome, desired, false, detail, requeue);
     }
 
-    private boolean electionNeeded(List<ObservedCandidate> candidates, ObservedLease lease, String strategy,
+    private boolean electionNeeded(List<CandidateRecord> candidates, LeaseRecord lease, String strategy,
             Set<String> unavailable, Instant now) {
         if (lease == null || !lease.hasHolder() || isLeaseExpired(lease, now)) {
             return true;
         }
         // every reelectionInterval all candidates are pinged, so live ones never reach candidateValidity
-        for (ObservedCandidate c : candidates) {
+        for (CandidateRecord c : candidates) {
             if (c.renewTime().plus(timing.reelectionInterval()).isBefore(now)) {
                 return true;
             }
         }
-        Optional<ObservedCandidate> best = bestFor(strategy, candidates, unavailable);
+        Optional<CandidateRecord> best = bestFor(strategy, candidates, unavailable);
         if (best.isEmpty()) {
             return false;
         }
@@ -272,11 +277,11 @@ public final class ElectionPlanner {
     }
 
     /** Pings candidates that have not proven life within the window, or waits for pings already out. */
-    private Optional<ElectionDecision> pingStep(List<ObservedCandidate> candidates, Instant now) {
+    private Optional<ElectionStep> pingStep(List<CandidateRecord> candidates, Instant now) {
         Duration window = timing.electionWindow();
         List<String> toPing = new ArrayList<>();
         Instant firstDeadline = null;
-        for (ObservedCandidate c : candidates) {
+        for (CandidateRecord c : candidates) {
             if (awaitingAck(c, now)) {
                 Instant deadline = c.pingTime().plus(window);
                 firstDeadline = firstDeadline == null || deadline.isBefore(firstDeadline) ? deadline : firstDeadline;
@@ -297,29 +302,29 @@ public final class ElectionPlanner {
         boolean roundClosedWithAnswers = candidates.stream().anyMatch(c -> answeredClosedRound(c, now));
         if (!toPing.isEmpty() && !roundClosedWithAnswers) {
             toPing.sort(Comparator.naturalOrder());
-            return Optional.of(ElectionDecision.ping(toPing, window));
+            return Optional.of(ElectionStep.ping(toPing, window));
         }
         if (firstDeadline != null) {
-            return Optional.of(ElectionDecision.awaitAcks("waiting for acks until " + firstDeadline,
+            return Optional.of(ElectionStep.awaitAcks("waiting for acks until " + firstDeadline,
                     Duration.between(now, firstDeadline)));
         }
         return Optional.empty();
     }
 
     /** Answered a ping whose window has closed, within the two windows its round stays open. */
-    private boolean answeredClosedRound(ObservedCandidate c, Instant now) {
+    private boolean answeredClosedRound(CandidateRecord c, Instant now) {
         Duration window = timing.electionWindow();
         return c.pingTime() != null && c.renewTime() != null && !c.pingTime().isAfter(c.renewTime())
                 && !c.pingTime().plus(window).isAfter(now) && c.pingTime().plus(window.multipliedBy(2)).isAfter(now);
     }
 
-    private boolean awaitingAck(ObservedCandidate c, Instant now) {
+    private boolean awaitingAck(CandidateRecord c, Instant now) {
         return c.pingTime() != null && c.pingTime().plus(timing.electionWindow()).isAfter(now)
                 && c.renewTime() != null && c.renewTime().isBefore(c.pingTime());
     }
 
     /** Renewed within the window, or answered the current ping round (until two windows after the ping). */
-    boolean acked(ObservedCandidate c, Instant now) {
+    boolean acked(CandidateRecord c, Instant now) {
         Duration window = timing.electionWindow();
         if (c.renewTime() == null) {
             return false;
@@ -335,10 +340,10 @@ public final class ElectionPlanner {
      * Since when the Lease has had no valid holder, or empty while it has one. A missing Lease counts from the
      * oldest candidate's creation (the Lease has been wanted since then).
      */
-    public static Optional<Instant> leaderlessSince(ObservedLease lease, Collection<ObservedCandidate> candidates,
+    public static Optional<Instant> leaderlessSince(LeaseRecord lease, Collection<CandidateRecord> candidates,
             Instant now) {
         if (lease == null) {
-            return candidates.stream().map(ObservedCandidate::creationTimestamp).filter(Objects::nonNull)
+            return candidates.stream().map(CandidateRecord::creationTimestamp).filter(Objects::nonNull)
                     .min(Comparator.naturalOrder()).or(() -> Optional.of(now));
         }
         if (lease.hasHolder() && !isLeaseExpired(lease, now)) {

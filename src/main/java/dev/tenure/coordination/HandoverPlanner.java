@@ -1,5 +1,7 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.CandidateRecord;
 import dev.tenure.election.LeaseKey;
 import java.time.Instant;
 import java.util.Collection;
@@ -29,10 +31,10 @@ public final class HandoverPlanner {
      *
      * @param nodeOf node of a candidate (label {@code tenure.dev/node}, else its Pod's node), empty if unknown
      */
-    public static Optional<ObservedCandidate> bestCandidateExcluding(LeaseKey lease,
-            Collection<ObservedCandidate> candidates, String excludedNode, Set<String> unavailableNodes,
-            Function<ObservedCandidate, Optional<String>> nodeOf, ElectionPlanner planner, Instant now) {
-        List<ObservedCandidate> eligible = planner.admissible(lease, candidates, now).stream()
+    public static Optional<CandidateRecord> bestCandidateExcluding(LeaseKey lease,
+            Collection<CandidateRecord> candidates, String excludedNode, Set<String> unavailableNodes,
+            Function<CandidateRecord, Optional<String>> nodeOf, ElectionPlanner planner, Instant now) {
+        List<CandidateRecord> eligible = planner.admissible(lease, candidates, now).stream()
                 .filter(c -> nodeOf.apply(c)
                         .map(n -> !n.equals(excludedNode) && !unavailableNodes.contains(n))
                         .orElse(true))
@@ -41,33 +43,35 @@ public final class HandoverPlanner {
     }
 
     /** Leases with a valid holder whose candidate runs on {@code node}. */
-    public static List<ObservedLease> leasesHeldOn(String node, Collection<ObservedLease> leases,
-            Map<LeaseKey, ObservedCandidate> candidatesByIdentity, Function<ObservedCandidate, Optional<String>> nodeOf,
+    public static List<LeaseKey> leasesHeldOn(String node, Map<LeaseKey, LeaseRecord> leases,
+            Map<LeaseKey, CandidateRecord> candidatesByIdentity, Function<CandidateRecord, Optional<String>> nodeOf,
             Instant now) {
-        return leases.stream()
-                .filter(l -> l.hasHolder() && !ElectionPlanner.isLeaseExpired(l, now))
-                .filter(l -> {
-                    ObservedCandidate holder = candidatesByIdentity.get(new LeaseKey(l.namespace(), l.holderIdentity()));
+        return leases.entrySet().stream()
+                .filter(e -> e.getValue().hasHolder() && !ElectionPlanner.isLeaseExpired(e.getValue(), now))
+                .filter(e -> {
+                    CandidateRecord holder = candidatesByIdentity.get(
+                            new LeaseKey(e.getKey().namespace(), e.getValue().holderIdentity()));
                     return holder != null && nodeOf.apply(holder).map(node::equals).orElse(false);
                 })
+                .map(Map.Entry::getKey)
                 .toList();
     }
 
     /** For each Lease held on {@code node}: its successor off the node (empty when nobody else can lead). */
-    public static List<HandoverStep> plan(String node, Collection<ObservedLease> leases,
-            Collection<ObservedCandidate> candidates, Set<String> unavailableNodes,
-            Function<ObservedCandidate, Optional<String>> nodeOf, ElectionPlanner planner, Instant now) {
-        Map<LeaseKey, ObservedCandidate> byIdentity = byIdentity(candidates);
+    public static List<HandoverStep> plan(String node, Map<LeaseKey, LeaseRecord> leases,
+            Collection<CandidateRecord> candidates, Set<String> unavailableNodes,
+            Function<CandidateRecord, Optional<String>> nodeOf, ElectionPlanner planner, Instant now) {
+        Map<LeaseKey, CandidateRecord> byIdentity = byIdentity(candidates);
         return leasesHeldOn(node, leases, byIdentity, nodeOf, now).stream()
-                .map(l -> new HandoverStep(l.key(), l.holderIdentity(),
-                        bestCandidateExcluding(l.key(), candidates, node, unavailableNodes, nodeOf, planner, now)
-                                .map(ObservedCandidate::name)))
+                .map(key -> new HandoverStep(key, leases.get(key).holderIdentity(),
+                        bestCandidateExcluding(key, candidates, node, unavailableNodes, nodeOf, planner, now)
+                                .map(CandidateRecord::name)))
                 .toList();
     }
 
-    static Map<LeaseKey, ObservedCandidate> byIdentity(Collection<ObservedCandidate> candidates) {
+    static Map<LeaseKey, CandidateRecord> byIdentity(Collection<CandidateRecord> candidates) {
         return candidates.stream().collect(java.util.stream.Collectors.toMap(
-                c -> new LeaseKey(c.namespace(), c.name()), Function.identity(), (a, b) -> a));
+                CandidateRecord::key, Function.identity(), (a, b) -> a));
     }
 
 }

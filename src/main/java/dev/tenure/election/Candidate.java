@@ -25,7 +25,7 @@ import java.util.random.RandomGenerator;
 public final class Candidate {
     private static final Logger LOG = Logger.getLogger(Candidate.class.getName());
     /** Label carrying the node a candidate runs on (downward API), read by the maintenance-aware strategy. */
-    public static final String NODE_LABEL = "tenure.dev/node";
+    public static final String NODE_LABEL = CandidateRecord.NODE_LABEL;
     public static final String OLDEST_EMULATION_VERSION = "OldestEmulationVersion";
 
     private final LeaseKey candidate;
@@ -43,8 +43,8 @@ public final class Candidate {
 
     private Candidate(Builder b, LeaderElector elector) {
         this.candidate = LeaseKey.of(b.namespace, b.identity);
-        this.desired = new CandidateRecord(b.leaseName, b.binaryVersion, b.emulationVersion, b.strategy, null, null,
-                b.nodeName == null ? Map.of() : Map.of(NODE_LABEL, b.nodeName), null);
+        this.desired = new CandidateRecord(b.namespace, b.identity, b.leaseName, b.binaryVersion, b.emulationVersion,
+                b.strategy, null, null, null, b.nodeName == null ? Map.of() : Map.of(NODE_LABEL, b.nodeName), null);
         this.candidates = b.candidateStore;
         this.scheduler = b.scheduler;
         this.clock = b.clock;

@@ -59,6 +59,10 @@ public record LeaseRecord(
                 : Optional.of(Duration.ofSeconds(leaseDurationSeconds));
     }
 
+    public boolean hasPreferredHolder() {
+        return preferredHolder != null;
+    }
+
     public Optional<String> preferred() {
         return Optional.ofNullable(preferredHolder);
     }

@@ -2,6 +2,7 @@ package dev.tenure.operator;
 
 import dev.tenure.coordination.CoordinationController;
 import dev.tenure.coordination.HandoverPlanner.HandoverStep;
+import dev.tenure.election.LeaseStoreException;
 import dev.tenure.maintenance.LeadershipHandover;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -47,6 +48,8 @@ public class CoordinatedLeadershipHandover implements LeadershipHandover {
             // retried on the next reconcile, bounded by spec.handover.timeout
             return Outcome.inProgress("requesting handover off node " + nodeName + ": HTTP " + e.getCode() + " "
                     + e.getMessage());
+        } catch (LeaseStoreException e) {
+            return Outcome.inProgress("requesting handover off node " + nodeName + ": " + e.getMessage());
         } catch (IllegalStateException e) {
             // stopped between the check and the call (leadership of the operator ending): not done, not failed
             return Outcome.inProgress(e.getMessage());

@@ -1,11 +1,12 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.CandidateRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 
-/** Builds {@link ObservedCandidate}s for tables: {@code cand("c1").versions("1.19.0", "1.19.0").renewed(NOW)}. */
+/** Builds {@link CandidateRecord}s for tables: {@code cand("c1").versions("1.19.0", "1.19.0").renewed(NOW)}. */
 final class CandidateFixture {
 
     static final Instant NOW = Instant.parse("2026-01-01T12:00:00Z");
@@ -76,12 +77,12 @@ final class CandidateFixture {
     }
 
     CandidateFixture onNode(String node) {
-        labels.put(ObservedCandidate.NODE_LABEL, node);
+        labels.put(CandidateRecord.NODE_LABEL, node);
         return this;
     }
 
-    ObservedCandidate build() {
-        return new ObservedCandidate(namespace, name, leaseName, binaryVersion, emulationVersion, strategy, renewTime,
+    CandidateRecord build() {
+        return new CandidateRecord(namespace, name, leaseName, binaryVersion, emulationVersion, strategy, renewTime,
                 pingTime, creation, labels, "1");
     }
 

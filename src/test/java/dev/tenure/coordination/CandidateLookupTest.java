@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.CandidateRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.election.LeaseKey;
@@ -39,9 +40,9 @@ class CandidateLookupTest {
         cache.put(candidate("kube-system", "b-1", "component-B"));
         cache.put(candidate("other", "a-1", "component-A"));
 
-        List<ObservedCandidate> found = CoordinationController.candidatesOf(cache, KEY);
+        List<CandidateRecord> found = CoordinationController.candidatesOf(cache, KEY);
 
-        assertThat(found).extracting(ObservedCandidate::name).containsExactlyInAnyOrder("a-1", "a-2");
+        assertThat(found).extracting(CandidateRecord::name).containsExactlyInAnyOrder("a-1", "a-2");
         assertThat(found).allSatisfy(c -> assertThat(c.namespace()).isEqualTo("kube-system"));
     }
 

@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.CandidateRecord;
 import static dev.tenure.coordination.CandidateFixture.NOW;
 import static dev.tenure.coordination.CandidateFixture.cand;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,7 +54,7 @@ class CandidateRankingTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource
     void pickBestLeaderOldestEmulationVersion(String name, List<CandidateFixture> candidates, String expected) {
-        assertThat(CandidateRanking.pickBest(build(candidates)).map(ObservedCandidate::name).orElse(null))
+        assertThat(CandidateRanking.pickBest(build(candidates)).map(CandidateRecord::name).orElse(null))
                 .isEqualTo(expected);
     }
 
@@ -81,7 +82,7 @@ class CandidateRankingTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource
     void versionOrZero(String name, String emulation, String binary, String expectedEmulation, String expectedBinary) {
-        ObservedCandidate c = cand("c").versions(emulation, binary).build();
+        CandidateRecord c = cand("c").versions(emulation, binary).build();
         assertThat(CandidateRanking.emulationVersionOrZero(c)).hasToString(expectedEmulation);
         assertThat(CandidateRanking.binaryVersionOrZero(c)).hasToString(expectedBinary);
     }
@@ -186,7 +187,7 @@ class CandidateRankingTest {
         }
     }
 
-    static List<ObservedCandidate> build(List<CandidateFixture> fixtures) {
+    static List<CandidateRecord> build(List<CandidateFixture> fixtures) {
         return fixtures.stream().map(CandidateFixture::build).toList();
     }
 }

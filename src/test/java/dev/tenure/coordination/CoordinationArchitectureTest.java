@@ -20,12 +20,11 @@ class CoordinationArchitectureTest {
 
     static final ArchRule DECISIONS_ARE_PURE = classes()
             .that().haveSimpleNameStartingWith("ElectionPlanner")
-            .or().haveSimpleNameStartingWith("ElectionDecision")
+            .or().haveSimpleNameStartingWith("ElectionStep")
             .or().haveSimpleNameStartingWith("ElectionTiming")
             .or().haveSimpleNameStartingWith("CandidateRanking")
             .or().haveSimpleNameStartingWith("SemanticVersion")
             .or().haveSimpleNameStartingWith("HandoverPlanner")
-            .or().haveSimpleNameStartingWith("Observed")
             .or().haveSimpleName("LeaseStrategies")
             .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.tenure.coordination..",
                     "dev.tenure.election..");

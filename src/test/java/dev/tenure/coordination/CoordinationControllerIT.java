@@ -1,5 +1,7 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.kube.KubeLeaseCandidateStore;
+import dev.tenure.election.CandidateRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -253,8 +255,8 @@ class CoordinationControllerIT {
 
     private boolean acked(String name) {
         var spec = candidateObject(name).getSpec();
-        return spec.getPingTime() != null && KubeObjects.parseTime(spec.getRenewTime().getTime())
-                .isAfter(KubeObjects.parseTime(spec.getPingTime().getTime()));
+        return spec.getPingTime() != null && KubeLeaseCandidateStore.parseTime(spec.getRenewTime().getTime())
+                .isAfter(KubeLeaseCandidateStore.parseTime(spec.getPingTime().getTime()));
     }
 
     @Test
@@ -365,7 +367,7 @@ class CoordinationControllerIT {
     void candidateRenewedSinceTheCacheSawItSurvivesGarbageCollection() {
         candidate("renewed", "1.19.0", "1.19.0");
         startController(true, Duration.ofMinutes(30));
-        ObservedCandidate staleView = new ObservedCandidate(NS, "renewed", LEASE, "1.19.0", "1.19.0",
+        CandidateRecord staleView = new CandidateRecord(NS, "renewed", LEASE, "1.19.0", "1.19.0",
                 LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant().minus(Duration.ofHours(1)), null, null,
                 Map.of(), "1");
         assertThat(controller.collectGarbage(List.of(staleView), clock.instant())).isZero();
@@ -380,7 +382,7 @@ class CoordinationControllerIT {
         client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName("m2").withNamespace(NS)
                 .endMetadata().withNewSpec().withNodeName("n2").endSpec().build()).create();
         candidate("m1", "1.30.0", "1.30.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(),
-                Map.of(ObservedCandidate.NODE_LABEL, "n1"));
+                Map.of(CandidateRecord.NODE_LABEL, "n1"));
         candidate("m2", "1.31.0", "1.31.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(), Map.of());
         startController(false, Duration.ofMinutes(30));
         awaitHolder("m1");
@@ -400,9 +402,9 @@ class CoordinationControllerIT {
                 .withNewSpec().addNewTaint().withKey(NodeAvailability.DRAIN_TAINT).withEffect("NoSchedule").endTaint()
                 .endSpec().build()).create();
         candidate("m1", "1.30.0", "1.30.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(),
-                Map.of(ObservedCandidate.NODE_LABEL, "n1"));
+                Map.of(CandidateRecord.NODE_LABEL, "n1"));
         candidate("m2", "1.31.0", "1.31.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(),
-                Map.of(ObservedCandidate.NODE_LABEL, "n2"));
+                Map.of(CandidateRecord.NODE_LABEL, "n2"));
         startController(false, Duration.ofMinutes(30));
         awaitHolder("m2");
     }
@@ -410,9 +412,9 @@ class CoordinationControllerIT {
     @Test
     void requestHandoverSetsPreferredHolderOffTheNode() {
         candidate("c1", "1.30.0", "1.30.0", LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant(),
-                Map.of(ObservedCandidate.NODE_LABEL, "n1"));
+                Map.of(CandidateRecord.NODE_LABEL, "n1"));
         candidate("c2", "1.31.0", "1.31.0", LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant(),
-                Map.of(ObservedCandidate.NODE_LABEL, "n2"));
+                Map.of(CandidateRecord.NODE_LABEL, "n2"));
         startController(true, Duration.ofMinutes(30));
         awaitHolder("c1");
         processes.followPreferredHolder(false);

@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.CandidateRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -82,7 +83,7 @@ class CoordinationEmulatedClusterIT {
     private void candidate(KubernetesClient client, String name, String emulation, String binary, String node) {
         client.resources(LeaseCandidate.class).inNamespace("app").resource(new LeaseCandidateBuilder()
                 .withNewMetadata().withName(name).withNamespace("app")
-                .withLabels(Map.of(ObservedCandidate.NODE_LABEL, node)).endMetadata()
+                .withLabels(Map.of(CandidateRecord.NODE_LABEL, node)).endMetadata()
                 .withNewSpec().withLeaseName("app-lease").withEmulationVersion(emulation).withBinaryVersion(binary)
                 .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
                 .withRenewTime(new MicroTime(KubeObjects.microTime(clock.instant()))).endSpec().build()).create();

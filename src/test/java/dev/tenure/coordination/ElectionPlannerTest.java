@@ -1,13 +1,15 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.CandidateRecord;
 import static dev.tenure.coordination.CandidateFixture.NOW;
 import static dev.tenure.coordination.CandidateFixture.ago;
 import static dev.tenure.coordination.CandidateFixture.cand;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.tenure.coordination.ElectionDecision.FailureReason;
-import dev.tenure.coordination.ElectionDecision.Outcome;
+import dev.tenure.coordination.ElectionStep.FailureReason;
+import dev.tenure.coordination.ElectionStep.Outcome;
 import dev.tenure.election.LeaseKey;
 import java.time.Duration;
 import java.time.Instant;
@@ -66,9 +68,8 @@ class ElectionPlannerTest {
         }
     }
 
-    static ObservedLease lease(String holder, int durationSeconds, Instant renew, String strategy, String preferred) {
-        return new ObservedLease("default", "component-A", holder, preferred, strategy, durationSeconds, renew, null,
-                "7");
+    static LeaseRecord lease(String holder, int durationSeconds, Instant renew, String strategy, String preferred) {
+        return new LeaseRecord(holder, durationSeconds, null, renew, 0, strategy, preferred, List.of(), "7");
     }
 
     static Stream<Arguments> upstreamReconcileElectionStep() {
@@ -118,13 +119,13 @@ class ElectionPlannerTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource
-    void upstreamReconcileElectionStep(String name, List<CandidateFixture> candidates, ObservedLease lease,
+    void upstreamReconcileElectionStep(String name, List<CandidateFixture> candidates, LeaseRecord lease,
             Expect expect) {
         check(UPSTREAM_MODE, candidates, lease, Set.of(), expect);
     }
 
     static Stream<Arguments> tenureElectionStep() {
-        ObservedLease heldByBest = lease("c1", 5, NOW, OEV, null);
+        LeaseRecord heldByBest = lease("c1", 5, NOW, OEV, null);
         return Stream.of(
                 Arguments.of("upstream strategy off: OldestEmulationVersion is left to the API server",
                         DEFAULT_MODE, List.of(cand("c1").versions("1.19.0", "1.19.0").renewed(NOW)), null, Set.of(),
@@ -270,20 +271,20 @@ class ElectionPlannerTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource
     void tenureElectionStep(String name, ElectionPlanner planner, List<CandidateFixture> candidates,
-            ObservedLease lease, Set<String> unavailable, Expect expect) {
+            LeaseRecord lease, Set<String> unavailable, Expect expect) {
         check(planner, candidates, lease, unavailable, expect);
     }
 
-    private static void check(ElectionPlanner planner, List<CandidateFixture> fixtures, ObservedLease lease,
+    private static void check(ElectionPlanner planner, List<CandidateFixture> fixtures, LeaseRecord lease,
             Set<String> unavailable, Expect expect) {
-        List<ObservedCandidate> candidates = fixtures.stream().map(CandidateFixture::build).toList();
-        ElectionDecision d = planner.decide(KEY, candidates, lease, unavailable, NOW);
+        List<CandidateRecord> candidates = fixtures.stream().map(CandidateFixture::build).toList();
+        ElectionStep d = planner.decide(KEY, candidates, lease, unavailable, NOW);
 
         assertThat(d.outcome()).as("outcome (%s)", d.detail()).isEqualTo(expect.outcome());
         assertThat(d.failure()).as("failure").isEqualTo(expect.failure());
         assertThat(d.requeue().isPresent()).as("requeue").isEqualTo(expect.requeue());
         assertThat(d.ping()).as("pinged").containsExactlyInAnyOrderElementsOf(expect.pinged());
-        ObservedLease after = d.leaseWrite().orElse(lease);
+        LeaseRecord after = d.leaseWrite().orElse(lease);
         if (expect.outcome() == Outcome.NOT_MANAGED || (after == null && expect.holder() == null)) {
             assertThat(d.leaseWrite()).as("lease written").isEmpty();
             return;
@@ -312,31 +313,31 @@ class ElectionPlannerTest {
     /** Applying a step's write and deciding again changes nothing (level-triggered, idempotent). */
     @ParameterizedTest(name = "{0}")
     @MethodSource
-    void idempotence(String name, List<CandidateFixture> fixtures, ObservedLease lease) {
-        List<ObservedCandidate> candidates = fixtures.stream().map(CandidateFixture::build).toList();
-        ElectionDecision first = UPSTREAM_MODE.decide(KEY, candidates, lease, Set.of(), NOW);
+    void idempotence(String name, List<CandidateFixture> fixtures, LeaseRecord lease) {
+        List<CandidateRecord> candidates = fixtures.stream().map(CandidateFixture::build).toList();
+        ElectionStep first = UPSTREAM_MODE.decide(KEY, candidates, lease, Set.of(), NOW);
         assertThat(first.leaseWrite()).isPresent();
-        ElectionDecision second = UPSTREAM_MODE.decide(KEY, candidates, first.lease(), Set.of(), NOW);
+        ElectionStep second = UPSTREAM_MODE.decide(KEY, candidates, first.lease(), Set.of(), NOW);
         assertThat(second.outcome()).as(second.detail()).isEqualTo(Outcome.NO_CHANGE);
         assertThat(second.leaseWrite()).isEmpty();
     }
 
     @Test
     void pingRoundRequeuesWhenTheWindowCloses() {
-        List<ObservedCandidate> candidates = List.of(
+        List<CandidateRecord> candidates = List.of(
                 cand("c1").versions("1.19.0", "1.19.0").pinged(ago(Duration.ofSeconds(2)))
                         .renewed(ago(Duration.ofMinutes(1))).build());
-        ElectionDecision d = UPSTREAM_MODE.decide(KEY, candidates, null, Set.of(), NOW);
+        ElectionStep d = UPSTREAM_MODE.decide(KEY, candidates, null, Set.of(), NOW);
         assertThat(d.outcome()).isEqualTo(Outcome.AWAIT_ACKS);
         assertThat(d.requeueAfter()).isEqualTo(Duration.ofSeconds(3));
     }
 
     @Test
     void leaderlessSinceCountsFromExpiry() {
-        ObservedLease expired = lease("c1", 5, ago(Duration.ofSeconds(65)), OEV, null);
+        LeaseRecord expired = lease("c1", 5, ago(Duration.ofSeconds(65)), OEV, null);
         assertThat(ElectionPlanner.leaderlessSince(expired, List.of(), NOW)).contains(ago(Duration.ofMinutes(1)));
         assertThat(ElectionPlanner.leaderlessSince(lease("c1", 5, NOW, OEV, null), List.of(), NOW)).isEmpty();
-        ObservedCandidate c = cand("c1").created(ago(Duration.ofSeconds(9))).build();
+        CandidateRecord c = cand("c1").created(ago(Duration.ofSeconds(9))).build();
         assertThat(ElectionPlanner.leaderlessSince(null, List.of(c), NOW)).contains(ago(Duration.ofSeconds(9)));
     }
 

@@ -1,5 +1,7 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.CandidateRecord;
 import static dev.tenure.coordination.CandidateFixture.NOW;
 import static dev.tenure.coordination.CandidateFixture.ago;
 import static dev.tenure.coordination.CandidateFixture.cand;
@@ -9,6 +11,7 @@ import dev.tenure.coordination.HandoverPlanner.HandoverStep;
 import dev.tenure.election.LeaseKey;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Stream;
@@ -21,9 +24,8 @@ class HandoverPlannerTest {
     private static final ElectionPlanner PLANNER = new ElectionPlanner(ElectionTiming.UPSTREAM, false);
     private static final LeaseKey A = new LeaseKey("default", "component-A");
 
-    static ObservedLease heldBy(String holder, java.time.Instant renew) {
-        return new ObservedLease("default", "component-A", holder, null, LeaseStrategies.MAINTENANCE_AWARE, 5, renew,
-                null, "1");
+    static LeaseRecord heldBy(String holder, java.time.Instant renew) {
+        return new LeaseRecord(holder, 5, null, renew, 0, LeaseStrategies.MAINTENANCE_AWARE, null, List.of(), "1");
     }
 
     static Stream<Arguments> plan() {
@@ -54,10 +56,10 @@ class HandoverPlannerTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource
-    void plan(String name, List<CandidateFixture> fixtures, ObservedLease lease, Set<String> unavailableNodes,
+    void plan(String name, List<CandidateFixture> fixtures, LeaseRecord lease, Set<String> unavailableNodes,
             List<HandoverStep> expected) {
-        List<ObservedCandidate> candidates = fixtures.stream().map(CandidateFixture::build).toList();
-        List<HandoverStep> steps = HandoverPlanner.plan("n1", List.of(lease), candidates, unavailableNodes,
+        List<CandidateRecord> candidates = fixtures.stream().map(CandidateFixture::build).toList();
+        List<HandoverStep> steps = HandoverPlanner.plan("n1", Map.of(A, lease), candidates, unavailableNodes,
                 c -> Optional.ofNullable(c.nodeLabel()), PLANNER, NOW);
         assertThat(steps).containsExactlyElementsOf(expected);
     }

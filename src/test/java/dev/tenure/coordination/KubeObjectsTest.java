@@ -1,5 +1,7 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.kube.KubeLeaseCandidateStore;
+import dev.tenure.election.CandidateRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
@@ -28,7 +30,7 @@ class KubeObjectsTest {
         "2026-01-01T14:00:00.5+02:00,      2026-01-01T12:00:00.500Z",
     })
     void parsesApiServerTimes(String wire, String instant) {
-        assertThat(KubeObjects.parseTime(wire)).isEqualTo(Instant.parse(instant));
+        assertThat(KubeLeaseCandidateStore.parseTime(wire)).isEqualTo(Instant.parse(instant));
     }
 
     @Test
@@ -42,8 +44,8 @@ class KubeObjectsTest {
                         "emulationVersion", "1.30.0", "strategy", "OldestEmulationVersion",
                         "renewTime", "2026-01-01T12:00:00.000001Z", "pingTime", "2026-01-01T11:59:00.000000Z"))
                 .build();
-        ObservedCandidate c = KubeObjects.candidate(r);
-        assertThat(c).isEqualTo(new ObservedCandidate("ns", "c1", "l", "1.31.0", "1.30.0", "OldestEmulationVersion",
+        CandidateRecord c = KubeLeaseCandidateStore.toRecord(r);
+        assertThat(c).isEqualTo(new CandidateRecord("ns", "c1", "l", "1.31.0", "1.30.0", "OldestEmulationVersion",
                 Instant.parse("2026-01-01T12:00:00.000001Z"), Instant.parse("2026-01-01T11:59:00Z"),
                 Instant.parse("2026-01-01T11:00:00Z"), Map.of("tenure.dev/node", "n1"), "42"));
         assertThat(c.nodeLabel()).isEqualTo("n1");

@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.CandidateRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -179,7 +180,7 @@ class MaintenanceHandoverIT {
     private static void leaseCandidate(String ns, String name, String emulationVersion, String node) {
         client().resources(io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate.class).inNamespace(ns)
                 .resource(new LeaseCandidateBuilder().withNewMetadata().withName(name).withNamespace(ns)
-                        .withLabels(Map.of(ObservedCandidate.NODE_LABEL, node)).endMetadata()
+                        .withLabels(Map.of(CandidateRecord.NODE_LABEL, node)).endMetadata()
                         .withNewSpec().withLeaseName("app-lease").withEmulationVersion(emulationVersion)
                         .withBinaryVersion("1.31.0").withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
                         .withRenewTime(new MicroTime(KubeObjects.microTime(Clock.systemUTC().instant())))

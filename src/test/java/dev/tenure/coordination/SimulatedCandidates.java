@@ -1,5 +1,7 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.kube.KubeLeaseCandidateStore;
+import dev.tenure.election.CandidateRecord;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -70,7 +72,7 @@ final class SimulatedCandidates implements AutoCloseable {
     private void answerPings() {
         for (GenericKubernetesResource c : client.genericKubernetesResources(candidates).inNamespace(namespace).list()
                 .getItems()) {
-            ObservedCandidate seen = KubeObjects.candidate(c);
+            CandidateRecord seen = KubeLeaseCandidateStore.toRecord(c);
             if (!alive.contains(seen.name()) || seen.pingTime() == null) {
                 continue;
             }

@@ -129,16 +129,19 @@ public final class KubeLeaseCandidateStore implements LeaseCandidateStore {
     // ------------------------------------------------------------------ mapping
 
     @SuppressWarnings("unchecked")
-    static CandidateRecord toRecord(GenericKubernetesResource r) {
+    public static CandidateRecord toRecord(GenericKubernetesResource r) {
         Map<String, Object> spec = r.getAdditionalProperties().get("spec") instanceof Map<?, ?> m
                 ? (Map<String, Object>) m : Map.of();
         return new CandidateRecord(
+                r.getMetadata().getNamespace(),
+                r.getMetadata().getName(),
                 (String) spec.get("leaseName"),
                 (String) spec.get("binaryVersion"),
                 (String) spec.get("emulationVersion"),
                 (String) spec.get("strategy"),
-                time(spec.get("renewTime")),
-                time(spec.get("pingTime")),
+                parseTime(spec.get("renewTime")),
+                parseTime(spec.get("pingTime")),
+                parseTime(r.getMetadata().getCreationTimestamp()),
                 r.getMetadata().getLabels(),
                 r.getMetadata().getResourceVersion());
     }
@@ -167,7 +170,11 @@ public final class KubeLeaseCandidateStore implements LeaseCandidateStore {
         }
     }
 
-    private static Instant time(Object v) {
-        return v == null ? null : java.time.OffsetDateTime.parse(v.toString()).toInstant();
+    /** RFC 3339 (metav1.Time or MicroTime); {@code null} when absent or empty. */
+    public static Instant parseTime(Object v) {
+        if (v == null || v.toString().isEmpty()) {
+            return null;
+        }
+        return java.time.ZonedDateTime.parse(v.toString(), java.time.format.DateTimeFormatter.ISO_DATE_TIME).toInstant();
     }
 }

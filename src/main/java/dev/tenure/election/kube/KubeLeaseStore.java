@@ -15,6 +15,8 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
@@ -85,6 +87,37 @@ public final class KubeLeaseStore implements LeaseStore {
                 lastSeen.remove(key);
             }
             throw mapped;
+        }
+    }
+
+    /**
+     * {@link #update} written onto {@code base}, the object the record was read from (an informer's cached copy, which
+     * this store has not seen): no read first. Conditional on the record's resourceVersion as every update.
+     */
+    public LeaseRecord update(LeaseKey key, LeaseRecord record, Lease base) {
+        if (record.resourceVersion() == null) {
+            throw new IllegalArgumentException(key + ": an update needs the resourceVersion it was read at");
+        }
+        try {
+            return seen(key, client.resource(onto(base, key, record)).update());
+        } catch (RuntimeException e) {
+            throw KubeErrors.map(key, e, false);
+        }
+    }
+
+    /**
+     * Sets only {@code spec.preferredHolder}, by a JSON merge patch without a resourceVersion: a holder renews every
+     * few seconds and a conditional update would keep losing to it, while preferredHolder is the coordination
+     * controller's field that nobody else writes.
+     */
+    public LeaseRecord setPreferredHolder(LeaseKey key, String preferredHolder) {
+        try {
+            String patch = "{\"spec\":{\"preferredHolder\":" + (preferredHolder == null ? "null"
+                    : "\"" + preferredHolder.replace("\\", "\\\\").replace("\"", "\\\"") + "\"") + "}}";
+            return seen(key, client.resources(Lease.class).inNamespace(key.namespace()).withName(key.name())
+                    .patch(PatchContext.of(PatchType.JSON_MERGE), patch));
+        } catch (RuntimeException e) {
+            throw KubeErrors.map(key, e, false);
         }
     }
 
@@ -168,7 +201,8 @@ public final class KubeLeaseStore implements LeaseStore {
 
     // ------------------------------------------------------------------ mapping
 
-    static LeaseRecord toRecord(Lease lease) {
+    /** The election state of a Lease (any copy: a read, an event, an informer's cache). */
+    public static LeaseRecord toRecord(Lease lease) {
         LeaseSpec s = lease.getSpec() == null ? new LeaseSpec() : lease.getSpec();
         List<LeaseOwner> owners = lease.getMetadata().getOwnerReferences() == null ? List.of()
                 : lease.getMetadata().getOwnerReferences().stream()

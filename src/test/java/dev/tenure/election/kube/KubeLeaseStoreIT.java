@@ -287,8 +287,9 @@ class KubeLeaseStoreIT {
         assertThat(candidates.apiVersion()).isEqualTo("coordination.k8s.io/v1beta1");
         LeaseKey key = LeaseKey.of("kube-system", "pod-a");
         Instant now = Instant.parse("2026-01-01T00:00:00.123456Z");
-        CandidateRecord created = candidates.create(key, new CandidateRecord("my-lease", "1.33.0", "1.32.0",
-                "OldestEmulationVersion", now, null, Map.of("tenure.dev/node", "worker-1"), null));
+        CandidateRecord created = candidates.create(key, new CandidateRecord("kube-system", "pod-a", "my-lease",
+                "1.33.0", "1.32.0", "OldestEmulationVersion", now, null, null, Map.of("tenure.dev/node", "worker-1"),
+                null));
         assertThat(created.renewTime()).isEqualTo(now);
         assertThat(created.labels()).containsEntry("tenure.dev/node", "worker-1");
         CandidateRecord pinged = candidates.update(key, created.withPingTime(now.plusSeconds(1)));

@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.election.LeaseRecord;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -16,10 +17,10 @@ import java.util.Optional;
  * @param detail       one line for the log
  * @param requeueAfter when to run the step again, or {@code null} to wait for the next event
  */
-public record ElectionDecision(
+public record ElectionStep(
         Outcome outcome,
         List<String> ping,
-        ObservedLease lease,
+        LeaseRecord lease,
         boolean createLease,
         FailureReason failure,
         String detail,
@@ -63,37 +64,37 @@ public record ElectionDecision(
         }
     }
 
-    public ElectionDecision {
+    public ElectionStep {
         ping = List.copyOf(ping);
     }
 
-    static ElectionDecision notManaged(String detail) {
-        return new ElectionDecision(Outcome.NOT_MANAGED, List.of(), null, false, null, detail, null);
+    static ElectionStep notManaged(String detail) {
+        return new ElectionStep(Outcome.NOT_MANAGED, List.of(), null, false, null, detail, null);
     }
 
-    static ElectionDecision noChange(String detail, Duration requeueAfter) {
-        return new ElectionDecision(Outcome.NO_CHANGE, List.of(), null, false, null, detail, requeueAfter);
+    static ElectionStep noChange(String detail, Duration requeueAfter) {
+        return new ElectionStep(Outcome.NO_CHANGE, List.of(), null, false, null, detail, requeueAfter);
     }
 
-    static ElectionDecision ping(List<String> candidates, Duration requeueAfter) {
-        return new ElectionDecision(Outcome.PING, candidates, null, false, null,
+    static ElectionStep ping(List<String> candidates, Duration requeueAfter) {
+        return new ElectionStep(Outcome.PING, candidates, null, false, null,
                 "pinging " + candidates, requeueAfter);
     }
 
-    static ElectionDecision awaitAcks(String detail, Duration requeueAfter) {
-        return new ElectionDecision(Outcome.AWAIT_ACKS, List.of(), null, false, null, detail, requeueAfter);
+    static ElectionStep awaitAcks(String detail, Duration requeueAfter) {
+        return new ElectionStep(Outcome.AWAIT_ACKS, List.of(), null, false, null, detail, requeueAfter);
     }
 
-    static ElectionDecision write(Outcome outcome, ObservedLease lease, boolean create, String detail,
+    static ElectionStep write(Outcome outcome, LeaseRecord lease, boolean create, String detail,
             Duration requeueAfter) {
-        return new ElectionDecision(outcome, List.of(), lease, create, null, detail, requeueAfter);
+        return new ElectionStep(outcome, List.of(), lease, create, null, detail, requeueAfter);
     }
 
-    static ElectionDecision failed(FailureReason reason, String detail, Duration requeueAfter) {
-        return new ElectionDecision(Outcome.FAILED, List.of(), null, false, reason, detail, requeueAfter);
+    static ElectionStep failed(FailureReason reason, String detail, Duration requeueAfter) {
+        return new ElectionStep(Outcome.FAILED, List.of(), null, false, reason, detail, requeueAfter);
     }
 
-    public Optional<ObservedLease> leaseWrite() {
+    public Optional<LeaseRecord> leaseWrite() {
         return Optional.ofNullable(lease);
     }
 
