@@ -1,12 +1,16 @@
 package dev.tenure;
 
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
+import static org.assertj.core.api.Assertions.assertThat;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import dev.tenure.operator.ManifestAssembly;
+import dev.tenure.operator.Release;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -40,5 +44,14 @@ class LayeringTest {
     @Test
     void dependenciesGoDownTheLayers() {
         LAYERS.check(MAIN);
+    }
+
+    /** Manifest assembly, release and catalog code runs at build time (src/build/java), never in the operator. */
+    @Test
+    void buildTimeCodeIsCompiledOutsideTheOperatorClasses() {
+        for (Class<?> c : List.of(ManifestAssembly.class, Release.class)) {
+            assertThat(c.getProtectionDomain().getCodeSource().getLocation().getPath()).as(c.getName())
+                    .endsWith("/test-classes/");
+        }
     }
 }

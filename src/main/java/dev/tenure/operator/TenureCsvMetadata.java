@@ -11,7 +11,8 @@ import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
  *
  * <p>quarkus-operator-sdk 7.2.3's {@code @CSVMetadata} has no fields for spec/status descriptors or
  * webhook definitions, so those are declared here as data ({@link #WEBHOOK}, {@link #DESCRIPTORS})
- * and written into the generated CSV by {@link ManifestAssembly} during {@code package}.
+ * and written into the generated CSV by {@code ManifestAssembly} (build-time code, src/build/java) during
+ * {@code package}.
  */
 @CSVMetadata(
         name = TenureCsvMetadata.BUNDLE_NAME,
