@@ -30,8 +30,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.stream.Collectors;
-import java.util.stream.Stream;
 import org.jboss.logging.Logger;
 
 /**
@@ -50,10 +48,6 @@ public final class MaintenanceMachine {
     private static final Logger LOG = Logger.getLogger(MaintenanceMachine.class);
     static final String KUBELET_LEASE_NAMESPACE = "kube-node-lease";
     private static final Duration NODE_MISSING_RETRY = Duration.ofSeconds(30);
-    /** How often a handover in progress is looked at: it reads informer caches, and the drain waits on it. */
-    private static final Duration HANDOVER_CHECK = Duration.ofMillis(500);
-    /** Start of the LeadersHandedOver message when the step gave up; the condition's reason is then TimedOut. */
-    static final String HANDOVER_TIMED_OUT = "handover did not finish within ";
 
     private final KubernetesClient client;
     private final LeaseStore leases;
@@ -114,45 +108,60 @@ public final class MaintenanceMachine {
             return nodeMissing(nodeName, prior, s, now, events);
         }
 
-        // Window over: end by itself (phase Ended).
-        Optional<Instant> windowEnd = request.window().flatMap(w -> Optional.ofNullable(prior.leaseAcquiredAt()).map(a -> a.plus(w)));
+        Optional<Instant> windowEnd = MaintenancePlanner.windowEnd(request, prior);
         if (windowEnd.isPresent() && !now.isBefore(windowEnd.get())) {
-            try {
-                end(nodeName, events);
-            } catch (LeaseStoreException | KubernetesClientException e) {
-                return new Step(s.lastError("ending maintenance of node " + nodeName + " after its window: "
-                        + e.getMessage()).build(), Optional.of(settings.drainPollInterval()));
-            }
-            events.emit(false, MaintenanceEvents.REMOVED, "maintenance window of " + GoDuration.format(request.window().get())
-                    + " is over; node " + nodeName + " is back in service");
-            return new Step(s.phase(Phase.Ended).leaseAcquiredAt(null).waitingFor(null).pendingPods(List.of())
-                    .pendingPodsRefs(List.of()).lastError(null).lease(null).build(), Optional.empty());
+            return endOfWindow(request, s, events);
         }
 
         // 1. Lease.
-        Instant leaseUntil = request.window()
-                .map(w -> Optional.ofNullable(prior.leaseAcquiredAt()).orElse(now).plus(w).plus(settings.windowPadding()))
-                .orElse(now.plus(settings.leaseDuration()));
+        Instant leaseUntil = MaintenancePlanner.leaseUntil(request, prior, settings, now);
         LeaseKey leaseKey = nodeLease.keyOf(nodeName);
         ClaimResult claim;
         try {
             claim = nodeLease.claim(nodeName, node.getMetadata().getUid(), leaseUntil, request.window().isPresent());
         } catch (LeaseStoreException | KubernetesClientException e) {
             int errors = prior.errorOnLeaseCount() + 1;
-            Duration backoff = Duration.ofSeconds(Math.min(60, 1L << Math.min(errors, 6)));
+            Duration backoff = MaintenancePlanner.leaseErrorBackoff(errors);
             return new Step(s.errorOnLeaseCount(errors).lastError("taking lease " + nodeLease.keyOf(nodeName) + ": "
                     + e.getMessage()).build(), Optional.of(backoff));
         }
         if (claim instanceof LeaseHeldElsewhere elsewhere) {
             return waitForLease(request, prior, s, elsewhere, now, events);
         }
+        held(request, prior, s, leaseKey, claim, node.getMetadata().getUid(), now, events);
+        if (prior.phase() == Phase.Pending || prior.phase() == Phase.Waiting
+                || (prior.phase() == Phase.Failed && !heldFailure)) {
+            s.phase(Phase.Running).lastError(null);
+        }
+        return afterLease(request, prior, s, heldFailure, now, events);
+    }
+
+    /** Window over: the maintenance ends by itself (phase Ended). */
+    private Step endOfWindow(MaintenanceRequest request, MaintenanceState.Builder s, MaintenanceEvents events) {
+        String nodeName = request.nodeName();
+        try {
+            end(nodeName, events);
+        } catch (LeaseStoreException | KubernetesClientException e) {
+            return new Step(s.lastError("ending maintenance of node " + nodeName + " after its window: "
+                    + e.getMessage()).build(), Optional.of(settings.drainPollInterval()));
+        }
+        events.emit(false, MaintenanceEvents.REMOVED, "maintenance window of " + GoDuration.format(request.window().get())
+                + " is over; node " + nodeName + " is back in service");
+        return new Step(s.phase(Phase.Ended).leaseAcquiredAt(null).waitingFor(null).pendingPods(List.of())
+                .pendingPodsRefs(List.of()).lastError(null).lease(null).build(), Optional.empty());
+    }
+
+    /** The node lease is ours: metrics, status, its heartbeat (no window), and the start of the maintenance. */
+    private void held(MaintenanceRequest request, MaintenanceState prior, MaintenanceState.Builder s, LeaseKey leaseKey,
+            ClaimResult claim, String nodeUid, Instant now, MaintenanceEvents events) {
+        String nodeName = request.nodeName();
         boolean takenOver = claim instanceof ClaimResult.TookOver;
         if (takenOver || claim instanceof ClaimResult.Created) {
             metrics.lease(takenOver ? LeaseOutcome.takeover : LeaseOutcome.acquired);
         }
         s.errorOnLeaseCount(0).waitingFor(null).lease(leaseStatus(leaseKey, claim.held().orElseThrow()));
         if (request.window().isEmpty()) {
-            keepRenewed(leaseKey, nodeName, node.getMetadata().getUid());
+            keepRenewed(leaseKey, nodeName, nodeUid);
         }
         if (prior.leaseAcquiredAt() == null) {
             s.leaseAcquiredAt(now);
@@ -161,11 +170,6 @@ public final class MaintenanceMachine {
                     + "; starting maintenance of node " + nodeName
                     + (request.reason().isEmpty() ? "" : ": " + request.reason()));
         }
-        if (prior.phase() == Phase.Pending || prior.phase() == Phase.Waiting
-                || (prior.phase() == Phase.Failed && !heldFailure)) {
-            s.phase(Phase.Running).lastError(null);
-        }
-        return afterLease(request, prior, s, heldFailure, now, events);
     }
 
     /**
@@ -228,20 +232,17 @@ public final class MaintenanceMachine {
             } else {
                 Instant started = Optional.ofNullable(prior.handoverStartedAt()).orElse(now);
                 s.handoverStartedAt(started);
-                LeadershipHandover.Outcome outcome = handover.handOver(nodeName, started, now);
-                if (outcome.done()) {
-                    s.handedOverAt(now).handoverMessage(outcome.message());
-                    metrics.handover(MaintenanceMetrics.HandoverOutcome.completed, Duration.between(started, now));
-                } else if (!now.isBefore(started.plus(request.handover().timeout()))) {
-                    String message = HANDOVER_TIMED_OUT + GoDuration.format(request.handover().timeout()) + " ("
-                            + outcome.message() + "); draining anyway";
-                    s.handedOverAt(now).handoverMessage(message);
-                    metrics.handover(MaintenanceMetrics.HandoverOutcome.timed_out, Duration.between(started, now));
-                    events.emit(true, MaintenanceEvents.HANDOVER_TIMED_OUT, message);
-                } else {
-                    Duration left = Duration.between(now, started.plus(request.handover().timeout()));
-                    return new Step(s.handoverMessage(outcome.message()).build(),
-                            Optional.of(min(min(settings.drainPollInterval(), HANDOVER_CHECK), left)));
+                MaintenancePlanner.HandoverVerdict verdict = MaintenancePlanner.handover(request.handover(), started,
+                        handover.handOver(nodeName, started, now), settings.drainPollInterval(), now);
+                if (verdict instanceof MaintenancePlanner.HandoverVerdict.Pending pending) {
+                    return new Step(s.handoverMessage(pending.message()).build(), Optional.of(pending.requeueAfter()));
+                }
+                MaintenancePlanner.HandoverVerdict.Done done = (MaintenancePlanner.HandoverVerdict.Done) verdict;
+                s.handedOverAt(now).handoverMessage(done.message());
+                metrics.handover(done.timedOut() ? MaintenanceMetrics.HandoverOutcome.timed_out
+                        : MaintenanceMetrics.HandoverOutcome.completed, Duration.between(started, now));
+                if (done.timedOut()) {
+                    events.emit(true, MaintenanceEvents.HANDOVER_TIMED_OUT, done.message());
                 }
             }
         }
@@ -281,37 +282,37 @@ public final class MaintenanceMachine {
                 .drainProgress(plan.progress(evictionPods));
         metrics.pendingPods(nodeName, pending.size());
 
-        if (plan.refused()) {
-            String why = plan.with(Action.REFUSE).stream().map(v -> v.key() + " (" + v.reason() + ")")
-                    .collect(Collectors.joining(", "));
-            String message = "cannot drain node " + nodeName + ": " + why;
-            events.emit(true, MaintenanceEvents.FAILED, message);
-            return new Step(s.phase(Phase.Failed).lastError(message).build(), Optional.of(renewIn(request, prior, now)));
-        }
-        if (plan.complete()) {
+        MaintenancePlanner.DrainVerdict verdict = MaintenancePlanner.drain(nodeName, plan, options, evictionPods, started,
+                settings.evictionParallelism(), now);
+        if (verdict instanceof MaintenancePlanner.DrainVerdict.Refused refused) {
+            events.emit(true, MaintenanceEvents.FAILED, refused.message());
+            return new Step(s.phase(Phase.Failed).lastError(refused.message()).build(),
+                    Optional.of(renewIn(request, prior, now)));
+        } else if (verdict instanceof MaintenancePlanner.DrainVerdict.Complete complete) {
             metrics.drained(Duration.between(started, now));
             forgetDrain(nodeName);
-            events.emit(false, MaintenanceEvents.SUCCEEDED, "node " + nodeName + " drained: " + evictionPods
-                    + " pod(s) evicted or gone");
+            events.emit(false, MaintenanceEvents.SUCCEEDED, complete.message());
             return new Step(s.phase(Phase.Succeeded).drainedAt(now).drainProgress(100).lastError(null).build(),
                     Optional.of(renewIn(request, prior, now)));
+        } else if (verdict instanceof MaintenancePlanner.DrainVerdict.TimedOut timedOut) {
+            events.emit(true, MaintenanceEvents.FAILED, timedOut.message());
+            return new Step(s.phase(Phase.Failed).lastError(timedOut.message()).build(),
+                    Optional.of(renewIn(request, prior, now)));
         }
-        Optional<Duration> timeout = options.timeout();
-        if (timeout.isPresent() && !now.isBefore(started.plus(timeout.get()))) {
-            String blocking = pending.stream().map(v -> v.key() + " (" + describe(v) + ")").collect(Collectors.joining(", "));
-            String message = "drain of node " + nodeName + " did not finish within " + GoDuration.format(timeout.get())
-                    + "; pods still on it: " + blocking;
-            events.emit(true, MaintenanceEvents.FAILED, message);
-            return new Step(s.phase(Phase.Failed).lastError(message).build(), Optional.of(renewIn(request, prior, now)));
-        }
+        MaintenancePlanner.DrainVerdict.Send send = (MaintenancePlanner.DrainVerdict.Send) verdict;
+        return send(request, prior, s, plan, send, started, now, events);
+    }
 
-        List<PodVerdict> toSend = Stream.concat(plan.with(Action.EVICT).stream(), plan.with(Action.DELETE).stream()).toList();
-        List<PodVerdict> batch = toSend.stream().limit(settings.evictionParallelism()).toList();
+    /** Sends one batch of evictions (or deletions) and records what came back. */
+    private Step send(MaintenanceRequest request, MaintenanceState prior, MaintenanceState.Builder s, DrainPlan plan,
+            MaintenancePlanner.DrainVerdict.Send send, Instant started, Instant now, MaintenanceEvents events) {
+        String nodeName = request.nodeName();
+        DrainOptions options = request.drain();
         String error = null;
         String blocked = null;
         boolean removed = false;
         Map<String, Instant> refused = refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
-        for (PodDrain.Outcome outcome : drain.remove(batch, options)) {
+        for (PodDrain.Outcome outcome : drain.remove(send.batch(), options)) {
             switch (outcome.result()) {
                 case EVICTED, DELETED, GONE -> {
                     removed = true;
@@ -338,14 +339,12 @@ public final class MaintenanceMachine {
         if (removed) {
             lastBatchAt.put(nodeName, now);
         }
-        // A PodDisruptionBudget holding the drain is no failure, but the user must see which one (kubectl drain
-        // prints it): it stays in lastError until an answer replaces it.
-        s.phase(Phase.Running).lastError(error != null ? error : blocked != null ? blocked
-                : !removed && blockedBefore(prior) ? prior.lastError() : null);
-        DrainPacing.Progress progress = new DrainPacing.Progress(toSend.size() - batch.size(), error != null,
+        s.phase(Phase.Running).lastError(MaintenancePlanner.lastErrorAfterBatch(error, blocked, removed,
+                prior.lastError()));
+        DrainPacing.Progress progress = new DrainPacing.Progress(send.left(), error != null,
                 removed || !plan.with(Action.WAIT_TERMINATING).isEmpty(), Optional.ofNullable(lastBatchAt.get(nodeName)),
                 refused.values().stream().filter(now::isBefore).min(Instant::compareTo),
-                timeout.map(started::plus));
+                options.timeout().map(started::plus));
         return new Step(s.build(), Optional.of(DrainPacing.next(progress, settings.drainPollInterval(), now)));
     }
 
@@ -417,7 +416,7 @@ public final class MaintenanceMachine {
         s.phase(Phase.Waiting).waitingFor(elsewhere.holder()).errorOnLeaseCount(prior.errorOnLeaseCount() + 1)
                 .lastError("lease " + elsewhere.key() + " is held by " + elsewhere.holder())
                 .lease(leaseStatus(elsewhere.key(), elsewhere.lease()));
-        return new Step(s.build(), Optional.of(min(untilExpiry, settings.leaseWaitRetry())));
+        return new Step(s.build(), Optional.of(MaintenancePlanner.min(untilExpiry, settings.leaseWaitRetry())));
     }
 
     /**
@@ -442,10 +441,6 @@ public final class MaintenanceMachine {
         heartbeats.close();
     }
 
-    private static boolean blockedBefore(MaintenanceState prior) {
-        return prior.lastError() != null && prior.lastError().startsWith("eviction of pod ");
-    }
-
     /** Authority view of the kubelet's node lease: a stale one means terminating pods there never finish. */
     private boolean kubeletStale(String nodeName, Instant now) {
         Optional<LeaseRecord> kubelet = leases.find(LeaseKey.of(KUBELET_LEASE_NAMESPACE, nodeName));
@@ -456,23 +451,8 @@ public final class MaintenanceMachine {
         return status instanceof AuthorityStatus.Expired;
     }
 
-    /** When to look again to keep our lease fresh (and to notice the end of the window). */
     private Duration renewIn(MaintenanceRequest request, MaintenanceState prior, Instant now) {
-        Duration next = settings.renewEvery();
-        Optional<Instant> windowEnd = request.window()
-                .map(w -> Optional.ofNullable(prior.leaseAcquiredAt()).orElse(now).plus(w));
-        if (windowEnd.isPresent()) {
-            next = min(next, Duration.between(now, windowEnd.get()));
-        }
-        return next.compareTo(Duration.ofMillis(100)) < 0 ? Duration.ofMillis(100) : next;
-    }
-
-    private static String describe(PodVerdict v) {
-        return switch (v.action()) {
-            case RETRY_LATER -> "eviction refused by a PodDisruptionBudget";
-            case WAIT_TERMINATING -> "terminating";
-            default -> "not yet evicted";
-        };
+        return MaintenancePlanner.renewIn(request, prior, settings, now);
     }
 
     private static LeaseStatus leaseStatus(LeaseKey key, LeaseRecord r) {
@@ -488,7 +468,4 @@ public final class MaintenanceMachine {
         return t == null ? null : t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
     }
 
-    private static Duration min(Duration a, Duration b) {
-        return a.compareTo(b) <= 0 ? a : b;
-    }
 }

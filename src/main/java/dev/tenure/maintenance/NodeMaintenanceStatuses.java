@@ -86,7 +86,7 @@ public final class NodeMaintenanceStatuses {
                 : cond(CORDONED, "False", state.phase() == Phase.Ended ? "Uncordoned" : "Pending", "", null));
         conditions.add(state.handedOverAt() != null
                 ? cond(LEADERS_HANDED_OVER, "True",
-                        nz(state.handoverMessage()).startsWith(MaintenanceMachine.HANDOVER_TIMED_OUT) ? "TimedOut"
+                        nz(state.handoverMessage()).startsWith(MaintenancePlanner.HANDOVER_TIMED_OUT) ? "TimedOut"
                                 : "HandedOver", nz(state.handoverMessage()), state.handedOverAt())
                 : state.handoverStartedAt() != null
                         ? cond(LEADERS_HANDED_OVER, "False", "InProgress", nz(state.handoverMessage()), state.handoverStartedAt())
