@@ -33,6 +33,8 @@ import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import org.jboss.logging.Logger;
 
 /**
@@ -116,87 +118,22 @@ public final class CoordinationController {
                     api.detail());
             return;
         }
-        ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(1, r -> {
-            Thread t = new Thread(r, "tenure-coordination-scheduler");
-            t.setDaemon(true);
-            return t;
-        });
+        ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(1, r -> daemon(r,
+                "tenure-coordination-scheduler"));
         KeyedWorkQueue<LeaseKey> queue = new KeyedWorkQueue<>("coordination", scheduler, Duration.ofMillis(50),
                 Duration.ofSeconds(30));
 
         SharedIndexInformer<GenericKubernetesResource> candidates = client.genericKubernetesResources(api.context())
                 .inAnyNamespace().runnableInformer(0);
-        candidates.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(GenericKubernetesResource obj) {
-                enqueue(queue, KubeLeaseCandidateStore.toRecord(obj));
-            }
-
-            @Override
-            public void onUpdate(GenericKubernetesResource oldObj, GenericKubernetesResource newObj) {
-                CandidateRecord c = KubeLeaseCandidateStore.toRecord(newObj);
-                // a candidate we just pinged has nothing new to say until it acks (upstream enqueueCandidate)
-                if (c.pingTime() != null && c.renewTime() != null && c.renewTime().isBefore(c.pingTime())) {
-                    return;
-                }
-                enqueue(queue, c);
-            }
-
-            @Override
-            public void onDelete(GenericKubernetesResource obj, boolean deletedFinalStateUnknown) {
-                enqueue(queue, KubeLeaseCandidateStore.toRecord(obj));
-            }
-        });
-
+        candidates.addEventHandler(candidateEvents(queue));
         // Every kubelet renews its heartbeat Lease in kube-node-lease every 10 s (500 updates/s at 5,000 nodes), and
         // no coordinated election uses that namespace: the API server filters them out, so they are never sent,
         // decoded or scanned against the candidates here.
         SharedIndexInformer<Lease> leases = client.resources(Lease.class).inAnyNamespace()
                 .withoutField("metadata.namespace", NODE_LEASE_NAMESPACE).runnableInformer(0);
-        leases.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Lease obj) {
-                enqueueIfCandidates(obj);
-            }
-
-            @Override
-            public void onUpdate(Lease oldObj, Lease newObj) {
-                enqueueIfCandidates(newObj);
-            }
-
-            @Override
-            public void onDelete(Lease obj, boolean deletedFinalStateUnknown) {
-                enqueueIfCandidates(obj);
-            }
-
-            private void enqueueIfCandidates(Lease l) {
-                LeaseKey key = new LeaseKey(l.getMetadata().getNamespace(), l.getMetadata().getName());
-                // every Lease in the cluster (node heartbeats too) passes here; only candidates' Leases matter
-                if (hasCandidates(candidates.getStore(), key)) {
-                    queue.add(key);
-                }
-            }
-        });
-
+        leases.addEventHandler(leaseEvents(queue, candidates));
         SharedIndexInformer<Node> nodes = client.nodes().runnableInformer(0);
-        nodes.addEventHandler(new ResourceEventHandler<>() {
-            @Override
-            public void onAdd(Node obj) {
-                enqueueMaintenanceAware(queue, candidates);
-            }
-
-            @Override
-            public void onUpdate(Node oldObj, Node newObj) {
-                if (!NodeAvailability.unavailableReason(oldObj).equals(NodeAvailability.unavailableReason(newObj))) {
-                    enqueueMaintenanceAware(queue, candidates);
-                }
-            }
-
-            @Override
-            public void onDelete(Node obj, boolean deletedFinalStateUnknown) {
-                enqueueMaintenanceAware(queue, candidates);
-            }
-        });
+        nodes.addEventHandler(nodeEvents(queue, candidates));
 
         try {
             nodes.run();
@@ -211,8 +148,7 @@ public final class CoordinationController {
             throw e;
         }
         startFailure = null;
-        Thread worker = new Thread(() -> queue.run(this::reconcile), "tenure-coordination-worker");
-        worker.setDaemon(true);
+        Thread worker = daemon(() -> queue.run(this::reconcile), "tenure-coordination-worker");
         running = new Running(queue, scheduler, worker, candidates, leases, nodes);
         worker.start();
         enqueueAll();
@@ -222,6 +158,65 @@ public final class CoordinationController {
                 LeaseStrategies.MAINTENANCE_AWARE,
                 planner.handles(LeaseStrategies.OLDEST_EMULATION_VERSION)
                         ? ", " + LeaseStrategies.OLDEST_EMULATION_VERSION : "");
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+
+    /** Candidate changes enqueue their Lease; a candidate just pinged has nothing new to say until it acks. */
+    private static ResourceEventHandler<GenericKubernetesResource> candidateEvents(KeyedWorkQueue<LeaseKey> queue) {
+        return handler(obj -> enqueue(queue, KubeLeaseCandidateStore.toRecord(obj)), (oldObj, newObj) -> {
+            CandidateRecord c = KubeLeaseCandidateStore.toRecord(newObj);
+            // upstream enqueueCandidate
+            if (c.pingTime() == null || c.renewTime() == null || !c.renewTime().isBefore(c.pingTime())) {
+                enqueue(queue, c);
+            }
+        });
+    }
+
+    /** Every Lease event passes here; only Leases that have candidates are enqueued. */
+    private static ResourceEventHandler<Lease> leaseEvents(KeyedWorkQueue<LeaseKey> queue,
+            SharedIndexInformer<GenericKubernetesResource> candidates) {
+        Consumer<Lease> enqueueIfCandidates = l -> {
+            LeaseKey key = new LeaseKey(l.getMetadata().getNamespace(), l.getMetadata().getName());
+            if (hasCandidates(candidates.getStore(), key)) {
+                queue.add(key);
+            }
+        };
+        return handler(enqueueIfCandidates, (oldObj, newObj) -> enqueueIfCandidates.accept(newObj));
+    }
+
+    /** A node becoming (un)available re-runs the MaintenanceAware elections; other node updates do not. */
+    private static ResourceEventHandler<Node> nodeEvents(KeyedWorkQueue<LeaseKey> queue,
+            SharedIndexInformer<GenericKubernetesResource> candidates) {
+        return handler(obj -> enqueueMaintenanceAware(queue, candidates), (oldObj, newObj) -> {
+            if (!NodeAvailability.unavailableReason(oldObj).equals(NodeAvailability.unavailableReason(newObj))) {
+                enqueueMaintenanceAware(queue, candidates);
+            }
+        });
+    }
+
+    /** A handler calling {@code addedOrDeleted} on add and delete, {@code updated} on update. */
+    private static <T> ResourceEventHandler<T> handler(Consumer<T> addedOrDeleted, BiConsumer<T, T> updated) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(T obj) {
+                addedOrDeleted.accept(obj);
+            }
+
+            @Override
+            public void onUpdate(T oldObj, T newObj) {
+                updated.accept(oldObj, newObj);
+            }
+
+            @Override
+            public void onDelete(T obj, boolean deletedFinalStateUnknown) {
+                addedOrDeleted.accept(obj);
+            }
+        };
     }
 
     /** The controller's informers by name (empty when not running), for the liveness probe. */

@@ -122,22 +122,9 @@ public final class ElectionPlanner {
         }
         boolean leaseValid = lease != null && lease.hasHolder() && !isLeaseExpired(lease, now);
         StrategyChoice prelim = CandidateRanking.pickStrategy(candidates);
-        if (!leaseValid) {
-            // Upstream: with no valid holder an election is needed whatever the candidates' strategies say; the
-            // strategy is then picked among the candidates that answer the ping, so a silent candidate with a
-            // conflicting strategy cannot block it. Tenure only joins when a candidate asks for a strategy it runs.
-            if (candidates.stream().noneMatch(c -> handles(c.strategy()))) {
-                return ElectionStep.notManaged("strategy " + (prelim.isConflict() ? prelim.conflict() : prelim.strategy())
-                        + " is left to the API server's coordinated leader election");
-            }
-        } else if (prelim.isConflict()) {
-            boolean ours = upstreamStrategyEnabled
-                    || candidates.stream().anyMatch(c -> MAINTENANCE_AWARE.equals(c.strategy()));
-            return ours ? ElectionStep.failed(FailureReason.STRATEGY_CONFLICT, prelim.conflict(), requeue)
-                    : ElectionStep.notManaged(prelim.conflict());
-        } else if (!handles(prelim.strategy())) {
-            return ElectionStep.notManaged("strategy " + prelim.strategy()
-                    + " is left to the API server's coordinated leader election");
+        Optional<ElectionStep> notOurs = screenStrategy(candidates, prelim, leaseValid, requeue);
+        if (notOurs.isPresent()) {
+            return notOurs.get();
         }
 
         Set<String> names = candidates.stream().map(CandidateRecord::name).collect(Collectors.toSet());
@@ -158,6 +145,38 @@ public final class ElectionPlanner {
             return pingStep.get();
         }
 
+        return elect(candidates, lease, unavailable, now, requeue);
+    }
+
+    /**
+     * Whether the candidates' strategy is one this controller runs. Upstream: with no valid holder an election is
+     * needed whatever the candidates' strategies say; the strategy is then picked among the candidates that answer
+     * the ping, so a silent candidate with a conflicting strategy cannot block it. Tenure only joins when a candidate
+     * asks for a strategy it runs.
+     */
+    private Optional<ElectionStep> screenStrategy(List<CandidateRecord> candidates, StrategyChoice prelim,
+            boolean leaseValid, Duration requeue) {
+        if (!leaseValid) {
+            if (candidates.stream().noneMatch(c -> handles(c.strategy()))) {
+                return Optional.of(ElectionStep.notManaged("strategy "
+                        + (prelim.isConflict() ? prelim.conflict() : prelim.strategy())
+                        + " is left to the API server's coordinated leader election"));
+            }
+        } else if (prelim.isConflict()) {
+            boolean ours = upstreamStrategyEnabled
+                    || candidates.stream().anyMatch(c -> MAINTENANCE_AWARE.equals(c.strategy()));
+            return Optional.of(ours ? ElectionStep.failed(FailureReason.STRATEGY_CONFLICT, prelim.conflict(), requeue)
+                    : ElectionStep.notManaged(prelim.conflict()));
+        } else if (!handles(prelim.strategy())) {
+            return Optional.of(ElectionStep.notManaged("strategy " + prelim.strategy()
+                    + " is left to the API server's coordinated leader election"));
+        }
+        return Optional.empty();
+    }
+
+    /** The vote, once the ping round is over: strategy and electee among the acked candidates, then the write. */
+    private ElectionStep elect(List<CandidateRecord> candidates, LeaseRecord lease, Set<String> unavailable,
+            Instant now, Duration requeue) {
         List<CandidateRecord> acked = candidates.stream().filter(c -> acked(c, now)).toList();
         if (acked.isEmpty()) {
             return ElectionStep.failed(FailureReason.NO_ACKED_CANDIDATES,
