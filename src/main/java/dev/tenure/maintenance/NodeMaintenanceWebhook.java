@@ -18,7 +18,7 @@ import java.util.Optional;
 /**
  * Validating admission webhook for NodeMaintenance (CREATE and UPDATE): the {@link NodeMaintenanceValidator}
  * rules, answered before the object is stored. Register it with a ValidatingWebhookConfiguration pointing at
- * {@value #PATH} (see the README); without it the reconciler applies the same rules.
+ * {@value #PATH} (see docs/node-maintenance.md); without it the reconciler applies the same rules.
  */
 @Path(NodeMaintenanceWebhook.PATH)
 public class NodeMaintenanceWebhook {

@@ -32,6 +32,8 @@ class GeneratedArtifactsTest {
 
     private static final Path BUNDLE = Path.of("olm-bundle", "manifests");
     private static final Path DEPLOY = Path.of("deploy");
+    /** Where runbook links point: files of the repository on GitHub. */
+    private static final String REPOSITORY_FILES = "https://github.com/tenure-dev/tenure/blob/main/";
     private static final ObjectMapper JSON = new ObjectMapper();
     /**
      * Kinds OLM installs from a registry+v1 bundle that every cluster serves (OLM's supported bundle
@@ -302,7 +304,7 @@ class GeneratedArtifactsTest {
 
     @Test
     void everyMetricTheDashboardAndAlertsUseIsDocumented() throws IOException {
-        String readme = Files.readString(Path.of("README.md"));
+        String readme = ReadmeSection.of("metrics");
         String used = Files.readString(DEPLOY.resolve("monitoring/grafana-dashboard.json"))
                 + Files.readString(DEPLOY.resolve("monitoring/prometheusrule.yaml"));
         JSON.readTree(Files.readString(DEPLOY.resolve("monitoring/grafana-dashboard.json"))); // valid JSON
@@ -397,13 +399,14 @@ class GeneratedArtifactsTest {
                 Files.readString(DEPLOY.resolve("monitoring/prometheusrule.yaml"))).get(0);
         List<Map<String, Object>> alerts = ManifestAssembly.<List<Map<String, Object>>> at(rule, "spec", "groups")
                 .stream().flatMap(g -> ManifestAssembly.<List<Map<String, Object>>> at(g, "rules").stream()).toList();
-        String readme = Files.readString(Path.of("README.md"));
         assertThat(alerts).isNotEmpty().allSatisfy(a -> {
             String url = at(a, "annotations", "runbook_url");
-            assertThat(url).as("runbook_url of " + a.get("alert")).startsWith("https://");
+            assertThat(url).as("runbook_url of " + a.get("alert")).startsWith(REPOSITORY_FILES);
+            Path page = Path.of(url.substring(REPOSITORY_FILES.length(), url.indexOf('#')));
             String anchor = url.substring(url.indexOf('#') + 1);
-            assertThat(readme.lines().filter(l -> l.startsWith("#")).map(GeneratedArtifactsTest::githubAnchor))
-                    .as("README heading for " + url).contains(anchor);
+            assertThat(page).as("runbook page of " + url).exists();
+            assertThat(Files.readString(page).lines().filter(l -> l.startsWith("#"))
+                    .map(GeneratedArtifactsTest::githubAnchor)).as("heading for " + url).contains(anchor);
         });
         Map<String, Object> noLeader = alerts.stream().filter(a -> "TenureOperatorNoLeader".equals(a.get("alert")))
                 .findFirst().orElseThrow();
