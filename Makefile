@@ -5,7 +5,7 @@ IMAGE ?= ghcr.io/tenure-dev/tenure-operator:$(shell sed -n 's/^version=//p' src/
 NATIVE_IN_CONTAINER ?= false
 .DEFAULT_GOAL := help
 
-.PHONY: help run test test-tools bench chaos bundle manifests verify-generated native image image-native
+.PHONY: help run test test-fast test-tools fmt bench chaos bundle manifests verify-generated native image image-native
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -17,6 +17,12 @@ run: ## Run the operator on an embedded emulated cluster (KUBE=current: on your 
 test: test-tools ## Build, run every test, and check generated artifacts are committed
 	$(MVN) verify
 	@$(MAKE) --no-print-directory verify-generated
+
+test-fast: ## The fast tier (~1 min): unit and table tests; no emulated cluster, Quarkus app, kubectl or chaos
+	$(MVN) test -DexcludedGroups=e2e,chaos
+
+fmt: ## Format the Java sources (palantir-java-format via Spotless; make test fails on unformatted code)
+	$(MVN) -q spotless:apply
 
 test-tools: ## Install what the tests need beyond Maven (Prometheus, promtool) before they run
 	@bin/test-tools >/dev/null

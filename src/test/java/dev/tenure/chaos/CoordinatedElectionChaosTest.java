@@ -1,5 +1,6 @@
 package dev.tenure.chaos;
 
+import dev.tenure.testsupport.Chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -78,6 +79,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>{@code -Dtenure.chaos.seed=N} replays the driver's decisions and fault draws (thread timing still varies);
  * {@code -Dtenure.chaos.runs=N} sets the number of runs; {@code -Dtenure.chaos.seconds=N} their length.
  */
+@Chaos
 class CoordinatedElectionChaosTest {
   static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
   static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);

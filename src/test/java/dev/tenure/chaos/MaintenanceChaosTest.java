@@ -1,5 +1,6 @@
 package dev.tenure.chaos;
 
+import dev.tenure.testsupport.Chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.election.ExecutorScheduler;
@@ -64,6 +65,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * </ul>
  * {@code -Dtenure.chaos.seed=N} replays the driver's decisions and fault draws; {@code -Dtenure.chaos.runs=N}.
  */
+@Chaos
 class MaintenanceChaosTest {
   static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
   static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);

@@ -1,5 +1,6 @@
 package dev.tenure.chaos;
 
+import dev.tenure.testsupport.Chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.election.ExecutorScheduler;
@@ -62,6 +63,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code make test}, 20 in {@code make chaos}); {@code -Dtenure.chaos.seed=N} replays the driver's draws
  * (thread timing still varies).
  */
+@Chaos
 class RealTimeElectionChaosTest {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
     static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);

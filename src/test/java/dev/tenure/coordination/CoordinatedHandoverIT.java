@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
  * (the holder releasing on preferredHolder, the controller writing the successor, the successor leading on the
  * assignment), never on a retry. How fast it is is the benchmark's business (row 2); here the order is asserted.
  */
+@EndToEnd
 class CoordinatedHandoverIT {
 
     private static final String NS = "handover-core";

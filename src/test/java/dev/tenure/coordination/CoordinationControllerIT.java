@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.CandidateRecord;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -40,6 +41,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * window) make the slowest case about ten seconds. The controller has the operator's client, the simulated
  * candidates and the checks the harness's (the RBAC check charges only the former to the operator).
  */
+@EndToEnd
 class CoordinationControllerIT {
 
     private static final String NS = "kube-system";

@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.election.CandidateRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -23,6 +24,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** Against the emulated cluster: real discovery, the v1alpha2 path, seeded nodes and pods. */
+@EndToEnd
 class CoordinationEmulatedClusterIT {
 
     private static final Duration WAIT = Duration.ofSeconds(40);

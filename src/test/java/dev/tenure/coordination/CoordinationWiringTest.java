@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @WithKubernetesTestServer(crud = true)
 @TestProfile(CoordinationWiringTest.Profile.class)
+@EndToEnd
 class CoordinationWiringTest {
 
     public static class Profile implements QuarkusTestProfile {

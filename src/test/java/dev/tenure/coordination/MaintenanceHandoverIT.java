@@ -1,5 +1,6 @@
 package dev.tenure.coordination;
 
+import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.election.CandidateRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(RelaxedLeadershipProfile.class)
 @QuarkusTestResource(EmulatedClusterResource.class)
+@EndToEnd
 class MaintenanceHandoverIT {
 
     private static final Duration WAIT = Duration.ofSeconds(60);

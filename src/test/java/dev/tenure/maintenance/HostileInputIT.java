@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @QuarkusTest
 @TestProfile(RelaxedLeadershipProfile.class)
 @QuarkusTestResource(EmulatedClusterResource.class)
+@EndToEnd
 class HostileInputIT {
 
     static final Duration WAIT = Duration.ofSeconds(30);

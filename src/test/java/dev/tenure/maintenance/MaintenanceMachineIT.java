@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * drives it (each step = one reconcile). The machine is CR-independent, so these tests also cover the
  * node annotation protocol's use of it.
  */
+@EndToEnd
 class MaintenanceMachineIT {
 
     static final MaintenanceSettings SETTINGS = new MaintenanceSettings("tenure-system", "node-", "tenure",

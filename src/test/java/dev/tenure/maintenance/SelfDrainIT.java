@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -36,6 +37,7 @@ import org.junit.jupiter.api.Test;
  * (releasing the Lease), the standby on w2 leads within the lease bound and carries the maintenance on
  * from the persisted status to Succeeded, with no step lost and never two leaders.
  */
+@EndToEnd
 class SelfDrainIT {
 
     static final LeaseKey OPERATOR_LEASE = LeaseKey.of("tenure-system", "tenure-operator");

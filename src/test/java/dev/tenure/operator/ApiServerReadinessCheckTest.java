@@ -1,5 +1,6 @@
 package dev.tenure.operator;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -16,6 +17,7 @@ import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 
 @EnableKubernetesMockClient
+@EndToEnd
 class ApiServerReadinessCheckTest {
 
     KubernetesMockServer server;

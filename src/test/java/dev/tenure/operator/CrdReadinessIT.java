@@ -1,5 +1,6 @@
 package dev.tenure.operator;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -30,6 +31,7 @@ import jakarta.inject.Inject;
  */
 @QuarkusTest
 @QuarkusTestResource(EmulatedClusterResource.class)
+@EndToEnd
 class CrdReadinessIT {
 
     private static final String CRD = "nodemaintenances.tenure.dev";

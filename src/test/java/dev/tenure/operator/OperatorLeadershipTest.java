@@ -1,5 +1,6 @@
 package dev.tenure.operator;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.Test;
 // The emulated cluster, like every other @QuarkusTest: test resources without restriction apply to all
 // of them, and a second kind of API server here left the app watching a server already stopped.
 @QuarkusTestResource(EmulatedClusterResource.class)
+@EndToEnd
 class OperatorLeadershipTest {
     @Inject
     OperatorLeadership leadership;

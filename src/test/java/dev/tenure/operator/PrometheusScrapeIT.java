@@ -1,5 +1,6 @@
 package dev.tenure.operator;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -42,6 +43,7 @@ import io.quarkus.test.junit.QuarkusTest;
  */
 @QuarkusTest
 @QuarkusTestResource(EmulatedClusterResource.class)
+@EndToEnd
 class PrometheusScrapeIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

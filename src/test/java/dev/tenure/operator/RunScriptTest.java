@@ -1,5 +1,6 @@
 package dev.tenure.operator;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue 19: `make run` used whatever kube context answered first. A kubectl that always answers stands in for a
  * reachable real cluster here; bin/run must still start the emulated cluster, and only KUBE=current may use it.
  */
+@EndToEnd
 class RunScriptTest {
 
     @TempDir

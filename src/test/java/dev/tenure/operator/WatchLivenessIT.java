@@ -1,5 +1,6 @@
 package dev.tenure.operator;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @QuarkusTestResource(EmulatedClusterResource.class)
+@EndToEnd
 class WatchLivenessIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -32,6 +32,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
+@EndToEnd
 class EmulatedClusterTest {
   private static final AtomicInteger NAMESPACES = new AtomicInteger();
   private static final HttpClient HTTP = HttpClient.newHttpClient();

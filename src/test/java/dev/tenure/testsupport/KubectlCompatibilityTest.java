@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Real kubectl (v1.32) against the emulated cluster: discovery, field selectors, cordon, drain. */
+@EndToEnd
 class KubectlCompatibilityTest {
   private static final Path KUBECTL = Path.of("/usr/bin/kubectl");
   private static EmulatedCluster cluster;

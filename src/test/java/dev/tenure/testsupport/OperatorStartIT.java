@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 /** Smoke test: the operator starts against the emulated cluster and reports ready. */
 @QuarkusTest
 @QuarkusTestResource(EmulatedClusterResource.class)
+@EndToEnd
 class OperatorStartIT {
 
   @TestHTTPResource("/q/health/ready")

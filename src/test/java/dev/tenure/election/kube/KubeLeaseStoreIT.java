@@ -1,5 +1,6 @@
 package dev.tenure.election.kube;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -38,6 +39,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The fabric8 adapter against a real API server (the fabric8 mock in CRUD mode), with real threads. */
+@EndToEnd
 class KubeLeaseStoreIT {
     static final LeaseKey KEY = LeaseKey.of("tenure-system", "tenure-operator");
     KubernetesMockServer server;

@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.annotation;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.maintenance.NodeMaintenanceValidator.Limits;
@@ -16,6 +17,7 @@ import org.junit.jupiter.api.Test;
  * exceed the cluster-wide cap or break the control-plane budget waits (status {@code waiting}, a Warning event
  * naming the limit), changes nothing on the node, and starts once the limit allows it.
  */
+@EndToEnd
 class AnnotationBudgetIT {
 
     private final AnnotationFixture f = new AnnotationFixture();

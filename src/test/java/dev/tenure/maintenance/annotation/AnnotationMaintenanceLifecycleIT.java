@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.annotation;
 
+import dev.tenure.testsupport.EndToEnd;
 import static dev.tenure.maintenance.annotation.AnnotationFixture.NODE;
 import static dev.tenure.maintenance.annotation.AnnotationFixture.SETTINGS;
 import static dev.tenure.maintenance.annotation.AnnotationFixture.leaseOf;
@@ -30,6 +31,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /** The annotation protocol end to end on the maintenance machine, against the emulated cluster with a fake clock. */
+@EndToEnd
 class AnnotationMaintenanceLifecycleIT {
 
     static final String US = SETTINGS.holder();

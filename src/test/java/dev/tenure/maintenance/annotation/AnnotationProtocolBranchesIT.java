@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.annotation;
 
+import dev.tenure.testsupport.EndToEnd;
 import static dev.tenure.maintenance.annotation.AnnotationFixture.SETTINGS;
 import static dev.tenure.maintenance.annotation.AnnotationFixture.leaseOf;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -20,6 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * status and leave the lease exactly as the protocol says. A PodDisruptionBudget keeps the drain from
  * finishing, so the status stays at the transition (active has its own tests).
  */
+@EndToEnd
 class AnnotationProtocolBranchesIT {
 
     static final String OTHER = "node-maintenance-operator";

@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.annotation;
 
+import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.Test;
 @QuarkusTest
 @TestProfile(RelaxedLeadershipProfile.class)
 @QuarkusTestResource(EmulatedClusterResource.class)
+@EndToEnd
 class MaintenanceAnnotationReconcilerIT {
 
     static final Duration WAIT = Duration.ofSeconds(30);
