@@ -1,8 +1,8 @@
 package dev.tenure;
 
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
-import static org.assertj.core.api.Assertions.assertThat;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
@@ -24,17 +24,27 @@ class LayeringTest {
             .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
             .importPackages("dev.tenure");
 
-    static final ArchRule NO_CYCLES = slices().matching("dev.tenure.(**)").should().beFreeOfCycles();
+    static final ArchRule NO_CYCLES =
+            slices().matching("dev.tenure.(**)").should().beFreeOfCycles();
 
-    static final ArchRule LAYERS = layeredArchitecture().consideringOnlyDependenciesInLayers()
-            .layer("election").definedBy("dev.tenure.election..")
-            .layer("coordination").definedBy("dev.tenure.coordination..")
-            .layer("maintenance").definedBy("dev.tenure.maintenance..")
-            .layer("operator").definedBy("dev.tenure.operator..")
-            .whereLayer("operator").mayNotBeAccessedByAnyLayer()
-            .whereLayer("coordination").mayOnlyBeAccessedByLayers("operator")
-            .whereLayer("maintenance").mayOnlyBeAccessedByLayers("operator")
-            .whereLayer("election").mayOnlyBeAccessedByLayers("coordination", "maintenance", "operator");
+    static final ArchRule LAYERS = layeredArchitecture()
+            .consideringOnlyDependenciesInLayers()
+            .layer("election")
+            .definedBy("dev.tenure.election..")
+            .layer("coordination")
+            .definedBy("dev.tenure.coordination..")
+            .layer("maintenance")
+            .definedBy("dev.tenure.maintenance..")
+            .layer("operator")
+            .definedBy("dev.tenure.operator..")
+            .whereLayer("operator")
+            .mayNotBeAccessedByAnyLayer()
+            .whereLayer("coordination")
+            .mayOnlyBeAccessedByLayers("operator")
+            .whereLayer("maintenance")
+            .mayOnlyBeAccessedByLayers("operator")
+            .whereLayer("election")
+            .mayOnlyBeAccessedByLayers("coordination", "maintenance", "operator");
 
     @Test
     void noPackageDependsOnOneThatDependsOnIt() {
@@ -50,7 +60,8 @@ class LayeringTest {
     @Test
     void buildTimeCodeIsCompiledOutsideTheOperatorClasses() {
         for (Class<?> c : List.of(ManifestAssembly.class, Release.class)) {
-            assertThat(c.getProtectionDomain().getCodeSource().getLocation().getPath()).as(c.getName())
+            assertThat(c.getProtectionDomain().getCodeSource().getLocation().getPath())
+                    .as(c.getName())
                     .endsWith("/test-classes/");
         }
     }

@@ -13,8 +13,7 @@ import java.util.Map;
  */
 final class Catalog {
 
-    private Catalog() {
-    }
+    private Catalog() {}
 
     /** The catalog documents for the release-shaped {@code csv} of {@code release}. */
     static List<Map<String, Object>> of(Map<String, Object> csv, Release release, List<String> channels) {
@@ -24,7 +23,7 @@ final class Catalog {
         pkg.put("name", ManifestAssembly.NAME);
         pkg.put("defaultChannel", channels.get(0));
         pkg.put("icon", release.icon());
-        pkg.put("description", ManifestAssembly.<String> at(csv, "metadata", "annotations", "description"));
+        pkg.put("description", ManifestAssembly.<String>at(csv, "metadata", "annotations", "description"));
         documents.add(pkg);
 
         for (String channel : channels) {
@@ -52,8 +51,9 @@ final class Catalog {
         for (String version : release.allVersions()) {
             List<Map<String, Object>> properties = new ArrayList<>();
             properties.add(property("olm.package", Map.of("packageName", ManifestAssembly.NAME, "version", version)));
-            for (Map<String, Object> crd : owned == null ? List.<Map<String, Object>> of() : owned) {
-                String group = String.valueOf(crd.get("name")).substring(String.valueOf(crd.get("name")).indexOf('.') + 1);
+            for (Map<String, Object> crd : owned == null ? List.<Map<String, Object>>of() : owned) {
+                String group = String.valueOf(crd.get("name"))
+                        .substring(String.valueOf(crd.get("name")).indexOf('.') + 1);
                 Map<String, Object> gvk = new LinkedHashMap<>();
                 gvk.put("group", group);
                 gvk.put("kind", crd.get("kind"));

@@ -28,6 +28,7 @@ public record Release(String version, List<String> history, String createdAt, St
 
     /** Semver 2.0 (what OLM parses spec.version with); a release has no pre-release part. */
     static final Pattern RELEASE_VERSION = Pattern.compile("(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)");
+
     static final String BUNDLE_IMAGE_REPOSITORY = "ghcr.io/tenure-dev/tenure-operator-bundle";
 
     /**
@@ -55,9 +56,14 @@ public record Release(String version, List<String> history, String createdAt, St
         try (Reader in = Files.newBufferedReader(olmDir.resolve("release.properties"))) {
             p.load(in);
         }
-        List<String> history = Stream.of(p.getProperty("history", "").split(",")).map(String::strip)
-                .filter(s -> !s.isEmpty()).toList();
-        return new Release(p.getProperty("version", "").strip(), history, p.getProperty("created-at", "").strip(),
+        List<String> history = Stream.of(p.getProperty("history", "").split(","))
+                .map(String::strip)
+                .filter(s -> !s.isEmpty())
+                .toList();
+        return new Release(
+                p.getProperty("version", "").strip(),
+                history,
+                p.getProperty("created-at", "").strip(),
                 Files.readString(olmDir.resolve("icon.svg")).strip());
     }
 
@@ -93,7 +99,9 @@ public record Release(String version, List<String> history, String createdAt, St
 
     Map<String, Object> icon() {
         Map<String, Object> icon = new LinkedHashMap<>();
-        icon.put("base64data", Base64.getEncoder().encodeToString(iconSvg.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+        icon.put(
+                "base64data",
+                Base64.getEncoder().encodeToString(iconSvg.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
         icon.put("mediatype", "image/svg+xml");
         return icon;
     }
@@ -107,8 +115,10 @@ public record Release(String version, List<String> history, String createdAt, St
         Map<String, Object> annotations = new LinkedHashMap<>((Map<String, Object>) metadata.get("annotations"));
         annotations.put("createdAt", createdAt);
         annotations.put("olm.skipRange", skipRange());
-        annotations.put("description", "Safe node maintenance (cordon, leader handover, PDB-respecting drain) "
-                + "and coordinated leader election on Kubernetes Leases.");
+        annotations.put(
+                "description",
+                "Safe node maintenance (cordon, leader handover, PDB-respecting drain) "
+                        + "and coordinated leader election on Kubernetes Leases.");
         annotations.put("support", "Tenure maintainers");
         annotations.putAll(FEATURES);
         annotations.put("containerImage", image(String.valueOf(annotations.get("containerImage"))));
@@ -126,10 +136,11 @@ public record Release(String version, List<String> history, String createdAt, St
         List<Map<String, Object>> deployments = ManifestAssembly.at(spec, "install", "spec", "deployments");
         if (deployments != null) {
             for (Map<String, Object> deployment : deployments) {
-                List<Map<String, Object>> containers = ManifestAssembly.at(deployment, "spec", "template", "spec",
-                        "containers");
+                List<Map<String, Object>> containers =
+                        ManifestAssembly.at(deployment, "spec", "template", "spec", "containers");
                 if (containers != null) {
-                    containers.stream().filter(c -> ManifestAssembly.NAME.equals(c.get("name")))
+                    containers.stream()
+                            .filter(c -> ManifestAssembly.NAME.equals(c.get("name")))
                             .forEach(c -> c.put("image", image(String.valueOf(c.get("image")))));
                 }
             }
@@ -154,8 +165,17 @@ public record Release(String version, List<String> history, String createdAt, St
     private static Map<String, String> featureAnnotations() {
         Map<String, String> features = new LinkedHashMap<>();
         String prefix = "features.operators.openshift.io/";
-        for (String feature : List.of("disconnected", "fips-compliant", "proxy-aware", "tls-profiles",
-                "token-auth-aws", "token-auth-azure", "token-auth-gcp", "cnf", "cni", "csi")) {
+        for (String feature : List.of(
+                "disconnected",
+                "fips-compliant",
+                "proxy-aware",
+                "tls-profiles",
+                "token-auth-aws",
+                "token-auth-azure",
+                "token-auth-gcp",
+                "cnf",
+                "cni",
+                "csi")) {
             features.put(prefix + feature, "false");
         }
         return features;

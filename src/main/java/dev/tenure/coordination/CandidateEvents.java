@@ -41,16 +41,19 @@ final class CandidateEvents {
         if (message.equals(reported.put(key, message))) {
             return;
         }
-        String now = DateTimeFormatter.ISO_INSTANT.format(clock.instant().atOffset(ZoneOffset.UTC)
-                .withNano(0).toInstant());
+        String now = DateTimeFormatter.ISO_INSTANT.format(
+                clock.instant().atOffset(ZoneOffset.UTC).withNano(0).toInstant());
         Event event = new EventBuilder()
                 .withNewMetadata()
                 .withNamespace(c.namespace())
                 .withName(c.name() + "." + UUID.randomUUID().toString().substring(0, 8))
                 .endMetadata()
                 .withNewInvolvedObject()
-                .withApiVersion(apiVersion).withKind("LeaseCandidate")
-                .withNamespace(c.namespace()).withName(c.name()).withResourceVersion(c.resourceVersion())
+                .withApiVersion(apiVersion)
+                .withKind("LeaseCandidate")
+                .withNamespace(c.namespace())
+                .withName(c.name())
+                .withResourceVersion(c.resourceVersion())
                 .endInvolvedObject()
                 .withType("Warning")
                 .withReason(reason)
@@ -58,7 +61,9 @@ final class CandidateEvents {
                 .withFirstTimestamp(now)
                 .withLastTimestamp(now)
                 .withCount(1)
-                .withNewSource().withComponent("tenure-coordination").endSource()
+                .withNewSource()
+                .withComponent("tenure-coordination")
+                .endSource()
                 .withReportingComponent("tenure.dev/coordination")
                 .build();
         try {

@@ -15,8 +15,7 @@ import java.util.stream.Collectors;
  */
 public final class CandidateRanking {
 
-    private CandidateRanking() {
-    }
+    private CandidateRanking() {}
 
     /** The strategy for a set of candidates, or the reason none can be chosen. */
     public record StrategyChoice(String strategy, String conflict) {
@@ -91,8 +90,9 @@ public final class CandidateRanking {
                 .map(c -> c.strategy() == null ? "" : c.strategy())
                 .collect(Collectors.toCollection(TreeSet::new));
         if (strategies.size() > 1) {
-            return StrategyChoice.conflicting("candidates " + newest.stream().map(CandidateRecord::name).sorted()
-                    .toList() + " share binary version " + highest + " but ask for different strategies "
+            return StrategyChoice.conflicting("candidates "
+                    + newest.stream().map(CandidateRecord::name).sorted().toList() + " share binary version " + highest
+                    + " but ask for different strategies "
                     + strategies);
         }
         return StrategyChoice.of(strategies.first());

@@ -1,12 +1,12 @@
 package dev.tenure.coordination;
 
-import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.CandidateRecord;
 import dev.tenure.election.LeaseConflict;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseStoreException;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.kube.KubeLeaseStore;
-import dev.tenure.election.LeaseKey;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -52,12 +52,12 @@ public final class CoordinationController {
     /** Where kubelets keep their node heartbeat Leases; never a coordinated election's. */
     static final String NODE_LEASE_NAMESPACE = "kube-node-lease";
 
-
     private static final Logger LOG = Logger.getLogger(CoordinationController.class);
 
     private final KubernetesClient client;
     /** Every Lease write goes through the election adapter. */
     private final KubeLeaseStore leaseStore;
+
     private final ElectionPlanner planner;
     private final Clock clock;
     private final LeaseCandidateApi api;
@@ -69,13 +69,21 @@ public final class CoordinationController {
     private String startFailure;
 
     /** Everything one start() creates, so that stop() and a later start() cannot mix generations. */
-    private record Running(KeyedWorkQueue<LeaseKey> queue, ScheduledExecutorService scheduler, Thread worker,
-            SharedIndexInformer<GenericKubernetesResource> candidates, SharedIndexInformer<Lease> leases,
-            SharedIndexInformer<Node> nodes) {
-    }
+    private record Running(
+            KeyedWorkQueue<LeaseKey> queue,
+            ScheduledExecutorService scheduler,
+            Thread worker,
+            SharedIndexInformer<GenericKubernetesResource> candidates,
+            SharedIndexInformer<Lease> leases,
+            SharedIndexInformer<Node> nodes) {}
 
-    public CoordinationController(KubernetesClient client, ElectionPlanner planner, Clock clock, LeaseCandidateApi api,
-            CoordinationMetrics metrics, Duration gcPeriod) {
+    public CoordinationController(
+            KubernetesClient client,
+            ElectionPlanner planner,
+            Clock clock,
+            LeaseCandidateApi api,
+            CoordinationMetrics metrics,
+            Duration gcPeriod) {
         this.client = Objects.requireNonNull(client, "client");
         this.leaseStore = new KubeLeaseStore(client);
         this.planner = Objects.requireNonNull(planner, "planner");
@@ -114,23 +122,27 @@ public final class CoordinationController {
             return;
         }
         if (!api.served()) {
-            LOG.warnf("Coordinated leader election is inactive: %s. The rest of the operator is unaffected.",
+            LOG.warnf(
+                    "Coordinated leader election is inactive: %s. The rest of the operator is unaffected.",
                     api.detail());
             return;
         }
-        ScheduledExecutorService scheduler = Executors.newScheduledThreadPool(1, r -> daemon(r,
-                "tenure-coordination-scheduler"));
-        KeyedWorkQueue<LeaseKey> queue = new KeyedWorkQueue<>("coordination", scheduler, Duration.ofMillis(50),
-                Duration.ofSeconds(30));
+        ScheduledExecutorService scheduler =
+                Executors.newScheduledThreadPool(1, r -> daemon(r, "tenure-coordination-scheduler"));
+        KeyedWorkQueue<LeaseKey> queue =
+                new KeyedWorkQueue<>("coordination", scheduler, Duration.ofMillis(50), Duration.ofSeconds(30));
 
         SharedIndexInformer<GenericKubernetesResource> candidates = client.genericKubernetesResources(api.context())
-                .inAnyNamespace().runnableInformer(0);
+                .inAnyNamespace()
+                .runnableInformer(0);
         candidates.addEventHandler(candidateEvents(queue));
         // Every kubelet renews its heartbeat Lease in kube-node-lease every 10 s (500 updates/s at 5,000 nodes), and
         // no coordinated election uses that namespace: the API server filters them out, so they are never sent,
         // decoded or scanned against the candidates here.
-        SharedIndexInformer<Lease> leases = client.resources(Lease.class).inAnyNamespace()
-                .withoutField("metadata.namespace", NODE_LEASE_NAMESPACE).runnableInformer(0);
+        SharedIndexInformer<Lease> leases = client.resources(Lease.class)
+                .inAnyNamespace()
+                .withoutField("metadata.namespace", NODE_LEASE_NAMESPACE)
+                .runnableInformer(0);
         leases.addEventHandler(leaseEvents(queue, candidates));
         SharedIndexInformer<Node> nodes = client.nodes().runnableInformer(0);
         nodes.addEventHandler(nodeEvents(queue, candidates));
@@ -152,12 +164,15 @@ public final class CoordinationController {
         running = new Running(queue, scheduler, worker, candidates, leases, nodes);
         worker.start();
         enqueueAll();
-        scheduler.scheduleWithFixedDelay(this::collectGarbageSafely, gcPeriod.toMillis(), gcPeriod.toMillis(),
-                TimeUnit.MILLISECONDS);
-        LOG.infof("Coordinated leader election started (%s, strategies: %s%s)", api.detail(),
+        scheduler.scheduleWithFixedDelay(
+                this::collectGarbageSafely, gcPeriod.toMillis(), gcPeriod.toMillis(), TimeUnit.MILLISECONDS);
+        LOG.infof(
+                "Coordinated leader election started (%s, strategies: %s%s)",
+                api.detail(),
                 LeaseStrategies.MAINTENANCE_AWARE,
                 planner.handles(LeaseStrategies.OLDEST_EMULATION_VERSION)
-                        ? ", " + LeaseStrategies.OLDEST_EMULATION_VERSION : "");
+                        ? ", " + LeaseStrategies.OLDEST_EMULATION_VERSION
+                        : "");
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -178,10 +193,11 @@ public final class CoordinationController {
     }
 
     /** Every Lease event passes here; only Leases that have candidates are enqueued. */
-    private static ResourceEventHandler<Lease> leaseEvents(KeyedWorkQueue<LeaseKey> queue,
-            SharedIndexInformer<GenericKubernetesResource> candidates) {
+    private static ResourceEventHandler<Lease> leaseEvents(
+            KeyedWorkQueue<LeaseKey> queue, SharedIndexInformer<GenericKubernetesResource> candidates) {
         Consumer<Lease> enqueueIfCandidates = l -> {
-            LeaseKey key = new LeaseKey(l.getMetadata().getNamespace(), l.getMetadata().getName());
+            LeaseKey key =
+                    new LeaseKey(l.getMetadata().getNamespace(), l.getMetadata().getName());
             if (hasCandidates(candidates.getStore(), key)) {
                 queue.add(key);
             }
@@ -190,8 +206,8 @@ public final class CoordinationController {
     }
 
     /** A node becoming (un)available re-runs the MaintenanceAware elections; other node updates do not. */
-    private static ResourceEventHandler<Node> nodeEvents(KeyedWorkQueue<LeaseKey> queue,
-            SharedIndexInformer<GenericKubernetesResource> candidates) {
+    private static ResourceEventHandler<Node> nodeEvents(
+            KeyedWorkQueue<LeaseKey> queue, SharedIndexInformer<GenericKubernetesResource> candidates) {
         return handler(obj -> enqueueMaintenanceAware(queue, candidates), (oldObj, newObj) -> {
             if (!NodeAvailability.unavailableReason(oldObj).equals(NodeAvailability.unavailableReason(newObj))) {
                 enqueueMaintenanceAware(queue, candidates);
@@ -273,8 +289,8 @@ public final class CoordinationController {
         }
     }
 
-    private static void enqueueMaintenanceAware(KeyedWorkQueue<LeaseKey> queue,
-            SharedIndexInformer<GenericKubernetesResource> candidates) {
+    private static void enqueueMaintenanceAware(
+            KeyedWorkQueue<LeaseKey> queue, SharedIndexInformer<GenericKubernetesResource> candidates) {
         for (GenericKubernetesResource g : candidates.getStore().list()) {
             CandidateRecord c = KubeLeaseCandidateStore.toRecord(g);
             if (LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy())) {
@@ -299,15 +315,16 @@ public final class CoordinationController {
         List<CandidateRecord> candidates = candidatesOf(r, key);
         Lease cached = r.leases().getStore().getByKey(key.namespace() + "/" + key.name());
         LeaseRecord lease = cached == null ? null : KubeLeaseStore.toRecord(cached);
-        Set<String> unavailable = candidates.stream()
-                .anyMatch(c -> LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy()))
-                ? unavailableCandidates(r, candidates) : Set.of();
+        Set<String> unavailable =
+                candidates.stream().anyMatch(c -> LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy()))
+                        ? unavailableCandidates(r, candidates)
+                        : Set.of();
 
         ElectionStep decision = planner.decide(key, candidates, lease, unavailable, now);
-        String strategy = decision.leaseWrite().map(LeaseRecord::strategy)
-                .orElse(lease == null ? null : lease.strategy());
-        Optional<Instant> leaderless = ElectionPlanner.leaderlessSince(lease, planner.admissible(key, candidates, now),
-                now);
+        String strategy =
+                decision.leaseWrite().map(LeaseRecord::strategy).orElse(lease == null ? null : lease.strategy());
+        Optional<Instant> leaderless =
+                ElectionPlanner.leaderlessSince(lease, planner.admissible(key, candidates, now), now);
         metrics.stepDecided(key, decision, strategy, leaderless, now);
         reportBadInput(planner.admissible(key, candidates, now), decision);
         try {
@@ -318,7 +335,8 @@ public final class CoordinationController {
             LOG.debugf("%s: %s not written (%d %s); retrying", key, decision.outcome(), e.getCode(), e.getMessage());
             throw e;
         } catch (LeaseStoreException e) {
-            metrics.failure(e instanceof LeaseConflict ? CoordinationMetrics.WRITE_CONFLICT : CoordinationMetrics.API_ERROR);
+            metrics.failure(
+                    e instanceof LeaseConflict ? CoordinationMetrics.WRITE_CONFLICT : CoordinationMetrics.API_ERROR);
             LOG.debugf("%s: %s not written (%s); retrying", key, decision.outcome(), e.getMessage());
             throw e;
         }
@@ -340,8 +358,11 @@ public final class CoordinationController {
             }
         }
         if (first != null) {
-            throw new KubernetesClientException("ping of " + failed.size() + " of " + decision.ping().size()
-                    + " candidates of " + key + " failed: " + String.join("; ", failed), first.getCode(), first.getStatus());
+            throw new KubernetesClientException(
+                    "ping of " + failed.size() + " of " + decision.ping().size() + " candidates of " + key + " failed: "
+                            + String.join("; ", failed),
+                    first.getCode(),
+                    first.getStatus());
         }
         if (decision.lease() == null) {
             return;
@@ -359,7 +380,9 @@ public final class CoordinationController {
         String rv = cached == null ? null : cached.getMetadata().getResourceVersion();
         String patch = "{\"metadata\":{" + (rv == null ? "" : "\"resourceVersion\":\"" + rv + "\"")
                 + "},\"spec\":{\"pingTime\":\"" + KubeObjects.microTime(now) + "\"}}";
-        client.genericKubernetesResources(api.context()).inNamespace(namespace).withName(name)
+        client.genericKubernetesResources(api.context())
+                .inNamespace(namespace)
+                .withName(name)
                 .patch(PatchContext.of(PatchType.JSON_MERGE), patch);
     }
 
@@ -374,11 +397,15 @@ public final class CoordinationController {
             }
             boolean ranked = LeaseStrategies.OLDEST_EMULATION_VERSION.equals(c.strategy())
                     || LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy());
-            if (ranked && decision.outcome() != ElectionStep.Outcome.NOT_MANAGED
+            if (ranked
+                    && decision.outcome() != ElectionStep.Outcome.NOT_MANAGED
                     && !CandidateRanking.validForOldestEmulationVersion(c)) {
-                events.warn(c, CandidateEvents.INVALID_VERSION, "binaryVersion \"" + c.binaryVersion()
-                        + "\" and emulationVersion \"" + c.emulationVersion()
-                        + "\" must both be semantic versions (major.minor.patch); this candidate cannot be elected");
+                events.warn(
+                        c,
+                        CandidateEvents.INVALID_VERSION,
+                        "binaryVersion \"" + c.binaryVersion()
+                                + "\" and emulationVersion \"" + c.emulationVersion()
+                                + "\" must both be semantic versions (major.minor.patch); this candidate cannot be elected");
             } else {
                 events.resolved(c, CandidateEvents.INVALID_VERSION);
             }
@@ -388,8 +415,9 @@ public final class CoordinationController {
     private static void log(LeaseKey key, ElectionStep d) {
         switch (d.outcome()) {
             case CREATE_LEASE, SET_HOLDER, SET_PREFERRED_HOLDER, CLEAR_PREFERRED_HOLDER, SET_STRATEGY ->
-                    LOG.infof("Lease %s: %s", key, d.detail());
-            case FAILED -> LOG.warnf("Lease %s: no election (%s): %s", key, d.failure().label(), d.detail());
+                LOG.infof("Lease %s: %s", key, d.detail());
+            case FAILED ->
+                LOG.warnf("Lease %s: no election (%s): %s", key, d.failure().label(), d.detail());
             default -> LOG.debugf("Lease %s: %s: %s", key, d.outcome(), d.detail());
         }
     }
@@ -408,7 +436,10 @@ public final class CoordinationController {
      * entry in place, so a scan sees every object at all times; a few hundred candidates cost microseconds.
      */
     static List<CandidateRecord> candidatesOf(Store<GenericKubernetesResource> store, LeaseKey key) {
-        return store.list().stream().filter(g -> isCandidateOf(g, key)).map(KubeLeaseCandidateStore::toRecord).toList();
+        return store.list().stream()
+                .filter(g -> isCandidateOf(g, key))
+                .map(KubeLeaseCandidateStore::toRecord)
+                .toList();
     }
 
     private static boolean hasCandidates(Store<GenericKubernetesResource> store, LeaseKey key) {
@@ -417,7 +448,8 @@ public final class CoordinationController {
 
     /** Cheaper than parsing the whole candidate: every Lease event in the cluster passes through here. */
     private static boolean isCandidateOf(GenericKubernetesResource g, LeaseKey key) {
-        return key.namespace().equals(g.getMetadata().getNamespace()) && key.name().equals(KubeObjects.leaseName(g));
+        return key.namespace().equals(g.getMetadata().getNamespace())
+                && key.name().equals(KubeObjects.leaseName(g));
     }
 
     // ------------------------------------------------------------------ nodes
@@ -426,7 +458,8 @@ public final class CoordinationController {
     private Set<String> unavailableCandidates(Running r, List<CandidateRecord> candidates) {
         Set<String> out = new HashSet<>();
         for (CandidateRecord c : candidates) {
-            nodeOf(c).map(n -> r.nodes().getStore().getByKey(n))
+            nodeOf(c)
+                    .map(n -> r.nodes().getStore().getByKey(n))
                     .flatMap(NodeAvailability::unavailableReason)
                     .ifPresent(reason -> out.add(c.name()));
         }
@@ -440,8 +473,10 @@ public final class CoordinationController {
             return Optional.of(label);
         }
         try {
-            Pod pod = client.pods().inNamespace(c.namespace()).withName(c.name()).get();
-            return pod == null || pod.getSpec() == null ? Optional.empty()
+            Pod pod =
+                    client.pods().inNamespace(c.namespace()).withName(c.name()).get();
+            return pod == null || pod.getSpec() == null
+                    ? Optional.empty()
                     : Optional.ofNullable(pod.getSpec().getNodeName()).filter(n -> !n.isEmpty());
         } catch (KubernetesClientException e) {
             LOG.debugf("node of candidate %s/%s unknown: %s", c.namespace(), c.name(), e.getMessage());
@@ -464,31 +499,36 @@ public final class CoordinationController {
     public List<LeaseKey> leasesHeldOn(String node) {
         Running r = requireRunning();
         List<CandidateRecord> candidates = allCandidates(r);
-        return HandoverPlanner.leasesHeldOn(node, coordinatedLeases(r), HandoverPlanner.byIdentity(candidates),
-                this::nodeOf, clock.instant());
+        return HandoverPlanner.leasesHeldOn(
+                node, coordinatedLeases(r), HandoverPlanner.byIdentity(candidates), this::nodeOf, clock.instant());
     }
 
     public List<HandoverPlanner.HandoverStep> requestHandover(String node) {
         Running r = requireRunning();
         Instant now = clock.instant();
-        List<HandoverPlanner.HandoverStep> steps = HandoverPlanner.plan(node, coordinatedLeases(r), allCandidates(r),
-                unavailableNodes(r), this::nodeOf, planner, now);
+        List<HandoverPlanner.HandoverStep> steps = HandoverPlanner.plan(
+                node, coordinatedLeases(r), allCandidates(r), unavailableNodes(r), this::nodeOf, planner, now);
         for (HandoverPlanner.HandoverStep step : steps) {
             if (step.successor().isEmpty()) {
-                LOG.warnf("Lease %s: held by %s on node %s, and no candidate off the node can take it", step.lease(),
-                        step.holder(), node);
+                LOG.warnf(
+                        "Lease %s: held by %s on node %s, and no candidate off the node can take it",
+                        step.lease(), step.holder(), node);
                 continue;
             }
-            Lease cached = r.leases().getStore().getByKey(step.lease().namespace() + "/" + step.lease().name());
-            if (cached == null || cached.getSpec() == null
+            Lease cached = r.leases()
+                    .getStore()
+                    .getByKey(step.lease().namespace() + "/" + step.lease().name());
+            if (cached == null
+                    || cached.getSpec() == null
                     || step.successor().get().equals(cached.getSpec().getPreferredHolder())) {
                 continue;
             }
             // a merge patch of the one field: the holder renews every few seconds, and a conditional update
             // would keep losing to it; preferredHolder is the controller's field, nobody else writes it
             leaseStore.setPreferredHolder(step.lease(), step.successor().get());
-            LOG.infof("Lease %s: handover off node %s requested, preferredHolder %s", step.lease(), node,
-                    step.successor().get());
+            LOG.infof(
+                    "Lease %s: handover off node %s requested, preferredHolder %s",
+                    step.lease(), node, step.successor().get());
         }
         return steps;
     }
@@ -506,7 +546,9 @@ public final class CoordinationController {
     }
 
     private static List<CandidateRecord> allCandidates(Running r) {
-        return r.candidates().getStore().list().stream().map(KubeLeaseCandidateStore::toRecord).toList();
+        return r.candidates().getStore().list().stream()
+                .map(KubeLeaseCandidateStore::toRecord)
+                .toList();
     }
 
     /**
@@ -518,7 +560,10 @@ public final class CoordinationController {
         for (Lease l : r.leases().getStore().list()) {
             LeaseRecord record = KubeLeaseStore.toRecord(l);
             if (planner.handles(record.strategy())) {
-                out.put(LeaseKey.of(l.getMetadata().getNamespace(), l.getMetadata().getName()), record);
+                out.put(
+                        LeaseKey.of(
+                                l.getMetadata().getNamespace(), l.getMetadata().getName()),
+                        record);
             }
         }
         return out;
@@ -545,7 +590,8 @@ public final class CoordinationController {
             if (!planner.isCandidateExpired(cached, now)) {
                 continue;
             }
-            var resource = client.genericKubernetesResources(api.context()).inNamespace(cached.namespace())
+            var resource = client.genericKubernetesResources(api.context())
+                    .inNamespace(cached.namespace())
                     .withName(cached.name());
             GenericKubernetesResource fresh = resource.get();
             if (fresh == null || !planner.isCandidateExpired(KubeLeaseCandidateStore.toRecord(fresh), now)) {
@@ -553,8 +599,9 @@ public final class CoordinationController {
             }
             resource.delete();
             deleted++;
-            LOG.infof("LeaseCandidate %s/%s expired (last renewed %s): deleted", cached.namespace(), cached.name(),
-                    cached.renewTime());
+            LOG.infof(
+                    "LeaseCandidate %s/%s expired (last renewed %s): deleted",
+                    cached.namespace(), cached.name(), cached.renewTime());
         }
         return deleted;
     }

@@ -30,13 +30,23 @@ public final class CoordinationMetrics {
 
     /** Failure reasons that are not election outcomes: writes that did not go through. */
     public static final String WRITE_CONFLICT = "write_conflict";
+
     public static final String API_ERROR = "api_error";
 
     /** Histogram buckets for leaderless gaps, sub-second (a write after a crash) to minutes (a handover). */
-    public static final Duration[] ELECTION_BUCKETS = { Duration.ofMillis(100), Duration.ofMillis(250),
-            Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2), Duration.ofSeconds(5),
-            Duration.ofSeconds(10), Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(5),
-            Duration.ofMinutes(15) };
+    public static final Duration[] ELECTION_BUCKETS = {
+        Duration.ofMillis(100),
+        Duration.ofMillis(250),
+        Duration.ofMillis(500),
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(2),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(30),
+        Duration.ofMinutes(1),
+        Duration.ofMinutes(5),
+        Duration.ofMinutes(15)
+    };
 
     private final MeterRegistry registry;
     private final Clock clock;
@@ -49,8 +59,7 @@ public final class CoordinationMetrics {
     }
 
     /** Records the outcome of one election step for {@code key}. */
-    void stepDecided(LeaseKey key, ElectionStep decision, String strategy, Optional<Instant> leaderless,
-            Instant now) {
+    void stepDecided(LeaseKey key, ElectionStep decision, String strategy, Optional<Instant> leaderless, Instant now) {
         if (decision.outcome() == ElectionStep.Outcome.NOT_MANAGED) {
             forget(key);
             return;
@@ -62,8 +71,7 @@ public final class CoordinationMetrics {
     }
 
     /** After a decision's write went through. */
-    void written(LeaseKey key, ElectionStep decision, String strategy, Optional<Instant> leaderless,
-            Instant now) {
+    void written(LeaseKey key, ElectionStep decision, String strategy, Optional<Instant> leaderless, Instant now) {
         String outcome = switch (decision.outcome()) {
             case CREATE_LEASE -> decision.electedHolder().isPresent() ? "created" : null;
             case SET_HOLDER -> "takeover";
@@ -81,7 +89,8 @@ public final class CoordinationMetrics {
                 .register(registry)
                 .increment();
         if (decision.electedHolder().isPresent()) {
-            Duration took = leaderless.map(since -> Duration.between(since, now)).orElse(Duration.ZERO);
+            Duration took =
+                    leaderless.map(since -> Duration.between(since, now)).orElse(Duration.ZERO);
             Timer.builder("tenure.coordination.election.duration")
                     .description("Time from a Lease losing its valid holder to a new holder being written")
                     .tag("strategy", label)
@@ -102,15 +111,24 @@ public final class CoordinationMetrics {
 
     private AtomicReference<Instant> track(LeaseKey key) {
         AtomicReference<Instant> ref = leaderlessSince.computeIfAbsent(key, k -> new AtomicReference<>());
-        leaderlessGauges.computeIfAbsent(key, k -> Gauge.builder("tenure.coordination.leaderless", ref,
-                        r -> r.get() == null ? 0.0 : Math.max(0, Duration.between(r.get(), clock.instant()).toMillis())
-                                / 1000.0)
-                .description("How long the Lease has been without a valid holder")
-                .baseUnit("seconds")
-                .strongReference(true)
-                .tag("lease_namespace", k.namespace())
-                .tag("lease", k.name())
-                .register(registry));
+        leaderlessGauges.computeIfAbsent(
+                key,
+                k -> Gauge.builder(
+                                "tenure.coordination.leaderless",
+                                ref,
+                                r -> r.get() == null
+                                        ? 0.0
+                                        : Math.max(
+                                                        0,
+                                                        Duration.between(r.get(), clock.instant())
+                                                                .toMillis())
+                                                / 1000.0)
+                        .description("How long the Lease has been without a valid holder")
+                        .baseUnit("seconds")
+                        .strongReference(true)
+                        .tag("lease_namespace", k.namespace())
+                        .tag("lease", k.name())
+                        .register(registry));
         return ref;
     }
 

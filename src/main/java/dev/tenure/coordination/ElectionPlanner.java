@@ -1,12 +1,12 @@
 package dev.tenure.coordination;
 
-import dev.tenure.election.CandidateRecord;
 import static dev.tenure.coordination.LeaseStrategies.MAINTENANCE_AWARE;
 import static dev.tenure.coordination.LeaseStrategies.OLDEST_EMULATION_VERSION;
 
 import dev.tenure.coordination.CandidateRanking.StrategyChoice;
 import dev.tenure.coordination.ElectionStep.FailureReason;
 import dev.tenure.coordination.ElectionStep.Outcome;
+import dev.tenure.election.CandidateRecord;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseRules;
@@ -57,7 +57,8 @@ public final class ElectionPlanner {
 
     /** The strategies Tenure itself elects by: MaintenanceAware, and OldestEmulationVersion in upstream mode. */
     boolean ownsStrategy(String strategy) {
-        return MAINTENANCE_AWARE.equals(strategy) || (upstreamStrategyEnabled && OLDEST_EMULATION_VERSION.equals(strategy));
+        return MAINTENANCE_AWARE.equals(strategy)
+                || (upstreamStrategyEnabled && OLDEST_EMULATION_VERSION.equals(strategy));
     }
 
     /**
@@ -76,7 +77,8 @@ public final class ElectionPlanner {
     }
 
     public boolean isCandidateExpired(CandidateRecord c, Instant now) {
-        return c.renewTime() == null || c.renewTime().plus(timing.candidateValidity()).isBefore(now);
+        return c.renewTime() == null
+                || c.renewTime().plus(timing.candidateValidity()).isBefore(now);
     }
 
     /** Unexpired candidates for the Lease {@code key}. */
@@ -92,8 +94,8 @@ public final class ElectionPlanner {
      * not in {@code unavailable} and falls back to all when every candidate is unavailable (a leader on a
      * draining node beats no leader). Empty for strategies without a built-in ranking.
      */
-    public static Optional<CandidateRecord> bestFor(String strategy, Collection<CandidateRecord> candidates,
-            Set<String> unavailable) {
+    public static Optional<CandidateRecord> bestFor(
+            String strategy, Collection<CandidateRecord> candidates, Set<String> unavailable) {
         if (OLDEST_EMULATION_VERSION.equals(strategy)) {
             return CandidateRanking.pickBest(candidates);
         }
@@ -113,8 +115,8 @@ public final class ElectionPlanner {
      * @param lease       the Lease from the cache, or {@code null} when it does not exist
      * @param unavailable names of candidates in the Lease's namespace whose node is cordoned or in maintenance
      */
-    public ElectionStep decide(LeaseKey key, Collection<CandidateRecord> all, LeaseRecord lease,
-            Set<String> unavailable, Instant now) {
+    public ElectionStep decide(
+            LeaseKey key, Collection<CandidateRecord> all, LeaseRecord lease, Set<String> unavailable, Instant now) {
         Duration requeue = timing.requeueInterval();
         List<CandidateRecord> candidates = admissible(key, all, now);
         if (candidates.isEmpty()) {
@@ -131,13 +133,18 @@ public final class ElectionPlanner {
         // a valid Lease of another controller's strategy is its business: upstream never writes one while it is valid
         boolean ownedLease = !leaseValid || lease.strategy() == null || ownsStrategy(lease.strategy());
         if (ownedLease && lease != null && lease.hasPreferredHolder() && !names.contains(lease.preferredHolder())) {
-            return ElectionStep.write(Outcome.CLEAR_PREFERRED_HOLDER, lease.withPreferredHolder(null), false,
-                    "preferredHolder " + lease.preferredHolder() + " is no longer a candidate", requeue);
+            return ElectionStep.write(
+                    Outcome.CLEAR_PREFERRED_HOLDER,
+                    lease.withPreferredHolder(null),
+                    false,
+                    "preferredHolder " + lease.preferredHolder() + " is no longer a candidate",
+                    requeue);
         }
 
         if (leaseValid && !electionNeeded(candidates, lease, prelim.strategy(), unavailable, now)) {
-            return ElectionStep.noChange("holder " + (lease == null ? null : lease.holderIdentity())
-                    + " is already the best candidate", requeue);
+            return ElectionStep.noChange(
+                    "holder " + (lease == null ? null : lease.holderIdentity()) + " is already the best candidate",
+                    requeue);
         }
 
         Optional<ElectionStep> pingStep = pingStep(candidates, now);
@@ -154,8 +161,8 @@ public final class ElectionPlanner {
      * the ping, so a silent candidate with a conflicting strategy cannot block it. Tenure only joins when a candidate
      * asks for a strategy it runs.
      */
-    private Optional<ElectionStep> screenStrategy(List<CandidateRecord> candidates, StrategyChoice prelim,
-            boolean leaseValid, Duration requeue) {
+    private Optional<ElectionStep> screenStrategy(
+            List<CandidateRecord> candidates, StrategyChoice prelim, boolean leaseValid, Duration requeue) {
         if (!leaseValid) {
             if (candidates.stream().noneMatch(c -> handles(c.strategy()))) {
                 return Optional.of(ElectionStep.notManaged("strategy "
@@ -165,22 +172,31 @@ public final class ElectionPlanner {
         } else if (prelim.isConflict()) {
             boolean ours = upstreamStrategyEnabled
                     || candidates.stream().anyMatch(c -> MAINTENANCE_AWARE.equals(c.strategy()));
-            return Optional.of(ours ? ElectionStep.failed(FailureReason.STRATEGY_CONFLICT, prelim.conflict(), requeue)
-                    : ElectionStep.notManaged(prelim.conflict()));
+            return Optional.of(
+                    ours
+                            ? ElectionStep.failed(FailureReason.STRATEGY_CONFLICT, prelim.conflict(), requeue)
+                            : ElectionStep.notManaged(prelim.conflict()));
         } else if (!handles(prelim.strategy())) {
-            return Optional.of(ElectionStep.notManaged("strategy " + prelim.strategy()
-                    + " is left to the API server's coordinated leader election"));
+            return Optional.of(ElectionStep.notManaged(
+                    "strategy " + prelim.strategy() + " is left to the API server's coordinated leader election"));
         }
         return Optional.empty();
     }
 
     /** The vote, once the ping round is over: strategy and electee among the acked candidates, then the write. */
-    private ElectionStep elect(List<CandidateRecord> candidates, LeaseRecord lease, Set<String> unavailable,
-            Instant now, Duration requeue) {
-        List<CandidateRecord> acked = candidates.stream().filter(c -> acked(c, now)).toList();
+    private ElectionStep elect(
+            List<CandidateRecord> candidates,
+            LeaseRecord lease,
+            Set<String> unavailable,
+            Instant now,
+            Duration requeue) {
+        List<CandidateRecord> acked =
+                candidates.stream().filter(c -> acked(c, now)).toList();
         if (acked.isEmpty()) {
-            return ElectionStep.failed(FailureReason.NO_ACKED_CANDIDATES,
-                    "no candidate answered the last ping within " + timing.electionWindow(), requeue);
+            return ElectionStep.failed(
+                    FailureReason.NO_ACKED_CANDIDATES,
+                    "no candidate answered the last ping within " + timing.electionWindow(),
+                    requeue);
         }
         StrategyChoice choice = CandidateRanking.pickStrategy(acked);
         if (choice.isConflict()) {
@@ -191,20 +207,29 @@ public final class ElectionPlanner {
             return ElectionStep.notManaged("strategy " + strategy + " is left to another controller");
         }
         boolean ranked = OLDEST_EMULATION_VERSION.equals(strategy) || MAINTENANCE_AWARE.equals(strategy);
-        String electee = bestFor(strategy, acked, unavailable).map(CandidateRecord::name).orElse(null);
+        String electee =
+                bestFor(strategy, acked, unavailable).map(CandidateRecord::name).orElse(null);
         if (ranked && electee == null) {
-            return ElectionStep.failed(FailureReason.NO_VALID_CANDIDATE,
-                    "no acked candidate has parsable binaryVersion and emulationVersion", requeue);
+            return ElectionStep.failed(
+                    FailureReason.NO_VALID_CANDIDATE,
+                    "no acked candidate has parsable binaryVersion and emulationVersion",
+                    requeue);
         }
 
-        electee = preferredHolderOfReleasedLease(strategy, lease, acked, unavailable, now).orElse(electee);
+        electee = preferredHolderOfReleasedLease(strategy, lease, acked, unavailable, now)
+                .orElse(electee);
 
         if (lease == null) {
-            LeaseRecord created = new LeaseRecord(electee, timing.leaseDurationSeconds(), null, now, 0, strategy, null,
-                    List.of(), null);
-            return ElectionStep.write(Outcome.CREATE_LEASE, created, true,
-                    electee == null ? "creating lease without holder for strategy " + strategy
-                            : "creating lease for " + electee, requeue);
+            LeaseRecord created = new LeaseRecord(
+                    electee, timing.leaseDurationSeconds(), null, now, 0, strategy, null, List.of(), null);
+            return ElectionStep.write(
+                    Outcome.CREATE_LEASE,
+                    created,
+                    true,
+                    electee == null
+                            ? "creating lease without holder for strategy " + strategy
+                            : "creating lease for " + electee,
+                    requeue);
         }
         return updateStep(lease, strategy, electee, now, requeue);
     }
@@ -216,10 +241,13 @@ public final class ElectionPlanner {
      * the node cache has not yet seen the cordon (Nodes and Leases come on different watches). Once someone holds
      * the Lease the usual ranking applies again, so a better candidate still gets it by the next preferredHolder.
      */
-    private Optional<String> preferredHolderOfReleasedLease(String strategy, LeaseRecord lease,
-            List<CandidateRecord> acked, Set<String> unavailable, Instant now) {
-        if (!MAINTENANCE_AWARE.equals(strategy) || lease == null || !lease.hasPreferredHolder()
-                || (lease.hasHolder() && !isLeaseExpired(lease, now)) || unavailable.contains(lease.preferredHolder())) {
+    private Optional<String> preferredHolderOfReleasedLease(
+            String strategy, LeaseRecord lease, List<CandidateRecord> acked, Set<String> unavailable, Instant now) {
+        if (!MAINTENANCE_AWARE.equals(strategy)
+                || lease == null
+                || !lease.hasPreferredHolder()
+                || (lease.hasHolder() && !isLeaseExpired(lease, now))
+                || unavailable.contains(lease.preferredHolder())) {
             return Optional.empty();
         }
         return acked.stream()
@@ -231,12 +259,14 @@ public final class ElectionPlanner {
 
     /** The Lease with a new holder as CLE writes it: renewed now, no acquireTime, no preferredHolder. */
     private static LeaseRecord withHolder(LeaseRecord lease, String holder, Instant renew, int durationSeconds) {
-        return lease.withHolderIdentity(holder).withPreferredHolder(null).withRenewTime(renew)
-                .withLeaseDurationSeconds(durationSeconds).withAcquireTime(null);
+        return lease.withHolderIdentity(holder)
+                .withPreferredHolder(null)
+                .withRenewTime(renew)
+                .withLeaseDurationSeconds(durationSeconds)
+                .withAcquireTime(null);
     }
 
-    private ElectionStep updateStep(LeaseRecord lease, String strategy, String electee, Instant now,
-            Duration requeue) {
+    private ElectionStep updateStep(LeaseRecord lease, String strategy, String electee, Instant now, Duration requeue) {
         LeaseRecord desired = lease;
         Outcome outcome = Outcome.NO_CHANGE;
         String detail = "lease already has the best holder " + lease.holderIdentity();
@@ -273,8 +303,12 @@ public final class ElectionPlanner {
         return ElectionStep.write(outcome, desired, false, detail, requeue);
     }
 
-    private boolean electionNeeded(List<CandidateRecord> candidates, LeaseRecord lease, String strategy,
-            Set<String> unavailable, Instant now) {
+    private boolean electionNeeded(
+            List<CandidateRecord> candidates,
+            LeaseRecord lease,
+            String strategy,
+            Set<String> unavailable,
+            Instant now) {
         if (lease == null || !lease.hasHolder() || isLeaseExpired(lease, now)) {
             return true;
         }
@@ -289,7 +323,8 @@ public final class ElectionPlanner {
             return false;
         }
         if (best.get().name().equals(lease.holderIdentity())) {
-            return MAINTENANCE_AWARE.equals(strategy) && lease.hasPreferredHolder()
+            return MAINTENANCE_AWARE.equals(strategy)
+                    && lease.hasPreferredHolder()
                     && !lease.preferredHolder().equals(lease.holderIdentity());
         }
         return true;
@@ -324,8 +359,8 @@ public final class ElectionPlanner {
             return Optional.of(ElectionStep.ping(toPing, window));
         }
         if (firstDeadline != null) {
-            return Optional.of(ElectionStep.awaitAcks("waiting for acks until " + firstDeadline,
-                    Duration.between(now, firstDeadline)));
+            return Optional.of(ElectionStep.awaitAcks(
+                    "waiting for acks until " + firstDeadline, Duration.between(now, firstDeadline)));
         }
         return Optional.empty();
     }
@@ -333,13 +368,18 @@ public final class ElectionPlanner {
     /** Answered a ping whose window has closed, within the two windows its round stays open. */
     private boolean answeredClosedRound(CandidateRecord c, Instant now) {
         Duration window = timing.electionWindow();
-        return c.pingTime() != null && c.renewTime() != null && !c.pingTime().isAfter(c.renewTime())
-                && !c.pingTime().plus(window).isAfter(now) && c.pingTime().plus(window.multipliedBy(2)).isAfter(now);
+        return c.pingTime() != null
+                && c.renewTime() != null
+                && !c.pingTime().isAfter(c.renewTime())
+                && !c.pingTime().plus(window).isAfter(now)
+                && c.pingTime().plus(window.multipliedBy(2)).isAfter(now);
     }
 
     private boolean awaitingAck(CandidateRecord c, Instant now) {
-        return c.pingTime() != null && c.pingTime().plus(timing.electionWindow()).isAfter(now)
-                && c.renewTime() != null && c.renewTime().isBefore(c.pingTime());
+        return c.pingTime() != null
+                && c.pingTime().plus(timing.electionWindow()).isAfter(now)
+                && c.renewTime() != null
+                && c.renewTime().isBefore(c.pingTime());
     }
 
     /** Renewed within the window, or answered the current ping round (until two windows after the ping). */
@@ -351,7 +391,8 @@ public final class ElectionPlanner {
         if (c.renewTime().plus(window).isAfter(now)) {
             return true;
         }
-        return c.pingTime() != null && c.pingTime().isBefore(c.renewTime())
+        return c.pingTime() != null
+                && c.pingTime().isBefore(c.renewTime())
                 && c.pingTime().plus(window.multipliedBy(2)).isAfter(now);
     }
 
@@ -359,11 +400,14 @@ public final class ElectionPlanner {
      * Since when the Lease has had no valid holder, or empty while it has one. A missing Lease counts from the
      * oldest candidate's creation (the Lease has been wanted since then).
      */
-    public static Optional<Instant> leaderlessSince(LeaseRecord lease, Collection<CandidateRecord> candidates,
-            Instant now) {
+    public static Optional<Instant> leaderlessSince(
+            LeaseRecord lease, Collection<CandidateRecord> candidates, Instant now) {
         if (lease == null) {
-            return candidates.stream().map(CandidateRecord::creationTimestamp).filter(Objects::nonNull)
-                    .min(Comparator.naturalOrder()).or(() -> Optional.of(now));
+            return candidates.stream()
+                    .map(CandidateRecord::creationTimestamp)
+                    .filter(Objects::nonNull)
+                    .min(Comparator.naturalOrder())
+                    .or(() -> Optional.of(now));
         }
         if (lease.hasHolder() && !isLeaseExpired(lease, now)) {
             return Optional.empty();

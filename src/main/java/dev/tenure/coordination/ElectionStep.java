@@ -77,16 +77,15 @@ public record ElectionStep(
     }
 
     static ElectionStep ping(List<String> candidates, Duration requeueAfter) {
-        return new ElectionStep(Outcome.PING, candidates, null, false, null,
-                "pinging " + candidates, requeueAfter);
+        return new ElectionStep(Outcome.PING, candidates, null, false, null, "pinging " + candidates, requeueAfter);
     }
 
     static ElectionStep awaitAcks(String detail, Duration requeueAfter) {
         return new ElectionStep(Outcome.AWAIT_ACKS, List.of(), null, false, null, detail, requeueAfter);
     }
 
-    static ElectionStep write(Outcome outcome, LeaseRecord lease, boolean create, String detail,
-            Duration requeueAfter) {
+    static ElectionStep write(
+            Outcome outcome, LeaseRecord lease, boolean create, String detail, Duration requeueAfter) {
         return new ElectionStep(outcome, List.of(), lease, create, null, detail, requeueAfter);
     }
 

@@ -1,13 +1,12 @@
 package dev.tenure.coordination;
 
-import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.CandidateRecord;
 import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseRecord;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Function;
@@ -19,11 +18,9 @@ import java.util.function.Function;
 public final class HandoverPlanner {
 
     /** One Lease held on the node and who should take it. */
-    public record HandoverStep(LeaseKey lease, String holder, Optional<String> successor) {
-    }
+    public record HandoverStep(LeaseKey lease, String holder, Optional<String> successor) {}
 
-    private HandoverPlanner() {
-    }
+    private HandoverPlanner() {}
 
     /**
      * The best unexpired candidate for {@code lease} that does not run on {@code excludedNode} nor on a node in
@@ -31,9 +28,14 @@ public final class HandoverPlanner {
      *
      * @param nodeOf node of a candidate (label {@code tenure.dev/node}, else its Pod's node), empty if unknown
      */
-    public static Optional<CandidateRecord> bestCandidateExcluding(LeaseKey lease,
-            Collection<CandidateRecord> candidates, String excludedNode, Set<String> unavailableNodes,
-            Function<CandidateRecord, Optional<String>> nodeOf, ElectionPlanner planner, Instant now) {
+    public static Optional<CandidateRecord> bestCandidateExcluding(
+            LeaseKey lease,
+            Collection<CandidateRecord> candidates,
+            String excludedNode,
+            Set<String> unavailableNodes,
+            Function<CandidateRecord, Optional<String>> nodeOf,
+            ElectionPlanner planner,
+            Instant now) {
         List<CandidateRecord> eligible = planner.admissible(lease, candidates, now).stream()
                 .filter(c -> nodeOf.apply(c)
                         .map(n -> !n.equals(excludedNode) && !unavailableNodes.contains(n))
@@ -43,35 +45,45 @@ public final class HandoverPlanner {
     }
 
     /** Leases with a valid holder whose candidate runs on {@code node}. */
-    public static List<LeaseKey> leasesHeldOn(String node, Map<LeaseKey, LeaseRecord> leases,
-            Map<LeaseKey, CandidateRecord> candidatesByIdentity, Function<CandidateRecord, Optional<String>> nodeOf,
+    public static List<LeaseKey> leasesHeldOn(
+            String node,
+            Map<LeaseKey, LeaseRecord> leases,
+            Map<LeaseKey, CandidateRecord> candidatesByIdentity,
+            Function<CandidateRecord, Optional<String>> nodeOf,
             Instant now) {
         return leases.entrySet().stream()
                 .filter(e -> e.getValue().hasHolder() && !ElectionPlanner.isLeaseExpired(e.getValue(), now))
                 .filter(e -> {
                     CandidateRecord holder = candidatesByIdentity.get(
                             new LeaseKey(e.getKey().namespace(), e.getValue().holderIdentity()));
-                    return holder != null && nodeOf.apply(holder).map(node::equals).orElse(false);
+                    return holder != null
+                            && nodeOf.apply(holder).map(node::equals).orElse(false);
                 })
                 .map(Map.Entry::getKey)
                 .toList();
     }
 
     /** For each Lease held on {@code node}: its successor off the node (empty when nobody else can lead). */
-    public static List<HandoverStep> plan(String node, Map<LeaseKey, LeaseRecord> leases,
-            Collection<CandidateRecord> candidates, Set<String> unavailableNodes,
-            Function<CandidateRecord, Optional<String>> nodeOf, ElectionPlanner planner, Instant now) {
+    public static List<HandoverStep> plan(
+            String node,
+            Map<LeaseKey, LeaseRecord> leases,
+            Collection<CandidateRecord> candidates,
+            Set<String> unavailableNodes,
+            Function<CandidateRecord, Optional<String>> nodeOf,
+            ElectionPlanner planner,
+            Instant now) {
         Map<LeaseKey, CandidateRecord> byIdentity = byIdentity(candidates);
         return leasesHeldOn(node, leases, byIdentity, nodeOf, now).stream()
-                .map(key -> new HandoverStep(key, leases.get(key).holderIdentity(),
+                .map(key -> new HandoverStep(
+                        key,
+                        leases.get(key).holderIdentity(),
                         bestCandidateExcluding(key, candidates, node, unavailableNodes, nodeOf, planner, now)
                                 .map(CandidateRecord::name)))
                 .toList();
     }
 
     static Map<LeaseKey, CandidateRecord> byIdentity(Collection<CandidateRecord> candidates) {
-        return candidates.stream().collect(java.util.stream.Collectors.toMap(
-                CandidateRecord::key, Function.identity(), (a, b) -> a));
+        return candidates.stream()
+                .collect(java.util.stream.Collectors.toMap(CandidateRecord::key, Function.identity(), (a, b) -> a));
     }
-
 }

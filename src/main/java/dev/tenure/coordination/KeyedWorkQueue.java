@@ -71,13 +71,18 @@ final class KeyedWorkQueue<K> {
             old.cancel(false);
         }
         delayedAt.put(key, due);
-        delayed.put(key, scheduler.schedule(() -> {
-            synchronized (this) {
-                delayed.remove(key);
-                delayedAt.remove(key);
-            }
-            add(key);
-        }, delay.toNanos(), TimeUnit.NANOSECONDS));
+        delayed.put(
+                key,
+                scheduler.schedule(
+                        () -> {
+                            synchronized (this) {
+                                delayed.remove(key);
+                                delayedAt.remove(key);
+                            }
+                            add(key);
+                        },
+                        delay.toNanos(),
+                        TimeUnit.NANOSECONDS));
     }
 
     synchronized Duration backoff(K key) {

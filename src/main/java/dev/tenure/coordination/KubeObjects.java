@@ -17,8 +17,7 @@ final class KubeObjects {
     static final DateTimeFormatter MICRO_TIME =
             DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX").withZone(ZoneOffset.UTC);
 
-    private KubeObjects() {
-    }
+    private KubeObjects() {}
 
     static String microTime(Instant t) {
         return MICRO_TIME.format(t.truncatedTo(ChronoUnit.MICROS));

@@ -64,7 +64,8 @@ public record LeaseCandidateApi(String version, String detail) {
         for (String v : VERSIONS) {
             try {
                 APIResourceList resources = client.getApiResources(GROUP + "/" + v);
-                if (resources != null && resources.getResources() != null
+                if (resources != null
+                        && resources.getResources() != null
                         && resources.getResources().stream().anyMatch(r -> PLURAL.equals(r.getName()))) {
                     return new LeaseCandidateApi(v, "LeaseCandidate " + GROUP + "/" + v + " (discovered)");
                 }
@@ -72,12 +73,20 @@ public record LeaseCandidateApi(String version, String detail) {
             } catch (RuntimeException e) {
                 // an API server without the group answers 404 (null above); anything else is reported, not fatal
                 LOG.debugf(e, "discovery of %s/%s failed", GROUP, v);
-                String code = e instanceof KubernetesClientException k ? String.valueOf(k.getCode())
+                String code = e instanceof KubernetesClientException k
+                        ? String.valueOf(k.getCode())
                         : e.getClass().getSimpleName();
-                tried.append(GROUP).append('/').append(v).append(" discovery failed (").append(code).append("); ");
+                tried.append(GROUP)
+                        .append('/')
+                        .append(v)
+                        .append(" discovery failed (")
+                        .append(code)
+                        .append("); ");
             }
         }
-        return new LeaseCandidateApi(null, "LeaseCandidate API not served (" + tried.toString().strip()
-                + " enable the CoordinatedLeaderElection feature gate and the API version on the API server)");
+        return new LeaseCandidateApi(
+                null,
+                "LeaseCandidate API not served (" + tried.toString().strip()
+                        + " enable the CoordinatedLeaderElection feature gate and the API version on the API server)");
     }
 }

@@ -9,8 +9,7 @@ public final class LeaseStrategies {
     /** Tenure's own: {@link #OLDEST_EMULATION_VERSION} minus candidates on cordoned or maintained nodes. */
     public static final String MAINTENANCE_AWARE = "tenure.dev/MaintenanceAware";
 
-    private LeaseStrategies() {
-    }
+    private LeaseStrategies() {}
 
     /** A bounded metric label for a strategy name that comes from user objects. */
     public static String metricLabel(String strategy) {

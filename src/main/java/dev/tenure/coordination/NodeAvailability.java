@@ -13,8 +13,7 @@ public final class NodeAvailability {
     /** Node condition Tenure's NodeMaintenance sets while the node is in maintenance. */
     public static final String MAINTENANCE_CONDITION = "tenure.dev/Maintenance";
 
-    private NodeAvailability() {
-    }
+    private NodeAvailability() {}
 
     /** Why the node is unavailable for leadership (cordoned, drain taint, maintenance condition), or empty. */
     public static Optional<String> unavailableReason(Node node) {

@@ -26,6 +26,7 @@ public final class Candidate {
     private static final Logger LOG = Logger.getLogger(Candidate.class.getName());
     /** Label carrying the node a candidate runs on (downward API), read by the maintenance-aware strategy. */
     public static final String NODE_LABEL = CandidateRecord.NODE_LABEL;
+
     public static final String OLDEST_EMULATION_VERSION = "OldestEmulationVersion";
 
     private final LeaseKey candidate;
@@ -43,8 +44,18 @@ public final class Candidate {
 
     private Candidate(Builder b, LeaderElector elector) {
         this.candidate = LeaseKey.of(b.namespace, b.identity);
-        this.desired = new CandidateRecord(b.namespace, b.identity, b.leaseName, b.binaryVersion, b.emulationVersion,
-                b.strategy, null, null, null, b.nodeName == null ? Map.of() : Map.of(NODE_LABEL, b.nodeName), null);
+        this.desired = new CandidateRecord(
+                b.namespace,
+                b.identity,
+                b.leaseName,
+                b.binaryVersion,
+                b.emulationVersion,
+                b.strategy,
+                null,
+                null,
+                null,
+                b.nodeName == null ? Map.of() : Map.of(NODE_LABEL, b.nodeName),
+                null);
         this.candidates = b.candidateStore;
         this.scheduler = b.scheduler;
         this.clock = b.clock;
@@ -63,10 +74,15 @@ public final class Candidate {
         }
         running = true;
         try {
-            watch = candidates.watch(candidate, event -> event.filter(CandidateRecord::pinged)
-                    .ifPresent(pinged -> scheduler.schedule(Duration.ZERO, this::renewCandidate)));
+            watch = candidates.watch(
+                    candidate,
+                    event -> event.filter(CandidateRecord::pinged)
+                            .ifPresent(pinged -> scheduler.schedule(Duration.ZERO, this::renewCandidate)));
         } catch (RuntimeException e) {
-            LOG.log(Level.WARNING, "cannot watch LeaseCandidate " + candidate + "; pings are answered at the next renew", e);
+            LOG.log(
+                    Level.WARNING,
+                    "cannot watch LeaseCandidate " + candidate + "; pings are answered at the next renew",
+                    e);
         }
         next(Duration.ZERO);
         elector.start();
@@ -114,8 +130,10 @@ public final class Candidate {
             if (current.isEmpty()) {
                 candidates.create(candidate, next);
             } else {
-                candidates.update(candidate, next.withPingTime(current.get().pingTime())
-                        .withResourceVersion(current.get().resourceVersion()));
+                candidates.update(
+                        candidate,
+                        next.withPingTime(current.get().pingTime())
+                                .withResourceVersion(current.get().resourceVersion()));
             }
             next(renewInterval);
         } catch (LeaseStoreException e) {
@@ -161,44 +179,132 @@ public final class Candidate {
         private Duration renewDeadline = Duration.ofSeconds(10);
         private Duration retryPeriod = Duration.ofSeconds(2);
         private Executor callbackExecutor = Runnable::run;
-        private Runnable onStartedLeading = () -> { };
-        private Runnable onStoppedLeading = () -> { };
-        private Consumer<String> onNewLeader = id -> { };
+        private Runnable onStartedLeading = () -> {};
+        private Runnable onStoppedLeading = () -> {};
+        private Consumer<String> onNewLeader = id -> {};
         private ElectionMetrics metrics = ElectionMetrics.NONE;
 
-        private Builder() {
+        private Builder() {}
+
+        public Builder namespace(String v) {
+            this.namespace = v;
+            return this;
+        }
+        /** LeaseCandidate name and lease holder identity. */
+        public Builder identity(String v) {
+            this.identity = v;
+            return this;
         }
 
-        public Builder namespace(String v) { this.namespace = v; return this; }
-        /** LeaseCandidate name and lease holder identity. */
-        public Builder identity(String v) { this.identity = v; return this; }
-        public Builder leaseName(String v) { this.leaseName = v; return this; }
-        public Builder binaryVersion(String v) { this.binaryVersion = v; return this; }
-        public Builder emulationVersion(String v) { this.emulationVersion = v; return this; }
-        public Builder strategy(String v) { this.strategy = v; return this; }
+        public Builder leaseName(String v) {
+            this.leaseName = v;
+            return this;
+        }
+
+        public Builder binaryVersion(String v) {
+            this.binaryVersion = v;
+            return this;
+        }
+
+        public Builder emulationVersion(String v) {
+            this.emulationVersion = v;
+            return this;
+        }
+
+        public Builder strategy(String v) {
+            this.strategy = v;
+            return this;
+        }
         /** Adds the {@value #NODE_LABEL} label (from the downward API); null for none. */
-        public Builder nodeName(String v) { this.nodeName = v; return this; }
-        public Builder candidateStore(LeaseCandidateStore v) { this.candidateStore = v; return this; }
-        public Builder leaseStore(LeaseStore v) { this.leaseStore = v; return this; }
-        public Builder scheduler(Scheduler v) { this.scheduler = v; return this; }
+        public Builder nodeName(String v) {
+            this.nodeName = v;
+            return this;
+        }
+
+        public Builder candidateStore(LeaseCandidateStore v) {
+            this.candidateStore = v;
+            return this;
+        }
+
+        public Builder leaseStore(LeaseStore v) {
+            this.leaseStore = v;
+            return this;
+        }
+
+        public Builder scheduler(Scheduler v) {
+            this.scheduler = v;
+            return this;
+        }
         /** Wall clock: renewTime/pingTime written into objects. */
-        public Builder clock(InstantSource v) { this.clock = v; return this; }
+        public Builder clock(InstantSource v) {
+            this.clock = v;
+            return this;
+        }
         /** Interval clock of the lease's elector ({@link LeaderElector.Builder#monotonic}). */
-        public Builder monotonic(InstantSource v) { this.monotonic = v; return this; }
+        public Builder monotonic(InstantSource v) {
+            this.monotonic = v;
+            return this;
+        }
         /** See {@link LeaderElector.Builder#fenceScheduler}. */
-        public Builder fenceScheduler(Scheduler v) { this.fenceScheduler = v; return this; }
+        public Builder fenceScheduler(Scheduler v) {
+            this.fenceScheduler = v;
+            return this;
+        }
         /** See {@link LeaderElector.Builder#storeCalls}. */
-        public Builder storeCalls(java.util.concurrent.ExecutorService v) { this.storeCalls = v; return this; }
-        public Builder random(RandomGenerator v) { this.random = v; return this; }
-        public Builder renewInterval(Duration v) { this.renewInterval = v; return this; }
-        public Builder leaseDuration(Duration v) { this.leaseDuration = v; return this; }
-        public Builder renewDeadline(Duration v) { this.renewDeadline = v; return this; }
-        public Builder retryPeriod(Duration v) { this.retryPeriod = v; return this; }
-        public Builder callbackExecutor(Executor v) { this.callbackExecutor = v; return this; }
-        public Builder onStartedLeading(Runnable v) { this.onStartedLeading = v; return this; }
-        public Builder onStoppedLeading(Runnable v) { this.onStoppedLeading = v; return this; }
-        public Builder onNewLeader(Consumer<String> v) { this.onNewLeader = v; return this; }
-        public Builder metrics(ElectionMetrics v) { this.metrics = v; return this; }
+        public Builder storeCalls(java.util.concurrent.ExecutorService v) {
+            this.storeCalls = v;
+            return this;
+        }
+
+        public Builder random(RandomGenerator v) {
+            this.random = v;
+            return this;
+        }
+
+        public Builder renewInterval(Duration v) {
+            this.renewInterval = v;
+            return this;
+        }
+
+        public Builder leaseDuration(Duration v) {
+            this.leaseDuration = v;
+            return this;
+        }
+
+        public Builder renewDeadline(Duration v) {
+            this.renewDeadline = v;
+            return this;
+        }
+
+        public Builder retryPeriod(Duration v) {
+            this.retryPeriod = v;
+            return this;
+        }
+
+        public Builder callbackExecutor(Executor v) {
+            this.callbackExecutor = v;
+            return this;
+        }
+
+        public Builder onStartedLeading(Runnable v) {
+            this.onStartedLeading = v;
+            return this;
+        }
+
+        public Builder onStoppedLeading(Runnable v) {
+            this.onStoppedLeading = v;
+            return this;
+        }
+
+        public Builder onNewLeader(Consumer<String> v) {
+            this.onNewLeader = v;
+            return this;
+        }
+
+        public Builder metrics(ElectionMetrics v) {
+            this.metrics = v;
+            return this;
+        }
 
         public Candidate build() {
             req(namespace != null && !namespace.isBlank(), "namespace must be non-empty");
@@ -206,14 +312,28 @@ public final class Candidate {
             req(binaryVersion != null && !binaryVersion.isBlank(), "binaryVersion must be non-empty");
             req(emulationVersion != null && !emulationVersion.isBlank(), "emulationVersion must be non-empty");
             req(candidateStore != null, "candidateStore must be set");
-            req(renewInterval != null && renewInterval.compareTo(Duration.ZERO) > 0, "renewInterval must be greater than 0");
+            req(
+                    renewInterval != null && renewInterval.compareTo(Duration.ZERO) > 0,
+                    "renewInterval must be greater than 0");
             LeaderElector elector = LeaderElector.builder()
-                    .lease(LeaseKey.of(namespace, leaseName)).identity(identity).coordinated(true)
-                    .leaseDuration(leaseDuration).renewDeadline(renewDeadline).retryPeriod(retryPeriod)
-                    .store(leaseStore).scheduler(scheduler).fenceScheduler(fenceScheduler).storeCalls(storeCalls)
-                    .clock(clock).monotonic(monotonic).random(random)
-                    .callbackExecutor(callbackExecutor).onStartedLeading(onStartedLeading)
-                    .onStoppedLeading(onStoppedLeading).onNewLeader(onNewLeader).metrics(metrics)
+                    .lease(LeaseKey.of(namespace, leaseName))
+                    .identity(identity)
+                    .coordinated(true)
+                    .leaseDuration(leaseDuration)
+                    .renewDeadline(renewDeadline)
+                    .retryPeriod(retryPeriod)
+                    .store(leaseStore)
+                    .scheduler(scheduler)
+                    .fenceScheduler(fenceScheduler)
+                    .storeCalls(storeCalls)
+                    .clock(clock)
+                    .monotonic(monotonic)
+                    .random(random)
+                    .callbackExecutor(callbackExecutor)
+                    .onStartedLeading(onStartedLeading)
+                    .onStoppedLeading(onStoppedLeading)
+                    .onNewLeader(onNewLeader)
+                    .metrics(metrics)
                     .build();
             return new Candidate(this, elector);
         }

@@ -54,17 +54,47 @@ public record CandidateRecord(
     }
 
     public CandidateRecord withRenewTime(Instant value) {
-        return new CandidateRecord(namespace, name, leaseName, binaryVersion, emulationVersion, strategy, value,
-                pingTime, creationTimestamp, labels, resourceVersion);
+        return new CandidateRecord(
+                namespace,
+                name,
+                leaseName,
+                binaryVersion,
+                emulationVersion,
+                strategy,
+                value,
+                pingTime,
+                creationTimestamp,
+                labels,
+                resourceVersion);
     }
 
     public CandidateRecord withPingTime(Instant value) {
-        return new CandidateRecord(namespace, name, leaseName, binaryVersion, emulationVersion, strategy, renewTime,
-                value, creationTimestamp, labels, resourceVersion);
+        return new CandidateRecord(
+                namespace,
+                name,
+                leaseName,
+                binaryVersion,
+                emulationVersion,
+                strategy,
+                renewTime,
+                value,
+                creationTimestamp,
+                labels,
+                resourceVersion);
     }
 
     public CandidateRecord withResourceVersion(String value) {
-        return new CandidateRecord(namespace, name, leaseName, binaryVersion, emulationVersion, strategy, renewTime,
-                pingTime, creationTimestamp, labels, value);
+        return new CandidateRecord(
+                namespace,
+                name,
+                leaseName,
+                binaryVersion,
+                emulationVersion,
+                strategy,
+                renewTime,
+                pingTime,
+                creationTimestamp,
+                labels,
+                value);
     }
 }

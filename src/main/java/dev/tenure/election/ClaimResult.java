@@ -10,20 +10,16 @@ public sealed interface ClaimResult
         permits ClaimResult.Created, ClaimResult.Renewed, ClaimResult.Kept, ClaimResult.TookOver, LeaseHeldElsewhere {
 
     /** The lease did not exist; we created it (transitions 0). */
-    record Created(LeaseRecord lease) implements ClaimResult {
-    }
+    record Created(LeaseRecord lease) implements ClaimResult {}
 
     /** We already held it; renewed. */
-    record Renewed(LeaseRecord lease) implements ClaimResult {
-    }
+    record Renewed(LeaseRecord lease) implements ClaimResult {}
 
     /** We already held it and the renew policy said it was fresh enough: nothing was written. */
-    record Kept(LeaseRecord lease) implements ClaimResult {
-    }
+    record Kept(LeaseRecord lease) implements ClaimResult {}
 
     /** It was free, expired or future-stamped ({@code previous} says which); we took it (transitions + 1). */
-    record TookOver(LeaseRecord lease, AuthorityStatus previous) implements ClaimResult {
-    }
+    record TookOver(LeaseRecord lease, AuthorityStatus previous) implements ClaimResult {}
 
     /** The lease as held by us after the claim; empty when it is held elsewhere. */
     default Optional<LeaseRecord> held() {

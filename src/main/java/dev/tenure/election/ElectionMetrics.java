@@ -8,18 +8,14 @@ import java.time.Duration;
  */
 public interface ElectionMetrics {
 
-    ElectionMetrics NONE = new ElectionMetrics() {
-    };
+    ElectionMetrics NONE = new ElectionMetrics() {};
 
     /** Leadership of {@code lease} was gained ({@code true}) or lost / given up ({@code false}). */
-    default void leadershipChanged(LeaseKey lease, boolean leading) {
-    }
+    default void leadershipChanged(LeaseKey lease, boolean leading) {}
 
     /** A renew of a held lease succeeded after {@code latency} (both measured on the injected clock). */
-    default void renewSucceeded(LeaseKey lease, Duration latency) {
-    }
+    default void renewSucceeded(LeaseKey lease, Duration latency) {}
 
     /** A renew attempt of a held lease failed. */
-    default void renewFailed(LeaseKey lease, LeaseStoreException cause) {
-    }
+    default void renewFailed(LeaseKey lease, LeaseStoreException cause) {}
 }

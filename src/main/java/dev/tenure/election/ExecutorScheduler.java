@@ -29,7 +29,7 @@ public final class ExecutorScheduler implements Scheduler, AutoCloseable {
         try {
             f = executor.schedule(task, Math.max(0, delay.toNanos()), TimeUnit.NANOSECONDS);
         } catch (RejectedExecutionException e) {
-            return () -> { };
+            return () -> {};
         }
         return () -> f.cancel(false);
     }

@@ -121,8 +121,11 @@ public final class Heartbeat {
         LeaseStoreException last = null;
         for (int i = 0; i < MAX_UPDATE_TRIES && running; i++) {
             try {
-                latest = store.update(lease, LeaseClaims.withOwner(
-                        LeaseRules.heldRecord(latest, holder, clock.instant(), leaseDuration), lookupOwner(latest)));
+                latest = store.update(
+                        lease,
+                        LeaseClaims.withOwner(
+                                LeaseRules.heldRecord(latest, holder, clock.instant(), leaseDuration),
+                                lookupOwner(latest)));
                 next(jittered());
                 return;
             } catch (LeaseConflict | LeaseNotFound e) {
@@ -203,40 +206,88 @@ public final class Heartbeat {
         private InstantSource clock;
         private RandomGenerator random;
         private Duration futureTolerance = LeaseClaims.DEFAULT_FUTURE_TOLERANCE;
-        private Consumer<LeaseStoreException> onRepeatedFailure = e -> { };
-        private Consumer<LeaseHeldElsewhere> onHeldElsewhere = h -> { };
+        private Consumer<LeaseStoreException> onRepeatedFailure = e -> {};
+        private Consumer<LeaseHeldElsewhere> onHeldElsewhere = h -> {};
 
-        private Builder() {
+        private Builder() {}
+
+        public Builder lease(LeaseKey v) {
+            this.lease = v;
+            return this;
         }
 
-        public Builder lease(LeaseKey v) { this.lease = v; return this; }
-        public Builder holder(String v) { this.holder = v; return this; }
-        public Builder leaseDuration(Duration v) { this.leaseDuration = v; return this; }
+        public Builder holder(String v) {
+            this.holder = v;
+            return this;
+        }
+
+        public Builder leaseDuration(Duration v) {
+            this.leaseDuration = v;
+            return this;
+        }
         /** Default: a quarter of leaseDuration (kubelet: 10 s for 40 s). */
-        public Builder renewInterval(Duration v) { this.renewInterval = v; return this; }
+        public Builder renewInterval(Duration v) {
+            this.renewInterval = v;
+            return this;
+        }
         /** Looked up on writes until the lease carries an owner reference; may throw or return empty. */
-        public Builder owner(Supplier<Optional<LeaseOwner>> v) { this.owner = v; return this; }
-        public Builder store(LeaseStore v) { this.store = v; return this; }
-        public Builder scheduler(Scheduler v) { this.scheduler = v; return this; }
-        public Builder clock(InstantSource v) { this.clock = v; return this; }
-        public Builder random(RandomGenerator v) { this.random = v; return this; }
-        public Builder futureTolerance(Duration v) { this.futureTolerance = v; return this; }
+        public Builder owner(Supplier<Optional<LeaseOwner>> v) {
+            this.owner = v;
+            return this;
+        }
+
+        public Builder store(LeaseStore v) {
+            this.store = v;
+            return this;
+        }
+
+        public Builder scheduler(Scheduler v) {
+            this.scheduler = v;
+            return this;
+        }
+
+        public Builder clock(InstantSource v) {
+            this.clock = v;
+            return this;
+        }
+
+        public Builder random(RandomGenerator v) {
+            this.random = v;
+            return this;
+        }
+
+        public Builder futureTolerance(Duration v) {
+            this.futureTolerance = v;
+            return this;
+        }
         /** Called on each failed renew attempt after the first (kubelet onRepeatedHeartbeatFailure). */
-        public Builder onRepeatedFailure(Consumer<LeaseStoreException> v) { this.onRepeatedFailure = v; return this; }
+        public Builder onRepeatedFailure(Consumer<LeaseStoreException> v) {
+            this.onRepeatedFailure = v;
+            return this;
+        }
         /** Called (and the heartbeat stops) when the lease is validly held by someone else. */
-        public Builder onHeldElsewhere(Consumer<LeaseHeldElsewhere> v) { this.onHeldElsewhere = v; return this; }
+        public Builder onHeldElsewhere(Consumer<LeaseHeldElsewhere> v) {
+            this.onHeldElsewhere = v;
+            return this;
+        }
 
         public Heartbeat build() {
             req(lease != null, "lease must be set");
             req(holder != null && !holder.isBlank(), "holder must be non-empty");
-            req(store != null && scheduler != null && clock != null && random != null, "store, scheduler, clock and random must be set");
-            req(leaseDuration != null && leaseDuration.compareTo(Duration.ofSeconds(1)) >= 0, "leaseDuration must be at least 1s");
+            req(
+                    store != null && scheduler != null && clock != null && random != null,
+                    "store, scheduler, clock and random must be set");
+            req(
+                    leaseDuration != null && leaseDuration.compareTo(Duration.ofSeconds(1)) >= 0,
+                    "leaseDuration must be at least 1s");
             if (renewInterval == null) {
                 renewInterval = leaseDuration.dividedBy(4);
             }
             req(renewInterval.compareTo(Duration.ZERO) > 0, "renewInterval must be greater than 0");
-            req(renewInterval.multipliedBy(105).dividedBy(100).compareTo(leaseDuration) < 0,
-                    "renewInterval (" + renewInterval + ") with jitter must be shorter than leaseDuration (" + leaseDuration + ")");
+            req(
+                    renewInterval.multipliedBy(105).dividedBy(100).compareTo(leaseDuration) < 0,
+                    "renewInterval (" + renewInterval + ") with jitter must be shorter than leaseDuration ("
+                            + leaseDuration + ")");
             return new Heartbeat(this);
         }
 

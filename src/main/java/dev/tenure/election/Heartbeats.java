@@ -16,8 +16,8 @@ public final class Heartbeats implements AutoCloseable {
      * and returned): calling this every reconcile is idempotent.
      */
     public Heartbeat ensureStarted(Heartbeat heartbeat) {
-        Heartbeat current = running.compute(heartbeat.lease(), (k, existing) ->
-                existing != null && existing.isRunning() ? existing : heartbeat);
+        Heartbeat current = running.compute(
+                heartbeat.lease(), (k, existing) -> existing != null && existing.isRunning() ? existing : heartbeat);
         current.start();
         return current;
     }

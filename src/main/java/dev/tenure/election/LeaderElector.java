@@ -105,6 +105,7 @@ public final class LeaderElector {
     private ObservedLease vanished;
     /** resourceVersion of the last record we saw ourselves write. */
     private String ownVersion;
+
     private boolean started;
     private boolean stopped;
     private Scheduler.Scheduled pending;
@@ -234,16 +235,27 @@ public final class LeaderElector {
             Instant since = stoppingSince;
             Duration d = since == null ? Duration.ZERO : Duration.between(since, now);
             boolean healthy = d.compareTo(limit) <= 0;
-            return new ElectorHealth(role, healthy, holder, last, healthy
-                    ? "stepping down: work still stopping for " + d.toMillis() + " ms"
-                    : "stepping down for " + d.toMillis() + " ms (limit " + limit.toMillis() + " ms): work does not stop");
+            return new ElectorHealth(
+                    role,
+                    healthy,
+                    holder,
+                    last,
+                    healthy
+                            ? "stepping down: work still stopping for " + d.toMillis() + " ms"
+                            : "stepping down for " + d.toMillis() + " ms (limit " + limit.toMillis()
+                                    + " ms): work does not stop");
         }
         Duration since = last == null ? Duration.ZERO : Duration.between(last, now);
         boolean healthy = since.compareTo(limit) <= 0;
-        return new ElectorHealth(role, healthy, holder, last,
-                healthy ? "leading, renewed " + since.toMillis() + " ms ago"
-                        : "leading but not renewed for " + since.toMillis() + " ms (limit "
-                        + limit.toMillis() + " ms): election loop is stuck");
+        return new ElectorHealth(
+                role,
+                healthy,
+                holder,
+                last,
+                healthy
+                        ? "leading, renewed " + since.toMillis() + " ms ago"
+                        : "leading but not renewed for " + since.toMillis() + " ms (limit " + limit.toMillis()
+                                + " ms): election loop is stuck");
     }
 
     // ------------------------------------------------------------------ loop
@@ -312,7 +324,7 @@ public final class LeaderElector {
                     stepDown("renew answered after renewDeadline");
                 }
             }
-            case YIELDED -> { } // yieldTo() stepped down and scheduled what comes next
+            case YIELDED -> {} // yieldTo() stepped down and scheduled what comes next
             case GONE -> stepDown("lease was deleted");
             case NOT_LEADING -> stepDown("lease is held by " + holderView);
             case FAILED -> {
@@ -390,7 +402,8 @@ public final class LeaderElector {
     }
 
     private boolean heldWithoutRival(LeaseRecord rec) {
-        return rec.isHeldBy(identity) && (rec.preferredHolder() == null || rec.preferredHolder().equals(identity));
+        return rec.isHeldBy(identity)
+                && (rec.preferredHolder() == null || rec.preferredHolder().equals(identity));
     }
 
     /**
@@ -407,7 +420,13 @@ public final class LeaderElector {
         }
     }
 
-    private enum Outcome { LEADING, NOT_LEADING, YIELDED, GONE, FAILED }
+    private enum Outcome {
+        LEADING,
+        NOT_LEADING,
+        YIELDED,
+        GONE,
+        FAILED
+    }
 
     /**
      * One try, every call bounded by {@code deadline}: while leading, an optimistic write from the cache;
@@ -423,7 +442,8 @@ public final class LeaderElector {
                 forget();
                 return Outcome.GONE;
             } catch (LeaseStoreException e) {
-                LOG.fine(() -> identity + ": optimistic renew of " + lease + " failed (" + e.getMessage() + "), reading once");
+                LOG.fine(() ->
+                        identity + ": optimistic renew of " + lease + " failed (" + e.getMessage() + "), reading once");
             }
         }
         try {
@@ -453,7 +473,10 @@ public final class LeaderElector {
     }
 
     private ElectionDecision decide(Instant now) {
-        if (!coordinated && !leadingView && observed != null && observed.record().isHeldBy(identity)
+        if (!coordinated
+                && !leadingView
+                && observed != null
+                && observed.record().isHeldBy(identity)
                 && !Objects.equals(observed.record().resourceVersion(), ownVersion)
                 && !LeaseRules.observerExpired(observed, now, leaseDuration)) {
             // A record naming us that we never saw ourselves write: an abandoned write that landed late, or an earlier
@@ -462,9 +485,12 @@ public final class LeaderElector {
             // expired lease, so its assignment is what we act on.)
             return new ElectionDecision.Wait(identity, LeaseRules.observerExpiry(observed, leaseDuration));
         }
-        if (observed == null && vanished != null && !vanished.record().isHeldBy(identity)
+        if (observed == null
+                && vanished != null
+                && !vanished.record().isHeldBy(identity)
                 && !LeaseRules.observerExpired(vanished, now, leaseDuration)) {
-            return new ElectionDecision.Wait(vanished.record().holderIdentity(), LeaseRules.observerExpiry(vanished, leaseDuration));
+            return new ElectionDecision.Wait(
+                    vanished.record().holderIdentity(), LeaseRules.observerExpiry(vanished, leaseDuration));
         }
         Instant wall = clock.instant();
         return coordinated
@@ -513,7 +539,8 @@ public final class LeaderElector {
             return f.get(budget.toNanos(), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             f.cancel(true);
-            throw new LeaseStoreFailure(lease, 0, "no answer within the attempt's budget of " + budget.toMillis() + " ms", null);
+            throw new LeaseStoreFailure(
+                    lease, 0, "no answer within the attempt's budget of " + budget.toMillis() + " ms", null);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RuntimeException r) {
                 throw r;
@@ -550,13 +577,14 @@ public final class LeaderElector {
      */
     private void lostCreateRace(LeaseConflict e) {
         if (e.alreadyExists() && observed == null) {
-            vanished = new ObservedLease(LeaseRecord.heldBy("(another contender)", leaseDuration, clock.instant()),
-                    monotonic.instant());
+            vanished = new ObservedLease(
+                    LeaseRecord.heldBy("(another contender)", leaseDuration, clock.instant()), monotonic.instant());
         }
     }
 
     private void wrote(LeaseRecord rec) {
-        LOG.fine(() -> identity + ": wrote " + lease + " holder=" + rec.holderIdentity() + " rv=" + rec.resourceVersion());
+        LOG.fine(() ->
+                identity + ": wrote " + lease + " holder=" + rec.holderIdentity() + " rv=" + rec.resourceVersion());
         lastFailureLogged = null;
         ownVersion = rec.resourceVersion();
         vanished = null;
@@ -587,8 +615,10 @@ public final class LeaderElector {
         if (!stopped) {
             next(jittered(retryPeriod), this::acquireTick);
         }
-        workStopped.orTimeout(leaseDuration.toNanos(), TimeUnit.NANOSECONDS)
-                .whenComplete((ok, error) -> scheduler.schedule(Duration.ZERO, () -> releaseAfterYield(preferred, error)));
+        workStopped
+                .orTimeout(leaseDuration.toNanos(), TimeUnit.NANOSECONDS)
+                .whenComplete(
+                        (ok, error) -> scheduler.schedule(Duration.ZERO, () -> releaseAfterYield(preferred, error)));
     }
 
     private synchronized void releaseAfterYield(String preferred, Throwable stopError) {
@@ -777,10 +807,12 @@ public final class LeaderElector {
             workStopped.get(leaseDuration.toNanos(), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            LOG.warning(identity + ": interrupted while waiting for onStoppedLeading; " + lease + " is not released, it expires");
+            LOG.warning(identity + ": interrupted while waiting for onStoppedLeading; " + lease
+                    + " is not released, it expires");
             return;
         } catch (ExecutionException | TimeoutException e) {
-            LOG.warning(identity + ": onStoppedLeading did not complete (" + e + "); " + lease + " is not released, it expires");
+            LOG.warning(identity + ": onStoppedLeading did not complete (" + e + "); " + lease
+                    + " is not released, it expires");
             return;
         }
         synchronized (this) {
@@ -822,63 +854,127 @@ public final class LeaderElector {
         private InstantSource monotonic;
         private RandomGenerator random;
         private Executor callbackExecutor = Runnable::run;
-        private Runnable onStartedLeading = () -> { };
-        private Runnable onStoppedLeading = () -> { };
-        private Consumer<String> onNewLeader = id -> { };
+        private Runnable onStartedLeading = () -> {};
+        private Runnable onStoppedLeading = () -> {};
+        private Consumer<String> onNewLeader = id -> {};
         private ElectionMetrics metrics = ElectionMetrics.NONE;
 
-        private Builder() {
+        private Builder() {}
+
+        public Builder lease(LeaseKey v) {
+            this.lease = v;
+            return this;
         }
 
-        public Builder lease(LeaseKey v) { this.lease = v; return this; }
-        public Builder identity(String v) { this.identity = v; return this; }
+        public Builder identity(String v) {
+            this.identity = v;
+            return this;
+        }
         /** How long contenders wait, after last seeing the lease change, before taking it. Default 15 s. */
-        public Builder leaseDuration(Duration v) { this.leaseDuration = v; return this; }
+        public Builder leaseDuration(Duration v) {
+            this.leaseDuration = v;
+            return this;
+        }
         /** How long the leader keeps trying to renew before giving up. Default 10 s. */
-        public Builder renewDeadline(Duration v) { this.renewDeadline = v; return this; }
+        public Builder renewDeadline(Duration v) {
+            this.renewDeadline = v;
+            return this;
+        }
         /** Interval between attempts. Default 2 s. */
-        public Builder retryPeriod(Duration v) { this.retryPeriod = v; return this; }
+        public Builder retryPeriod(Duration v) {
+            this.retryPeriod = v;
+            return this;
+        }
         /** Extra time past leaseDuration before the health probe reports a stuck leader. Default 20 s. */
-        public Builder healthGrace(Duration v) { this.healthGrace = v; return this; }
+        public Builder healthGrace(Duration v) {
+            this.healthGrace = v;
+            return this;
+        }
         /** Release the lease on {@link #stop()} (client-go ReleaseOnCancel). Default true. */
-        public Builder releaseOnStop(boolean v) { this.releaseOnStop = v; return this; }
+        public Builder releaseOnStop(boolean v) {
+            this.releaseOnStop = v;
+            return this;
+        }
         /**
          * Coordinated leader election: never create or acquire the lease (a controller assigns
          * the holder), only renew it while it names us, and yield to a preferredHolder.
          */
-        public Builder coordinated(boolean v) { this.coordinated = v; return this; }
-        public Builder store(LeaseStore v) { this.store = v; return this; }
-        public Builder scheduler(Scheduler v) { this.scheduler = v; return this; }
+        public Builder coordinated(boolean v) {
+            this.coordinated = v;
+            return this;
+        }
+
+        public Builder store(LeaseStore v) {
+            this.store = v;
+            return this;
+        }
+
+        public Builder scheduler(Scheduler v) {
+            this.scheduler = v;
+            return this;
+        }
         /**
          * Runs the fence timer. Give it a thread of its own in production, so a loop blocked in a store call
          * (or a busy loop thread) cannot delay the end of a term; default: the loop's scheduler (virtual-time tests).
          */
-        public Builder fenceScheduler(Scheduler v) { this.fenceScheduler = v; return this; }
+        public Builder fenceScheduler(Scheduler v) {
+            this.fenceScheduler = v;
+            return this;
+        }
         /**
          * Where store calls run, so the loop can stop waiting for one when its attempt's budget ends (client-go's
          * context deadline). Default: none — calls run on the loop thread, unbounded (virtual-time tests).
          */
-        public Builder storeCalls(ExecutorService v) { this.storeCalls = v; return this; }
+        public Builder storeCalls(ExecutorService v) {
+            this.storeCalls = v;
+            return this;
+        }
         /** Wall clock: only for the renewTime/acquireTime written into the lease. */
-        public Builder clock(InstantSource v) { this.clock = v; return this; }
+        public Builder clock(InstantSource v) {
+            this.clock = v;
+            return this;
+        }
         /**
          * The clock every interval is measured on (observation, fence, expiry, health): must not step when
          * the wall clock does — {@link MonotonicClock#system()} in production.
          */
-        public Builder monotonic(InstantSource v) { this.monotonic = v; return this; }
+        public Builder monotonic(InstantSource v) {
+            this.monotonic = v;
+            return this;
+        }
         /** Source of jitter; seed it in tests. */
-        public Builder random(RandomGenerator v) { this.random = v; return this; }
+        public Builder random(RandomGenerator v) {
+            this.random = v;
+            return this;
+        }
         /**
          * Where callbacks run; default: on the election thread (keep them short, or pass an executor). A
          * release waits for onStoppedLeading to complete, wherever it runs.
          */
-        public Builder callbackExecutor(Executor v) { this.callbackExecutor = v; return this; }
-        public Builder onStartedLeading(Runnable v) { this.onStartedLeading = v; return this; }
+        public Builder callbackExecutor(Executor v) {
+            this.callbackExecutor = v;
+            return this;
+        }
+
+        public Builder onStartedLeading(Runnable v) {
+            this.onStartedLeading = v;
+            return this;
+        }
         /** Fires on every loss of leadership and once on stop, whether or not it was leading. */
-        public Builder onStoppedLeading(Runnable v) { this.onStoppedLeading = v; return this; }
+        public Builder onStoppedLeading(Runnable v) {
+            this.onStoppedLeading = v;
+            return this;
+        }
         /** Fires when a different holder (including ourselves) is observed. */
-        public Builder onNewLeader(Consumer<String> v) { this.onNewLeader = v; return this; }
-        public Builder metrics(ElectionMetrics v) { this.metrics = v; return this; }
+        public Builder onNewLeader(Consumer<String> v) {
+            this.onNewLeader = v;
+            return this;
+        }
+
+        public Builder metrics(ElectionMetrics v) {
+            this.metrics = v;
+            return this;
+        }
 
         public LeaderElector build() {
             require(lease != null, "lease must be set");
@@ -888,16 +984,22 @@ public final class LeaderElector {
             require(clock != null, "clock must be set");
             require(monotonic != null, "monotonic clock must be set (MonotonicClock.system() in production)");
             require(random != null, "random must be set (seed it in tests)");
-            require(leaseDuration != null && renewDeadline != null && retryPeriod != null && healthGrace != null,
+            require(
+                    leaseDuration != null && renewDeadline != null && retryPeriod != null && healthGrace != null,
                     "leaseDuration, renewDeadline, retryPeriod and healthGrace must be set");
-            require(retryPeriod.compareTo(Duration.ZERO) > 0,
+            require(
+                    retryPeriod.compareTo(Duration.ZERO) > 0,
                     "retryPeriod (" + retryPeriod + ") must be greater than 0");
             Duration jitteredRetry = Duration.ofNanos((long) (retryPeriod.toNanos() * JITTER_FACTOR));
-            require(renewDeadline.compareTo(jitteredRetry) > 0,
-                    "renewDeadline (" + renewDeadline + ") must be greater than 1.2 × retryPeriod (" + jitteredRetry + ")");
-            require(leaseDuration.compareTo(renewDeadline) > 0,
+            require(
+                    renewDeadline.compareTo(jitteredRetry) > 0,
+                    "renewDeadline (" + renewDeadline + ") must be greater than 1.2 × retryPeriod (" + jitteredRetry
+                            + ")");
+            require(
+                    leaseDuration.compareTo(renewDeadline) > 0,
                     "leaseDuration (" + leaseDuration + ") must be greater than renewDeadline (" + renewDeadline + ")");
-            require(leaseDuration.compareTo(Duration.ofSeconds(1)) >= 0,
+            require(
+                    leaseDuration.compareTo(Duration.ofSeconds(1)) >= 0,
                     "leaseDuration (" + leaseDuration + ") must be at least 1s (Leases store whole seconds)");
             require(!healthGrace.isNegative(), "healthGrace (" + healthGrace + ") must not be negative");
             Objects.requireNonNull(callbackExecutor, "callbackExecutor");

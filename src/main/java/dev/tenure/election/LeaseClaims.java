@@ -60,8 +60,11 @@ public final class LeaseClaims {
      * {@code owner}, when given, becomes the lease's owner unless it already is (see {@link #withOwner}).
      */
     public ClaimResult claim(LeaseKey key, String holder, Duration leaseDuration, Optional<LeaseOwner> owner) {
-        return claim(key, (current, now) -> LeaseRules.claim(holder, current, now, leaseDuration, futureTolerance),
-                owner, RenewPolicy.ALWAYS);
+        return claim(
+                key,
+                (current, now) -> LeaseRules.claim(holder, current, now, leaseDuration, futureTolerance),
+                owner,
+                RenewPolicy.ALWAYS);
     }
 
     /** {@link #claim(LeaseKey, String, Duration, Optional)} by a rule of the caller's, renewing when {@code renew} says. */
@@ -137,7 +140,8 @@ public final class LeaseClaims {
      * nothing changes.
      */
     static LeaseRecord withOwner(LeaseRecord r, Optional<LeaseOwner> owner) {
-        if (owner.isEmpty() || r.owners().stream().anyMatch(o -> o.uid().equals(owner.get().uid()))) {
+        if (owner.isEmpty()
+                || r.owners().stream().anyMatch(o -> o.uid().equals(owner.get().uid()))) {
             return r;
         }
         return r.withOwners(List.of(owner.get()));

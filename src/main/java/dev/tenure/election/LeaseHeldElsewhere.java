@@ -8,5 +8,4 @@ import java.time.Instant;
  * {@link Heartbeat}.
  */
 public record LeaseHeldElsewhere(LeaseKey key, String holder, Instant expiresAt, LeaseRecord lease)
-        implements ClaimResult {
-}
+        implements ClaimResult {}

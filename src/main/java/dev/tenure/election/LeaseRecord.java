@@ -84,39 +84,120 @@ public record LeaseRecord(
     }
 
     public LeaseRecord withHolderIdentity(String value) {
-        return new LeaseRecord(value, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions, strategy, preferredHolder, owners, resourceVersion);
+        return new LeaseRecord(
+                value,
+                leaseDurationSeconds,
+                acquireTime,
+                renewTime,
+                leaseTransitions,
+                strategy,
+                preferredHolder,
+                owners,
+                resourceVersion);
     }
 
     public LeaseRecord withLeaseDurationSeconds(Integer value) {
-        return new LeaseRecord(holderIdentity, value, acquireTime, renewTime, leaseTransitions, strategy, preferredHolder, owners, resourceVersion);
+        return new LeaseRecord(
+                holderIdentity,
+                value,
+                acquireTime,
+                renewTime,
+                leaseTransitions,
+                strategy,
+                preferredHolder,
+                owners,
+                resourceVersion);
     }
 
     public LeaseRecord withAcquireTime(Instant value) {
-        return new LeaseRecord(holderIdentity, leaseDurationSeconds, value, renewTime, leaseTransitions, strategy, preferredHolder, owners, resourceVersion);
+        return new LeaseRecord(
+                holderIdentity,
+                leaseDurationSeconds,
+                value,
+                renewTime,
+                leaseTransitions,
+                strategy,
+                preferredHolder,
+                owners,
+                resourceVersion);
     }
 
     public LeaseRecord withRenewTime(Instant value) {
-        return new LeaseRecord(holderIdentity, leaseDurationSeconds, acquireTime, value, leaseTransitions, strategy, preferredHolder, owners, resourceVersion);
+        return new LeaseRecord(
+                holderIdentity,
+                leaseDurationSeconds,
+                acquireTime,
+                value,
+                leaseTransitions,
+                strategy,
+                preferredHolder,
+                owners,
+                resourceVersion);
     }
 
     public LeaseRecord withLeaseTransitions(int value) {
-        return new LeaseRecord(holderIdentity, leaseDurationSeconds, acquireTime, renewTime, value, strategy, preferredHolder, owners, resourceVersion);
+        return new LeaseRecord(
+                holderIdentity,
+                leaseDurationSeconds,
+                acquireTime,
+                renewTime,
+                value,
+                strategy,
+                preferredHolder,
+                owners,
+                resourceVersion);
     }
 
     public LeaseRecord withStrategy(String value) {
-        return new LeaseRecord(holderIdentity, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions, value, preferredHolder, owners, resourceVersion);
+        return new LeaseRecord(
+                holderIdentity,
+                leaseDurationSeconds,
+                acquireTime,
+                renewTime,
+                leaseTransitions,
+                value,
+                preferredHolder,
+                owners,
+                resourceVersion);
     }
 
     public LeaseRecord withPreferredHolder(String value) {
-        return new LeaseRecord(holderIdentity, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions, strategy, value, owners, resourceVersion);
+        return new LeaseRecord(
+                holderIdentity,
+                leaseDurationSeconds,
+                acquireTime,
+                renewTime,
+                leaseTransitions,
+                strategy,
+                value,
+                owners,
+                resourceVersion);
     }
 
     public LeaseRecord withOwners(List<LeaseOwner> value) {
-        return new LeaseRecord(holderIdentity, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions, strategy, preferredHolder, value, resourceVersion);
+        return new LeaseRecord(
+                holderIdentity,
+                leaseDurationSeconds,
+                acquireTime,
+                renewTime,
+                leaseTransitions,
+                strategy,
+                preferredHolder,
+                value,
+                resourceVersion);
     }
 
     public LeaseRecord withResourceVersion(String value) {
-        return new LeaseRecord(holderIdentity, leaseDurationSeconds, acquireTime, renewTime, leaseTransitions, strategy, preferredHolder, owners, value);
+        return new LeaseRecord(
+                holderIdentity,
+                leaseDurationSeconds,
+                acquireTime,
+                renewTime,
+                leaseTransitions,
+                strategy,
+                preferredHolder,
+                owners,
+                value);
     }
 
     static int seconds(Duration d) {

@@ -42,8 +42,7 @@ import java.util.Optional;
  */
 public final class LeaseRules {
 
-    private LeaseRules() {
-    }
+    private LeaseRules() {}
 
     // ---------------------------------------------------------------- observer view
 
@@ -110,7 +109,8 @@ public final class LeaseRules {
      */
     public static LeaseRecord heldRecord(LeaseRecord current, String identity, Instant now, Duration leaseDuration) {
         boolean holderChanges = !current.holderIdentity().equals(identity);
-        String preferred = holderChanges || identity.equals(current.preferredHolder()) ? null : current.preferredHolder();
+        String preferred =
+                holderChanges || identity.equals(current.preferredHolder()) ? null : current.preferredHolder();
         return new LeaseRecord(
                 identity,
                 LeaseRecord.seconds(leaseDuration),
@@ -133,8 +133,16 @@ public final class LeaseRules {
      * (client-go release), transitions, strategy and preferredHolder kept.
      */
     public static LeaseRecord releasedRecord(LeaseRecord current, Instant now) {
-        return new LeaseRecord("", 1, now, now, current.leaseTransitions(), current.strategy(),
-                current.preferredHolder(), current.owners(), current.resourceVersion());
+        return new LeaseRecord(
+                "",
+                1,
+                now,
+                now,
+                current.leaseTransitions(),
+                current.strategy(),
+                current.preferredHolder(),
+                current.owners(),
+                current.resourceVersion());
     }
 
     /**
@@ -142,7 +150,9 @@ public final class LeaseRules {
      * release must never clear someone else's holding).
      */
     public static Optional<LeaseRecord> release(LeaseRecord current, String holder, Instant now) {
-        return current != null && current.isHeldBy(holder) ? Optional.of(releasedRecord(current, now)) : Optional.empty();
+        return current != null && current.isHeldBy(holder)
+                ? Optional.of(releasedRecord(current, now))
+                : Optional.empty();
     }
 
     // ---------------------------------------------------------------- decisions
@@ -151,7 +161,8 @@ public final class LeaseRules {
      * Observer-view decision of a contender (client-go tryAcquireOrRenew): {@code observed} is
      * the latest observation of the lease, {@code null} when it does not exist.
      */
-    public static ElectionDecision decide(String identity, ObservedLease observed, Instant now, Duration leaseDuration) {
+    public static ElectionDecision decide(
+            String identity, ObservedLease observed, Instant now, Duration leaseDuration) {
         return decide(identity, observed, now, now, leaseDuration);
     }
 
@@ -161,8 +172,8 @@ public final class LeaseRules {
      * taken on), and {@code wallNow} is only what gets written into renewTime/acquireTime. A wall-clock
      * step therefore changes what is written, never whether the lease is expired.
      */
-    public static ElectionDecision decide(String identity, ObservedLease observed, Instant now, Instant wallNow,
-                                          Duration leaseDuration) {
+    public static ElectionDecision decide(
+            String identity, ObservedLease observed, Instant now, Instant wallNow, Duration leaseDuration) {
         if (observed == null) {
             return new ElectionDecision.Create(createdRecord(identity, wallNow, leaseDuration));
         }
@@ -190,13 +201,14 @@ public final class LeaseRules {
      * it never creates or acquires the lease — the controller assigns the holder — it only
      * renews a lease that names it, and yields when preferredHolder names someone else.
      */
-    public static ElectionDecision decideCoordinated(String identity, ObservedLease observed, Instant now, Duration leaseDuration) {
+    public static ElectionDecision decideCoordinated(
+            String identity, ObservedLease observed, Instant now, Duration leaseDuration) {
         return decideCoordinated(identity, observed, now, now, leaseDuration);
     }
 
     /** {@link #decideCoordinated(String, ObservedLease, Instant, Duration)} with monotonic and wall time apart. */
-    public static ElectionDecision decideCoordinated(String identity, ObservedLease observed, Instant now, Instant wallNow,
-                                                     Duration leaseDuration) {
+    public static ElectionDecision decideCoordinated(
+            String identity, ObservedLease observed, Instant now, Instant wallNow, Duration leaseDuration) {
         if (observed == null) {
             return new ElectionDecision.Wait("", now);
         }
@@ -210,8 +222,8 @@ public final class LeaseRules {
      * Authority-view claim by {@code holder} (maintenance leases): create when absent, renew our
      * own, take over a free / expired / future-stamped one, otherwise report who holds it.
      */
-    public static ClaimDecision claim(String holder, LeaseRecord current, Instant now, Duration leaseDuration,
-                                      Duration futureTolerance) {
+    public static ClaimDecision claim(
+            String holder, LeaseRecord current, Instant now, Duration leaseDuration, Duration futureTolerance) {
         if (current == null) {
             return new ClaimDecision.Create(createdRecord(holder, now, leaseDuration));
         }

@@ -14,16 +14,23 @@ import java.util.Optional;
  * @param gracePeriodSeconds -1 = each pod's own
  * @param skipWaitForDeleteTimeout pods terminating longer than this count as gone; empty = wait
  */
-public record DrainOptions(Optional<Duration> timeout, long gracePeriodSeconds, boolean ignoreDaemonSets,
-        boolean deleteEmptyDirData, boolean force, LabelSelector podSelector, Duration evictionRetryDelay,
-        Optional<Duration> skipWaitForDeleteTimeout, boolean disableEviction) {
+public record DrainOptions(
+        Optional<Duration> timeout,
+        long gracePeriodSeconds,
+        boolean ignoreDaemonSets,
+        boolean deleteEmptyDirData,
+        boolean force,
+        LabelSelector podSelector,
+        Duration evictionRetryDelay,
+        Optional<Duration> skipWaitForDeleteTimeout,
+        boolean disableEviction) {
 
     public static final Duration DEFAULT_EVICTION_RETRY_DELAY = Duration.ofSeconds(5);
 
     public DrainOptions {
         if (gracePeriodSeconds < -1) {
-            throw new IllegalArgumentException("spec.drain.gracePeriodSeconds: must be -1 (pod's own) or >= 0, was "
-                    + gracePeriodSeconds);
+            throw new IllegalArgumentException(
+                    "spec.drain.gracePeriodSeconds: must be -1 (pod's own) or >= 0, was " + gracePeriodSeconds);
         }
     }
 
@@ -37,7 +44,8 @@ public record DrainOptions(Optional<Duration> timeout, long gracePeriodSeconds, 
         DrainSpec s = spec == null ? new DrainSpec() : spec;
         Duration timeout = GoDuration.parseOrNull("spec.drain.timeout", s.getTimeout());
         Duration retry = GoDuration.parseOrNull("spec.drain.evictionRetryDelay", s.getEvictionRetryDelay());
-        Duration skipWait = GoDuration.parseOrNull("spec.drain.skipWaitForDeleteTimeout", s.getSkipWaitForDeleteTimeout());
+        Duration skipWait =
+                GoDuration.parseOrNull("spec.drain.skipWaitForDeleteTimeout", s.getSkipWaitForDeleteTimeout());
         if (retry != null && retry.isZero()) {
             throw new IllegalArgumentException("spec.drain.evictionRetryDelay: must be more than 0");
         }
@@ -73,7 +81,8 @@ public record DrainOptions(Optional<Duration> timeout, long gracePeriodSeconds, 
                 }
             });
         }
-        List<LabelSelectorRequirement> expressions = Objects.requireNonNullElse(selector.getMatchExpressions(), List.of());
+        List<LabelSelectorRequirement> expressions =
+                Objects.requireNonNullElse(selector.getMatchExpressions(), List.of());
         for (int i = 0; i < expressions.size(); i++) {
             LabelSelectorRequirement r = expressions.get(i);
             String field = "spec.drain.podSelector.matchExpressions[" + i + "]";
@@ -81,15 +90,17 @@ public record DrainOptions(Optional<Duration> timeout, long gracePeriodSeconds, 
                 throw new IllegalArgumentException(field + ".key: required");
             }
             if (!OPERATORS.contains(r.getOperator())) {
-                throw new IllegalArgumentException(field + ".operator: must be In, NotIn, Exists or DoesNotExist, was "
-                        + r.getOperator());
+                throw new IllegalArgumentException(
+                        field + ".operator: must be In, NotIn, Exists or DoesNotExist, was " + r.getOperator());
             }
             boolean hasValues = r.getValues() != null && !r.getValues().isEmpty();
-            boolean needsValues = r.getOperator().equals("In") || r.getOperator().equals("NotIn");
+            boolean needsValues =
+                    r.getOperator().equals("In") || r.getOperator().equals("NotIn");
             if (hasValues != needsValues) {
-                throw new IllegalArgumentException(field + ".values: " + (needsValues
-                        ? "required (non-empty) for operator " + r.getOperator()
-                        : "must be empty for operator " + r.getOperator()));
+                throw new IllegalArgumentException(field + ".values: "
+                        + (needsValues
+                                ? "required (non-empty) for operator " + r.getOperator()
+                                : "must be empty for operator " + r.getOperator()));
             }
         }
     }

@@ -39,12 +39,15 @@ final class DrainPacing {
      * @param firstRetryAt earliest time a pod refused by a PodDisruptionBudget may be retried
      * @param deadline when the drain times out
      */
-    record Progress(int leftToSend, boolean batchFailed, boolean terminating, Optional<Instant> lastBatchAt,
-            Optional<Instant> firstRetryAt, Optional<Instant> deadline) {
-    }
+    record Progress(
+            int leftToSend,
+            boolean batchFailed,
+            boolean terminating,
+            Optional<Instant> lastBatchAt,
+            Optional<Instant> firstRetryAt,
+            Optional<Instant> deadline) {}
 
-    private DrainPacing() {
-    }
+    private DrainPacing() {}
 
     static Duration next(Progress p, Duration pollInterval, Instant now) {
         if (p.leftToSend() > 0 && !p.batchFailed()) {
@@ -52,7 +55,8 @@ final class DrainPacing {
         }
         Duration next = pollInterval;
         if (p.terminating()) {
-            Duration waited = p.lastBatchAt().map(at -> Duration.between(at, now)).orElse(pollInterval);
+            Duration waited =
+                    p.lastBatchAt().map(at -> Duration.between(at, now)).orElse(pollInterval);
             next = min(pollInterval, max(FIRST_LOOK, waited));
         } else if (p.firstRetryAt().isPresent() && !p.batchFailed()) {
             next = Duration.between(now, p.firstRetryAt().get()); // only refused pods left: nothing to see before

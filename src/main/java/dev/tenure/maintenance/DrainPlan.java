@@ -49,8 +49,11 @@ public record DrainPlan(List<PodVerdict> verdicts) {
 
         /** Still to go before the drain is complete. */
         public boolean pending() {
-            return action == Action.EVICT || action == Action.DELETE || action == Action.RETRY_LATER
-                    || action == Action.WAIT_TERMINATING || action == Action.REFUSE;
+            return action == Action.EVICT
+                    || action == Action.DELETE
+                    || action == Action.RETRY_LATER
+                    || action == Action.WAIT_TERMINATING
+                    || action == Action.REFUSE;
         }
     }
 
@@ -62,7 +65,10 @@ public record DrainPlan(List<PodVerdict> verdicts) {
      * @param staleNodeSkipWait used as skipWaitForDeleteTimeout on a stale node when the spec sets none
      * @param retryNotBefore pod uid → earliest time to retry an eviction a PodDisruptionBudget refused
      */
-    public record Observed(Set<String> existingDaemonSets, boolean kubeletStale, Duration staleNodeSkipWait,
+    public record Observed(
+            Set<String> existingDaemonSets,
+            boolean kubeletStale,
+            Duration staleNodeSkipWait,
             Map<String, Instant> retryNotBefore) {
         public Observed {
             existingDaemonSets = Set.copyOf(existingDaemonSets);
@@ -77,7 +83,9 @@ public record DrainPlan(List<PodVerdict> verdicts) {
     public static DrainPlan of(List<Pod> podsOnNode, DrainOptions options, Observed observed, Instant now) {
         List<PodVerdict> verdicts = new ArrayList<>();
         Optional<Duration> skipWait = options.skipWaitForDeleteTimeout();
-        if (skipWait.isEmpty() && observed.kubeletStale() && !observed.staleNodeSkipWait().isZero()) {
+        if (skipWait.isEmpty()
+                && observed.kubeletStale()
+                && !observed.staleNodeSkipWait().isZero()) {
             skipWait = Optional.of(observed.staleNodeSkipWait());
         }
         for (Pod pod : podsOnNode) {
@@ -86,8 +94,8 @@ public record DrainPlan(List<PodVerdict> verdicts) {
         return new DrainPlan(List.copyOf(verdicts));
     }
 
-    private static PodVerdict judge(Pod pod, DrainOptions o, Observed observed, Optional<Duration> skipWait,
-            Instant now) {
+    private static PodVerdict judge(
+            Pod pod, DrainOptions o, Observed observed, Optional<Duration> skipWait, Instant now) {
         String ns = pod.getMetadata().getNamespace();
         String name = pod.getMetadata().getName();
         String uid = pod.getMetadata().getUid();
@@ -97,9 +105,16 @@ public record DrainPlan(List<PodVerdict> verdicts) {
         Instant deletedAt = parseTime(pod.getMetadata().getDeletionTimestamp());
         // 1. deleted long ago (kubectl skipDeletedFilter)
         if (deletedAt != null && skipWait.isPresent() && now.isAfter(deletedAt.plus(skipWait.get()))) {
-            return new PodVerdict(ns, name, uid, Action.GONE, observed.kubeletStale()
-                    ? "terminating on a node whose kubelet is stale for longer than " + GoDuration.format(skipWait.get())
-                    : "terminating for longer than skipWaitForDeleteTimeout " + GoDuration.format(skipWait.get()));
+            return new PodVerdict(
+                    ns,
+                    name,
+                    uid,
+                    Action.GONE,
+                    observed.kubeletStale()
+                            ? "terminating on a node whose kubelet is stale for longer than "
+                                    + GoDuration.format(skipWait.get())
+                            : "terminating for longer than skipWaitForDeleteTimeout "
+                                    + GoDuration.format(skipWait.get()));
         }
         boolean finished = isFinished(pod);
         OwnerReference controller = controllerOf(pod);
@@ -108,13 +123,17 @@ public record DrainPlan(List<PodVerdict> verdicts) {
             boolean exists = observed.existingDaemonSets().contains(ns + "/" + controller.getName());
             if (!exists) {
                 if (!o.force()) {
-                    return new PodVerdict(ns, name, uid, Action.REFUSE,
+                    return new PodVerdict(
+                            ns,
+                            name,
+                            uid,
+                            Action.REFUSE,
                             "DaemonSet " + controller.getName() + " is gone (orphaned pod); set spec.drain.force");
                 }
                 // orphaned DaemonSet pod: removed with force, like kubectl
             } else if (!o.ignoreDaemonSets()) {
-                return new PodVerdict(ns, name, uid, Action.REFUSE,
-                        "DaemonSet-managed; set spec.drain.ignoreDaemonSets");
+                return new PodVerdict(
+                        ns, name, uid, Action.REFUSE, "DaemonSet-managed; set spec.drain.ignoreDaemonSets");
             } else {
                 return new PodVerdict(ns, name, uid, Action.LEAVE, "DaemonSet-managed (ignored)");
             }
@@ -126,13 +145,12 @@ public record DrainPlan(List<PodVerdict> verdicts) {
         }
         // 4. emptyDir (kubectl localStorageFilter)
         if (!finished && hasEmptyDir(pod) && !o.deleteEmptyDirData()) {
-            return new PodVerdict(ns, name, uid, Action.REFUSE,
-                    "uses emptyDir (local data); set spec.drain.deleteEmptyDirData");
+            return new PodVerdict(
+                    ns, name, uid, Action.REFUSE, "uses emptyDir (local data); set spec.drain.deleteEmptyDirData");
         }
         // 5. unmanaged (kubectl unreplicatedFilter)
         if (!finished && controller == null && !o.force()) {
-            return new PodVerdict(ns, name, uid, Action.REFUSE,
-                    "not managed by a controller; set spec.drain.force");
+            return new PodVerdict(ns, name, uid, Action.REFUSE, "not managed by a controller; set spec.drain.force");
         }
         if (deletedAt != null) {
             return new PodVerdict(ns, name, uid, Action.WAIT_TERMINATING, "terminating");
@@ -187,16 +205,22 @@ public record DrainPlan(List<PodVerdict> verdicts) {
         if (refs == null) {
             return null;
         }
-        return refs.stream().filter(r -> Boolean.TRUE.equals(r.getController())).findFirst().orElse(null);
+        return refs.stream()
+                .filter(r -> Boolean.TRUE.equals(r.getController()))
+                .findFirst()
+                .orElse(null);
     }
 
     static boolean hasEmptyDir(Pod pod) {
-        return pod.getSpec() != null && pod.getSpec().getVolumes() != null
+        return pod.getSpec() != null
+                && pod.getSpec().getVolumes() != null
                 && pod.getSpec().getVolumes().stream().anyMatch(v -> v.getEmptyDir() != null);
     }
 
     static Instant parseTime(String rfc3339) {
-        return rfc3339 == null || rfc3339.isBlank() ? null : java.time.OffsetDateTime.parse(rfc3339).toInstant();
+        return rfc3339 == null || rfc3339.isBlank()
+                ? null
+                : java.time.OffsetDateTime.parse(rfc3339).toInstant();
     }
 
     /** Label selector semantics (matchLabels AND matchExpressions); null selects everything. */
@@ -221,8 +245,9 @@ public record DrainPlan(List<PodVerdict> verdicts) {
                     case "NotIn" -> v == null || !values.contains(v);
                     case "Exists" -> l.containsKey(r.getKey());
                     case "DoesNotExist" -> !l.containsKey(r.getKey());
-                    default -> throw new IllegalArgumentException(
-                            "spec.drain.podSelector: unknown operator " + r.getOperator());
+                    default ->
+                        throw new IllegalArgumentException(
+                                "spec.drain.podSelector: unknown operator " + r.getOperator());
                 };
                 if (!ok) {
                     return false;

@@ -16,7 +16,8 @@ import io.fabric8.kubernetes.api.model.LabelSelector;
 public class DrainSpec {
 
     @Pattern(GoDuration.PATTERN)
-    @JsonPropertyDescription("Give up (phase Failed, blocking pods named) when the drain takes longer. Empty or 0: no limit.")
+    @JsonPropertyDescription(
+            "Give up (phase Failed, blocking pods named) when the drain takes longer. Empty or 0: no limit.")
     private String timeout;
 
     @Min(-1)
@@ -45,28 +46,82 @@ public class DrainSpec {
     private String evictionRetryDelay;
 
     @Pattern(GoDuration.PATTERN)
-    @JsonPropertyDescription("Pods terminating for longer than this count as gone. Empty: wait (except on a node whose kubelet is stale).")
+    @JsonPropertyDescription(
+            "Pods terminating for longer than this count as gone. Empty: wait (except on a node whose kubelet is stale).")
     private String skipWaitForDeleteTimeout;
 
     @JsonPropertyDescription("Delete pods instead of evicting them (bypasses PodDisruptionBudgets).")
     private Boolean disableEviction;
 
-    public String getTimeout() { return timeout; }
-    public void setTimeout(String timeout) { this.timeout = timeout; }
-    public Long getGracePeriodSeconds() { return gracePeriodSeconds; }
-    public void setGracePeriodSeconds(Long gracePeriodSeconds) { this.gracePeriodSeconds = gracePeriodSeconds; }
-    public Boolean getIgnoreDaemonSets() { return ignoreDaemonSets; }
-    public void setIgnoreDaemonSets(Boolean ignoreDaemonSets) { this.ignoreDaemonSets = ignoreDaemonSets; }
-    public Boolean getDeleteEmptyDirData() { return deleteEmptyDirData; }
-    public void setDeleteEmptyDirData(Boolean deleteEmptyDirData) { this.deleteEmptyDirData = deleteEmptyDirData; }
-    public Boolean getForce() { return force; }
-    public void setForce(Boolean force) { this.force = force; }
-    public LabelSelector getPodSelector() { return podSelector; }
-    public void setPodSelector(LabelSelector podSelector) { this.podSelector = podSelector; }
-    public String getEvictionRetryDelay() { return evictionRetryDelay; }
-    public void setEvictionRetryDelay(String evictionRetryDelay) { this.evictionRetryDelay = evictionRetryDelay; }
-    public String getSkipWaitForDeleteTimeout() { return skipWaitForDeleteTimeout; }
-    public void setSkipWaitForDeleteTimeout(String skipWaitForDeleteTimeout) { this.skipWaitForDeleteTimeout = skipWaitForDeleteTimeout; }
-    public Boolean getDisableEviction() { return disableEviction; }
-    public void setDisableEviction(Boolean disableEviction) { this.disableEviction = disableEviction; }
+    public String getTimeout() {
+        return timeout;
+    }
+
+    public void setTimeout(String timeout) {
+        this.timeout = timeout;
+    }
+
+    public Long getGracePeriodSeconds() {
+        return gracePeriodSeconds;
+    }
+
+    public void setGracePeriodSeconds(Long gracePeriodSeconds) {
+        this.gracePeriodSeconds = gracePeriodSeconds;
+    }
+
+    public Boolean getIgnoreDaemonSets() {
+        return ignoreDaemonSets;
+    }
+
+    public void setIgnoreDaemonSets(Boolean ignoreDaemonSets) {
+        this.ignoreDaemonSets = ignoreDaemonSets;
+    }
+
+    public Boolean getDeleteEmptyDirData() {
+        return deleteEmptyDirData;
+    }
+
+    public void setDeleteEmptyDirData(Boolean deleteEmptyDirData) {
+        this.deleteEmptyDirData = deleteEmptyDirData;
+    }
+
+    public Boolean getForce() {
+        return force;
+    }
+
+    public void setForce(Boolean force) {
+        this.force = force;
+    }
+
+    public LabelSelector getPodSelector() {
+        return podSelector;
+    }
+
+    public void setPodSelector(LabelSelector podSelector) {
+        this.podSelector = podSelector;
+    }
+
+    public String getEvictionRetryDelay() {
+        return evictionRetryDelay;
+    }
+
+    public void setEvictionRetryDelay(String evictionRetryDelay) {
+        this.evictionRetryDelay = evictionRetryDelay;
+    }
+
+    public String getSkipWaitForDeleteTimeout() {
+        return skipWaitForDeleteTimeout;
+    }
+
+    public void setSkipWaitForDeleteTimeout(String skipWaitForDeleteTimeout) {
+        this.skipWaitForDeleteTimeout = skipWaitForDeleteTimeout;
+    }
+
+    public Boolean getDisableEviction() {
+        return disableEviction;
+    }
+
+    public void setDisableEviction(Boolean disableEviction) {
+        this.disableEviction = disableEviction;
+    }
 }

@@ -30,26 +30,44 @@ public final class EventRecorder {
 
     public void record(ObjectReference involved, String type, String reason, String message) {
         String namespace = involved.getNamespace() == null ? "default" : involved.getNamespace();
-        String key = involved.getKind() + "/" + involved.getName() + "/" + involved.getUid() + "/" + reason + "/" + message;
+        String key =
+                involved.getKind() + "/" + involved.getName() + "/" + involved.getUid() + "/" + reason + "/" + message;
         String name = (involved.getName() + "." + reason.toLowerCase(Locale.ROOT) + "."
-                + Integer.toHexString(key.hashCode())).replaceAll("[^a-z0-9.-]", "-");
+                        + Integer.toHexString(key.hashCode()))
+                .replaceAll("[^a-z0-9.-]", "-");
         String now = clock.instant().toString();
         try {
             var resource = client.v1().events().inNamespace(namespace).withName(name);
             Event existing = resource.get();
             if (existing != null) {
                 int count = existing.getCount() == null ? 1 : existing.getCount();
-                resource.patch(PatchContext.of(PatchType.JSON_MERGE),
+                resource.patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
                         "{\"count\":" + (count + 1) + ",\"lastTimestamp\":\"" + now + "\"}");
                 return;
             }
-            client.v1().events().inNamespace(namespace).resource(new EventBuilder()
-                    .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
-                    .withInvolvedObject(involved).withType(type).withReason(reason).withMessage(message)
-                    .withCount(1).withFirstTimestamp(now).withLastTimestamp(now)
-                    .withNewSource().withComponent("tenure").endSource()
-                    .withReportingComponent("tenure.dev/maintenance").withReportingInstance("tenure")
-                    .build()).create();
+            client.v1()
+                    .events()
+                    .inNamespace(namespace)
+                    .resource(new EventBuilder()
+                            .withNewMetadata()
+                            .withName(name)
+                            .withNamespace(namespace)
+                            .endMetadata()
+                            .withInvolvedObject(involved)
+                            .withType(type)
+                            .withReason(reason)
+                            .withMessage(message)
+                            .withCount(1)
+                            .withFirstTimestamp(now)
+                            .withLastTimestamp(now)
+                            .withNewSource()
+                            .withComponent("tenure")
+                            .endSource()
+                            .withReportingComponent("tenure.dev/maintenance")
+                            .withReportingInstance("tenure")
+                            .build())
+                    .create();
         } catch (KubernetesClientException e) {
             LOG.debugf(e, "event %s %s on %s not recorded", reason, message, involved.getName());
         }

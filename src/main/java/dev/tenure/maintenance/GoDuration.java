@@ -18,11 +18,22 @@ public final class GoDuration {
     private static final java.util.regex.Pattern PART =
             java.util.regex.Pattern.compile("([0-9]+(?:\\.[0-9]*)?|\\.[0-9]+)(ns|us|µs|ms|s|m|h)");
     private static final Map<String, Long> NANOS_PER_UNIT = Map.of(
-            "ns", 1L, "us", 1_000L, "µs", 1_000L, "ms", 1_000_000L,
-            "s", 1_000_000_000L, "m", 60_000_000_000L, "h", 3_600_000_000_000L);
+            "ns",
+            1L,
+            "us",
+            1_000L,
+            "µs",
+            1_000L,
+            "ms",
+            1_000_000L,
+            "s",
+            1_000_000_000L,
+            "m",
+            60_000_000_000L,
+            "h",
+            3_600_000_000_000L);
 
-    private GoDuration() {
-    }
+    private GoDuration() {}
 
     /** Thrown for text that is not a non-negative Go duration; the message names the field. */
     public static final class InvalidDuration extends IllegalArgumentException {

@@ -16,7 +16,7 @@ public record HandoverOptions(boolean enabled, Duration timeout) {
             return new HandoverOptions(true, DEFAULT_TIMEOUT);
         }
         Duration timeout = GoDuration.parseOrNull("spec.handover.timeout", spec.getTimeout());
-        return new HandoverOptions(spec.getEnabled() == null || spec.getEnabled(),
-                timeout == null ? DEFAULT_TIMEOUT : timeout);
+        return new HandoverOptions(
+                spec.getEnabled() == null || spec.getEnabled(), timeout == null ? DEFAULT_TIMEOUT : timeout);
     }
 }

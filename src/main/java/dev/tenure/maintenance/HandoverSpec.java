@@ -22,8 +22,19 @@ public class HandoverSpec {
     @JsonPropertyDescription("Drain anyway when the handover has not finished after this long (default 30s).")
     private String timeout;
 
-    public Boolean getEnabled() { return enabled; }
-    public void setEnabled(Boolean enabled) { this.enabled = enabled; }
-    public String getTimeout() { return timeout; }
-    public void setTimeout(String timeout) { this.timeout = timeout; }
+    public Boolean getEnabled() {
+        return enabled;
+    }
+
+    public void setEnabled(Boolean enabled) {
+        this.enabled = enabled;
+    }
+
+    public String getTimeout() {
+        return timeout;
+    }
+
+    public void setTimeout(String timeout) {
+        this.timeout = timeout;
+    }
 }

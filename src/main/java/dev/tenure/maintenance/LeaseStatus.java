@@ -17,10 +17,14 @@ public class LeaseStatus {
     private String renewTime;
     private String expireTime;
 
-    public LeaseStatus() {
-    }
+    public LeaseStatus() {}
 
-    public LeaseStatus(String name, String namespace, String holderIdentity, String acquireTime, String renewTime,
+    public LeaseStatus(
+            String name,
+            String namespace,
+            String holderIdentity,
+            String acquireTime,
+            String renewTime,
             String expireTime) {
         this.name = name;
         this.namespace = namespace;
@@ -30,24 +34,63 @@ public class LeaseStatus {
         this.expireTime = expireTime;
     }
 
-    public String getName() { return name; }
-    public void setName(String name) { this.name = name; }
-    public String getNamespace() { return namespace; }
-    public void setNamespace(String namespace) { this.namespace = namespace; }
-    public String getHolderIdentity() { return holderIdentity; }
-    public void setHolderIdentity(String holderIdentity) { this.holderIdentity = holderIdentity; }
-    public String getAcquireTime() { return acquireTime; }
-    public void setAcquireTime(String acquireTime) { this.acquireTime = acquireTime; }
-    public String getRenewTime() { return renewTime; }
-    public void setRenewTime(String renewTime) { this.renewTime = renewTime; }
-    public String getExpireTime() { return expireTime; }
-    public void setExpireTime(String expireTime) { this.expireTime = expireTime; }
+    public String getName() {
+        return name;
+    }
+
+    public void setName(String name) {
+        this.name = name;
+    }
+
+    public String getNamespace() {
+        return namespace;
+    }
+
+    public void setNamespace(String namespace) {
+        this.namespace = namespace;
+    }
+
+    public String getHolderIdentity() {
+        return holderIdentity;
+    }
+
+    public void setHolderIdentity(String holderIdentity) {
+        this.holderIdentity = holderIdentity;
+    }
+
+    public String getAcquireTime() {
+        return acquireTime;
+    }
+
+    public void setAcquireTime(String acquireTime) {
+        this.acquireTime = acquireTime;
+    }
+
+    public String getRenewTime() {
+        return renewTime;
+    }
+
+    public void setRenewTime(String renewTime) {
+        this.renewTime = renewTime;
+    }
+
+    public String getExpireTime() {
+        return expireTime;
+    }
+
+    public void setExpireTime(String expireTime) {
+        this.expireTime = expireTime;
+    }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof LeaseStatus l && Objects.equals(name, l.name) && Objects.equals(namespace, l.namespace)
-                && Objects.equals(holderIdentity, l.holderIdentity) && Objects.equals(acquireTime, l.acquireTime)
-                && Objects.equals(renewTime, l.renewTime) && Objects.equals(expireTime, l.expireTime);
+        return o instanceof LeaseStatus l
+                && Objects.equals(name, l.name)
+                && Objects.equals(namespace, l.namespace)
+                && Objects.equals(holderIdentity, l.holderIdentity)
+                && Objects.equals(acquireTime, l.acquireTime)
+                && Objects.equals(renewTime, l.renewTime)
+                && Objects.equals(expireTime, l.expireTime);
     }
 
     @Override

@@ -20,5 +20,5 @@ public interface MaintenanceEvents {
 
     void emit(boolean warning, String reason, String message);
 
-    MaintenanceEvents NONE = (warning, reason, message) -> { };
+    MaintenanceEvents NONE = (warning, reason, message) -> {};
 }

@@ -2,16 +2,16 @@ package dev.tenure.maintenance;
 
 import dev.tenure.election.AuthorityStatus;
 import dev.tenure.election.ClaimResult;
-import dev.tenure.election.LeaseHeldElsewhere;
 import dev.tenure.election.Heartbeat;
 import dev.tenure.election.Heartbeats;
-import dev.tenure.election.LeaseOwner;
-import dev.tenure.election.Scheduler;
+import dev.tenure.election.LeaseHeldElsewhere;
 import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseOwner;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseRules;
 import dev.tenure.election.LeaseStore;
 import dev.tenure.election.LeaseStoreException;
+import dev.tenure.election.Scheduler;
 import dev.tenure.maintenance.DrainPlan.Action;
 import dev.tenure.maintenance.DrainPlan.PodVerdict;
 import dev.tenure.maintenance.MaintenanceMetrics.EvictionResult;
@@ -24,7 +24,6 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -64,11 +63,16 @@ public final class MaintenanceMachine {
     private final Scheduler heartbeatScheduler;
 
     /** What to keep and when to come back ({@code empty} = only when something changes). */
-    public record Step(MaintenanceState state, Optional<Duration> requeueAfter) {
-    }
+    public record Step(MaintenanceState state, Optional<Duration> requeueAfter) {}
 
-    public MaintenanceMachine(KubernetesClient client, LeaseStore leases, LeadershipHandover handover,
-            MaintenanceMetrics metrics, MaintenanceSettings settings, ExecutorService evictionPool, Scheduler heartbeatScheduler,
+    public MaintenanceMachine(
+            KubernetesClient client,
+            LeaseStore leases,
+            LeadershipHandover handover,
+            MaintenanceMetrics metrics,
+            MaintenanceSettings settings,
+            ExecutorService evictionPool,
+            Scheduler heartbeatScheduler,
             Clock clock) {
         this.heartbeatScheduler = heartbeatScheduler;
         this.client = client;
@@ -91,7 +95,8 @@ public final class MaintenanceMachine {
      *
      * @param retryFailed the request changed since a drain failed: try the drain again
      */
-    public Step advance(MaintenanceRequest request, MaintenanceState prior, boolean retryFailed, MaintenanceEvents events) {
+    public Step advance(
+            MaintenanceRequest request, MaintenanceState prior, boolean retryFailed, MaintenanceEvents events) {
         Instant now = clock.instant();
         String nodeName = request.nodeName();
         MaintenanceState.Builder s = prior.toBuilder();
@@ -118,18 +123,26 @@ public final class MaintenanceMachine {
         LeaseKey leaseKey = nodeLease.keyOf(nodeName);
         ClaimResult claim;
         try {
-            claim = nodeLease.claim(nodeName, node.getMetadata().getUid(), leaseUntil, request.window().isPresent());
+            claim = nodeLease.claim(
+                    nodeName,
+                    node.getMetadata().getUid(),
+                    leaseUntil,
+                    request.window().isPresent());
         } catch (LeaseStoreException | KubernetesClientException e) {
             int errors = prior.errorOnLeaseCount() + 1;
             Duration backoff = MaintenancePlanner.leaseErrorBackoff(errors);
-            return new Step(s.errorOnLeaseCount(errors).lastError("taking lease " + nodeLease.keyOf(nodeName) + ": "
-                    + e.getMessage()).build(), Optional.of(backoff));
+            return new Step(
+                    s.errorOnLeaseCount(errors)
+                            .lastError("taking lease " + nodeLease.keyOf(nodeName) + ": " + e.getMessage())
+                            .build(),
+                    Optional.of(backoff));
         }
         if (claim instanceof LeaseHeldElsewhere elsewhere) {
             return waitForLease(request, prior, s, elsewhere, now, events);
         }
         held(request, prior, s, leaseKey, claim, node.getMetadata().getUid(), now, events);
-        if (prior.phase() == Phase.Pending || prior.phase() == Phase.Waiting
+        if (prior.phase() == Phase.Pending
+                || prior.phase() == Phase.Waiting
                 || (prior.phase() == Phase.Failed && !heldFailure)) {
             s.phase(Phase.Running).lastError(null);
         }
@@ -142,33 +155,58 @@ public final class MaintenanceMachine {
         try {
             end(nodeName, events);
         } catch (LeaseStoreException | KubernetesClientException e) {
-            return new Step(s.lastError("ending maintenance of node " + nodeName + " after its window: "
-                    + e.getMessage()).build(), Optional.of(settings.drainPollInterval()));
+            return new Step(
+                    s.lastError("ending maintenance of node " + nodeName + " after its window: " + e.getMessage())
+                            .build(),
+                    Optional.of(settings.drainPollInterval()));
         }
-        events.emit(false, MaintenanceEvents.REMOVED, "maintenance window of " + GoDuration.format(request.window().get())
-                + " is over; node " + nodeName + " is back in service");
-        return new Step(s.phase(Phase.Ended).leaseAcquiredAt(null).waitingFor(null).pendingPods(List.of())
-                .pendingPodsRefs(List.of()).lastError(null).lease(null).build(), Optional.empty());
+        events.emit(
+                false,
+                MaintenanceEvents.REMOVED,
+                "maintenance window of " + GoDuration.format(request.window().get()) + " is over; node " + nodeName
+                        + " is back in service");
+        return new Step(
+                s.phase(Phase.Ended)
+                        .leaseAcquiredAt(null)
+                        .waitingFor(null)
+                        .pendingPods(List.of())
+                        .pendingPodsRefs(List.of())
+                        .lastError(null)
+                        .lease(null)
+                        .build(),
+                Optional.empty());
     }
 
     /** The node lease is ours: metrics, status, its heartbeat (no window), and the start of the maintenance. */
-    private void held(MaintenanceRequest request, MaintenanceState prior, MaintenanceState.Builder s, LeaseKey leaseKey,
-            ClaimResult claim, String nodeUid, Instant now, MaintenanceEvents events) {
+    private void held(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            LeaseKey leaseKey,
+            ClaimResult claim,
+            String nodeUid,
+            Instant now,
+            MaintenanceEvents events) {
         String nodeName = request.nodeName();
         boolean takenOver = claim instanceof ClaimResult.TookOver;
         if (takenOver || claim instanceof ClaimResult.Created) {
             metrics.lease(takenOver ? LeaseOutcome.takeover : LeaseOutcome.acquired);
         }
-        s.errorOnLeaseCount(0).waitingFor(null).lease(leaseStatus(leaseKey, claim.held().orElseThrow()));
+        s.errorOnLeaseCount(0)
+                .waitingFor(null)
+                .lease(leaseStatus(leaseKey, claim.held().orElseThrow()));
         if (request.window().isEmpty()) {
             keepRenewed(leaseKey, nodeName, nodeUid);
         }
         if (prior.leaseAcquiredAt() == null) {
             s.leaseAcquiredAt(now);
-            events.emit(false, MaintenanceEvents.BEGIN, "lease " + leaseKey + " held by " + settings.holder()
-                    + (takenOver ? " (taken over from an expired holder)" : "")
-                    + "; starting maintenance of node " + nodeName
-                    + (request.reason().isEmpty() ? "" : ": " + request.reason()));
+            events.emit(
+                    false,
+                    MaintenanceEvents.BEGIN,
+                    "lease " + leaseKey + " held by " + settings.holder()
+                            + (takenOver ? " (taken over from an expired holder)" : "")
+                            + "; starting maintenance of node " + nodeName
+                            + (request.reason().isEmpty() ? "" : ": " + request.reason()));
         }
     }
 
@@ -178,7 +216,8 @@ public final class MaintenanceMachine {
      * {@code lease} reported as held; cordon, handover and drain are exactly those of {@link #advance}.
      * {@code request.window()} is ignored: the caller decides when the maintenance ends.
      */
-    public Step advanceHeld(MaintenanceRequest request, MaintenanceState prior, LeaseStatus lease, MaintenanceEvents events) {
+    public Step advanceHeld(
+            MaintenanceRequest request, MaintenanceState prior, LeaseStatus lease, MaintenanceEvents events) {
         Instant now = clock.instant();
         MaintenanceState.Builder s = prior.toBuilder();
         if (prior.phase() == Phase.Ended) {
@@ -192,9 +231,13 @@ public final class MaintenanceMachine {
         s.errorOnLeaseCount(0).waitingFor(null).lease(lease);
         if (prior.leaseAcquiredAt() == null) {
             s.leaseAcquiredAt(now);
-            events.emit(false, MaintenanceEvents.BEGIN, "lease " + lease.getNamespace() + "/" + lease.getName()
-                    + " held by " + lease.getHolderIdentity() + "; starting maintenance of node " + request.nodeName()
-                    + (request.reason().isEmpty() ? "" : ": " + request.reason()));
+            events.emit(
+                    false,
+                    MaintenanceEvents.BEGIN,
+                    "lease " + lease.getNamespace() + "/" + lease.getName()
+                            + " held by " + lease.getHolderIdentity() + "; starting maintenance of node "
+                            + request.nodeName()
+                            + (request.reason().isEmpty() ? "" : ": " + request.reason()));
         }
         if (!heldFailure && prior.phase() != Phase.Running && prior.phase() != Phase.Succeeded) {
             s.phase(Phase.Running).lastError(null);
@@ -203,8 +246,13 @@ public final class MaintenanceMachine {
     }
 
     /** Steps 2-4 (cordon, handover, drain), once the lease is held. */
-    private Step afterLease(MaintenanceRequest request, MaintenanceState prior, MaintenanceState.Builder s,
-            boolean heldFailure, Instant now, MaintenanceEvents events) {
+    private Step afterLease(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            boolean heldFailure,
+            Instant now,
+            MaintenanceEvents events) {
         String nodeName = request.nodeName();
         // 2. Cordon, taints, Node condition (re-applied if someone removed them: it is the desired state).
         try {
@@ -214,12 +262,16 @@ public final class MaintenanceMachine {
                 s.cordonedAt(now);
             }
             if (changed && prior.cordonedAt() == null) {
-                events.emit(false, MaintenanceEvents.CORDONED, "node " + nodeName + " cordoned and tainted "
-                        + NodeMarks.DRAIN_TAINT.getKey() + ":NoSchedule");
+                events.emit(
+                        false,
+                        MaintenanceEvents.CORDONED,
+                        "node " + nodeName + " cordoned and tainted " + NodeMarks.DRAIN_TAINT.getKey() + ":NoSchedule");
             }
         } catch (KubernetesClientException e) {
-            return new Step(s.lastError("cordoning node " + nodeName + ": HTTP " + e.getCode() + " " + e.getMessage())
-                    .build(), Optional.of(settings.drainPollInterval()));
+            return new Step(
+                    s.lastError("cordoning node " + nodeName + ": HTTP " + e.getCode() + " " + e.getMessage())
+                            .build(),
+                    Optional.of(settings.drainPollInterval()));
         }
         if (heldFailure) {
             return new Step(s.build(), Optional.of(renewIn(request, prior, now)));
@@ -232,15 +284,22 @@ public final class MaintenanceMachine {
             } else {
                 Instant started = Optional.ofNullable(prior.handoverStartedAt()).orElse(now);
                 s.handoverStartedAt(started);
-                MaintenancePlanner.HandoverVerdict verdict = MaintenancePlanner.handover(request.handover(), started,
-                        handover.handOver(nodeName, started, now), settings.drainPollInterval(), now);
+                MaintenancePlanner.HandoverVerdict verdict = MaintenancePlanner.handover(
+                        request.handover(),
+                        started,
+                        handover.handOver(nodeName, started, now),
+                        settings.drainPollInterval(),
+                        now);
                 if (verdict instanceof MaintenancePlanner.HandoverVerdict.Pending pending) {
                     return new Step(s.handoverMessage(pending.message()).build(), Optional.of(pending.requeueAfter()));
                 }
                 MaintenancePlanner.HandoverVerdict.Done done = (MaintenancePlanner.HandoverVerdict.Done) verdict;
                 s.handedOverAt(now).handoverMessage(done.message());
-                metrics.handover(done.timedOut() ? MaintenanceMetrics.HandoverOutcome.timed_out
-                        : MaintenanceMetrics.HandoverOutcome.completed, Duration.between(started, now));
+                metrics.handover(
+                        done.timedOut()
+                                ? MaintenanceMetrics.HandoverOutcome.timed_out
+                                : MaintenanceMetrics.HandoverOutcome.completed,
+                        Duration.between(started, now));
                 if (done.timedOut()) {
                     events.emit(true, MaintenanceEvents.HANDOVER_TIMED_OUT, done.message());
                 }
@@ -255,7 +314,11 @@ public final class MaintenanceMachine {
         return drainStep(request, prior, s, now, events);
     }
 
-    private Step drainStep(MaintenanceRequest request, MaintenanceState prior, MaintenanceState.Builder s, Instant now,
+    private Step drainStep(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Instant now,
             MaintenanceEvents events) {
         String nodeName = request.nodeName();
         DrainOptions options = request.drain();
@@ -266,37 +329,53 @@ public final class MaintenanceMachine {
         try {
             pods = drain.podsOn(nodeName);
             Map<String, Instant> refused = refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
-            DrainPlan.Observed observed = new DrainPlan.Observed(drain.existingDaemonSets(pods),
-                    kubeletStale(nodeName, now), settings.staleNodeSkipWait(), refused);
+            DrainPlan.Observed observed = new DrainPlan.Observed(
+                    drain.existingDaemonSets(pods), kubeletStale(nodeName, now), settings.staleNodeSkipWait(), refused);
             plan = DrainPlan.of(pods, options, observed, now);
         } catch (KubernetesClientException | LeaseStoreException e) {
-            return new Step(s.lastError("listing pods on node " + nodeName + ": " + e.getMessage()).build(),
+            return new Step(
+                    s.lastError("listing pods on node " + nodeName + ": " + e.getMessage())
+                            .build(),
                     Optional.of(settings.drainPollInterval()));
         }
         int evictionPods = s.evictionPods == null ? plan.toDrainCount() : s.evictionPods;
         s.totalPods(s.totalPods == null ? pods.size() : s.totalPods).evictionPods(evictionPods);
         List<PodVerdict> pending = plan.pending();
         s.pendingPods(pending.stream().map(PodVerdict::key).toList())
-                .pendingPodsRefs(pending.stream().map(v -> new ObjectReferenceBuilder().withKind("Pod").withApiVersion("v1")
-                        .withNamespace(v.namespace()).withName(v.name()).withUid(v.uid()).build()).toList())
+                .pendingPodsRefs(pending.stream()
+                        .map(v -> new ObjectReferenceBuilder()
+                                .withKind("Pod")
+                                .withApiVersion("v1")
+                                .withNamespace(v.namespace())
+                                .withName(v.name())
+                                .withUid(v.uid())
+                                .build())
+                        .toList())
                 .drainProgress(plan.progress(evictionPods));
         metrics.pendingPods(nodeName, pending.size());
 
-        MaintenancePlanner.DrainVerdict verdict = MaintenancePlanner.drain(nodeName, plan, options, evictionPods, started,
-                settings.evictionParallelism(), now);
+        MaintenancePlanner.DrainVerdict verdict = MaintenancePlanner.drain(
+                nodeName, plan, options, evictionPods, started, settings.evictionParallelism(), now);
         if (verdict instanceof MaintenancePlanner.DrainVerdict.Refused refused) {
             events.emit(true, MaintenanceEvents.FAILED, refused.message());
-            return new Step(s.phase(Phase.Failed).lastError(refused.message()).build(),
+            return new Step(
+                    s.phase(Phase.Failed).lastError(refused.message()).build(),
                     Optional.of(renewIn(request, prior, now)));
         } else if (verdict instanceof MaintenancePlanner.DrainVerdict.Complete complete) {
             metrics.drained(Duration.between(started, now));
             forgetDrain(nodeName);
             events.emit(false, MaintenanceEvents.SUCCEEDED, complete.message());
-            return new Step(s.phase(Phase.Succeeded).drainedAt(now).drainProgress(100).lastError(null).build(),
+            return new Step(
+                    s.phase(Phase.Succeeded)
+                            .drainedAt(now)
+                            .drainProgress(100)
+                            .lastError(null)
+                            .build(),
                     Optional.of(renewIn(request, prior, now)));
         } else if (verdict instanceof MaintenancePlanner.DrainVerdict.TimedOut timedOut) {
             events.emit(true, MaintenanceEvents.FAILED, timedOut.message());
-            return new Step(s.phase(Phase.Failed).lastError(timedOut.message()).build(),
+            return new Step(
+                    s.phase(Phase.Failed).lastError(timedOut.message()).build(),
                     Optional.of(renewIn(request, prior, now)));
         }
         MaintenancePlanner.DrainVerdict.Send send = (MaintenancePlanner.DrainVerdict.Send) verdict;
@@ -304,8 +383,15 @@ public final class MaintenanceMachine {
     }
 
     /** Sends one batch of evictions (or deletions) and records what came back. */
-    private Step send(MaintenanceRequest request, MaintenanceState prior, MaintenanceState.Builder s, DrainPlan plan,
-            MaintenancePlanner.DrainVerdict.Send send, Instant started, Instant now, MaintenanceEvents events) {
+    private Step send(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            DrainPlan plan,
+            MaintenancePlanner.DrainVerdict.Send send,
+            Instant started,
+            Instant now,
+            MaintenanceEvents events) {
         String nodeName = request.nodeName();
         DrainOptions options = request.drain();
         String error = null;
@@ -339,10 +425,13 @@ public final class MaintenanceMachine {
         if (removed) {
             lastBatchAt.put(nodeName, now);
         }
-        s.phase(Phase.Running).lastError(MaintenancePlanner.lastErrorAfterBatch(error, blocked, removed,
-                prior.lastError()));
-        DrainPacing.Progress progress = new DrainPacing.Progress(send.left(), error != null,
-                removed || !plan.with(Action.WAIT_TERMINATING).isEmpty(), Optional.ofNullable(lastBatchAt.get(nodeName)),
+        s.phase(Phase.Running)
+                .lastError(MaintenancePlanner.lastErrorAfterBatch(error, blocked, removed, prior.lastError()));
+        DrainPacing.Progress progress = new DrainPacing.Progress(
+                send.left(),
+                error != null,
+                removed || !plan.with(Action.WAIT_TERMINATING).isEmpty(),
+                Optional.ofNullable(lastBatchAt.get(nodeName)),
                 refused.values().stream().filter(now::isBefore).min(Instant::compareTo),
                 options.timeout().map(started::plus));
         return new Step(s.build(), Optional.of(DrainPacing.next(progress, settings.drainPollInterval(), now)));
@@ -367,8 +456,10 @@ public final class MaintenanceMachine {
     public void restoreNode(String nodeName, MaintenanceEvents events) {
         boolean restored = cordon.unmark(nodeName);
         if (restored) {
-            events.emit(false, MaintenanceEvents.UNCORDONED, "node " + nodeName
-                    + " restored to its state before maintenance (taints and condition removed)");
+            events.emit(
+                    false,
+                    MaintenanceEvents.UNCORDONED,
+                    "node " + nodeName + " restored to its state before maintenance (taints and condition removed)");
         }
         forgetDrain(nodeName);
     }
@@ -385,7 +476,11 @@ public final class MaintenanceMachine {
         forgetDrain(nodeName);
     }
 
-    private Step nodeMissing(String nodeName, MaintenanceState prior, MaintenanceState.Builder s, Instant now,
+    private Step nodeMissing(
+            String nodeName,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Instant now,
             MaintenanceEvents events) {
         if (prior.holdsNode()) {
             // Deleted mid-maintenance: nothing left to drain or restore; give the lease back.
@@ -398,22 +493,42 @@ public final class MaintenanceMachine {
             forgetDrain(nodeName);
             String message = "node " + nodeName + " was deleted during maintenance";
             events.emit(true, MaintenanceEvents.FAILED, message);
-            return new Step(s.phase(Phase.Failed).leaseAcquiredAt(null).lastError(message).lease(null)
-                    .pendingPods(List.of()).pendingPodsRefs(List.of()).build(), Optional.empty());
+            return new Step(
+                    s.phase(Phase.Failed)
+                            .leaseAcquiredAt(null)
+                            .lastError(message)
+                            .lease(null)
+                            .pendingPods(List.of())
+                            .pendingPodsRefs(List.of())
+                            .build(),
+                    Optional.empty());
         }
-        return new Step(s.phase(Phase.Failed).lastError("spec.nodeName: node " + nodeName + " not found").build(),
+        return new Step(
+                s.phase(Phase.Failed)
+                        .lastError("spec.nodeName: node " + nodeName + " not found")
+                        .build(),
                 Optional.of(NODE_MISSING_RETRY));
     }
 
-    private Step waitForLease(MaintenanceRequest request, MaintenanceState prior, MaintenanceState.Builder s,
-            LeaseHeldElsewhere elsewhere, Instant now, MaintenanceEvents events) {
+    private Step waitForLease(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            LeaseHeldElsewhere elsewhere,
+            Instant now,
+            MaintenanceEvents events) {
         metrics.lease(LeaseOutcome.wait);
         if (prior.phase() != Phase.Waiting || !elsewhere.holder().equals(prior.waitingFor())) {
-            events.emit(false, MaintenanceEvents.LEASE_WAITING, "lease " + elsewhere.key() + " is held by "
-                    + elsewhere.holder() + " until " + elsewhere.expiresAt() + "; waiting");
+            events.emit(
+                    false,
+                    MaintenanceEvents.LEASE_WAITING,
+                    "lease " + elsewhere.key() + " is held by " + elsewhere.holder() + " until " + elsewhere.expiresAt()
+                            + "; waiting");
         }
         Duration untilExpiry = Duration.between(now, elsewhere.expiresAt()).plusSeconds(1);
-        s.phase(Phase.Waiting).waitingFor(elsewhere.holder()).errorOnLeaseCount(prior.errorOnLeaseCount() + 1)
+        s.phase(Phase.Waiting)
+                .waitingFor(elsewhere.holder())
+                .errorOnLeaseCount(prior.errorOnLeaseCount() + 1)
                 .lastError("lease " + elsewhere.key() + " is held by " + elsewhere.holder())
                 .lease(leaseStatus(elsewhere.key(), elsewhere.lease()));
         return new Step(s.build(), Optional.of(MaintenancePlanner.min(untilExpiry, settings.leaseWaitRetry())));
@@ -425,14 +540,20 @@ public final class MaintenanceMachine {
      * A windowed lease is not renewed: its expiry is the end of the window (plus padding) by design.
      */
     private void keepRenewed(LeaseKey key, String nodeName, String nodeUid) {
-        heartbeats.ensureStarted(Heartbeat.builder().lease(key).holder(settings.holder())
-                .leaseDuration(settings.leaseDuration()).owner(() -> Optional.of(LeaseOwner.node(nodeName, nodeUid)))
-                .store(leases).scheduler(heartbeatScheduler).clock(clock).random(new java.util.Random())
+        heartbeats.ensureStarted(Heartbeat.builder()
+                .lease(key)
+                .holder(settings.holder())
+                .leaseDuration(settings.leaseDuration())
+                .owner(() -> Optional.of(LeaseOwner.node(nodeName, nodeUid)))
+                .store(leases)
+                .scheduler(heartbeatScheduler)
+                .clock(clock)
+                .random(new java.util.Random())
                 .futureTolerance(NodeLease.FUTURE_TOLERANCE)
-                .onHeldElsewhere(h -> LOG.warnf("lease %s of node %s in maintenance is now held by %s", key, nodeName,
-                        h.holder()))
-                .onRepeatedFailure(e -> LOG.warnf("renewing lease %s of node %s keeps failing: %s", key, nodeName,
-                        e.getMessage()))
+                .onHeldElsewhere(h ->
+                        LOG.warnf("lease %s of node %s in maintenance is now held by %s", key, nodeName, h.holder()))
+                .onRepeatedFailure(
+                        e -> LOG.warnf("renewing lease %s of node %s keeps failing: %s", key, nodeName, e.getMessage()))
                 .build());
     }
 
@@ -459,13 +580,21 @@ public final class MaintenanceMachine {
         if (r == null) {
             return new LeaseStatus(key.name(), key.namespace(), null, null, null, null);
         }
-        Instant expire = r.renewTime() == null ? null : r.leaseDuration().map(d -> r.renewTime().plus(d)).orElse(null);
-        return new LeaseStatus(key.name(), key.namespace(), r.holderIdentity().isEmpty() ? null : r.holderIdentity(),
-                text(r.acquireTime()), text(r.renewTime()), text(expire));
+        Instant expire = r.renewTime() == null
+                ? null
+                : r.leaseDuration().map(d -> r.renewTime().plus(d)).orElse(null);
+        return new LeaseStatus(
+                key.name(),
+                key.namespace(),
+                r.holderIdentity().isEmpty() ? null : r.holderIdentity(),
+                text(r.acquireTime()),
+                text(r.renewTime()),
+                text(expire));
     }
 
     static String text(Instant t) {
-        return t == null ? null : t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+        return t == null
+                ? null
+                : t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
     }
-
 }

@@ -15,11 +15,22 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class MaintenanceMetrics {
 
-    public enum EvictionResult { ok, blocked_by_pdb, error }
+    public enum EvictionResult {
+        ok,
+        blocked_by_pdb,
+        error
+    }
 
-    public enum LeaseOutcome { acquired, takeover, wait }
+    public enum LeaseOutcome {
+        acquired,
+        takeover,
+        wait
+    }
 
-    public enum HandoverOutcome { completed, timed_out }
+    public enum HandoverOutcome {
+        completed,
+        timed_out
+    }
 
     private final MeterRegistry registry;
     private final Map<String, Phase> phases = new ConcurrentHashMap<>();
@@ -27,25 +38,52 @@ public final class MaintenanceMetrics {
     private final Timer drainDuration;
 
     /** Histogram buckets for drains, seconds to a day (Micrometer's default range tops out at 30 s). */
-    public static final Duration[] DRAIN_BUCKETS = { Duration.ofSeconds(5), Duration.ofSeconds(15),
-            Duration.ofSeconds(30), Duration.ofMinutes(1), Duration.ofMinutes(2), Duration.ofMinutes(5),
-            Duration.ofMinutes(10), Duration.ofMinutes(20), Duration.ofMinutes(30), Duration.ofHours(1),
-            Duration.ofHours(2), Duration.ofHours(4), Duration.ofHours(8), Duration.ofHours(24) };
+    public static final Duration[] DRAIN_BUCKETS = {
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(15),
+        Duration.ofSeconds(30),
+        Duration.ofMinutes(1),
+        Duration.ofMinutes(2),
+        Duration.ofMinutes(5),
+        Duration.ofMinutes(10),
+        Duration.ofMinutes(20),
+        Duration.ofMinutes(30),
+        Duration.ofHours(1),
+        Duration.ofHours(2),
+        Duration.ofHours(4),
+        Duration.ofHours(8),
+        Duration.ofHours(24)
+    };
     /** Histogram buckets for handovers, sub-second to the longest spec.handover.timeout people set. */
-    public static final Duration[] HANDOVER_BUCKETS = { Duration.ofMillis(500), Duration.ofSeconds(1),
-            Duration.ofSeconds(2), Duration.ofSeconds(5), Duration.ofSeconds(10), Duration.ofSeconds(30),
-            Duration.ofMinutes(1), Duration.ofMinutes(2), Duration.ofMinutes(5), Duration.ofMinutes(10),
-            Duration.ofMinutes(30) };
+    public static final Duration[] HANDOVER_BUCKETS = {
+        Duration.ofMillis(500),
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(2),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(10),
+        Duration.ofSeconds(30),
+        Duration.ofMinutes(1),
+        Duration.ofMinutes(2),
+        Duration.ofMinutes(5),
+        Duration.ofMinutes(10),
+        Duration.ofMinutes(30)
+    };
 
     public MaintenanceMetrics(MeterRegistry registry) {
         this.registry = registry;
         for (Phase p : Phase.values()) {
-            Gauge.builder("tenure.maintenance.maintenances", phases, m -> m.values().stream().filter(p::equals).count())
-                    .tag("phase", p.name()).description("NodeMaintenances by phase").register(registry);
+            Gauge.builder(
+                            "tenure.maintenance.maintenances",
+                            phases,
+                            m -> m.values().stream().filter(p::equals).count())
+                    .tag("phase", p.name())
+                    .description("NodeMaintenances by phase")
+                    .register(registry);
         }
         this.drainDuration = Timer.builder("tenure.maintenance.drain.duration")
                 .description("Time from the start of a drain to the node being empty")
-                .serviceLevelObjectives(DRAIN_BUCKETS).register(registry);
+                .serviceLevelObjectives(DRAIN_BUCKETS)
+                .register(registry);
     }
 
     public void phase(String maintenance, Phase phase) {
@@ -56,7 +94,10 @@ public final class MaintenanceMetrics {
         phases.remove(maintenance);
         AtomicInteger g = pending.remove(nodeName);
         if (g != null) {
-            registry.find("tenure.maintenance.pending.pods").tag("node", nodeName).meters().forEach(registry::remove);
+            registry.find("tenure.maintenance.pending.pods")
+                    .tag("node", nodeName)
+                    .meters()
+                    .forEach(registry::remove);
         }
     }
 
@@ -65,25 +106,38 @@ public final class MaintenanceMetrics {
     }
 
     public void eviction(EvictionResult result) {
-        Counter.builder("tenure.maintenance.evictions").tag("result", result.name())
-                .description("Eviction (or delete) requests by result").register(registry).increment();
+        Counter.builder("tenure.maintenance.evictions")
+                .tag("result", result.name())
+                .description("Eviction (or delete) requests by result")
+                .register(registry)
+                .increment();
     }
 
     public void pendingPods(String nodeName, int count) {
-        pending.computeIfAbsent(nodeName, n -> registry.gauge("tenure.maintenance.pending.pods",
-                io.micrometer.core.instrument.Tags.of("node", n), new AtomicInteger())).set(count);
+        pending.computeIfAbsent(
+                        nodeName,
+                        n -> registry.gauge(
+                                "tenure.maintenance.pending.pods",
+                                io.micrometer.core.instrument.Tags.of("node", n),
+                                new AtomicInteger()))
+                .set(count);
     }
 
     /** The leadership handover step, from its start to done (or giving up at spec.handover.timeout). */
     public void handover(HandoverOutcome outcome, Duration took) {
-        Timer.builder("tenure.maintenance.handover.duration").tag("outcome", outcome.name())
+        Timer.builder("tenure.maintenance.handover.duration")
+                .tag("outcome", outcome.name())
                 .description("Time from cordon to leadership handed off the node (or to the handover timeout)")
-                .serviceLevelObjectives(HANDOVER_BUCKETS).register(registry).record(took);
+                .serviceLevelObjectives(HANDOVER_BUCKETS)
+                .register(registry)
+                .record(took);
     }
 
     public void lease(LeaseOutcome outcome) {
-        Counter.builder("tenure.maintenance.lease").tag("outcome", outcome.name())
+        Counter.builder("tenure.maintenance.lease")
+                .tag("outcome", outcome.name())
                 .description("Node lease acquisitions, takeovers of expired foreign leases, and waits")
-                .register(registry).increment();
+                .register(registry)
+                .increment();
     }
 }

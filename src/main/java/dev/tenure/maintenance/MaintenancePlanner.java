@@ -21,26 +21,30 @@ final class MaintenancePlanner {
     static final Duration HANDOVER_CHECK = Duration.ofMillis(500);
     /** Start of the LeadersHandedOver message when the step gave up; the condition's reason is then TimedOut. */
     static final String HANDOVER_TIMED_OUT = "handover did not finish within ";
+
     private static final Duration MIN_RENEW_LOOK = Duration.ofMillis(100);
 
-    private MaintenancePlanner() {
-    }
+    private MaintenancePlanner() {}
 
     // ------------------------------------------------------------------ lease and window
 
     /** When the request's window ends, counted from when the lease was first held; empty without a window. */
     static Optional<Instant> windowEnd(MaintenanceRequest request, MaintenanceState prior) {
-        return request.window().flatMap(w -> Optional.ofNullable(prior.leaseAcquiredAt()).map(a -> a.plus(w)));
+        return request.window()
+                .flatMap(w -> Optional.ofNullable(prior.leaseAcquiredAt()).map(a -> a.plus(w)));
     }
 
     /**
      * Until when the node lease is claimed: a window's end plus padding (fixed: renewals keep it), else a rolling
      * lease duration from now.
      */
-    static Instant leaseUntil(MaintenanceRequest request, MaintenanceState prior, MaintenanceSettings settings,
-            Instant now) {
+    static Instant leaseUntil(
+            MaintenanceRequest request, MaintenanceState prior, MaintenanceSettings settings, Instant now) {
         return request.window()
-                .map(w -> Optional.ofNullable(prior.leaseAcquiredAt()).orElse(now).plus(w).plus(settings.windowPadding()))
+                .map(w -> Optional.ofNullable(prior.leaseAcquiredAt())
+                        .orElse(now)
+                        .plus(w)
+                        .plus(settings.windowPadding()))
                 .orElse(now.plus(settings.leaseDuration()));
     }
 
@@ -50,11 +54,12 @@ final class MaintenancePlanner {
     }
 
     /** When to look again to keep our lease fresh (and to notice the end of the window). */
-    static Duration renewIn(MaintenanceRequest request, MaintenanceState prior, MaintenanceSettings settings,
-            Instant now) {
+    static Duration renewIn(
+            MaintenanceRequest request, MaintenanceState prior, MaintenanceSettings settings, Instant now) {
         Duration next = settings.renewEvery();
         Optional<Instant> windowEnd = request.window()
-                .map(w -> Optional.ofNullable(prior.leaseAcquiredAt()).orElse(now).plus(w));
+                .map(w ->
+                        Optional.ofNullable(prior.leaseAcquiredAt()).orElse(now).plus(w));
         if (windowEnd.isPresent()) {
             next = min(next, Duration.between(now, windowEnd.get()));
         }
@@ -66,30 +71,34 @@ final class MaintenancePlanner {
     /** What the handover step's outcome means: carry on to the drain, or look again. */
     sealed interface HandoverVerdict {
         /** Handed over (or given up on: {@code timedOut}); the drain may start. */
-        record Done(String message, boolean timedOut) implements HandoverVerdict {
-        }
+        record Done(String message, boolean timedOut) implements HandoverVerdict {}
 
         /** Still moving; look again after {@code requeueAfter}. */
-        record Pending(String message, Duration requeueAfter) implements HandoverVerdict {
-        }
+        record Pending(String message, Duration requeueAfter) implements HandoverVerdict {}
     }
 
     /**
      * @param started when the handover step began
      * @param outcome what the handover port reported this time
      */
-    static HandoverVerdict handover(HandoverOptions options, Instant started, LeadershipHandover.Outcome outcome,
-            Duration pollInterval, Instant now) {
+    static HandoverVerdict handover(
+            HandoverOptions options,
+            Instant started,
+            LeadershipHandover.Outcome outcome,
+            Duration pollInterval,
+            Instant now) {
         if (outcome.done()) {
             return new HandoverVerdict.Done(outcome.message(), false);
         }
         Instant deadline = started.plus(options.timeout());
         if (!now.isBefore(deadline)) {
-            return new HandoverVerdict.Done(HANDOVER_TIMED_OUT + GoDuration.format(options.timeout()) + " ("
-                    + outcome.message() + "); draining anyway", true);
+            return new HandoverVerdict.Done(
+                    HANDOVER_TIMED_OUT + GoDuration.format(options.timeout()) + " (" + outcome.message()
+                            + "); draining anyway",
+                    true);
         }
-        return new HandoverVerdict.Pending(outcome.message(),
-                min(min(pollInterval, HANDOVER_CHECK), Duration.between(now, deadline)));
+        return new HandoverVerdict.Pending(
+                outcome.message(), min(min(pollInterval, HANDOVER_CHECK), Duration.between(now, deadline)));
     }
 
     // ------------------------------------------------------------------ drain
@@ -97,36 +106,40 @@ final class MaintenancePlanner {
     /** What one drain step does, from the node's {@link DrainPlan}. */
     sealed interface DrainVerdict {
         /** A pod cannot be drained under these options: the maintenance fails, nothing is evicted. */
-        record Refused(String message) implements DrainVerdict {
-        }
+        record Refused(String message) implements DrainVerdict {}
 
         /** Every pod to drain is gone. */
-        record Complete(String message) implements DrainVerdict {
-        }
+        record Complete(String message) implements DrainVerdict {}
 
         /** {@code spec.drain.timeout} passed with pods still on the node. */
-        record TimedOut(String message) implements DrainVerdict {
-        }
+        record TimedOut(String message) implements DrainVerdict {}
 
         /** Send {@code batch} (evictions, or deletions where the options say so); {@code left} wait for later. */
-        record Send(List<PodVerdict> batch, int left) implements DrainVerdict {
-        }
+        record Send(List<PodVerdict> batch, int left) implements DrainVerdict {}
     }
 
-    static DrainVerdict drain(String nodeName, DrainPlan plan, DrainOptions options, int evictionPods, Instant started,
-            int parallelism, Instant now) {
+    static DrainVerdict drain(
+            String nodeName,
+            DrainPlan plan,
+            DrainOptions options,
+            int evictionPods,
+            Instant started,
+            int parallelism,
+            Instant now) {
         if (plan.refused()) {
-            String why = plan.with(Action.REFUSE).stream().map(v -> v.key() + " (" + v.reason() + ")")
+            String why = plan.with(Action.REFUSE).stream()
+                    .map(v -> v.key() + " (" + v.reason() + ")")
                     .collect(Collectors.joining(", "));
             return new DrainVerdict.Refused("cannot drain node " + nodeName + ": " + why);
         }
         if (plan.complete()) {
-            return new DrainVerdict.Complete("node " + nodeName + " drained: " + evictionPods
-                    + " pod(s) evicted or gone");
+            return new DrainVerdict.Complete(
+                    "node " + nodeName + " drained: " + evictionPods + " pod(s) evicted or gone");
         }
         Optional<Duration> timeout = options.timeout();
         if (timeout.isPresent() && !now.isBefore(started.plus(timeout.get()))) {
-            String blocking = plan.pending().stream().map(v -> v.key() + " (" + describe(v) + ")")
+            String blocking = plan.pending().stream()
+                    .map(v -> v.key() + " (" + describe(v) + ")")
                     .collect(Collectors.joining(", "));
             return new DrainVerdict.TimedOut("drain of node " + nodeName + " did not finish within "
                     + GoDuration.format(timeout.get()) + "; pods still on it: " + blocking);

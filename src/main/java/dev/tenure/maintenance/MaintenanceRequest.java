@@ -10,14 +10,16 @@ import java.util.Optional;
  *
  * @param window maintenance ends by itself this long after the lease was acquired; empty = until removed
  */
-public record MaintenanceRequest(String nodeName, String reason, Optional<Duration> window, DrainOptions drain,
-        HandoverOptions handover) {
+public record MaintenanceRequest(
+        String nodeName, String reason, Optional<Duration> window, DrainOptions drain, HandoverOptions handover) {
 
     /** A Node name is a DNS subdomain (RFC 1123), as the API server requires. */
     public static final String NODE_NAME_PATTERN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+
     public static final int MAX_NODE_NAME = 253;
     /** The reason goes into events and the Node condition's message: kept to what those show well. */
     public static final int MAX_REASON = 1024;
+
     private static final java.util.regex.Pattern NODE_NAME = java.util.regex.Pattern.compile(NODE_NAME_PATTERN);
 
     public MaintenanceRequest {
@@ -26,12 +28,13 @@ public record MaintenanceRequest(String nodeName, String reason, Optional<Durati
             throw new IllegalArgumentException("spec.nodeName: must not be empty");
         }
         if (nodeName.length() > MAX_NODE_NAME || !NODE_NAME.matcher(nodeName).matches()) {
-            throw new IllegalArgumentException("spec.nodeName: must be a Node name (lowercase RFC 1123 subdomain, at most "
-                    + MAX_NODE_NAME + " characters), was " + shown(nodeName));
+            throw new IllegalArgumentException(
+                    "spec.nodeName: must be a Node name (lowercase RFC 1123 subdomain, at most " + MAX_NODE_NAME
+                            + " characters), was " + shown(nodeName));
         }
         if (reason != null && reason.length() > MAX_REASON) {
-            throw new IllegalArgumentException("spec.reason: must be at most " + MAX_REASON + " characters, was "
-                    + reason.length());
+            throw new IllegalArgumentException(
+                    "spec.reason: must be at most " + MAX_REASON + " characters, was " + reason.length());
         }
         reason = reason == null ? "" : reason;
         window = window == null ? Optional.empty() : window;
@@ -59,7 +62,11 @@ public record MaintenanceRequest(String nodeName, String reason, Optional<Durati
         if (window != null && window.isZero()) {
             throw new IllegalArgumentException("spec.window: must be more than 0 (omit it for no window)");
         }
-        return new MaintenanceRequest(nodeName == null ? "" : nodeName, spec.getReason(),
-                Optional.ofNullable(window), DrainOptions.from(spec.getDrain()), HandoverOptions.from(spec.getHandover()));
+        return new MaintenanceRequest(
+                nodeName == null ? "" : nodeName,
+                spec.getReason(),
+                Optional.ofNullable(window),
+                DrainOptions.from(spec.getDrain()),
+                HandoverOptions.from(spec.getHandover()));
     }
 }

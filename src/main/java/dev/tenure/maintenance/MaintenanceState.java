@@ -67,47 +67,145 @@ public record MaintenanceState(
         LeaseStatus lease;
         String waitingFor;
 
-        public Builder() {
-        }
+        public Builder() {}
 
         Builder(MaintenanceState s) {
-            phase = s.phase; leaseAcquiredAt = s.leaseAcquiredAt; cordonedAt = s.cordonedAt;
-            handoverStartedAt = s.handoverStartedAt; handedOverAt = s.handedOverAt; handoverMessage = s.handoverMessage;
-            drainStartedAt = s.drainStartedAt; drainedAt = s.drainedAt; totalPods = s.totalPods;
-            evictionPods = s.evictionPods; drainProgress = s.drainProgress; pendingPods = s.pendingPods;
-            pendingPodsRefs = s.pendingPodsRefs; lastError = s.lastError; errorOnLeaseCount = s.errorOnLeaseCount;
-            lease = s.lease; waitingFor = s.waitingFor;
+            phase = s.phase;
+            leaseAcquiredAt = s.leaseAcquiredAt;
+            cordonedAt = s.cordonedAt;
+            handoverStartedAt = s.handoverStartedAt;
+            handedOverAt = s.handedOverAt;
+            handoverMessage = s.handoverMessage;
+            drainStartedAt = s.drainStartedAt;
+            drainedAt = s.drainedAt;
+            totalPods = s.totalPods;
+            evictionPods = s.evictionPods;
+            drainProgress = s.drainProgress;
+            pendingPods = s.pendingPods;
+            pendingPodsRefs = s.pendingPodsRefs;
+            lastError = s.lastError;
+            errorOnLeaseCount = s.errorOnLeaseCount;
+            lease = s.lease;
+            waitingFor = s.waitingFor;
         }
 
-        public Builder phase(Phase v) { phase = v; return this; }
-        public Builder leaseAcquiredAt(Instant v) { leaseAcquiredAt = v; return this; }
-        public Builder cordonedAt(Instant v) { cordonedAt = v; return this; }
-        public Builder handoverStartedAt(Instant v) { handoverStartedAt = v; return this; }
-        public Builder handedOverAt(Instant v) { handedOverAt = v; return this; }
-        public Builder handoverMessage(String v) { handoverMessage = v; return this; }
-        public Builder drainStartedAt(Instant v) { drainStartedAt = v; return this; }
-        public Builder drainedAt(Instant v) { drainedAt = v; return this; }
-        public Builder totalPods(Integer v) { totalPods = v; return this; }
-        public Builder evictionPods(Integer v) { evictionPods = v; return this; }
-        public Builder drainProgress(int v) { drainProgress = v; return this; }
-        public Builder pendingPods(List<String> v) { pendingPods = v; return this; }
-        public Builder pendingPodsRefs(List<ObjectReference> v) { pendingPodsRefs = v; return this; }
-        public Builder lastError(String v) { lastError = v; return this; }
-        public Builder errorOnLeaseCount(int v) { errorOnLeaseCount = v; return this; }
-        public Builder lease(LeaseStatus v) { lease = v; return this; }
-        public Builder waitingFor(String v) { waitingFor = v; return this; }
+        public Builder phase(Phase v) {
+            phase = v;
+            return this;
+        }
+
+        public Builder leaseAcquiredAt(Instant v) {
+            leaseAcquiredAt = v;
+            return this;
+        }
+
+        public Builder cordonedAt(Instant v) {
+            cordonedAt = v;
+            return this;
+        }
+
+        public Builder handoverStartedAt(Instant v) {
+            handoverStartedAt = v;
+            return this;
+        }
+
+        public Builder handedOverAt(Instant v) {
+            handedOverAt = v;
+            return this;
+        }
+
+        public Builder handoverMessage(String v) {
+            handoverMessage = v;
+            return this;
+        }
+
+        public Builder drainStartedAt(Instant v) {
+            drainStartedAt = v;
+            return this;
+        }
+
+        public Builder drainedAt(Instant v) {
+            drainedAt = v;
+            return this;
+        }
+
+        public Builder totalPods(Integer v) {
+            totalPods = v;
+            return this;
+        }
+
+        public Builder evictionPods(Integer v) {
+            evictionPods = v;
+            return this;
+        }
+
+        public Builder drainProgress(int v) {
+            drainProgress = v;
+            return this;
+        }
+
+        public Builder pendingPods(List<String> v) {
+            pendingPods = v;
+            return this;
+        }
+
+        public Builder pendingPodsRefs(List<ObjectReference> v) {
+            pendingPodsRefs = v;
+            return this;
+        }
+
+        public Builder lastError(String v) {
+            lastError = v;
+            return this;
+        }
+
+        public Builder errorOnLeaseCount(int v) {
+            errorOnLeaseCount = v;
+            return this;
+        }
+
+        public Builder lease(LeaseStatus v) {
+            lease = v;
+            return this;
+        }
+
+        public Builder waitingFor(String v) {
+            waitingFor = v;
+            return this;
+        }
 
         /** Forget the drain's progress, e.g. to retry a failed drain after the spec changed. */
         public Builder resetDrain() {
-            drainStartedAt = null; drainedAt = null; totalPods = null; evictionPods = null; drainProgress = 0;
-            pendingPods = List.of(); pendingPodsRefs = List.of(); lastError = null;
+            drainStartedAt = null;
+            drainedAt = null;
+            totalPods = null;
+            evictionPods = null;
+            drainProgress = 0;
+            pendingPods = List.of();
+            pendingPodsRefs = List.of();
+            lastError = null;
             return this;
         }
 
         public MaintenanceState build() {
-            return new MaintenanceState(phase, leaseAcquiredAt, cordonedAt, handoverStartedAt, handedOverAt,
-                    handoverMessage, drainStartedAt, drainedAt, totalPods, evictionPods, drainProgress, pendingPods,
-                    pendingPodsRefs, lastError, errorOnLeaseCount, lease, waitingFor);
+            return new MaintenanceState(
+                    phase,
+                    leaseAcquiredAt,
+                    cordonedAt,
+                    handoverStartedAt,
+                    handedOverAt,
+                    handoverMessage,
+                    drainStartedAt,
+                    drainedAt,
+                    totalPods,
+                    evictionPods,
+                    drainProgress,
+                    pendingPods,
+                    pendingPodsRefs,
+                    lastError,
+                    errorOnLeaseCount,
+                    lease,
+                    waitingFor);
         }
     }
 }

@@ -42,11 +42,14 @@ final class NodeLease {
      * expiry and owner is left alone ({@link ClaimResult.Kept}), so reconciles do not write every time.
      */
     ClaimResult claim(String nodeName, String nodeUid, Instant until, boolean fixedExpiry) {
-        Optional<LeaseOwner> owner = nodeUid == null ? Optional.empty() : Optional.of(LeaseOwner.node(nodeName, nodeUid));
-        return claims.claim(keyOf(nodeName),
-                (current, now) -> LeaseRules.claim(settings.holder(), current, now, durationUntil(until, now),
-                        FUTURE_TOLERANCE),
-                owner, (current, now) -> renewDue(current, until, fixedExpiry, now));
+        Optional<LeaseOwner> owner =
+                nodeUid == null ? Optional.empty() : Optional.of(LeaseOwner.node(nodeName, nodeUid));
+        return claims.claim(
+                keyOf(nodeName),
+                (current, now) ->
+                        LeaseRules.claim(settings.holder(), current, now, durationUntil(until, now), FUTURE_TOLERANCE),
+                owner,
+                (current, now) -> renewDue(current, until, fixedExpiry, now));
     }
 
     /** Gives the lease up if it is ours (holder cleared); a foreign lease is never touched. */
@@ -66,7 +69,8 @@ final class NodeLease {
         }
         Instant expiry = current.renewTime().plus(current.leaseDuration().get());
         Duration drift = Duration.between(expiry, until).abs();
-        boolean stale = !now.isBefore(current.renewTime().plus(current.leaseDuration().get().dividedBy(3)));
+        boolean stale = !now.isBefore(
+                current.renewTime().plus(current.leaseDuration().get().dividedBy(3)));
         return stale || (fixedExpiry && drift.compareTo(Duration.ofSeconds(2)) > 0);
     }
 }

@@ -17,16 +17,21 @@ import io.fabric8.kubernetes.model.annotation.Version;
 @ShortNames("tnm")
 @AdditionalPrinterColumn(name = "Node", jsonPath = ".spec.nodeName", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Phase", jsonPath = ".status.phase", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Progress", jsonPath = ".status.drainProgress", type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(
+        name = "Progress",
+        jsonPath = ".status.drainProgress",
+        type = AdditionalPrinterColumn.Type.INTEGER)
 @AdditionalPrinterColumn(name = "Reason", jsonPath = ".spec.reason", type = AdditionalPrinterColumn.Type.STRING)
-@AdditionalPrinterColumn(name = "Age", jsonPath = ".metadata.creationTimestamp", type = AdditionalPrinterColumn.Type.DATE)
+@AdditionalPrinterColumn(
+        name = "Age",
+        jsonPath = ".metadata.creationTimestamp",
+        type = AdditionalPrinterColumn.Type.DATE)
 public class NodeMaintenance extends CustomResource<NodeMaintenanceSpec, NodeMaintenanceStatus> {
 
     public static final String GROUP = "tenure.dev";
     public static final String VERSION = "v1alpha1";
 
-    public NodeMaintenance() {
-    }
+    public NodeMaintenance() {}
 
     public NodeMaintenance(String name, NodeMaintenanceSpec spec) {
         getMetadata().setName(name);

@@ -6,13 +6,13 @@ import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
@@ -32,14 +32,26 @@ import org.jboss.logging.Logger;
 // machine, validator and event recorder make. ManifestAssembly drops quarkus-operator-sdk's blanket rule on the
 // primary resource (every verb on it, its status and finalizers); RbacLeastPrivilegeCheck holds these to what the
 // tests saw the operator call.
-@RBACRule(apiGroups = NodeMaintenance.GROUP, resources = "nodemaintenances", verbs = {"get", "list", "watch", "patch"})
+@RBACRule(
+        apiGroups = NodeMaintenance.GROUP,
+        resources = "nodemaintenances",
+        verbs = {"get", "list", "watch", "patch"})
 @RBACRule(apiGroups = NodeMaintenance.GROUP, resources = "nodemaintenances/status", verbs = "patch")
-@RBACRule(apiGroups = "", resources = "nodes", verbs = {"get", "list", "patch"})
+@RBACRule(
+        apiGroups = "",
+        resources = "nodes",
+        verbs = {"get", "list", "patch"})
 @RBACRule(apiGroups = "", resources = "nodes/status", verbs = "patch")
-@RBACRule(apiGroups = "", resources = "pods", verbs = {"list", "delete"})
+@RBACRule(
+        apiGroups = "",
+        resources = "pods",
+        verbs = {"list", "delete"})
 @RBACRule(apiGroups = "", resources = "pods/eviction", verbs = "create")
 @RBACRule(apiGroups = "apps", resources = "daemonsets", verbs = "get")
-@RBACRule(apiGroups = "", resources = "events", verbs = {"get", "create", "patch"})
+@RBACRule(
+        apiGroups = "",
+        resources = "events",
+        verbs = {"get", "create", "patch"})
 public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, Cleaner<NodeMaintenance> {
 
     public static final String NAME = "nodemaintenance";
@@ -47,8 +59,11 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private static final Duration REFUSED_RETRY = Duration.ofSeconds(30);
     private static final Duration END_RETRY = Duration.ofSeconds(5);
     /** Reasons worth seeing on the Node itself too (kubectl describe node). */
-    private static final Set<String> NODE_REASONS = Set.of(MaintenanceEvents.CORDONED, MaintenanceEvents.UNCORDONED,
-            MaintenanceEvents.BEGIN, MaintenanceEvents.SUCCEEDED);
+    private static final Set<String> NODE_REASONS = Set.of(
+            MaintenanceEvents.CORDONED,
+            MaintenanceEvents.UNCORDONED,
+            MaintenanceEvents.BEGIN,
+            MaintenanceEvents.SUCCEEDED);
 
     private final MaintenanceMachine machine;
     private final KubernetesClient client;
@@ -59,13 +74,23 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final NodesMaintainedElsewhere elsewhere;
 
     @Inject
-    public NodeMaintenanceReconciler(MaintenanceMachine machine, KubernetesClient client, EventRecorder recorder,
-            MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits, NodesMaintainedElsewhere elsewhere) {
+    public NodeMaintenanceReconciler(
+            MaintenanceMachine machine,
+            KubernetesClient client,
+            EventRecorder recorder,
+            MaintenanceMetrics metrics,
+            NodeMaintenanceValidator.Limits limits,
+            NodesMaintainedElsewhere elsewhere) {
         this(machine, client, recorder, metrics, limits, elsewhere, Clock.systemUTC());
     }
 
-    NodeMaintenanceReconciler(MaintenanceMachine machine, KubernetesClient client, EventRecorder recorder,
-            MaintenanceMetrics metrics, NodeMaintenanceValidator.Limits limits, NodesMaintainedElsewhere elsewhere,
+    NodeMaintenanceReconciler(
+            MaintenanceMachine machine,
+            KubernetesClient client,
+            EventRecorder recorder,
+            MaintenanceMetrics metrics,
+            NodeMaintenanceValidator.Limits limits,
+            NodesMaintainedElsewhere elsewhere,
             Clock clock) {
         this.elsewhere = elsewhere;
         this.machine = machine;
@@ -81,8 +106,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         NodeMaintenanceStatus prior = nm.getStatus();
         MaintenanceState state = NodeMaintenanceStatuses.toState(prior);
         long generation = Optional.ofNullable(nm.getMetadata().getGeneration()).orElse(0L);
-        boolean specChanged = prior != null && prior.getObservedGeneration() != null
-                && prior.getObservedGeneration() != generation;
+        boolean specChanged =
+                prior != null && prior.getObservedGeneration() != null && prior.getObservedGeneration() != generation;
         if (refusedForGood(prior, state) && !specChanged) {
             return UpdateControl.noUpdate(); // refused before it started: final until the spec is edited
         }
@@ -92,23 +117,36 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
         MaintenanceMachine.Step step;
         Optional<String> refusal = pinned.isPresent() || NodeMaintenanceValidator.started(nm)
-                ? specError(nm, pinned.orElse(nodeName)) : refusal(nm, context);
+                ? specError(nm, pinned.orElse(nodeName))
+                : refusal(nm, context);
         Optional<String> budget = refusal.isPresent() || pinned.isPresent() || NodeMaintenanceValidator.started(nm)
-                ? Optional.empty() : budgetHold(nm, context);
-        Optional<String> moved = pinned.filter(p -> !p.equals(nm.getSpec() == null ? null : nm.getSpec().getNodeName()))
-                .map(p -> "spec.nodeName: is immutable: edited to " + MaintenanceRequest.shown(String.valueOf(
-                        nm.getSpec() == null ? null : nm.getSpec().getNodeName())) + " after the maintenance of node " + p
+                ? Optional.empty()
+                : budgetHold(nm, context);
+        Optional<String> moved = pinned.filter(p ->
+                        !p.equals(nm.getSpec() == null ? null : nm.getSpec().getNodeName()))
+                .map(p -> "spec.nodeName: is immutable: edited to "
+                        + MaintenanceRequest.shown(String.valueOf(
+                                nm.getSpec() == null ? null : nm.getSpec().getNodeName()))
+                        + " after the maintenance of node " + p
                         + " started; it stays on node " + p + " (delete this NodeMaintenance to end it, and create one"
                         + " for the other node)");
         if (refusal.isPresent()) {
             if (!refusal.get().equals(state.lastError())) {
                 events.emit(true, MaintenanceEvents.FAILED, refusal.get());
             }
-            step = new MaintenanceMachine.Step(state.toBuilder().phase(Phase.Failed).lastError(refusal.get()).build(),
+            step = new MaintenanceMachine.Step(
+                    state.toBuilder()
+                            .phase(Phase.Failed)
+                            .lastError(refusal.get())
+                            .build(),
                     state.holdsNode() ? Optional.of(machine.settings().renewEvery()) : Optional.empty());
         } else if (budget.isPresent()) {
             // The operator-wide limits change as other maintenances end: look again, nothing is touched meanwhile.
-            step = new MaintenanceMachine.Step(state.toBuilder().phase(Phase.Pending).lastError(budget.get()).build(),
+            step = new MaintenanceMachine.Step(
+                    state.toBuilder()
+                            .phase(Phase.Pending)
+                            .lastError(budget.get())
+                            .build(),
                     Optional.of(REFUSED_RETRY));
         } else {
             try {
@@ -116,12 +154,15 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 step = machine.advance(request, state, specChanged, events);
             } catch (RuntimeException e) {
                 // API trouble the machine did not expect (e.g. reading the Node): report it, look again soon.
-                LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
-                step = new MaintenanceMachine.Step(state.toBuilder().lastError(e.getMessage()).build(),
-                        Optional.of(END_RETRY));
+                LOG.debugf(
+                        e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
+                step = new MaintenanceMachine.Step(
+                        state.toBuilder().lastError(e.getMessage()).build(), Optional.of(END_RETRY));
             }
             if (moved.isPresent()) {
-                if (prior == null || prior.getLastError() == null || !prior.getLastError().contains(moved.get())) {
+                if (prior == null
+                        || prior.getLastError() == null
+                        || !prior.getLastError().contains(moved.get())) {
                     events.emit(true, MaintenanceEvents.NODE_NAME_CHANGED, moved.get());
                 }
                 // The machine carries the last status's error forward: drop our own note from it before prefixing.
@@ -129,18 +170,26 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 if (error != null && error.startsWith(moved.get())) {
                     error = error.substring(moved.get().length()).replaceFirst("^; ", "");
                 }
-                step = new MaintenanceMachine.Step(step.state().toBuilder().lastError(error == null || error.isEmpty()
-                        ? moved.get() : moved.get() + "; " + error).build(), step.requeueAfter());
+                step = new MaintenanceMachine.Step(
+                        step.state().toBuilder()
+                                .lastError(error == null || error.isEmpty() ? moved.get() : moved.get() + "; " + error)
+                                .build(),
+                        step.requeueAfter());
             }
         }
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(step.state(), prior, generation, clock.instant());
         // Admitted (the machine ran for it): the node is pinned, so an edit of spec.nodeName cannot move it.
         next.setNodeName(refusal.isEmpty() && budget.isEmpty() ? nodeName : pinned.orElse(null));
         metrics.phase(nm.getMetadata().getName(), next.getPhase());
-        if (prior == null || prior.getPhase() != next.getPhase()
+        if (prior == null
+                || prior.getPhase() != next.getPhase()
                 || !java.util.Objects.equals(prior.getDrainProgress(), next.getDrainProgress())) {
-            LOG.infof("NodeMaintenance %s (node %s): %s, drain %d%% (%d pod(s) to go)%s", nm.getMetadata().getName(),
-                    nodeName == null ? null : MaintenanceRequest.shown(nodeName), next.getPhase(), next.getDrainProgress(),
+            LOG.infof(
+                    "NodeMaintenance %s (node %s): %s, drain %d%% (%d pod(s) to go)%s",
+                    nm.getMetadata().getName(),
+                    nodeName == null ? null : MaintenanceRequest.shown(nodeName),
+                    next.getPhase(),
+                    next.getDrainProgress(),
                     next.getPendingPods() == null ? 0 : next.getPendingPods().size(),
                     next.getLastError() == null ? "" : " - " + next.getLastError());
         }
@@ -153,8 +202,11 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     /** Failed before it held its node (bad spec, unknown node, a duplicate): nothing to do until the spec changes. */
     private static boolean refusedForGood(NodeMaintenanceStatus prior, MaintenanceState state) {
-        return prior != null && prior.getPhase() == Phase.Failed && !state.holdsNode()
-                && (prior.getNodeName() == null || prior.getNodeName().isBlank()) && prior.getLease() == null;
+        return prior != null
+                && prior.getPhase() == Phase.Failed
+                && !state.holdsNode()
+                && (prior.getNodeName() == null || prior.getNodeName().isBlank())
+                && prior.getLease() == null;
     }
 
     /**
@@ -170,7 +222,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             return Optional.of(st.getNodeName());
         }
         String prefix = machine.settings().leaseNamePrefix();
-        return Optional.ofNullable(st.getLease()).map(LeaseStatus::getName)
+        return Optional.ofNullable(st.getLease())
+                .map(LeaseStatus::getName)
                 .filter(n -> n.startsWith(prefix) && n.length() > prefix.length())
                 .map(n -> n.substring(prefix.length()));
     }
@@ -182,7 +235,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private void writeStatus(NodeMaintenance nm, NodeMaintenanceStatus status) {
         String patch = "[{\"op\":\"add\",\"path\":\"/status\",\"value\":"
                 + client.getKubernetesSerialization().asJson(status) + "}]";
-        client.resources(NodeMaintenance.class).withName(nm.getMetadata().getName()).subresource("status")
+        client.resources(NodeMaintenance.class)
+                .withName(nm.getMetadata().getName())
+                .subresource("status")
                 .patch(PatchContext.of(PatchType.JSON), patch);
         nm.setStatus(status);
     }
@@ -215,13 +270,15 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     private NodeMaintenanceValidator.ClusterView view(NodeMaintenance nm, Context<NodeMaintenance> context) {
         String nodeName = NodeMaintenanceValidator.nodeOf(nm);
-        Optional<Node> node = nodeName == null ? Optional.empty()
+        Optional<Node> node = nodeName == null
+                ? Optional.empty()
                 : Optional.ofNullable(client.nodes().withName(nodeName).get());
         List<Node> nodes = node.filter(NodeMaintenanceValidator::isControlPlane).isPresent()
-                ? client.nodes().list().getItems() : List.of();
+                ? client.nodes().list().getItems()
+                : List.of();
         List<NodeMaintenance> all = context.getPrimaryCache().list().toList();
-        return new NodeMaintenanceValidator.ClusterView(node, nodes, NodeMaintenanceValidator.ahead(nm, all),
-                elsewhere.nodes());
+        return new NodeMaintenanceValidator.ClusterView(
+                node, nodes, NodeMaintenanceValidator.ahead(nm, all), elsewhere.nodes());
     }
 
     @Override
@@ -234,13 +291,17 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             try {
                 machine.end(nodeName, events);
             } catch (RuntimeException e) {
-                LOG.warnf("NodeMaintenance %s: ending maintenance of node %s failed, retrying: %s",
+                LOG.warnf(
+                        "NodeMaintenance %s: ending maintenance of node %s failed, retrying: %s",
                         nm.getMetadata().getName(), nodeName, e.getMessage());
                 return DeleteControl.noFinalizerRemoval().rescheduleAfter(END_RETRY);
             }
         }
-        events.emit(false, MaintenanceEvents.REMOVED, "NodeMaintenance " + nm.getMetadata().getName() + " removed"
-                + (nodeName == null ? "" : "; node " + nodeName + " is out of maintenance"));
+        events.emit(
+                false,
+                MaintenanceEvents.REMOVED,
+                "NodeMaintenance " + nm.getMetadata().getName() + " removed"
+                        + (nodeName == null ? "" : "; node " + nodeName + " is out of maintenance"));
         machine.forget(nm.getMetadata().getName(), nodeName == null ? "" : nodeName);
         LOG.infof("NodeMaintenance %s (node %s) removed", nm.getMetadata().getName(), nodeName);
         return DeleteControl.defaultDelete();
@@ -250,29 +311,45 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
      * Whether undoing is ours to do: we hold the node, or (status lost) no other NodeMaintenance does.
      * A refused duplicate must never uncordon the node another one is draining.
      */
-    private boolean ownsNode(NodeMaintenance nm, String nodeName, MaintenanceState state,
-            Context<NodeMaintenance> context) {
+    private boolean ownsNode(
+            NodeMaintenance nm, String nodeName, MaintenanceState state, Context<NodeMaintenance> context) {
         if (state.holdsNode()) {
             return true;
         }
-        if (nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Failed && pinnedNode(nm).isEmpty()) {
+        if (nm.getStatus() != null
+                && nm.getStatus().getPhase() == Phase.Failed
+                && pinnedNode(nm).isEmpty()) {
             return false; // refused before it was admitted: it never touched the node
         }
-        return context.getPrimaryCache().list()
-                .filter(other -> !other.getMetadata().getName().equals(nm.getMetadata().getName()))
+        return context.getPrimaryCache()
+                .list()
+                .filter(other ->
+                        !other.getMetadata().getName().equals(nm.getMetadata().getName()))
                 .filter(other -> nodeName.equals(NodeMaintenanceValidator.nodeOf(other)))
                 .noneMatch(NodeMaintenanceValidator::started);
     }
 
     private MaintenanceEvents eventsFor(NodeMaintenance nm, String nodeName) {
-        ObjectReference self = new ObjectReferenceBuilder().withApiVersion(nm.getApiVersion()).withKind(nm.getKind())
-                .withName(nm.getMetadata().getName()).withUid(nm.getMetadata().getUid()).build();
+        ObjectReference self = new ObjectReferenceBuilder()
+                .withApiVersion(nm.getApiVersion())
+                .withKind(nm.getKind())
+                .withName(nm.getMetadata().getName())
+                .withUid(nm.getMetadata().getUid())
+                .build();
         return (warning, reason, message) -> {
             String type = warning ? "Warning" : "Normal";
             recorder.record(self, type, reason, message);
             if (nodeName != null && NODE_REASONS.contains(reason)) {
-                recorder.record(new ObjectReferenceBuilder().withApiVersion("v1").withKind("Node").withName(nodeName)
-                        .withUid(nodeName).build(), type, reason, message);
+                recorder.record(
+                        new ObjectReferenceBuilder()
+                                .withApiVersion("v1")
+                                .withKind("Node")
+                                .withName(nodeName)
+                                .withUid(nodeName)
+                                .build(),
+                        type,
+                        reason,
+                        message);
             }
         };
     }

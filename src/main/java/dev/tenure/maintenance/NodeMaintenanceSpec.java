@@ -36,22 +36,50 @@ public class NodeMaintenanceSpec {
     @JsonPropertyDescription("Hand leadership of leases held on the node to other candidates before draining.")
     private HandoverSpec handover;
 
-    public NodeMaintenanceSpec() {
-    }
+    public NodeMaintenanceSpec() {}
 
     public NodeMaintenanceSpec(String nodeName, String reason) {
         this.nodeName = nodeName;
         this.reason = reason;
     }
 
-    public String getNodeName() { return nodeName; }
-    public void setNodeName(String nodeName) { this.nodeName = nodeName; }
-    public String getReason() { return reason; }
-    public void setReason(String reason) { this.reason = reason; }
-    public String getWindow() { return window; }
-    public void setWindow(String window) { this.window = window; }
-    public DrainSpec getDrain() { return drain; }
-    public void setDrain(DrainSpec drain) { this.drain = drain; }
-    public HandoverSpec getHandover() { return handover; }
-    public void setHandover(HandoverSpec handover) { this.handover = handover; }
+    public String getNodeName() {
+        return nodeName;
+    }
+
+    public void setNodeName(String nodeName) {
+        this.nodeName = nodeName;
+    }
+
+    public String getReason() {
+        return reason;
+    }
+
+    public void setReason(String reason) {
+        this.reason = reason;
+    }
+
+    public String getWindow() {
+        return window;
+    }
+
+    public void setWindow(String window) {
+        this.window = window;
+    }
+
+    public DrainSpec getDrain() {
+        return drain;
+    }
+
+    public void setDrain(DrainSpec drain) {
+        this.drain = drain;
+    }
+
+    public HandoverSpec getHandover() {
+        return handover;
+    }
+
+    public void setHandover(HandoverSpec handover) {
+        this.handover = handover;
+    }
 }

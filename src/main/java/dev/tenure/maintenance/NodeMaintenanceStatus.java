@@ -18,70 +18,165 @@ public class NodeMaintenanceStatus {
 
     @JsonPropertyDescription("Pending, Waiting, Running, Succeeded, Failed or Ended.")
     private Phase phase;
+
     @JsonPropertyDescription("LeaseHeld, Cordoned, LeadersHandedOver, Drained.")
     private List<Condition> conditions = new ArrayList<>();
+
     @io.fabric8.generator.annotation.Min(0)
     @io.fabric8.generator.annotation.Max(100)
     @JsonPropertyDescription("Percentage of the pods to evict that are gone (0-100).")
     private Integer drainProgress;
+
     @com.fasterxml.jackson.annotation.JsonProperty("totalpods")
     @JsonPropertyDescription("Pods on the node when the drain started.")
     private Integer totalpods;
+
     @JsonPropertyDescription("Pods to evict when the drain started.")
     private Integer evictionPods;
+
     @JsonPropertyDescription("Pods still to go, as namespace/name.")
     private List<String> pendingPods;
+
     @JsonPropertyDescription("Pods still to go, as references.")
     private List<ObjectReference> pendingPodsRefs;
+
     private String lastError;
+
     @JsonPropertyDescription("RFC 3339 time of the last status change.")
     private String lastUpdate;
+
     @JsonPropertyDescription("Consecutive failed attempts to take the node's lease.")
     private Integer errorOnLeaseCount;
+
     private LeaseStatus lease;
+
     @JsonPropertyDescription("Generation of the spec this status describes.")
     private Long observedGeneration;
+
     @JsonPropertyDescription("Node this maintenance was admitted for; it stays there when spec.nodeName is edited.")
     private String nodeName;
 
-    public Phase getPhase() { return phase; }
-    public void setPhase(Phase phase) { this.phase = phase; }
-    public List<Condition> getConditions() { return conditions; }
-    public void setConditions(List<Condition> conditions) { this.conditions = conditions; }
-    public Integer getDrainProgress() { return drainProgress; }
-    public void setDrainProgress(Integer drainProgress) { this.drainProgress = drainProgress; }
+    public Phase getPhase() {
+        return phase;
+    }
+
+    public void setPhase(Phase phase) {
+        this.phase = phase;
+    }
+
+    public List<Condition> getConditions() {
+        return conditions;
+    }
+
+    public void setConditions(List<Condition> conditions) {
+        this.conditions = conditions;
+    }
+
+    public Integer getDrainProgress() {
+        return drainProgress;
+    }
+
+    public void setDrainProgress(Integer drainProgress) {
+        this.drainProgress = drainProgress;
+    }
+
     @com.fasterxml.jackson.annotation.JsonProperty("totalpods")
-    public Integer getTotalpods() { return totalpods; }
+    public Integer getTotalpods() {
+        return totalpods;
+    }
+
     @com.fasterxml.jackson.annotation.JsonProperty("totalpods")
-    public void setTotalpods(Integer totalpods) { this.totalpods = totalpods; }
-    public Integer getEvictionPods() { return evictionPods; }
-    public void setEvictionPods(Integer evictionPods) { this.evictionPods = evictionPods; }
-    public List<String> getPendingPods() { return pendingPods; }
-    public void setPendingPods(List<String> pendingPods) { this.pendingPods = pendingPods; }
-    public List<ObjectReference> getPendingPodsRefs() { return pendingPodsRefs; }
-    public void setPendingPodsRefs(List<ObjectReference> pendingPodsRefs) { this.pendingPodsRefs = pendingPodsRefs; }
-    public String getLastError() { return lastError; }
-    public void setLastError(String lastError) { this.lastError = lastError; }
-    public String getLastUpdate() { return lastUpdate; }
-    public void setLastUpdate(String lastUpdate) { this.lastUpdate = lastUpdate; }
-    public Integer getErrorOnLeaseCount() { return errorOnLeaseCount; }
-    public void setErrorOnLeaseCount(Integer errorOnLeaseCount) { this.errorOnLeaseCount = errorOnLeaseCount; }
-    public LeaseStatus getLease() { return lease; }
-    public void setLease(LeaseStatus lease) { this.lease = lease; }
-    public String getNodeName() { return nodeName; }
-    public void setNodeName(String nodeName) { this.nodeName = nodeName; }
-    public Long getObservedGeneration() { return observedGeneration; }
-    public void setObservedGeneration(Long observedGeneration) { this.observedGeneration = observedGeneration; }
+    public void setTotalpods(Integer totalpods) {
+        this.totalpods = totalpods;
+    }
+
+    public Integer getEvictionPods() {
+        return evictionPods;
+    }
+
+    public void setEvictionPods(Integer evictionPods) {
+        this.evictionPods = evictionPods;
+    }
+
+    public List<String> getPendingPods() {
+        return pendingPods;
+    }
+
+    public void setPendingPods(List<String> pendingPods) {
+        this.pendingPods = pendingPods;
+    }
+
+    public List<ObjectReference> getPendingPodsRefs() {
+        return pendingPodsRefs;
+    }
+
+    public void setPendingPodsRefs(List<ObjectReference> pendingPodsRefs) {
+        this.pendingPodsRefs = pendingPodsRefs;
+    }
+
+    public String getLastError() {
+        return lastError;
+    }
+
+    public void setLastError(String lastError) {
+        this.lastError = lastError;
+    }
+
+    public String getLastUpdate() {
+        return lastUpdate;
+    }
+
+    public void setLastUpdate(String lastUpdate) {
+        this.lastUpdate = lastUpdate;
+    }
+
+    public Integer getErrorOnLeaseCount() {
+        return errorOnLeaseCount;
+    }
+
+    public void setErrorOnLeaseCount(Integer errorOnLeaseCount) {
+        this.errorOnLeaseCount = errorOnLeaseCount;
+    }
+
+    public LeaseStatus getLease() {
+        return lease;
+    }
+
+    public void setLease(LeaseStatus lease) {
+        this.lease = lease;
+    }
+
+    public String getNodeName() {
+        return nodeName;
+    }
+
+    public void setNodeName(String nodeName) {
+        this.nodeName = nodeName;
+    }
+
+    public Long getObservedGeneration() {
+        return observedGeneration;
+    }
+
+    public void setObservedGeneration(Long observedGeneration) {
+        this.observedGeneration = observedGeneration;
+    }
 
     @Override
     public boolean equals(Object o) {
         if (!(o instanceof NodeMaintenanceStatus s)) return false;
-        return phase == s.phase && Objects.equals(conditions, s.conditions)
-                && Objects.equals(drainProgress, s.drainProgress) && Objects.equals(totalpods, s.totalpods)
-                && Objects.equals(evictionPods, s.evictionPods) && Objects.equals(pendingPods, s.pendingPods)
-                && Objects.equals(pendingPodsRefs, s.pendingPodsRefs) && Objects.equals(lastError, s.lastError)
-                && Objects.equals(lastUpdate, s.lastUpdate) && Objects.equals(errorOnLeaseCount, s.errorOnLeaseCount)
-                && Objects.equals(lease, s.lease) && Objects.equals(observedGeneration, s.observedGeneration)
+        return phase == s.phase
+                && Objects.equals(conditions, s.conditions)
+                && Objects.equals(drainProgress, s.drainProgress)
+                && Objects.equals(totalpods, s.totalpods)
+                && Objects.equals(evictionPods, s.evictionPods)
+                && Objects.equals(pendingPods, s.pendingPods)
+                && Objects.equals(pendingPodsRefs, s.pendingPodsRefs)
+                && Objects.equals(lastError, s.lastError)
+                && Objects.equals(lastUpdate, s.lastUpdate)
+                && Objects.equals(errorOnLeaseCount, s.errorOnLeaseCount)
+                && Objects.equals(lease, s.lease)
+                && Objects.equals(observedGeneration, s.observedGeneration)
                 && Objects.equals(nodeName, s.nodeName);
     }
 

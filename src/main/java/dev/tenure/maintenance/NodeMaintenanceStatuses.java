@@ -22,8 +22,7 @@ public final class NodeMaintenanceStatuses {
     public static final String LEADERS_HANDED_OVER = "LeadersHandedOver";
     public static final String DRAINED = "Drained";
 
-    private NodeMaintenanceStatuses() {
-    }
+    private NodeMaintenanceStatuses() {}
 
     /** The machine state recorded in {@code status} (initial state for a new resource). */
     public static MaintenanceState toState(NodeMaintenanceStatus status) {
@@ -47,8 +46,10 @@ public final class NodeMaintenanceStatuses {
                 .lastError(status.getLastError())
                 .errorOnLeaseCount(status.getErrorOnLeaseCount() == null ? 0 : status.getErrorOnLeaseCount())
                 .lease(status.getLease())
-                .waitingFor(status.getPhase() == Phase.Waiting && status.getLease() != null
-                        ? status.getLease().getHolderIdentity() : null);
+                .waitingFor(
+                        status.getPhase() == Phase.Waiting && status.getLease() != null
+                                ? status.getLease().getHolderIdentity()
+                                : null);
         condition(status, LEADERS_HANDED_OVER).ifPresent(c -> b.handoverMessage(c.getMessage()));
         return b.build();
     }
@@ -62,8 +63,8 @@ public final class NodeMaintenanceStatuses {
      * The status for {@code state}; {@code prior} supplies unchanged conditions' lastTransitionTime and
      * lastUpdate, which moves only when something else changed.
      */
-    public static NodeMaintenanceStatus toStatus(MaintenanceState state, NodeMaintenanceStatus prior, long generation,
-            Instant now) {
+    public static NodeMaintenanceStatus toStatus(
+            MaintenanceState state, NodeMaintenanceStatus prior, long generation, Instant now) {
         NodeMaintenanceStatus s = new NodeMaintenanceStatus();
         s.setPhase(state.phase());
         s.setDrainProgress(state.drainProgress());
@@ -76,27 +77,49 @@ public final class NodeMaintenanceStatuses {
         s.setLease(state.lease());
         s.setObservedGeneration(generation);
         List<Condition> conditions = new ArrayList<>();
-        conditions.add(state.leaseAcquiredAt() != null
-                ? cond(LEASE_HELD, "True", "Acquired", leaseMessage(state), state.leaseAcquiredAt())
-                : state.phase() == Phase.Waiting
-                        ? cond(LEASE_HELD, "False", "LeaseWaiting", "held by " + state.waitingFor(), null)
-                        : cond(LEASE_HELD, "False", state.phase() == Phase.Ended ? "Released" : "NotHeld", "", null));
-        conditions.add(state.cordonedAt() != null
-                ? cond(CORDONED, "True", "Cordoned", "node cordoned and tainted", state.cordonedAt())
-                : cond(CORDONED, "False", state.phase() == Phase.Ended ? "Uncordoned" : "Pending", "", null));
-        conditions.add(state.handedOverAt() != null
-                ? cond(LEADERS_HANDED_OVER, "True",
-                        nz(state.handoverMessage()).startsWith(MaintenancePlanner.HANDOVER_TIMED_OUT) ? "TimedOut"
-                                : "HandedOver", nz(state.handoverMessage()), state.handedOverAt())
-                : state.handoverStartedAt() != null
-                        ? cond(LEADERS_HANDED_OVER, "False", "InProgress", nz(state.handoverMessage()), state.handoverStartedAt())
-                        : cond(LEADERS_HANDED_OVER, "False", "Pending", "", null));
+        conditions.add(
+                state.leaseAcquiredAt() != null
+                        ? cond(LEASE_HELD, "True", "Acquired", leaseMessage(state), state.leaseAcquiredAt())
+                        : state.phase() == Phase.Waiting
+                                ? cond(LEASE_HELD, "False", "LeaseWaiting", "held by " + state.waitingFor(), null)
+                                : cond(
+                                        LEASE_HELD,
+                                        "False",
+                                        state.phase() == Phase.Ended ? "Released" : "NotHeld",
+                                        "",
+                                        null));
+        conditions.add(
+                state.cordonedAt() != null
+                        ? cond(CORDONED, "True", "Cordoned", "node cordoned and tainted", state.cordonedAt())
+                        : cond(CORDONED, "False", state.phase() == Phase.Ended ? "Uncordoned" : "Pending", "", null));
+        conditions.add(
+                state.handedOverAt() != null
+                        ? cond(
+                                LEADERS_HANDED_OVER,
+                                "True",
+                                nz(state.handoverMessage()).startsWith(MaintenancePlanner.HANDOVER_TIMED_OUT)
+                                        ? "TimedOut"
+                                        : "HandedOver",
+                                nz(state.handoverMessage()),
+                                state.handedOverAt())
+                        : state.handoverStartedAt() != null
+                                ? cond(
+                                        LEADERS_HANDED_OVER,
+                                        "False",
+                                        "InProgress",
+                                        nz(state.handoverMessage()),
+                                        state.handoverStartedAt())
+                                : cond(LEADERS_HANDED_OVER, "False", "Pending", "", null));
         if (state.drainedAt() != null) {
             conditions.add(cond(DRAINED, "True", "Drained", "all pods to evict are gone", state.drainedAt()));
         } else if (state.drainStartedAt() != null) {
             boolean failed = state.phase() == Phase.Failed;
-            conditions.add(cond(DRAINED, "False", failed ? "DrainFailed" : "Draining",
-                    failed ? nz(state.lastError()) : state.pendingPods().size() + " pod(s) to go", state.drainStartedAt()));
+            conditions.add(cond(
+                    DRAINED,
+                    "False",
+                    failed ? "DrainFailed" : "Draining",
+                    failed ? nz(state.lastError()) : state.pendingPods().size() + " pod(s) to go",
+                    state.drainStartedAt()));
         } else {
             conditions.add(cond(DRAINED, "False", "Pending", "", null));
         }
@@ -106,7 +129,8 @@ public final class NodeMaintenanceStatuses {
             if (c.getLastTransitionTime() == null) {
                 // Steps without a timestamp of their own: keep the time of the last change of status.
                 c.setLastTransitionTime(before.filter(b -> Objects.equals(b.getStatus(), c.getStatus()))
-                        .map(Condition::getLastTransitionTime).orElse(MaintenanceMachine.text(now)));
+                        .map(Condition::getLastTransitionTime)
+                        .orElse(MaintenanceMachine.text(now)));
             }
         }
         s.setConditions(conditions);
@@ -119,28 +143,42 @@ public final class NodeMaintenanceStatuses {
 
     private static String leaseMessage(MaintenanceState state) {
         LeaseStatus l = state.lease();
-        return l == null ? "" : "lease " + l.getNamespace() + "/" + l.getName() + " held by " + l.getHolderIdentity()
-                + (l.getExpireTime() == null ? "" : " until " + l.getExpireTime());
+        return l == null
+                ? ""
+                : "lease " + l.getNamespace() + "/" + l.getName() + " held by " + l.getHolderIdentity()
+                        + (l.getExpireTime() == null ? "" : " until " + l.getExpireTime());
     }
 
     private static Condition cond(String type, String status, String reason, String message, Instant transition) {
-        return new ConditionBuilder().withType(type).withStatus(status).withReason(reason).withMessage(message)
-                .withLastTransitionTime(MaintenanceMachine.text(transition)).build();
+        return new ConditionBuilder()
+                .withType(type)
+                .withStatus(status)
+                .withReason(reason)
+                .withMessage(message)
+                .withLastTransitionTime(MaintenanceMachine.text(transition))
+                .build();
     }
 
     static Optional<Condition> condition(NodeMaintenanceStatus status, String type) {
-        return status.getConditions() == null ? Optional.empty()
-                : status.getConditions().stream().filter(c -> type.equals(c.getType())).findFirst();
+        return status.getConditions() == null
+                ? Optional.empty()
+                : status.getConditions().stream()
+                        .filter(c -> type.equals(c.getType()))
+                        .findFirst();
     }
 
     private static Instant whenTrue(NodeMaintenanceStatus status, String type) {
-        return condition(status, type).filter(c -> "True".equals(c.getStatus()))
-                .map(c -> parse(c.getLastTransitionTime())).orElse(null);
+        return condition(status, type)
+                .filter(c -> "True".equals(c.getStatus()))
+                .map(c -> parse(c.getLastTransitionTime()))
+                .orElse(null);
     }
 
     private static Instant when(NodeMaintenanceStatus status, String type, String s, String reason) {
-        return condition(status, type).filter(c -> s.equals(c.getStatus()) && reason.equals(c.getReason()))
-                .map(c -> parse(c.getLastTransitionTime())).orElse(null);
+        return condition(status, type)
+                .filter(c -> s.equals(c.getStatus()) && reason.equals(c.getReason()))
+                .map(c -> parse(c.getLastTransitionTime()))
+                .orElse(null);
     }
 
     private static Instant parse(String t) {

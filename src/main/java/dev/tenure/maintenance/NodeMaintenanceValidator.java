@@ -37,7 +37,10 @@ public final class NodeMaintenanceValidator {
      * @param maintainedElsewhere nodes in maintenance by other front doors of the machine (e.g. the node
      *        annotation protocol): node name → what holds it, for the messages
      */
-    public record ClusterView(Optional<Node> node, List<Node> nodes, List<NodeMaintenance> ahead,
+    public record ClusterView(
+            Optional<Node> node,
+            List<Node> nodes,
+            List<NodeMaintenance> ahead,
             Map<String, String> maintainedElsewhere) {
         public ClusterView {
             maintainedElsewhere = Map.copyOf(maintainedElsewhere);
@@ -48,14 +51,14 @@ public final class NodeMaintenanceValidator {
         }
     }
 
-    private NodeMaintenanceValidator() {
-    }
+    private NodeMaintenanceValidator() {}
 
     /**
      * The reasons to refuse {@code candidate} ({@code old} is its previous version on update, else null);
      * empty when it is acceptable. Each message starts with the field or rule it is about.
      */
-    public static List<String> validate(NodeMaintenance candidate, NodeMaintenance old, ClusterView view, Limits limits) {
+    public static List<String> validate(
+            NodeMaintenance candidate, NodeMaintenance old, ClusterView view, Limits limits) {
         List<String> errors = refusals(candidate, old, view);
         if (errors.isEmpty() && old == null) {
             Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
@@ -89,7 +92,9 @@ public final class NodeMaintenanceValidator {
             return errors;
         }
         String nodeName = spec.getNodeName();
-        if (old != null && old.getSpec() != null && old.getSpec().getNodeName() != null
+        if (old != null
+                && old.getSpec() != null
+                && old.getSpec().getNodeName() != null
                 && !old.getSpec().getNodeName().equals(nodeName)) {
             errors.add("spec.nodeName: is immutable (was " + old.getSpec().getNodeName() + ", now " + nodeName + ")");
             return errors;
@@ -101,7 +106,8 @@ public final class NodeMaintenanceValidator {
             errors.add("spec.nodeName: node " + nodeName + " not found");
             return errors;
         }
-        List<NodeMaintenance> sameNode = view.ahead().stream().filter(nm -> nodeName.equals(nodeOf(nm))).toList();
+        List<NodeMaintenance> sameNode =
+                view.ahead().stream().filter(nm -> nodeName.equals(nodeOf(nm))).toList();
         if (!sameNode.isEmpty()) {
             errors.add("spec.nodeName: node " + nodeName + " already has an active NodeMaintenance "
                     + sameNode.get(0).getMetadata().getName());
@@ -118,8 +124,11 @@ public final class NodeMaintenanceValidator {
         if (st != null && st.getNodeName() != null && !st.getNodeName().isBlank()) {
             return st.getNodeName();
         }
-        return nm.getSpec() == null || nm.getSpec().getNodeName() == null || nm.getSpec().getNodeName().isBlank()
-                ? null : nm.getSpec().getNodeName();
+        return nm.getSpec() == null
+                        || nm.getSpec().getNodeName() == null
+                        || nm.getSpec().getNodeName().isBlank()
+                ? null
+                : nm.getSpec().getNodeName();
     }
 
     /**
@@ -133,23 +142,31 @@ public final class NodeMaintenanceValidator {
         String nodeName = node.getMetadata().getName();
         Set<String> others = new HashSet<>(inMaintenance);
         others.remove(nodeName);
-        if (limits.maxNodesInMaintenance().isPresent() && others.size() + 1 > limits.maxNodesInMaintenance().getAsInt()) {
-            errors.add("tenure.maintenance.max-nodes-in-maintenance: at most " + limits.maxNodesInMaintenance().getAsInt()
+        if (limits.maxNodesInMaintenance().isPresent()
+                && others.size() + 1 > limits.maxNodesInMaintenance().getAsInt()) {
+            errors.add("tenure.maintenance.max-nodes-in-maintenance: at most "
+                    + limits.maxNodesInMaintenance().getAsInt()
                     + " node(s) may be in maintenance at once; " + others.size() + " already are: "
                     + String.join(", ", others.stream().sorted().toList()));
         }
         if (isControlPlane(node)) {
-            List<String> controlPlane = nodes.stream().filter(NodeMaintenanceValidator::isControlPlane)
-                    .map(n -> n.getMetadata().getName()).toList();
+            List<String> controlPlane = nodes.stream()
+                    .filter(NodeMaintenanceValidator::isControlPlane)
+                    .map(n -> n.getMetadata().getName())
+                    .toList();
             int total = Math.max(controlPlane.size(), 1);
             int minAvailable = limits.controlPlaneMinAvailable().orElse(total / 2 + 1);
             long busy = controlPlane.stream().filter(others::contains).count();
             long availableAfter = total - busy - 1;
             if (availableAfter < minAvailable) {
-                errors.add("control-plane budget: node " + nodeName + " is a control-plane node; with it in maintenance "
-                        + availableAfter + " of " + total + " control-plane node(s) would stay available, but "
-                        + minAvailable + " must (" + (limits.controlPlaneMinAvailable().isPresent()
-                                ? "tenure.maintenance.control-plane-min-available" : "a majority, for etcd quorum") + ")");
+                errors.add(
+                        "control-plane budget: node " + nodeName + " is a control-plane node; with it in maintenance "
+                                + availableAfter + " of " + total + " control-plane node(s) would stay available, but "
+                                + minAvailable + " must ("
+                                + (limits.controlPlaneMinAvailable().isPresent()
+                                        ? "tenure.maintenance.control-plane-min-available"
+                                        : "a majority, for etcd quorum")
+                                + ")");
             }
         }
         return errors;
@@ -166,11 +183,11 @@ public final class NodeMaintenanceValidator {
      * the webhook are decided the same way by every reconcile. Deleted, ended and refused ones do not count.
      */
     public static List<NodeMaintenance> ahead(NodeMaintenance self, List<NodeMaintenance> all) {
-        Comparator<NodeMaintenance> order = Comparator
-                .comparing((NodeMaintenance nm) -> created(nm))
+        Comparator<NodeMaintenance> order = Comparator.comparing((NodeMaintenance nm) -> created(nm))
                 .thenComparing(nm -> nm.getMetadata().getName());
         return all.stream()
-                .filter(nm -> !nm.getMetadata().getName().equals(self.getMetadata().getName()))
+                .filter(nm ->
+                        !nm.getMetadata().getName().equals(self.getMetadata().getName()))
                 .filter(nm -> nodeOf(nm) != null)
                 .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
                 .filter(nm -> started(nm) || (admissible(nm) && order.compare(nm, self) < 0))

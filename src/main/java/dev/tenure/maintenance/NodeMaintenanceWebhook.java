@@ -44,8 +44,12 @@ public class NodeMaintenanceWebhook {
         List<String> errors = errors(request, json);
         var response = new AdmissionResponseBuilder().withUid(request.getUid()).withAllowed(errors.isEmpty());
         if (!errors.isEmpty()) {
-            response.withStatus(new io.fabric8.kubernetes.api.model.StatusBuilder().withCode(422).withStatus("Failure")
-                    .withReason("Invalid").withMessage(String.join("; ", errors)).build());
+            response.withStatus(new io.fabric8.kubernetes.api.model.StatusBuilder()
+                    .withCode(422)
+                    .withStatus("Failure")
+                    .withReason("Invalid")
+                    .withMessage(String.join("; ", errors))
+                    .build());
         }
         AdmissionReview answer = new AdmissionReview();
         answer.setApiVersion(review.getApiVersion() == null ? "admission.k8s.io/v1" : review.getApiVersion());
@@ -61,19 +65,30 @@ public class NodeMaintenanceWebhook {
         }
         NodeMaintenance candidate = json.convertValue(request.getObject(), NodeMaintenance.class);
         NodeMaintenance old = "UPDATE".equals(operation) && request.getOldObject() != null
-                ? json.convertValue(request.getOldObject(), NodeMaintenance.class) : null;
+                ? json.convertValue(request.getOldObject(), NodeMaintenance.class)
+                : null;
         if (old != null) {
-            return NodeMaintenanceValidator.validate(candidate, old,
-                    new NodeMaintenanceValidator.ClusterView(Optional.empty(), List.of(), List.of()), limits);
+            return NodeMaintenanceValidator.validate(
+                    candidate,
+                    old,
+                    new NodeMaintenanceValidator.ClusterView(Optional.empty(), List.of(), List.of()),
+                    limits);
         }
-        String nodeName = candidate.getSpec() == null ? null : candidate.getSpec().getNodeName();
-        Optional<Node> node = nodeName == null || nodeName.isBlank() ? Optional.empty()
+        String nodeName =
+                candidate.getSpec() == null ? null : candidate.getSpec().getNodeName();
+        Optional<Node> node = nodeName == null || nodeName.isBlank()
+                ? Optional.empty()
                 : Optional.ofNullable(client.nodes().withName(nodeName).get());
         List<Node> nodes = node.filter(NodeMaintenanceValidator::isControlPlane).isPresent()
-                ? client.nodes().list().getItems() : List.of();
-        List<NodeMaintenance> all = client.resources(NodeMaintenance.class).list().getItems();
-        return NodeMaintenanceValidator.validate(candidate, null,
-                new NodeMaintenanceValidator.ClusterView(node, nodes, NodeMaintenanceValidator.ahead(candidate, all),
-                        elsewhere.nodes()), limits);
+                ? client.nodes().list().getItems()
+                : List.of();
+        List<NodeMaintenance> all =
+                client.resources(NodeMaintenance.class).list().getItems();
+        return NodeMaintenanceValidator.validate(
+                candidate,
+                null,
+                new NodeMaintenanceValidator.ClusterView(
+                        node, nodes, NodeMaintenanceValidator.ahead(candidate, all), elsewhere.nodes()),
+                limits);
     }
 }

@@ -34,8 +34,7 @@ public final class NodeMarks {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final JsonNodeFactory F = JsonNodeFactory.instance;
 
-    private NodeMarks() {
-    }
+    private NodeMarks() {}
 
     /** What the node looked like before we touched it. */
     public record PriorState(boolean unschedulable, List<String> taints) {
@@ -75,9 +74,14 @@ public final class NodeMarks {
         boolean unschedulable = Boolean.TRUE.equals(node.getSpec().getUnschedulable());
         List<Taint> taints = taintsOf(node);
         if (PriorState.fromNode(node).isEmpty()) {
-            PriorState prior = new PriorState(unschedulable,
-                    OUR_TAINTS.stream().filter(t -> has(taints, t)).map(NodeMarks::key).toList());
-            if (node.getMetadata().getAnnotations() == null || node.getMetadata().getAnnotations().isEmpty()) {
+            PriorState prior = new PriorState(
+                    unschedulable,
+                    OUR_TAINTS.stream()
+                            .filter(t -> has(taints, t))
+                            .map(NodeMarks::key)
+                            .toList());
+            if (node.getMetadata().getAnnotations() == null
+                    || node.getMetadata().getAnnotations().isEmpty()) {
                 // fabric8 reads an absent map as empty: add the whole map, a pointer into it would fail
                 ops.add(op("add", "/metadata/annotations", F.objectNode().put(PRIOR_STATE, prior.toJson())));
             } else {
@@ -110,7 +114,8 @@ public final class NodeMarks {
         }
         List<Taint> taints = taintsOf(node);
         List<Taint> kept = taints.stream()
-                .filter(t -> !(OUR_TAINTS.stream().anyMatch(o -> same(o, t)) && !prior.taints().contains(key(t))))
+                .filter(t -> !(OUR_TAINTS.stream().anyMatch(o -> same(o, t))
+                        && !prior.taints().contains(key(t))))
                 .toList();
         if (kept.size() != taints.size()) {
             ops.add(op("add", "/spec/taints", JSON.valueToTree(kept)));
@@ -133,12 +138,15 @@ public final class NodeMarks {
     public static Optional<String> conditionPatch(Node node, String reason, String message, Instant now) {
         List<NodeCondition> conditions = conditionsOf(node);
         Optional<NodeCondition> current = conditionOf(node);
-        if (current.isPresent() && "True".equals(current.get().getStatus())
-                && reason.equals(current.get().getReason()) && message.equals(current.get().getMessage())) {
+        if (current.isPresent()
+                && "True".equals(current.get().getStatus())
+                && reason.equals(current.get().getReason())
+                && message.equals(current.get().getMessage())) {
             return Optional.empty();
         }
         String transition = current.filter(c -> "True".equals(c.getStatus()))
-                .map(NodeCondition::getLastTransitionTime).orElse(now.toString());
+                .map(NodeCondition::getLastTransitionTime)
+                .orElse(now.toString());
         NodeCondition ours = new NodeCondition(now.toString(), transition, message, reason, "True", CONDITION_TYPE);
         List<NodeCondition> next = new ArrayList<>();
         boolean replaced = false;
@@ -163,23 +171,30 @@ public final class NodeMarks {
         if (conditionOf(node).isEmpty()) {
             return Optional.empty();
         }
-        List<NodeCondition> next = conditionsOf(node).stream().filter(c -> !CONDITION_TYPE.equals(c.getType())).toList();
+        List<NodeCondition> next = conditionsOf(node).stream()
+                .filter(c -> !CONDITION_TYPE.equals(c.getType()))
+                .toList();
         ArrayNode ops = guard(node);
         ops.add(op("add", "/status/conditions", JSON.valueToTree(next)));
         return Optional.of(ops.toString());
     }
 
     public static Optional<NodeCondition> conditionOf(Node node) {
-        return conditionsOf(node).stream().filter(c -> CONDITION_TYPE.equals(c.getType())).findFirst();
+        return conditionsOf(node).stream()
+                .filter(c -> CONDITION_TYPE.equals(c.getType()))
+                .findFirst();
     }
 
     static List<NodeCondition> conditionsOf(Node node) {
-        return node.getStatus() == null || node.getStatus().getConditions() == null ? List.of()
+        return node.getStatus() == null || node.getStatus().getConditions() == null
+                ? List.of()
                 : node.getStatus().getConditions();
     }
 
     static List<Taint> taintsOf(Node node) {
-        return node.getSpec() == null || node.getSpec().getTaints() == null ? List.of() : node.getSpec().getTaints();
+        return node.getSpec() == null || node.getSpec().getTaints() == null
+                ? List.of()
+                : node.getSpec().getTaints();
     }
 
     static boolean has(List<Taint> taints, Taint wanted) {
@@ -203,7 +218,10 @@ public final class NodeMarks {
 
     private static ArrayNode guard(Node node) {
         ArrayNode ops = F.arrayNode();
-        ops.add(op("test", "/metadata/resourceVersion", F.textNode(node.getMetadata().getResourceVersion())));
+        ops.add(op(
+                "test",
+                "/metadata/resourceVersion",
+                F.textNode(node.getMetadata().getResourceVersion())));
         return ops;
     }
 

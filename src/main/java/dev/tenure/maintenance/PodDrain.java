@@ -4,11 +4,11 @@ import dev.tenure.maintenance.DrainPlan.PodVerdict;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Status;
+import io.fabric8.kubernetes.api.model.StatusCause;
 import io.fabric8.kubernetes.api.model.policy.v1.Eviction;
 import io.fabric8.kubernetes.api.model.policy.v1.EvictionBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.api.model.Status;
-import io.fabric8.kubernetes.api.model.StatusCause;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.http.HttpRequest;
 import io.fabric8.kubernetes.client.http.HttpResponse;
@@ -34,14 +34,23 @@ final class PodDrain {
         this.evictions = evictions;
     }
 
-    enum Result { EVICTED, DELETED, GONE, BLOCKED, FAILED }
-
-    record Outcome(PodVerdict pod, Result result, String message) {
+    enum Result {
+        EVICTED,
+        DELETED,
+        GONE,
+        BLOCKED,
+        FAILED
     }
+
+    record Outcome(PodVerdict pod, Result result, String message) {}
 
     /** All pods bound to the node, across namespaces (kubectl: field selector spec.nodeName). */
     List<Pod> podsOn(String nodeName) {
-        return client.pods().inAnyNamespace().withField("spec.nodeName", nodeName).list().getItems();
+        return client.pods()
+                .inAnyNamespace()
+                .withField("spec.nodeName", nodeName)
+                .list()
+                .getItems();
     }
 
     /** "namespace/name" of the DaemonSets controlling these pods that still exist (kubectl daemonSetFilter's GET). */
@@ -54,8 +63,13 @@ final class PodDrain {
                 continue;
             }
             String key = pod.getMetadata().getNamespace() + "/" + c.getName();
-            if (asked.add(key) && client.apps().daemonSets().inNamespace(pod.getMetadata().getNamespace())
-                    .withName(c.getName()).get() != null) {
+            if (asked.add(key)
+                    && client.apps()
+                                    .daemonSets()
+                                    .inNamespace(pod.getMetadata().getNamespace())
+                                    .withName(c.getName())
+                                    .get()
+                            != null) {
                 existing.add(key);
             }
         }
@@ -76,7 +90,8 @@ final class PodDrain {
         try {
             if (options.disableEviction()) {
                 var deletable = options.gracePeriodSeconds() >= 0
-                        ? resource.withGracePeriod(options.gracePeriodSeconds()) : resource;
+                        ? resource.withGracePeriod(options.gracePeriodSeconds())
+                        : resource;
                 deletable.delete();
                 return new Outcome(pod, Result.DELETED, "deleted");
             }
@@ -88,8 +103,13 @@ final class PodDrain {
                 // Evict exactly the pod that was judged, not a same-named successor (kubectl does the same).
                 delete.withNewPreconditions().withUid(pod.uid()).endPreconditions();
             }
-            Eviction e = new EvictionBuilder().withNewMetadata().withName(pod.name())
-                    .withNamespace(pod.namespace()).endMetadata().withDeleteOptions(delete.build()).build();
+            Eviction e = new EvictionBuilder()
+                    .withNewMetadata()
+                    .withName(pod.name())
+                    .withNamespace(pod.namespace())
+                    .endMetadata()
+                    .withDeleteOptions(delete.build())
+                    .build();
             return evict(pod, e);
         } catch (KubernetesClientException e) {
             if (e.getCode() == 404) {
@@ -109,23 +129,40 @@ final class PodDrain {
      */
     private Outcome evict(PodVerdict pod, Eviction eviction) {
         try {
-            URL url = new URL(URLUtils.join(client.getMasterUrl().toString(), "api", "v1", "namespaces",
-                    pod.namespace(), "pods", pod.name(), "eviction"));
-            HttpRequest request = client.getHttpClient().newHttpRequestBuilder().url(url)
-                    .post("application/json", client.getKubernetesSerialization().asJson(eviction)).build();
-            HttpResponse<String> response = client.getHttpClient().sendAsync(request, String.class).get();
+            URL url = new URL(URLUtils.join(
+                    client.getMasterUrl().toString(),
+                    "api",
+                    "v1",
+                    "namespaces",
+                    pod.namespace(),
+                    "pods",
+                    pod.name(),
+                    "eviction"));
+            HttpRequest request = client.getHttpClient()
+                    .newHttpRequestBuilder()
+                    .url(url)
+                    .post(
+                            "application/json",
+                            client.getKubernetesSerialization().asJson(eviction))
+                    .build();
+            HttpResponse<String> response =
+                    client.getHttpClient().sendAsync(request, String.class).get();
             if (response.isSuccessful()) {
                 return new Outcome(pod, Result.EVICTED, "evicted");
             }
             Status status = statusOf(response.body());
             String message = status != null && status.getMessage() != null ? status.getMessage() : response.body();
             if (response.code() == 429) {
-                List<String> causes = status == null || status.getDetails() == null
-                        || status.getDetails().getCauses() == null ? List.of()
-                        : status.getDetails().getCauses().stream().map(StatusCause::getMessage)
-                                .filter(m -> m != null && !m.isBlank()).toList();
-                return new Outcome(pod, Result.BLOCKED, message + (causes.isEmpty() ? "" : " " + String.join("; ",
-                        causes)));
+                List<String> causes = status == null
+                                || status.getDetails() == null
+                                || status.getDetails().getCauses() == null
+                        ? List.of()
+                        : status.getDetails().getCauses().stream()
+                                .map(StatusCause::getMessage)
+                                .filter(m -> m != null && !m.isBlank())
+                                .toList();
+                return new Outcome(
+                        pod, Result.BLOCKED, message + (causes.isEmpty() ? "" : " " + String.join("; ", causes)));
             }
             if (response.code() == 404) {
                 return new Outcome(pod, Result.GONE, "already gone");
@@ -142,7 +179,9 @@ final class PodDrain {
 
     private Status statusOf(String body) {
         try {
-            return body == null || body.isBlank() ? null : client.getKubernetesSerialization().unmarshal(body, Status.class);
+            return body == null || body.isBlank()
+                    ? null
+                    : client.getKubernetesSerialization().unmarshal(body, Status.class);
         } catch (RuntimeException e) {
             return null;
         }

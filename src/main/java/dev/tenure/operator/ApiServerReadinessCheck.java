@@ -1,14 +1,12 @@
 package dev.tenure.operator;
 
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.VersionInfo;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
-
 import org.eclipse.microprofile.health.HealthCheck;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
-
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.VersionInfo;
 
 /**
  * Readiness: the Kubernetes API answers. A replica that cannot reach it can neither lead nor
@@ -28,16 +26,23 @@ public class ApiServerReadinessCheck implements HealthCheck {
         String server = String.valueOf(client.getMasterUrl());
         try {
             VersionInfo version = client.getKubernetesVersion();
-            return HealthCheckResponse.named(NAME).up()
+            return HealthCheckResponse.named(NAME)
+                    .up()
                     .withData("server", server)
-                    .withData("version", version.getGitVersion() != null ? version.getGitVersion()
-                            : version.getMajor() + "." + version.getMinor())
+                    .withData(
+                            "version",
+                            version.getGitVersion() != null
+                                    ? version.getGitVersion()
+                                    : version.getMajor() + "." + version.getMinor())
                     .build();
         } catch (RuntimeException e) {
-            return HealthCheckResponse.named(NAME).down()
+            return HealthCheckResponse.named(NAME)
+                    .down()
                     .withData("server", server)
-                    .withData("detail", "GET /version failed: " + rootMessage(e)
-                            + " (check the API server address, network policies and the service account token)")
+                    .withData(
+                            "detail",
+                            "GET /version failed: " + rootMessage(e)
+                                    + " (check the API server address, network policies and the service account token)")
                     .build();
         }
     }

@@ -38,16 +38,16 @@ public class CoordinatedLeadershipHandover implements LeadershipHandover {
     @Override
     public Outcome handOver(String nodeName, Instant startedAt, Instant now) {
         if (!controller.isRunning()) {
-            return Outcome.complete("no coordinated leases to hand over (coordinated leader election "
-                    + controller.status() + ")");
+            return Outcome.complete(
+                    "no coordinated leases to hand over (coordinated leader election " + controller.status() + ")");
         }
         List<HandoverStep> steps;
         try {
             steps = controller.requestHandover(nodeName);
         } catch (KubernetesClientException e) {
             // retried on the next reconcile, bounded by spec.handover.timeout
-            return Outcome.inProgress("requesting handover off node " + nodeName + ": HTTP " + e.getCode() + " "
-                    + e.getMessage());
+            return Outcome.inProgress(
+                    "requesting handover off node " + nodeName + ": HTTP " + e.getCode() + " " + e.getMessage());
         } catch (LeaseStoreException e) {
             return Outcome.inProgress("requesting handover off node " + nodeName + ": " + e.getMessage());
         } catch (IllegalStateException e) {
@@ -58,14 +58,15 @@ public class CoordinatedLeadershipHandover implements LeadershipHandover {
             // also when the strategy moved them already: MaintenanceAware reacts to the cordon by itself
             return Outcome.complete("no coordinated lease is held on node " + nodeName + " any more");
         }
-        List<HandoverStep> moving = steps.stream().filter(s -> s.successor().isPresent()).toList();
+        List<HandoverStep> moving =
+                steps.stream().filter(s -> s.successor().isPresent()).toList();
         if (moving.isEmpty()) {
             String stuck = describe(steps);
             LOG.warnf("Node %s: no candidate off the node can take %s; draining without handover", nodeName, stuck);
             return Outcome.complete("no candidate off node " + nodeName + " can lead " + stuck);
         }
-        return Outcome.inProgress("waiting for " + moving.size() + " lease(s) to move off node " + nodeName + ": "
-                + describe(moving));
+        return Outcome.inProgress(
+                "waiting for " + moving.size() + " lease(s) to move off node " + nodeName + ": " + describe(moving));
     }
 
     private static String describe(List<HandoverStep> steps) {

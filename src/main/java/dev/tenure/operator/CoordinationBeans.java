@@ -23,16 +23,21 @@ public class CoordinationBeans {
 
     @Produces
     @ApplicationScoped
-    CoordinationController coordinationController(KubernetesClient client, TenureConfig config,
-            MeterRegistry registry, Instance<Clock> clocks) {
+    CoordinationController coordinationController(
+            KubernetesClient client, TenureConfig config, MeterRegistry registry, Instance<Clock> clocks) {
         CoordinationConfig c = config.coordination();
         // the wiring supplies the clock: a Clock bean if the application has one, else the system clock
         Clock clock = clocks.isResolvable() ? clocks.get() : Clock.systemUTC();
         LeaseCandidateApi api = c.enabled()
                 ? LeaseCandidateApi.discover(client, c.leaseCandidateVersion())
                 : new LeaseCandidateApi(null, "disabled (tenure.coordination.enabled=false)");
-        return new CoordinationController(client, new ElectionPlanner(ElectionTiming.UPSTREAM,
-                c.oldestEmulationVersion().enabled()), clock, api, new CoordinationMetrics(registry, clock),
+        return new CoordinationController(
+                client,
+                new ElectionPlanner(
+                        ElectionTiming.UPSTREAM, c.oldestEmulationVersion().enabled()),
+                clock,
+                api,
+                new CoordinationMetrics(registry, clock),
                 c.gcPeriod());
     }
 

@@ -1,24 +1,21 @@
 package dev.tenure.operator;
 
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.Optional;
-import java.util.TreeSet;
-
-import jakarta.enterprise.context.ApplicationScoped;
-import jakarta.inject.Inject;
-
-import org.eclipse.microprofile.health.HealthCheck;
-import org.eclipse.microprofile.health.HealthCheckResponse;
-import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
-import org.eclipse.microprofile.health.Readiness;
-
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionCondition;
 import io.fabric8.kubernetes.client.CustomResource;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Inject;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeSet;
+import org.eclipse.microprofile.health.HealthCheck;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
+import org.eclipse.microprofile.health.Readiness;
 
 /**
  * Readiness: every CRD our reconcilers watch is installed and Established. Without it the
@@ -31,8 +28,7 @@ public class CrdReadinessCheck implements HealthCheck {
     static final String NAME = "CRDs established";
 
     /** What one CRD's state means for readiness, with a detail for the operator reading the probe. */
-    record CrdState(boolean established, String detail) {
-    }
+    record CrdState(boolean established, String detail) {}
 
     @Inject
     KubernetesClient client;
@@ -47,8 +43,13 @@ public class CrdReadinessCheck implements HealthCheck {
         for (String crdName : watchedCrdNames()) {
             CrdState state;
             try {
-                state = assess(crdName, Optional.ofNullable(
-                        client.apiextensions().v1().customResourceDefinitions().withName(crdName).get()));
+                state = assess(
+                        crdName,
+                        Optional.ofNullable(client.apiextensions()
+                                .v1()
+                                .customResourceDefinitions()
+                                .withName(crdName)
+                                .get()));
             } catch (RuntimeException e) {
                 state = new CrdState(false, "cannot read the CRD: " + ApiServerReadinessCheck.rootMessage(e));
             }
@@ -87,8 +88,8 @@ public class CrdReadinessCheck implements HealthCheck {
         }
         CustomResourceDefinitionCondition namesAccepted = conditions.get("NamesAccepted");
         if (namesAccepted != null && "False".equals(namesAccepted.getStatus())) {
-            return new CrdState(false, "names not accepted: " + namesAccepted.getReason() + " "
-                    + namesAccepted.getMessage());
+            return new CrdState(
+                    false, "names not accepted: " + namesAccepted.getReason() + " " + namesAccepted.getMessage());
         }
         if (conditions.isEmpty()) {
             // A real API server reports NamesAccepted/Established within milliseconds of creation;

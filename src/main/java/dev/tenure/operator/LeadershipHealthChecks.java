@@ -30,12 +30,15 @@ public class LeadershipHealthChecks {
     @ApplicationScoped
     HealthCheck readiness() {
         return () -> {
-            HealthCheckResponseBuilder b = HealthCheckResponse.named(READINESS).status(leadership.ready())
-                    .withData("role", switch (leadership.role()) {
-                        case LEADING -> "leader";
-                        case STANDING_BY -> "standby";
-                        case STEPPING_DOWN -> "stepping-down";
-                    })
+            HealthCheckResponseBuilder b = HealthCheckResponse.named(READINESS)
+                    .status(leadership.ready())
+                    .withData(
+                            "role",
+                            switch (leadership.role()) {
+                                case LEADING -> "leader";
+                                case STANDING_BY -> "standby";
+                                case STEPPING_DOWN -> "stepping-down";
+                            })
                     .withData("reconcilersStarted", leadership.reconcilersStarted());
             leadership.elector().ifPresent(e -> {
                 b.withData("identity", e.identity());
@@ -56,7 +59,9 @@ public class LeadershipHealthChecks {
                 return b.up().withData("detail", "leader election disabled").build();
             }
             ElectorHealth h = leadership.health().get();
-            b.status(h.healthy()).withData("leading", h.leading()).withData("role", h.role().name())
+            b.status(h.healthy())
+                    .withData("leading", h.leading())
+                    .withData("role", h.role().name())
                     .withData("detail", h.detail());
             if (h.lastRenew() != null) {
                 b.withData("lastRenew", h.lastRenew().toString());

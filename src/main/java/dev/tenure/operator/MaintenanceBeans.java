@@ -3,8 +3,6 @@ package dev.tenure.operator;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaseStore;
 import dev.tenure.election.kube.KubeLeaseStore;
-import io.fabric8.kubernetes.client.ConfigBuilder;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import dev.tenure.maintenance.EventRecorder;
 import dev.tenure.maintenance.LeadershipHandover;
 import dev.tenure.maintenance.MaintenanceMachine;
@@ -12,7 +10,9 @@ import dev.tenure.maintenance.MaintenanceMetrics;
 import dev.tenure.maintenance.MaintenanceSettings;
 import dev.tenure.maintenance.NodeMaintenanceValidator;
 import dev.tenure.maintenance.annotation.AnnotationSettings;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -40,23 +40,36 @@ public class MaintenanceBeans {
     MaintenanceSettings settings(TenureConfig config) {
         MaintenanceConfig m = config.maintenance();
         String leaseNamespace = m.lease().namespace().orElseGet(OperatorNamespace::current);
-        return new MaintenanceSettings(leaseNamespace, m.lease().namePrefix(), m.lease().holder(),
-                m.lease().duration(), m.lease().windowPadding(), m.lease().waitRetry(), m.evictionParallelism(),
-                m.drainPollInterval(), m.staleNodeSkipWait());
+        return new MaintenanceSettings(
+                leaseNamespace,
+                m.lease().namePrefix(),
+                m.lease().holder(),
+                m.lease().duration(),
+                m.lease().windowPadding(),
+                m.lease().waitRetry(),
+                m.evictionParallelism(),
+                m.drainPollInterval(),
+                m.staleNodeSkipWait());
     }
 
     @Produces
     @Singleton
     AnnotationSettings annotationSettings(TenureConfig config, MaintenanceSettings maintenance) {
         AnnotationProtocolConfig c = config.maintenance().annotation();
-        return new AnnotationSettings(c.enabled(), c.holder(), c.leasePadding(), c.maxDuration(),
-                maintenance.leaseNamespace(), maintenance.leaseNamePrefix());
+        return new AnnotationSettings(
+                c.enabled(),
+                c.holder(),
+                c.leasePadding(),
+                c.maxDuration(),
+                maintenance.leaseNamespace(),
+                maintenance.leaseNamePrefix());
     }
 
     @Produces
     @Singleton
     NodeMaintenanceValidator.Limits limits(TenureConfig config) {
-        return new NodeMaintenanceValidator.Limits(config.maintenance().maxNodesInMaintenance(),
+        return new NodeMaintenanceValidator.Limits(
+                config.maintenance().maxNodesInMaintenance(),
                 config.maintenance().controlPlaneMinAvailable());
     }
 
@@ -74,13 +87,19 @@ public class MaintenanceBeans {
 
     @Produces
     @Singleton
-    MaintenanceMachine machine(KubernetesClient operatorClient, LeadershipHandover handover,
-            MaintenanceMetrics metrics, MaintenanceSettings settings) {
+    MaintenanceMachine machine(
+            KubernetesClient operatorClient,
+            LeadershipHandover handover,
+            MaintenanceMetrics metrics,
+            MaintenanceSettings settings) {
         // The machine's own client does not retry: a 429 from a PodDisruptionBudget must come back at once
         // (the client would otherwise retry it for ~19 s on a reconcile thread); every failure is retried by
         // the next reconcile instead, with the error in status.
-        machineClient = new KubernetesClientBuilder().withConfig(new ConfigBuilder(operatorClient.getConfiguration())
-                .withRequestRetryBackoffLimit(0).build()).build();
+        machineClient = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder(operatorClient.getConfiguration())
+                        .withRequestRetryBackoffLimit(0)
+                        .build())
+                .build();
         KubernetesClient client = machineClient;
         LeaseStore leases = new KubeLeaseStore(client);
         AtomicInteger n = new AtomicInteger();
@@ -91,8 +110,8 @@ public class MaintenanceBeans {
             return t;
         });
         heartbeatScheduler = new ExecutorScheduler("tenure-maintenance-heartbeats");
-        machine = new MaintenanceMachine(client, leases, handover, metrics, settings, evictionPool, heartbeatScheduler,
-                Clock.systemUTC());
+        machine = new MaintenanceMachine(
+                client, leases, handover, metrics, settings, evictionPool, heartbeatScheduler, Clock.systemUTC());
         return machine;
     }
 

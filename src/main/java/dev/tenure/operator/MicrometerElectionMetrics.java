@@ -25,12 +25,18 @@ public final class MicrometerElectionMetrics implements ElectionMetrics {
         // clash with the scrape target's own namespace label, which says which install the series comes from)
         Tags tags = Tags.of("lease_namespace", lease.namespace(), "lease", lease.name());
         registry.gauge("tenure.leader.is_leader", tags, isLeader);
-        transitions = Counter.builder("tenure.leader.transitions").tags(tags)
-                .description("Times this replica became leader").register(registry);
-        renew = Timer.builder("tenure.leader.renew").tags(tags)
-                .description("Latency of successful lease renewals").register(registry);
-        renewFailures = Counter.builder("tenure.leader.renew.failures").tags(tags)
-                .description("Failed lease renew attempts while leading").register(registry);
+        transitions = Counter.builder("tenure.leader.transitions")
+                .tags(tags)
+                .description("Times this replica became leader")
+                .register(registry);
+        renew = Timer.builder("tenure.leader.renew")
+                .tags(tags)
+                .description("Latency of successful lease renewals")
+                .register(registry);
+        renewFailures = Counter.builder("tenure.leader.renew.failures")
+                .tags(tags)
+                .description("Failed lease renew attempts while leading")
+                .register(registry);
     }
 
     @Override

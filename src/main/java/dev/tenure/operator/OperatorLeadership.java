@@ -27,7 +27,6 @@ import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntConsumer;
 import org.jboss.logging.Logger;
 
@@ -84,7 +83,8 @@ public class OperatorLeadership {
         this(operator, client, config.leaderElection(), registry);
     }
 
-    OperatorLeadership(Operator operator, KubernetesClient client, LeaderElectionConfig config, MeterRegistry registry) {
+    OperatorLeadership(
+            Operator operator, KubernetesClient client, LeaderElectionConfig config, MeterRegistry registry) {
         this.operator = operator;
         this.client = client;
         this.config = config;
@@ -100,18 +100,27 @@ public class OperatorLeadership {
         }
         LeaseKey lease = LeaseKey.of(namespace(le), le.leaseName());
         String identity = le.identity().orElseGet(OperatorLeadership::defaultIdentity);
-        electionClient = new KubernetesClientBuilder().withConfig(electionClientConfig(client.getConfiguration(), le)).build();
+        electionClient = new KubernetesClientBuilder()
+                .withConfig(electionClientConfig(client.getConfiguration(), le))
+                .build();
         scheduler = new ExecutorScheduler("tenure-leader-election");
         fenceScheduler = new ExecutorScheduler("tenure-leader-fence");
         storeCalls = Executors.newCachedThreadPool(daemon("tenure-leader-election-calls"));
         callbacks = Executors.newSingleThreadExecutor(daemon("tenure-leadership-callbacks"));
         elector = LeaderElector.builder()
-                .lease(lease).identity(identity)
-                .leaseDuration(le.leaseDuration()).renewDeadline(le.renewDeadline()).retryPeriod(le.retryPeriod())
+                .lease(lease)
+                .identity(identity)
+                .leaseDuration(le.leaseDuration())
+                .renewDeadline(le.renewDeadline())
+                .retryPeriod(le.retryPeriod())
                 .healthGrace(le.healthGrace())
-                .store(new KubeLeaseStore(electionClient)).scheduler(scheduler)
-                .fenceScheduler(fenceScheduler).storeCalls(storeCalls)
-                .clock(Clock.systemUTC()).monotonic(MonotonicClock.system()).random(new SecureRandom())
+                .store(new KubeLeaseStore(electionClient))
+                .scheduler(scheduler)
+                .fenceScheduler(fenceScheduler)
+                .storeCalls(storeCalls)
+                .clock(Clock.systemUTC())
+                .monotonic(MonotonicClock.system())
+                .random(new SecureRandom())
                 .callbackExecutor(callbacks)
                 .onStartedLeading(this::startReconcilers)
                 .onStoppedLeading(this::leadershipLost)
@@ -194,7 +203,8 @@ public class OperatorLeadership {
         }
         lost = true;
         Duration budget = stopBudget(config);
-        LOG.errorf("lost leadership of %s: stopping reconcilers (at most %d ms) and exiting with %d so the pod restarts",
+        LOG.errorf(
+                "lost leadership of %s: stopping reconcilers (at most %d ms) and exiting with %d so the pod restarts",
                 elector.lease(), budget.toMillis(), LOST_LEADERSHIP_EXIT_CODE);
         Thread stopper = daemon("tenure-reconcilers-stop").newThread(this::stopReconcilers);
         stopper.start();
@@ -204,7 +214,8 @@ public class OperatorLeadership {
             Thread.currentThread().interrupt();
         }
         if (stopper.isAlive()) {
-            LOG.errorf("reconcilers did not stop within %d ms: halting the JVM (exit %d) so no work outlives leadership",
+            LOG.errorf(
+                    "reconcilers did not stop within %d ms: halting the JVM (exit %d) so no work outlives leadership",
                     budget.toMillis(), LOST_LEADERSHIP_EXIT_CODE);
             halt.accept(LOST_LEADERSHIP_EXIT_CODE);
         }
@@ -221,7 +232,8 @@ public class OperatorLeadership {
      * Retry-After), and a request and connect timeout of half the margin, so an abandoned call ends on its own
      * long before a contender could take over. The elector bounds each call by its attempt's budget as well.
      */
-    static io.fabric8.kubernetes.client.Config electionClientConfig(io.fabric8.kubernetes.client.Config base, LeaderElectionConfig le) {
+    static io.fabric8.kubernetes.client.Config electionClientConfig(
+            io.fabric8.kubernetes.client.Config base, LeaderElectionConfig le) {
         Duration timeout = stopBudget(le);
         if (timeout.compareTo(Duration.ofMillis(500)) < 0) {
             throw new IllegalArgumentException("tenure.leader-election: leaseDuration (" + le.leaseDuration()
@@ -304,7 +316,8 @@ public class OperatorLeadership {
     static String defaultIdentity() {
         String host = Optional.ofNullable(System.getenv("POD_NAME"))
                 .or(() -> Optional.ofNullable(System.getenv("HOSTNAME")))
-                .filter(s -> !s.isBlank()).orElse("tenure");
+                .filter(s -> !s.isBlank())
+                .orElse("tenure");
         String alphabet = "bcdfghjklmnpqrstvwxz2456789";
         SecureRandom r = new SecureRandom();
         StringBuilder suffix = new StringBuilder();

@@ -15,11 +15,11 @@ public final class OperatorNamespace {
     static final Path SERVICE_ACCOUNT_NAMESPACE = Path.of("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
     static final String FALLBACK = "tenure-system";
 
-    private OperatorNamespace() {
-    }
+    private OperatorNamespace() {}
 
     public static String current() {
-        return Optional.ofNullable(System.getenv("POD_NAMESPACE")).filter(s -> !s.isBlank())
+        return Optional.ofNullable(System.getenv("POD_NAMESPACE"))
+                .filter(s -> !s.isBlank())
                 .or(OperatorNamespace::serviceAccountNamespace)
                 .orElse(FALLBACK);
     }
@@ -27,7 +27,8 @@ public final class OperatorNamespace {
     private static Optional<String> serviceAccountNamespace() {
         try {
             return Files.isReadable(SERVICE_ACCOUNT_NAMESPACE)
-                    ? Optional.of(Files.readString(SERVICE_ACCOUNT_NAMESPACE).trim()).filter(s -> !s.isEmpty())
+                    ? Optional.of(Files.readString(SERVICE_ACCOUNT_NAMESPACE).trim())
+                            .filter(s -> !s.isEmpty())
                     : Optional.empty();
         } catch (IOException e) {
             return Optional.empty();

@@ -6,7 +6,10 @@ import io.smallrye.config.ConfigMapping;
 @ConfigMapping(prefix = "tenure")
 public interface TenureConfig {
     MaintenanceConfig maintenance();
+
     CoordinationConfig coordination();
+
     LeaderElectionConfig leaderElection();
+
     HealthConfig health();
 }

@@ -1,9 +1,8 @@
 package dev.tenure.operator;
 
-import java.util.List;
-
 import io.quarkiverse.operatorsdk.annotations.CSVMetadata;
 import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
+import java.util.List;
 
 /**
  * The one source of the OLM ClusterServiceVersion metadata. Every reconciler lands in this bundle
@@ -18,29 +17,39 @@ import io.quarkiverse.operatorsdk.annotations.SharedCSVMetadata;
         name = TenureCsvMetadata.BUNDLE_NAME,
         displayName = "Tenure",
         description = TenureCsvMetadata.DESCRIPTION,
-        keywords = { "node", "maintenance", "drain", "cordon", "eviction", "lease", "leader election",
-                "LeaseCandidate", "medik8s" },
+        keywords = {
+            "node",
+            "maintenance",
+            "drain",
+            "cordon",
+            "eviction",
+            "lease",
+            "leader election",
+            "LeaseCandidate",
+            "medik8s"
+        },
         maturity = "alpha",
         minKubeVersion = "1.31.0",
         provider = @CSVMetadata.Provider(name = "Tenure", url = "https://tenure.dev"),
         maintainers = @CSVMetadata.Maintainer(name = "Tenure maintainers", email = "maintainers@tenure.dev"),
         links = {
-                @CSVMetadata.Link(name = "Documentation", url = "https://github.com/tenure-dev/tenure#readme"),
-                @CSVMetadata.Link(name = "Source", url = "https://github.com/tenure-dev/tenure")
+            @CSVMetadata.Link(name = "Documentation", url = "https://github.com/tenure-dev/tenure#readme"),
+            @CSVMetadata.Link(name = "Source", url = "https://github.com/tenure-dev/tenure")
         },
         // AllNamespaces only: NodeMaintenance is cluster-scoped and nodes are cluster-wide, so the
         // operator cannot do its job from inside a namespace subset.
         installModes = {
-                @CSVMetadata.InstallMode(type = "AllNamespaces", supported = true),
-                @CSVMetadata.InstallMode(type = "OwnNamespace", supported = false),
-                @CSVMetadata.InstallMode(type = "SingleNamespace", supported = false),
-                @CSVMetadata.InstallMode(type = "MultiNamespace", supported = false)
+            @CSVMetadata.InstallMode(type = "AllNamespaces", supported = true),
+            @CSVMetadata.InstallMode(type = "OwnNamespace", supported = false),
+            @CSVMetadata.InstallMode(type = "SingleNamespace", supported = false),
+            @CSVMetadata.InstallMode(type = "MultiNamespace", supported = false)
         },
-        annotations = @CSVMetadata.Annotations(
-                capabilities = "Basic Install",
-                categories = "OpenShift Optional",
-                repository = "https://github.com/tenure-dev/tenure",
-                almExamples = TenureCsvMetadata.ALM_EXAMPLES))
+        annotations =
+                @CSVMetadata.Annotations(
+                        capabilities = "Basic Install",
+                        categories = "OpenShift Optional",
+                        repository = "https://github.com/tenure-dev/tenure",
+                        almExamples = TenureCsvMetadata.ALM_EXAMPLES))
 public class TenureCsvMetadata implements SharedCSVMetadata {
 
     /** Bundle (and OLM package) name; equal to {@code quarkus.application.name}. */
@@ -97,16 +106,31 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
     public static final String OLM_WEBHOOK_CERT_DIR = "/tmp/k8s-webhook-server/serving-certs";
 
     /** The CSV {@code webhookdefinitions} entry for the NodeMaintenance validating webhook. */
-    public record WebhookDefinition(String generateName, String group, String version, String resource,
-            List<String> operations, String path, int containerPort, int targetPort,
-            String failurePolicy, int timeoutSeconds) {
-    }
+    public record WebhookDefinition(
+            String generateName,
+            String group,
+            String version,
+            String resource,
+            List<String> operations,
+            String path,
+            int containerPort,
+            int targetPort,
+            String failurePolicy,
+            int timeoutSeconds) {}
 
     // failurePolicy Fail: a NodeMaintenance that skipped validation could cordon a second
     // control-plane node; the webhook only covers nodemaintenances, so an outage blocks nothing else.
-    static final WebhookDefinition WEBHOOK = new WebhookDefinition("vnodemaintenance.tenure.dev",
-            "tenure.dev", "v1alpha1", "nodemaintenances", List.of("CREATE", "UPDATE"),
-            VALIDATING_WEBHOOK_PATH, 443, WEBHOOK_TARGET_PORT, "Fail", 10);
+    static final WebhookDefinition WEBHOOK = new WebhookDefinition(
+            "vnodemaintenance.tenure.dev",
+            "tenure.dev",
+            "v1alpha1",
+            "nodemaintenances",
+            List.of("CREATE", "UPDATE"),
+            VALIDATING_WEBHOOK_PATH,
+            443,
+            WEBHOOK_TARGET_PORT,
+            "Fail",
+            10);
 
     /** Which part of the resource a descriptor points into. */
     public enum Section {
@@ -115,9 +139,13 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
     }
 
     /** An OLM spec or status descriptor: what the console shows for one field of an owned CRD. */
-    public record Descriptor(String kind, Section section, String path, String displayName, String description,
-            List<String> xDescriptors) {
-    }
+    public record Descriptor(
+            String kind,
+            Section section,
+            String path,
+            String displayName,
+            String description,
+            List<String> xDescriptors) {}
 
     private static final String NM = "NodeMaintenance";
     private static final String TEXT = "urn:alm:descriptor:text";
@@ -129,34 +157,95 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
 
     /** Descriptors per owned kind; {@code path} is relative to spec or status (OLM convention). */
     static final List<Descriptor> DESCRIPTORS = List.of(
-            new Descriptor(NM, Section.SPEC, "nodeName", "Node",
-                    "The node to put into maintenance (immutable).", List.of(NODE)),
-            new Descriptor(NM, Section.SPEC, "reason", "Reason",
-                    "Why the node is in maintenance; shown in events and the node condition.", List.of(TEXT)),
-            new Descriptor(NM, Section.SPEC, "window", "Window",
-                    "Optional duration after which the maintenance ends by itself.", List.of(TEXT)),
-            new Descriptor(NM, Section.SPEC, "drain.timeout", "Drain timeout",
-                    "How long the drain may take before the maintenance fails.", List.of(TEXT)),
-            new Descriptor(NM, Section.SPEC, "handover.enabled", "Leader handover",
-                    "Move leadership of leases held on the node before draining it.", List.of(BOOLEAN)),
-            new Descriptor(NM, Section.STATUS, "phase", "Phase",
-                    "Pending, Waiting, Running, Succeeded, Failed or Ended.", List.of(PHASE)),
-            new Descriptor(NM, Section.STATUS, "drainProgress", "Drain progress",
-                    "Percentage of the pods to evict that are gone.", List.of(NUMBER)),
-            new Descriptor(NM, Section.STATUS, "totalpods", "Total pods",
-                    "Pods on the node when the drain started.", List.of(NUMBER)),
-            new Descriptor(NM, Section.STATUS, "evictionPods", "Pods to evict",
-                    "Pods the drain has to evict.", List.of(NUMBER)),
-            new Descriptor(NM, Section.STATUS, "pendingPods", "Pending pods",
-                    "Pods still to be evicted or to terminate, as namespace/name.", List.of()),
-            new Descriptor(NM, Section.STATUS, "lastError", "Last error",
-                    "The last error the maintenance ran into, if any.", List.of(TEXT)),
-            new Descriptor(NM, Section.STATUS, "conditions", "Conditions",
-                    "LeaseHeld, Cordoned, LeadersHandedOver and Drained.", List.of(CONDITIONS)));
+            new Descriptor(
+                    NM,
+                    Section.SPEC,
+                    "nodeName",
+                    "Node",
+                    "The node to put into maintenance (immutable).",
+                    List.of(NODE)),
+            new Descriptor(
+                    NM,
+                    Section.SPEC,
+                    "reason",
+                    "Reason",
+                    "Why the node is in maintenance; shown in events and the node condition.",
+                    List.of(TEXT)),
+            new Descriptor(
+                    NM,
+                    Section.SPEC,
+                    "window",
+                    "Window",
+                    "Optional duration after which the maintenance ends by itself.",
+                    List.of(TEXT)),
+            new Descriptor(
+                    NM,
+                    Section.SPEC,
+                    "drain.timeout",
+                    "Drain timeout",
+                    "How long the drain may take before the maintenance fails.",
+                    List.of(TEXT)),
+            new Descriptor(
+                    NM,
+                    Section.SPEC,
+                    "handover.enabled",
+                    "Leader handover",
+                    "Move leadership of leases held on the node before draining it.",
+                    List.of(BOOLEAN)),
+            new Descriptor(
+                    NM,
+                    Section.STATUS,
+                    "phase",
+                    "Phase",
+                    "Pending, Waiting, Running, Succeeded, Failed or Ended.",
+                    List.of(PHASE)),
+            new Descriptor(
+                    NM,
+                    Section.STATUS,
+                    "drainProgress",
+                    "Drain progress",
+                    "Percentage of the pods to evict that are gone.",
+                    List.of(NUMBER)),
+            new Descriptor(
+                    NM,
+                    Section.STATUS,
+                    "totalpods",
+                    "Total pods",
+                    "Pods on the node when the drain started.",
+                    List.of(NUMBER)),
+            new Descriptor(
+                    NM,
+                    Section.STATUS,
+                    "evictionPods",
+                    "Pods to evict",
+                    "Pods the drain has to evict.",
+                    List.of(NUMBER)),
+            new Descriptor(
+                    NM,
+                    Section.STATUS,
+                    "pendingPods",
+                    "Pending pods",
+                    "Pods still to be evicted or to terminate, as namespace/name.",
+                    List.of()),
+            new Descriptor(
+                    NM,
+                    Section.STATUS,
+                    "lastError",
+                    "Last error",
+                    "The last error the maintenance ran into, if any.",
+                    List.of(TEXT)),
+            new Descriptor(
+                    NM,
+                    Section.STATUS,
+                    "conditions",
+                    "Conditions",
+                    "LeaseHeld, Cordoned, LeadersHandedOver and Drained.",
+                    List.of(CONDITIONS)));
 
     /** Display name and description of each owned kind, keyed by kind. */
-    static final java.util.Map<String, String[]> OWNED_KINDS = java.util.Map.of(
-            NM, new String[] { "Node Maintenance",
-                    "Puts one node into maintenance: lease, cordon and taint, leader handover, drain; "
-                            + "undone when deleted or when its window ends." });
+    static final java.util.Map<String, String[]> OWNED_KINDS = java.util.Map.of(NM, new String[] {
+        "Node Maintenance",
+        "Puts one node into maintenance: lease, cordon and taint, leader handover, drain; "
+                + "undone when deleted or when its window ends."
+    });
 }

@@ -35,8 +35,7 @@ public final class WatchLiveness {
     }
 
     /** The probe's answer: live or not, with one detail per watch. */
-    record Verdict(boolean live, Map<String, String> details) {
-    }
+    record Verdict(boolean live, Map<String, String> details) {}
 
     private final Duration grace;
     private final Map<String, Instant> unhealthySince = new HashMap<>();
@@ -66,9 +65,14 @@ public final class WatchLiveness {
             boolean stopped = !w.running();
             boolean dead = stopped || down.compareTo(grace) > 0;
             live &= !dead;
-            details.put(w.name(), w.state() + " for " + down.toSeconds() + "s"
-                    + (stopped ? " (a stopped informer does not restart by itself)"
-                            : dead ? " (longer than tenure.health.watch-grace " + grace.toSeconds() + "s)" : ""));
+            details.put(
+                    w.name(),
+                    w.state() + " for " + down.toSeconds() + "s"
+                            + (stopped
+                                    ? " (a stopped informer does not restart by itself)"
+                                    : dead
+                                            ? " (longer than tenure.health.watch-grace " + grace.toSeconds() + "s)"
+                                            : ""));
         }
         unhealthySince.keySet().retainAll(seen); // a watch that went away (leadership ended) starts afresh
         return new Verdict(live, details);

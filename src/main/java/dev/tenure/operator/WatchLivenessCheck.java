@@ -36,8 +36,12 @@ public class WatchLivenessCheck implements HealthCheck {
     private final WatchLiveness liveness;
 
     @Inject
-    public WatchLivenessCheck(Operator operator, OperatorLeadership leadership,
-            Instance<CoordinationController> coordination, Instance<Clock> clocks, TenureConfig config) {
+    public WatchLivenessCheck(
+            Operator operator,
+            OperatorLeadership leadership,
+            Instance<CoordinationController> coordination,
+            Instance<Clock> clocks,
+            TenureConfig config) {
         this.operator = operator;
         this.leadership = leadership;
         this.coordination = coordination;
@@ -50,10 +54,11 @@ public class WatchLivenessCheck implements HealthCheck {
     public HealthCheckResponse call() {
         HealthCheckResponseBuilder b = HealthCheckResponse.named(NAME);
         if (!leadership.reconcilersStarted()) {
-            return b.up().withData("detail", "standing by: the leader runs the watches").build();
+            return b.up().withData("detail", "standing by: the leader runs the watches")
+                    .build();
         }
-        List<WatchLiveness.Watch> watches = new ArrayList<>(reconcilerWatches(operator.getRuntimeInfo()
-                .getRegisteredControllers()));
+        List<WatchLiveness.Watch> watches =
+                new ArrayList<>(reconcilerWatches(operator.getRuntimeInfo().getRegisteredControllers()));
         if (coordination.isResolvable()) {
             watches.addAll(informerWatches(coordination.get().informers()));
         }
@@ -66,8 +71,8 @@ public class WatchLivenessCheck implements HealthCheck {
     /** Plain fabric8 informers (the coordination controller's), one watch each. */
     static List<WatchLiveness.Watch> informerWatches(Map<String, ? extends SharedIndexInformer<?>> informers) {
         List<WatchLiveness.Watch> out = new ArrayList<>();
-        informers.forEach((name, informer) -> out.add(new WatchLiveness.Watch(name, informer.isRunning(),
-                informer.isWatching(), informer.hasSynced())));
+        informers.forEach((name, informer) -> out.add(
+                new WatchLiveness.Watch(name, informer.isRunning(), informer.isWatching(), informer.hasSynced())));
         return out;
     }
 
@@ -82,7 +87,9 @@ public class WatchLivenessCheck implements HealthCheck {
                 Map<String, InformerHealthIndicator> informers = indicator.informerHealthIndicators();
                 informers.forEach((namespace, i) -> out.add(new WatchLiveness.Watch(
                         name + "/" + source + (informers.size() > 1 ? "@" + namespace : ""),
-                        i.isRunning(), i.isWatching(), i.hasSynced())));
+                        i.isRunning(),
+                        i.isWatching(),
+                        i.hasSynced())));
             });
         }
         return out;

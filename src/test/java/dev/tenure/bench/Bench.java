@@ -23,365 +23,434 @@ import java.util.logging.Logger;
  */
 public final class Bench {
 
-  /** A row's body; may throw, and then the row is reported as failed with the cause. */
-  interface Row {
-    List<RowResult> run() throws Exception;
-  }
-
-  private final boolean quick;
-  private final long seed;
-
-  Bench(boolean quick, long seed) {
-    this.quick = quick;
-    this.seed = seed;
-  }
-
-  public static void main(String[] args) throws Exception {
-    // The electors log every transition at INFO; a bench with hundreds of them only wants warnings.
-    Logger.getLogger("").setLevel(Level.WARNING);
-    Logger.getLogger("dev.tenure").setLevel(Level.WARNING);
-    boolean quick = Boolean.getBoolean("tenure.bench.quick");
-    long seed = Long.getLong("tenure.bench.seed", 20261122L);
-    String only = System.getProperty("tenure.bench.rows", "");
-    Path out = Path.of(System.getProperty("tenure.bench.out", "bench/results.json"));
-    Bench bench = new Bench(quick, seed);
-    Instant started = Instant.now();
-    List<RowResult> rows = new ArrayList<>();
-    for (Map.Entry<String, Row> e : bench.rows().entrySet()) {
-      if (!only.isEmpty() && !List.of(only.split(",")).contains(e.getKey())) {
-        continue;
-      }
-      System.out.println("bench: row " + e.getKey() + " ...");
-      long t0 = System.nanoTime();
-      try {
-        rows.addAll(e.getValue().run());
-      } catch (Exception | AssertionError ex) {
-        ex.printStackTrace();
-        rows.add(RowResult.of(e.getKey(), "row " + e.getKey()).failed(String.valueOf(ex), (System.nanoTime() - t0) / 1e9));
-      }
+    /** A row's body; may throw, and then the row is reported as failed with the cause. */
+    interface Row {
+        List<RowResult> run() throws Exception;
     }
-    String table = BenchTable.render(rows);
-    System.out.println();
-    System.out.println(table);
-    Map<String, Object> json = new LinkedHashMap<>();
-    json.put("started", started.toString());
-    json.put("seconds", Duration.between(started, Instant.now()).toSeconds());
-    json.put("quick", quick);
-    json.put("seed", seed);
-    json.put("machine", Map.of("cpus", Runtime.getRuntime().availableProcessors(),
-        "java", System.getProperty("java.version"), "os", System.getProperty("os.name") + " "
-            + System.getProperty("os.arch")));
-    json.put("rows", rows);
-    if (out.getParent() != null) {
-      Files.createDirectories(out.getParent());
+
+    private final boolean quick;
+    private final long seed;
+
+    Bench(boolean quick, long seed) {
+        this.quick = quick;
+        this.seed = seed;
     }
-    new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), json);
-    System.out.println("bench: wrote " + out.toAbsolutePath());
-    System.exit(rows.stream().anyMatch(r -> r.status().equals("failed")) ? 1 : 0);
-  }
 
-  Map<String, Row> rows() {
-    Map<String, Row> rows = new LinkedHashMap<>();
-    rows.put("1", this::failover);
-    rows.put("2", this::plannedHandover);
-    rows.put("3", this::steadyLeaderCost);
-    rows.put("4", this::drain);
-    rows.put("5", this::fleet);
-    rows.put("6", this::footprint);
-    return rows;
-  }
-
-  private int electionTrials() {
-    return quick ? 5 : 20;
-  }
-
-  private List<ElectionProfile> electionProfiles() {
-    return quick ? List.of(ElectionProfile.SCALED) : List.of(ElectionProfile.DEFAULT, ElectionProfile.SCALED);
-  }
-
-  /** Crash gaps per profile, measured once: row 1 reports them, row 2 uses Tenure's as client-go's default. */
-  private final Map<ElectionProfile, Map<BenchElector.Kind, Samples>> crashGaps = new LinkedHashMap<>();
-  private final Map<ElectionProfile, Double> crashSeconds = new LinkedHashMap<>();
-
-  private Map<BenchElector.Kind, Samples> crashGaps(FailoverBench bench, ElectionProfile p) throws Exception {
-    if (!crashGaps.containsKey(p)) {
-      long t0 = System.nanoTime();
-      crashGaps.put(p, bench.run(p, FailoverBench.Exit.CRASH, electionTrials()));
-      crashSeconds.put(p, (System.nanoTime() - t0) / 1e9);
-    }
-    return crashGaps.get(p);
-  }
-
-  private List<RowResult> failover() throws Exception {
-    List<RowResult> out = new ArrayList<>();
-    try (EmulatedCluster cluster = EmulatedCluster.start()) {
-      cluster.seed().namespace(FailoverBench.NAMESPACE);
-      FailoverBench bench = new FailoverBench(cluster.client(), seed);
-      for (ElectionProfile p : electionProfiles()) {
-        var crash = crashGaps(bench, p);
-        out.add(gapRow("1", "Leader failover after a crash (" + p.name() + ")", crash, electionTrials(),
-            crashSeconds.get(p), "crash = elector stopped without release (fabric8: releaseOnCancel=false, future cancelled)"));
-      }
-      if (quick) {
-        out.add(RowResult.of("1", "Leader failover after a crash (15s/10s/2s)")
-            .skipped("quick mode runs the scaled profile only"));
-      }
-    }
-    return out;
-  }
-
-  static final String MAINTENANCE_AWARE = "Tenure maintenance-aware handover (preferredHolder via coordination controller)";
-  static final String RELEASE_ON_STOP = "release on stop";
-
-  /**
-   * Row 2: release on stop (Tenure, fabric8 releaseOnCancel) and client-go's default (no release: Tenure's crash gap
-   * of row 1, measured here when row 1 did not run), plus the maintenance-aware handover through the coordination
-   * controller.
-   */
-  private List<RowResult> plannedHandover() throws Exception {
-    int trials = electionTrials();
-    List<RowResult> out = new ArrayList<>();
-    // 2 nodes per maintenance-aware trial: their kubelets renew node leases every 10 s, not every 200 ms, so that
-    // 40 nodes' heartbeats do not load the emulator during the measurement
-    try (EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests()
-        .nodeLeaseRenewInterval(Duration.ofSeconds(10)))) {
-      cluster.seed().namespace(FailoverBench.NAMESPACE);
-      FailoverBench bench = new FailoverBench(cluster.client(), seed);
-      try (CoordinatedHandoverBench coordinated = new CoordinatedHandoverBench(cluster, seed)) {
-        for (ElectionProfile p : electionProfiles()) {
-          long t0 = System.nanoTime();
-          var planned = bench.run(p, FailoverBench.Exit.PLANNED_STOP, trials);
-          CoordinatedHandoverBench.Result handover = coordinated.run(p, trials);
-          Samples tenureExpiry = crashGaps(bench, p).get(BenchElector.Kind.TENURE);
-          double seconds = (System.nanoTime() - t0) / 1e9;
-          RowResult.Builder row = RowResult.of("2", "Planned handover gap (" + p.name() + ")");
-          Samples ma = handover.gaps();
-          row.measure(MAINTENANCE_AWARE, "median gap", ma.medianMillis(), "ms")
-              .measure(MAINTENANCE_AWARE, "p95 gap", ma.p95Millis(), "ms")
-              .measure(MAINTENANCE_AWARE, "median request to new leader", handover.requestToLeader().medianMillis(), "ms")
-              .measure(MAINTENANCE_AWARE, "p95 request to new leader", handover.requestToLeader().p95Millis(), "ms")
-              .measure(MAINTENANCE_AWARE, "trials", ma.count(), "");
-          if (ma.failures() > 0) {
-            row.measure(MAINTENANCE_AWARE, "failed trials", ma.failures(), "")
-                .note(MAINTENANCE_AWARE + ": " + ma.failures() + " trial(s) produced no new leader within their bound");
-          }
-          for (var e : planned.entrySet()) {
-            Samples s = e.getValue();
-            String subject = e.getKey().label + " " + RELEASE_ON_STOP;
-            row.measure(subject, "median gap", s.medianMillis(), "ms")
-                .measure(subject, "p95 gap", s.p95Millis(), "ms")
-                .measure(subject, "trials", s.count(), "");
-            if (s.failures() > 0) {
-              row.measure(subject, "failed trials", s.failures(), "")
-                  .note(subject + ": " + s.failures() + " trial(s) produced no new leader within their bound");
+    public static void main(String[] args) throws Exception {
+        // The electors log every transition at INFO; a bench with hundreds of them only wants warnings.
+        Logger.getLogger("").setLevel(Level.WARNING);
+        Logger.getLogger("dev.tenure").setLevel(Level.WARNING);
+        boolean quick = Boolean.getBoolean("tenure.bench.quick");
+        long seed = Long.getLong("tenure.bench.seed", 20261122L);
+        String only = System.getProperty("tenure.bench.rows", "");
+        Path out = Path.of(System.getProperty("tenure.bench.out", "bench/results.json"));
+        Bench bench = new Bench(quick, seed);
+        Instant started = Instant.now();
+        List<RowResult> rows = new ArrayList<>();
+        for (Map.Entry<String, Row> e : bench.rows().entrySet()) {
+            if (!only.isEmpty() && !List.of(only.split(",")).contains(e.getKey())) {
+                continue;
             }
-          }
-          row.measure("client-go default (no release)", "median gap", tenureExpiry.medianMillis(), "ms")
-              .measure("client-go default (no release)", "p95 gap", tenureExpiry.p95Millis(), "ms");
-          Samples t = planned.get(BenchElector.Kind.TENURE);
-          Samples f = planned.get(BenchElector.Kind.FABRIC8);
-          row.ratio(f.medianMillis() / t.medianMillis(), "fabric8 median / Tenure median (release on stop)")
-              .note("fabric8 release-on-stop median / Tenure maintenance-aware median: "
-                  + fmt(f.medianMillis() / ma.medianMillis()))
-              .note("maintenance-aware: " + trials + " trials started " + CoordinatedHandoverBench.STAGGER.toMillis()
-                  + " ms apart, each on a fresh Lease with two election-core Candidates (coordinated electors, "
-                  + "strategy tenure.dev/MaintenanceAware) labelled tenure.dev/node on their own two emulated nodes, "
-                  + "elected by CoordinationController (upstream timing, built without Quarkus); once the candidates' "
-                  + "renewTime is older than the 5 s ping window (so the controller pings and waits for acks, as in a "
-                  + "cluster where candidates renew every 5 min), at a random phase of the holder's renew cycle, the "
-                  + "trial cordons and taints the holder's node and calls the NodeMaintenance handover step "
-                  + "(CoordinatedLeadershipHandover.handOver); gap = old leader's onStoppedLeading to new leader's "
-                  + "onStartedLeading; request to new leader = from the handOver call")
-              .note("release on stop: " + trials + " trials per implementation, run concurrently on distinct leases; "
-                  + "gap = stop() call to the contender's onStartedLeading; Tenure: LeaderElector.stop() releases and "
-                  + "the contender takes the lease on the release's watch event; fabric8: releaseOnCancel=true and "
-                  + "the future cancelled (the contender notices at its next retry)")
-              .note("client-go default = holder stops renewing and the lease expires (ReleaseOnCancel=false): the "
-                  + "Tenure crash figures of row 1 on this profile (Tenure's elector is client-go parity)");
-          if (p == ElectionProfile.DEFAULT) {
-            row.note("goal: maintenance-aware handover median < 1 s on the 15 s profile");
-          }
-          out.add(row.ok(seconds));
+            System.out.println("bench: row " + e.getKey() + " ...");
+            long t0 = System.nanoTime();
+            try {
+                rows.addAll(e.getValue().run());
+            } catch (Exception | AssertionError ex) {
+                ex.printStackTrace();
+                rows.add(RowResult.of(e.getKey(), "row " + e.getKey())
+                        .failed(String.valueOf(ex), (System.nanoTime() - t0) / 1e9));
+            }
         }
-      }
-    }
-    if (quick) {
-      out.add(RowResult.of("2", "Planned handover gap (15s/10s/2s)").skipped("quick mode runs the scaled profile only"));
-    }
-    return out;
-  }
-
-  private static RowResult gapRow(String id, String title, Map<BenchElector.Kind, Samples> gaps, int trials,
-      double seconds, String how) {
-    RowResult.Builder row = RowResult.of(id, title);
-    addGaps(row, gaps);
-    Samples t = gaps.get(BenchElector.Kind.TENURE);
-    Samples f = gaps.get(BenchElector.Kind.FABRIC8);
-    return row.ratio(f.medianMillis() / t.medianMillis(), "fabric8 median / Tenure median")
-        .note(trials + " trials per implementation, run concurrently on distinct leases; leader stopped at a "
-            + "random phase of its renew cycle after the contender had seen it")
-        .note(how).ok(seconds);
-  }
-
-  private static void addGaps(RowResult.Builder row, Map<BenchElector.Kind, Samples> gaps) {
-    for (var e : gaps.entrySet()) {
-      Samples s = e.getValue();
-      row.measure(e.getKey().label, "median gap", s.medianMillis(), "ms")
-          .measure(e.getKey().label, "p95 gap", s.p95Millis(), "ms")
-          .measure(e.getKey().label, "trials", s.count(), "");
-      if (s.failures() > 0) {
-        row.measure(e.getKey().label, "failed trials", s.failures(), "")
-            .note(e.getKey().label + ": " + s.failures() + " trial(s) produced no new leader within their bound");
-      }
-    }
-  }
-
-  private List<RowResult> steadyLeaderCost() throws Exception {
-    try (EmulatedCluster cluster = EmulatedCluster.start()) {
-      cluster.seed().namespace(FailoverBench.NAMESPACE);
-      return List.of(new SteadyLeaderCostBench(cluster).run(Duration.ofSeconds(quick ? 10 : 30)));
-    }
-  }
-
-  private List<RowResult> drain() throws Exception {
-    List<RowResult> out = new ArrayList<>();
-    List<DrainBench.Variant> variants = DrainBench.variants();
-    DrainBench.Case fast = new DrainBench.Case(false, DrainBench.TERMINATION);
-    DrainBench.Case budgets = new DrainBench.Case(true, DrainBench.TERMINATION);
-    DrainBench.Case realistic = new DrainBench.Case(false, DrainBench.REALISTIC_TERMINATION);
-    // The operator is a long-running JVM; kubectl a native binary. One untimed drain warms the JIT first, or the
-    // first Tenure variant pays for class loading and compilation (about 2 s of its 4 s on these machines).
-    DrainBench.time(variants.get(0), fast);
-    for (DrainBench.Case c : quick ? List.of(fast) : List.of(fast, budgets, realistic)) {
-      long t0 = System.nanoTime();
-      RowResult.Builder row = RowResult.of("4", "Drain of one node, " + DrainBench.PODS + " pods, "
-          + (c.pdb() ? "PDB maxUnavailable 1 per Deployment" : "no PDB") + ", pods stop in "
-          + c.termination().toSeconds() + " s");
-      // With pods stopping in 1 s and no PDB each variant runs alone (they are CPU-bound on 2 cores); otherwise
-      // every variant mostly waits (the 5 s eviction retry delay, the grace period), so they run at once.
-      List<DrainBench.Timing> timings;
-      boolean concurrent = c != fast || quick;
-      if (concurrent) {
-        timings = DrainBench.timeConcurrently(variants, c);
-      } else {
-        timings = new ArrayList<>();
-        for (DrainBench.Variant v : variants) {
-          timings.add(DrainBench.time(v, c));
+        String table = BenchTable.render(rows);
+        System.out.println();
+        System.out.println(table);
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("started", started.toString());
+        json.put("seconds", Duration.between(started, Instant.now()).toSeconds());
+        json.put("quick", quick);
+        json.put("seed", seed);
+        json.put(
+                "machine",
+                Map.of(
+                        "cpus",
+                        Runtime.getRuntime().availableProcessors(),
+                        "java",
+                        System.getProperty("java.version"),
+                        "os",
+                        System.getProperty("os.name") + " " + System.getProperty("os.arch")));
+        json.put("rows", rows);
+        if (out.getParent() != null) {
+            Files.createDirectories(out.getParent());
         }
-      }
-      for (int i = 0; i < variants.size(); i++) {
-        row.measure(variants.get(i).label(), "time to drained", timings.get(i).drainedSeconds(), "s")
-            .measure(variants.get(i).label(), "time to last eviction sent", timings.get(i).lastEvictionSeconds(), "s");
-      }
-      if (c == fast) {
-        row.measure("emulator floor", DrainBench.PODS + " sequential evictions (grace 0)", DrainBench.floorSeconds(),
-            "s");
-      }
-      if (DrainBench.kubectlPresent()) {
-        DrainBench.Timing kubectl = timings.get(labels(variants).indexOf(DrainBench.KUBECTL_DRAIN));
-        DrainBench.Timing tenure = timings.get(labels(variants).indexOf(DrainBench.TENURE_DEFAULTS));
-        row.ratio(kubectl.drainedSeconds() / tenure.drainedSeconds(), "kubectl drain time / Tenure (defaults) time")
-            .note(String.format(Locale.ROOT, "last eviction sent: kubectl %.1f s, Tenure %.1f s (%.0fx); the time to "
-                    + "drained adds the pods' own stopping time, the same for both", kubectl.lastEvictionSeconds(),
-                tenure.lastEvictionSeconds(), kubectl.lastEvictionSeconds() / tenure.lastEvictionSeconds()));
-      } else {
-        row.note("kubectl drain: skipped, " + DrainBench.KUBECTL + " is absent");
-      }
-      row.note(DrainBench.DEPLOYMENTS + " Deployments x " + DrainBench.PODS_PER_DEPLOYMENT + " pods on one node, each pod "
-              + "terminating " + c.termination().toSeconds() + " s after its eviction; time = first API call to all "
-              + "pods gone (both include the cordon; Tenure also takes its node lease); last eviction sent = first API "
-              + "call to the last eviction request the API server received")
-          .note("Tenure = MaintenanceMachine driven directly (no Quarkus), honouring each step's requeueAfter as the "
-              + "reconciler does: one batch of eviction-parallelism evictions per step, the next batch at once, then "
-              + "looks at the terminating pods after 250 ms, 500 ms, 1 s, then every drain-poll-interval (2 s)")
-          .note("one untimed Tenure drain ran first to warm the JIT (the operator is a long-running process)")
-          .note("kubectl drain --ignore-daemonsets --delete-emptydir-data --force via the emulator's kubeconfig; "
-              + "kubectl is paced by client-go's client-side rate limit (5 requests/s)"
-              + (c.pdb() ? "; both retry a PDB-refused eviction after 5 s (kubectl's fixed delay, Tenure's default "
-                  + "evictionRetryDelay)" : "")
-              + (concurrent ? "; variants ran concurrently on separate clusters" : ""));
-      if (quick) {
-        row.note("quick mode: the PDB and 30 s cases are skipped");
-      }
-      out.add(row.ok((System.nanoTime() - t0) / 1e9));
+        new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValue(out.toFile(), json);
+        System.out.println("bench: wrote " + out.toAbsolutePath());
+        System.exit(rows.stream().anyMatch(r -> r.status().equals("failed")) ? 1 : 0);
     }
-    return out;
-  }
 
-  private List<RowResult> fleet() throws Exception {
-    int nodes = quick ? 40 : 200;
-    int pods = 30;
-    int maintenances = quick ? 10 : 50;
-    Duration termination = Duration.ofSeconds(2);
-    long t0 = System.nanoTime();
-    FleetBench bench = new FleetBench(nodes, pods, maintenances, termination);
-    RowResult.Builder row = RowResult.of("5", "Fleet: " + nodes + " nodes x " + pods + " pods, " + maintenances
-        + " NodeMaintenances at once");
-    String serialLabel = "serial, one node at a time (medik8s NMO model)";
-    String tenureLabel = "Tenure (" + maintenances + " reconcile threads, all at once)";
-    FleetBench.Result serial = bench.serial(Duration.ofMinutes(15));
-    FleetBench.Result parallel = bench.concurrent(maintenances, Duration.ofMinutes(3));
-    Map<String, FleetBench.Result> results = new LinkedHashMap<>();
-    results.put(serialLabel, serial);
-    results.put(tenureLabel, parallel);
-    for (var e : results.entrySet()) {
-      FleetBench.Result r = e.getValue();
-      row.measure(e.getKey(), "time to all settled", r.seconds(), "s")
-          .measure(e.getKey(), "API requests", r.requests(), "")
-          .measure(e.getKey(), "API requests per evicted pod", r.requests() / (double) (maintenances * pods), "")
-          .measure(e.getKey(), "peak heap growth", r.peakHeapMiB(), "MiB")
-          .measure(e.getKey(), "Succeeded", r.succeeded(), "")
-          .measure(e.getKey(), "Failed", r.failed(), "");
+    Map<String, Row> rows() {
+        Map<String, Row> rows = new LinkedHashMap<>();
+        rows.put("1", this::failover);
+        rows.put("2", this::plannedHandover);
+        rows.put("3", this::steadyLeaderCost);
+        rows.put("4", this::drain);
+        rows.put("5", this::fleet);
+        rows.put("6", this::footprint);
+        return rows;
     }
-    row.measure("emulator", "one spec.nodeName pod list (" + pods + " of " + nodes * pods + " pods), before the run",
-        serial.listMillis(), "ms");
-    return List.of(row.ratio(serial.seconds() / parallel.seconds(), "serial time / Tenure time")
-        .note(nodes * pods + " pods, " + pods + " on every node (one Deployment per node); the maintenances drain "
-            + maintenances + " of the nodes (" + maintenances * pods + " evictions); pods terminate in "
-            + termination.toSeconds() + " s after their eviction (a grace period of seconds)")
-        .note("serial = medik8s NMO's model: its one reconcile thread runs kubectl's drain helper for one node to "
-            + "the end, then takes the next; here the same MaintenanceMachine is driven to Succeeded node after node "
-            + "on one thread (the same per-node drain as Tenure's, only serialised: never slower per node than NMO)")
-        .note("Tenure = MaintenanceMachine instances driven by a scheduled pool standing in for JOSDK's reconcile "
-            + "threads (one per maintenance; quarkus-operator-sdk's default pool is 50), not the full Quarkus app; one shared "
-            + "eviction pool of 10; defaults otherwise (eviction-parallelism 10, drain-poll-interval 2 s)")
-        .note("peak heap growth = peak used heap of the bench JVM during the run minus the used heap after a GC "
-            + "before it; the emulated API server is in the same JVM, so this bounds the machine's own cost from above")
-        .note("API requests = every request the emulated API server received during the run (the simulated "
-            + "kubelets write its store directly, so these are the maintenances' own)")
-        .note("emulated cluster: CRUD store indexed by resource, name and spec.nodeName; simulated kubelets renew "
-            + "node leases every 10 s (the kubelet's interval)")
-        .ok((System.nanoTime() - t0) / 1e9));
-  }
 
-  private static List<String> labels(List<DrainBench.Variant> variants) {
-    return variants.stream().map(DrainBench.Variant::label).toList();
-  }
-
-  private List<RowResult> footprint() throws Exception {
-    RowResult.Builder row = RowResult.of("6", "Operator footprint (packaged jar, JVM mode)");
-    if (!FootprintBench.jarPresent()) {
-      return List.of(row.skipped(FootprintBench.JAR + " is absent: run ./mvnw package -DskipTests (make bench does)"));
+    private int electionTrials() {
+        return quick ? 5 : 20;
     }
-    long t0 = System.nanoTime();
-    Duration settle = Duration.ofSeconds(quick ? 3 : 10);
-    FootprintBench.Result r = FootprintBench.run(settle);
-    return List.of(row.measure("Tenure", "time to ready", r.secondsToReady(), "s")
-        .measure("Tenure", "RSS at ready", r.rssAtReadyMiB(), "MiB")
-        .measure("Tenure", "RSS after " + settle.toSeconds() + " s", r.rssSettledMiB(), "MiB")
-        .measure("Tenure", "peak RSS (VmHWM)", r.hwmMiB(), "MiB")
-        .note("java -jar target/quarkus-app/quarkus-run.jar with default JVM flags (no -Xmx), pointed at an "
-            + "emulated cluster seeded with the make-run demo and the generated CRDs; time = process start to /q/health/ready 200; RSS from "
-            + "/proc/<pid>/status")
-        .note("no peer figure: medik8s' operator is Go and not runnable here; the ratio column is empty")
-        .ok((System.nanoTime() - t0) / 1e9));
-  }
 
-  static String fmt(double v) {
-    if (Double.isNaN(v)) {
-      return "n/a";
+    private List<ElectionProfile> electionProfiles() {
+        return quick ? List.of(ElectionProfile.SCALED) : List.of(ElectionProfile.DEFAULT, ElectionProfile.SCALED);
     }
-    return Math.abs(v) >= 100 || v == Math.rint(v) ? String.format(Locale.ROOT, "%.0f", v)
-        : String.format(Locale.ROOT, "%.2f", v);
-  }
+
+    /** Crash gaps per profile, measured once: row 1 reports them, row 2 uses Tenure's as client-go's default. */
+    private final Map<ElectionProfile, Map<BenchElector.Kind, Samples>> crashGaps = new LinkedHashMap<>();
+
+    private final Map<ElectionProfile, Double> crashSeconds = new LinkedHashMap<>();
+
+    private Map<BenchElector.Kind, Samples> crashGaps(FailoverBench bench, ElectionProfile p) throws Exception {
+        if (!crashGaps.containsKey(p)) {
+            long t0 = System.nanoTime();
+            crashGaps.put(p, bench.run(p, FailoverBench.Exit.CRASH, electionTrials()));
+            crashSeconds.put(p, (System.nanoTime() - t0) / 1e9);
+        }
+        return crashGaps.get(p);
+    }
+
+    private List<RowResult> failover() throws Exception {
+        List<RowResult> out = new ArrayList<>();
+        try (EmulatedCluster cluster = EmulatedCluster.start()) {
+            cluster.seed().namespace(FailoverBench.NAMESPACE);
+            FailoverBench bench = new FailoverBench(cluster.client(), seed);
+            for (ElectionProfile p : electionProfiles()) {
+                var crash = crashGaps(bench, p);
+                out.add(gapRow(
+                        "1",
+                        "Leader failover after a crash (" + p.name() + ")",
+                        crash,
+                        electionTrials(),
+                        crashSeconds.get(p),
+                        "crash = elector stopped without release (fabric8: releaseOnCancel=false, future cancelled)"));
+            }
+            if (quick) {
+                out.add(RowResult.of("1", "Leader failover after a crash (15s/10s/2s)")
+                        .skipped("quick mode runs the scaled profile only"));
+            }
+        }
+        return out;
+    }
+
+    static final String MAINTENANCE_AWARE =
+            "Tenure maintenance-aware handover (preferredHolder via coordination controller)";
+    static final String RELEASE_ON_STOP = "release on stop";
+
+    /**
+     * Row 2: release on stop (Tenure, fabric8 releaseOnCancel) and client-go's default (no release: Tenure's crash gap
+     * of row 1, measured here when row 1 did not run), plus the maintenance-aware handover through the coordination
+     * controller.
+     */
+    private List<RowResult> plannedHandover() throws Exception {
+        int trials = electionTrials();
+        List<RowResult> out = new ArrayList<>();
+        // 2 nodes per maintenance-aware trial: their kubelets renew node leases every 10 s, not every 200 ms, so that
+        // 40 nodes' heartbeats do not load the emulator during the measurement
+        try (EmulatedCluster cluster = EmulatedCluster.start(
+                EmulatedCluster.Options.forTests().nodeLeaseRenewInterval(Duration.ofSeconds(10)))) {
+            cluster.seed().namespace(FailoverBench.NAMESPACE);
+            FailoverBench bench = new FailoverBench(cluster.client(), seed);
+            try (CoordinatedHandoverBench coordinated = new CoordinatedHandoverBench(cluster, seed)) {
+                for (ElectionProfile p : electionProfiles()) {
+                    long t0 = System.nanoTime();
+                    var planned = bench.run(p, FailoverBench.Exit.PLANNED_STOP, trials);
+                    CoordinatedHandoverBench.Result handover = coordinated.run(p, trials);
+                    Samples tenureExpiry = crashGaps(bench, p).get(BenchElector.Kind.TENURE);
+                    double seconds = (System.nanoTime() - t0) / 1e9;
+                    RowResult.Builder row = RowResult.of("2", "Planned handover gap (" + p.name() + ")");
+                    Samples ma = handover.gaps();
+                    row.measure(MAINTENANCE_AWARE, "median gap", ma.medianMillis(), "ms")
+                            .measure(MAINTENANCE_AWARE, "p95 gap", ma.p95Millis(), "ms")
+                            .measure(
+                                    MAINTENANCE_AWARE,
+                                    "median request to new leader",
+                                    handover.requestToLeader().medianMillis(),
+                                    "ms")
+                            .measure(
+                                    MAINTENANCE_AWARE,
+                                    "p95 request to new leader",
+                                    handover.requestToLeader().p95Millis(),
+                                    "ms")
+                            .measure(MAINTENANCE_AWARE, "trials", ma.count(), "");
+                    if (ma.failures() > 0) {
+                        row.measure(MAINTENANCE_AWARE, "failed trials", ma.failures(), "")
+                                .note(MAINTENANCE_AWARE + ": " + ma.failures()
+                                        + " trial(s) produced no new leader within their bound");
+                    }
+                    for (var e : planned.entrySet()) {
+                        Samples s = e.getValue();
+                        String subject = e.getKey().label + " " + RELEASE_ON_STOP;
+                        row.measure(subject, "median gap", s.medianMillis(), "ms")
+                                .measure(subject, "p95 gap", s.p95Millis(), "ms")
+                                .measure(subject, "trials", s.count(), "");
+                        if (s.failures() > 0) {
+                            row.measure(subject, "failed trials", s.failures(), "")
+                                    .note(subject + ": " + s.failures()
+                                            + " trial(s) produced no new leader within their bound");
+                        }
+                    }
+                    row.measure("client-go default (no release)", "median gap", tenureExpiry.medianMillis(), "ms")
+                            .measure("client-go default (no release)", "p95 gap", tenureExpiry.p95Millis(), "ms");
+                    Samples t = planned.get(BenchElector.Kind.TENURE);
+                    Samples f = planned.get(BenchElector.Kind.FABRIC8);
+                    row.ratio(f.medianMillis() / t.medianMillis(), "fabric8 median / Tenure median (release on stop)")
+                            .note("fabric8 release-on-stop median / Tenure maintenance-aware median: "
+                                    + fmt(f.medianMillis() / ma.medianMillis()))
+                            .note("maintenance-aware: " + trials + " trials started "
+                                    + CoordinatedHandoverBench.STAGGER.toMillis()
+                                    + " ms apart, each on a fresh Lease with two election-core Candidates (coordinated electors, "
+                                    + "strategy tenure.dev/MaintenanceAware) labelled tenure.dev/node on their own two emulated nodes, "
+                                    + "elected by CoordinationController (upstream timing, built without Quarkus); once the candidates' "
+                                    + "renewTime is older than the 5 s ping window (so the controller pings and waits for acks, as in a "
+                                    + "cluster where candidates renew every 5 min), at a random phase of the holder's renew cycle, the "
+                                    + "trial cordons and taints the holder's node and calls the NodeMaintenance handover step "
+                                    + "(CoordinatedLeadershipHandover.handOver); gap = old leader's onStoppedLeading to new leader's "
+                                    + "onStartedLeading; request to new leader = from the handOver call")
+                            .note("release on stop: " + trials
+                                    + " trials per implementation, run concurrently on distinct leases; "
+                                    + "gap = stop() call to the contender's onStartedLeading; Tenure: LeaderElector.stop() releases and "
+                                    + "the contender takes the lease on the release's watch event; fabric8: releaseOnCancel=true and "
+                                    + "the future cancelled (the contender notices at its next retry)")
+                            .note(
+                                    "client-go default = holder stops renewing and the lease expires (ReleaseOnCancel=false): the "
+                                            + "Tenure crash figures of row 1 on this profile (Tenure's elector is client-go parity)");
+                    if (p == ElectionProfile.DEFAULT) {
+                        row.note("goal: maintenance-aware handover median < 1 s on the 15 s profile");
+                    }
+                    out.add(row.ok(seconds));
+                }
+            }
+        }
+        if (quick) {
+            out.add(RowResult.of("2", "Planned handover gap (15s/10s/2s)")
+                    .skipped("quick mode runs the scaled profile only"));
+        }
+        return out;
+    }
+
+    private static RowResult gapRow(
+            String id, String title, Map<BenchElector.Kind, Samples> gaps, int trials, double seconds, String how) {
+        RowResult.Builder row = RowResult.of(id, title);
+        addGaps(row, gaps);
+        Samples t = gaps.get(BenchElector.Kind.TENURE);
+        Samples f = gaps.get(BenchElector.Kind.FABRIC8);
+        return row.ratio(f.medianMillis() / t.medianMillis(), "fabric8 median / Tenure median")
+                .note(trials + " trials per implementation, run concurrently on distinct leases; leader stopped at a "
+                        + "random phase of its renew cycle after the contender had seen it")
+                .note(how)
+                .ok(seconds);
+    }
+
+    private static void addGaps(RowResult.Builder row, Map<BenchElector.Kind, Samples> gaps) {
+        for (var e : gaps.entrySet()) {
+            Samples s = e.getValue();
+            row.measure(e.getKey().label, "median gap", s.medianMillis(), "ms")
+                    .measure(e.getKey().label, "p95 gap", s.p95Millis(), "ms")
+                    .measure(e.getKey().label, "trials", s.count(), "");
+            if (s.failures() > 0) {
+                row.measure(e.getKey().label, "failed trials", s.failures(), "")
+                        .note(e.getKey().label + ": " + s.failures()
+                                + " trial(s) produced no new leader within their bound");
+            }
+        }
+    }
+
+    private List<RowResult> steadyLeaderCost() throws Exception {
+        try (EmulatedCluster cluster = EmulatedCluster.start()) {
+            cluster.seed().namespace(FailoverBench.NAMESPACE);
+            return List.of(new SteadyLeaderCostBench(cluster).run(Duration.ofSeconds(quick ? 10 : 30)));
+        }
+    }
+
+    private List<RowResult> drain() throws Exception {
+        List<RowResult> out = new ArrayList<>();
+        List<DrainBench.Variant> variants = DrainBench.variants();
+        DrainBench.Case fast = new DrainBench.Case(false, DrainBench.TERMINATION);
+        DrainBench.Case budgets = new DrainBench.Case(true, DrainBench.TERMINATION);
+        DrainBench.Case realistic = new DrainBench.Case(false, DrainBench.REALISTIC_TERMINATION);
+        // The operator is a long-running JVM; kubectl a native binary. One untimed drain warms the JIT first, or the
+        // first Tenure variant pays for class loading and compilation (about 2 s of its 4 s on these machines).
+        DrainBench.time(variants.get(0), fast);
+        for (DrainBench.Case c : quick ? List.of(fast) : List.of(fast, budgets, realistic)) {
+            long t0 = System.nanoTime();
+            RowResult.Builder row = RowResult.of(
+                    "4",
+                    "Drain of one node, " + DrainBench.PODS + " pods, "
+                            + (c.pdb() ? "PDB maxUnavailable 1 per Deployment" : "no PDB") + ", pods stop in "
+                            + c.termination().toSeconds() + " s");
+            // With pods stopping in 1 s and no PDB each variant runs alone (they are CPU-bound on 2 cores); otherwise
+            // every variant mostly waits (the 5 s eviction retry delay, the grace period), so they run at once.
+            List<DrainBench.Timing> timings;
+            boolean concurrent = c != fast || quick;
+            if (concurrent) {
+                timings = DrainBench.timeConcurrently(variants, c);
+            } else {
+                timings = new ArrayList<>();
+                for (DrainBench.Variant v : variants) {
+                    timings.add(DrainBench.time(v, c));
+                }
+            }
+            for (int i = 0; i < variants.size(); i++) {
+                row.measure(
+                                variants.get(i).label(),
+                                "time to drained",
+                                timings.get(i).drainedSeconds(),
+                                "s")
+                        .measure(
+                                variants.get(i).label(),
+                                "time to last eviction sent",
+                                timings.get(i).lastEvictionSeconds(),
+                                "s");
+            }
+            if (c == fast) {
+                row.measure(
+                        "emulator floor",
+                        DrainBench.PODS + " sequential evictions (grace 0)",
+                        DrainBench.floorSeconds(),
+                        "s");
+            }
+            if (DrainBench.kubectlPresent()) {
+                DrainBench.Timing kubectl = timings.get(labels(variants).indexOf(DrainBench.KUBECTL_DRAIN));
+                DrainBench.Timing tenure = timings.get(labels(variants).indexOf(DrainBench.TENURE_DEFAULTS));
+                row.ratio(
+                                kubectl.drainedSeconds() / tenure.drainedSeconds(),
+                                "kubectl drain time / Tenure (defaults) time")
+                        .note(String.format(
+                                Locale.ROOT,
+                                "last eviction sent: kubectl %.1f s, Tenure %.1f s (%.0fx); the time to "
+                                        + "drained adds the pods' own stopping time, the same for both",
+                                kubectl.lastEvictionSeconds(),
+                                tenure.lastEvictionSeconds(),
+                                kubectl.lastEvictionSeconds() / tenure.lastEvictionSeconds()));
+            } else {
+                row.note("kubectl drain: skipped, " + DrainBench.KUBECTL + " is absent");
+            }
+            row.note(DrainBench.DEPLOYMENTS + " Deployments x " + DrainBench.PODS_PER_DEPLOYMENT
+                            + " pods on one node, each pod "
+                            + "terminating " + c.termination().toSeconds()
+                            + " s after its eviction; time = first API call to all "
+                            + "pods gone (both include the cordon; Tenure also takes its node lease); last eviction sent = first API "
+                            + "call to the last eviction request the API server received")
+                    .note(
+                            "Tenure = MaintenanceMachine driven directly (no Quarkus), honouring each step's requeueAfter as the "
+                                    + "reconciler does: one batch of eviction-parallelism evictions per step, the next batch at once, then "
+                                    + "looks at the terminating pods after 250 ms, 500 ms, 1 s, then every drain-poll-interval (2 s)")
+                    .note("one untimed Tenure drain ran first to warm the JIT (the operator is a long-running process)")
+                    .note(
+                            "kubectl drain --ignore-daemonsets --delete-emptydir-data --force via the emulator's kubeconfig; "
+                                    + "kubectl is paced by client-go's client-side rate limit (5 requests/s)"
+                                    + (c.pdb()
+                                            ? "; both retry a PDB-refused eviction after 5 s (kubectl's fixed delay, Tenure's default "
+                                                    + "evictionRetryDelay)"
+                                            : "")
+                                    + (concurrent ? "; variants ran concurrently on separate clusters" : ""));
+            if (quick) {
+                row.note("quick mode: the PDB and 30 s cases are skipped");
+            }
+            out.add(row.ok((System.nanoTime() - t0) / 1e9));
+        }
+        return out;
+    }
+
+    private List<RowResult> fleet() throws Exception {
+        int nodes = quick ? 40 : 200;
+        int pods = 30;
+        int maintenances = quick ? 10 : 50;
+        Duration termination = Duration.ofSeconds(2);
+        long t0 = System.nanoTime();
+        FleetBench bench = new FleetBench(nodes, pods, maintenances, termination);
+        RowResult.Builder row = RowResult.of(
+                "5", "Fleet: " + nodes + " nodes x " + pods + " pods, " + maintenances + " NodeMaintenances at once");
+        String serialLabel = "serial, one node at a time (medik8s NMO model)";
+        String tenureLabel = "Tenure (" + maintenances + " reconcile threads, all at once)";
+        FleetBench.Result serial = bench.serial(Duration.ofMinutes(15));
+        FleetBench.Result parallel = bench.concurrent(maintenances, Duration.ofMinutes(3));
+        Map<String, FleetBench.Result> results = new LinkedHashMap<>();
+        results.put(serialLabel, serial);
+        results.put(tenureLabel, parallel);
+        for (var e : results.entrySet()) {
+            FleetBench.Result r = e.getValue();
+            row.measure(e.getKey(), "time to all settled", r.seconds(), "s")
+                    .measure(e.getKey(), "API requests", r.requests(), "")
+                    .measure(
+                            e.getKey(),
+                            "API requests per evicted pod",
+                            r.requests() / (double) (maintenances * pods),
+                            "")
+                    .measure(e.getKey(), "peak heap growth", r.peakHeapMiB(), "MiB")
+                    .measure(e.getKey(), "Succeeded", r.succeeded(), "")
+                    .measure(e.getKey(), "Failed", r.failed(), "");
+        }
+        row.measure(
+                "emulator",
+                "one spec.nodeName pod list (" + pods + " of " + nodes * pods + " pods), before the run",
+                serial.listMillis(),
+                "ms");
+        return List.of(row.ratio(serial.seconds() / parallel.seconds(), "serial time / Tenure time")
+                .note(nodes * pods + " pods, " + pods
+                        + " on every node (one Deployment per node); the maintenances drain "
+                        + maintenances + " of the nodes (" + maintenances * pods + " evictions); pods terminate in "
+                        + termination.toSeconds() + " s after their eviction (a grace period of seconds)")
+                .note(
+                        "serial = medik8s NMO's model: its one reconcile thread runs kubectl's drain helper for one node to "
+                                + "the end, then takes the next; here the same MaintenanceMachine is driven to Succeeded node after node "
+                                + "on one thread (the same per-node drain as Tenure's, only serialised: never slower per node than NMO)")
+                .note(
+                        "Tenure = MaintenanceMachine instances driven by a scheduled pool standing in for JOSDK's reconcile "
+                                + "threads (one per maintenance; quarkus-operator-sdk's default pool is 50), not the full Quarkus app; one shared "
+                                + "eviction pool of 10; defaults otherwise (eviction-parallelism 10, drain-poll-interval 2 s)")
+                .note(
+                        "peak heap growth = peak used heap of the bench JVM during the run minus the used heap after a GC "
+                                + "before it; the emulated API server is in the same JVM, so this bounds the machine's own cost from above")
+                .note("API requests = every request the emulated API server received during the run (the simulated "
+                        + "kubelets write its store directly, so these are the maintenances' own)")
+                .note(
+                        "emulated cluster: CRUD store indexed by resource, name and spec.nodeName; simulated kubelets renew "
+                                + "node leases every 10 s (the kubelet's interval)")
+                .ok((System.nanoTime() - t0) / 1e9));
+    }
+
+    private static List<String> labels(List<DrainBench.Variant> variants) {
+        return variants.stream().map(DrainBench.Variant::label).toList();
+    }
+
+    private List<RowResult> footprint() throws Exception {
+        RowResult.Builder row = RowResult.of("6", "Operator footprint (packaged jar, JVM mode)");
+        if (!FootprintBench.jarPresent()) {
+            return List.of(
+                    row.skipped(FootprintBench.JAR + " is absent: run ./mvnw package -DskipTests (make bench does)"));
+        }
+        long t0 = System.nanoTime();
+        Duration settle = Duration.ofSeconds(quick ? 3 : 10);
+        FootprintBench.Result r = FootprintBench.run(settle);
+        return List.of(row.measure("Tenure", "time to ready", r.secondsToReady(), "s")
+                .measure("Tenure", "RSS at ready", r.rssAtReadyMiB(), "MiB")
+                .measure("Tenure", "RSS after " + settle.toSeconds() + " s", r.rssSettledMiB(), "MiB")
+                .measure("Tenure", "peak RSS (VmHWM)", r.hwmMiB(), "MiB")
+                .note("java -jar target/quarkus-app/quarkus-run.jar with default JVM flags (no -Xmx), pointed at an "
+                        + "emulated cluster seeded with the make-run demo and the generated CRDs; time = process start to /q/health/ready 200; RSS from "
+                        + "/proc/<pid>/status")
+                .note("no peer figure: medik8s' operator is Go and not runnable here; the ratio column is empty")
+                .ok((System.nanoTime() - t0) / 1e9));
+    }
+
+    static String fmt(double v) {
+        if (Double.isNaN(v)) {
+            return "n/a";
+        }
+        return Math.abs(v) >= 100 || v == Math.rint(v)
+                ? String.format(Locale.ROOT, "%.0f", v)
+                : String.format(Locale.ROOT, "%.2f", v);
+    }
 }

@@ -19,103 +19,138 @@ import java.util.function.Consumer;
  */
 interface BenchElector {
 
-  /** Which implementation; the row labels use {@link #label}. */
-  enum Kind {
-    TENURE("Tenure"), FABRIC8("fabric8");
+    /** Which implementation; the row labels use {@link #label}. */
+    enum Kind {
+        TENURE("Tenure"),
+        FABRIC8("fabric8");
 
-    final String label;
+        final String label;
 
-    Kind(String label) {
-      this.label = label;
-    }
-  }
-
-  void start();
-
-  /** The process dies: nothing more is written. */
-  void crash();
-
-  /** Planned stop: Tenure releases (holder cleared); fabric8 releases when built with releaseOnCancel. */
-  void stop();
-
-  /** What an elector reports back, stamped with System.nanoTime(). */
-  interface Events {
-    void startedLeading(long nanos);
-
-    default void newLeader(String identity) {
-    }
-  }
-
-  static BenchElector create(Kind kind, KubernetesClient client, String namespace, String lease, String identity,
-      ElectionProfile profile, boolean fabric8ReleaseOnCancel, long seed, Events events) {
-    return switch (kind) {
-      case TENURE -> new Tenure(client, namespace, lease, identity, profile, seed, events);
-      case FABRIC8 -> new Fabric8(client, namespace, lease, identity, profile, fabric8ReleaseOnCancel, events);
-    };
-  }
-
-  /** dev.tenure.election.LeaderElector on the fabric8 adapter. */
-  final class Tenure implements BenchElector {
-    private final LeaderElector elector;
-    private final ExecutorScheduler scheduler;
-
-    Tenure(KubernetesClient client, String namespace, String lease, String identity, ElectionProfile profile,
-        long seed, Events events) {
-      this.scheduler = new ExecutorScheduler("bench-" + identity);
-      Consumer<String> onNew = events::newLeader;
-      this.elector = LeaderElector.builder().lease(LeaseKey.of(namespace, lease)).identity(identity)
-          .leaseDuration(profile.leaseDuration()).renewDeadline(profile.renewDeadline())
-          .retryPeriod(profile.retryPeriod()).store(new KubeLeaseStore(client)).scheduler(scheduler)
-          .clock(Clock.systemUTC()).monotonic(dev.tenure.election.MonotonicClock.system()).random(new Random(seed))
-          .onStartedLeading(() -> events.startedLeading(System.nanoTime())).onNewLeader(onNew).build();
+        Kind(String label) {
+            this.label = label;
+        }
     }
 
-    @Override
-    public void start() {
-      elector.start();
+    void start();
+
+    /** The process dies: nothing more is written. */
+    void crash();
+
+    /** Planned stop: Tenure releases (holder cleared); fabric8 releases when built with releaseOnCancel. */
+    void stop();
+
+    /** What an elector reports back, stamped with System.nanoTime(). */
+    interface Events {
+        void startedLeading(long nanos);
+
+        default void newLeader(String identity) {}
     }
 
-    @Override
-    public void crash() {
-      elector.stopWithoutRelease();
-      scheduler.close();
+    static BenchElector create(
+            Kind kind,
+            KubernetesClient client,
+            String namespace,
+            String lease,
+            String identity,
+            ElectionProfile profile,
+            boolean fabric8ReleaseOnCancel,
+            long seed,
+            Events events) {
+        return switch (kind) {
+            case TENURE -> new Tenure(client, namespace, lease, identity, profile, seed, events);
+            case FABRIC8 -> new Fabric8(client, namespace, lease, identity, profile, fabric8ReleaseOnCancel, events);
+        };
     }
 
-    @Override
-    public void stop() {
-      elector.stop();
-      scheduler.close();
-    }
-  }
+    /** dev.tenure.election.LeaderElector on the fabric8 adapter. */
+    final class Tenure implements BenchElector {
+        private final LeaderElector elector;
+        private final ExecutorScheduler scheduler;
 
-  /** io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector (what Java Operator SDK uses). */
-  final class Fabric8 implements BenchElector {
-    private final io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector elector;
-    private CompletableFuture<?> running;
+        Tenure(
+                KubernetesClient client,
+                String namespace,
+                String lease,
+                String identity,
+                ElectionProfile profile,
+                long seed,
+                Events events) {
+            this.scheduler = new ExecutorScheduler("bench-" + identity);
+            Consumer<String> onNew = events::newLeader;
+            this.elector = LeaderElector.builder()
+                    .lease(LeaseKey.of(namespace, lease))
+                    .identity(identity)
+                    .leaseDuration(profile.leaseDuration())
+                    .renewDeadline(profile.renewDeadline())
+                    .retryPeriod(profile.retryPeriod())
+                    .store(new KubeLeaseStore(client))
+                    .scheduler(scheduler)
+                    .clock(Clock.systemUTC())
+                    .monotonic(dev.tenure.election.MonotonicClock.system())
+                    .random(new Random(seed))
+                    .onStartedLeading(() -> events.startedLeading(System.nanoTime()))
+                    .onNewLeader(onNew)
+                    .build();
+        }
 
-    Fabric8(KubernetesClient client, String namespace, String lease, String identity, ElectionProfile profile,
-        boolean releaseOnCancel, Events events) {
-      this.elector = client.leaderElector().withConfig(new LeaderElectionConfigBuilder()
-          .withName(lease).withLock(new LeaseLock(namespace, lease, identity))
-          .withLeaseDuration(profile.leaseDuration()).withRenewDeadline(profile.renewDeadline())
-          .withRetryPeriod(profile.retryPeriod()).withReleaseOnCancel(releaseOnCancel)
-          .withLeaderCallbacks(new LeaderCallbacks(() -> events.startedLeading(System.nanoTime()), () -> {
-          }, events::newLeader)).build()).build();
+        @Override
+        public void start() {
+            elector.start();
+        }
+
+        @Override
+        public void crash() {
+            elector.stopWithoutRelease();
+            scheduler.close();
+        }
+
+        @Override
+        public void stop() {
+            elector.stop();
+            scheduler.close();
+        }
     }
 
-    @Override
-    public void start() {
-      running = elector.start();
-    }
+    /** io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector (what Java Operator SDK uses). */
+    final class Fabric8 implements BenchElector {
+        private final io.fabric8.kubernetes.client.extended.leaderelection.LeaderElector elector;
+        private CompletableFuture<?> running;
 
-    @Override
-    public void crash() {
-      running.cancel(true); // built with releaseOnCancel=false for crash trials: nothing is written
-    }
+        Fabric8(
+                KubernetesClient client,
+                String namespace,
+                String lease,
+                String identity,
+                ElectionProfile profile,
+                boolean releaseOnCancel,
+                Events events) {
+            this.elector = client.leaderElector()
+                    .withConfig(new LeaderElectionConfigBuilder()
+                            .withName(lease)
+                            .withLock(new LeaseLock(namespace, lease, identity))
+                            .withLeaseDuration(profile.leaseDuration())
+                            .withRenewDeadline(profile.renewDeadline())
+                            .withRetryPeriod(profile.retryPeriod())
+                            .withReleaseOnCancel(releaseOnCancel)
+                            .withLeaderCallbacks(new LeaderCallbacks(
+                                    () -> events.startedLeading(System.nanoTime()), () -> {}, events::newLeader))
+                            .build())
+                    .build();
+        }
 
-    @Override
-    public void stop() {
-      running.cancel(true);
+        @Override
+        public void start() {
+            running = elector.start();
+        }
+
+        @Override
+        public void crash() {
+            running.cancel(true); // built with releaseOnCancel=false for crash trials: nothing is written
+        }
+
+        @Override
+        public void stop() {
+            running.cancel(true);
+        }
     }
-  }
 }

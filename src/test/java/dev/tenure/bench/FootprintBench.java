@@ -19,100 +19,113 @@ import java.util.concurrent.TimeUnit;
  * {@code /q/health/ready} answering 200, and resident set size (VmRSS) at ready and after a settle period.
  */
 final class FootprintBench {
-  static final Path JAR = Path.of("target/quarkus-app/quarkus-run.jar");
+    static final Path JAR = Path.of("target/quarkus-app/quarkus-run.jar");
 
-  record Result(double secondsToReady, double rssAtReadyMiB, double rssSettledMiB, double hwmMiB) {
-  }
+    record Result(double secondsToReady, double rssAtReadyMiB, double rssSettledMiB, double hwmMiB) {}
 
-  static boolean jarPresent() {
-    return Files.isRegularFile(JAR);
-  }
+    static boolean jarPresent() {
+        return Files.isRegularFile(JAR);
+    }
 
-  static Result run(Duration settle) throws Exception {
-    try (EmulatedCluster cluster = EmulatedCluster.start()) {
-      cluster.seed().demo();
-      installCrds(cluster);
-      int port = freePort();
-      int managementPort = freePort(); // health and metrics: the management interface of the packaged jar
-      Path log = Files.createTempFile("bench-operator", ".log");
-      ProcessBuilder pb = new ProcessBuilder(List.of(javaBin(),
-          "-Dquarkus.kubernetes-client.api-server-url=" + cluster.url(),
-          "-Dquarkus.kubernetes-client.trust-certs=true",
-          "-Dquarkus.kubernetes-client.namespace=tenure-system",
-          "-Dquarkus.operator-sdk.enable-ssa=false",
-          "-Dquarkus.http.port=" + port,
-          "-Dquarkus.management.port=" + managementPort,
-          "-jar", JAR.toString()))
-          .redirectErrorStream(true).redirectOutput(log.toFile());
-      pb.environment().put("KUBECONFIG", cluster.kubeconfig().toString());
-      long t0 = System.nanoTime();
-      Process p = pb.start();
-      try {
-        HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
-        URI ready = URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready");
-        long deadline = t0 + Duration.ofSeconds(90).toNanos();
-        double secondsToReady = -1;
-        while (System.nanoTime() < deadline && p.isAlive()) {
-          try {
-            HttpResponse<String> r = http.send(HttpRequest.newBuilder(ready).timeout(Duration.ofSeconds(2)).build(),
-                HttpResponse.BodyHandlers.ofString());
-            if (r.statusCode() == 200) {
-              secondsToReady = (System.nanoTime() - t0) / 1e9;
-              break;
+    static Result run(Duration settle) throws Exception {
+        try (EmulatedCluster cluster = EmulatedCluster.start()) {
+            cluster.seed().demo();
+            installCrds(cluster);
+            int port = freePort();
+            int managementPort = freePort(); // health and metrics: the management interface of the packaged jar
+            Path log = Files.createTempFile("bench-operator", ".log");
+            ProcessBuilder pb = new ProcessBuilder(List.of(
+                            javaBin(),
+                            "-Dquarkus.kubernetes-client.api-server-url=" + cluster.url(),
+                            "-Dquarkus.kubernetes-client.trust-certs=true",
+                            "-Dquarkus.kubernetes-client.namespace=tenure-system",
+                            "-Dquarkus.operator-sdk.enable-ssa=false",
+                            "-Dquarkus.http.port=" + port,
+                            "-Dquarkus.management.port=" + managementPort,
+                            "-jar",
+                            JAR.toString()))
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile());
+            pb.environment().put("KUBECONFIG", cluster.kubeconfig().toString());
+            long t0 = System.nanoTime();
+            Process p = pb.start();
+            try {
+                HttpClient http = HttpClient.newBuilder()
+                        .connectTimeout(Duration.ofMillis(500))
+                        .build();
+                URI ready = URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready");
+                long deadline = t0 + Duration.ofSeconds(90).toNanos();
+                double secondsToReady = -1;
+                while (System.nanoTime() < deadline && p.isAlive()) {
+                    try {
+                        HttpResponse<String> r = http.send(
+                                HttpRequest.newBuilder(ready)
+                                        .timeout(Duration.ofSeconds(2))
+                                        .build(),
+                                HttpResponse.BodyHandlers.ofString());
+                        if (r.statusCode() == 200) {
+                            secondsToReady = (System.nanoTime() - t0) / 1e9;
+                            break;
+                        }
+                    } catch (IOException notYet) {
+                        // not listening yet
+                    }
+                    Thread.sleep(20);
+                }
+                if (secondsToReady < 0) {
+                    throw new IllegalStateException(
+                            "operator not ready within 90 s (alive=" + p.isAlive() + "); log:\n" + tail(log));
+                }
+                double atReady = rssMiB(p.pid(), "VmRSS");
+                Thread.sleep(settle.toMillis());
+                return new Result(secondsToReady, atReady, rssMiB(p.pid(), "VmRSS"), rssMiB(p.pid(), "VmHWM"));
+            } finally {
+                p.destroy();
+                if (!p.waitFor(20, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                }
+                Files.deleteIfExists(log);
             }
-          } catch (IOException notYet) {
-            // not listening yet
-          }
-          Thread.sleep(20);
         }
-        if (secondsToReady < 0) {
-          throw new IllegalStateException("operator not ready within 90 s (alive=" + p.isAlive() + "); log:\n"
-              + tail(log));
+    }
+
+    /** As an admin would (the packaged operator does not apply CRDs): the CRDs the build generated. */
+    private static void installCrds(EmulatedCluster cluster) throws IOException {
+        try (var files = Files.list(Path.of("target/kubernetes"))) {
+            for (Path f : files.filter(p -> p.getFileName().toString().endsWith("-v1.yml"))
+                    .toList()) {
+                cluster.seed()
+                        .object(cluster.client()
+                                .getKubernetesSerialization()
+                                .unmarshal(
+                                        Files.readString(f),
+                                        io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition
+                                                .class));
+            }
         }
-        double atReady = rssMiB(p.pid(), "VmRSS");
-        Thread.sleep(settle.toMillis());
-        return new Result(secondsToReady, atReady, rssMiB(p.pid(), "VmRSS"), rssMiB(p.pid(), "VmHWM"));
-      } finally {
-        p.destroy();
-        if (!p.waitFor(20, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
+    }
+
+    private static double rssMiB(long pid, String field) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (line.startsWith(field + ":")) {
+                return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0; // kB
+            }
         }
-        Files.deleteIfExists(log);
-      }
+        throw new IllegalStateException(field + " not in /proc/" + pid + "/status");
     }
-  }
 
-  /** As an admin would (the packaged operator does not apply CRDs): the CRDs the build generated. */
-  private static void installCrds(EmulatedCluster cluster) throws IOException {
-    try (var files = Files.list(Path.of("target/kubernetes"))) {
-      for (Path f : files.filter(p -> p.getFileName().toString().endsWith("-v1.yml")).toList()) {
-        cluster.seed().object(cluster.client().getKubernetesSerialization().unmarshal(Files.readString(f),
-            io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition.class));
-      }
+    private static String tail(Path log) throws IOException {
+        List<String> lines = Files.readAllLines(log);
+        return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
     }
-  }
 
-  private static double rssMiB(long pid, String field) throws IOException {
-    for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-      if (line.startsWith(field + ":")) {
-        return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0; // kB
-      }
+    private static String javaBin() {
+        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
-    throw new IllegalStateException(field + " not in /proc/" + pid + "/status");
-  }
 
-  private static String tail(Path log) throws IOException {
-    List<String> lines = Files.readAllLines(log);
-    return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-  }
-
-  private static String javaBin() {
-    return Path.of(System.getProperty("java.home"), "bin", "java").toString();
-  }
-
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
     }
-  }
 }

@@ -24,53 +24,67 @@ import java.util.concurrent.Executors;
  * the reconciler would, honouring each step's requeueAfter. Handover is a no-op (no leases on the nodes).
  */
 final class MachineRig implements AutoCloseable {
-  final MaintenanceMachine machine;
-  private final ExecutorService evictionPool;
-  private final ExecutorScheduler heartbeats;
+    final MaintenanceMachine machine;
+    private final ExecutorService evictionPool;
+    private final ExecutorScheduler heartbeats;
 
-  MachineRig(KubernetesClient client, MaintenanceSettings settings) {
-    this.evictionPool = Executors.newFixedThreadPool(settings.evictionParallelism());
-    this.heartbeats = new ExecutorScheduler("bench-maintenance-heartbeats");
-    this.machine = new MaintenanceMachine(client, new KubeLeaseStore(client),
-        (node, started, now) -> LeadershipHandover.Outcome.complete("no leases held on " + node),
-        new MaintenanceMetrics(new SimpleMeterRegistry()), settings, evictionPool, heartbeats, Clock.systemUTC());
-  }
-
-  /** The operator's defaults with eviction parallelism and drain poll interval overridden. */
-  static MaintenanceSettings settings(int evictionParallelism, Duration drainPollInterval) {
-    MaintenanceSettings d = MaintenanceSettings.defaults();
-    return new MaintenanceSettings(d.leaseNamespace(), d.leaseNamePrefix(), d.holder(), d.leaseDuration(),
-        d.windowPadding(), d.leaseWaitRetry(), evictionParallelism, drainPollInterval, d.staleNodeSkipWait());
-  }
-
-  static MaintenanceRequest request(String node) {
-    return new MaintenanceRequest(node, "bench", Optional.empty(), null, null);
-  }
-
-  /** Drives one maintenance on this thread until it leaves Pending/Waiting/Running, or {@code limit} passes. */
-  MaintenanceState driveToEnd(MaintenanceRequest request, Duration limit) throws InterruptedException {
-    long deadline = System.nanoTime() + limit.toNanos();
-    MaintenanceState state = MaintenanceState.initial();
-    while (System.nanoTime() < deadline) {
-      MaintenanceMachine.Step step = machine.advance(request, state, false, MaintenanceEvents.NONE);
-      state = step.state();
-      if (isSettled(state.phase())) {
-        return state;
-      }
-      Thread.sleep(step.requeueAfter().orElse(Duration.ofSeconds(1)).toMillis());
+    MachineRig(KubernetesClient client, MaintenanceSettings settings) {
+        this.evictionPool = Executors.newFixedThreadPool(settings.evictionParallelism());
+        this.heartbeats = new ExecutorScheduler("bench-maintenance-heartbeats");
+        this.machine = new MaintenanceMachine(
+                client,
+                new KubeLeaseStore(client),
+                (node, started, now) -> LeadershipHandover.Outcome.complete("no leases held on " + node),
+                new MaintenanceMetrics(new SimpleMeterRegistry()),
+                settings,
+                evictionPool,
+                heartbeats,
+                Clock.systemUTC());
     }
-    throw new IllegalStateException("maintenance of " + request.nodeName() + " not settled within " + limit
-        + ": " + state.phase() + " " + state.lastError());
-  }
 
-  static boolean isSettled(Phase phase) {
-    return phase == Phase.Succeeded || phase == Phase.Failed || phase == Phase.Ended;
-  }
+    /** The operator's defaults with eviction parallelism and drain poll interval overridden. */
+    static MaintenanceSettings settings(int evictionParallelism, Duration drainPollInterval) {
+        MaintenanceSettings d = MaintenanceSettings.defaults();
+        return new MaintenanceSettings(
+                d.leaseNamespace(),
+                d.leaseNamePrefix(),
+                d.holder(),
+                d.leaseDuration(),
+                d.windowPadding(),
+                d.leaseWaitRetry(),
+                evictionParallelism,
+                drainPollInterval,
+                d.staleNodeSkipWait());
+    }
 
-  @Override
-  public void close() {
-    machine.close();
-    evictionPool.shutdownNow();
-    heartbeats.close();
-  }
+    static MaintenanceRequest request(String node) {
+        return new MaintenanceRequest(node, "bench", Optional.empty(), null, null);
+    }
+
+    /** Drives one maintenance on this thread until it leaves Pending/Waiting/Running, or {@code limit} passes. */
+    MaintenanceState driveToEnd(MaintenanceRequest request, Duration limit) throws InterruptedException {
+        long deadline = System.nanoTime() + limit.toNanos();
+        MaintenanceState state = MaintenanceState.initial();
+        while (System.nanoTime() < deadline) {
+            MaintenanceMachine.Step step = machine.advance(request, state, false, MaintenanceEvents.NONE);
+            state = step.state();
+            if (isSettled(state.phase())) {
+                return state;
+            }
+            Thread.sleep(step.requeueAfter().orElse(Duration.ofSeconds(1)).toMillis());
+        }
+        throw new IllegalStateException("maintenance of " + request.nodeName() + " not settled within " + limit + ": "
+                + state.phase() + " " + state.lastError());
+    }
+
+    static boolean isSettled(Phase phase) {
+        return phase == Phase.Succeeded || phase == Phase.Failed || phase == Phase.Ended;
+    }
+
+    @Override
+    public void close() {
+        machine.close();
+        evictionPool.shutdownNow();
+        heartbeats.close();
+    }
 }

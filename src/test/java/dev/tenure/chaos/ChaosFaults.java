@@ -16,50 +16,50 @@ import java.util.function.Predicate;
  * seeded Random, so the same seed gives the same fault sequence for the same request order.
  */
 final class ChaosFaults {
-  private final Random random;
-  private final Map<String, AtomicInteger> injected = new TreeMap<>();
+    private final Random random;
+    private final Map<String, AtomicInteger> injected = new TreeMap<>();
 
-  private ChaosFaults(long seed) {
-    this.random = new Random(seed);
-  }
-
-  static ChaosFaults install(Faults faults, long seed, Predicate<ApiRequest> target) {
-    ChaosFaults chaos = new ChaosFaults(seed);
-    for (int status : new int[] {409, 429, 500}) {
-      faults.failNext(Integer.MAX_VALUE, target.and(chaos.draw(0.025, "HTTP " + status)), status);
+    private ChaosFaults(long seed) {
+        this.random = new Random(seed);
     }
-    faults.delayNext(Integer.MAX_VALUE, target.and(chaos.draw(0.0125, "delay 300ms")), Duration.ofMillis(300));
-    faults.delayNext(Integer.MAX_VALUE, target.and(chaos.draw(0.0125, "delay 1s")), Duration.ofSeconds(1));
-    return chaos;
-  }
 
-  private Predicate<ApiRequest> draw(double probability, String kind) {
-    AtomicInteger count = new AtomicInteger();
-    synchronized (injected) {
-      injected.put(kind, count);
+    static ChaosFaults install(Faults faults, long seed, Predicate<ApiRequest> target) {
+        ChaosFaults chaos = new ChaosFaults(seed);
+        for (int status : new int[] {409, 429, 500}) {
+            faults.failNext(Integer.MAX_VALUE, target.and(chaos.draw(0.025, "HTTP " + status)), status);
+        }
+        faults.delayNext(Integer.MAX_VALUE, target.and(chaos.draw(0.0125, "delay 300ms")), Duration.ofMillis(300));
+        faults.delayNext(Integer.MAX_VALUE, target.and(chaos.draw(0.0125, "delay 1s")), Duration.ofSeconds(1));
+        return chaos;
     }
-    return r -> {
-      boolean hit;
-      synchronized (random) {
-        hit = random.nextDouble() < probability;
-      }
-      if (hit) {
-        count.incrementAndGet();
-      }
-      return hit;
-    };
-  }
 
-  int total() {
-    synchronized (injected) {
-      return injected.values().stream().mapToInt(AtomicInteger::get).sum();
+    private Predicate<ApiRequest> draw(double probability, String kind) {
+        AtomicInteger count = new AtomicInteger();
+        synchronized (injected) {
+            injected.put(kind, count);
+        }
+        return r -> {
+            boolean hit;
+            synchronized (random) {
+                hit = random.nextDouble() < probability;
+            }
+            if (hit) {
+                count.incrementAndGet();
+            }
+            return hit;
+        };
     }
-  }
 
-  @Override
-  public String toString() {
-    synchronized (injected) {
-      return injected.toString();
+    int total() {
+        synchronized (injected) {
+            return injected.values().stream().mapToInt(AtomicInteger::get).sum();
+        }
     }
-  }
+
+    @Override
+    public String toString() {
+        synchronized (injected) {
+            return injected.toString();
+        }
+    }
 }

@@ -1,6 +1,5 @@
 package dev.tenure.chaos;
 
-import dev.tenure.testsupport.Chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.election.ExecutorScheduler;
@@ -16,7 +15,7 @@ import dev.tenure.maintenance.MaintenanceSettings;
 import dev.tenure.maintenance.MaintenanceState;
 import dev.tenure.maintenance.NodeMarks;
 import dev.tenure.maintenance.Phase;
-import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -67,275 +66,389 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 @Chaos
 class MaintenanceChaosTest {
-  static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
-  static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);
-  static final String OPERATOR_AGENT = "chaos-operator";
-  static final String LEASE_NAMESPACE = "tenure-system";
-  static final Duration CONVERGE_WITHIN = Duration.ofSeconds(60);
-  static final MaintenanceSettings SETTINGS = new MaintenanceSettings(LEASE_NAMESPACE, "node-", "tenure",
-      Duration.ofSeconds(4), Duration.ofSeconds(30), Duration.ofSeconds(1), 4, Duration.ofMillis(100),
-      Duration.ofSeconds(1));
-  static final DrainOptions DRAIN = new DrainOptions(Optional.of(Duration.ofSeconds(20)), -1, true, true, true, null,
-      Duration.ofMillis(300), Optional.empty(), false);
+    static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
+    static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);
+    static final String OPERATOR_AGENT = "chaos-operator";
+    static final String LEASE_NAMESPACE = "tenure-system";
+    static final Duration CONVERGE_WITHIN = Duration.ofSeconds(60);
+    static final MaintenanceSettings SETTINGS = new MaintenanceSettings(
+            LEASE_NAMESPACE,
+            "node-",
+            "tenure",
+            Duration.ofSeconds(4),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(1),
+            4,
+            Duration.ofMillis(100),
+            Duration.ofSeconds(1));
+    static final DrainOptions DRAIN = new DrainOptions(
+            Optional.of(Duration.ofSeconds(20)),
+            -1,
+            true,
+            true,
+            true,
+            null,
+            Duration.ofMillis(300),
+            Optional.empty(),
+            false);
 
-  static Stream<Long> seeds() {
-    System.out.println("MaintenanceChaosTest base seed " + BASE_SEED + " (replay: -Dtenure.chaos.seed=" + BASE_SEED + ")");
-    return LongStream.range(0, RUNS).mapToObj(i -> BASE_SEED + i);
-  }
-
-  /** A node's state before maintenance, as the admin left it. */
-  record Prior(boolean unschedulable, Set<String> taints) {
-    static Prior of(Node n) {
-      return new Prior(Boolean.TRUE.equals(n.getSpec().getUnschedulable()), MaintenanceChaosTest.taints(n));
-    }
-  }
-
-  /** The operator process: a machine with its own eviction pool and heartbeat scheduler; restart = close + new. */
-  static final class Operator implements AutoCloseable {
-    final MaintenanceMachine machine;
-    private final ExecutorService evictions = Executors.newFixedThreadPool(SETTINGS.evictionParallelism());
-    private final ExecutorScheduler heartbeats = new ExecutorScheduler("chaos-heartbeats");
-
-    Operator(KubernetesClient client) {
-      machine = new MaintenanceMachine(client, new KubeLeaseStore(client),
-          (node, started, now) -> LeadershipHandover.Outcome.complete("no leader-elected workloads on " + node),
-          new MaintenanceMetrics(new SimpleMeterRegistry()), SETTINGS, evictions, heartbeats, Clock.systemUTC());
+    static Stream<Long> seeds() {
+        System.out.println(
+                "MaintenanceChaosTest base seed " + BASE_SEED + " (replay: -Dtenure.chaos.seed=" + BASE_SEED + ")");
+        return LongStream.range(0, RUNS).mapToObj(i -> BASE_SEED + i);
     }
 
-    @Override
-    public void close() {
-      machine.close();
-      evictions.shutdownNow();
-      heartbeats.close();
+    /** A node's state before maintenance, as the admin left it. */
+    record Prior(boolean unschedulable, Set<String> taints) {
+        static Prior of(Node n) {
+            return new Prior(Boolean.TRUE.equals(n.getSpec().getUnschedulable()), MaintenanceChaosTest.taints(n));
+        }
     }
-  }
 
-  @ParameterizedTest(name = "seed {0}")
-  @MethodSource("seeds")
-  void everyMaintenanceConvergesWithoutPdbViolationsAndEndsLeavingNoTrace(long seed) throws Exception {
-    System.out.println("maintenance chaos: seed " + seed + " (replay: -Dtenure.chaos.seed=" + seed + " -Dtenure.chaos.runs=1)");
-    Random rnd = new Random(seed);
-    EmulatedCluster.Options options = EmulatedCluster.Options.forTests().nodeLeaseDurationSeconds(2)
-        .terminationDelay(p -> Duration.ofMillis(400));
-    try (EmulatedCluster cluster = EmulatedCluster.start(options);
-        KubernetesClient operatorClient = new KubernetesClientBuilder().withConfig(
-            new ConfigBuilder(cluster.clientConfig()).withUserAgent(OPERATOR_AGENT).build()).build()) {
-      KubernetesClient checker = cluster.client();
-      List<String> nodes = List.of("n0", "n1", "n2", "n3", "n4");
-      seed(cluster, nodes);
-      Map<String, Prior> prior = new LinkedHashMap<>();
-      for (String n : nodes) {
-        prior.put(n, Prior.of(checker.nodes().withName(n).get()));
-      }
-      List<String> pdbViolations = new CopyOnWriteArrayList<>();
-      Thread pdbWatch = pdbSampler(checker, pdbViolations);
-      ChaosFaults faults = ChaosFaults.install(cluster.faults(), seed,
-          r -> r.userAgent().equals(OPERATOR_AGENT) && r.isResourceRequest());
+    /** The operator process: a machine with its own eviction pool and heartbeat scheduler; restart = close + new. */
+    static final class Operator implements AutoCloseable {
+        final MaintenanceMachine machine;
+        private final ExecutorService evictions = Executors.newFixedThreadPool(SETTINGS.evictionParallelism());
+        private final ExecutorScheduler heartbeats = new ExecutorScheduler("chaos-heartbeats");
 
-      Map<String, MaintenanceState> states = new LinkedHashMap<>();
-      Map<String, Long> due = new LinkedHashMap<>();
-      for (String n : nodes) {
-        states.put(n, MaintenanceState.initial());
-        due.put(n, 0L);
-      }
-      int restarts = 0;
-      int lostWrites = 0;
-      int kubeletsDown = 0;
-      int steps = 0;
-      Operator operator = new Operator(operatorClient);
-      try {
-        long deadline = System.nanoTime() + CONVERGE_WITHIN.toNanos();
-        while (!allSettled(states) && System.nanoTime() < deadline) {
-          for (String n : nodes) {
-            if (isSettled(states.get(n).phase()) || System.nanoTime() < due.get(n)) {
-              continue;
+        Operator(KubernetesClient client) {
+            machine = new MaintenanceMachine(
+                    client,
+                    new KubeLeaseStore(client),
+                    (node, started, now) ->
+                            LeadershipHandover.Outcome.complete("no leader-elected workloads on " + node),
+                    new MaintenanceMetrics(new SimpleMeterRegistry()),
+                    SETTINGS,
+                    evictions,
+                    heartbeats,
+                    Clock.systemUTC());
+        }
+
+        @Override
+        public void close() {
+            machine.close();
+            evictions.shutdownNow();
+            heartbeats.close();
+        }
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void everyMaintenanceConvergesWithoutPdbViolationsAndEndsLeavingNoTrace(long seed) throws Exception {
+        System.out.println("maintenance chaos: seed " + seed + " (replay: -Dtenure.chaos.seed=" + seed
+                + " -Dtenure.chaos.runs=1)");
+        Random rnd = new Random(seed);
+        EmulatedCluster.Options options = EmulatedCluster.Options.forTests()
+                .nodeLeaseDurationSeconds(2)
+                .terminationDelay(p -> Duration.ofMillis(400));
+        try (EmulatedCluster cluster = EmulatedCluster.start(options);
+                KubernetesClient operatorClient = new KubernetesClientBuilder()
+                        .withConfig(new ConfigBuilder(cluster.clientConfig())
+                                .withUserAgent(OPERATOR_AGENT)
+                                .build())
+                        .build()) {
+            KubernetesClient checker = cluster.client();
+            List<String> nodes = List.of("n0", "n1", "n2", "n3", "n4");
+            seed(cluster, nodes);
+            Map<String, Prior> prior = new LinkedHashMap<>();
+            for (String n : nodes) {
+                prior.put(n, Prior.of(checker.nodes().withName(n).get()));
             }
-            MaintenanceState before = states.get(n);
-            Duration next;
+            List<String> pdbViolations = new CopyOnWriteArrayList<>();
+            Thread pdbWatch = pdbSampler(checker, pdbViolations);
+            ChaosFaults faults = ChaosFaults.install(
+                    cluster.faults(), seed, r -> r.userAgent().equals(OPERATOR_AGENT) && r.isResourceRequest());
+
+            Map<String, MaintenanceState> states = new LinkedHashMap<>();
+            Map<String, Long> due = new LinkedHashMap<>();
+            for (String n : nodes) {
+                states.put(n, MaintenanceState.initial());
+                due.put(n, 0L);
+            }
+            int restarts = 0;
+            int lostWrites = 0;
+            int kubeletsDown = 0;
+            int steps = 0;
+            Operator operator = new Operator(operatorClient);
             try {
-              MaintenanceMachine.Step step = operator.machine.advance(request(n), before, false, MaintenanceEvents.NONE);
-              steps++;
-              if (rnd.nextDouble() < 0.1 && !isSettled(step.state().phase())) {
-                lostWrites++; // the status write was lost: the next reconcile starts from the old state
-              } else {
-                states.put(n, step.state());
-              }
-              next = step.requeueAfter().orElse(Duration.ofSeconds(1));
-            } catch (RuntimeException e) {
-              next = Duration.ofMillis(200); // a reconcile that threw is retried, as JOSDK does
-            }
-            // Requeue as asked, capped: the reconciler is also woken by events the machine cannot see here.
-            due.put(n, System.nanoTime() + Math.min(next.toNanos(), Duration.ofMillis(500).toNanos()));
-            MaintenanceState now = states.get(n);
-            if (now.drainStartedAt() != null && now.phase() == Phase.Running && !cluster.isKubeletDown(n)
-                && kubeletsDown < 2 && rnd.nextDouble() < 0.15) {
-              cluster.markKubeletDown(n); // mid-drain: its terminating pods stay, its node lease goes stale
-              kubeletsDown++;
-            }
-          }
-          if (rnd.nextDouble() < 0.03) {
-            operator.close();
-            operator = new Operator(operatorClient);
-            restarts++;
-          }
-          Thread.sleep(20);
-        }
-        Map<String, String> unsettled = states.entrySet().stream().filter(e -> !isSettled(e.getValue().phase()))
-            .collect(Collectors.toMap(Map.Entry::getKey, e -> e.getValue().phase() + ": " + e.getValue().lastError()));
-        assertThat(unsettled).as("maintenances not converged within " + CONVERGE_WITHIN + " (seed " + seed + ")")
-            .isEmpty();
-        for (var e : states.entrySet()) {
-          if (e.getValue().phase() == Phase.Failed) {
-            assertThat(e.getValue().lastError()).as(e.getKey() + " failed without a reason").isNotBlank();
-          }
-        }
+                long deadline = System.nanoTime() + CONVERGE_WITHIN.toNanos();
+                while (!allSettled(states) && System.nanoTime() < deadline) {
+                    for (String n : nodes) {
+                        if (isSettled(states.get(n).phase()) || System.nanoTime() < due.get(n)) {
+                            continue;
+                        }
+                        MaintenanceState before = states.get(n);
+                        Duration next;
+                        try {
+                            MaintenanceMachine.Step step =
+                                    operator.machine.advance(request(n), before, false, MaintenanceEvents.NONE);
+                            steps++;
+                            if (rnd.nextDouble() < 0.1
+                                    && !isSettled(step.state().phase())) {
+                                lostWrites++; // the status write was lost: the next reconcile starts from the old state
+                            } else {
+                                states.put(n, step.state());
+                            }
+                            next = step.requeueAfter().orElse(Duration.ofSeconds(1));
+                        } catch (RuntimeException e) {
+                            next = Duration.ofMillis(200); // a reconcile that threw is retried, as JOSDK does
+                        }
+                        // Requeue as asked, capped: the reconciler is also woken by events the machine cannot see here.
+                        due.put(
+                                n,
+                                System.nanoTime()
+                                        + Math.min(
+                                                next.toNanos(),
+                                                Duration.ofMillis(500).toNanos()));
+                        MaintenanceState now = states.get(n);
+                        if (now.drainStartedAt() != null
+                                && now.phase() == Phase.Running
+                                && !cluster.isKubeletDown(n)
+                                && kubeletsDown < 2
+                                && rnd.nextDouble() < 0.15) {
+                            cluster.markKubeletDown(
+                                    n); // mid-drain: its terminating pods stay, its node lease goes stale
+                            kubeletsDown++;
+                        }
+                    }
+                    if (rnd.nextDouble() < 0.03) {
+                        operator.close();
+                        operator = new Operator(operatorClient);
+                        restarts++;
+                    }
+                    Thread.sleep(20);
+                }
+                Map<String, String> unsettled = states.entrySet().stream()
+                        .filter(e -> !isSettled(e.getValue().phase()))
+                        .collect(Collectors.toMap(
+                                Map.Entry::getKey,
+                                e -> e.getValue().phase() + ": " + e.getValue().lastError()));
+                assertThat(unsettled)
+                        .as("maintenances not converged within " + CONVERGE_WITHIN + " (seed " + seed + ")")
+                        .isEmpty();
+                for (var e : states.entrySet()) {
+                    if (e.getValue().phase() == Phase.Failed) {
+                        assertThat(e.getValue().lastError())
+                                .as(e.getKey() + " failed without a reason")
+                                .isNotBlank();
+                    }
+                }
 
-        // End every maintenance (NodeMaintenance deleted), still under faults: end() throws and is retried.
+                // End every maintenance (NodeMaintenance deleted), still under faults: end() throws and is retried.
+                for (String n : nodes) {
+                    endWithRetries(operator, n);
+                }
+            } finally {
+                operator.close();
+                pdbWatch.interrupt();
+                pdbWatch.join(2000);
+                cluster.faults().clear();
+                nodes.forEach(cluster::markKubeletUp);
+            }
+
+            String phases = states.entrySet().stream()
+                    .map(e -> e.getKey() + "=" + e.getValue().phase()
+                            + (e.getValue().phase() == Phase.Failed
+                                    ? " (" + abbreviate(e.getValue().lastError()) + ")"
+                                    : ""))
+                    .collect(Collectors.joining(" "));
+            System.out.printf(
+                    "seed %d: %s; %d steps, %d restarts, %d lost status writes, %d kubelets down, "
+                            + "%d faults injected %s, %d PDB violations%n",
+                    seed,
+                    phases,
+                    steps,
+                    restarts,
+                    lostWrites,
+                    kubeletsDown,
+                    faults.total(),
+                    faults,
+                    pdbViolations.size());
+            assertThat(faults.total()).as("faults were injected").isPositive();
+            assertThat(pdbViolations)
+                    .as("PodDisruptionBudgets violated (seed " + seed + ")")
+                    .isEmpty();
+            assertNoTrace(checker, prior, seed);
+        }
+    }
+
+    private static void seed(EmulatedCluster cluster, List<String> nodes) {
+        var seed = cluster.seed();
+        seed.node("n0").role("worker").create();
+        seed.node("n1").role("worker").unschedulable().create(); // admin cordoned
+        seed.node("n2")
+                .role("worker")
+                .taint("example.com/dedicated", "db", "NoSchedule")
+                .create(); // admin taint
+        seed.node("n3")
+                .role("worker")
+                .unschedulable()
+                .taint("example.com/gpu", "", "NoExecute")
+                .create();
+        seed.node("n4").role("worker").create();
+        seed.node("spare").role("worker").create();
         for (String n : nodes) {
-          endWithRetries(operator, n);
+            seed.deployment("web-" + n)
+                    .namespace("shop")
+                    .replicas(5)
+                    .onNodes(n)
+                    .gracePeriod(1)
+                    .create();
+            seed.pdb("web-" + n)
+                    .namespace("shop")
+                    .selector("app", "web-" + n)
+                    .maxUnavailable(1)
+                    .create();
         }
-      } finally {
-        operator.close();
-        pdbWatch.interrupt();
-        pdbWatch.join(2000);
-        cluster.faults().clear();
-        nodes.forEach(cluster::markKubeletUp);
-      }
-
-      String phases = states.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue().phase()
-          + (e.getValue().phase() == Phase.Failed ? " (" + abbreviate(e.getValue().lastError()) + ")" : ""))
-          .collect(Collectors.joining(" "));
-      System.out.printf("seed %d: %s; %d steps, %d restarts, %d lost status writes, %d kubelets down, "
-          + "%d faults injected %s, %d PDB violations%n", seed, phases, steps, restarts, lostWrites, kubeletsDown,
-          faults.total(), faults, pdbViolations.size());
-      assertThat(faults.total()).as("faults were injected").isPositive();
-      assertThat(pdbViolations).as("PodDisruptionBudgets violated (seed " + seed + ")").isEmpty();
-      assertNoTrace(checker, prior, seed);
+        // One PDB spanning nodes: minAvailable 4 of 6 pods on n0, n2 and spare.
+        seed.deployment("api")
+                .namespace("shop")
+                .replicas(6)
+                .onNodes("n0", "n2", "spare")
+                .gracePeriod(1)
+                .emptyDir()
+                .create();
+        seed.pdb("api").namespace("shop").selector("app", "api").minAvailable(4).create();
+        seed.daemonSet("agent").namespace("kube-system").gracePeriod(1).create();
+        seed.pod("scratch").namespace("default").onNodes("n4").gracePeriod(1).create(); // unmanaged: needs force
+        // A foreign holder on n4's lease, not renewed: Tenure waits, then takes it over once it expires.
+        seed.namespace(LEASE_NAMESPACE);
+        seed.object(new LeaseBuilder()
+                .withNewMetadata()
+                .withName("node-n4")
+                .withNamespace(LEASE_NAMESPACE)
+                .endMetadata()
+                .withNewSpec()
+                .withHolderIdentity("node-maintenance-operator")
+                .withLeaseDurationSeconds(3)
+                .withAcquireTime(ZonedDateTime.now())
+                .withRenewTime(ZonedDateTime.now())
+                .endSpec()
+                .build());
     }
-  }
 
-  private static void seed(EmulatedCluster cluster, List<String> nodes) {
-    var seed = cluster.seed();
-    seed.node("n0").role("worker").create();
-    seed.node("n1").role("worker").unschedulable().create();                                // admin cordoned
-    seed.node("n2").role("worker").taint("example.com/dedicated", "db", "NoSchedule").create(); // admin taint
-    seed.node("n3").role("worker").unschedulable().taint("example.com/gpu", "", "NoExecute").create();
-    seed.node("n4").role("worker").create();
-    seed.node("spare").role("worker").create();
-    for (String n : nodes) {
-      seed.deployment("web-" + n).namespace("shop").replicas(5).onNodes(n).gracePeriod(1).create();
-      seed.pdb("web-" + n).namespace("shop").selector("app", "web-" + n).maxUnavailable(1).create();
+    static MaintenanceRequest request(String node) {
+        return new MaintenanceRequest(node, "chaos", Optional.empty(), DRAIN, HandoverOptions.defaults());
     }
-    // One PDB spanning nodes: minAvailable 4 of 6 pods on n0, n2 and spare.
-    seed.deployment("api").namespace("shop").replicas(6).onNodes("n0", "n2", "spare").gracePeriod(1).emptyDir()
-        .create();
-    seed.pdb("api").namespace("shop").selector("app", "api").minAvailable(4).create();
-    seed.daemonSet("agent").namespace("kube-system").gracePeriod(1).create();
-    seed.pod("scratch").namespace("default").onNodes("n4").gracePeriod(1).create(); // unmanaged: needs force
-    // A foreign holder on n4's lease, not renewed: Tenure waits, then takes it over once it expires.
-    seed.namespace(LEASE_NAMESPACE);
-    seed.object(new LeaseBuilder().withNewMetadata().withName("node-n4").withNamespace(LEASE_NAMESPACE).endMetadata()
-        .withNewSpec().withHolderIdentity("node-maintenance-operator").withLeaseDurationSeconds(3)
-        .withAcquireTime(ZonedDateTime.now()).withRenewTime(ZonedDateTime.now()).endSpec().build());
-  }
 
-  static MaintenanceRequest request(String node) {
-    return new MaintenanceRequest(node, "chaos", Optional.empty(), DRAIN, HandoverOptions.defaults());
-  }
-
-  private static void endWithRetries(Operator operator, String node) throws InterruptedException {
-    RuntimeException last = null;
-    for (int i = 0; i < 50; i++) {
-      try {
-        operator.machine.end(node, MaintenanceEvents.NONE);
-        return;
-      } catch (RuntimeException e) {
-        last = e;
-        Thread.sleep(50);
-      }
-    }
-    throw new AssertionError("ending maintenance of " + node + " kept failing", last);
-  }
-
-  /** Polls every PDB: healthy (ready, not terminating) matching pods must never drop below the desired count. */
-  private static Thread pdbSampler(KubernetesClient client, List<String> violations) {
-    Thread t = new Thread(() -> {
-      List<PodDisruptionBudget> pdbs = client.policy().v1().podDisruptionBudget().inAnyNamespace().list().getItems();
-      while (!Thread.currentThread().isInterrupted()) {
-        try {
-          List<Pod> pods = client.pods().inNamespace("shop").list().getItems();
-          for (PodDisruptionBudget pdb : pdbs) {
-            Map<String, String> sel = pdb.getSpec().getSelector().getMatchLabels();
-            List<Pod> matching = pods.stream().filter(p -> p.getMetadata().getLabels() != null
-                && sel.entrySet().stream().allMatch(e -> e.getValue().equals(p.getMetadata().getLabels().get(e.getKey()))))
-                .toList();
-            int expected = matching.size();
-            long healthy = matching.stream().filter(p -> p.getMetadata().getDeletionTimestamp() == null).count();
-            int desired = pdb.getSpec().getMaxUnavailable() != null
-                ? expected - pdb.getSpec().getMaxUnavailable().getIntVal()
-                : pdb.getSpec().getMinAvailable().getIntVal();
-            if (healthy < desired && violations.size() < 20) {
-              violations.add(pdb.getMetadata().getName() + ": " + healthy + " healthy < " + desired + " desired at "
-                  + java.time.Instant.now() + " " + matching.stream().filter(p -> p.getMetadata()
-                  .getDeletionTimestamp() != null).map(p -> p.getMetadata().getName()).toList());
+    private static void endWithRetries(Operator operator, String node) throws InterruptedException {
+        RuntimeException last = null;
+        for (int i = 0; i < 50; i++) {
+            try {
+                operator.machine.end(node, MaintenanceEvents.NONE);
+                return;
+            } catch (RuntimeException e) {
+                last = e;
+                Thread.sleep(50);
             }
-          }
-          Thread.sleep(20);
-        } catch (InterruptedException e) {
-          return;
-        } catch (RuntimeException e) {
-          // the checker's own request failed (server shutting down): try again
         }
-      }
-    }, "chaos-pdb-sampler");
-    t.setDaemon(true);
-    t.start();
-    return t;
-  }
-
-  private static void assertNoTrace(KubernetesClient client, Map<String, Prior> prior, long seed) {
-    List<String> traces = new ArrayList<>();
-    for (var e : prior.entrySet()) {
-      Node node = client.nodes().withName(e.getKey()).get();
-      Prior now = Prior.of(node);
-      if (!now.equals(e.getValue())) {
-        traces.add(e.getKey() + ": prior state " + e.getValue() + ", now " + now);
-      }
-      if (node.getStatus().getConditions().stream().anyMatch(c -> NodeMarks.CONDITION_TYPE.equals(c.getType()))) {
-        traces.add(e.getKey() + ": condition " + NodeMarks.CONDITION_TYPE + " left");
-      }
-      Map<String, String> annotations = node.getMetadata().getAnnotations();
-      if (annotations != null && annotations.containsKey(NodeMarks.PRIOR_STATE)) {
-        traces.add(e.getKey() + ": annotation " + NodeMarks.PRIOR_STATE + " left");
-      }
+        throw new AssertionError("ending maintenance of " + node + " kept failing", last);
     }
-    for (Lease lease : client.leases().inNamespace(LEASE_NAMESPACE).list().getItems()) {
-      if ("tenure".equals(lease.getSpec().getHolderIdentity())) {
-        traces.add("lease " + lease.getMetadata().getName() + " still held by tenure");
-      }
+
+    /** Polls every PDB: healthy (ready, not terminating) matching pods must never drop below the desired count. */
+    private static Thread pdbSampler(KubernetesClient client, List<String> violations) {
+        Thread t = new Thread(
+                () -> {
+                    List<PodDisruptionBudget> pdbs = client.policy()
+                            .v1()
+                            .podDisruptionBudget()
+                            .inAnyNamespace()
+                            .list()
+                            .getItems();
+                    while (!Thread.currentThread().isInterrupted()) {
+                        try {
+                            List<Pod> pods =
+                                    client.pods().inNamespace("shop").list().getItems();
+                            for (PodDisruptionBudget pdb : pdbs) {
+                                Map<String, String> sel =
+                                        pdb.getSpec().getSelector().getMatchLabels();
+                                List<Pod> matching = pods.stream()
+                                        .filter(p -> p.getMetadata().getLabels() != null
+                                                && sel.entrySet().stream()
+                                                        .allMatch(e -> e.getValue()
+                                                                .equals(p.getMetadata()
+                                                                        .getLabels()
+                                                                        .get(e.getKey()))))
+                                        .toList();
+                                int expected = matching.size();
+                                long healthy = matching.stream()
+                                        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                                        .count();
+                                int desired = pdb.getSpec().getMaxUnavailable() != null
+                                        ? expected
+                                                - pdb.getSpec()
+                                                        .getMaxUnavailable()
+                                                        .getIntVal()
+                                        : pdb.getSpec().getMinAvailable().getIntVal();
+                                if (healthy < desired && violations.size() < 20) {
+                                    violations.add(pdb.getMetadata().getName() + ": " + healthy + " healthy < "
+                                            + desired + " desired at "
+                                            + java.time.Instant.now() + " "
+                                            + matching.stream()
+                                                    .filter(p -> p.getMetadata().getDeletionTimestamp() != null)
+                                                    .map(p -> p.getMetadata().getName())
+                                                    .toList());
+                                }
+                            }
+                            Thread.sleep(20);
+                        } catch (InterruptedException e) {
+                            return;
+                        } catch (RuntimeException e) {
+                            // the checker's own request failed (server shutting down): try again
+                        }
+                    }
+                },
+                "chaos-pdb-sampler");
+        t.setDaemon(true);
+        t.start();
+        return t;
     }
-    assertThat(traces).as("traces of maintenance after every maintenance ended (seed " + seed + ")").isEmpty();
-  }
 
-  static Set<String> taints(Node n) {
-    Set<String> out = new TreeSet<>();
-    if (n.getSpec().getTaints() != null) {
-      for (Taint t : n.getSpec().getTaints()) {
-        out.add(t.getKey() + "=" + (t.getValue() == null ? "" : t.getValue()) + ":" + t.getEffect());
-      }
+    private static void assertNoTrace(KubernetesClient client, Map<String, Prior> prior, long seed) {
+        List<String> traces = new ArrayList<>();
+        for (var e : prior.entrySet()) {
+            Node node = client.nodes().withName(e.getKey()).get();
+            Prior now = Prior.of(node);
+            if (!now.equals(e.getValue())) {
+                traces.add(e.getKey() + ": prior state " + e.getValue() + ", now " + now);
+            }
+            if (node.getStatus().getConditions().stream().anyMatch(c -> NodeMarks.CONDITION_TYPE.equals(c.getType()))) {
+                traces.add(e.getKey() + ": condition " + NodeMarks.CONDITION_TYPE + " left");
+            }
+            Map<String, String> annotations = node.getMetadata().getAnnotations();
+            if (annotations != null && annotations.containsKey(NodeMarks.PRIOR_STATE)) {
+                traces.add(e.getKey() + ": annotation " + NodeMarks.PRIOR_STATE + " left");
+            }
+        }
+        for (Lease lease : client.leases().inNamespace(LEASE_NAMESPACE).list().getItems()) {
+            if ("tenure".equals(lease.getSpec().getHolderIdentity())) {
+                traces.add("lease " + lease.getMetadata().getName() + " still held by tenure");
+            }
+        }
+        assertThat(traces)
+                .as("traces of maintenance after every maintenance ended (seed " + seed + ")")
+                .isEmpty();
     }
-    return out;
-  }
 
-  private static String abbreviate(String s) {
-    return s == null || s.length() <= 90 ? s : s.substring(0, 90) + "...";
-  }
+    static Set<String> taints(Node n) {
+        Set<String> out = new TreeSet<>();
+        if (n.getSpec().getTaints() != null) {
+            for (Taint t : n.getSpec().getTaints()) {
+                out.add(t.getKey() + "=" + (t.getValue() == null ? "" : t.getValue()) + ":" + t.getEffect());
+            }
+        }
+        return out;
+    }
 
-  static boolean isSettled(Phase phase) {
-    return phase == Phase.Succeeded || phase == Phase.Failed || phase == Phase.Ended;
-  }
+    private static String abbreviate(String s) {
+        return s == null || s.length() <= 90 ? s : s.substring(0, 90) + "...";
+    }
 
-  static boolean allSettled(Map<String, MaintenanceState> states) {
-    return states.values().stream().allMatch(s -> isSettled(s.phase()));
-  }
+    static boolean isSettled(Phase phase) {
+        return phase == Phase.Succeeded || phase == Phase.Failed || phase == Phase.Ended;
+    }
+
+    static boolean allSettled(Map<String, MaintenanceState> states) {
+        return states.values().stream().allMatch(s -> isSettled(s.phase()));
+    }
 }

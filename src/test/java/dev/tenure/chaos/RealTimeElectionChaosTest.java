@@ -1,6 +1,5 @@
 package dev.tenure.chaos;
 
-import dev.tenure.testsupport.Chaos;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.election.ExecutorScheduler;
@@ -14,6 +13,7 @@ import dev.tenure.election.MonotonicClock;
 import dev.tenure.election.Scheduler;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -21,7 +21,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -115,7 +114,8 @@ class RealTimeElectionChaosTest {
     static {
         java.util.logging.Logger log = java.util.logging.Logger.getLogger(LeaderElector.class.getName());
         // FINE records (every write) go to the trace only; INFO and up still reach the console as before
-        java.util.logging.Handler[] console = log.getParent() == null ? new java.util.logging.Handler[0]
+        java.util.logging.Handler[] console = log.getParent() == null
+                ? new java.util.logging.Handler[0]
                 : log.getParent().getHandlers();
         log.setLevel(java.util.logging.Level.FINE);
         log.setUseParentHandlers(false);
@@ -132,33 +132,35 @@ class RealTimeElectionChaosTest {
             }
 
             @Override
-            public void flush() {
-            }
+            public void flush() {}
 
             @Override
-            public void close() {
-            }
+            public void close() {}
         });
     }
 
     /** The trace lines of one trial around an overlap. */
     static String traceOf(String trialPrefix, long fromNanos, long toNanos) {
         StringBuilder b = new StringBuilder();
-        TRACE.stream().filter(e -> e[1].startsWith(trialPrefix) || e[2].contains(trialPrefix))
+        TRACE.stream()
+                .filter(e -> e[1].startsWith(trialPrefix) || e[2].contains(trialPrefix))
                 .filter(e -> Long.parseLong(e[0]) >= fromNanos && Long.parseLong(e[0]) <= toNanos)
                 .sorted(java.util.Comparator.comparingLong(e -> Long.parseLong(e[0])))
-                .forEach(e -> b.append(String.format("%+8d ms %s %s%n", (Long.parseLong(e[0]) - fromNanos) / 1_000_000, e[1], e[2])));
+                .forEach(e -> b.append(
+                        String.format("%+8d ms %s %s%n", (Long.parseLong(e[0]) - fromNanos) / 1_000_000, e[1], e[2])));
         return b.toString();
     }
 
     static Stream<Long> seeds() {
-        System.out.println("RealTimeElectionChaosTest base seed " + BASE_SEED + " (replay: -Dtenure.chaos.seed=" + BASE_SEED + ")");
+        System.out.println("RealTimeElectionChaosTest base seed " + BASE_SEED + " (replay: -Dtenure.chaos.seed="
+                + BASE_SEED + ")");
         return LongStream.range(0, RUNS).mapToObj(i -> BASE_SEED + i * 7919L);
     }
 
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
-    void workDoneWhileLeadingNeverOverlapsUnderStallsRetriesClockStepsFreezesYieldsAndDeletions(long seed) throws Exception {
+    void workDoneWhileLeadingNeverOverlapsUnderStallsRetriesClockStepsFreezesYieldsAndDeletions(long seed)
+            throws Exception {
         ExecutorService trials = Executors.newFixedThreadPool(TRIALS_PER_RUN);
         List<Future<Trial>> futures = new ArrayList<>();
         for (int t = 0; t < TRIALS_PER_RUN; t++) {
@@ -202,20 +204,26 @@ class RealTimeElectionChaosTest {
     }
 
     private static void check(String where, long seed, List<Trial> done) {
-        List<String> violations = done.stream().flatMap(t -> t.violations().stream()).toList();
+        List<String> violations =
+                done.stream().flatMap(t -> t.violations().stream()).toList();
         int sections = done.stream().mapToInt(t -> t.sections().size()).sum();
         int faults = done.stream().mapToInt(Trial::faults).sum();
         int fenced = done.stream().mapToInt(Trial::fencedInCall).sum();
         int yields = done.stream().mapToInt(Trial::yields).sum();
         int deletions = done.stream().mapToInt(Trial::deletions).sum();
-        System.out.printf("real-time election chaos (%s) seed %d: %d trials, %d leadership terms, %d faults injected, "
+        System.out.printf(
+                "real-time election chaos (%s) seed %d: %d trials, %d leadership terms, %d faults injected, "
                         + "%d stops fenced while the leader was stuck in a call, %d yields, %d deletions, "
                         + "%d overlapping critical sections%n",
                 where, seed, done.size(), sections, faults, fenced, yields, deletions, violations.size());
-        assertThat(violations).as("critical sections of two electors overlapped (seed " + seed + ")").isEmpty();
+        assertThat(violations)
+                .as("critical sections of two electors overlapped (seed " + seed + ")")
+                .isEmpty();
         // the run must have exercised what it claims, or a green result proves nothing
         assertThat(sections).as("leadership moved").isGreaterThan(done.size());
-        assertThat(fenced).as("some stops were fenced while the leader was stuck in a store call").isPositive();
+        assertThat(fenced)
+                .as("some stops were fenced while the leader was stuck in a store call")
+                .isPositive();
         assertThat(yields).as("yields happened").isPositive();
     }
 
@@ -298,8 +306,12 @@ class RealTimeElectionChaosTest {
         @Override
         public synchronized LeaseStore storeFor(String identity) {
             // fabric8's defaults: 10 retries with backoff on 5xx, unseen by the caller
-            KubernetesClient c = new KubernetesClientBuilder().withConfig(new ConfigBuilder(cluster.operatorClientConfig())
-                    .withRequestRetryBackoffLimit(10).withRequestRetryBackoffInterval(100).build()).build();
+            KubernetesClient c = new KubernetesClientBuilder()
+                    .withConfig(new ConfigBuilder(cluster.operatorClientConfig())
+                            .withRequestRetryBackoffLimit(10)
+                            .withRequestRetryBackoffInterval(100)
+                            .build())
+                    .build();
             clients.add(c);
             return new KubeLeaseStore(c);
         }
@@ -321,11 +333,16 @@ class RealTimeElectionChaosTest {
 
         @Override
         public void delete() {
-            cluster.client().resources(Lease.class).inNamespace(key.namespace()).withName(key.name()).delete();
+            cluster.client()
+                    .resources(Lease.class)
+                    .inNamespace(key.namespace())
+                    .withName(key.name())
+                    .delete();
         }
 
         private Predicate<ApiRequest> electorWrites() {
-            return ApiRequest.named(key.name()).and(ApiRequest.verb("update"))
+            return ApiRequest.named(key.name())
+                    .and(ApiRequest.verb("update"))
                     .and(r -> !EmulatedCluster.HARNESS_USER_AGENT.equals(r.userAgent()));
         }
 
@@ -357,8 +374,8 @@ class RealTimeElectionChaosTest {
         List<Process> processes = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             String id = "t" + Long.toHexString(seed) + "-p" + i;
-            processes.add(new Process(id, backend.lease(), backend.storeFor(id), new Random(rnd.nextLong()),
-                    sections, fencedInCall));
+            processes.add(new Process(
+                    id, backend.lease(), backend.storeFor(id), new Random(rnd.nextLong()), sections, fencedInCall));
         }
         processes.forEach(Process::start);
         int faults = 0;
@@ -368,7 +385,9 @@ class RealTimeElectionChaosTest {
         while (System.nanoTime() < end) {
             sleep(Duration.ofMillis(150 + rnd.nextInt(350)));
             Optional<LeaseRecord> current = backend.peek();
-            Process leader = current.flatMap(r -> processes.stream().filter(p -> r.isHeldBy(p.identity)).findFirst())
+            Process leader = current.flatMap(r -> processes.stream()
+                            .filter(p -> r.isHeldBy(p.identity))
+                            .findFirst())
                     .orElse(processes.get(rnd.nextInt(processes.size())));
             Process any = processes.get(rnd.nextInt(processes.size()));
             switch (rnd.nextInt(9)) {
@@ -393,17 +412,25 @@ class RealTimeElectionChaosTest {
                 }
                 case 5, 6 -> {
                     if (current.isPresent() && current.get().hasHolder()) {
-                        String other = processes.stream().map(p -> p.identity)
-                                .filter(id -> !current.get().isHeldBy(id)).toList().get(rnd.nextInt(2));
+                        String other = processes.stream()
+                                .map(p -> p.identity)
+                                .filter(id -> !current.get().isHeldBy(id))
+                                .toList()
+                                .get(rnd.nextInt(2));
                         if (backend.askHandover(current.get(), other)) {
-                            trace(other, "driver: preferredHolder set to " + other + " on " + current.get().holderIdentity());
+                            trace(
+                                    other,
+                                    "driver: preferredHolder set to " + other + " on "
+                                            + current.get().holderIdentity());
                             yields++;
                         }
                     }
                 }
                 case 7 -> {
                     if (current.isPresent()) {
-                        trace(leader.identity, "driver: delete lease held by " + current.get().holderIdentity());
+                        trace(
+                                leader.identity,
+                                "driver: delete lease held by " + current.get().holderIdentity());
                         backend.delete();
                         deletions++;
                     }
@@ -436,7 +463,12 @@ class RealTimeElectionChaosTest {
         volatile Duration wallOffset = Duration.ZERO;
         private long openStart = -1; // touched on the callback thread only
 
-        Process(String identity, LeaseKey lease, LeaseStore store, Random random, ConcurrentLinkedQueue<Section> sections,
+        Process(
+                String identity,
+                LeaseKey lease,
+                LeaseStore store,
+                Random random,
+                ConcurrentLinkedQueue<Section> sections,
                 AtomicInteger fencedInCall) {
             this.identity = identity;
             this.random = random;
@@ -444,10 +476,18 @@ class RealTimeElectionChaosTest {
             this.loop = new ExecutorScheduler("loop-" + identity);
             this.fence = new ExecutorScheduler("fence-" + identity);
             Duration stopCost = Duration.ofMillis(random.nextInt(250));
-            this.elector = LeaderElector.builder().lease(lease).identity(identity)
-                    .leaseDuration(LD).renewDeadline(RD).retryPeriod(RP)
-                    .store(view).scheduler(frozenWith(loop)).fenceScheduler(frozenWith(fence)).storeCalls(calls)
-                    .clock(() -> Clock.systemUTC().instant().plus(wallOffset)).monotonic(MonotonicClock.system())
+            this.elector = LeaderElector.builder()
+                    .lease(lease)
+                    .identity(identity)
+                    .leaseDuration(LD)
+                    .renewDeadline(RD)
+                    .retryPeriod(RP)
+                    .store(view)
+                    .scheduler(frozenWith(loop))
+                    .fenceScheduler(frozenWith(fence))
+                    .storeCalls(calls)
+                    .clock(() -> Clock.systemUTC().instant().plus(wallOffset))
+                    .monotonic(MonotonicClock.system())
                     .random(new Random(random.nextLong()))
                     .callbackExecutor(task -> callbacks.execute(() -> {
                         freeze.await();

@@ -82,8 +82,18 @@ final class CandidateFixture {
     }
 
     CandidateRecord build() {
-        return new CandidateRecord(namespace, name, leaseName, binaryVersion, emulationVersion, strategy, renewTime,
-                pingTime, creation, labels, "1");
+        return new CandidateRecord(
+                namespace,
+                name,
+                leaseName,
+                binaryVersion,
+                emulationVersion,
+                strategy,
+                renewTime,
+                pingTime,
+                creation,
+                labels,
+                "1");
     }
 
     @Override

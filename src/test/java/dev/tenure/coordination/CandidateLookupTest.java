@@ -1,8 +1,8 @@
 package dev.tenure.coordination;
 
-import dev.tenure.election.CandidateRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.election.CandidateRecord;
 import dev.tenure.election.LeaseKey;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
@@ -25,10 +25,24 @@ class CandidateLookupTest {
 
     private static GenericKubernetesResource candidate(String namespace, String name, String leaseName) {
         return new GenericKubernetesResourceBuilder()
-                .withApiVersion("coordination.k8s.io/v1beta1").withKind("LeaseCandidate")
-                .withNewMetadata().withNamespace(namespace).withName(name).withResourceVersion("7").endMetadata()
-                .withAdditionalProperties(Map.of("spec", Map.of("leaseName", leaseName, "binaryVersion", "1.31.0",
-                        "emulationVersion", "1.31.0", "strategy", LeaseStrategies.OLDEST_EMULATION_VERSION)))
+                .withApiVersion("coordination.k8s.io/v1beta1")
+                .withKind("LeaseCandidate")
+                .withNewMetadata()
+                .withNamespace(namespace)
+                .withName(name)
+                .withResourceVersion("7")
+                .endMetadata()
+                .withAdditionalProperties(Map.of(
+                        "spec",
+                        Map.of(
+                                "leaseName",
+                                leaseName,
+                                "binaryVersion",
+                                "1.31.0",
+                                "emulationVersion",
+                                "1.31.0",
+                                "strategy",
+                                LeaseStrategies.OLDEST_EMULATION_VERSION)))
                 .build();
     }
 
@@ -50,17 +64,21 @@ class CandidateLookupTest {
     void aCandidateBeingRewrittenIsNeverMissed() throws InterruptedException {
         CacheImpl<GenericKubernetesResource> cache = new CacheImpl<>();
         // an index like the one the controller used to read; its updates are what opened the window
-        cache.addIndexers(Map.of("lease", r -> List.of(r.getMetadata().getNamespace() + "/"
-                + ((Map<?, ?>) r.getAdditionalProperties().get("spec")).get("leaseName"))));
+        cache.addIndexers(Map.of(
+                "lease",
+                r -> List.of(r.getMetadata().getNamespace() + "/"
+                        + ((Map<?, ?>) r.getAdditionalProperties().get("spec")).get("leaseName"))));
         cache.put(candidate("kube-system", "a-1", "component-A"));
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong rewrites = new AtomicLong();
-        Thread relist = new Thread(() -> {
-            while (!stop.get()) {
-                cache.put(candidate("kube-system", "a-1", "component-A"));
-                rewrites.incrementAndGet();
-            }
-        }, "relist");
+        Thread relist = new Thread(
+                () -> {
+                    while (!stop.get()) {
+                        cache.put(candidate("kube-system", "a-1", "component-A"));
+                        rewrites.incrementAndGet();
+                    }
+                },
+                "relist");
         relist.start();
         int misses = 0;
         try {
@@ -73,7 +91,11 @@ class CandidateLookupTest {
             stop.set(true);
             relist.join();
         }
-        assertThat(rewrites.get()).as("the cache was rewritten while it was read").isPositive();
-        assertThat(misses).as("lookups that missed the candidate during %d rewrites", rewrites.get()).isZero();
+        assertThat(rewrites.get())
+                .as("the cache was rewritten while it was read")
+                .isPositive();
+        assertThat(misses)
+                .as("lookups that missed the candidate during %d rewrites", rewrites.get())
+                .isZero();
     }
 }

@@ -1,10 +1,10 @@
 package dev.tenure.coordination;
 
-import dev.tenure.election.CandidateRecord;
 import static dev.tenure.coordination.CandidateFixture.NOW;
 import static dev.tenure.coordination.CandidateFixture.cand;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.election.CandidateRecord;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
@@ -21,40 +21,67 @@ class CandidateRankingTest {
     static Stream<Arguments> pickBestLeaderOldestEmulationVersion() {
         return Stream.of(
                 Arguments.of("empty", List.of(), null),
-                Arguments.of("single candidate",
-                        List.of(cand("candidate1").versions("0.1.0", "0.1.0").created(NOW)), "candidate1"),
-                Arguments.of("multiple candidates, different emulation versions",
-                        List.of(cand("candidate1").versions("0.1.0", "0.1.0").created(NOW.minus(HOUR)),
-                                cand("candidate2").versions("0.2.0", "0.2.0").created(NOW)), "candidate1"),
-                Arguments.of("multiple candidates, same emulation versions, different binary versions",
-                        List.of(cand("candidate1").versions("0.1.0", "0.1.0").created(NOW.minus(HOUR)),
-                                cand("candidate2").versions("0.1.0", "0.2.0").created(NOW)), "candidate1"),
-                Arguments.of("multiple candidates, same emulation versions, same binary versions, different creation"
-                        + " timestamps",
-                        List.of(cand("candidate1").versions("0.1.0", "0.1.0").created(NOW.minus(HOUR)),
-                                cand("candidate2").versions("0.1.0", "0.1.0").created(NOW)), "candidate1"),
+                Arguments.of(
+                        "single candidate",
+                        List.of(cand("candidate1").versions("0.1.0", "0.1.0").created(NOW)),
+                        "candidate1"),
+                Arguments.of(
+                        "multiple candidates, different emulation versions",
+                        List.of(
+                                cand("candidate1").versions("0.1.0", "0.1.0").created(NOW.minus(HOUR)),
+                                cand("candidate2").versions("0.2.0", "0.2.0").created(NOW)),
+                        "candidate1"),
+                Arguments.of(
+                        "multiple candidates, same emulation versions, different binary versions",
+                        List.of(
+                                cand("candidate1").versions("0.1.0", "0.1.0").created(NOW.minus(HOUR)),
+                                cand("candidate2").versions("0.1.0", "0.2.0").created(NOW)),
+                        "candidate1"),
+                Arguments.of(
+                        "multiple candidates, same emulation versions, same binary versions, different creation"
+                                + " timestamps",
+                        List.of(
+                                cand("candidate1").versions("0.1.0", "0.1.0").created(NOW.minus(HOUR)),
+                                cand("candidate2").versions("0.1.0", "0.1.0").created(NOW)),
+                        "candidate1"),
                 // from the older upstream TestPickLeader table
-                Arguments.of("same compatibility version, newer binary version",
-                        List.of(cand("component-identity-1").versions("1.19.0", "1.20.0"),
-                                cand("component-identity-2").versions("1.19.0", "1.19.0")), "component-identity-2"),
-                Arguments.of("same binary version, newer compatibility version",
-                        List.of(cand("component-identity-1").versions("1.19.0", "1.20.0"),
-                                cand("component-identity-2").versions("1.20.0", "1.20.0")), "component-identity-1"),
+                Arguments.of(
+                        "same compatibility version, newer binary version",
+                        List.of(
+                                cand("component-identity-1").versions("1.19.0", "1.20.0"),
+                                cand("component-identity-2").versions("1.19.0", "1.19.0")),
+                        "component-identity-2"),
+                Arguments.of(
+                        "same binary version, newer compatibility version",
+                        List.of(
+                                cand("component-identity-1").versions("1.19.0", "1.20.0"),
+                                cand("component-identity-2").versions("1.20.0", "1.20.0")),
+                        "component-identity-1"),
                 // Tenure additions: unparsable versions are skipped, not ranked as 0.0.0
-                Arguments.of("unparsable emulation version is skipped",
-                        List.of(cand("bad").versions("invalid", "0.1.0").created(NOW.minus(HOUR)),
-                                cand("good").versions("0.2.0", "0.2.0").created(NOW)), "good"),
-                Arguments.of("only unparsable versions elect nobody",
-                        List.of(cand("bad").versions("xyz", "xyz")), null),
-                Arguments.of("order of the list does not matter",
-                        List.of(cand("candidate2").versions("0.1.0", "0.1.0").created(NOW),
-                                cand("candidate1").versions("0.1.0", "0.1.0").created(NOW.minus(HOUR))), "candidate1"));
+                Arguments.of(
+                        "unparsable emulation version is skipped",
+                        List.of(
+                                cand("bad").versions("invalid", "0.1.0").created(NOW.minus(HOUR)),
+                                cand("good").versions("0.2.0", "0.2.0").created(NOW)),
+                        "good"),
+                Arguments.of(
+                        "only unparsable versions elect nobody",
+                        List.of(cand("bad").versions("xyz", "xyz")),
+                        null),
+                Arguments.of(
+                        "order of the list does not matter",
+                        List.of(
+                                cand("candidate2").versions("0.1.0", "0.1.0").created(NOW),
+                                cand("candidate1").versions("0.1.0", "0.1.0").created(NOW.minus(HOUR))),
+                        "candidate1"));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource
     void pickBestLeaderOldestEmulationVersion(String name, List<CandidateFixture> candidates, String expected) {
-        assertThat(CandidateRanking.pickBest(build(candidates)).map(CandidateRecord::name).orElse(null))
+        assertThat(CandidateRanking.pickBest(build(candidates))
+                        .map(CandidateRecord::name)
+                        .orElse(null))
                 .isEqualTo(expected);
     }
 
@@ -69,7 +96,8 @@ class CandidateRankingTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource
     void validLeaseCandidateForOldestEmulationVersion(String name, String emulation, String binary, boolean valid) {
-        assertThat(CandidateRanking.validForOldestEmulationVersion(cand("c").versions(emulation, binary).build()))
+        assertThat(CandidateRanking.validForOldestEmulationVersion(
+                        cand("c").versions(emulation, binary).build()))
                 .isEqualTo(valid);
     }
 
@@ -89,21 +117,38 @@ class CandidateRankingTest {
 
     static Stream<Arguments> compare() {
         return Stream.of(
-                Arguments.of("identical versions earlier timestamp",
+                Arguments.of(
+                        "identical versions earlier timestamp",
                         cand("l").versions("1.20.0", "1.21.0").created(NOW.plusNanos(1)),
-                        cand("r").versions("1.20.0", "1.21.0").created(NOW), 1),
+                        cand("r").versions("1.20.0", "1.21.0").created(NOW),
+                        1),
                 Arguments.of("no lhs version", cand("l"), cand("r").versions("1.20.0", "1.21.0"), -1),
                 Arguments.of("no rhs version", cand("l").versions("1.20.0", "1.21.0"), cand("r"), 1),
-                Arguments.of("invalid lhs version", cand("l").versions("xyz", "xyz"),
-                        cand("r").versions("1.20.0", "1.21.0"), -1),
-                Arguments.of("invalid rhs version", cand("l").versions("1.20.0", "1.21.0"),
-                        cand("r").versions("xyz", "xyz"), 1),
-                Arguments.of("lhs less than rhs", cand("l").versions("1.19.0", "1.20.0"),
-                        cand("r").versions("1.20.0", "1.20.0"), -1),
-                Arguments.of("rhs less than lhs", cand("l").versions("1.20.0", "1.20.0"),
-                        cand("r").versions("1.19.0", "1.20.0"), 1),
-                Arguments.of("lhs less than rhs, lexographical order check", cand("l").versions("1.2.0", "1.20.0"),
-                        cand("r").versions("1.19.0", "1.20.0"), -1));
+                Arguments.of(
+                        "invalid lhs version",
+                        cand("l").versions("xyz", "xyz"),
+                        cand("r").versions("1.20.0", "1.21.0"),
+                        -1),
+                Arguments.of(
+                        "invalid rhs version",
+                        cand("l").versions("1.20.0", "1.21.0"),
+                        cand("r").versions("xyz", "xyz"),
+                        1),
+                Arguments.of(
+                        "lhs less than rhs",
+                        cand("l").versions("1.19.0", "1.20.0"),
+                        cand("r").versions("1.20.0", "1.20.0"),
+                        -1),
+                Arguments.of(
+                        "rhs less than lhs",
+                        cand("l").versions("1.20.0", "1.20.0"),
+                        cand("r").versions("1.19.0", "1.20.0"),
+                        1),
+                Arguments.of(
+                        "lhs less than rhs, lexographical order check",
+                        cand("l").versions("1.2.0", "1.20.0"),
+                        cand("r").versions("1.19.0", "1.20.0"),
+                        -1));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -114,20 +159,29 @@ class CandidateRankingTest {
 
     static Stream<Arguments> shouldReelect() {
         return Stream.of(
-                Arguments.of("candidate with newer binary version",
-                        List.of(cand("component-identity-1").versions("1.19.0", "1.19.0"),
+                Arguments.of(
+                        "candidate with newer binary version",
+                        List.of(
+                                cand("component-identity-1").versions("1.19.0", "1.19.0"),
                                 cand("component-identity-2").versions("1.19.0", "1.20.0")),
-                        cand("component-identity-1").versions("1.19.0", "1.19.0"), false),
-                Arguments.of("no newer candidates",
-                        List.of(cand("component-identity-1").versions("1.19.0", "1.19.0"),
+                        cand("component-identity-1").versions("1.19.0", "1.19.0"),
+                        false),
+                Arguments.of(
+                        "no newer candidates",
+                        List.of(
+                                cand("component-identity-1").versions("1.19.0", "1.19.0"),
                                 cand("component-identity-2").versions("1.19.0", "1.19.0")),
-                        cand("component-identity-1").versions("1.19.0", "1.19.0"), false),
-                Arguments.of("no candidates", List.of(),
-                        cand("component-identity-1").versions("1.19.0", "1.19.0"), false),
-                Arguments.of("candidate with older emulation version (Tenure addition)",
-                        List.of(cand("component-identity-1").versions("1.20.0", "1.20.0"),
+                        cand("component-identity-1").versions("1.19.0", "1.19.0"),
+                        false),
+                Arguments.of(
+                        "no candidates", List.of(), cand("component-identity-1").versions("1.19.0", "1.19.0"), false),
+                Arguments.of(
+                        "candidate with older emulation version (Tenure addition)",
+                        List.of(
+                                cand("component-identity-1").versions("1.20.0", "1.20.0"),
                                 cand("component-identity-2").versions("1.19.0", "1.20.0")),
-                        cand("component-identity-1").versions("1.20.0", "1.20.0"), true));
+                        cand("component-identity-1").versions("1.20.0", "1.20.0"),
+                        true));
     }
 
     /** Upstream's test-only shouldReelect: the picked leader ranks strictly before the current one. */
@@ -142,39 +196,73 @@ class CandidateRankingTest {
 
     static Stream<Arguments> pickBestStrategy() {
         return Stream.of(
-                Arguments.of("single candidate, single preferred strategy",
-                        List.of(cand("candidate1").strategy(OEV)), OEV, false),
-                Arguments.of("multiple candidates, different preferred strategies should fail",
-                        List.of(cand("candidate1").strategy(OEV), cand("candidate2").strategy("foo.com/bar")),
-                        null, true),
-                Arguments.of("multiple candidates, different preferred strategy different binary version should"
-                        + " resolve",
-                        List.of(cand("candidate1").binary("1.32.0").strategy(OEV),
-                                cand("candidate2").binary("1.31.0").strategy("foo.com/bar")), OEV, false),
-                Arguments.of("multiple candidates, different preferred strategy different binary version should"
-                        + " resolve, order agnostic",
-                        List.of(cand("candidate2").binary("1.31.0").strategy("foo.com/bar"),
-                                cand("candidate1").binary("1.32.0").strategy(OEV)), OEV, false),
-                Arguments.of("multiple candidates, different preferred strategy different binary version string"
-                        + " comparison check",
-                        List.of(cand("candidate1").binary("1.1.10").strategy(OEV),
-                                cand("candidate2").binary("1.1.2").strategy("foo.com/bar")), OEV, false),
-                Arguments.of("multiple candidates, same preferred strategy",
-                        List.of(cand("candidate1").binary("1.31.0").strategy(OEV),
-                                cand("candidate2").binary("1.31.0").strategy(OEV)), OEV, false),
-                Arguments.of("multiple candidates, conflicting preferred strategy",
-                        List.of(cand("candidate1").binary("1.31.0").strategy(OEV),
-                                cand("candidate2").binary("1.31.0").strategy("foo.com/bar")), null, true),
+                Arguments.of(
+                        "single candidate, single preferred strategy",
+                        List.of(cand("candidate1").strategy(OEV)),
+                        OEV,
+                        false),
+                Arguments.of(
+                        "multiple candidates, different preferred strategies should fail",
+                        List.of(
+                                cand("candidate1").strategy(OEV),
+                                cand("candidate2").strategy("foo.com/bar")),
+                        null,
+                        true),
+                Arguments.of(
+                        "multiple candidates, different preferred strategy different binary version should"
+                                + " resolve",
+                        List.of(
+                                cand("candidate1").binary("1.32.0").strategy(OEV),
+                                cand("candidate2").binary("1.31.0").strategy("foo.com/bar")),
+                        OEV,
+                        false),
+                Arguments.of(
+                        "multiple candidates, different preferred strategy different binary version should"
+                                + " resolve, order agnostic",
+                        List.of(
+                                cand("candidate2").binary("1.31.0").strategy("foo.com/bar"),
+                                cand("candidate1").binary("1.32.0").strategy(OEV)),
+                        OEV,
+                        false),
+                Arguments.of(
+                        "multiple candidates, different preferred strategy different binary version string"
+                                + " comparison check",
+                        List.of(
+                                cand("candidate1").binary("1.1.10").strategy(OEV),
+                                cand("candidate2").binary("1.1.2").strategy("foo.com/bar")),
+                        OEV,
+                        false),
+                Arguments.of(
+                        "multiple candidates, same preferred strategy",
+                        List.of(
+                                cand("candidate1").binary("1.31.0").strategy(OEV),
+                                cand("candidate2").binary("1.31.0").strategy(OEV)),
+                        OEV,
+                        false),
+                Arguments.of(
+                        "multiple candidates, conflicting preferred strategy",
+                        List.of(
+                                cand("candidate1").binary("1.31.0").strategy(OEV),
+                                cand("candidate2").binary("1.31.0").strategy("foo.com/bar")),
+                        null,
+                        true),
                 // Tenure addition: a conflict is found wherever it sits in the list
-                Arguments.of("conflict at the highest version is found regardless of order",
-                        List.of(cand("candidate1").binary("1.32.0").strategy(OEV),
+                Arguments.of(
+                        "conflict at the highest version is found regardless of order",
+                        List.of(
+                                cand("candidate1").binary("1.32.0").strategy(OEV),
                                 cand("candidate2").binary("1.31.0").strategy(OEV),
-                                cand("candidate3").binary("1.32.0").strategy("foo.com/bar")), null, true),
-                Arguments.of("conflict below the highest version does not matter",
-                        List.of(cand("candidate1").binary("1.31.0").strategy(OEV),
+                                cand("candidate3").binary("1.32.0").strategy("foo.com/bar")),
+                        null,
+                        true),
+                Arguments.of(
+                        "conflict below the highest version does not matter",
+                        List.of(
+                                cand("candidate1").binary("1.31.0").strategy(OEV),
                                 cand("candidate2").binary("1.31.0").strategy("foo.com/bar"),
                                 cand("candidate3").binary("1.32.0").strategy(LeaseStrategies.MAINTENANCE_AWARE)),
-                        LeaseStrategies.MAINTENANCE_AWARE, false));
+                        LeaseStrategies.MAINTENANCE_AWARE,
+                        false));
     }
 
     @ParameterizedTest(name = "{0}")

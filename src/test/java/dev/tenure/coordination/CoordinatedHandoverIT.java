@@ -1,16 +1,16 @@
 package dev.tenure.coordination;
 
-import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tenure.election.Candidate;
-import dev.tenure.operator.CoordinatedLeadershipHandover;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.maintenance.LeadershipHandover;
+import dev.tenure.operator.CoordinatedLeadershipHandover;
 import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -62,9 +62,13 @@ class CoordinatedHandoverIT {
         cluster.seed().node("w1").role("worker").create();
         cluster.seed().node("w2").role("worker").create();
         LeaseCandidateApi api = LeaseCandidateApi.discover(client, "auto");
-        CoordinationController controller = new CoordinationController(client,
-                new ElectionPlanner(ElectionTiming.UPSTREAM, false), clock, api,
-                new CoordinationMetrics(new SimpleMeterRegistry(), clock), Duration.ofMinutes(30));
+        CoordinationController controller = new CoordinationController(
+                client,
+                new ElectionPlanner(ElectionTiming.UPSTREAM, false),
+                clock,
+                api,
+                new CoordinationMetrics(new SimpleMeterRegistry(), clock),
+                Duration.ofMinutes(30));
         cleanup.add(controller::stop);
 
         // app-0 has the older emulation version: elected first. Both register before the controller starts:
@@ -74,15 +78,23 @@ class CoordinatedHandoverIT {
         Candidate app1 = candidate(client, api, "app-1", "1.31.0", "w2");
         app0.start();
         app1.start();
-        await().atMost(WAIT).until(() -> client.genericKubernetesResources(api.context()).inNamespace(NS).list()
-                .getItems().size() == 2);
+        await().atMost(WAIT)
+                .until(() -> client.genericKubernetesResources(api.context())
+                                .inNamespace(NS)
+                                .list()
+                                .getItems()
+                                .size()
+                        == 2);
         controller.start();
         await().atMost(WAIT).until(app0::isLeader);
         assertThat(holder(client)).isEqualTo("app-0");
 
         // the NodeMaintenance step: cordon and taint, then hand over in the same reconcile
-        client.nodes().withName("w1").patch(PatchContext.of(PatchType.JSON_MERGE),
-                "{\"spec\":{\"unschedulable\":true,\"taints\":[{\"key\":\"tenure.dev/drain\",\"effect\":\"NoSchedule\"}]}}");
+        client.nodes()
+                .withName("w1")
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"spec\":{\"unschedulable\":true,\"taints\":[{\"key\":\"tenure.dev/drain\",\"effect\":\"NoSchedule\"}]}}");
         Instant now = clock.instant();
         LeadershipHandover.Outcome requested = new CoordinatedLeadershipHandover(controller).handOver("w1", now, now);
         assertThat(requested.done()).as(requested.message()).isFalse();
@@ -93,19 +105,32 @@ class CoordinatedHandoverIT {
         assertThat(events).containsExactly("app-0 started", "app-0 stopped", "app-1 started");
         assertThat(holder(client)).isEqualTo("app-1");
         await().atMost(WAIT).until(() -> controller.handedOver("w1"));
-        assertThat(new CoordinatedLeadershipHandover(controller).handOver("w1", now, clock.instant()).done()).isTrue();
+        assertThat(new CoordinatedLeadershipHandover(controller)
+                        .handOver("w1", now, clock.instant())
+                        .done())
+                .isTrue();
     }
 
-    private Candidate candidate(KubernetesClient client, LeaseCandidateApi api, String name, String emulationVersion,
-            String node) {
+    private Candidate candidate(
+            KubernetesClient client, LeaseCandidateApi api, String name, String emulationVersion, String node) {
         ExecutorScheduler scheduler = new ExecutorScheduler("it-" + name);
-        Candidate c = Candidate.builder().namespace(NS).identity(name).leaseName(LEASE)
-                .binaryVersion("1.31.0").emulationVersion(emulationVersion)
-                .strategy(LeaseStrategies.MAINTENANCE_AWARE).nodeName(node)
+        Candidate c = Candidate.builder()
+                .namespace(NS)
+                .identity(name)
+                .leaseName(LEASE)
+                .binaryVersion("1.31.0")
+                .emulationVersion(emulationVersion)
+                .strategy(LeaseStrategies.MAINTENANCE_AWARE)
+                .nodeName(node)
                 .candidateStore(new KubeLeaseCandidateStore(client, api.version()))
-                .leaseStore(new KubeLeaseStore(client)).scheduler(scheduler).clock(clock).monotonic(dev.tenure.election.MonotonicClock.system()).random(new Random(7))
+                .leaseStore(new KubeLeaseStore(client))
+                .scheduler(scheduler)
+                .clock(clock)
+                .monotonic(dev.tenure.election.MonotonicClock.system())
+                .random(new Random(7))
                 // no retry falls due during the test: what happens, happens on watch events
-                .leaseDuration(Duration.ofMinutes(15)).renewDeadline(Duration.ofMinutes(10))
+                .leaseDuration(Duration.ofMinutes(15))
+                .renewDeadline(Duration.ofMinutes(10))
                 .retryPeriod(Duration.ofMinutes(5))
                 .onStartedLeading(() -> events.add(name + " started"))
                 .onStoppedLeading(() -> events.add(name + " stopped"))

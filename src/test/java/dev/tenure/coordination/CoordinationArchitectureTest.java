@@ -19,21 +19,33 @@ class CoordinationArchitectureTest {
             .importPackages("dev.tenure.coordination");
 
     static final ArchRule DECISIONS_ARE_PURE = classes()
-            .that().haveSimpleNameStartingWith("ElectionPlanner")
-            .or().haveSimpleNameStartingWith("ElectionStep")
-            .or().haveSimpleNameStartingWith("ElectionTiming")
-            .or().haveSimpleNameStartingWith("CandidateRanking")
-            .or().haveSimpleNameStartingWith("SemanticVersion")
-            .or().haveSimpleNameStartingWith("HandoverPlanner")
-            .or().haveSimpleName("LeaseStrategies")
-            .should().onlyDependOnClassesThat().resideInAnyPackage("java..", "dev.tenure.coordination..",
-                    "dev.tenure.election..");
+            .that()
+            .haveSimpleNameStartingWith("ElectionPlanner")
+            .or()
+            .haveSimpleNameStartingWith("ElectionStep")
+            .or()
+            .haveSimpleNameStartingWith("ElectionTiming")
+            .or()
+            .haveSimpleNameStartingWith("CandidateRanking")
+            .or()
+            .haveSimpleNameStartingWith("SemanticVersion")
+            .or()
+            .haveSimpleNameStartingWith("HandoverPlanner")
+            .or()
+            .haveSimpleName("LeaseStrategies")
+            .should()
+            .onlyDependOnClassesThat()
+            .resideInAnyPackage("java..", "dev.tenure.coordination..", "dev.tenure.election..");
 
     static final ArchRule TIME_COMES_FROM_THE_INJECTED_CLOCK = noClasses()
-            .should().callMethod(Instant.class, "now")
-            .orShould().callMethod(System.class, "currentTimeMillis")
-            .orShould().callMethod(Clock.class, "systemUTC")
-            .orShould().callMethod(Clock.class, "systemDefaultZone");
+            .should()
+            .callMethod(Instant.class, "now")
+            .orShould()
+            .callMethod(System.class, "currentTimeMillis")
+            .orShould()
+            .callMethod(Clock.class, "systemUTC")
+            .orShould()
+            .callMethod(Clock.class, "systemDefaultZone");
 
     @Test
     void decisionsArePure() {

@@ -1,14 +1,14 @@
 package dev.tenure.coordination;
 
-import dev.tenure.testsupport.EndToEnd;
-import dev.tenure.election.kube.KubeLeaseCandidateStore;
-import dev.tenure.election.CandidateRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tenure.election.CandidateRecord;
 import dev.tenure.election.LeaseKey;
+import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.MutableClock;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -86,23 +86,35 @@ class CoordinationControllerIT {
     }
 
     private void startController(boolean upstreamStrategy, Duration gcPeriod) {
-        controller = new CoordinationController(cluster.operatorClient(), new ElectionPlanner(ElectionTiming.UPSTREAM, upstreamStrategy),
-                clock, LeaseCandidateApi.of("v1beta1"), new CoordinationMetrics(registry, clock), gcPeriod);
+        controller = new CoordinationController(
+                cluster.operatorClient(),
+                new ElectionPlanner(ElectionTiming.UPSTREAM, upstreamStrategy),
+                clock,
+                LeaseCandidateApi.of("v1beta1"),
+                new CoordinationMetrics(registry, clock),
+                gcPeriod);
         controller.start();
     }
 
-    private void candidate(String name, String emulation, String binary, String strategy, Instant renew,
-            Map<String, String> labels) {
-        client.resources(LeaseCandidate.class).inNamespace(NS).resource(new LeaseCandidateBuilder()
-                .withNewMetadata().withName(name).withNamespace(NS).withLabels(labels).endMetadata()
-                .withNewSpec()
-                .withLeaseName(LEASE)
-                .withEmulationVersion(emulation)
-                .withBinaryVersion(binary)
-                .withStrategy(strategy)
-                .withRenewTime(new MicroTime(KubeObjects.microTime(renew)))
-                .endSpec()
-                .build()).create();
+    private void candidate(
+            String name, String emulation, String binary, String strategy, Instant renew, Map<String, String> labels) {
+        client.resources(LeaseCandidate.class)
+                .inNamespace(NS)
+                .resource(new LeaseCandidateBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(NS)
+                        .withLabels(labels)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withLeaseName(LEASE)
+                        .withEmulationVersion(emulation)
+                        .withBinaryVersion(binary)
+                        .withStrategy(strategy)
+                        .withRenewTime(new MicroTime(KubeObjects.microTime(renew)))
+                        .endSpec()
+                        .build())
+                .create();
         processes.live(name);
     }
 
@@ -128,9 +140,13 @@ class CoordinationControllerIT {
         Instant stale = clock.instant().minus(Duration.ofSeconds(30)); // both must be pinged before an election
         candidate("c-a", "1.19.0", "1.19.0", LeaseStrategies.OLDEST_EMULATION_VERSION, stale, Map.of());
         candidate("c-b", "1.20.0", "1.20.0", LeaseStrategies.OLDEST_EMULATION_VERSION, stale, Map.of());
-        cluster.faults().failNext(Integer.MAX_VALUE, dev.tenure.testsupport.ApiRequest.named("c-a")
-                .and(dev.tenure.testsupport.ApiRequest.resource("leasecandidates"))
-                .and(dev.tenure.testsupport.ApiRequest.verb("patch")), 403);
+        cluster.faults()
+                .failNext(
+                        Integer.MAX_VALUE,
+                        dev.tenure.testsupport.ApiRequest.named("c-a")
+                                .and(dev.tenure.testsupport.ApiRequest.resource("leasecandidates"))
+                                .and(dev.tenure.testsupport.ApiRequest.verb("patch")),
+                        403);
         try {
             startController(true, Duration.ofMinutes(30));
             awaitHolder("c-b");
@@ -145,12 +161,16 @@ class CoordinationControllerIT {
         startController(true, Duration.ofMinutes(30));
         candidate("app-1", "1.32.0", "1.32.0");
         awaitHolder("app-1");
-        List<ApiRequest> leaseReads = cluster.requests().matching(r -> r.userAgent().equals(EmulatedCluster.OPERATOR_USER_AGENT)
-                && r.resource().equals("leases") && r.namespace().isEmpty()
-                && (r.verb().equals("list") || r.verb().equals("watch")));
-        assertThat(leaseReads).as("the controller's cluster-wide Lease list and watch").isNotEmpty()
-                .allSatisfy(r -> assertThat(r.query().get("fieldSelector"))
-                        .isEqualTo("metadata.namespace!=kube-node-lease"));
+        List<ApiRequest> leaseReads = cluster.requests()
+                .matching(r -> r.userAgent().equals(EmulatedCluster.OPERATOR_USER_AGENT)
+                        && r.resource().equals("leases")
+                        && r.namespace().isEmpty()
+                        && (r.verb().equals("list") || r.verb().equals("watch")));
+        assertThat(leaseReads)
+                .as("the controller's cluster-wide Lease list and watch")
+                .isNotEmpty()
+                .allSatisfy(r ->
+                        assertThat(r.query().get("fieldSelector")).isEqualTo("metadata.namespace!=kube-node-lease"));
     }
 
     @Test
@@ -170,7 +190,10 @@ class CoordinationControllerIT {
         candidate("component-identity-3", "1.20.0", "1.20.0");
         startController(true, Duration.ofMinutes(30));
         awaitHolder("component-identity-1");
-        assertThat(registry.get("tenure.coordination.elections").tag("outcome", "created").counter().count())
+        assertThat(registry.get("tenure.coordination.elections")
+                        .tag("outcome", "created")
+                        .counter()
+                        .count())
                 .isEqualTo(1.0);
     }
 
@@ -179,22 +202,48 @@ class CoordinationControllerIT {
         candidate("component-identity-1", "1.19.0", "1.19.0");
         startController(false, Duration.ofMinutes(30));
         // a MaintenanceAware lease in another name proves the controller is running and has processed events
-        client.resources(LeaseCandidate.class).inNamespace(NS).resource(new LeaseCandidateBuilder()
-                .withNewMetadata().withName("probe").withNamespace(NS).endMetadata()
-                .withNewSpec().withLeaseName("probe-lease").withEmulationVersion("1.0.0").withBinaryVersion("1.0.0")
-                .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
-                .withRenewTime(new MicroTime(KubeObjects.microTime(clock.instant()))).endSpec().build()).create();
-        await().atMost(WAIT).until(() -> client.resources(Lease.class).inNamespace(NS).withName("probe-lease")
-                .get() != null);
-        assertThat(lease()).as("OldestEmulationVersion lease left to the API server").isNull();
+        client.resources(LeaseCandidate.class)
+                .inNamespace(NS)
+                .resource(new LeaseCandidateBuilder()
+                        .withNewMetadata()
+                        .withName("probe")
+                        .withNamespace(NS)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withLeaseName("probe-lease")
+                        .withEmulationVersion("1.0.0")
+                        .withBinaryVersion("1.0.0")
+                        .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
+                        .withRenewTime(new MicroTime(KubeObjects.microTime(clock.instant())))
+                        .endSpec()
+                        .build())
+                .create();
+        await().atMost(WAIT)
+                .until(() -> client.resources(Lease.class)
+                                .inNamespace(NS)
+                                .withName("probe-lease")
+                                .get()
+                        != null);
+        assertThat(lease())
+                .as("OldestEmulationVersion lease left to the API server")
+                .isNull();
     }
 
     @Test
     void deletionOfLeaseTriggersReelection() {
-        client.resources(Lease.class).inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.coordination.v1
-                .LeaseBuilder().withNewMetadata().withName(LEASE).withNamespace(NS).endMetadata()
-                .withNewSpec().withHolderIdentity("some-other-component").withLeaseDurationSeconds(10)
-                .withRenewTime(clock.instant().plusSeconds(1).atZone(java.time.ZoneOffset.UTC)).endSpec().build())
+        client.resources(Lease.class)
+                .inNamespace(NS)
+                .resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                        .withNewMetadata()
+                        .withName(LEASE)
+                        .withNamespace(NS)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withHolderIdentity("some-other-component")
+                        .withLeaseDurationSeconds(10)
+                        .withRenewTime(clock.instant().plusSeconds(1).atZone(java.time.ZoneOffset.UTC))
+                        .endSpec()
+                        .build())
                 .create();
         candidate("component-identity-1", "1.19.0", "1.19.0");
         startController(true, Duration.ofMinutes(30));
@@ -204,11 +253,20 @@ class CoordinationControllerIT {
 
     @Test
     void expiredLeaseIsReplaced() {
-        client.resources(Lease.class).inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.coordination.v1
-                .LeaseBuilder().withNewMetadata().withName(LEASE).withNamespace(NS).endMetadata()
-                .withNewSpec().withHolderIdentity("some-other-component").withLeaseDurationSeconds(10)
-                .withStrategy(LeaseStrategies.OLDEST_EMULATION_VERSION)
-                .withRenewTime(clock.instant().minusSeconds(11).atZone(java.time.ZoneOffset.UTC)).endSpec().build())
+        client.resources(Lease.class)
+                .inNamespace(NS)
+                .resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                        .withNewMetadata()
+                        .withName(LEASE)
+                        .withNamespace(NS)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withHolderIdentity("some-other-component")
+                        .withLeaseDurationSeconds(10)
+                        .withStrategy(LeaseStrategies.OLDEST_EMULATION_VERSION)
+                        .withRenewTime(clock.instant().minusSeconds(11).atZone(java.time.ZoneOffset.UTC))
+                        .endSpec()
+                        .build())
                 .create();
         candidate("component-identity-1", "1.19.0", "1.19.0");
         startController(true, Duration.ofMinutes(30));
@@ -227,17 +285,24 @@ class CoordinationControllerIT {
         processes.kill("component-identity-1");
         fake.advance(Duration.ofSeconds(6)); // the 5 s lease and the candidates' last renewals are stale now
         controller.enqueueAll();
-        await().atMost(WAIT).until(() -> pinged("component-identity-1") && pinged("component-identity-2")
-                && acked("component-identity-2"));
-        assertThat(lease().getSpec().getHolderIdentity()).as("no vote while a ping is open")
+        await().atMost(WAIT)
+                .until(() -> pinged("component-identity-1")
+                        && pinged("component-identity-2")
+                        && acked("component-identity-2"));
+        assertThat(lease().getSpec().getHolderIdentity())
+                .as("no vote while a ping is open")
                 .isEqualTo("component-identity-1");
 
         fake.advance(Duration.ofMillis(5500)); // the dead candidate's ping window has closed
         controller.enqueueAll();
         awaitHolder("component-identity-2");
-        assertThat(registry.get("tenure.coordination.elections").tag("outcome", "takeover").counter().count())
+        assertThat(registry.get("tenure.coordination.elections")
+                        .tag("outcome", "takeover")
+                        .counter()
+                        .count())
                 .isEqualTo(1.0);
-        assertThat(lease().getSpec().getRenewTime().toInstant()).as("renewTime from the injected clock")
+        assertThat(lease().getSpec().getRenewTime().toInstant())
+                .as("renewTime from the injected clock")
                 .isEqualTo(fake.instant());
     }
 
@@ -248,7 +313,10 @@ class CoordinationControllerIT {
     }
 
     private LeaseCandidate candidateObject(String name) {
-        return client.resources(LeaseCandidate.class).inNamespace(NS).withName(name).get();
+        return client.resources(LeaseCandidate.class)
+                .inNamespace(NS)
+                .withName(name)
+                .get();
     }
 
     private boolean pinged(String name) {
@@ -257,8 +325,10 @@ class CoordinationControllerIT {
 
     private boolean acked(String name) {
         var spec = candidateObject(name).getSpec();
-        return spec.getPingTime() != null && KubeLeaseCandidateStore.parseTime(spec.getRenewTime().getTime())
-                .isAfter(KubeLeaseCandidateStore.parseTime(spec.getPingTime().getTime()));
+        return spec.getPingTime() != null
+                && KubeLeaseCandidateStore.parseTime(spec.getRenewTime().getTime())
+                        .isAfter(KubeLeaseCandidateStore.parseTime(
+                                spec.getPingTime().getTime()));
     }
 
     @Test
@@ -268,9 +338,13 @@ class CoordinationControllerIT {
             LeaseCandidateApi api = LeaseCandidateApi.discover(without.operatorClient(), "auto");
             assertThat(api.served()).isFalse();
             assertThat(api.detail()).contains("not served");
-            controller = new CoordinationController(without.operatorClient(),
-                    new ElectionPlanner(ElectionTiming.UPSTREAM, true), clock, api,
-                    new CoordinationMetrics(registry, clock), Duration.ofMinutes(30));
+            controller = new CoordinationController(
+                    without.operatorClient(),
+                    new ElectionPlanner(ElectionTiming.UPSTREAM, true),
+                    clock,
+                    api,
+                    new CoordinationMetrics(registry, clock),
+                    Duration.ofMinutes(30));
             controller.start();
             assertThat(controller.isRunning()).isFalse();
         }
@@ -284,8 +358,9 @@ class CoordinationControllerIT {
 
         processes.followPreferredHolder(false);
         candidate("component-identity-2", "1.19.0", "1.19.0");
-        await().atMost(WAIT).untilAsserted(() -> assertThat(lease().getSpec().getPreferredHolder())
-                .isEqualTo("component-identity-2"));
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () -> assertThat(lease().getSpec().getPreferredHolder()).isEqualTo("component-identity-2"));
         assertThat(lease().getSpec().getHolderIdentity()).isEqualTo("component-identity-1");
 
         processes.followPreferredHolder(true);
@@ -299,13 +374,19 @@ class CoordinationControllerIT {
         awaitHolder("component-identity-1");
         processes.followPreferredHolder(false);
         candidate("component-identity-2", "1.19.0", "1.19.0");
-        await().atMost(WAIT).untilAsserted(() -> assertThat(lease().getSpec().getPreferredHolder())
-                .isEqualTo("component-identity-2"));
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () -> assertThat(lease().getSpec().getPreferredHolder()).isEqualTo("component-identity-2"));
 
         // the preferred candidate goes away before the hand-over happens
         processes.kill("component-identity-2");
-        client.resources(LeaseCandidate.class).inNamespace(NS).withName("component-identity-2").delete();
-        await().atMost(WAIT).untilAsserted(() -> assertThat(lease().getSpec().getPreferredHolder()).isNull());
+        client.resources(LeaseCandidate.class)
+                .inNamespace(NS)
+                .withName("component-identity-2")
+                .delete();
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () -> assertThat(lease().getSpec().getPreferredHolder()).isNull());
         processes.followPreferredHolder(true);
         awaitHolder("component-identity-1");
     }
@@ -313,11 +394,20 @@ class CoordinationControllerIT {
     @Test
     void releasedLeaseWhosePreferredHolderIsGoneGetsANewHolder() {
         // PR 138066: the holder released for its preferredHolder, whose candidate then disappeared
-        client.resources(Lease.class).inNamespace(NS).resource(new io.fabric8.kubernetes.api.model.coordination.v1
-                .LeaseBuilder().withNewMetadata().withName(LEASE).withNamespace(NS).endMetadata()
-                .withNewSpec().withPreferredHolder("component-identity-gone").withLeaseDurationSeconds(1)
-                .withStrategy(LeaseStrategies.OLDEST_EMULATION_VERSION)
-                .withRenewTime(clock.instant().atZone(java.time.ZoneOffset.UTC)).endSpec().build())
+        client.resources(Lease.class)
+                .inNamespace(NS)
+                .resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                        .withNewMetadata()
+                        .withName(LEASE)
+                        .withNamespace(NS)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withPreferredHolder("component-identity-gone")
+                        .withLeaseDurationSeconds(1)
+                        .withStrategy(LeaseStrategies.OLDEST_EMULATION_VERSION)
+                        .withRenewTime(clock.instant().atZone(java.time.ZoneOffset.UTC))
+                        .endSpec()
+                        .build())
                 .create();
         candidate("component-identity-1", "1.20.0", "1.20.0");
         startController(true, Duration.ofMinutes(30));
@@ -327,63 +417,138 @@ class CoordinationControllerIT {
 
     @Test
     void expiredCandidatesAreGarbageCollectedOnSchedule() {
-        candidate("stale", "1.19.0", "1.19.0", LeaseStrategies.OLDEST_EMULATION_VERSION,
-                clock.instant().minus(Duration.ofMinutes(31)), Map.of());
+        candidate(
+                "stale",
+                "1.19.0",
+                "1.19.0",
+                LeaseStrategies.OLDEST_EMULATION_VERSION,
+                clock.instant().minus(Duration.ofMinutes(31)),
+                Map.of());
         candidate("fresh", "1.19.0", "1.19.0");
         startController(true, Duration.ofMillis(200));
-        await().atMost(WAIT).until(() -> client.resources(LeaseCandidate.class).inNamespace(NS).withName("stale")
-                .get() == null);
-        assertThat(client.resources(LeaseCandidate.class).inNamespace(NS).withName("fresh").get()).isNotNull();
+        await().atMost(WAIT)
+                .until(() -> client.resources(LeaseCandidate.class)
+                                .inNamespace(NS)
+                                .withName("stale")
+                                .get()
+                        == null);
+        assertThat(client.resources(LeaseCandidate.class)
+                        .inNamespace(NS)
+                        .withName("fresh")
+                        .get())
+                .isNotNull();
     }
 
     static Stream<Arguments> leaseCandidateGarbageCollection() {
         Duration expired = Duration.ofMinutes(30).plusSeconds(1);
         return Stream.of(
                 // upstream leasecandidategc_controller_test.go
-                Arguments.of("delete expired lease candidates",
-                        List.of(new Object[] {"candidate1", "component-A", expired},
+                Arguments.of(
+                        "delete expired lease candidates",
+                        List.of(
+                                new Object[] {"candidate1", "component-A", expired},
                                 new Object[] {"candidate2", "component-B", expired},
-                                new Object[] {"candidate3", "component-C", Duration.ZERO}), 2),
-                Arguments.of("no expired lease candidates",
-                        List.<Object[]>of(new Object[] {"candidate1", "component-A", Duration.ZERO}), 0));
+                                new Object[] {"candidate3", "component-C", Duration.ZERO}),
+                        2),
+                Arguments.of(
+                        "no expired lease candidates",
+                        List.<Object[]>of(new Object[] {"candidate1", "component-A", Duration.ZERO}),
+                        0));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource
     void leaseCandidateGarbageCollection(String name, List<Object[]> candidates, int expectedDeleted) {
         for (Object[] c : candidates) {
-            client.resources(LeaseCandidate.class).inNamespace(NS).resource(new LeaseCandidateBuilder()
-                    .withNewMetadata().withName((String) c[0]).withNamespace(NS).endMetadata()
-                    .withNewSpec().withLeaseName((String) c[1]).withEmulationVersion("1.19.0")
-                    .withBinaryVersion("1.19.0").withStrategy(LeaseStrategies.OLDEST_EMULATION_VERSION)
-                    .withRenewTime(new MicroTime(KubeObjects.microTime(clock.instant().minus((Duration) c[2]))))
-                    .endSpec().build()).create();
+            client.resources(LeaseCandidate.class)
+                    .inNamespace(NS)
+                    .resource(new LeaseCandidateBuilder()
+                            .withNewMetadata()
+                            .withName((String) c[0])
+                            .withNamespace(NS)
+                            .endMetadata()
+                            .withNewSpec()
+                            .withLeaseName((String) c[1])
+                            .withEmulationVersion("1.19.0")
+                            .withBinaryVersion("1.19.0")
+                            .withStrategy(LeaseStrategies.OLDEST_EMULATION_VERSION)
+                            .withRenewTime(new MicroTime(
+                                    KubeObjects.microTime(clock.instant().minus((Duration) c[2]))))
+                            .endSpec()
+                            .build())
+                    .create();
         }
         startController(true, Duration.ofMinutes(30));
-        await().atMost(WAIT).until(() -> controller.collectGarbage() >= 0
-                && client.resources(LeaseCandidate.class).inNamespace(NS).list().getItems().size()
-                        == candidates.size() - expectedDeleted);
+        await().atMost(WAIT)
+                .until(() -> controller.collectGarbage() >= 0
+                        && client.resources(LeaseCandidate.class)
+                                        .inNamespace(NS)
+                                        .list()
+                                        .getItems()
+                                        .size()
+                                == candidates.size() - expectedDeleted);
     }
 
     @Test
     void candidateRenewedSinceTheCacheSawItSurvivesGarbageCollection() {
         candidate("renewed", "1.19.0", "1.19.0");
         startController(true, Duration.ofMinutes(30));
-        CandidateRecord staleView = new CandidateRecord(NS, "renewed", LEASE, "1.19.0", "1.19.0",
-                LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant().minus(Duration.ofHours(1)), null, null,
-                Map.of(), "1");
-        assertThat(controller.collectGarbage(List.of(staleView), clock.instant())).isZero();
-        assertThat(client.resources(LeaseCandidate.class).inNamespace(NS).withName("renewed").get()).isNotNull();
+        CandidateRecord staleView = new CandidateRecord(
+                NS,
+                "renewed",
+                LEASE,
+                "1.19.0",
+                "1.19.0",
+                LeaseStrategies.OLDEST_EMULATION_VERSION,
+                clock.instant().minus(Duration.ofHours(1)),
+                null,
+                null,
+                Map.of(),
+                "1");
+        assertThat(controller.collectGarbage(List.of(staleView), clock.instant()))
+                .isZero();
+        assertThat(client.resources(LeaseCandidate.class)
+                        .inNamespace(NS)
+                        .withName("renewed")
+                        .get())
+                .isNotNull();
     }
 
     @Test
     void maintenanceAwareMovesLeadershipOffACordonedNode() {
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("n1").endMetadata().build()).create();
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("n2").endMetadata().build()).create();
+        client.nodes()
+                .resource(new NodeBuilder()
+                        .withNewMetadata()
+                        .withName("n1")
+                        .endMetadata()
+                        .build())
+                .create();
+        client.nodes()
+                .resource(new NodeBuilder()
+                        .withNewMetadata()
+                        .withName("n2")
+                        .endMetadata()
+                        .build())
+                .create();
         // m2 has no node label: its node comes from the Pod named like it
-        client.pods().inNamespace(NS).resource(new PodBuilder().withNewMetadata().withName("m2").withNamespace(NS)
-                .endMetadata().withNewSpec().withNodeName("n2").endSpec().build()).create();
-        candidate("m1", "1.30.0", "1.30.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(),
+        client.pods()
+                .inNamespace(NS)
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName("m2")
+                        .withNamespace(NS)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName("n2")
+                        .endSpec()
+                        .build())
+                .create();
+        candidate(
+                "m1",
+                "1.30.0",
+                "1.30.0",
+                LeaseStrategies.MAINTENANCE_AWARE,
+                clock.instant(),
                 Map.of(CandidateRecord.NODE_LABEL, "n1"));
         candidate("m2", "1.31.0", "1.31.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(), Map.of());
         startController(false, Duration.ofMinutes(30));
@@ -391,8 +556,9 @@ class CoordinationControllerIT {
         assertThat(controller.leasesHeldOn("n1")).containsExactly(new LeaseKey(NS, LEASE));
         assertThat(controller.handedOver("n1")).isFalse();
 
-        client.nodes().withName("n1").patch(PatchContext.of(PatchType.JSON_MERGE),
-                "{\"spec\":{\"unschedulable\":true}}");
+        client.nodes()
+                .withName("n1")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":true}}");
         awaitHolder("m2");
         assertThat(controller.handedOver("n1")).isTrue();
         assertThat(controller.leasesHeldOn("n2")).containsExactly(new LeaseKey(NS, LEASE));
@@ -400,12 +566,32 @@ class CoordinationControllerIT {
 
     @Test
     void maintenanceAwareSkipsANodeInMaintenanceAtElection() {
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("n1").endMetadata()
-                .withNewSpec().addNewTaint().withKey(NodeAvailability.DRAIN_TAINT).withEffect("NoSchedule").endTaint()
-                .endSpec().build()).create();
-        candidate("m1", "1.30.0", "1.30.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(),
+        client.nodes()
+                .resource(new NodeBuilder()
+                        .withNewMetadata()
+                        .withName("n1")
+                        .endMetadata()
+                        .withNewSpec()
+                        .addNewTaint()
+                        .withKey(NodeAvailability.DRAIN_TAINT)
+                        .withEffect("NoSchedule")
+                        .endTaint()
+                        .endSpec()
+                        .build())
+                .create();
+        candidate(
+                "m1",
+                "1.30.0",
+                "1.30.0",
+                LeaseStrategies.MAINTENANCE_AWARE,
+                clock.instant(),
                 Map.of(CandidateRecord.NODE_LABEL, "n1"));
-        candidate("m2", "1.31.0", "1.31.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(),
+        candidate(
+                "m2",
+                "1.31.0",
+                "1.31.0",
+                LeaseStrategies.MAINTENANCE_AWARE,
+                clock.instant(),
                 Map.of(CandidateRecord.NODE_LABEL, "n2"));
         startController(false, Duration.ofMinutes(30));
         awaitHolder("m2");
@@ -413,9 +599,19 @@ class CoordinationControllerIT {
 
     @Test
     void requestHandoverSetsPreferredHolderOffTheNode() {
-        candidate("c1", "1.30.0", "1.30.0", LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant(),
+        candidate(
+                "c1",
+                "1.30.0",
+                "1.30.0",
+                LeaseStrategies.OLDEST_EMULATION_VERSION,
+                clock.instant(),
                 Map.of(CandidateRecord.NODE_LABEL, "n1"));
-        candidate("c2", "1.31.0", "1.31.0", LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant(),
+        candidate(
+                "c2",
+                "1.31.0",
+                "1.31.0",
+                LeaseStrategies.OLDEST_EMULATION_VERSION,
+                clock.instant(),
                 Map.of(CandidateRecord.NODE_LABEL, "n2"));
         startController(true, Duration.ofMinutes(30));
         awaitHolder("c1");
@@ -427,7 +623,9 @@ class CoordinationControllerIT {
             assertThat(s.holder()).isEqualTo("c1");
             assertThat(s.successor()).contains("c2");
         });
-        await().atMost(WAIT).untilAsserted(() -> assertThat(lease().getSpec().getPreferredHolder()).isEqualTo("c2"));
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () -> assertThat(lease().getSpec().getPreferredHolder()).isEqualTo("c2"));
     }
 
     @Test
@@ -435,11 +633,16 @@ class CoordinationControllerIT {
         candidate("a", "1.19.0", "1.31.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(), Map.of());
         candidate("b", "1.19.0", "1.31.0", LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant(), Map.of());
         startController(true, Duration.ofMinutes(30));
-        await().atMost(WAIT).untilAsserted(() -> assertThat(warnings(CandidateEvents.CONFLICTING_STRATEGY))
-                .extracting(e -> e.getInvolvedObject().getName()).containsExactlyInAnyOrder("a", "b"));
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(warnings(CandidateEvents.CONFLICTING_STRATEGY))
+                        .extracting(e -> e.getInvolvedObject().getName())
+                        .containsExactlyInAnyOrder("a", "b"));
         assertThat(lease()).isNull();
-        assertThat(registry.get("tenure.coordination.election.failures").tag("reason", "strategy_conflict")
-                .counter().count()).isPositive();
+        assertThat(registry.get("tenure.coordination.election.failures")
+                        .tag("reason", "strategy_conflict")
+                        .counter()
+                        .count())
+                .isPositive();
     }
 
     @Test
@@ -448,11 +651,13 @@ class CoordinationControllerIT {
         candidate("good", "1.20.0", "1.20.0");
         startController(true, Duration.ofMinutes(30));
         awaitHolder("good");
-        await().atMost(WAIT).untilAsserted(() -> assertThat(warnings(CandidateEvents.INVALID_VERSION))
-                .singleElement().satisfies(e -> {
-                    assertThat(e.getInvolvedObject().getName()).isEqualTo("bad");
-                    assertThat(e.getMessage()).contains("one.nineteen");
-                }));
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(warnings(CandidateEvents.INVALID_VERSION))
+                        .singleElement()
+                        .satisfies(e -> {
+                            assertThat(e.getInvolvedObject().getName()).isEqualTo("bad");
+                            assertThat(e.getMessage()).contains("one.nineteen");
+                        }));
     }
 
     private List<io.fabric8.kubernetes.api.model.Event> warnings(String reason) {
@@ -463,9 +668,13 @@ class CoordinationControllerIT {
 
     @Test
     void withoutTheLeaseCandidateApiTheControllerStaysInactive() {
-        controller = new CoordinationController(client, new ElectionPlanner(ElectionTiming.UPSTREAM, true), clock,
+        controller = new CoordinationController(
+                client,
+                new ElectionPlanner(ElectionTiming.UPSTREAM, true),
+                clock,
                 new LeaseCandidateApi(null, "LeaseCandidate API not served (test)"),
-                new CoordinationMetrics(registry, clock), Duration.ofMinutes(30));
+                new CoordinationMetrics(registry, clock),
+                Duration.ofMinutes(30));
         controller.start();
         assertThat(controller.isRunning()).isFalse();
         assertThat(controller.status()).contains("not served");

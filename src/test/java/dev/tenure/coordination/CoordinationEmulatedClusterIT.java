@@ -1,11 +1,11 @@
 package dev.tenure.coordination;
 
-import dev.tenure.testsupport.EndToEnd;
-import dev.tenure.election.CandidateRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tenure.election.CandidateRecord;
 import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1alpha2.LeaseCandidate;
@@ -40,8 +40,8 @@ class CoordinationEmulatedClusterIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource
     void discovery(String name, String[] served, String expected) {
-        try (EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests()
-                .leaseCandidateVersions(served))) {
+        try (EmulatedCluster cluster =
+                EmulatedCluster.start(EmulatedCluster.Options.forTests().leaseCandidateVersions(served))) {
             LeaseCandidateApi api = LeaseCandidateApi.discover(cluster.operatorClient(), "auto");
             assertThat(api.version()).isEqualTo(expected);
             if (expected == null) {
@@ -52,8 +52,8 @@ class CoordinationEmulatedClusterIT {
 
     @Test
     void electsOnV1alpha2AndMovesLeadershipOffACordonedNode() {
-        try (EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests()
-                .leaseCandidateVersions("v1alpha2"))) {
+        try (EmulatedCluster cluster =
+                EmulatedCluster.start(EmulatedCluster.Options.forTests().leaseCandidateVersions("v1alpha2"))) {
             KubernetesClient client = cluster.client();
             cluster.seed().node("w1").create();
             cluster.seed().node("w2").create();
@@ -62,18 +62,22 @@ class CoordinationEmulatedClusterIT {
             candidate(client, "app-b", "1.30.0", "1.31.0", "w2");
             candidate(client, "app-c", "1.31.0", "1.32.0", "w3");
             KubernetesClient operator = cluster.operatorClient();
-            CoordinationController controller = new CoordinationController(operator,
-                    new ElectionPlanner(ElectionTiming.UPSTREAM, false), clock,
+            CoordinationController controller = new CoordinationController(
+                    operator,
+                    new ElectionPlanner(ElectionTiming.UPSTREAM, false),
+                    clock,
                     LeaseCandidateApi.discover(operator, "auto"),
-                    new CoordinationMetrics(new SimpleMeterRegistry(), clock), Duration.ofMinutes(30));
-            try (SimulatedCandidates processes = new SimulatedCandidates(client, "app", "app-lease", clock,
-                    "v1alpha2")) {
+                    new CoordinationMetrics(new SimpleMeterRegistry(), clock),
+                    Duration.ofMinutes(30));
+            try (SimulatedCandidates processes =
+                    new SimulatedCandidates(client, "app", "app-lease", clock, "v1alpha2")) {
                 processes.live("app-a", "app-b", "app-c");
                 controller.start();
                 awaitHolder(client, "app-b");
 
-                client.nodes().withName("w2").patch(PatchContext.of(PatchType.JSON_MERGE),
-                        "{\"spec\":{\"unschedulable\":true}}");
+                client.nodes()
+                        .withName("w2")
+                        .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":true}}");
                 awaitHolder(client, "app-a");
                 assertThat(controller.handedOver("w2")).isTrue();
             } finally {
@@ -83,17 +87,31 @@ class CoordinationEmulatedClusterIT {
     }
 
     private void candidate(KubernetesClient client, String name, String emulation, String binary, String node) {
-        client.resources(LeaseCandidate.class).inNamespace("app").resource(new LeaseCandidateBuilder()
-                .withNewMetadata().withName(name).withNamespace("app")
-                .withLabels(Map.of(CandidateRecord.NODE_LABEL, node)).endMetadata()
-                .withNewSpec().withLeaseName("app-lease").withEmulationVersion(emulation).withBinaryVersion(binary)
-                .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
-                .withRenewTime(new MicroTime(KubeObjects.microTime(clock.instant()))).endSpec().build()).create();
+        client.resources(LeaseCandidate.class)
+                .inNamespace("app")
+                .resource(new LeaseCandidateBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace("app")
+                        .withLabels(Map.of(CandidateRecord.NODE_LABEL, node))
+                        .endMetadata()
+                        .withNewSpec()
+                        .withLeaseName("app-lease")
+                        .withEmulationVersion(emulation)
+                        .withBinaryVersion(binary)
+                        .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
+                        .withRenewTime(new MicroTime(KubeObjects.microTime(clock.instant())))
+                        .endSpec()
+                        .build())
+                .create();
     }
 
     private static void awaitHolder(KubernetesClient client, String holder) {
         await().atMost(WAIT).untilAsserted(() -> {
-            Lease l = client.resources(Lease.class).inNamespace("app").withName("app-lease").get();
+            Lease l = client.resources(Lease.class)
+                    .inNamespace("app")
+                    .withName("app-lease")
+                    .get();
             assertThat(l).isNotNull();
             assertThat(l.getSpec().getHolderIdentity()).isEqualTo(holder);
         });

@@ -34,8 +34,9 @@ class KeyedWorkQueueTest {
         for (int i = 0; i < 12; i++) {
             waits.add(queue.backoff("k"));
         }
-        assertThat(waits.subList(0, 4)).containsExactly(Duration.ofMillis(50), Duration.ofMillis(100),
-                Duration.ofMillis(200), Duration.ofMillis(400));
+        assertThat(waits.subList(0, 4))
+                .containsExactly(
+                        Duration.ofMillis(50), Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(400));
         assertThat(waits.get(11)).isEqualTo(Duration.ofSeconds(30));
         queue.forget("k");
         assertThat(queue.backoff("k")).isEqualTo(Duration.ofMillis(50));

@@ -1,9 +1,9 @@
 package dev.tenure.coordination;
 
-import dev.tenure.election.kube.KubeLeaseCandidateStore;
-import dev.tenure.election.CandidateRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.election.CandidateRecord;
+import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResourceBuilder;
 import java.time.Instant;
 import java.util.Map;
@@ -36,18 +36,45 @@ class KubeObjectsTest {
     @Test
     void readsAGenericLeaseCandidate() {
         var r = new GenericKubernetesResourceBuilder()
-                .withApiVersion("coordination.k8s.io/v1alpha2").withKind("LeaseCandidate")
-                .withNewMetadata().withName("c1").withNamespace("ns").withResourceVersion("42")
-                .withCreationTimestamp("2026-01-01T11:00:00Z").withLabels(Map.of("tenure.dev/node", "n1"))
+                .withApiVersion("coordination.k8s.io/v1alpha2")
+                .withKind("LeaseCandidate")
+                .withNewMetadata()
+                .withName("c1")
+                .withNamespace("ns")
+                .withResourceVersion("42")
+                .withCreationTimestamp("2026-01-01T11:00:00Z")
+                .withLabels(Map.of("tenure.dev/node", "n1"))
                 .endMetadata()
-                .addToAdditionalProperties("spec", Map.of("leaseName", "l", "binaryVersion", "1.31.0",
-                        "emulationVersion", "1.30.0", "strategy", "OldestEmulationVersion",
-                        "renewTime", "2026-01-01T12:00:00.000001Z", "pingTime", "2026-01-01T11:59:00.000000Z"))
+                .addToAdditionalProperties(
+                        "spec",
+                        Map.of(
+                                "leaseName",
+                                "l",
+                                "binaryVersion",
+                                "1.31.0",
+                                "emulationVersion",
+                                "1.30.0",
+                                "strategy",
+                                "OldestEmulationVersion",
+                                "renewTime",
+                                "2026-01-01T12:00:00.000001Z",
+                                "pingTime",
+                                "2026-01-01T11:59:00.000000Z"))
                 .build();
         CandidateRecord c = KubeLeaseCandidateStore.toRecord(r);
-        assertThat(c).isEqualTo(new CandidateRecord("ns", "c1", "l", "1.31.0", "1.30.0", "OldestEmulationVersion",
-                Instant.parse("2026-01-01T12:00:00.000001Z"), Instant.parse("2026-01-01T11:59:00Z"),
-                Instant.parse("2026-01-01T11:00:00Z"), Map.of("tenure.dev/node", "n1"), "42"));
+        assertThat(c)
+                .isEqualTo(new CandidateRecord(
+                        "ns",
+                        "c1",
+                        "l",
+                        "1.31.0",
+                        "1.30.0",
+                        "OldestEmulationVersion",
+                        Instant.parse("2026-01-01T12:00:00.000001Z"),
+                        Instant.parse("2026-01-01T11:59:00Z"),
+                        Instant.parse("2026-01-01T11:00:00Z"),
+                        Map.of("tenure.dev/node", "n1"),
+                        "42"));
         assertThat(c.nodeLabel()).isEqualTo("n1");
     }
 }

@@ -1,10 +1,10 @@
 package dev.tenure.coordination;
 
-import dev.tenure.testsupport.EndToEnd;
-import dev.tenure.election.CandidateRecord;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tenure.election.CandidateRecord;
+import dev.tenure.maintenance.HandoverSpec;
 import dev.tenure.maintenance.NodeMaintenance;
 import dev.tenure.maintenance.NodeMaintenanceSpec;
 import dev.tenure.maintenance.NodeMaintenanceStatus;
@@ -13,17 +13,17 @@ import dev.tenure.maintenance.RelaxedLeadershipProfile;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
+import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.MicroTime;
-import dev.tenure.maintenance.HandoverSpec;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidateBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.QuarkusTestResource;
-import jakarta.inject.Inject;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -74,7 +74,13 @@ class MaintenanceHandoverIT {
         cluster().seed().node("ho-1").role("worker").create();
         cluster().seed().node("ho-2").role("worker").create();
         // app-0 runs on ho-1, app-1 on ho-2: the processes behind the two candidates
-        cluster().seed().statefulSet("app").namespace(ns).replicas(2).onNodes("ho-1", "ho-2").create();
+        cluster()
+                .seed()
+                .statefulSet("app")
+                .namespace(ns)
+                .replicas(2)
+                .onNodes("ho-1", "ho-2")
+                .create();
 
         // app-0 has the older emulation version, so it is elected first
         leaseCandidate(ns, "app-0", "1.30.0", "ho-1");
@@ -87,8 +93,10 @@ class MaintenanceHandoverIT {
         List<String> holdersAtEviction = new CopyOnWriteArrayList<>();
         Consumer<ApiRequest> witness = r -> {
             if (r.is("create", "pods", "eviction") && ns.equals(r.namespace()) && "app-0".equals(r.name())) {
-                holdersAtEviction.add(cluster().stored(Lease.class, ns, "app-lease")
-                        .map(l -> l.getSpec().getHolderIdentity()).orElse("<no lease>"));
+                holdersAtEviction.add(cluster()
+                        .stored(Lease.class, ns, "app-lease")
+                        .map(l -> l.getSpec().getHolderIdentity())
+                        .orElse("<no lease>"));
             }
         };
         cluster().requests().observe(witness);
@@ -96,22 +104,29 @@ class MaintenanceHandoverIT {
 
         // the holder is slow to let go: until it does, the node is cordoned but nothing on it is evicted
         processes.followPreferredHolder(false);
-        create("handover", "ho-1", s -> { });
-        await().atMost(WAIT).untilAsserted(() -> assertThat(condition("handover").getMessage())
-                .isEqualTo("waiting for 1 lease(s) to move off node ho-1: handover/app-lease (app-0 -> app-1)"));
+        create("handover", "ho-1", s -> {});
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(condition("handover").getMessage())
+                        .isEqualTo(
+                                "waiting for 1 lease(s) to move off node ho-1: handover/app-lease (app-0 -> app-1)"));
         assertThat(lease(ns, "app-lease").getSpec().getPreferredHolder()).isEqualTo("app-1");
         // several handover checks (every 500 ms) with the holder still on the node: nothing on it is evicted
-        await().during(Duration.ofMillis(1500)).atMost(WAIT)
-                .until(() -> evictionsOf(ns, "app-0") == 0);
+        await().during(Duration.ofMillis(1500)).atMost(WAIT).until(() -> evictionsOf(ns, "app-0") == 0);
         assertThat(status("handover").getPhase()).isEqualTo(Phase.Running);
 
         processes.followPreferredHolder(true);
         awaitPhase("handover", Phase.Succeeded);
 
-        assertThat(cluster().requests().count(r -> r.is("list", "pods")
-                && "spec.nodeName=ho-1".equals(r.query().get("fieldSelector")))).as("pods listed by node").isPositive();
+        assertThat(cluster()
+                        .requests()
+                        .count(r -> r.is("list", "pods")
+                                && "spec.nodeName=ho-1".equals(r.query().get("fieldSelector"))))
+                .as("pods listed by node")
+                .isPositive();
         assertThat(evictionsOf(ns, "app-0")).as("app-0 evicted once").isEqualTo(1);
-        assertThat(holdersAtEviction).as("holder of app-lease when app-0 was evicted").containsExactly("app-1");
+        assertThat(holdersAtEviction)
+                .as("holder of app-lease when app-0 was evicted")
+                .containsExactly("app-1");
         assertThat(condition("handover")).satisfies(c -> {
             assertThat(c.getStatus()).isEqualTo("True");
             assertThat(c.getReason()).isEqualTo("HandedOver");
@@ -125,7 +140,13 @@ class MaintenanceHandoverIT {
         String ns = "stubborn";
         cluster().seed().node("st-1").role("worker").create();
         cluster().seed().node("st-2").role("worker").create();
-        cluster().seed().statefulSet("app").namespace(ns).replicas(2).onNodes("st-1", "st-2").create();
+        cluster()
+                .seed()
+                .statefulSet("app")
+                .namespace(ns)
+                .replicas(2)
+                .onNodes("st-1", "st-2")
+                .create();
         leaseCandidate(ns, "app-0", "1.30.0", "st-1");
         leaseCandidate(ns, "app-1", "1.31.0", "st-2");
         SimulatedCandidates processes = new SimulatedCandidates(client(), ns, "app-lease", Clock.systemUTC());
@@ -138,9 +159,12 @@ class MaintenanceHandoverIT {
         await().atMost(WAIT).untilAsserted(() -> {
             Condition c = condition("stubborn");
             assertThat(c.getStatus()).isEqualTo("False");
-            assertThat(c.getMessage()).contains("waiting for 1 lease(s) to move off node st-1: stubborn/app-lease (app-0 -> app-1)");
+            assertThat(c.getMessage())
+                    .contains("waiting for 1 lease(s) to move off node st-1: stubborn/app-lease (app-0 -> app-1)");
         });
-        assertThat(evictionsOf(ns, "app-0")).as("no eviction while the handover is pending").isZero();
+        assertThat(evictionsOf(ns, "app-0"))
+                .as("no eviction while the handover is pending")
+                .isZero();
         assertThat(lease(ns, "app-lease").getSpec().getPreferredHolder()).isEqualTo("app-1");
 
         awaitPhase("stubborn", Phase.Succeeded);
@@ -149,11 +173,16 @@ class MaintenanceHandoverIT {
             assertThat(c.getReason()).isEqualTo("TimedOut");
             assertThat(c.getMessage()).startsWith("handover did not finish within 3s");
         });
-        await().atMost(WAIT).until(() -> client().v1().events().inNamespace("default").list().getItems().stream()
-                .anyMatch(e -> "stubborn".equals(e.getInvolvedObject().getName())
-                        && "HandoverTimedOut".equals(e.getReason()) && "Warning".equals(e.getType())));
-        assertThat(registry.find("tenure.maintenance.handover.duration").tag("outcome", "timed_out").timer())
-                .isNotNull().satisfies(t -> assertThat(t.count()).isPositive());
+        await().atMost(WAIT)
+                .until(() -> client().v1().events().inNamespace("default").list().getItems().stream()
+                        .anyMatch(e -> "stubborn".equals(e.getInvolvedObject().getName())
+                                && "HandoverTimedOut".equals(e.getReason())
+                                && "Warning".equals(e.getType())));
+        assertThat(registry.find("tenure.maintenance.handover.duration")
+                        .tag("outcome", "timed_out")
+                        .timer())
+                .isNotNull()
+                .satisfies(t -> assertThat(t.count()).isPositive());
         deleteAndAwait("stubborn");
     }
 
@@ -161,7 +190,13 @@ class MaintenanceHandoverIT {
     void aLeaseNobodyElseCanTakeDoesNotHoldUpTheDrain() {
         String ns = "alone";
         cluster().seed().node("al-1").role("worker").create();
-        cluster().seed().statefulSet("app").namespace(ns).replicas(1).onNodes("al-1").create();
+        cluster()
+                .seed()
+                .statefulSet("app")
+                .namespace(ns)
+                .replicas(1)
+                .onNodes("al-1")
+                .create();
         leaseCandidate(ns, "app-0", "1.30.0", "al-1");
         SimulatedCandidates processes = new SimulatedCandidates(client(), ns, "app-lease", Clock.systemUTC());
         cleanup.add(processes);
@@ -180,13 +215,23 @@ class MaintenanceHandoverIT {
     // ------------------------------------------------------------------ fixtures
 
     private static void leaseCandidate(String ns, String name, String emulationVersion, String node) {
-        client().resources(io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate.class).inNamespace(ns)
-                .resource(new LeaseCandidateBuilder().withNewMetadata().withName(name).withNamespace(ns)
-                        .withLabels(Map.of(CandidateRecord.NODE_LABEL, node)).endMetadata()
-                        .withNewSpec().withLeaseName("app-lease").withEmulationVersion(emulationVersion)
-                        .withBinaryVersion("1.31.0").withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
-                        .withRenewTime(new MicroTime(KubeObjects.microTime(Clock.systemUTC().instant())))
-                        .endSpec().build())
+        client().resources(io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate.class)
+                .inNamespace(ns)
+                .resource(new LeaseCandidateBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace(ns)
+                        .withLabels(Map.of(CandidateRecord.NODE_LABEL, node))
+                        .endMetadata()
+                        .withNewSpec()
+                        .withLeaseName("app-lease")
+                        .withEmulationVersion(emulationVersion)
+                        .withBinaryVersion("1.31.0")
+                        .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
+                        .withRenewTime(new MicroTime(
+                                KubeObjects.microTime(Clock.systemUTC().instant())))
+                        .endSpec()
+                        .build())
                 .create();
     }
 
@@ -197,8 +242,9 @@ class MaintenanceHandoverIT {
     }
 
     private static long evictionsOf(String ns, String pod) {
-        return cluster().requests().count(r -> r.is("create", "pods", "eviction") && ns.equals(r.namespace())
-                && pod.equals(r.name()));
+        return cluster()
+                .requests()
+                .count(r -> r.is("create", "pods", "eviction") && ns.equals(r.namespace()) && pod.equals(r.name()));
     }
 
     private static Lease lease(String ns, String name) {
@@ -221,7 +267,8 @@ class MaintenanceHandoverIT {
 
     private static NodeMaintenanceStatus status(String name) {
         // null until the first status write
-        NodeMaintenance nm = client().resources(NodeMaintenance.class).withName(name).get();
+        NodeMaintenance nm =
+                client().resources(NodeMaintenance.class).withName(name).get();
         return nm == null ? null : nm.getStatus();
     }
 
@@ -232,12 +279,16 @@ class MaintenanceHandoverIT {
     private static Condition condition(String name) {
         NodeMaintenanceStatus status = status(name);
         assertThat(status).as("status of " + name).isNotNull();
-        return status.getConditions().stream().filter(c -> "LeadersHandedOver".equals(c.getType()))
-                .findFirst().orElseThrow();
+        return status.getConditions().stream()
+                .filter(c -> "LeadersHandedOver".equals(c.getType()))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static void deleteAndAwait(String name) {
         client().resources(NodeMaintenance.class).withName(name).delete();
-        await().atMost(WAIT).until(() -> client().resources(NodeMaintenance.class).withName(name).get() == null);
+        await().atMost(WAIT)
+                .until(() ->
+                        client().resources(NodeMaintenance.class).withName(name).get() == null);
     }
 }

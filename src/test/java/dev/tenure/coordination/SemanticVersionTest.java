@@ -8,29 +8,33 @@ import org.junit.jupiter.params.provider.CsvSource;
 class SemanticVersionTest {
 
     @ParameterizedTest(name = "{0} -> {1}")
-    @CsvSource(nullValues = "NONE", value = {
-        "1.19.0,        1.19.0",
-        "v1.19.0,       1.19.0",
-        "' 1.2.3 ',     1.2.3",
-        "1.2,           1.2.0",
-        "1,             1.0.0",
-        "v1,            1.0.0",
-        "01.02.03,      1.2.3",
-        "1.20.0-alpha.1, 1.20.0-alpha.1",
-        "1.20.0-rc.0+build.5, 1.20.0-rc.0",
-        "1.20.0+meta,   1.20.0",
-        "invalid,       NONE",
-        "xyz,           NONE",
-        "'',            NONE",
-        "1.2-alpha,     NONE",
-        "1.2.x,         NONE",
-        "1.2.3-,        NONE",
-        "1.2.3-01,      NONE",
-        "1.2.3-a..b,    NONE",
-        "-1.2.3,        NONE",
-    })
+    @CsvSource(
+            nullValues = "NONE",
+            value = {
+                "1.19.0,        1.19.0",
+                "v1.19.0,       1.19.0",
+                "' 1.2.3 ',     1.2.3",
+                "1.2,           1.2.0",
+                "1,             1.0.0",
+                "v1,            1.0.0",
+                "01.02.03,      1.2.3",
+                "1.20.0-alpha.1, 1.20.0-alpha.1",
+                "1.20.0-rc.0+build.5, 1.20.0-rc.0",
+                "1.20.0+meta,   1.20.0",
+                "invalid,       NONE",
+                "xyz,           NONE",
+                "'',            NONE",
+                "1.2-alpha,     NONE",
+                "1.2.x,         NONE",
+                "1.2.3-,        NONE",
+                "1.2.3-01,      NONE",
+                "1.2.3-a..b,    NONE",
+                "-1.2.3,        NONE",
+            })
     void parsesTolerantlyLikeUpstream(String text, String expected) {
-        assertThat(SemanticVersion.parseTolerant(text).map(SemanticVersion::toString).orElse(null))
+        assertThat(SemanticVersion.parseTolerant(text)
+                        .map(SemanticVersion::toString)
+                        .orElse(null))
                 .isEqualTo(expected);
     }
 

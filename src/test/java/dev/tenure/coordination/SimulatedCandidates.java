@@ -1,7 +1,7 @@
 package dev.tenure.coordination;
 
-import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.CandidateRecord;
+import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -38,8 +38,8 @@ final class SimulatedCandidates implements AutoCloseable {
         this(client, namespace, leaseName, clock, "v1beta1");
     }
 
-    SimulatedCandidates(KubernetesClient client, String namespace, String leaseName, Clock clock,
-            String candidateVersion) {
+    SimulatedCandidates(
+            KubernetesClient client, String namespace, String leaseName, Clock clock, String candidateVersion) {
         this.candidates = LeaseCandidateApi.of(candidateVersion).context();
         this.client = client;
         this.namespace = namespace;
@@ -70,7 +70,9 @@ final class SimulatedCandidates implements AutoCloseable {
     }
 
     private void answerPings() {
-        for (GenericKubernetesResource c : client.genericKubernetesResources(candidates).inNamespace(namespace).list()
+        for (GenericKubernetesResource c : client.genericKubernetesResources(candidates)
+                .inNamespace(namespace)
+                .list()
                 .getItems()) {
             CandidateRecord seen = KubeLeaseCandidateStore.toRecord(c);
             if (!alive.contains(seen.name()) || seen.pingTime() == null) {
@@ -78,17 +80,24 @@ final class SimulatedCandidates implements AutoCloseable {
             }
             if (seen.renewTime() == null || seen.renewTime().isBefore(seen.pingTime())) {
                 // an answer comes after the question, also when a test's clock stands still
-                Instant answer = clock.instant().isAfter(seen.pingTime()) ? clock.instant()
+                Instant answer = clock.instant().isAfter(seen.pingTime())
+                        ? clock.instant()
                         : seen.pingTime().plusNanos(1000);
-                client.genericKubernetesResources(candidates).inNamespace(namespace).withName(seen.name())
-                        .patch(PatchContext.of(PatchType.JSON_MERGE),
+                client.genericKubernetesResources(candidates)
+                        .inNamespace(namespace)
+                        .withName(seen.name())
+                        .patch(
+                                PatchContext.of(PatchType.JSON_MERGE),
                                 "{\"spec\":{\"renewTime\":\"" + KubeObjects.microTime(answer) + "\"}}");
             }
         }
     }
 
     private void actOnLease() {
-        Lease lease = client.resources(Lease.class).inNamespace(namespace).withName(leaseName).get();
+        Lease lease = client.resources(Lease.class)
+                .inNamespace(namespace)
+                .withName(leaseName)
+                .get();
         if (lease == null || lease.getSpec() == null || lease.getSpec().getHolderIdentity() == null) {
             return;
         }
@@ -97,7 +106,9 @@ final class SimulatedCandidates implements AutoCloseable {
         if (!alive.contains(holder)) {
             return;
         }
-        if (followPreferredHolder && spec.getPreferredHolder() != null && !spec.getPreferredHolder().isEmpty()
+        if (followPreferredHolder
+                && spec.getPreferredHolder() != null
+                && !spec.getPreferredHolder().isEmpty()
                 && !spec.getPreferredHolder().equals(holder)) {
             // client-go release: holder cleared, 1 s duration
             spec.setHolderIdentity(null);

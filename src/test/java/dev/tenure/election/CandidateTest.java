@@ -19,10 +19,19 @@ class CandidateTest {
     final List<String> events = new ArrayList<>();
 
     Candidate candidate(String identity) {
-        return Candidate.builder().namespace(NS).identity(identity).leaseName("my-controller")
-                .binaryVersion("1.33.0").emulationVersion("1.32.0").nodeName("worker-1")
-                .candidateStore(candidates).leaseStore(leases)
-                .scheduler(scheduler).clock(scheduler.clock()).monotonic(scheduler.clock()).random(new Random(5))
+        return Candidate.builder()
+                .namespace(NS)
+                .identity(identity)
+                .leaseName("my-controller")
+                .binaryVersion("1.33.0")
+                .emulationVersion("1.32.0")
+                .nodeName("worker-1")
+                .candidateStore(candidates)
+                .leaseStore(leases)
+                .scheduler(scheduler)
+                .clock(scheduler.clock())
+                .monotonic(scheduler.clock())
+                .random(new Random(5))
                 .onStartedLeading(() -> events.add(identity + " started"))
                 .onStoppedLeading(() -> events.add(identity + " stopped"))
                 .build();
@@ -63,7 +72,10 @@ class CandidateTest {
         scheduler.advance(Duration.ofMinutes(1));
         assertThat(a.isLeader()).isFalse();
         // The controller elects pod-a.
-        leases.put(LEASE, LeaseRecord.heldBy("pod-a", Duration.ofSeconds(5), scheduler.now()).withStrategy("OldestEmulationVersion"));
+        leases.put(
+                LEASE,
+                LeaseRecord.heldBy("pod-a", Duration.ofSeconds(5), scheduler.now())
+                        .withStrategy("OldestEmulationVersion"));
         scheduler.advance(Duration.ofSeconds(5));
         assertThat(a.isLeader()).isTrue();
         Instant renewed = leases.peek(LEASE).orElseThrow().renewTime();
@@ -76,7 +88,10 @@ class CandidateTest {
     void releasesAtOnceWhenAnotherCandidateIsPreferred() {
         Candidate a = candidate("pod-a");
         a.start();
-        leases.put(LEASE, LeaseRecord.heldBy("pod-a", Duration.ofSeconds(5), scheduler.now()).withStrategy("OldestEmulationVersion"));
+        leases.put(
+                LEASE,
+                LeaseRecord.heldBy("pod-a", Duration.ofSeconds(5), scheduler.now())
+                        .withStrategy("OldestEmulationVersion"));
         scheduler.advance(Duration.ofSeconds(5));
         assertThat(a.isLeader()).isTrue();
         leases.put(LEASE, leases.peek(LEASE).orElseThrow().withPreferredHolder("pod-b"));
@@ -86,7 +101,9 @@ class CandidateTest {
         assertThat(released.hasHolder()).isFalse();
         assertThat(released.preferredHolder()).isEqualTo("pod-b");
         scheduler.advance(Duration.ofMinutes(1));
-        assertThat(a.isLeader()).as("does not re-take a lease released for pod-b").isFalse();
+        assertThat(a.isLeader())
+                .as("does not re-take a lease released for pod-b")
+                .isFalse();
         assertThat(events).containsExactly("pod-a started", "pod-a stopped");
     }
 }

@@ -44,7 +44,8 @@ class ClockSkewTest {
     void observerViewToleratesSkew(Duration leaderOffset, Duration contenderOffset, long seed) {
         ElectorHarness h = new ElectorHarness(seed);
         PartitionedLeaseStore leaderView = new PartitionedLeaseStore(h.store);
-        LeaderElector leader = h.builder("leader", leaderOffset).store(leaderView).build();
+        LeaderElector leader =
+                h.builder("leader", leaderOffset).store(leaderView).build();
         leader.start();
         h.scheduler.runDue();
         LeaderElector contender = h.start("contender", contenderOffset);
@@ -61,7 +62,8 @@ class ClockSkewTest {
     void authorityViewOverlapsWhenTheContendersClockIsAhead() {
         ElectorHarness h = new ElectorHarness(7);
         PartitionedLeaseStore leaderView = new PartitionedLeaseStore(h.store);
-        LeaderElector leader = h.builder("leader", Duration.ZERO).store(leaderView).build();
+        LeaderElector leader =
+                h.builder("leader", Duration.ZERO).store(leaderView).build();
         leader.start();
         h.scheduler.runDue();
         AuthorityViewContender contender = new AuthorityViewContender(h, h.scheduler.clock(HALF));
@@ -93,7 +95,8 @@ class ClockSkewTest {
                 return;
             }
             LeaseRecord current = h.store.get(LEASE);
-            if (!LeaseRules.authorityStatus(current, clock.instant(), Duration.ofSeconds(5)).isValid()) {
+            if (!LeaseRules.authorityStatus(current, clock.instant(), Duration.ofSeconds(5))
+                    .isValid()) {
                 h.store.update(LEASE, LeaseRules.heldRecord(current, "authority-contender", clock.instant(), LD));
                 tookOverAt = h.scheduler.now();
                 return;

@@ -18,15 +18,24 @@ class ElectionArchitectureTest {
         core = new ClassFileImporter()
                 .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
                 .importPackages("dev.tenure.election")
-                .that(com.tngtech.archunit.base.DescribedPredicate.describe("core (not the kube adapter)",
-                        c -> c.getPackageName().equals("dev.tenure.election")));
+                .that(com.tngtech.archunit.base.DescribedPredicate.describe(
+                        "core (not the kube adapter)", c -> c.getPackageName().equals("dev.tenure.election")));
     }
 
     @Test
     void coreImportsNoFrameworkOrClient() {
-        ArchRule rule = noClasses().should().dependOnClassesThat().resideInAnyPackage(
-                        "io.quarkus..", "jakarta..", "javax.enterprise..", "javax.inject..",
-                        "io.fabric8..", "io.javaoperatorsdk..", "io.micrometer..", "io.smallrye..")
+        ArchRule rule = noClasses()
+                .should()
+                .dependOnClassesThat()
+                .resideInAnyPackage(
+                        "io.quarkus..",
+                        "jakarta..",
+                        "javax.enterprise..",
+                        "javax.inject..",
+                        "io.fabric8..",
+                        "io.javaoperatorsdk..",
+                        "io.micrometer..",
+                        "io.smallrye..")
                 .because("the election core must stay free of Quarkus, CDI and fabric8 (DESIGN §1)");
         rule.check(core);
     }
@@ -34,13 +43,20 @@ class ElectionArchitectureTest {
     @Test
     void coreNeverReadsTheWallClock() {
         ArchRule rule = noClasses()
-                .that().doNotHaveSimpleName("MonotonicClock") // the wiring-side source, see its javadoc
-                .should().callMethod(java.time.Instant.class, "now")
-                .orShould().callMethod(System.class, "currentTimeMillis")
-                .orShould().callMethod(System.class, "nanoTime")
-                .orShould().callMethod(java.time.Clock.class, "systemUTC")
-                .orShould().callMethod(java.time.Clock.class, "systemDefaultZone")
-                .orShould().callMethod(java.time.InstantSource.class, "system")
+                .that()
+                .doNotHaveSimpleName("MonotonicClock") // the wiring-side source, see its javadoc
+                .should()
+                .callMethod(java.time.Instant.class, "now")
+                .orShould()
+                .callMethod(System.class, "currentTimeMillis")
+                .orShould()
+                .callMethod(System.class, "nanoTime")
+                .orShould()
+                .callMethod(java.time.Clock.class, "systemUTC")
+                .orShould()
+                .callMethod(java.time.Clock.class, "systemDefaultZone")
+                .orShould()
+                .callMethod(java.time.InstantSource.class, "system")
                 .because("time is injected (InstantSource), so tests can drive it");
         rule.check(core);
     }

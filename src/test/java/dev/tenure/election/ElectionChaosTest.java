@@ -43,7 +43,8 @@ class ElectionChaosTest {
     static final Duration SLACK = Duration.ofMillis(1);
 
     static Stream<Long> seeds() {
-        System.out.println("ElectionChaosTest base seed " + BASE_SEED + " (replay with -Dtenure.chaos.seed=" + BASE_SEED + ")");
+        System.out.println(
+                "ElectionChaosTest base seed " + BASE_SEED + " (replay with -Dtenure.chaos.seed=" + BASE_SEED + ")");
         return LongStream.range(0, RUNS).mapToObj(i -> BASE_SEED + i);
     }
 
@@ -69,7 +70,8 @@ class ElectionChaosTest {
                 if (p < 0.05 && beforeApply && op != InMemoryLeaseStore.Op.GET) {
                     throw new LeaseConflict(key, op == InMemoryLeaseStore.Op.CREATE, null);
                 } else if (p < 0.10) {
-                    throw new LeaseStoreFailure(key, 500, beforeApply ? "injected" : "injected after apply (lost response)", null);
+                    throw new LeaseStoreFailure(
+                            key, 500, beforeApply ? "injected" : "injected after apply (lost response)", null);
                 } else if (p < 0.20) {
                     h.scheduler.elapse(Duration.ofMillis(rnd.nextInt(1000)));
                 }
@@ -111,8 +113,11 @@ class ElectionChaosTest {
                 }
             } else if (p < 0.14 && !live.isEmpty()) {
                 // Cut one elector (the leader if any) off the API server for 3-20 s: renewDeadline must end its reign.
-                String id = live.entrySet().stream().filter(en -> en.getValue().isLeader()).map(Map.Entry::getKey)
-                        .findFirst().orElse(pick(rnd, live));
+                String id = live.entrySet().stream()
+                        .filter(en -> en.getValue().isLeader())
+                        .map(Map.Entry::getKey)
+                        .findFirst()
+                        .orElse(pick(rnd, live));
                 PartitionedLeaseStore view = views.get(id);
                 view.partitioned = true;
                 h.scheduler.schedule(Duration.ofMillis(3000 + rnd.nextInt(17_000)), () -> view.partitioned = false);
@@ -120,7 +125,9 @@ class ElectionChaosTest {
             } else if (p < 0.22 && live.size() < 5) {
                 for (int i = 0; i < 5; i++) {
                     if (!live.containsKey("e" + i)) {
-                        LeaderElector e = h.builder("e" + i, skew(rnd)).store(views.get("e" + i)).build();
+                        LeaderElector e = h.builder("e" + i, skew(rnd))
+                                .store(views.get("e" + i))
+                                .build();
                         e.start();
                         live.put("e" + i, e);
                         all.add(e);
@@ -130,10 +137,13 @@ class ElectionChaosTest {
             }
         }
         h.closeOpen(all);
-        System.out.printf("seed %d: %d leadership intervals, %d crashes, %d stops, %d partitions%n",
+        System.out.printf(
+                "seed %d: %d leadership intervals, %d crashes, %d stops, %d partitions%n",
                 seed, h.intervals.size(), crashes, stops, partitions);
         assertThat(h.intervals).as("the run exercised hand-overs").hasSizeGreaterThan(3);
-        assertThat(h.overlaps()).as("overlapping leadership (seed " + seed + ")").isEmpty();
+        assertThat(h.overlaps())
+                .as("overlapping leadership (seed " + seed + ")")
+                .isEmpty();
     }
 
     static Duration skew(Random rnd) {
@@ -157,9 +167,12 @@ class ElectionChaosTest {
             Instant crashed = h.scheduler.now();
             leader.stopWithoutRelease();
             electors.remove(leader);
-            Instant next = awaitNewLeader(h, electors, LD.plus(RP.multipliedBy(22).dividedBy(10)).plus(SLACK));
-            assertThat(Duration.between(crashed, next)).as("seed " + seed)
-                    .isLessThanOrEqualTo(LD.plus(RP.multipliedBy(22).dividedBy(10)).plus(SLACK));
+            Instant next = awaitNewLeader(
+                    h, electors, LD.plus(RP.multipliedBy(22).dividedBy(10)).plus(SLACK));
+            assertThat(Duration.between(crashed, next))
+                    .as("seed " + seed)
+                    .isLessThanOrEqualTo(
+                            LD.plus(RP.multipliedBy(22).dividedBy(10)).plus(SLACK));
             LeaderElector replacement = h.start("r" + round, Duration.ZERO);
             electors.add(replacement);
         }
@@ -179,8 +192,10 @@ class ElectionChaosTest {
             Instant released = h.scheduler.now();
             leader.stop();
             electors.remove(leader);
-            Instant next = awaitNewLeader(h, electors, RP.multipliedBy(22).dividedBy(10).plus(SLACK));
-            assertThat(Duration.between(released, next)).as("seed " + seed)
+            Instant next = awaitNewLeader(
+                    h, electors, RP.multipliedBy(22).dividedBy(10).plus(SLACK));
+            assertThat(Duration.between(released, next))
+                    .as("seed " + seed)
                     .isLessThanOrEqualTo(RP.multipliedBy(22).dividedBy(10).plus(SLACK));
             electors.add(h.start("r" + round, Duration.ZERO));
         }

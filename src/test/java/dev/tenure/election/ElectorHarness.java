@@ -36,9 +36,15 @@ final class ElectorHarness {
     LeaderElector.Builder builder(String identity, Duration clockOffset) {
         Instant[] started = {null};
         return LeaderElector.builder()
-                .lease(LEASE).identity(identity)
-                .leaseDuration(LD).renewDeadline(RD).retryPeriod(RP)
-                .store(store).scheduler(scheduler).clock(scheduler.clock(clockOffset)).monotonic(scheduler.clock(clockOffset))
+                .lease(LEASE)
+                .identity(identity)
+                .leaseDuration(LD)
+                .renewDeadline(RD)
+                .retryPeriod(RP)
+                .store(store)
+                .scheduler(scheduler)
+                .clock(scheduler.clock(clockOffset))
+                .monotonic(scheduler.clock(clockOffset))
                 .random(new Random(random.nextLong()))
                 .onStartedLeading(() -> started[0] = scheduler.now())
                 .onStoppedLeading(() -> {

@@ -29,10 +29,18 @@ class HeartbeatTest {
     final List<LeaseHeldElsewhere> heldElsewhere = new ArrayList<>();
 
     Heartbeat.Builder heartbeat() {
-        return Heartbeat.builder().lease(NODE_LEASE).holder("tenure").leaseDuration(DURATION).renewInterval(INTERVAL)
+        return Heartbeat.builder()
+                .lease(NODE_LEASE)
+                .holder("tenure")
+                .leaseDuration(DURATION)
+                .renewInterval(INTERVAL)
                 .owner(() -> Optional.of(NODE))
-                .store(store).scheduler(recording).clock(scheduler.clock()).random(new Random(3))
-                .onRepeatedFailure(repeatedFailures::add).onHeldElsewhere(heldElsewhere::add);
+                .store(store)
+                .scheduler(recording)
+                .clock(scheduler.clock())
+                .random(new Random(3))
+                .onRepeatedFailure(repeatedFailures::add)
+                .onHeldElsewhere(heldElsewhere::add);
     }
 
     @Test
@@ -46,11 +54,16 @@ class HeartbeatTest {
         assertThat(created.owners()).containsExactly(NODE);
         store.resetCounts();
         scheduler.advance(Duration.ofSeconds(105));
-        assertThat(store.calls(InMemoryLeaseStore.Op.GET)).as("renews write from the last lease, no read").isZero();
+        assertThat(store.calls(InMemoryLeaseStore.Op.GET))
+                .as("renews write from the last lease, no read")
+                .isZero();
         assertThat(store.calls(InMemoryLeaseStore.Op.UPDATE)).isBetween(9, 10);
-        assertThat(store.peek(NODE_LEASE).orElseThrow().renewTime()).isAfter(created.renewTime().plusSeconds(90));
+        assertThat(store.peek(NODE_LEASE).orElseThrow().renewTime())
+                .isAfter(created.renewTime().plusSeconds(90));
         List<Duration> renewDelays = delays.subList(1, delays.size());
-        assertThat(renewDelays).allSatisfy(d -> assertThat(d).isBetween(INTERVAL, INTERVAL.multipliedBy(104).dividedBy(100)));
+        assertThat(renewDelays)
+                .allSatisfy(d -> assertThat(d)
+                        .isBetween(INTERVAL, INTERVAL.multipliedBy(104).dividedBy(100)));
         assertThat(renewDelays.stream().distinct().count()).isGreaterThan(1);
     }
 
@@ -67,7 +80,8 @@ class HeartbeatTest {
         });
         heartbeat().build().start();
         scheduler.advance(Duration.ofMinutes(1));
-        assertThat(delays.subList(1, 11)).extracting(Duration::toMillis)
+        assertThat(delays.subList(1, 11))
+                .extracting(Duration::toMillis)
                 .containsExactly(200L, 400L, 800L, 1600L, 3200L, 6400L, 7000L, 7000L, 7000L, 7000L);
         assertThat(store.peek(NODE_LEASE)).isPresent();
     }
@@ -88,10 +102,14 @@ class HeartbeatTest {
         });
         scheduler.advance(INTERVAL.multipliedBy(104).dividedBy(100));
         assertThat(store.calls(InMemoryLeaseStore.Op.UPDATE)).isEqualTo(5);
-        assertThat(repeatedFailures).as("kubelet: onRepeatedHeartbeatFailure on each failure after the first").hasSize(4);
+        assertThat(repeatedFailures)
+                .as("kubelet: onRepeatedHeartbeatFailure on each failure after the first")
+                .hasSize(4);
         assertThat(store.calls(InMemoryLeaseStore.Op.GET)).isZero();
         scheduler.advance(INTERVAL.multipliedBy(104).dividedBy(100));
-        assertThat(store.calls(InMemoryLeaseStore.Op.GET)).as("after repeated failures the next sync ensures from a read").isEqualTo(1);
+        assertThat(store.calls(InMemoryLeaseStore.Op.GET))
+                .as("after repeated failures the next sync ensures from a read")
+                .isEqualTo(1);
         assertThat(store.calls(InMemoryLeaseStore.Op.UPDATE)).isEqualTo(6);
         assertThat(repeatedFailures).hasSize(4);
     }
@@ -113,12 +131,14 @@ class HeartbeatTest {
     @Test
     void ownerReferenceIsRetriedUntilItIsSet() {
         AtomicInteger lookups = new AtomicInteger();
-        Heartbeat hb = heartbeat().owner(() -> {
-            if (lookups.incrementAndGet() < 3) {
-                throw new IllegalStateException("node not found yet");
-            }
-            return Optional.of(NODE);
-        }).build();
+        Heartbeat hb = heartbeat()
+                .owner(() -> {
+                    if (lookups.incrementAndGet() < 3) {
+                        throw new IllegalStateException("node not found yet");
+                    }
+                    return Optional.of(NODE);
+                })
+                .build();
         hb.start();
         scheduler.runDue();
         assertThat(store.peek(NODE_LEASE).orElseThrow().owners()).isEmpty();
@@ -136,8 +156,10 @@ class HeartbeatTest {
         Heartbeat hb = heartbeat().build();
         hb.start();
         scheduler.runDue();
-        assertThat(heldElsewhere).extracting(LeaseHeldElsewhere::key, LeaseHeldElsewhere::holder, LeaseHeldElsewhere::expiresAt)
-                .containsExactly(tuple(NODE_LEASE, "other-operator", scheduler.now().plus(DURATION)));
+        assertThat(heldElsewhere)
+                .extracting(LeaseHeldElsewhere::key, LeaseHeldElsewhere::holder, LeaseHeldElsewhere::expiresAt)
+                .containsExactly(
+                        tuple(NODE_LEASE, "other-operator", scheduler.now().plus(DURATION)));
         assertThat(store.calls(InMemoryLeaseStore.Op.UPDATE)).isZero();
         assertThat(hb.isRunning()).isFalse();
     }
@@ -156,7 +178,11 @@ class HeartbeatTest {
 
     @Test
     void anExpiredForeignLeaseIsTakenOverWithOneMoreTransition() {
-        store.put(NODE_LEASE, LeaseRecord.heldBy("gone", Duration.ofSeconds(10), scheduler.now().minusSeconds(60)).withLeaseTransitions(2));
+        store.put(
+                NODE_LEASE,
+                LeaseRecord.heldBy(
+                                "gone", Duration.ofSeconds(10), scheduler.now().minusSeconds(60))
+                        .withLeaseTransitions(2));
         heartbeat().build().start();
         scheduler.runDue();
         LeaseRecord r = store.peek(NODE_LEASE).orElseThrow();

@@ -83,7 +83,8 @@ public final class InMemoryLeaseCandidateStore implements LeaseCandidateStore {
 
     @Override
     public LeaseStore.LeaseWatch watch(LeaseKey key, Consumer<Optional<CandidateRecord>> listener) {
-        List<Consumer<Optional<CandidateRecord>>> list = watchers.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>());
+        List<Consumer<Optional<CandidateRecord>>> list =
+                watchers.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>());
         list.add(listener);
         return () -> list.remove(listener);
     }

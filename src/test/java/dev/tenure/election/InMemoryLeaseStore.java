@@ -18,23 +18,24 @@ import java.util.function.Consumer;
  */
 public final class InMemoryLeaseStore implements LeaseStore {
 
-    public enum Op { GET, CREATE, UPDATE }
+    public enum Op {
+        GET,
+        CREATE,
+        UPDATE
+    }
 
     /** Sees calls; may throw a {@link LeaseStoreException} or advance a test clock. */
     public interface Interceptor {
-        default void before(Op op, LeaseKey key) {
-        }
+        default void before(Op op, LeaseKey key) {}
 
-        default void after(Op op, LeaseKey key) {
-        }
+        default void after(Op op, LeaseKey key) {}
     }
 
     private final Map<LeaseKey, LeaseRecord> leases = new ConcurrentHashMap<>();
     private final Map<LeaseKey, List<Consumer<Optional<LeaseRecord>>>> watchers = new ConcurrentHashMap<>();
     private final AtomicLong version = new AtomicLong();
     private final Map<Op, AtomicInteger> calls = new ConcurrentHashMap<>();
-    private volatile Interceptor interceptor = new Interceptor() {
-    };
+    private volatile Interceptor interceptor = new Interceptor() {};
 
     public void intercept(Interceptor i) {
         this.interceptor = i;

@@ -42,18 +42,28 @@ class LeaderElectorFenceTest {
         closing.add(loop);
         closing.add(fence);
         closing.add(callbacks::shutdownNow);
-        return LeaderElector.builder().lease(LEASE).identity(identity)
-                .leaseDuration(LD).renewDeadline(RD).retryPeriod(RP)
-                .store(store).scheduler(loop).fenceScheduler(fence)
-                .clock(Clock.systemUTC()).monotonic(MonotonicClock.system()).random(new Random(1))
-                .callbackExecutor(callbacks).onStoppedLeading(onStopped);
+        return LeaderElector.builder()
+                .lease(LEASE)
+                .identity(identity)
+                .leaseDuration(LD)
+                .renewDeadline(RD)
+                .retryPeriod(RP)
+                .store(store)
+                .scheduler(loop)
+                .fenceScheduler(fence)
+                .clock(Clock.systemUTC())
+                .monotonic(MonotonicClock.system())
+                .random(new Random(1))
+                .callbackExecutor(callbacks)
+                .onStoppedLeading(onStopped);
     }
 
     @Test
     void aLeaderStuckInASlowCallIsFencedAtItsRenewDeadlineNotWhenTheCallReturns() {
         AtomicLong stoppedAt = new AtomicLong();
         // no storeCalls executor: the loop thread really blocks for the whole call, only the fence can help
-        LeaderElector a = elector("a", () -> stoppedAt.compareAndSet(0, System.nanoTime())).build();
+        LeaderElector a = elector("a", () -> stoppedAt.compareAndSet(0, System.nanoTime()))
+                .build();
         a.start();
         await().atMost(Duration.ofSeconds(5)).until(a::isLeader);
         AtomicLong stallStart = new AtomicLong();
@@ -68,7 +78,8 @@ class LeaderElectorFenceTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> stoppedAt.get() != 0);
         // the last renew that succeeded started before the stalled one, so the fence is at most RD after it
         long fencedAfterMs = TimeUnit.NANOSECONDS.toMillis(stoppedAt.get() - stallStart.get());
-        assertThat(fencedAfterMs).as("onStoppedLeading ran %d ms after the stalled renew began", fencedAfterMs)
+        assertThat(fencedAfterMs)
+                .as("onStoppedLeading ran %d ms after the stalled renew began", fencedAfterMs)
                 .isLessThanOrEqualTo(RD.toMillis() + 500);
         assertThat(a.isLeader()).isFalse();
     }
@@ -77,16 +88,18 @@ class LeaderElectorFenceTest {
     void aYieldWritesTheReleaseOnlyAfterTheStopCallbackHasReturned() {
         AtomicLong stopReturned = new AtomicLong();
         LeaderElector a = elector("a", () -> {
-            sleep(Duration.ofMillis(800)); // e.g. JOSDK finishing an in-flight reconcile
-            stopReturned.set(System.nanoTime());
-        }).build();
+                    sleep(Duration.ofMillis(800)); // e.g. JOSDK finishing an in-flight reconcile
+                    stopReturned.set(System.nanoTime());
+                })
+                .build();
         a.start();
         await().atMost(Duration.ofSeconds(5)).until(a::isLeader);
         AtomicLong releasedAt = new AtomicLong();
         store.intercept(new InMemoryLeaseStore.Interceptor() {
             @Override
             public void after(InMemoryLeaseStore.Op op, LeaseKey key) {
-                if (op == InMemoryLeaseStore.Op.UPDATE && !store.peek(LEASE).orElseThrow().hasHolder()) {
+                if (op == InMemoryLeaseStore.Op.UPDATE
+                        && !store.peek(LEASE).orElseThrow().hasHolder()) {
                     releasedAt.compareAndSet(0, System.nanoTime());
                 }
             }
@@ -95,7 +108,8 @@ class LeaderElectorFenceTest {
         store.update(LEASE, held.withPreferredHolder("b"));
         await().atMost(Duration.ofSeconds(5)).until(() -> releasedAt.get() != 0);
         assertThat(stopReturned.get()).as("stop callback returned").isPositive();
-        assertThat(releasedAt.get()).as("release written after the stop callback returned")
+        assertThat(releasedAt.get())
+                .as("release written after the stop callback returned")
                 .isGreaterThanOrEqualTo(stopReturned.get());
         assertThat(store.peek(LEASE).orElseThrow().preferredHolder()).isEqualTo("b");
     }
@@ -107,9 +121,12 @@ class LeaderElectorFenceTest {
         await().atMost(Duration.ofSeconds(5)).until(a::isLeader);
         long before = System.nanoTime();
         a.stop();
-        assertThat(Duration.ofNanos(System.nanoTime() - before)).as("stop waited for the callback, bounded by leaseDuration")
+        assertThat(Duration.ofNanos(System.nanoTime() - before))
+                .as("stop waited for the callback, bounded by leaseDuration")
                 .isBetween(LD.minusMillis(100), LD.plusSeconds(1));
-        assertThat(store.peek(LEASE).orElseThrow().holderIdentity()).as("not released: it expires by itself").isEqualTo("a");
+        assertThat(store.peek(LEASE).orElseThrow().holderIdentity())
+                .as("not released: it expires by itself")
+                .isEqualTo("a");
     }
 
     static void sleep(Duration d) {

@@ -23,11 +23,24 @@ class LeaderElectorTest {
 
     static Stream<Arguments> invalidConfigs() {
         return Stream.<Arguments>of(
-                Arguments.of("empty identity", (UnaryOperator<LeaderElector.Builder>) b -> b.identity(" "), "identity must be non-empty"),
-                Arguments.of("lease duration not above renew deadline", (UnaryOperator<LeaderElector.Builder>) b -> b.leaseDuration(Duration.ofSeconds(10)), "leaseDuration (PT10S) must be greater than renewDeadline (PT10S)"),
-                Arguments.of("renew deadline not above 1.2 x retry", (UnaryOperator<LeaderElector.Builder>) b -> b.retryPeriod(Duration.ofMillis(8400)), "renewDeadline (PT10S) must be greater than 1.2 × retryPeriod"),
-                Arguments.of("zero retry period", (UnaryOperator<LeaderElector.Builder>) b -> b.retryPeriod(Duration.ZERO), "retryPeriod (PT0S) must be greater than 0"),
-                Arguments.of("no store", (UnaryOperator<LeaderElector.Builder>) b -> b.store(null), "store must be set"));
+                Arguments.of(
+                        "empty identity",
+                        (UnaryOperator<LeaderElector.Builder>) b -> b.identity(" "),
+                        "identity must be non-empty"),
+                Arguments.of(
+                        "lease duration not above renew deadline",
+                        (UnaryOperator<LeaderElector.Builder>) b -> b.leaseDuration(Duration.ofSeconds(10)),
+                        "leaseDuration (PT10S) must be greater than renewDeadline (PT10S)"),
+                Arguments.of(
+                        "renew deadline not above 1.2 x retry",
+                        (UnaryOperator<LeaderElector.Builder>) b -> b.retryPeriod(Duration.ofMillis(8400)),
+                        "renewDeadline (PT10S) must be greater than 1.2 × retryPeriod"),
+                Arguments.of(
+                        "zero retry period",
+                        (UnaryOperator<LeaderElector.Builder>) b -> b.retryPeriod(Duration.ZERO),
+                        "retryPeriod (PT0S) must be greater than 0"),
+                Arguments.of(
+                        "no store", (UnaryOperator<LeaderElector.Builder>) b -> b.store(null), "store must be set"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -113,7 +126,9 @@ class LeaderElectorTest {
         h.closeOpen(List.of(b));
         assertThat(h.intervals).extracting(ElectorHarness.Interval::identity).containsExactly("a", "b");
         assertThat(h.intervals.get(0).end()).isEqualTo(stoppedAt);
-        assertThat(h.intervals.get(1).start()).as("leaderless gap of zero virtual time").isEqualTo(stoppedAt);
+        assertThat(h.intervals.get(1).start())
+                .as("leaderless gap of zero virtual time")
+                .isEqualTo(stoppedAt);
     }
 
     /** A foreign write (a holder without an elector here, or a CLE controller) that contenders b and c then watch. */
@@ -124,38 +139,84 @@ class LeaderElectorTest {
     static Stream<Arguments> watchedRecords() {
         return Stream.<Arguments>of(
                 // contenders b, c (observer view): a release or a free lease is taken on the event
-                Arguments.of("a releases: the first to see it takes it", false,
-                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.releasedRecord(cur, now)), "b"),
-                Arguments.of("a releases for c: reserved, c takes it", false,
-                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.releasedRecord(cur, now).withPreferredHolder("c")), "c"),
-                Arguments.of("a releases for d (not here): nobody takes it before the reservation expires", false,
-                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.releasedRecord(cur, now).withPreferredHolder("d")), null),
+                Arguments.of(
+                        "a releases: the first to see it takes it",
+                        false,
+                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.releasedRecord(cur, now)),
+                        "b"),
+                Arguments.of(
+                        "a releases for c: reserved, c takes it",
+                        false,
+                        (ForeignWrite) (s, cur, now) ->
+                                s.put(LEASE, LeaseRules.releasedRecord(cur, now).withPreferredHolder("c")),
+                        "c"),
+                Arguments.of(
+                        "a releases for d (not here): nobody takes it before the reservation expires",
+                        false,
+                        (ForeignWrite) (s, cur, now) ->
+                                s.put(LEASE, LeaseRules.releasedRecord(cur, now).withPreferredHolder("d")),
+                        null),
                 // Tenure, not client-go: a deletion is no evidence that a stopped working, so its term is honoured
                 // (see aLeaseDeletedWhileHeldIsCreatedOnlyAfterTheHoldersTermWouldHaveExpired)
-                Arguments.of("the lease is deleted while a holds it: nobody creates it at once", false,
-                        (ForeignWrite) (s, cur, now) -> s.delete(LEASE), null),
-                Arguments.of("a renews: still held", false,
-                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, cur.withRenewTime(now)), null),
-                Arguments.of("d takes it over", false,
-                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.heldRecord(cur, "d", now, LD)), null),
-                Arguments.of("a stale release event (store still held by a): the write conflicts", false,
-                        (ForeignWrite) (s, cur, now) -> s.deliverStale(LEASE, LeaseRules.releasedRecord(cur, now).withResourceVersion("0")), null),
+                Arguments.of(
+                        "the lease is deleted while a holds it: nobody creates it at once",
+                        false,
+                        (ForeignWrite) (s, cur, now) -> s.delete(LEASE),
+                        null),
+                Arguments.of(
+                        "a renews: still held",
+                        false,
+                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, cur.withRenewTime(now)),
+                        null),
+                Arguments.of(
+                        "d takes it over",
+                        false,
+                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.heldRecord(cur, "d", now, LD)),
+                        null),
+                Arguments.of(
+                        "a stale release event (store still held by a): the write conflicts",
+                        false,
+                        (ForeignWrite) (s, cur, now) -> s.deliverStale(
+                                LEASE, LeaseRules.releasedRecord(cur, now).withResourceVersion("0")),
+                        null),
                 // coordinated candidates b, c: only the controller's assignment counts
-                Arguments.of("coordinated: the controller assigns b", true,
-                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.heldRecord(cur, "b", now, Duration.ofSeconds(5))), "b"),
-                Arguments.of("coordinated: a releases, nobody is assigned", true,
-                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.releasedRecord(cur, now)), null),
-                Arguments.of("coordinated: assigned to b but c already preferred", true,
-                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.heldRecord(cur, "b", now, Duration.ofSeconds(5)).withPreferredHolder("c")), null),
-                Arguments.of("coordinated: a stale assignment to b: the write conflicts", true,
-                        (ForeignWrite) (s, cur, now) -> s.deliverStale(LEASE, LeaseRules.heldRecord(cur, "b", now, Duration.ofSeconds(5)).withResourceVersion("0")), null));
+                Arguments.of(
+                        "coordinated: the controller assigns b",
+                        true,
+                        (ForeignWrite) (s, cur, now) ->
+                                s.put(LEASE, LeaseRules.heldRecord(cur, "b", now, Duration.ofSeconds(5))),
+                        "b"),
+                Arguments.of(
+                        "coordinated: a releases, nobody is assigned",
+                        true,
+                        (ForeignWrite) (s, cur, now) -> s.put(LEASE, LeaseRules.releasedRecord(cur, now)),
+                        null),
+                Arguments.of(
+                        "coordinated: assigned to b but c already preferred",
+                        true,
+                        (ForeignWrite) (s, cur, now) -> s.put(
+                                LEASE,
+                                LeaseRules.heldRecord(cur, "b", now, Duration.ofSeconds(5))
+                                        .withPreferredHolder("c")),
+                        null),
+                Arguments.of(
+                        "coordinated: a stale assignment to b: the write conflicts",
+                        true,
+                        (ForeignWrite) (s, cur, now) -> s.deliverStale(
+                                LEASE,
+                                LeaseRules.heldRecord(cur, "b", now, Duration.ofSeconds(5))
+                                        .withResourceVersion("0")),
+                        null));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("watchedRecords")
-    void aWatchedRecordThatLetsAContenderWriteIsActedOnAtOnce(String name, boolean coordinated, ForeignWrite write,
-                                                              String leaderAtOnce) {
-        h.store.put(LEASE, LeaseRecord.heldBy("a", LD, h.scheduler.now()).withStrategy(coordinated ? "OldestEmulationVersion" : null));
+    void aWatchedRecordThatLetsAContenderWriteIsActedOnAtOnce(
+            String name, boolean coordinated, ForeignWrite write, String leaderAtOnce) {
+        h.store.put(
+                LEASE,
+                LeaseRecord.heldBy("a", LD, h.scheduler.now())
+                        .withStrategy(coordinated ? "OldestEmulationVersion" : null));
         LeaderElector b = h.builder("b", Duration.ZERO).coordinated(coordinated).build();
         LeaderElector c = h.builder("c", Duration.ZERO).coordinated(coordinated).build();
         b.start();
@@ -170,7 +231,9 @@ class LeaderElectorTest {
             LeaseRecord held = h.store.peek(LEASE).orElseThrow();
             assertThat(held.holderIdentity()).isEqualTo(leaderAtOnce);
             assertThat(held.renewTime()).isEqualTo(at);
-            assertThat(held.leaseDurationSeconds()).as("the new leader wrote its own duration").isEqualTo(15);
+            assertThat(held.leaseDurationSeconds())
+                    .as("the new leader wrote its own duration")
+                    .isEqualTo(15);
         }
         // and nothing unsafe afterwards: the loser's retries and the winner's renews never overlap
         h.scheduler.advance(LD.multipliedBy(2));
@@ -199,7 +262,9 @@ class LeaderElectorTest {
         LeaderElector a = h.start("a", Duration.ZERO);
         h.scheduler.runDue();
         Instant[] bStarted = {null};
-        LeaderElector b = h.builder("b", Duration.ZERO).onStartedLeading(() -> bStarted[0] = h.scheduler.now()).build();
+        LeaderElector b = h.builder("b", Duration.ZERO)
+                .onStartedLeading(() -> bStarted[0] = h.scheduler.now())
+                .build();
         b.start();
         h.scheduler.advance(RP.multipliedBy(5)); // a renews at 2 s, 4 s, ...; b watches and waits
         h.scheduler.advance(Duration.ofMillis(crashAfterRenewMillis));
@@ -246,7 +311,9 @@ class LeaderElectorTest {
     void stoppedFiresEvenWhenNeverLeading() {
         List<String> events = new ArrayList<>();
         h.store.put(LEASE, LeaseRecord.heldBy("someone", LD, h.scheduler.now()));
-        LeaderElector a = h.builder("a", Duration.ZERO).onStoppedLeading(() -> events.add("stopped")).build();
+        LeaderElector a = h.builder("a", Duration.ZERO)
+                .onStoppedLeading(() -> events.add("stopped"))
+                .build();
         a.start();
         h.scheduler.advance(RP);
         a.stop();
@@ -263,10 +330,18 @@ class LeaderElectorTest {
         h.scheduler.advance(Duration.ofSeconds(5));
         Instant asked = h.scheduler.now();
         // A coordinated-election controller marks "c" as preferred (a foreign write).
-        h.store.put(LEASE, h.store.peek(LEASE).orElseThrow().withStrategy("OldestEmulationVersion").withPreferredHolder("c"));
+        h.store.put(
+                LEASE,
+                h.store
+                        .peek(LEASE)
+                        .orElseThrow()
+                        .withStrategy("OldestEmulationVersion")
+                        .withPreferredHolder("c"));
         h.scheduler.runDue();
         assertThat(a.isLeader()).isFalse();
-        assertThat(h.intervals).singleElement().satisfies(i -> assertThat(i.end()).isEqualTo(asked));
+        assertThat(h.intervals)
+                .singleElement()
+                .satisfies(i -> assertThat(i.end()).isEqualTo(asked));
         // c took the released lease on the release event, in the same instant
         assertThat(c.isLeader()).isTrue();
         assertThat(b.isLeader()).isFalse();
@@ -289,10 +364,12 @@ class LeaderElectorTest {
                     h.store.put(LEASE, h.store.peek(LEASE).orElseThrow().withPreferredHolder("b"));
                     h.scheduler.runDue();
                 }),
-                Arguments.of("preferredHolder elsewhere, found by the next renew (watch event lost)", (GiveUp) (h, a) -> {
-                    h.store.putUnwatched(LEASE, h.store.peek(LEASE).orElseThrow().withPreferredHolder("b"));
-                    h.scheduler.advance(RP);
-                }),
+                Arguments.of("preferredHolder elsewhere, found by the next renew (watch event lost)", (GiveUp)
+                        (h, a) -> {
+                            h.store.putUnwatched(
+                                    LEASE, h.store.peek(LEASE).orElseThrow().withPreferredHolder("b"));
+                            h.scheduler.advance(RP);
+                        }),
                 Arguments.of("stop()", (GiveUp) (h, a) -> a.stop()));
     }
 
@@ -306,14 +383,17 @@ class LeaderElectorTest {
     @MethodSource("releases")
     void aLeaderHasSteppedDownWhenItsReleaseIsStored(String name, GiveUp giveUp) {
         List<String> events = new ArrayList<>();
-        LeaderElector a = h.builder("a", Duration.ZERO).onStoppedLeading(() -> events.add("stopped")).build();
+        LeaderElector a = h.builder("a", Duration.ZERO)
+                .onStoppedLeading(() -> events.add("stopped"))
+                .build();
         a.start();
         h.scheduler.runDue();
         assertThat(a.isLeader()).isTrue();
         h.store.intercept(new InMemoryLeaseStore.Interceptor() {
             @Override
             public void after(InMemoryLeaseStore.Op op, LeaseKey key) {
-                if (op == InMemoryLeaseStore.Op.UPDATE && !h.store.peek(LEASE).orElseThrow().hasHolder()) {
+                if (op == InMemoryLeaseStore.Op.UPDATE
+                        && !h.store.peek(LEASE).orElseThrow().hasHolder()) {
                     events.add("release stored, a leads: " + a.isLeader());
                 }
             }
@@ -354,16 +434,20 @@ class LeaderElectorTest {
         a.start();
         h.scheduler.advance(Duration.ofMinutes(5));
         List<Duration> retries = delays.subList(1, delays.size());
-        assertThat(retries).hasSizeGreaterThan(20)
+        assertThat(retries)
+                .hasSizeGreaterThan(20)
                 .allSatisfy(d -> assertThat(d).isBetween(RP, RP.multipliedBy(22).dividedBy(10)));
-        assertThat(retries.stream().distinct().count()).as("spread, not lockstep").isGreaterThan(retries.size() / 2);
+        assertThat(retries.stream().distinct().count())
+                .as("spread, not lockstep")
+                .isGreaterThan(retries.size() / 2);
         assertThat(retries.stream().mapToLong(Duration::toMillis).max().orElseThrow())
                 .isGreaterThan(RP.multipliedBy(18).dividedBy(10).toMillis());
     }
 
     @Test
     void healthIsBadOnlyWhenLeadingWithoutRenewForLeaseDurationPlusGrace() {
-        LeaderElector a = h.builder("a", Duration.ZERO).healthGrace(Duration.ofSeconds(5)).build();
+        LeaderElector a =
+                h.builder("a", Duration.ZERO).healthGrace(Duration.ofSeconds(5)).build();
         assertThat(a.health().healthy()).isTrue();
         a.start();
         h.scheduler.runDue();
@@ -376,7 +460,9 @@ class LeaderElectorTest {
         h.scheduler.elapse(Duration.ofMillis(1));
         assertThat(a.health().healthy()).isFalse();
         assertThat(a.health().detail()).contains("stuck");
-        assertThat(a.isLeader()).as("a wedged leader no longer claims leadership").isFalse();
+        assertThat(a.isLeader())
+                .as("a wedged leader no longer claims leadership")
+                .isFalse();
     }
 
     @Test
@@ -421,7 +507,9 @@ class LeaderElectorTest {
         h.store.delete(LEASE);
         Instant deleted = h.scheduler.now();
         h.scheduler.advance(LD.minusMillis(1));
-        assertThat(b.isLeader()).as("a deletion is no evidence that a stopped: b waits a leaseDuration").isFalse();
+        assertThat(b.isLeader())
+                .as("a deletion is no evidence that a stopped: b waits a leaseDuration")
+                .isFalse();
         assertThat(h.store.peek(LEASE)).isEmpty();
         h.scheduler.advance(RP.multipliedBy(3));
         assertThat(b.isLeader()).isTrue();
@@ -444,8 +532,7 @@ class LeaderElectorTest {
         LeaderElector b = h.builder("b", Duration.ZERO).store(bView).build();
         b.start();
         h.scheduler.runDue();
-        h.store.intercept(new InMemoryLeaseStore.Interceptor() {
-        });
+        h.store.intercept(new InMemoryLeaseStore.Interceptor() {});
         h.store.delete(LEASE); // before b's next read
         Instant deleted = h.scheduler.now();
         h.scheduler.advance(LD.minusMillis(1));
@@ -492,7 +579,9 @@ class LeaderElectorTest {
         h.store.delete(LEASE);
         h.scheduler.runDue();
         assertThat(a.isLeader()).isFalse();
-        assertThat(h.intervals).singleElement().satisfies(i -> assertThat(i.end()).isEqualTo(deleted));
+        assertThat(h.intervals)
+                .singleElement()
+                .satisfies(i -> assertThat(i.end()).isEqualTo(deleted));
     }
 
     @Test
@@ -506,7 +595,9 @@ class LeaderElectorTest {
         Instant deleted = h.scheduler.now();
         h.scheduler.advance(RP);
         assertThat(a.isLeader()).isFalse();
-        assertThat(h.intervals).singleElement().satisfies(i -> assertThat(i.end()).isEqualTo(deleted.plus(RP)));
+        assertThat(h.intervals)
+                .singleElement()
+                .satisfies(i -> assertThat(i.end()).isEqualTo(deleted.plus(RP)));
     }
 
     @Test
@@ -530,8 +621,13 @@ class LeaderElectorTest {
         Duration[] aStep = {Duration.ZERO};
         Duration[] bStep = {Duration.ZERO};
         PartitionedLeaseStore aView = new PartitionedLeaseStore(h.store);
-        LeaderElector a = h.builder("a", Duration.ZERO).store(aView).clock(() -> h.scheduler.now().plus(aStep[0])).build();
-        LeaderElector b = h.builder("b", Duration.ZERO).clock(() -> h.scheduler.now().plus(bStep[0])).build();
+        LeaderElector a = h.builder("a", Duration.ZERO)
+                .store(aView)
+                .clock(() -> h.scheduler.now().plus(aStep[0]))
+                .build();
+        LeaderElector b = h.builder("b", Duration.ZERO)
+                .clock(() -> h.scheduler.now().plus(bStep[0]))
+                .build();
         a.start();
         h.scheduler.runDue();
         b.start();
@@ -544,6 +640,7 @@ class LeaderElectorTest {
         assertThat(h.intervals).extracting(ElectorHarness.Interval::identity).containsExactly("a", "b");
         assertThat(h.overlaps()).isEmpty();
         assertThat(h.store.peek(LEASE).orElseThrow().acquireTime())
-                .as("the wall clock is still what gets written").isEqualTo(h.intervals.get(1).start().plusSeconds(8));
+                .as("the wall clock is still what gets written")
+                .isEqualTo(h.intervals.get(1).start().plusSeconds(8));
     }
 }

@@ -16,18 +16,26 @@ class LeaseClaimsTest {
 
     @Test
     void createsWithOwnerThenRenews() {
-        assertThat(claims.claim(KEY, "tenure", Duration.ofSeconds(3600), Optional.of(NODE))).isInstanceOf(ClaimResult.Created.class);
+        assertThat(claims.claim(KEY, "tenure", Duration.ofSeconds(3600), Optional.of(NODE)))
+                .isInstanceOf(ClaimResult.Created.class);
         assertThat(store.peek(KEY).orElseThrow().owners()).containsExactly(NODE);
         time.advance(Duration.ofSeconds(30));
         ClaimResult r = claims.claim(KEY, "tenure", Duration.ofSeconds(3600), Optional.of(NODE));
-        assertThat(r).isInstanceOfSatisfying(ClaimResult.Renewed.class, x -> assertThat(x.lease().renewTime()).isEqualTo(time.now()));
+        assertThat(r)
+                .isInstanceOfSatisfying(
+                        ClaimResult.Renewed.class,
+                        x -> assertThat(x.lease().renewTime()).isEqualTo(time.now()));
     }
 
     @Test
     void validForeignHoldingIsReportedAndExpiredOneTakenOver() {
         store.put(KEY, LeaseRecord.heldBy("medik8s-nmo", Duration.ofSeconds(60), time.now()));
         assertThat(claims.claim(KEY, "tenure", Duration.ofSeconds(600), Optional.empty()))
-                .isEqualTo(new LeaseHeldElsewhere(KEY, "medik8s-nmo", time.now().plusSeconds(60), store.peek(KEY).orElseThrow()));
+                .isEqualTo(new LeaseHeldElsewhere(
+                        KEY,
+                        "medik8s-nmo",
+                        time.now().plusSeconds(60),
+                        store.peek(KEY).orElseThrow()));
         time.advance(Duration.ofSeconds(60).plusMillis(1)); // expired strictly after renewTime + duration (upstream)
         ClaimResult r = claims.claim(KEY, "tenure", Duration.ofSeconds(600), Optional.empty());
         assertThat(r).isInstanceOfSatisfying(ClaimResult.TookOver.class, t -> {
@@ -40,7 +48,8 @@ class LeaseClaimsTest {
     void conflictIsRedecidedOnce() {
         store.put(KEY, LeaseRecord.heldBy("tenure", Duration.ofSeconds(60), time.now()));
         store.failNext(InMemoryLeaseStore.Op.UPDATE, new LeaseConflict(KEY, false, null));
-        assertThat(claims.claim(KEY, "tenure", Duration.ofSeconds(60), Optional.empty())).isInstanceOf(ClaimResult.Renewed.class);
+        assertThat(claims.claim(KEY, "tenure", Duration.ofSeconds(60), Optional.empty()))
+                .isInstanceOf(ClaimResult.Renewed.class);
     }
 
     @Test
@@ -53,8 +62,8 @@ class LeaseClaimsTest {
 
     @Test
     void anOwnLeaseTheRenewPolicyFindsFreshIsKeptWithoutAWrite() {
-        LeaseClaims.Rule rule = (current, now) -> LeaseRules.claim("tenure", current, now, Duration.ofSeconds(60),
-                LeaseClaims.DEFAULT_FUTURE_TOLERANCE);
+        LeaseClaims.Rule rule = (current, now) ->
+                LeaseRules.claim("tenure", current, now, Duration.ofSeconds(60), LeaseClaims.DEFAULT_FUTURE_TOLERANCE);
         claims.claim(KEY, rule, Optional.of(NODE), LeaseClaims.RenewPolicy.ALWAYS);
         int updates = store.calls(InMemoryLeaseStore.Op.UPDATE);
 
@@ -71,10 +80,13 @@ class LeaseClaimsTest {
 
     @Test
     void aProtocolsWriteAtAStaleResourceVersionAnswersEmptyAndWritesNothing() {
-        LeaseRecord first = claims.claim(KEY, "tenure", Duration.ofSeconds(60), Optional.empty()).held().orElseThrow();
+        LeaseRecord first = claims.claim(KEY, "tenure", Duration.ofSeconds(60), Optional.empty())
+                .held()
+                .orElseThrow();
         claims.claim(KEY, "tenure", Duration.ofSeconds(60), Optional.empty()); // moves the resourceVersion on
 
-        assertThat(claims.write(KEY, first.withHolderIdentity("tenure-annotation"), false, Optional.of(NODE))).isEmpty();
+        assertThat(claims.write(KEY, first.withHolderIdentity("tenure-annotation"), false, Optional.of(NODE)))
+                .isEmpty();
         assertThat(store.peek(KEY).orElseThrow().holderIdentity()).isEqualTo("tenure");
 
         LeaseRecord current = store.peek(KEY).orElseThrow();

@@ -34,24 +34,38 @@ class LeaseRulesTest {
                 Arguments.of("fresh lease just seen", held(OTHER, 15, at(0)), at(0), at(0), false),
                 Arguments.of("unchanged for less than its duration", held(OTHER, 15, at(0)), at(0), at(14), false),
                 Arguments.of("unchanged for its duration", held(OTHER, 15, at(0)), at(0), at(15), true),
-                Arguments.of("writer clock far behind: renewTime old but seen just now", held(OTHER, 15, at(-3600)), at(0), at(1), false),
-                Arguments.of("writer clock far ahead: renewTime in the future, unchanged too long", held(OTHER, 15, at(3600)), at(0), at(15), true),
-                Arguments.of("absent duration falls back to the observer's", held(OTHER, null, at(0)), at(0), at(14), false),
+                Arguments.of(
+                        "writer clock far behind: renewTime old but seen just now",
+                        held(OTHER, 15, at(-3600)),
+                        at(0),
+                        at(1),
+                        false),
+                Arguments.of(
+                        "writer clock far ahead: renewTime in the future, unchanged too long",
+                        held(OTHER, 15, at(3600)),
+                        at(0),
+                        at(15),
+                        true),
+                Arguments.of(
+                        "absent duration falls back to the observer's", held(OTHER, null, at(0)), at(0), at(14), false),
                 Arguments.of("zero duration falls back to the observer's", held(OTHER, 0, at(0)), at(0), at(15), true),
-                Arguments.of("record's own duration wins over the observer's", held(OTHER, 60, at(0)), at(0), at(30), false),
+                Arguments.of(
+                        "record's own duration wins over the observer's", held(OTHER, 60, at(0)), at(0), at(30), false),
                 Arguments.of("holder cleared is free at once", held("", 1, at(0)), at(0), at(0), true));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("observerCases")
     void observerView(String name, LeaseRecord record, Instant observedAt, Instant now, boolean expired) {
-        assertThat(LeaseRules.observerExpired(new ObservedLease(record, observedAt), now, LD)).isEqualTo(expired);
+        assertThat(LeaseRules.observerExpired(new ObservedLease(record, observedAt), now, LD))
+                .isEqualTo(expired);
     }
 
     @Test
     void observationRestartsOnlyWhenTheElectionStateChanges() {
         ObservedLease first = LeaseRules.observe(null, held(OTHER, 15, at(0)), at(0));
-        ObservedLease sameStateNewVersion = LeaseRules.observe(first, held(OTHER, 15, at(0)).withResourceVersion("8"), at(10));
+        ObservedLease sameStateNewVersion =
+                LeaseRules.observe(first, held(OTHER, 15, at(0)).withResourceVersion("8"), at(10));
         assertThat(sameStateNewVersion.observedAt()).isEqualTo(at(0));
         assertThat(sameStateNewVersion.record().resourceVersion()).isEqualTo("8");
         ObservedLease renewed = LeaseRules.observe(sameStateNewVersion, held(OTHER, 15, at(10)), at(10));
@@ -65,10 +79,26 @@ class LeaseRulesTest {
                 Arguments.of("no holder", held("", 15, at(0)), at(0), AuthorityStatus.Free.class),
                 Arguments.of("renewed within duration", held(OTHER, 15, at(0)), at(14), AuthorityStatus.Valid.class),
                 // upstream CLE isLeaseExpired: expired only when now is strictly after renewTime + duration
-                Arguments.of("renewed exactly duration ago (upstream: still valid)", held(OTHER, 15, at(0)), at(15), AuthorityStatus.Valid.class),
-                Arguments.of("renewed a nanosecond more than duration ago", held(OTHER, 15, at(0)), at(15).plusNanos(1), AuthorityStatus.Expired.class),
-                Arguments.of("renewTime slightly ahead (within tolerance)", held(OTHER, 15, at(4)), at(0), AuthorityStatus.Valid.class),
-                Arguments.of("renewTime far in the future", held(OTHER, 15, at(3600)), at(0), AuthorityStatus.FutureRenewTime.class),
+                Arguments.of(
+                        "renewed exactly duration ago (upstream: still valid)",
+                        held(OTHER, 15, at(0)),
+                        at(15),
+                        AuthorityStatus.Valid.class),
+                Arguments.of(
+                        "renewed a nanosecond more than duration ago",
+                        held(OTHER, 15, at(0)),
+                        at(15).plusNanos(1),
+                        AuthorityStatus.Expired.class),
+                Arguments.of(
+                        "renewTime slightly ahead (within tolerance)",
+                        held(OTHER, 15, at(4)),
+                        at(0),
+                        AuthorityStatus.Valid.class),
+                Arguments.of(
+                        "renewTime far in the future",
+                        held(OTHER, 15, at(3600)),
+                        at(0),
+                        AuthorityStatus.FutureRenewTime.class),
                 Arguments.of("absent duration", held(OTHER, null, at(0)), at(1), AuthorityStatus.Expired.class),
                 Arguments.of("zero duration", held(OTHER, 0, at(0)), at(0), AuthorityStatus.Expired.class),
                 Arguments.of("absent renewTime", held(OTHER, 15, null), at(0), AuthorityStatus.Expired.class));
@@ -95,17 +125,68 @@ class LeaseRulesTest {
         return Stream.of(
                 // name, observed (null = absent), now, expected decision type, expected transitions (-1 = n/a)
                 Arguments.of("absent lease is created", seen, at(0), ElectionDecision.Create.class, 0),
-                Arguments.of("own lease is renewed", obs(held(ME, 15, at(0)), 0), at(2), ElectionDecision.Write.class, 3),
-                Arguments.of("foreign valid lease waits", obs(held(OTHER, 15, at(0)), 0), at(14), ElectionDecision.Wait.class, -1),
-                Arguments.of("foreign expired lease is taken", obs(held(OTHER, 15, at(0)), 0), at(15), ElectionDecision.Write.class, 4),
-                Arguments.of("foreign lease stamped in the future still expires by observation", obs(held(OTHER, 15, at(3600)), 0), at(15), ElectionDecision.Write.class, 4),
-                Arguments.of("foreign lease stamped long ago but just changed waits", obs(held(OTHER, 15, at(-3600)), 0), at(1), ElectionDecision.Wait.class, -1),
-                Arguments.of("holder cleared is taken (a holder change)", obs(held("", 1, at(0)), 0), at(0), ElectionDecision.Write.class, 4),
-                Arguments.of("preferredHolder = self on own lease renews", obs(held(ME, 15, at(0)).withPreferredHolder(ME), 0), at(1), ElectionDecision.Write.class, 3),
-                Arguments.of("preferredHolder = other on own lease yields", obs(held(ME, 15, at(0)).withPreferredHolder(OTHER), 0), at(1), ElectionDecision.Yield.class, -1),
-                Arguments.of("released for another preferred holder waits", obs(held("", 1, at(0)).withPreferredHolder(OTHER), 0), at(0), ElectionDecision.Wait.class, -1),
-                Arguments.of("released for another preferred holder, reservation over", obs(held("", 1, at(0)).withPreferredHolder(OTHER), 0), at(1), ElectionDecision.Write.class, 4),
-                Arguments.of("released for us as preferred holder is taken at once", obs(held("", 1, at(0)).withPreferredHolder(ME), 0), at(0), ElectionDecision.Write.class, 4));
+                Arguments.of(
+                        "own lease is renewed", obs(held(ME, 15, at(0)), 0), at(2), ElectionDecision.Write.class, 3),
+                Arguments.of(
+                        "foreign valid lease waits",
+                        obs(held(OTHER, 15, at(0)), 0),
+                        at(14),
+                        ElectionDecision.Wait.class,
+                        -1),
+                Arguments.of(
+                        "foreign expired lease is taken",
+                        obs(held(OTHER, 15, at(0)), 0),
+                        at(15),
+                        ElectionDecision.Write.class,
+                        4),
+                Arguments.of(
+                        "foreign lease stamped in the future still expires by observation",
+                        obs(held(OTHER, 15, at(3600)), 0),
+                        at(15),
+                        ElectionDecision.Write.class,
+                        4),
+                Arguments.of(
+                        "foreign lease stamped long ago but just changed waits",
+                        obs(held(OTHER, 15, at(-3600)), 0),
+                        at(1),
+                        ElectionDecision.Wait.class,
+                        -1),
+                Arguments.of(
+                        "holder cleared is taken (a holder change)",
+                        obs(held("", 1, at(0)), 0),
+                        at(0),
+                        ElectionDecision.Write.class,
+                        4),
+                Arguments.of(
+                        "preferredHolder = self on own lease renews",
+                        obs(held(ME, 15, at(0)).withPreferredHolder(ME), 0),
+                        at(1),
+                        ElectionDecision.Write.class,
+                        3),
+                Arguments.of(
+                        "preferredHolder = other on own lease yields",
+                        obs(held(ME, 15, at(0)).withPreferredHolder(OTHER), 0),
+                        at(1),
+                        ElectionDecision.Yield.class,
+                        -1),
+                Arguments.of(
+                        "released for another preferred holder waits",
+                        obs(held("", 1, at(0)).withPreferredHolder(OTHER), 0),
+                        at(0),
+                        ElectionDecision.Wait.class,
+                        -1),
+                Arguments.of(
+                        "released for another preferred holder, reservation over",
+                        obs(held("", 1, at(0)).withPreferredHolder(OTHER), 0),
+                        at(1),
+                        ElectionDecision.Write.class,
+                        4),
+                Arguments.of(
+                        "released for us as preferred holder is taken at once",
+                        obs(held("", 1, at(0)).withPreferredHolder(ME), 0),
+                        at(0),
+                        ElectionDecision.Write.class,
+                        4));
     }
 
     static ObservedLease obs(LeaseRecord r, long seenAt) {
@@ -114,21 +195,32 @@ class LeaseRulesTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("decideCases")
-    void decide(String name, ObservedLease observed, Instant now, Class<? extends ElectionDecision> expected, int transitions) {
+    void decide(
+            String name,
+            ObservedLease observed,
+            Instant now,
+            Class<? extends ElectionDecision> expected,
+            int transitions) {
         ElectionDecision d = LeaseRules.decide(ME, observed, now, LD);
         assertThat(d).isInstanceOf(expected);
-        LeaseRecord desired = d instanceof ElectionDecision.Create c ? c.desired()
+        LeaseRecord desired = d instanceof ElectionDecision.Create c
+                ? c.desired()
                 : d instanceof ElectionDecision.Write w ? w.desired() : null;
         if (desired != null) {
             assertThat(desired.holderIdentity()).isEqualTo(ME);
             assertThat(desired.renewTime()).isEqualTo(now);
             assertThat(desired.leaseDurationSeconds()).isEqualTo(15);
             assertThat(desired.leaseTransitions()).isEqualTo(transitions);
-            assertThat(desired.preferredHolder()).as("preferredHolder is cleared once satisfied or on a holder change").isNull();
+            assertThat(desired.preferredHolder())
+                    .as("preferredHolder is cleared once satisfied or on a holder change")
+                    .isNull();
             if (observed != null) {
-                assertThat(desired.resourceVersion()).as("conditional on what was read").isEqualTo(observed.record().resourceVersion());
+                assertThat(desired.resourceVersion())
+                        .as("conditional on what was read")
+                        .isEqualTo(observed.record().resourceVersion());
                 boolean renew = observed.record().isHeldBy(ME);
-                assertThat(desired.acquireTime()).isEqualTo(renew ? observed.record().acquireTime() : now);
+                assertThat(desired.acquireTime())
+                        .isEqualTo(renew ? observed.record().acquireTime() : now);
                 assertThat(((ElectionDecision.Write) d).acquired()).isEqualTo(!renew);
             }
         }
@@ -150,23 +242,61 @@ class LeaseRulesTest {
         return Stream.of(
                 Arguments.of("absent lease is created", null, at(0), ClaimDecision.Create.class, 0),
                 Arguments.of("own lease is renewed", held(ME, 15, at(0)), at(5), ClaimDecision.Renew.class, 3),
-                Arguments.of("own lease is renewed even when expired", held(ME, 15, at(0)), at(500), ClaimDecision.Renew.class, 3),
-                Arguments.of("foreign valid lease is reported", held(OTHER, 15, at(0)), at(5), ClaimDecision.HeldElsewhere.class, -1),
-                Arguments.of("foreign lease at its exact expiry is still reported", held(OTHER, 15, at(0)), at(15), ClaimDecision.HeldElsewhere.class, -1),
-                Arguments.of("foreign expired lease is taken over", held(OTHER, 15, at(0)), at(16), ClaimDecision.TakeOver.class, 4),
-                Arguments.of("foreign lease stamped far in the future is taken over", held(OTHER, 15, at(3600)), at(0), ClaimDecision.TakeOver.class, 4),
-                Arguments.of("foreign lease with zero duration is taken over", held(OTHER, 0, at(0)), at(0), ClaimDecision.TakeOver.class, 4),
-                Arguments.of("released lease is taken (holder change)", held("", 1, at(0)), at(0), ClaimDecision.TakeOver.class, 4));
+                Arguments.of(
+                        "own lease is renewed even when expired",
+                        held(ME, 15, at(0)),
+                        at(500),
+                        ClaimDecision.Renew.class,
+                        3),
+                Arguments.of(
+                        "foreign valid lease is reported",
+                        held(OTHER, 15, at(0)),
+                        at(5),
+                        ClaimDecision.HeldElsewhere.class,
+                        -1),
+                Arguments.of(
+                        "foreign lease at its exact expiry is still reported",
+                        held(OTHER, 15, at(0)),
+                        at(15),
+                        ClaimDecision.HeldElsewhere.class,
+                        -1),
+                Arguments.of(
+                        "foreign expired lease is taken over",
+                        held(OTHER, 15, at(0)),
+                        at(16),
+                        ClaimDecision.TakeOver.class,
+                        4),
+                Arguments.of(
+                        "foreign lease stamped far in the future is taken over",
+                        held(OTHER, 15, at(3600)),
+                        at(0),
+                        ClaimDecision.TakeOver.class,
+                        4),
+                Arguments.of(
+                        "foreign lease with zero duration is taken over",
+                        held(OTHER, 0, at(0)),
+                        at(0),
+                        ClaimDecision.TakeOver.class,
+                        4),
+                Arguments.of(
+                        "released lease is taken (holder change)",
+                        held("", 1, at(0)),
+                        at(0),
+                        ClaimDecision.TakeOver.class,
+                        4));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("claimCases")
-    void claim(String name, LeaseRecord current, Instant now, Class<? extends ClaimDecision> expected, int transitions) {
+    void claim(
+            String name, LeaseRecord current, Instant now, Class<? extends ClaimDecision> expected, int transitions) {
         ClaimDecision d = LeaseRules.claim(ME, current, now, Duration.ofSeconds(90), TOLERANCE);
         assertThat(d).isInstanceOf(expected);
-        LeaseRecord desired = d instanceof ClaimDecision.Create c ? c.desired()
-                : d instanceof ClaimDecision.Renew r ? r.desired()
-                : d instanceof ClaimDecision.TakeOver t ? t.desired() : null;
+        LeaseRecord desired = d instanceof ClaimDecision.Create c
+                ? c.desired()
+                : d instanceof ClaimDecision.Renew r
+                        ? r.desired()
+                        : d instanceof ClaimDecision.TakeOver t ? t.desired() : null;
         if (desired != null) {
             assertThat(desired.holderIdentity()).isEqualTo(ME);
             assertThat(desired.leaseDurationSeconds()).isEqualTo(90);
@@ -181,11 +311,14 @@ class LeaseRulesTest {
     @Test
     void releaseNeverClearsSomeoneElsesHolding() {
         assertThat(LeaseRules.release(held(OTHER, 15, at(0)), ME, at(1))).isEmpty();
-        LeaseRecord released = LeaseRules.release(held(ME, 15, at(0)), ME, at(1)).orElseThrow();
+        LeaseRecord released =
+                LeaseRules.release(held(ME, 15, at(0)), ME, at(1)).orElseThrow();
         assertThat(released.hasHolder()).isFalse();
         assertThat(released.leaseDurationSeconds()).isEqualTo(1);
         assertThat(released.renewTime()).isEqualTo(at(1));
-        assertThat(released.leaseTransitions()).as("a release is not a transition").isEqualTo(3);
+        assertThat(released.leaseTransitions())
+                .as("a release is not a transition")
+                .isEqualTo(3);
     }
 
     @Test

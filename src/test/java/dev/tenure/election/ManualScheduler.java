@@ -11,11 +11,10 @@ import java.util.PriorityQueue;
  * its own (possibly skewed) view of the same virtual time.
  */
 public final class ManualScheduler implements Scheduler {
-    private record Task(Instant due, long seq, Runnable run, boolean[] cancelled) {
-    }
+    private record Task(Instant due, long seq, Runnable run, boolean[] cancelled) {}
 
-    private final PriorityQueue<Task> queue = new PriorityQueue<>((a, b) ->
-            a.due.equals(b.due) ? Long.compare(a.seq, b.seq) : a.due.compareTo(b.due));
+    private final PriorityQueue<Task> queue =
+            new PriorityQueue<>((a, b) -> a.due.equals(b.due) ? Long.compare(a.seq, b.seq) : a.due.compareTo(b.due));
     private Instant now;
     private long seq;
 

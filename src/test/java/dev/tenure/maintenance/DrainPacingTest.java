@@ -24,37 +24,66 @@ class DrainPacingTest {
         return Optional.of(NOW.plusMillis(millis));
     }
 
-    static DrainPacing.Progress progress(int leftToSend, boolean failed, boolean terminating, Optional<Instant> lastBatchAt,
-            Optional<Instant> firstRetryAt, Optional<Instant> deadline) {
+    static DrainPacing.Progress progress(
+            int leftToSend,
+            boolean failed,
+            boolean terminating,
+            Optional<Instant> lastBatchAt,
+            Optional<Instant> firstRetryAt,
+            Optional<Instant> deadline) {
         return new DrainPacing.Progress(leftToSend, failed, terminating, lastBatchAt, firstRetryAt, deadline);
     }
 
     static Stream<Arguments> cases() {
         return Stream.of(
-                Arguments.of("more pods than the batch: next batch at once",
-                        progress(100, false, true, ago(0), NONE, NONE), Duration.ZERO),
-                Arguments.of("more pods, some refused by a PDB: next batch still at once",
-                        progress(9, false, true, ago(0), in(5000), NONE), Duration.ZERO),
-                Arguments.of("more pods but the batch failed: poll, not at once",
-                        progress(100, true, false, NONE, NONE, NONE), POLL),
-                Arguments.of("last batch just sent: first look soon",
-                        progress(0, false, true, ago(0), NONE, NONE), DrainPacing.FIRST_LOOK),
-                Arguments.of("terminating for 600 ms: look again in 600 ms",
-                        progress(0, false, true, ago(600), NONE, NONE), Duration.ofMillis(600)),
-                Arguments.of("terminating for 10 s: the poll interval",
-                        progress(0, false, true, ago(10_000), NONE, NONE), POLL),
-                Arguments.of("terminating, last batch unknown (restart): the poll interval",
-                        progress(0, false, true, NONE, NONE, NONE), POLL),
-                Arguments.of("only PDB-refused pods: at the first retry, even past the poll interval",
-                        progress(0, false, false, NONE, in(5000), NONE), Duration.ofSeconds(5)),
-                Arguments.of("terminating and refused: whichever comes first",
-                        progress(0, false, true, ago(10_000), in(700), NONE), Duration.ofMillis(700)),
-                Arguments.of("retry due in 20 ms: the floor",
-                        progress(0, false, false, NONE, in(20), NONE), DrainPacing.MIN_WAIT),
-                Arguments.of("failed batch, nothing else: the poll interval",
-                        progress(0, true, false, NONE, NONE, NONE), POLL),
-                Arguments.of("timeout sooner than the poll: the timeout",
-                        progress(0, false, true, ago(10_000), NONE, in(1500)), Duration.ofMillis(1500)));
+                Arguments.of(
+                        "more pods than the batch: next batch at once",
+                        progress(100, false, true, ago(0), NONE, NONE),
+                        Duration.ZERO),
+                Arguments.of(
+                        "more pods, some refused by a PDB: next batch still at once",
+                        progress(9, false, true, ago(0), in(5000), NONE),
+                        Duration.ZERO),
+                Arguments.of(
+                        "more pods but the batch failed: poll, not at once",
+                        progress(100, true, false, NONE, NONE, NONE),
+                        POLL),
+                Arguments.of(
+                        "last batch just sent: first look soon",
+                        progress(0, false, true, ago(0), NONE, NONE),
+                        DrainPacing.FIRST_LOOK),
+                Arguments.of(
+                        "terminating for 600 ms: look again in 600 ms",
+                        progress(0, false, true, ago(600), NONE, NONE),
+                        Duration.ofMillis(600)),
+                Arguments.of(
+                        "terminating for 10 s: the poll interval",
+                        progress(0, false, true, ago(10_000), NONE, NONE),
+                        POLL),
+                Arguments.of(
+                        "terminating, last batch unknown (restart): the poll interval",
+                        progress(0, false, true, NONE, NONE, NONE),
+                        POLL),
+                Arguments.of(
+                        "only PDB-refused pods: at the first retry, even past the poll interval",
+                        progress(0, false, false, NONE, in(5000), NONE),
+                        Duration.ofSeconds(5)),
+                Arguments.of(
+                        "terminating and refused: whichever comes first",
+                        progress(0, false, true, ago(10_000), in(700), NONE),
+                        Duration.ofMillis(700)),
+                Arguments.of(
+                        "retry due in 20 ms: the floor",
+                        progress(0, false, false, NONE, in(20), NONE),
+                        DrainPacing.MIN_WAIT),
+                Arguments.of(
+                        "failed batch, nothing else: the poll interval",
+                        progress(0, true, false, NONE, NONE, NONE),
+                        POLL),
+                Arguments.of(
+                        "timeout sooner than the poll: the timeout",
+                        progress(0, false, true, ago(10_000), NONE, in(1500)),
+                        Duration.ofMillis(1500)));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -11,8 +11,18 @@ import org.junit.jupiter.params.provider.ValueSource;
 class GoDurationTest {
 
     @ParameterizedTest(name = "{0} = {1} ms")
-    @CsvSource({"0,0", "90s,90000", "5m,300000", "1h30m,5400000", "250ms,250", "1.5s,1500", "2h,7200000", "1m0.5s,60500",
-            "100us,0", ".5s,500"})
+    @CsvSource({
+        "0,0",
+        "90s,90000",
+        "5m,300000",
+        "1h30m,5400000",
+        "250ms,250",
+        "1.5s,1500",
+        "2h,7200000",
+        "1m0.5s,60500",
+        "100us,0",
+        ".5s,500"
+    })
     void parsesGoDurations(String text, long millis) {
         assertThat(GoDuration.parse("spec.window", text).toMillis()).isEqualTo(millis);
     }

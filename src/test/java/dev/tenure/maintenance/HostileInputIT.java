@@ -1,16 +1,16 @@
 package dev.tenure.maintenance;
 
-import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tenure.maintenance.annotation.MaintenanceAnnotation;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
+import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
@@ -57,9 +57,11 @@ class HostileInputIT {
     GenericKubernetesResource createRaw(String name, String specJson) {
         String json = "{\"apiVersion\":\"tenure.dev/v1alpha1\",\"kind\":\"NodeMaintenance\",\"metadata\":{\"name\":\""
                 + name + "\"}" + (specJson == null ? "" : ",\"spec\":" + specJson) + "}";
-        GenericKubernetesResource r = client().getKubernetesSerialization().unmarshal(json,
-                GenericKubernetesResource.class);
-        return client().genericKubernetesResources("tenure.dev/v1alpha1", "NodeMaintenance").resource(r).create();
+        GenericKubernetesResource r =
+                client().getKubernetesSerialization().unmarshal(json, GenericKubernetesResource.class);
+        return client().genericKubernetesResources("tenure.dev/v1alpha1", "NodeMaintenance")
+                .resource(r)
+                .create();
     }
 
     NodeMaintenance get(String name) {
@@ -79,7 +81,8 @@ class HostileInputIT {
     List<String> events(String involvedName) {
         return client().v1().events().inNamespace("default").list().getItems().stream()
                 .filter(e -> involvedName.equals(e.getInvolvedObject().getName()))
-                .map(e -> e.getReason() + ": " + e.getMessage()).toList();
+                .map(e -> e.getReason() + ": " + e.getMessage())
+                .toList();
     }
 
     void delete(String name) {
@@ -93,29 +96,48 @@ class HostileInputIT {
 
     Node seedWorker(String name) {
         Node n = cluster().seed().node(name).role("worker").create();
-        cluster().seed().deployment("app-" + name).namespace("hostile").replicas(2).onNodes(name).create();
+        cluster()
+                .seed()
+                .deployment("app-" + name)
+                .namespace("hostile")
+                .replicas(2)
+                .onNodes(name)
+                .create();
         return n;
     }
 
     /** Nothing of ours on the node: not cordoned, no taint, no annotation, its lease not held by us. */
     void assertUntouched(String nodeName) {
         Node n = node(nodeName);
-        assertThat(n.getSpec().getUnschedulable()).as("node %s cordoned", nodeName).isNotEqualTo(Boolean.TRUE);
+        assertThat(n.getSpec().getUnschedulable())
+                .as("node %s cordoned", nodeName)
+                .isNotEqualTo(Boolean.TRUE);
         assertThat(n.getSpec().getTaints() == null ? List.of() : n.getSpec().getTaints())
-                .as("taints on %s", nodeName).isEmpty();
-        assertThat(n.getMetadata().getAnnotations() == null ? Map.of() : n.getMetadata().getAnnotations())
-                .as("annotations on %s", nodeName).doesNotContainKeys(NodeMarks.PRIOR_STATE);
-        Lease lease = client().leases().inNamespace(LEASE_NAMESPACE).withName("node-" + nodeName).get();
-        assertThat(lease == null || lease.getSpec().getHolderIdentity() == null
-                || !lease.getSpec().getHolderIdentity().startsWith("tenure"))
-                .as("lease of %s held by tenure: %s", nodeName, lease).isTrue();
+                .as("taints on %s", nodeName)
+                .isEmpty();
+        assertThat(
+                        n.getMetadata().getAnnotations() == null
+                                ? Map.of()
+                                : n.getMetadata().getAnnotations())
+                .as("annotations on %s", nodeName)
+                .doesNotContainKeys(NodeMarks.PRIOR_STATE);
+        Lease lease = client().leases()
+                .inNamespace(LEASE_NAMESPACE)
+                .withName("node-" + nodeName)
+                .get();
+        assertThat(lease == null
+                        || lease.getSpec().getHolderIdentity() == null
+                        || !lease.getSpec().getHolderIdentity().startsWith("tenure"))
+                .as("lease of %s held by tenure: %s", nodeName, lease)
+                .isTrue();
     }
 
     /** A fresh valid NodeMaintenance goes from create to Succeeded and back to a node left as it was. */
     void assertControllerStillWorks() {
         String node = "probe-" + PROBES.incrementAndGet();
         seedWorker(node);
-        client().resource(new NodeMaintenance(node, new NodeMaintenanceSpec(node, "probe"))).create();
+        client().resource(new NodeMaintenance(node, new NodeMaintenanceSpec(node, "probe")))
+                .create();
         await().atMost(WAIT).until(() -> phaseOf(node) == Phase.Succeeded);
         assertThat(node(node).getSpec().getUnschedulable()).isTrue();
         delete(node);
@@ -131,18 +153,29 @@ class HostileInputIT {
         return Stream.of(
                 Arguments.of("no spec", null, "spec: required"),
                 Arguments.of("empty nodeName", "{\"nodeName\":\"\"}", "spec.nodeName: required"),
-                Arguments.of("nodeName not a Node name", "{\"nodeName\":\"W1_Bad\"}", "spec.nodeName: must be a Node name"),
-                Arguments.of("nodeName of 300 characters", "{\"nodeName\":\"" + "a".repeat(300) + "\"}",
+                Arguments.of(
+                        "nodeName not a Node name", "{\"nodeName\":\"W1_Bad\"}", "spec.nodeName: must be a Node name"),
+                Arguments.of(
+                        "nodeName of 300 characters",
+                        "{\"nodeName\":\"" + "a".repeat(300) + "\"}",
                         "spec.nodeName: must be a Node name"),
                 Arguments.of("unknown node", "{\"nodeName\":\"ghost\"}", "spec.nodeName: node ghost not found"),
-                Arguments.of("oversized reason", "{\"nodeName\":\"%s\",\"reason\":\"" + "x".repeat(40_000) + "\"}",
+                Arguments.of(
+                        "oversized reason",
+                        "{\"nodeName\":\"%s\",\"reason\":\"" + "x".repeat(40_000) + "\"}",
                         "spec.reason: must be at most 1024 characters, was 40000"),
-                Arguments.of("malformed window", "{\"nodeName\":\"%s\",\"window\":\"5 minutes\"}",
+                Arguments.of(
+                        "malformed window",
+                        "{\"nodeName\":\"%s\",\"window\":\"5 minutes\"}",
                         "spec.window: \"5 minutes\" is not a duration"),
-                Arguments.of("unknown podSelector operator", "{\"nodeName\":\"%s\",\"drain\":{\"podSelector\":"
-                        + "{\"matchExpressions\":[{\"key\":\"app\",\"operator\":\"Near\"}]}}}",
+                Arguments.of(
+                        "unknown podSelector operator",
+                        "{\"nodeName\":\"%s\",\"drain\":{\"podSelector\":"
+                                + "{\"matchExpressions\":[{\"key\":\"app\",\"operator\":\"Near\"}]}}}",
                         "spec.drain.podSelector.matchExpressions[0].operator"),
-                Arguments.of("negative gracePeriodSeconds", "{\"nodeName\":\"%s\",\"drain\":{\"gracePeriodSeconds\":-7}}",
+                Arguments.of(
+                        "negative gracePeriodSeconds",
+                        "{\"nodeName\":\"%s\",\"drain\":{\"gracePeriodSeconds\":-7}}",
                         "spec.drain.gracePeriodSeconds: must be -1"));
     }
 
@@ -155,7 +188,9 @@ class HostileInputIT {
         await().atMost(WAIT).until(() -> phaseOf(id) == Phase.Failed);
         NodeMaintenanceStatus st = statusOf(id);
         assertThat(st.getLastError()).contains(message);
-        assertThat(st.getNodeName()).as("a refused maintenance is pinned to no node").isNull();
+        assertThat(st.getNodeName())
+                .as("a refused maintenance is pinned to no node")
+                .isNull();
         assertThat(events(id)).anyMatch(e -> e.startsWith("FailedMaintenance") && e.contains(message));
         assertUntouched(id);
         // Deletable whatever the spec (an empty nodeName once kept its finalizer forever).
@@ -166,7 +201,9 @@ class HostileInputIT {
     @Test
     void unknownFieldsAreIgnoredAndTheMaintenanceRuns() {
         seedWorker("hostile-unknown-1");
-        createRaw("hostile-unknown-1", "{\"nodeName\":\"hostile-unknown-1\",\"futureField\":{\"a\":1},\"drain\":{\"newOption\":true}}");
+        createRaw(
+                "hostile-unknown-1",
+                "{\"nodeName\":\"hostile-unknown-1\",\"futureField\":{\"a\":1},\"drain\":{\"newOption\":true}}");
         await().atMost(WAIT).until(() -> phaseOf("hostile-unknown-1") == Phase.Succeeded);
         delete("hostile-unknown-1");
         await().atMost(WAIT).untilAsserted(() -> assertUntouched("hostile-unknown-1"));
@@ -188,25 +225,35 @@ class HostileInputIT {
     void editingNodeNameAfterTheStartKeepsTheMaintenanceOnItsNodeAndDeleteUndoesThatNode() {
         seedWorker("hostile-pin-1");
         seedWorker("hostile-pin-2");
-        client().resource(new NodeMaintenance("hostile-pin", new NodeMaintenanceSpec("hostile-pin-1", "pin"))).create();
+        client().resource(new NodeMaintenance("hostile-pin", new NodeMaintenanceSpec("hostile-pin-1", "pin")))
+                .create();
         await().atMost(WAIT).until(() -> phaseOf("hostile-pin") == Phase.Succeeded);
         assertThat(statusOf("hostile-pin").getNodeName()).isEqualTo("hostile-pin-1");
 
-        client().resources(NodeMaintenance.class).withName("hostile-pin").patch(PatchContext.of(PatchType.JSON_MERGE),
-                "{\"spec\":{\"nodeName\":\"hostile-pin-2\"}}");
-        await().atMost(WAIT).untilAsserted(() -> assertThat(statusOf("hostile-pin").getLastError())
-                .contains("spec.nodeName: is immutable", "stays on node hostile-pin-1"));
+        client().resources(NodeMaintenance.class)
+                .withName("hostile-pin")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"nodeName\":\"hostile-pin-2\"}}");
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(statusOf("hostile-pin").getLastError())
+                        .contains("spec.nodeName: is immutable", "stays on node hostile-pin-1"));
         assertThat(events("hostile-pin")).anyMatch(e -> e.startsWith("NodeNameImmutable"));
         assertThat(statusOf("hostile-pin").getNodeName()).isEqualTo("hostile-pin-1");
         assertThat(node("hostile-pin-1").getSpec().getUnschedulable()).isTrue();
         assertUntouched("hostile-pin-2");
         // Later reconciles (here: a reason edit) keep one note, not one more per pass.
-        client().resources(NodeMaintenance.class).withName("hostile-pin").patch(PatchContext.of(PatchType.JSON_MERGE),
-                "{\"spec\":{\"reason\":\"pin, again\"}}");
-        long generation = client().resources(NodeMaintenance.class).withName("hostile-pin").get().getMetadata()
+        client().resources(NodeMaintenance.class)
+                .withName("hostile-pin")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"reason\":\"pin, again\"}}");
+        long generation = client().resources(NodeMaintenance.class)
+                .withName("hostile-pin")
+                .get()
+                .getMetadata()
                 .getGeneration();
-        await().atMost(WAIT).until(() -> Long.valueOf(generation).equals(statusOf("hostile-pin").getObservedGeneration()));
-        assertThat(statusOf("hostile-pin").getLastError().split("is immutable", -1)).hasSize(2);
+        await().atMost(WAIT)
+                .until(() ->
+                        Long.valueOf(generation).equals(statusOf("hostile-pin").getObservedGeneration()));
+        assertThat(statusOf("hostile-pin").getLastError().split("is immutable", -1))
+                .hasSize(2);
 
         delete("hostile-pin");
         await().atMost(WAIT).untilAsserted(() -> assertUntouched("hostile-pin-1"));
@@ -217,34 +264,56 @@ class HostileInputIT {
     void editingNodeNameWhileWaitingForAForeignLeaseKeepsWaitingOnTheFirstNode() {
         seedWorker("hostile-wait-1");
         seedWorker("hostile-wait-2");
-        client().leases().inNamespace(LEASE_NAMESPACE).resource(new LeaseBuilder().withNewMetadata()
-                .withName("node-hostile-wait-1").withNamespace(LEASE_NAMESPACE).endMetadata().withNewSpec()
-                .withHolderIdentity("node-maintenance-operator").withLeaseDurationSeconds(3600)
-                .withAcquireTime(ZonedDateTime.now()).withRenewTime(ZonedDateTime.now()).endSpec().build()).create();
-        client().resource(new NodeMaintenance("waits", new NodeMaintenanceSpec("hostile-wait-1", "w"))).create();
+        client().leases()
+                .inNamespace(LEASE_NAMESPACE)
+                .resource(new LeaseBuilder()
+                        .withNewMetadata()
+                        .withName("node-hostile-wait-1")
+                        .withNamespace(LEASE_NAMESPACE)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withHolderIdentity("node-maintenance-operator")
+                        .withLeaseDurationSeconds(3600)
+                        .withAcquireTime(ZonedDateTime.now())
+                        .withRenewTime(ZonedDateTime.now())
+                        .endSpec()
+                        .build())
+                .create();
+        client().resource(new NodeMaintenance("waits", new NodeMaintenanceSpec("hostile-wait-1", "w")))
+                .create();
         await().atMost(WAIT).until(() -> phaseOf("waits") == Phase.Waiting);
 
-        client().resources(NodeMaintenance.class).withName("waits").patch(PatchContext.of(PatchType.JSON_MERGE),
-                "{\"spec\":{\"nodeName\":\"hostile-wait-2\"}}");
-        await().atMost(WAIT).untilAsserted(() -> assertThat(statusOf("waits").getLastError())
-                .contains("spec.nodeName: is immutable"));
+        client().resources(NodeMaintenance.class)
+                .withName("waits")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"nodeName\":\"hostile-wait-2\"}}");
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () -> assertThat(statusOf("waits").getLastError()).contains("spec.nodeName: is immutable"));
         assertThat(phaseOf("waits")).isEqualTo(Phase.Waiting);
         assertThat(statusOf("waits").getNodeName()).isEqualTo("hostile-wait-1");
         assertUntouched("hostile-wait-2");
         delete("waits");
-        assertThat(client().leases().inNamespace(LEASE_NAMESPACE).withName("node-hostile-wait-1").get().getSpec()
-                .getHolderIdentity()).isEqualTo("node-maintenance-operator");
+        assertThat(client().leases()
+                        .inNamespace(LEASE_NAMESPACE)
+                        .withName("node-hostile-wait-1")
+                        .get()
+                        .getSpec()
+                        .getHolderIdentity())
+                .isEqualTo("node-maintenance-operator");
         assertUntouched("hostile-wait-2");
     }
 
     @Test
     void aRefusedDuplicateStaysRefusedAfterTheFirstEndsAndOnUnrelatedEdits() {
         seedWorker("hostile-dup-1");
-        client().resource(new NodeMaintenance("hostile-dup-first", new NodeMaintenanceSpec("hostile-dup-1", "first"))).create();
+        client().resource(new NodeMaintenance("hostile-dup-first", new NodeMaintenanceSpec("hostile-dup-1", "first")))
+                .create();
         await().atMost(WAIT).until(() -> phaseOf("hostile-dup-first") == Phase.Succeeded);
-        client().resource(new NodeMaintenance("hostile-dup-second", new NodeMaintenanceSpec("hostile-dup-1", "second"))).create();
+        client().resource(new NodeMaintenance("hostile-dup-second", new NodeMaintenanceSpec("hostile-dup-1", "second")))
+                .create();
         await().atMost(WAIT).until(() -> phaseOf("hostile-dup-second") == Phase.Failed);
-        assertThat(statusOf("hostile-dup-second").getLastError()).contains("already has an active NodeMaintenance hostile-dup-first");
+        assertThat(statusOf("hostile-dup-second").getLastError())
+                .contains("already has an active NodeMaintenance hostile-dup-first");
 
         delete("hostile-dup-first");
         await().atMost(WAIT).untilAsserted(() -> assertUntouched("hostile-dup-1"));
@@ -269,7 +338,8 @@ class HostileInputIT {
             return n;
         });
         await().atMost(WAIT).until(() -> node("hostile-door-1").getSpec().getUnschedulable() == Boolean.TRUE);
-        client().resource(new NodeMaintenance("hostile-door", new NodeMaintenanceSpec("hostile-door-1", "cross-door"))).create();
+        client().resource(new NodeMaintenance("hostile-door", new NodeMaintenanceSpec("hostile-door-1", "cross-door")))
+                .create();
         await().atMost(WAIT).until(() -> phaseOf("hostile-door") == Phase.Waiting);
         assertThat(statusOf("hostile-door").getLease().getHolderIdentity()).isEqualTo("tenure-annotation");
 
@@ -292,8 +362,10 @@ class HostileInputIT {
             n.getMetadata().getAnnotations().put(MaintenanceAnnotation.REQUEST, value);
             return n;
         });
-        await().atMost(WAIT).untilAsserted(() -> assertThat(node(node).getMetadata().getAnnotations()
-                .get(MaintenanceAnnotation.STATUS)).startsWith(MaintenanceAnnotation.INVALID_PREFIX));
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(
+                                node(node).getMetadata().getAnnotations().get(MaintenanceAnnotation.STATUS))
+                        .startsWith(MaintenanceAnnotation.INVALID_PREFIX));
         assertUntouched(node);
     }
 

@@ -18,8 +18,7 @@ public final class MaintenanceDemo {
     static final String NAME = "demo-w1";
     static final String CRD = "nodemaintenances.tenure.dev";
 
-    private MaintenanceDemo() {
-    }
+    private MaintenanceDemo() {}
 
     public static void applyAfterStartup(EmulatedCluster cluster) {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -28,41 +27,61 @@ public final class MaintenanceDemo {
             return t;
         });
         AtomicReference<String> last = new AtomicReference<>("");
-        timer.scheduleWithFixedDelay(() -> {
-            try {
-                var client = cluster.client();
-                NodeMaintenance nm = client.resources(NodeMaintenance.class).withName(NAME).get();
-                if (nm == null) {
-                    if (client.resources(CustomResourceDefinition.class).withName(CRD).get() == null) {
-                        // java -jar runs in prod mode, where QOSDK does not apply CRDs: apply the built one.
-                        client.resource(client.getKubernetesSerialization().unmarshal(
-                                Files.readString(Path.of("target/kubernetes/" + CRD + "-v1.yml")),
-                                CustomResourceDefinition.class)).create();
+        timer.scheduleWithFixedDelay(
+                () -> {
+                    try {
+                        var client = cluster.client();
+                        NodeMaintenance nm = client.resources(NodeMaintenance.class)
+                                .withName(NAME)
+                                .get();
+                        if (nm == null) {
+                            if (client.resources(CustomResourceDefinition.class)
+                                            .withName(CRD)
+                                            .get()
+                                    == null) {
+                                // java -jar runs in prod mode, where QOSDK does not apply CRDs: apply the built one.
+                                client.resource(client.getKubernetesSerialization()
+                                                .unmarshal(
+                                                        Files.readString(
+                                                                Path.of("target/kubernetes/" + CRD + "-v1.yml")),
+                                                        CustomResourceDefinition.class))
+                                        .create();
+                            }
+                            var lease = client.leases()
+                                    .inNamespace("tenure-system")
+                                    .withName("tenure-operator")
+                                    .get();
+                            if (lease == null || lease.getSpec().getHolderIdentity() == null) {
+                                return; // operator not leading yet
+                            }
+                            NodeMaintenanceSpec spec = new NodeMaintenanceSpec("w1", "demo: kernel upgrade");
+                            client.resource(new NodeMaintenance(NAME, spec)).create();
+                            System.out.println("demo: applied NodeMaintenance " + NAME + " (node w1); watch it with "
+                                    + "kubectl get tnm -w");
+                            return;
+                        }
+                        NodeMaintenanceStatus s = nm.getStatus();
+                        String line = s == null
+                                ? "Pending"
+                                : s.getPhase() + " " + s.getDrainProgress() + "% ("
+                                        + (s.getPendingPods() == null
+                                                ? 0
+                                                : s.getPendingPods().size()) + " pod(s) to go)"
+                                        + (s.getLastError() == null ? "" : " - " + s.getLastError());
+                        if (!line.equals(last.getAndSet(line))) {
+                            System.out.println("demo: NodeMaintenance " + NAME + ": " + line);
+                        }
+                        if (s != null && s.getPhase() == Phase.Succeeded) {
+                            System.out.println("demo: node w1 is drained and stays cordoned until `kubectl delete tnm "
+                                    + NAME + "`");
+                            timer.shutdown();
+                        }
+                    } catch (java.io.IOException | RuntimeException e) {
+                        System.out.println("demo: " + e.getMessage());
                     }
-                    var lease = client.leases().inNamespace("tenure-system").withName("tenure-operator").get();
-                    if (lease == null || lease.getSpec().getHolderIdentity() == null) {
-                        return; // operator not leading yet
-                    }
-                    NodeMaintenanceSpec spec = new NodeMaintenanceSpec("w1", "demo: kernel upgrade");
-                    client.resource(new NodeMaintenance(NAME, spec)).create();
-                    System.out.println("demo: applied NodeMaintenance " + NAME + " (node w1); watch it with "
-                            + "kubectl get tnm -w");
-                    return;
-                }
-                NodeMaintenanceStatus s = nm.getStatus();
-                String line = s == null ? "Pending" : s.getPhase() + " " + s.getDrainProgress() + "% ("
-                        + (s.getPendingPods() == null ? 0 : s.getPendingPods().size()) + " pod(s) to go)"
-                        + (s.getLastError() == null ? "" : " - " + s.getLastError());
-                if (!line.equals(last.getAndSet(line))) {
-                    System.out.println("demo: NodeMaintenance " + NAME + ": " + line);
-                }
-                if (s != null && s.getPhase() == Phase.Succeeded) {
-                    System.out.println("demo: node w1 is drained and stays cordoned until `kubectl delete tnm " + NAME + "`");
-                    timer.shutdown();
-                }
-            } catch (java.io.IOException | RuntimeException e) {
-                System.out.println("demo: " + e.getMessage());
-            }
-        }, 2, 1, TimeUnit.SECONDS);
+                },
+                2,
+                1,
+                TimeUnit.SECONDS);
     }
 }

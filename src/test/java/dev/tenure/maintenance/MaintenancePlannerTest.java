@@ -25,14 +25,21 @@ class MaintenancePlannerTest {
 
     private static DrainOptions timeout(Duration timeout) {
         DrainOptions d = DrainOptions.defaults();
-        return new DrainOptions(Optional.of(timeout), d.gracePeriodSeconds(), d.ignoreDaemonSets(),
-                d.deleteEmptyDirData(), d.force(), d.podSelector(), d.evictionRetryDelay(),
-                d.skipWaitForDeleteTimeout(), d.disableEviction());
+        return new DrainOptions(
+                Optional.of(timeout),
+                d.gracePeriodSeconds(),
+                d.ignoreDaemonSets(),
+                d.deleteEmptyDirData(),
+                d.force(),
+                d.podSelector(),
+                d.evictionRetryDelay(),
+                d.skipWaitForDeleteTimeout(),
+                d.disableEviction());
     }
 
     private static MaintenanceRequest request(Optional<Duration> window) {
-        return new MaintenanceRequest("w1", "", window, DrainOptions.defaults(),
-                new HandoverOptions(true, Duration.ofSeconds(60)));
+        return new MaintenanceRequest(
+                "w1", "", window, DrainOptions.defaults(), new HandoverOptions(true, Duration.ofSeconds(60)));
     }
 
     @Test
@@ -41,8 +48,10 @@ class MaintenancePlannerTest {
 
         DrainVerdict v = MaintenancePlanner.drain("w1", plan, DrainOptions.defaults(), 2, NOW, 10, NOW);
 
-        assertThat(v).isInstanceOfSatisfying(DrainVerdict.Refused.class,
-                r -> assertThat(r.message()).isEqualTo("cannot drain node w1: shop/bare (refuse)"));
+        assertThat(v)
+                .isInstanceOfSatisfying(
+                        DrainVerdict.Refused.class,
+                        r -> assertThat(r.message()).isEqualTo("cannot drain node w1: shop/bare (refuse)"));
     }
 
     @Test
@@ -57,24 +66,26 @@ class MaintenancePlannerTest {
     void pastTheDrainTimeoutThePodsStillThereAreNamedWithWhy() {
         DrainPlan plan = new DrainPlan(List.of(pod("a", Action.RETRY_LATER), pod("b", Action.WAIT_TERMINATING)));
 
-        DrainVerdict v = MaintenancePlanner.drain("w1", plan, timeout(Duration.ofSeconds(30)), 2,
-                NOW.minusSeconds(30), 10, NOW);
+        DrainVerdict v =
+                MaintenancePlanner.drain("w1", plan, timeout(Duration.ofSeconds(30)), 2, NOW.minusSeconds(30), 10, NOW);
 
-        assertThat(v).isEqualTo(new DrainVerdict.TimedOut("drain of node w1 did not finish within 30s; pods still on "
-                + "it: shop/a (eviction refused by a PodDisruptionBudget), shop/b (terminating)"));
-        assertThat(MaintenancePlanner.drain("w1", plan, timeout(Duration.ofSeconds(30)), 2, NOW.minusSeconds(29), 10,
-                NOW)).isInstanceOf(DrainVerdict.Send.class);
+        assertThat(v)
+                .isEqualTo(new DrainVerdict.TimedOut("drain of node w1 did not finish within 30s; pods still on "
+                        + "it: shop/a (eviction refused by a PodDisruptionBudget), shop/b (terminating)"));
+        assertThat(MaintenancePlanner.drain(
+                        "w1", plan, timeout(Duration.ofSeconds(30)), 2, NOW.minusSeconds(29), 10, NOW))
+                .isInstanceOf(DrainVerdict.Send.class);
     }
 
     @Test
     void oneBatchIsAtMostTheParallelismEvictionsFirstThenDeletions() {
-        List<PodVerdict> verdicts = new java.util.ArrayList<>(IntStream.range(0, 4)
-                .mapToObj(i -> pod("e" + i, Action.EVICT)).toList());
+        List<PodVerdict> verdicts = new java.util.ArrayList<>(
+                IntStream.range(0, 4).mapToObj(i -> pod("e" + i, Action.EVICT)).toList());
         verdicts.add(0, pod("d0", Action.DELETE));
         verdicts.add(pod("t0", Action.WAIT_TERMINATING));
 
-        DrainVerdict v = MaintenancePlanner.drain("w1", new DrainPlan(verdicts), DrainOptions.defaults(), 6, NOW, 3,
-                NOW);
+        DrainVerdict v =
+                MaintenancePlanner.drain("w1", new DrainPlan(verdicts), DrainOptions.defaults(), 6, NOW, 3, NOW);
 
         assertThat(v).isInstanceOfSatisfying(DrainVerdict.Send.class, send -> {
             assertThat(send.batch()).extracting(PodVerdict::name).containsExactly("e0", "e1", "e2");
@@ -87,11 +98,12 @@ class MaintenancePlannerTest {
         HandoverOptions options = new HandoverOptions(true, Duration.ofSeconds(60));
         LeadershipHandover.Outcome moving = LeadershipHandover.Outcome.inProgress("2 lease(s) to move");
 
-        assertThat(MaintenancePlanner.handover(options, NOW, LeadershipHandover.Outcome.complete("none held"),
-                Duration.ofSeconds(2), NOW)).isEqualTo(new HandoverVerdict.Done("none held", false));
+        assertThat(MaintenancePlanner.handover(
+                        options, NOW, LeadershipHandover.Outcome.complete("none held"), Duration.ofSeconds(2), NOW))
+                .isEqualTo(new HandoverVerdict.Done("none held", false));
         assertThat(MaintenancePlanner.handover(options, NOW.minusSeconds(60), moving, Duration.ofSeconds(2), NOW))
-                .isEqualTo(new HandoverVerdict.Done(MaintenancePlanner.HANDOVER_TIMED_OUT
-                        + "1m (2 lease(s) to move); draining anyway", true));
+                .isEqualTo(new HandoverVerdict.Done(
+                        MaintenancePlanner.HANDOVER_TIMED_OUT + "1m (2 lease(s) to move); draining anyway", true));
     }
 
     @Test
@@ -107,7 +119,8 @@ class MaintenancePlannerTest {
 
     @Test
     void aWindowFixesTheLeaseAtItsEndPlusPaddingOtherwiseTheLeaseRolls() {
-        MaintenanceState acquired = MaintenanceState.initial().toBuilder().leaseAcquiredAt(NOW.minusSeconds(100))
+        MaintenanceState acquired = MaintenanceState.initial().toBuilder()
+                .leaseAcquiredAt(NOW.minusSeconds(100))
                 .build();
 
         assertThat(MaintenancePlanner.leaseUntil(request(Optional.of(Duration.ofMinutes(10))), acquired, SETTINGS, NOW))
@@ -116,19 +129,22 @@ class MaintenancePlannerTest {
                 .isEqualTo(NOW.plus(SETTINGS.leaseDuration()));
         assertThat(MaintenancePlanner.windowEnd(request(Optional.of(Duration.ofMinutes(10))), acquired))
                 .contains(NOW.minusSeconds(100).plus(Duration.ofMinutes(10)));
-        assertThat(MaintenancePlanner.windowEnd(request(Optional.empty()), acquired)).isEmpty();
+        assertThat(MaintenancePlanner.windowEnd(request(Optional.empty()), acquired))
+                .isEmpty();
     }
 
     @Test
     void theNextRenewLookComesAtTheWindowsEndIfThatIsSoonerAndNeverBelowAFloor() {
-        MaintenanceState acquired = MaintenanceState.initial().toBuilder().leaseAcquiredAt(NOW).build();
+        MaintenanceState acquired =
+                MaintenanceState.initial().toBuilder().leaseAcquiredAt(NOW).build();
 
         assertThat(MaintenancePlanner.renewIn(request(Optional.empty()), acquired, SETTINGS, NOW))
                 .isEqualTo(SETTINGS.renewEvery());
         assertThat(MaintenancePlanner.renewIn(request(Optional.of(Duration.ofSeconds(5))), acquired, SETTINGS, NOW))
                 .isEqualTo(Duration.ofSeconds(5));
-        assertThat(MaintenancePlanner.renewIn(request(Optional.of(Duration.ofSeconds(5))), acquired, SETTINGS,
-                NOW.plusSeconds(5))).isEqualTo(Duration.ofMillis(100));
+        assertThat(MaintenancePlanner.renewIn(
+                        request(Optional.of(Duration.ofSeconds(5))), acquired, SETTINGS, NOW.plusSeconds(5)))
+                .isEqualTo(Duration.ofMillis(100));
     }
 
     @Test
@@ -137,9 +153,12 @@ class MaintenancePlannerTest {
 
         assertThat(MaintenancePlanner.lastErrorAfterBatch("removing pod shop/a: HTTP 500", blocked, false, null))
                 .startsWith("removing pod");
-        assertThat(MaintenancePlanner.lastErrorAfterBatch(null, blocked, false, null)).isEqualTo(blocked);
-        assertThat(MaintenancePlanner.lastErrorAfterBatch(null, null, false, blocked)).isEqualTo(blocked);
-        assertThat(MaintenancePlanner.lastErrorAfterBatch(null, null, true, blocked)).isNull();
+        assertThat(MaintenancePlanner.lastErrorAfterBatch(null, blocked, false, null))
+                .isEqualTo(blocked);
+        assertThat(MaintenancePlanner.lastErrorAfterBatch(null, null, false, blocked))
+                .isEqualTo(blocked);
+        assertThat(MaintenancePlanner.lastErrorAfterBatch(null, null, true, blocked))
+                .isNull();
         assertThat(MaintenancePlanner.lastErrorAfterBatch(null, null, false, "listing pods on node w1: HTTP 500"))
                 .isNull();
         assertThat(MaintenancePlanner.leaseErrorBackoff(1)).isEqualTo(Duration.ofSeconds(2));

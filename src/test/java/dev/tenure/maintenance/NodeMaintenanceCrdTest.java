@@ -18,37 +18,68 @@ class NodeMaintenanceCrdTest {
 
     @Test
     void crdHasTheShapeUsersAndMedik8sMigrationsRelyOn(@TempDir Path dir) throws IOException {
-        new CRDGenerator().inOutputDir(dir.toFile()).forCRDVersions("v1").customResourceClasses(NodeMaintenance.class)
+        new CRDGenerator()
+                .inOutputDir(dir.toFile())
+                .forCRDVersions("v1")
+                .customResourceClasses(NodeMaintenance.class)
                 .generate();
         CustomResourceDefinition crd = Serialization.unmarshal(
                 Files.readString(dir.resolve("nodemaintenances.tenure.dev-v1.yml")), CustomResourceDefinition.class);
 
         assertThat(crd.getSpec().getGroup()).isEqualTo("tenure.dev");
         assertThat(crd.getSpec().getScope()).isEqualTo("Cluster");
-        assertThat(crd.getSpec().getNames().getShortNames()).as("not nm: medik8s NMO's CRD has it, and users migrate with both installed").containsExactly("tnm");
+        assertThat(crd.getSpec().getNames().getShortNames())
+                .as("not nm: medik8s NMO's CRD has it, and users migrate with both installed")
+                .containsExactly("tnm");
         CustomResourceDefinitionVersion v = crd.getSpec().getVersions().get(0);
         assertThat(v.getName()).isEqualTo("v1alpha1");
         assertThat(v.getSubresources().getStatus()).isNotNull();
-        assertThat(v.getAdditionalPrinterColumns()).extracting(c -> c.getName() + "=" + c.getJsonPath())
+        assertThat(v.getAdditionalPrinterColumns())
+                .extracting(c -> c.getName() + "=" + c.getJsonPath())
                 // the generator orders columns by jsonPath
-                .containsExactlyInAnyOrder("Node=.spec.nodeName", "Phase=.status.phase", "Progress=.status.drainProgress",
-                        "Reason=.spec.reason", "Age=.metadata.creationTimestamp");
+                .containsExactlyInAnyOrder(
+                        "Node=.spec.nodeName",
+                        "Phase=.status.phase",
+                        "Progress=.status.drainProgress",
+                        "Reason=.spec.reason",
+                        "Age=.metadata.creationTimestamp");
 
-        JSONSchemaProps spec = v.getSchema().getOpenAPIV3Schema().getProperties().get("spec");
+        JSONSchemaProps spec =
+                v.getSchema().getOpenAPIV3Schema().getProperties().get("spec");
         assertThat(spec.getRequired()).containsExactly("nodeName");
         assertThat(spec.getProperties().get("nodeName").getXKubernetesValidations())
                 .anySatisfy(r -> assertThat(r.getRule()).isEqualTo("self == oldSelf"));
         assertThat(spec.getProperties().get("window").getPattern()).isEqualTo(GoDuration.PATTERN);
         JSONSchemaProps drain = spec.getProperties().get("drain");
-        assertThat(drain.getProperties()).containsKeys("timeout", "gracePeriodSeconds", "ignoreDaemonSets",
-                "deleteEmptyDirData", "force", "podSelector", "evictionRetryDelay", "skipWaitForDeleteTimeout",
-                "disableEviction");
+        assertThat(drain.getProperties())
+                .containsKeys(
+                        "timeout",
+                        "gracePeriodSeconds",
+                        "ignoreDaemonSets",
+                        "deleteEmptyDirData",
+                        "force",
+                        "podSelector",
+                        "evictionRetryDelay",
+                        "skipWaitForDeleteTimeout",
+                        "disableEviction");
         assertThat(spec.getProperties().get("handover").getProperties()).containsKeys("enabled", "timeout");
 
-        JSONSchemaProps status = v.getSchema().getOpenAPIV3Schema().getProperties().get("status");
-        assertThat(status.getProperties()).containsKeys("phase", "conditions", "drainProgress", "totalpods",
-                "evictionPods", "pendingPods", "pendingPodsRefs", "lastError", "lastUpdate", "errorOnLeaseCount", "lease");
-        assertThat(status.getProperties().get("lease").getProperties()).containsKeys("name", "namespace",
-                "holderIdentity", "acquireTime", "renewTime", "expireTime");
+        JSONSchemaProps status =
+                v.getSchema().getOpenAPIV3Schema().getProperties().get("status");
+        assertThat(status.getProperties())
+                .containsKeys(
+                        "phase",
+                        "conditions",
+                        "drainProgress",
+                        "totalpods",
+                        "evictionPods",
+                        "pendingPods",
+                        "pendingPodsRefs",
+                        "lastError",
+                        "lastUpdate",
+                        "errorOnLeaseCount",
+                        "lease");
+        assertThat(status.getProperties().get("lease").getProperties())
+                .containsKeys("name", "namespace", "holderIdentity", "acquireTime", "renewTime", "expireTime");
     }
 }

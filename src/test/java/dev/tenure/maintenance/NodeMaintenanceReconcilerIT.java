@@ -1,12 +1,12 @@
 package dev.tenure.maintenance;
 
-import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
+import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
@@ -67,34 +67,50 @@ class NodeMaintenanceReconcilerIT {
 
     List<String> eventReasons(String involvedName) {
         return client().v1().events().inNamespace("default").list().getItems().stream()
-                .filter(e -> involvedName.equals(e.getInvolvedObject().getName())).map(Event::getReason).toList();
+                .filter(e -> involvedName.equals(e.getInvolvedObject().getName()))
+                .map(Event::getReason)
+                .toList();
     }
 
     long podsOn(String node) {
         return client().pods().inAnyNamespace().list().getItems().stream()
-                .filter(p -> node.equals(p.getSpec().getNodeName())).count();
+                .filter(p -> node.equals(p.getSpec().getNodeName()))
+                .count();
     }
 
     @Test
     void lifecycleFromCreateToDelete() {
         cluster().seed().node("life-1").role("worker").create();
         cluster().seed().node("life-2").role("worker").create();
-        cluster().seed().deployment("life").namespace("life").replicas(4).onNodes("life-1", "life-2").create();
+        cluster()
+                .seed()
+                .deployment("life")
+                .namespace("life")
+                .replicas(4)
+                .onNodes("life-1", "life-2")
+                .create();
 
-        create("life", "life-1", s -> { });
+        create("life", "life-1", s -> {});
         awaitPhase("life", Phase.Succeeded);
 
         NodeMaintenanceStatus status = get("life").getStatus();
         assertThat(status.getDrainProgress()).isEqualTo(100);
         assertThat(status.getEvictionPods()).isEqualTo(2);
-        assertThat(status.getConditions()).allSatisfy(c -> assertThat(c.getStatus()).isEqualTo("True"));
+        assertThat(status.getConditions())
+                .allSatisfy(c -> assertThat(c.getStatus()).isEqualTo("True"));
         assertThat(status.getLease().getHolderIdentity()).isEqualTo("tenure");
         assertThat(podsOn("life-1")).isZero();
         assertThat(podsOn("life-2")).isEqualTo(2);
-        assertThat(cluster().requests().count(r -> r.is("list", "pods")
-                && "spec.nodeName=life-1".equals(r.query().get("fieldSelector")))).isPositive();
-        assertThat(client().nodes().withName("life-1").get().getSpec().getUnschedulable()).isTrue();
-        await().atMost(WAIT).until(() -> eventReasons("life").containsAll(List.of("BeginMaintenance", "Cordoned", "SucceedMaintenance")));
+        assertThat(cluster()
+                        .requests()
+                        .count(r -> r.is("list", "pods")
+                                && "spec.nodeName=life-1".equals(r.query().get("fieldSelector"))))
+                .isPositive();
+        assertThat(client().nodes().withName("life-1").get().getSpec().getUnschedulable())
+                .isTrue();
+        await().atMost(WAIT)
+                .until(() -> eventReasons("life")
+                        .containsAll(List.of("BeginMaintenance", "Cordoned", "SucceedMaintenance")));
         assertThat(eventReasons("life-1")).contains("Cordoned");
 
         client().resources(NodeMaintenance.class).withName("life").delete();
@@ -102,79 +118,137 @@ class NodeMaintenanceReconcilerIT {
         Node node = client().nodes().withName("life-1").get();
         assertThat(node.getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
         assertThat(node.getSpec().getTaints()).isEmpty();
-        assertThat(node.getStatus().getConditions()).extracting(NodeCondition::getType).doesNotContain(NodeMarks.CONDITION_TYPE);
-        assertThat(client().leases().inNamespace("tenure-system").withName("node-life-1").get().getSpec().getHolderIdentity()).isNull();
-        await().atMost(WAIT).until(() -> eventReasons("life").containsAll(List.of("UncordonNode", "RemovedMaintenance")));
+        assertThat(node.getStatus().getConditions())
+                .extracting(NodeCondition::getType)
+                .doesNotContain(NodeMarks.CONDITION_TYPE);
+        assertThat(client().leases()
+                        .inNamespace("tenure-system")
+                        .withName("node-life-1")
+                        .get()
+                        .getSpec()
+                        .getHolderIdentity())
+                .isNull();
+        await().atMost(WAIT)
+                .until(() -> eventReasons("life").containsAll(List.of("UncordonNode", "RemovedMaintenance")));
     }
 
     @Test
     void deletingMidDrainStopsEvictingAndRestoresTheNode() {
         cluster().seed().node("mid-1").role("worker").create();
-        cluster().seed().deployment("mid").namespace("mid").replicas(2).onNodes("mid-1").create();
-        cluster().seed().pdb("mid").namespace("mid").selector("app", "mid").minAvailable(2).create();
+        cluster()
+                .seed()
+                .deployment("mid")
+                .namespace("mid")
+                .replicas(2)
+                .onNodes("mid-1")
+                .create();
+        cluster()
+                .seed()
+                .pdb("mid")
+                .namespace("mid")
+                .selector("app", "mid")
+                .minAvailable(2)
+                .create();
 
-        create("mid", "mid-1", s -> { s.setDrain(new DrainSpec()); s.getDrain().setEvictionRetryDelay("200ms"); });
-        await().atMost(WAIT).until(() -> get("mid").getStatus() != null && get("mid").getStatus().getPendingPods() != null
-                && eventReasons("mid").contains("EvictionBlocked"));
+        create("mid", "mid-1", s -> {
+            s.setDrain(new DrainSpec());
+            s.getDrain().setEvictionRetryDelay("200ms");
+        });
+        await().atMost(WAIT)
+                .until(() -> get("mid").getStatus() != null
+                        && get("mid").getStatus().getPendingPods() != null
+                        && eventReasons("mid").contains("EvictionBlocked"));
         assertThat(phaseOf("mid")).isEqualTo(Phase.Running);
         // Repeated refusals are one Event with a count, not one Event per retry.
-        await().atMost(WAIT).until(() -> client().v1().events().inNamespace("default").list().getItems().stream()
-                .filter(e -> "mid".equals(e.getInvolvedObject().getName()) && "EvictionBlocked".equals(e.getReason()))
-                .anyMatch(e -> e.getCount() != null && e.getCount() >= 2));
+        await().atMost(WAIT)
+                .until(() -> client().v1().events().inNamespace("default").list().getItems().stream()
+                        .filter(e -> "mid".equals(e.getInvolvedObject().getName())
+                                && "EvictionBlocked".equals(e.getReason()))
+                        .anyMatch(e -> e.getCount() != null && e.getCount() >= 2));
         assertThat(client().v1().events().inNamespace("default").list().getItems().stream()
-                .filter(e -> "mid".equals(e.getInvolvedObject().getName()) && "EvictionBlocked".equals(e.getReason()))
-                .map(e -> e.getMessage()).toList()).doesNotHaveDuplicates();
+                        .filter(e -> "mid".equals(e.getInvolvedObject().getName())
+                                && "EvictionBlocked".equals(e.getReason()))
+                        .map(e -> e.getMessage())
+                        .toList())
+                .doesNotHaveDuplicates();
 
         client().resources(NodeMaintenance.class).withName("mid").delete();
         await().atMost(WAIT).until(() -> get("mid") == null);
-        long evictionsAfterDelete = cluster().requests().count(ApiRequest.resource("pods", "eviction").and(ApiRequest.inNamespace("mid")));
-        assertThat(client().nodes().withName("mid-1").get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
+        long evictionsAfterDelete = cluster()
+                .requests()
+                .count(ApiRequest.resource("pods", "eviction").and(ApiRequest.inNamespace("mid")));
+        assertThat(client().nodes().withName("mid-1").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
         assertThat(podsOn("mid-1")).isEqualTo(2);
         // No reconcile re-cordons or keeps evicting once the maintenance is gone.
-        await().during(Duration.ofSeconds(1)).atMost(WAIT).until(() ->
-                cluster().requests().count(ApiRequest.resource("pods", "eviction").and(ApiRequest.inNamespace("mid"))) == evictionsAfterDelete
-                        && !Boolean.TRUE.equals(client().nodes().withName("mid-1").get().getSpec().getUnschedulable()));
+        await().during(Duration.ofSeconds(1))
+                .atMost(WAIT)
+                .until(() -> cluster()
+                                        .requests()
+                                        .count(ApiRequest.resource("pods", "eviction")
+                                                .and(ApiRequest.inNamespace("mid")))
+                                == evictionsAfterDelete
+                        && !Boolean.TRUE.equals(client().nodes()
+                                .withName("mid-1")
+                                .get()
+                                .getSpec()
+                                .getUnschedulable()));
     }
 
     @Test
     void aSecondMaintenanceOfTheSameNodeIsRefusedAndItsDeletionLeavesTheNodeAlone() {
         cluster().seed().node("dup-1").role("worker").create();
-        create("dup-a", "dup-1", s -> { });
+        create("dup-a", "dup-1", s -> {});
         awaitPhase("dup-a", Phase.Succeeded);
-        create("dup-b", "dup-1", s -> { });
+        create("dup-b", "dup-1", s -> {});
         awaitPhase("dup-b", Phase.Failed);
         assertThat(get("dup-b").getStatus().getLastError()).contains("already has an active NodeMaintenance dup-a");
 
         client().resources(NodeMaintenance.class).withName("dup-b").delete();
         await().atMost(WAIT).until(() -> get("dup-b") == null);
-        assertThat(client().nodes().withName("dup-1").get().getSpec().getUnschedulable()).isTrue();
-        assertThat(client().leases().inNamespace("tenure-system").withName("node-dup-1").get().getSpec().getHolderIdentity()).isEqualTo("tenure");
+        assertThat(client().nodes().withName("dup-1").get().getSpec().getUnschedulable())
+                .isTrue();
+        assertThat(client().leases()
+                        .inNamespace("tenure-system")
+                        .withName("node-dup-1")
+                        .get()
+                        .getSpec()
+                        .getHolderIdentity())
+                .isEqualTo("tenure");
         client().resources(NodeMaintenance.class).withName("dup-a").delete();
         await().atMost(WAIT).until(() -> get("dup-a") == null);
     }
 
     @Test
     void invalidRequestsFailWithTheFieldNamedWhenNoWebhookIsInstalled() {
-        create("bad-node", "no-such-node", s -> { });
+        create("bad-node", "no-such-node", s -> {});
         awaitPhase("bad-node", Phase.Failed);
         assertThat(get("bad-node").getStatus().getLastError()).contains("spec.nodeName: node no-such-node not found");
 
         cluster().seed().node("bad-1").role("worker").create();
         create("bad-window", "bad-1", s -> s.setWindow("10 minutes"));
         awaitPhase("bad-window", Phase.Failed);
-        assertThat(get("bad-window").getStatus().getLastError()).startsWith("spec.window: \"10 minutes\" is not a duration");
-        assertThat(client().nodes().withName("bad-1").get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
+        assertThat(get("bad-window").getStatus().getLastError())
+                .startsWith("spec.window: \"10 minutes\" is not a duration");
+        assertThat(client().nodes().withName("bad-1").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
     }
 
     @Test
     void fiftyMaintenancesOnFiftyNodesAllSucceed() {
-        IntStream.range(0, 50).forEach(i -> cluster().seed().node("many-" + i).role("worker").create());
-        cluster().seed().deployment("many").namespace("many").replicas(100)
-                .onNodes(IntStream.range(0, 50).mapToObj(i -> "many-" + i).toArray(String[]::new)).create();
-        IntStream.range(0, 50).forEach(i -> create("many-" + i, "many-" + i, s -> { }));
+        IntStream.range(0, 50)
+                .forEach(i -> cluster().seed().node("many-" + i).role("worker").create());
+        cluster()
+                .seed()
+                .deployment("many")
+                .namespace("many")
+                .replicas(100)
+                .onNodes(IntStream.range(0, 50).mapToObj(i -> "many-" + i).toArray(String[]::new))
+                .create();
+        IntStream.range(0, 50).forEach(i -> create("many-" + i, "many-" + i, s -> {}));
 
-        await().atMost(Duration.ofSeconds(90)).until(() -> IntStream.range(0, 50)
-                .allMatch(i -> phaseOf("many-" + i) == Phase.Succeeded));
+        await().atMost(Duration.ofSeconds(90))
+                .until(() -> IntStream.range(0, 50).allMatch(i -> phaseOf("many-" + i) == Phase.Succeeded));
         assertThat(client().pods().inNamespace("many").list().getItems()).isEmpty();
     }
 
@@ -183,15 +257,19 @@ class NodeMaintenanceReconcilerIT {
         cluster().seed().node("hook-1").role("worker").create();
         assertThat(review("CREATE", nmJson("h1", "hook-1", ""), null)).contains("\"allowed\":true");
         assertThat(review("CREATE", nmJson("h2", "ghost", ""), null))
-                .contains("\"allowed\":false").contains("spec.nodeName: node ghost not found");
+                .contains("\"allowed\":false")
+                .contains("spec.nodeName: node ghost not found");
         assertThat(review("CREATE", nmJson("h3", "hook-1", ",\"window\":\"-5m\""), null))
-                .contains("\"allowed\":false").contains("spec.window: \\\"-5m\\\" is not a duration");
+                .contains("\"allowed\":false")
+                .contains("spec.window: \\\"-5m\\\" is not a duration");
         assertThat(review("UPDATE", nmJson("h4", "hook-2", ""), nmJson("h4", "hook-1", "")))
-                .contains("\"allowed\":false").contains("spec.nodeName: is immutable (was hook-1, now hook-2)");
-        create("hook-held", "hook-1", s -> { });
+                .contains("\"allowed\":false")
+                .contains("spec.nodeName: is immutable (was hook-1, now hook-2)");
+        create("hook-held", "hook-1", s -> {});
         awaitPhase("hook-held", Phase.Succeeded);
         assertThat(review("CREATE", nmJson("h5", "hook-1", ""), null))
-                .contains("\"allowed\":false").contains("already has an active NodeMaintenance hook-held");
+                .contains("\"allowed\":false")
+                .contains("already has an active NodeMaintenance hook-held");
         client().resources(NodeMaintenance.class).withName("hook-held").delete();
     }
 
@@ -201,13 +279,18 @@ class NodeMaintenanceReconcilerIT {
     }
 
     String review(String operation, String object, String oldObject) throws Exception {
-        String body = "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u-1\","
-                + "\"kind\":{\"group\":\"tenure.dev\",\"version\":\"v1alpha1\",\"kind\":\"NodeMaintenance\"},"
-                + "\"operation\":\"" + operation + "\",\"object\":" + object
-                + (oldObject == null ? "" : ",\"oldObject\":" + oldObject) + "}}";
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(webhook.toString()))
-                .header("Content-Type", "application/json").POST(HttpRequest.BodyPublishers.ofString(body)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        String body =
+                "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u-1\","
+                        + "\"kind\":{\"group\":\"tenure.dev\",\"version\":\"v1alpha1\",\"kind\":\"NodeMaintenance\"},"
+                        + "\"operation\":\"" + operation + "\",\"object\":" + object
+                        + (oldObject == null ? "" : ",\"oldObject\":" + oldObject) + "}}";
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(webhook.toString()))
+                                .header("Content-Type", "application/json")
+                                .POST(HttpRequest.BodyPublishers.ofString(body))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).isEqualTo(200);
         assertThat(response.body()).contains("\"uid\":\"u-1\"");
         return response.body();
@@ -216,13 +299,24 @@ class NodeMaintenanceReconcilerIT {
     @Test
     void metricsAreExposedWithTheTenurePrefix() throws Exception {
         cluster().seed().node("metric-1").role("worker").create();
-        cluster().seed().deployment("metric").namespace("metric").replicas(1).onNodes("metric-1").create();
-        create("metric", "metric-1", s -> { });
+        cluster()
+                .seed()
+                .deployment("metric")
+                .namespace("metric")
+                .replicas(1)
+                .onNodes("metric-1")
+                .create();
+        create("metric", "metric-1", s -> {});
         awaitPhase("metric", Phase.Succeeded);
-        String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(
-                webhook.toString().replace("/validate-nodemaintenance", "/q/metrics"))).build(),
-                HttpResponse.BodyHandlers.ofString()).body();
-        assertThat(metrics).contains("tenure_maintenance_maintenances{phase=\"Succeeded\"}")
+        String metrics = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(
+                                        webhook.toString().replace("/validate-nodemaintenance", "/q/metrics")))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+        assertThat(metrics)
+                .contains("tenure_maintenance_maintenances{phase=\"Succeeded\"}")
                 .contains("tenure_maintenance_evictions_total{result=\"ok\"}")
                 .contains("tenure_maintenance_drain_duration_seconds_bucket")
                 .contains("tenure_maintenance_lease_total{outcome=\"acquired\"}")
@@ -234,13 +328,20 @@ class NodeMaintenanceReconcilerIT {
     void aRefusedDrainIsRetriedWhenTheSpecChanges() {
         cluster().seed().node("retry-1").role("worker").create();
         cluster().seed().pod("loner").namespace("retry").onNodes("retry-1").create();
-        create("retry", "retry-1", s -> { s.setDrain(new DrainSpec()); s.getDrain().setForce(false); });
+        create("retry", "retry-1", s -> {
+            s.setDrain(new DrainSpec());
+            s.getDrain().setForce(false);
+        });
         awaitPhase("retry", Phase.Failed);
-        assertThat(get("retry").getStatus().getLastError()).contains("retry/loner").contains("set spec.drain.force");
+        assertThat(get("retry").getStatus().getLastError())
+                .contains("retry/loner")
+                .contains("set spec.drain.force");
         assertThat(podsOn("retry-1")).isEqualTo(1);
 
-        client().resources(NodeMaintenance.class).withName("retry")
-                .edit(nm -> { nm.getSpec().getDrain().setForce(true); return nm; });
+        client().resources(NodeMaintenance.class).withName("retry").edit(nm -> {
+            nm.getSpec().getDrain().setForce(true);
+            return nm;
+        });
         awaitPhase("retry", Phase.Succeeded);
         assertThat(podsOn("retry-1")).isZero();
         assertThat(get("retry").getStatus().getLastError()).isNull();

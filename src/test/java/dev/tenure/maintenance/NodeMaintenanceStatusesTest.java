@@ -17,11 +17,21 @@ class NodeMaintenanceStatusesTest {
 
     @Test
     void stepTimestampsSurviveARoundTripThroughStatus() {
-        MaintenanceState state = new MaintenanceState.Builder().phase(Phase.Running).leaseAcquiredAt(T0)
-                .cordonedAt(T0.plusSeconds(1)).handoverStartedAt(T0.plusSeconds(1)).handedOverAt(T0.plusSeconds(2))
-                .handoverMessage("2 leases moved").drainStartedAt(T0.plusSeconds(3)).totalPods(7).evictionPods(5)
-                .drainProgress(40).pendingPods(List.of("ns/a", "ns/b", "ns/c")).errorOnLeaseCount(0)
-                .lease(new LeaseStatus("node-w1", "tenure-system", "tenure", T0.toString(), T0.toString(), null)).build();
+        MaintenanceState state = new MaintenanceState.Builder()
+                .phase(Phase.Running)
+                .leaseAcquiredAt(T0)
+                .cordonedAt(T0.plusSeconds(1))
+                .handoverStartedAt(T0.plusSeconds(1))
+                .handedOverAt(T0.plusSeconds(2))
+                .handoverMessage("2 leases moved")
+                .drainStartedAt(T0.plusSeconds(3))
+                .totalPods(7)
+                .evictionPods(5)
+                .drainProgress(40)
+                .pendingPods(List.of("ns/a", "ns/b", "ns/c"))
+                .errorOnLeaseCount(0)
+                .lease(new LeaseStatus("node-w1", "tenure-system", "tenure", T0.toString(), T0.toString(), null))
+                .build();
         NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(state, null, 3, T0.plusSeconds(4));
         MaintenanceState back = NodeMaintenanceStatuses.toState(status);
         assertThat(back.leaseAcquiredAt()).isEqualTo(T0);
@@ -31,8 +41,10 @@ class NodeMaintenanceStatusesTest {
         assertThat(back.totalPods()).isEqualTo(7);
         assertThat(back.evictionPods()).isEqualTo(5);
         assertThat(back.pendingPods()).containsExactly("ns/a", "ns/b", "ns/c");
-        assertThat(status.getConditions()).allSatisfy(c -> assertThat(c.getObservedGeneration()).isEqualTo(3L));
-        assertThat(status.getConditions()).extracting(Condition::getType)
+        assertThat(status.getConditions())
+                .allSatisfy(c -> assertThat(c.getObservedGeneration()).isEqualTo(3L));
+        assertThat(status.getConditions())
+                .extracting(Condition::getType)
                 .containsExactly("LeaseHeld", "Cordoned", "LeadersHandedOver", "Drained");
     }
 
@@ -47,20 +59,28 @@ class NodeMaintenanceStatusesTest {
         assertThat(again).isEqualTo(first);
         assertThat(again.getLastUpdate()).isEqualTo(first.getLastUpdate());
 
-        MaintenanceState draining = pending.toBuilder().phase(Phase.Running).leaseAcquiredAt(T0.plusSeconds(40))
-                .drainStartedAt(T0.plusSeconds(41)).build();
+        MaintenanceState draining = pending.toBuilder()
+                .phase(Phase.Running)
+                .leaseAcquiredAt(T0.plusSeconds(40))
+                .drainStartedAt(T0.plusSeconds(41))
+                .build();
         NodeMaintenanceStatus later = NodeMaintenanceStatuses.toStatus(draining, again, 1, T0.plusSeconds(42));
-        assertThat(condition(later, "LeaseHeld").getLastTransitionTime()).isEqualTo(T0.plusSeconds(40).toString());
+        assertThat(condition(later, "LeaseHeld").getLastTransitionTime())
+                .isEqualTo(T0.plusSeconds(40).toString());
         assertThat(condition(later, "Drained").getStatus()).isEqualTo("False");
         // Drained stayed False (Pending -> Draining): its transition time is the drain start, not "now".
-        assertThat(condition(later, "Drained").getLastTransitionTime()).isEqualTo(T0.plusSeconds(41).toString());
+        assertThat(condition(later, "Drained").getLastTransitionTime())
+                .isEqualTo(T0.plusSeconds(41).toString());
         assertThat(later.getLastUpdate()).isEqualTo(T0.plusSeconds(42).toString());
     }
 
     @Test
     void waitingNamesTheHolder() {
-        MaintenanceState waiting = new MaintenanceState.Builder().phase(Phase.Waiting).waitingFor("other-operator")
-                .lease(new LeaseStatus("node-w1", "tenure-system", "other-operator", null, null, null)).build();
+        MaintenanceState waiting = new MaintenanceState.Builder()
+                .phase(Phase.Waiting)
+                .waitingFor("other-operator")
+                .lease(new LeaseStatus("node-w1", "tenure-system", "other-operator", null, null, null))
+                .build();
         NodeMaintenanceStatus s = NodeMaintenanceStatuses.toStatus(waiting, null, 1, T0);
         assertThat(condition(s, "LeaseHeld").getReason()).isEqualTo("LeaseWaiting");
         assertThat(condition(s, "LeaseHeld").getMessage()).contains("other-operator");

@@ -10,7 +10,6 @@ import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.zjsonpatch.JsonPatch;
 import java.time.Instant;
-import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -24,10 +23,25 @@ class NodeMarksTest {
     static final Instant NOW = Instant.parse("2026-01-01T12:00:00Z");
 
     static Node node(boolean unschedulable, Taint... taints) {
-        return new NodeBuilder().withNewMetadata().withName("n1").withResourceVersion("7").endMetadata()
-                .withNewSpec().withUnschedulable(unschedulable ? true : null).withTaints(taints).endSpec()
-                .withNewStatus().addNewCondition().withType("Ready").withStatus("True").endCondition()
-                .addNewCondition().withType("example.com/Other").withStatus("False").endCondition().endStatus()
+        return new NodeBuilder()
+                .withNewMetadata()
+                .withName("n1")
+                .withResourceVersion("7")
+                .endMetadata()
+                .withNewSpec()
+                .withUnschedulable(unschedulable ? true : null)
+                .withTaints(taints)
+                .endSpec()
+                .withNewStatus()
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus("True")
+                .endCondition()
+                .addNewCondition()
+                .withType("example.com/Other")
+                .withStatus("False")
+                .endCondition()
+                .endStatus()
                 .build();
     }
 
@@ -45,7 +59,9 @@ class NodeMarksTest {
         }
         var tree = JsonPatch.apply(JSON.readTree(patch.get()), JSON.valueToTree(node));
         Node out = JSON.treeToValue(tree, Node.class);
-        out.getMetadata().setResourceVersion(String.valueOf(Long.parseLong(node.getMetadata().getResourceVersion()) + 1));
+        out.getMetadata()
+                .setResourceVersion(
+                        String.valueOf(Long.parseLong(node.getMetadata().getResourceVersion()) + 1));
         return out;
     }
 
@@ -64,7 +80,8 @@ class NodeMarksTest {
                 Arguments.of("schedulable, no taints", node(false)),
                 Arguments.of("admin-cordoned", node(true, taint("node.kubernetes.io/unschedulable", "NoSchedule"))),
                 Arguments.of("cordoned without the taint", node(true)),
-                Arguments.of("foreign taints", node(false, taint("gpu", "NoSchedule"), taint("team", "PreferNoSchedule"))),
+                Arguments.of(
+                        "foreign taints", node(false, taint("gpu", "NoSchedule"), taint("team", "PreferNoSchedule"))),
                 Arguments.of("our drain taint already there", node(false, taint("tenure.dev/drain", "NoSchedule"))),
                 Arguments.of("same key, other effect", node(false, taint("tenure.dev/drain", "NoExecute"))));
     }
@@ -74,17 +91,23 @@ class NodeMarksTest {
     void maintenanceThenEndRestoresExactly(String name, Node before) throws Exception {
         Node during = maintain(before);
         assertThat(during.getSpec().getUnschedulable()).isTrue();
-        assertThat(during.getSpec().getTaints()).anySatisfy(t -> assertThat(NodeMarks.key(t)).isEqualTo("tenure.dev/drain:NoSchedule"))
+        assertThat(during.getSpec().getTaints())
+                .anySatisfy(t -> assertThat(NodeMarks.key(t)).isEqualTo("tenure.dev/drain:NoSchedule"))
                 .anySatisfy(t -> assertThat(NodeMarks.key(t)).isEqualTo("node.kubernetes.io/unschedulable:NoSchedule"));
-        assertThat(during.getStatus().getConditions()).extracting(NodeCondition::getType)
+        assertThat(during.getStatus().getConditions())
+                .extracting(NodeCondition::getType)
                 .containsExactly("Ready", "example.com/Other", NodeMarks.CONDITION_TYPE);
 
         Node after = endMaintenance(during);
         assertThat(Boolean.TRUE.equals(after.getSpec().getUnschedulable()))
                 .isEqualTo(Boolean.TRUE.equals(before.getSpec().getUnschedulable()));
-        assertThat(after.getSpec().getTaints()).extracting(NodeMarks::key)
-                .containsExactlyElementsOf(before.getSpec().getTaints().stream().map(NodeMarks::key).toList());
-        assertThat(after.getStatus().getConditions()).extracting(NodeCondition::getType)
+        assertThat(after.getSpec().getTaints())
+                .extracting(NodeMarks::key)
+                .containsExactlyElementsOf(before.getSpec().getTaints().stream()
+                        .map(NodeMarks::key)
+                        .toList());
+        assertThat(after.getStatus().getConditions())
+                .extracting(NodeCondition::getType)
                 .containsExactly("Ready", "example.com/Other");
         assertThat(after.getMetadata().getAnnotations()).doesNotContainKey(NodeMarks.PRIOR_STATE);
         assertThat(NodeMarks.marked(after)).isFalse();
@@ -94,7 +117,8 @@ class NodeMarksTest {
     void markingTwiceChangesNothingTheSecondTime() throws Exception {
         Node during = maintain(node(false));
         assertThat(NodeMarks.markPatch(during)).isEmpty();
-        assertThat(NodeMarks.conditionPatch(during, "NodeMaintenance", "kernel upgrade", NOW.plusSeconds(60))).isEmpty();
+        assertThat(NodeMarks.conditionPatch(during, "NodeMaintenance", "kernel upgrade", NOW.plusSeconds(60)))
+                .isEmpty();
         assertThat(NodeMarks.restorePatch(endMaintenance(during))).isEmpty();
     }
 
@@ -102,7 +126,10 @@ class NodeMarksTest {
     void theFirstRecordedPriorStateWins() throws Exception {
         Node during = maintain(node(false));
         // An admin cordons during maintenance; a repeated mark must not record "was cordoned".
-        assertThat(NodeMarks.PriorState.fromNode(during)).get().extracting(NodeMarks.PriorState::unschedulable).isEqualTo(false);
+        assertThat(NodeMarks.PriorState.fromNode(during))
+                .get()
+                .extracting(NodeMarks.PriorState::unschedulable)
+                .isEqualTo(false);
         assertThat(NodeMarks.markPatch(during)).isEmpty();
     }
 
@@ -111,7 +138,11 @@ class NodeMarksTest {
         Node n = node(false);
         String patch = NodeMarks.markPatch(n).orElseThrow();
         assertThat(patch).contains("{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"7\"}");
-        Node newer = new NodeBuilder(n).editMetadata().withResourceVersion("8").endMetadata().build();
+        Node newer = new NodeBuilder(n)
+                .editMetadata()
+                .withResourceVersion("8")
+                .endMetadata()
+                .build();
         assertThatThrownBy(() -> JsonPatch.apply(JSON.readTree(patch), JSON.valueToTree(newer)))
                 .hasMessageContaining("Expected value \"7\"");
     }
@@ -119,7 +150,8 @@ class NodeMarksTest {
     @Test
     void conditionKeepsItsTransitionTimeWhileTrue() throws Exception {
         Node during = maintain(node(false));
-        Node later = apply(during, NodeMarks.conditionPatch(during, "NodeMaintenance", "other message", NOW.plusSeconds(60)));
+        Node later = apply(
+                during, NodeMarks.conditionPatch(during, "NodeMaintenance", "other message", NOW.plusSeconds(60)));
         assertThat(NodeMarks.conditionOf(later)).get().satisfies(c -> {
             assertThat(c.getLastTransitionTime()).isEqualTo(NOW.toString());
             assertThat(c.getMessage()).isEqualTo("other message");
@@ -128,9 +160,12 @@ class NodeMarksTest {
 
     @Test
     void withoutARecordOnlyOurDrainTaintIsRemovedAndTheCordonKept() throws Exception {
-        Node n = node(true, taint("node.kubernetes.io/unschedulable", "NoSchedule"), taint("tenure.dev/drain", "NoSchedule"));
+        Node n = node(
+                true, taint("node.kubernetes.io/unschedulable", "NoSchedule"), taint("tenure.dev/drain", "NoSchedule"));
         Node after = apply(n, NodeMarks.restorePatch(n));
         assertThat(after.getSpec().getUnschedulable()).isTrue();
-        assertThat(after.getSpec().getTaints()).extracting(NodeMarks::key).containsExactly("node.kubernetes.io/unschedulable:NoSchedule");
+        assertThat(after.getSpec().getTaints())
+                .extracting(NodeMarks::key)
+                .containsExactly("node.kubernetes.io/unschedulable:NoSchedule");
     }
 }

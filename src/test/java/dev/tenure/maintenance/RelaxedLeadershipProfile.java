@@ -11,8 +11,12 @@ import java.util.Map;
 public class RelaxedLeadershipProfile implements QuarkusTestProfile {
     @Override
     public Map<String, String> getConfigOverrides() {
-        return Map.of("tenure.leader-election.lease-duration", "30s",
-                "tenure.leader-election.renew-deadline", "20s",
-                "tenure.leader-election.retry-period", "2s");
+        return Map.of(
+                "tenure.leader-election.lease-duration",
+                "30s",
+                "tenure.leader-election.renew-deadline",
+                "20s",
+                "tenure.leader-election.retry-period",
+                "2s");
     }
 }

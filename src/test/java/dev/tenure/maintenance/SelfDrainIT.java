@@ -1,6 +1,5 @@
 package dev.tenure.maintenance;
 
-import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -10,6 +9,7 @@ import dev.tenure.election.LeaseKey;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.MutableClock;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -54,8 +54,7 @@ class SelfDrainIT {
     final List<Interval> leading = Collections.synchronizedList(new ArrayList<>());
     final MaintenanceEvents sink = (warning, reason, message) -> events.add(reason + ": " + message);
 
-    record Interval(String replica, Instant start, Instant end) {
-    }
+    record Interval(String replica, Instant start, Instant end) {}
 
     /** One operator replica: its pod, its elector, its machine. */
     final class Replica {
@@ -71,9 +70,16 @@ class SelfDrainIT {
             KubernetesClient operator = cluster.operatorClient();
             scheduler = new ExecutorScheduler("elector-" + pod);
             AtomicReference<Instant> open = new AtomicReference<>();
-            elector = LeaderElector.builder().lease(OPERATOR_LEASE).identity(pod)
-                    .leaseDuration(LEASE_DURATION).renewDeadline(Duration.ofSeconds(2)).retryPeriod(Duration.ofMillis(400))
-                    .store(new KubeLeaseStore(operator)).scheduler(scheduler).clock(Clock.systemUTC()).monotonic(dev.tenure.election.MonotonicClock.system())
+            elector = LeaderElector.builder()
+                    .lease(OPERATOR_LEASE)
+                    .identity(pod)
+                    .leaseDuration(LEASE_DURATION)
+                    .renewDeadline(Duration.ofSeconds(2))
+                    .retryPeriod(Duration.ofMillis(400))
+                    .store(new KubeLeaseStore(operator))
+                    .scheduler(scheduler)
+                    .clock(Clock.systemUTC())
+                    .monotonic(dev.tenure.election.MonotonicClock.system())
                     .random(new Random(pod.hashCode()))
                     .onStartedLeading(() -> {
                         open.set(Instant.now());
@@ -86,9 +92,14 @@ class SelfDrainIT {
                         }
                     })
                     .build();
-            machine = new MaintenanceMachine(operator, new KubeLeaseStore(operator),
+            machine = new MaintenanceMachine(
+                    operator,
+                    new KubeLeaseStore(operator),
                     (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
-                    new MaintenanceMetrics(new SimpleMeterRegistry()), MaintenanceMachineIT.SETTINGS, pool, heartbeats,
+                    new MaintenanceMetrics(new SimpleMeterRegistry()),
+                    MaintenanceMachineIT.SETTINGS,
+                    pool,
+                    heartbeats,
                     clock);
         }
 
@@ -126,15 +137,31 @@ class SelfDrainIT {
 
     @Test
     void theLeaderDrainsItsOwnNodeAndTheStandbyFinishesTheMaintenance() {
-        cluster.seed().deployment("tenure-operator").namespace("tenure-system").replicas(2).onNodes("w1", "w2")
-                .label(OPERATOR_LABEL, "tenure-operator").create();
-        cluster.seed().pdb("tenure-operator").namespace("tenure-system").selector(OPERATOR_LABEL, "tenure-operator")
-                .maxUnavailable(1).create();
-        cluster.seed().deployment("web").namespace("app").replicas(4).onNodes("w1", "w2").create();
+        cluster.seed()
+                .deployment("tenure-operator")
+                .namespace("tenure-system")
+                .replicas(2)
+                .onNodes("w1", "w2")
+                .label(OPERATOR_LABEL, "tenure-operator")
+                .create();
+        cluster.seed()
+                .pdb("tenure-operator")
+                .namespace("tenure-system")
+                .selector(OPERATOR_LABEL, "tenure-operator")
+                .maxUnavailable(1)
+                .create();
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(4)
+                .onNodes("w1", "w2")
+                .create();
         String podOnW1 = operatorPodOn("w1");
         String podOnW2 = operatorPodOn("w2");
-        List<String> webOnW1 = podsOn("w1").stream().map(p -> p.getMetadata().getName())
-                .filter(n -> n.startsWith("web")).toList();
+        List<String> webOnW1 = podsOn("w1").stream()
+                .map(p -> p.getMetadata().getName())
+                .filter(n -> n.startsWith("web"))
+                .toList();
         assertThat(webOnW1).hasSize(2);
 
         // The replica on w1 leads; the one on w2 stands by.
@@ -146,37 +173,54 @@ class SelfDrainIT {
         replicas.add(b);
         b.elector.start();
 
-        MaintenanceRequest request = new MaintenanceRequest("w1", "kernel upgrade", Optional.empty(),
-                DrainOptions.from(new DrainSpec()), HandoverOptions.defaults());
+        MaintenanceRequest request = new MaintenanceRequest(
+                "w1",
+                "kernel upgrade",
+                Optional.empty(),
+                DrainOptions.from(new DrainSpec()),
+                HandoverOptions.defaults());
         // The NodeMaintenance status: what each reconcile starts from, whoever runs it.
         AtomicReference<MaintenanceState> status = new AtomicReference<>(MaintenanceState.initial());
         List<String> stepsBy = Collections.synchronizedList(new ArrayList<>());
-        await().atMost(Duration.ofSeconds(40)).pollInterval(Duration.ofMillis(50)).until(() -> {
-            clock.advance(Duration.ofMillis(100));
-            for (Replica r : replicas) {
-                if (r.running() && podGoneOrTerminating(r.pod)) {
-                    r.terminate();
-                }
-            }
-            Replica leader = replicas.stream().filter(r -> r.running() && r.elector.isLeader()).findFirst().orElse(null);
-            if (leader == null) {
-                return false; // between leaders: nobody reconciles
-            }
-            MaintenanceState next = leader.machine.advance(request, status.get(), false, sink).state();
-            status.set(NodeMaintenanceStatuses.toState(NodeMaintenanceStatuses.toStatus(next, null, 1, clock.instant())));
-            stepsBy.add(leader.pod + ":" + next.phase());
-            return next.phase() == Phase.Succeeded;
-        });
+        await().atMost(Duration.ofSeconds(40))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    clock.advance(Duration.ofMillis(100));
+                    for (Replica r : replicas) {
+                        if (r.running() && podGoneOrTerminating(r.pod)) {
+                            r.terminate();
+                        }
+                    }
+                    Replica leader = replicas.stream()
+                            .filter(r -> r.running() && r.elector.isLeader())
+                            .findFirst()
+                            .orElse(null);
+                    if (leader == null) {
+                        return false; // between leaders: nobody reconciles
+                    }
+                    MaintenanceState next = leader.machine
+                            .advance(request, status.get(), false, sink)
+                            .state();
+                    status.set(NodeMaintenanceStatuses.toState(
+                            NodeMaintenanceStatuses.toStatus(next, null, 1, clock.instant())));
+                    stepsBy.add(leader.pod + ":" + next.phase());
+                    return next.phase() == Phase.Succeeded;
+                });
 
         // The drain listed w1's pods and evicted the leader's own pod through the Eviction API (the PDB allowed one).
-        assertThat(cluster.requests().count(r -> r.is("list", "pods")
-                && "spec.nodeName=w1".equals(r.query().get("fieldSelector")))).isPositive();
-        assertThat(cluster.requests().count(ApiRequest.resource("pods", "eviction").and(ApiRequest.named(podOnW1))))
-                .as("eviction of the leader's own pod").isPositive();
+        assertThat(cluster.requests()
+                        .count(r -> r.is("list", "pods")
+                                && "spec.nodeName=w1".equals(r.query().get("fieldSelector"))))
+                .isPositive();
+        assertThat(cluster.requests()
+                        .count(ApiRequest.resource("pods", "eviction").and(ApiRequest.named(podOnW1))))
+                .as("eviction of the leader's own pod")
+                .isPositive();
         assertThat(a.stoppedAt).as("the evicted replica stopped").isNotNull();
         // The standby led within the lease bound of the old leader stopping, and finished the maintenance.
         assertThat(b.startedLeadingAt).isNotNull();
-        assertThat(Duration.between(a.stoppedAt, b.startedLeadingAt)).as("handover gap")
+        assertThat(Duration.between(a.stoppedAt, b.startedLeadingAt))
+                .as("handover gap")
                 .isLessThanOrEqualTo(LEASE_DURATION);
         assertThat(stepsBy).anyMatch(s -> s.startsWith(podOnW1 + ":")).anyMatch(s -> s.startsWith(podOnW2 + ":"));
         assertThat(stepsBy.get(stepsBy.size() - 1)).isEqualTo(podOnW2 + ":Succeeded");
@@ -185,19 +229,28 @@ class SelfDrainIT {
         assertThat(done.evictionPods()).isEqualTo(3);
         assertThat(done.drainProgress()).isEqualTo(100);
         assertThat(done.pendingPods()).isEmpty();
-        webOnW1.forEach(p -> assertThat(cluster.requests().count(ApiRequest.resource("pods", "eviction")
-                .and(ApiRequest.named(p)))).as("eviction of " + p).isPositive());
+        webOnW1.forEach(p -> assertThat(cluster.requests()
+                        .count(ApiRequest.resource("pods", "eviction").and(ApiRequest.named(p))))
+                .as("eviction of " + p)
+                .isPositive());
         assertThat(podsOn("w1")).isEmpty();
         assertThat(podsOn("w2")).extracting(p -> p.getMetadata().getName()).contains(podOnW2);
-        assertThat(client.nodes().withName("w1").get().getSpec().getUnschedulable()).isTrue();
-        assertThat(client.leases().inNamespace("tenure-system").withName("node-w1").get().getSpec()
-                .getHolderIdentity()).isEqualTo("tenure");
+        assertThat(client.nodes().withName("w1").get().getSpec().getUnschedulable())
+                .isTrue();
+        assertThat(client.leases()
+                        .inNamespace("tenure-system")
+                        .withName("node-w1")
+                        .get()
+                        .getSpec()
+                        .getHolderIdentity())
+                .isEqualTo("tenure");
         assertThat(events).anyMatch(e -> e.startsWith("SucceedMaintenance"));
         // Never two leaders at once (intervals of leading, on real time).
         for (Interval x : leading) {
             for (Interval y : leading) {
                 if (x != y) {
-                    assertThat(x.start().isBefore(y.end()) && y.start().isBefore(x.end())).as(x + " overlaps " + y)
+                    assertThat(x.start().isBefore(y.end()) && y.start().isBefore(x.end()))
+                            .as(x + " overlaps " + y)
                             .isFalse();
                 }
             }
@@ -205,8 +258,12 @@ class SelfDrainIT {
     }
 
     String operatorPodOn(String node) {
-        return podsOn(node).stream().filter(p -> "tenure-operator".equals(p.getMetadata().getLabels().get(OPERATOR_LABEL)))
-                .map(p -> p.getMetadata().getName()).findFirst().orElseThrow();
+        return podsOn(node).stream()
+                .filter(p ->
+                        "tenure-operator".equals(p.getMetadata().getLabels().get(OPERATOR_LABEL)))
+                .map(p -> p.getMetadata().getName())
+                .findFirst()
+                .orElseThrow();
     }
 
     boolean podGoneOrTerminating(String name) {
@@ -216,6 +273,7 @@ class SelfDrainIT {
 
     List<Pod> podsOn(String node) {
         return client.pods().inAnyNamespace().list().getItems().stream()
-                .filter(p -> node.equals(p.getSpec().getNodeName())).toList();
+                .filter(p -> node.equals(p.getSpec().getNodeName()))
+                .toList();
     }
 }

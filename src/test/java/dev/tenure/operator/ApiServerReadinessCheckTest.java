@@ -1,20 +1,18 @@
 package dev.tenure.operator;
 
-import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.net.ServerSocket;
-
-import org.eclipse.microprofile.health.HealthCheckResponse;
-import org.junit.jupiter.api.Test;
-
+import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.VersionInfo;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
+import java.io.IOException;
+import java.net.ServerSocket;
+import org.eclipse.microprofile.health.HealthCheckResponse;
+import org.junit.jupiter.api.Test;
 
 @EnableKubernetesMockClient
 @EndToEnd
@@ -25,10 +23,15 @@ class ApiServerReadinessCheckTest {
 
     @Test
     void upWithTheServerVersionWhenTheApiAnswers() {
-        server.setVersionInfo(new VersionInfo.Builder().withMajor("1").withMinor("32").withGitVersion("v1.32.1").build());
+        server.setVersionInfo(new VersionInfo.Builder()
+                .withMajor("1")
+                .withMinor("32")
+                .withGitVersion("v1.32.1")
+                .build());
         HealthCheckResponse response = check(client).call();
         assertThat(response.getStatus()).isEqualTo(HealthCheckResponse.Status.UP);
-        assertThat(response.getData().orElseThrow()).containsEntry("version", "v1.32.1")
+        assertThat(response.getData().orElseThrow())
+                .containsEntry("version", "v1.32.1")
                 .containsKey("server");
     }
 
@@ -39,13 +42,20 @@ class ApiServerReadinessCheckTest {
             closedPort = socket.getLocalPort();
         }
         String url = "http://127.0.0.1:" + closedPort;
-        try (KubernetesClient unreachable = new KubernetesClientBuilder().withConfig(new ConfigBuilder()
-                .withMasterUrl(url).withRequestRetryBackoffLimit(0).withConnectionTimeout(1000)
-                .withRequestTimeout(1000).build()).build()) {
+        try (KubernetesClient unreachable = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder()
+                        .withMasterUrl(url)
+                        .withRequestRetryBackoffLimit(0)
+                        .withConnectionTimeout(1000)
+                        .withRequestTimeout(1000)
+                        .build())
+                .build()) {
             HealthCheckResponse response = check(unreachable).call();
             assertThat(response.getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
-            assertThat(response.getData().orElseThrow().get("server").toString()).startsWith(url);
-            assertThat(response.getData().orElseThrow().get("detail").toString()).startsWith("GET /version failed: ");
+            assertThat(response.getData().orElseThrow().get("server").toString())
+                    .startsWith(url);
+            assertThat(response.getData().orElseThrow().get("detail").toString())
+                    .startsWith("GET /version failed: ");
         }
     }
 

@@ -2,6 +2,13 @@ package dev.tenure.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.networknt.schema.JsonSchema;
+import com.networknt.schema.JsonSchemaFactory;
+import com.networknt.schema.SchemaValidatorsConfig;
+import com.networknt.schema.SpecVersion;
+import com.networknt.schema.ValidationMessage;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -16,19 +23,10 @@ import java.util.Set;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.networknt.schema.JsonSchema;
-import com.networknt.schema.JsonSchemaFactory;
-import com.networknt.schema.SchemaValidatorsConfig;
-import com.networknt.schema.SpecVersion;
-import com.networknt.schema.ValidationMessage;
 
 /**
  * The checks `operator-sdk bundle validate --select-optional suite=operatorframework` applies that matter
@@ -43,19 +41,37 @@ class BundleValidationTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final JsonSchemaFactory SCHEMAS = JsonSchemaFactory.getInstance(SpecVersion.VersionFlag.V7);
-    private static final SchemaValidatorsConfig CONFIG = SchemaValidatorsConfig.builder()
-            .formatAssertionsEnabled(true).build();
+    private static final SchemaValidatorsConfig CONFIG =
+            SchemaValidatorsConfig.builder().formatAssertionsEnabled(true).build();
     /** apiVersions the API server no longer serves (removed up to Kubernetes 1.32; minKubeVersion is 1.31). */
-    private static final Set<String> REMOVED_API_VERSIONS = Set.of("apiextensions.k8s.io/v1beta1",
-            "admissionregistration.k8s.io/v1beta1", "rbac.authorization.k8s.io/v1beta1", "policy/v1beta1",
-            "batch/v1beta1", "networking.k8s.io/v1beta1", "extensions/v1beta1", "apps/v1beta1", "apps/v1beta2",
-            "storage.k8s.io/v1beta1", "autoscaling/v2beta1", "autoscaling/v2beta2", "discovery.k8s.io/v1beta1",
-            "events.k8s.io/v1beta1", "node.k8s.io/v1beta1", "scheduling.k8s.io/v1beta1",
-            "certificates.k8s.io/v1beta1", "coordination.k8s.io/v1beta1", "flowcontrol.apiserver.k8s.io/v1beta1",
-            "flowcontrol.apiserver.k8s.io/v1beta2", "flowcontrol.apiserver.k8s.io/v1beta3");
+    private static final Set<String> REMOVED_API_VERSIONS = Set.of(
+            "apiextensions.k8s.io/v1beta1",
+            "admissionregistration.k8s.io/v1beta1",
+            "rbac.authorization.k8s.io/v1beta1",
+            "policy/v1beta1",
+            "batch/v1beta1",
+            "networking.k8s.io/v1beta1",
+            "extensions/v1beta1",
+            "apps/v1beta1",
+            "apps/v1beta2",
+            "storage.k8s.io/v1beta1",
+            "autoscaling/v2beta1",
+            "autoscaling/v2beta2",
+            "discovery.k8s.io/v1beta1",
+            "events.k8s.io/v1beta1",
+            "node.k8s.io/v1beta1",
+            "scheduling.k8s.io/v1beta1",
+            "certificates.k8s.io/v1beta1",
+            "coordination.k8s.io/v1beta1",
+            "flowcontrol.apiserver.k8s.io/v1beta1",
+            "flowcontrol.apiserver.k8s.io/v1beta2",
+            "flowcontrol.apiserver.k8s.io/v1beta3");
 
     /** The bundle as parsed documents: the CSV, the CRDs, the other manifests, and the catalog. */
-    record Bundle(Map<String, Object> csv, List<Map<String, Object>> crds, List<Map<String, Object>> others,
+    record Bundle(
+            Map<String, Object> csv,
+            List<Map<String, Object>> crds,
+            List<Map<String, Object>> others,
             List<Map<String, Object>> catalog) {
 
         static Bundle committed() throws IOException {
@@ -90,8 +106,15 @@ class BundleValidationTest {
     }
 
     enum Rule {
-        CSV_SCHEMA, ALM_EXAMPLES_MATCH_CRD_SCHEMA, DESCRIPTORS_EXIST_IN_CRD, OWNED_CRDS_SHIPPED,
-        WEBHOOK_MATCHES_DEPLOYMENT, INSTALL_MODES, NO_REMOVED_APIS, FBC_SCHEMA, FBC_REFERENCES_RESOLVE,
+        CSV_SCHEMA,
+        ALM_EXAMPLES_MATCH_CRD_SCHEMA,
+        DESCRIPTORS_EXIST_IN_CRD,
+        OWNED_CRDS_SHIPPED,
+        WEBHOOK_MATCHES_DEPLOYMENT,
+        INSTALL_MODES,
+        NO_REMOVED_APIS,
+        FBC_SCHEMA,
+        FBC_REFERENCES_RESOLVE,
         FBC_DESCRIBES_THIS_BUNDLE
     }
 
@@ -112,82 +135,173 @@ class BundleValidationTest {
     static Stream<Arguments> brokenCopies() {
         return Stream.of(
                 broken("version not semver", Rule.CSV_SCHEMA, b -> b.spec().put("version", "1.0")),
-                broken("name not <package>.v<semver>", Rule.CSV_SCHEMA,
+                broken(
+                        "name not <package>.v<semver>",
+                        Rule.CSV_SCHEMA,
                         b -> map(b.csv(), "metadata").put("name", "tenure-operator.v0.1.0-snapshot")),
-                broken("icon mediatype", Rule.CSV_SCHEMA,
-                        b -> ((List<Map<String, Object>>) b.spec().get("icon")).get(0).put("mediatype", "image/bmp")),
+                broken(
+                        "icon mediatype",
+                        Rule.CSV_SCHEMA,
+                        b -> ((List<Map<String, Object>>) b.spec().get("icon"))
+                                .get(0)
+                                .put("mediatype", "image/bmp")),
                 broken("no icon", Rule.CSV_SCHEMA, b -> b.spec().remove("icon")),
-                broken("maintainer email", Rule.CSV_SCHEMA,
-                        b -> ((List<Map<String, Object>>) b.spec().get("maintainers")).get(0).put("email", "nobody")),
-                broken("link url", Rule.CSV_SCHEMA,
-                        b -> ((List<Map<String, Object>>) b.spec().get("links")).get(0).put("url", "docs")),
+                broken(
+                        "maintainer email",
+                        Rule.CSV_SCHEMA,
+                        b -> ((List<Map<String, Object>>) b.spec().get("maintainers"))
+                                .get(0)
+                                .put("email", "nobody")),
+                broken(
+                        "link url",
+                        Rule.CSV_SCHEMA,
+                        b -> ((List<Map<String, Object>>) b.spec().get("links"))
+                                .get(0)
+                                .put("url", "docs")),
                 broken("maturity", Rule.CSV_SCHEMA, b -> b.spec().put("maturity", "experimental")),
                 broken("minKubeVersion", Rule.CSV_SCHEMA, b -> b.spec().put("minKubeVersion", "1.31")),
                 broken("createdAt", Rule.CSV_SCHEMA, b -> annotations(b).put("createdAt", "yesterday")),
-                broken("SNAPSHOT image", Rule.CSV_SCHEMA,
+                broken(
+                        "SNAPSHOT image",
+                        Rule.CSV_SCHEMA,
                         b -> annotations(b).put("containerImage", "ghcr.io/tenure-dev/tenure-operator:0.1.0-SNAPSHOT")),
                 broken("category", Rule.CSV_SCHEMA, b -> annotations(b).put("categories", "Maintenance")),
                 broken("capabilities", Rule.CSV_SCHEMA, b -> annotations(b).put("capabilities", "Basic")),
-                broken("feature annotation", Rule.CSV_SCHEMA,
+                broken(
+                        "feature annotation",
+                        Rule.CSV_SCHEMA,
                         b -> annotations(b).put("features.operators.openshift.io/disconnected", "yes")),
-                broken("example without required nodeName", Rule.ALM_EXAMPLES_MATCH_CRD_SCHEMA,
-                        b -> annotations(b).put("alm-examples", "[{\"apiVersion\":\"tenure.dev/v1alpha1\","
-                                + "\"kind\":\"NodeMaintenance\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"reason\":\"r\"}}]")),
-                broken("example field of the wrong type", Rule.ALM_EXAMPLES_MATCH_CRD_SCHEMA,
-                        b -> annotations(b).put("alm-examples", "[{\"apiVersion\":\"tenure.dev/v1alpha1\","
-                                + "\"kind\":\"NodeMaintenance\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"nodeName\":5}}]")),
-                broken("example of a kind not owned", Rule.ALM_EXAMPLES_MATCH_CRD_SCHEMA,
-                        b -> annotations(b).put("alm-examples", "[{\"apiVersion\":\"tenure.dev/v1alpha1\","
-                                + "\"kind\":\"Maintenance\",\"metadata\":{\"name\":\"x\"},\"spec\":{}}]")),
-                broken("spec descriptor on a missing path", Rule.DESCRIPTORS_EXIST_IN_CRD,
+                broken(
+                        "example without required nodeName",
+                        Rule.ALM_EXAMPLES_MATCH_CRD_SCHEMA,
+                        b -> annotations(b)
+                                .put(
+                                        "alm-examples",
+                                        "[{\"apiVersion\":\"tenure.dev/v1alpha1\","
+                                                + "\"kind\":\"NodeMaintenance\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"reason\":\"r\"}}]")),
+                broken(
+                        "example field of the wrong type",
+                        Rule.ALM_EXAMPLES_MATCH_CRD_SCHEMA,
+                        b -> annotations(b)
+                                .put(
+                                        "alm-examples",
+                                        "[{\"apiVersion\":\"tenure.dev/v1alpha1\","
+                                                + "\"kind\":\"NodeMaintenance\",\"metadata\":{\"name\":\"x\"},\"spec\":{\"nodeName\":5}}]")),
+                broken(
+                        "example of a kind not owned",
+                        Rule.ALM_EXAMPLES_MATCH_CRD_SCHEMA,
+                        b -> annotations(b)
+                                .put(
+                                        "alm-examples",
+                                        "[{\"apiVersion\":\"tenure.dev/v1alpha1\","
+                                                + "\"kind\":\"Maintenance\",\"metadata\":{\"name\":\"x\"},\"spec\":{}}]")),
+                broken(
+                        "spec descriptor on a missing path",
+                        Rule.DESCRIPTORS_EXIST_IN_CRD,
                         b -> ((List<Map<String, Object>>) owned(b).get(0).get("specDescriptors"))
                                 .add(new LinkedHashMap<>(Map.of("path", "drain.nonexistent", "displayName", "x")))),
-                broken("status descriptor on a missing path", Rule.DESCRIPTORS_EXIST_IN_CRD,
+                broken(
+                        "status descriptor on a missing path",
+                        Rule.DESCRIPTORS_EXIST_IN_CRD,
                         b -> ((List<Map<String, Object>>) owned(b).get(0).get("statusDescriptors"))
                                 .add(new LinkedHashMap<>(Map.of("path", "progress", "displayName", "x")))),
-                broken("owned CRD not in the bundle", Rule.OWNED_CRDS_SHIPPED, b -> b.crds().clear()),
-                broken("owned CRD version not served", Rule.OWNED_CRDS_SHIPPED, b -> owned(b).get(0).put("version", "v9")),
-                broken("webhook targetPort not a container port", Rule.WEBHOOK_MATCHES_DEPLOYMENT,
+                broken(
+                        "owned CRD not in the bundle",
+                        Rule.OWNED_CRDS_SHIPPED,
+                        b -> b.crds().clear()),
+                broken(
+                        "owned CRD version not served",
+                        Rule.OWNED_CRDS_SHIPPED,
+                        b -> owned(b).get(0).put("version", "v9")),
+                broken(
+                        "webhook targetPort not a container port",
+                        Rule.WEBHOOK_MATCHES_DEPLOYMENT,
                         b -> webhook(b).put("targetPort", 9999)),
-                broken("webhook on another deployment", Rule.WEBHOOK_MATCHES_DEPLOYMENT,
+                broken(
+                        "webhook on another deployment",
+                        Rule.WEBHOOK_MATCHES_DEPLOYMENT,
                         b -> webhook(b).put("deploymentName", "other")),
-                broken("webhook path the operator does not serve", Rule.WEBHOOK_MATCHES_DEPLOYMENT,
+                broken(
+                        "webhook path the operator does not serve",
+                        Rule.WEBHOOK_MATCHES_DEPLOYMENT,
                         b -> webhook(b).put("webhookPath", "/validate")),
-                broken("webhook sideEffects", Rule.WEBHOOK_MATCHES_DEPLOYMENT, b -> webhook(b).put("sideEffects", "Some")),
-                broken("webhook admissionReviewVersions", Rule.WEBHOOK_MATCHES_DEPLOYMENT,
+                broken(
+                        "webhook sideEffects",
+                        Rule.WEBHOOK_MATCHES_DEPLOYMENT,
+                        b -> webhook(b).put("sideEffects", "Some")),
+                broken(
+                        "webhook admissionReviewVersions",
+                        Rule.WEBHOOK_MATCHES_DEPLOYMENT,
                         b -> webhook(b).put("admissionReviewVersions", List.of("v1beta1"))),
-                broken("webhook on a resource not owned", Rule.WEBHOOK_MATCHES_DEPLOYMENT,
-                        b -> ((List<Map<String, Object>>) webhook(b).get("rules")).get(0).put("resources", List.of("nodes"))),
-                broken("webhook without AllNamespaces", Rule.INSTALL_MODES, b -> installModes(b).forEach(
-                        m -> m.put("supported", "OwnNamespace".equals(m.get("type"))))),
-                broken("install mode listed twice", Rule.INSTALL_MODES,
-                        b -> installModes(b).get(1).put("type", installModes(b).get(0).get("type"))),
-                broken("removed API in a manifest", Rule.NO_REMOVED_APIS,
+                broken(
+                        "webhook on a resource not owned",
+                        Rule.WEBHOOK_MATCHES_DEPLOYMENT,
+                        b -> ((List<Map<String, Object>>) webhook(b).get("rules"))
+                                .get(0)
+                                .put("resources", List.of("nodes"))),
+                broken(
+                        "webhook without AllNamespaces",
+                        Rule.INSTALL_MODES,
+                        b -> installModes(b).forEach(m -> m.put("supported", "OwnNamespace".equals(m.get("type"))))),
+                broken(
+                        "install mode listed twice",
+                        Rule.INSTALL_MODES,
+                        b -> installModes(b)
+                                .get(1)
+                                .put("type", installModes(b).get(0).get("type"))),
+                broken(
+                        "removed API in a manifest",
+                        Rule.NO_REMOVED_APIS,
                         b -> b.others().get(0).put("apiVersion", "policy/v1beta1")),
-                broken("CRD on apiextensions v1beta1", Rule.NO_REMOVED_APIS,
+                broken(
+                        "CRD on apiextensions v1beta1",
+                        Rule.NO_REMOVED_APIS,
                         b -> b.crds().get(0).put("apiVersion", "apiextensions.k8s.io/v1beta1")),
-                broken("channel entry with an unknown field", Rule.FBC_SCHEMA,
-                        b -> ((List<Map<String, Object>>) doc(b, "olm.channel").get("entries")).get(0).put("replace", "x")),
-                broken("bundle without olm.package property", Rule.FBC_SCHEMA,
+                broken(
+                        "channel entry with an unknown field",
+                        Rule.FBC_SCHEMA,
+                        b -> ((List<Map<String, Object>>) doc(b, "olm.channel").get("entries"))
+                                .get(0)
+                                .put("replace", "x")),
+                broken(
+                        "bundle without olm.package property",
+                        Rule.FBC_SCHEMA,
                         b -> ((List<Map<String, Object>>) doc(b, "olm.bundle").get("properties"))
                                 .removeIf(p -> "olm.package".equals(p.get("type")))),
-                broken("default channel missing", Rule.FBC_REFERENCES_RESOLVE,
+                broken(
+                        "default channel missing",
+                        Rule.FBC_REFERENCES_RESOLVE,
                         b -> doc(b, "olm.package").put("defaultChannel", "stable")),
-                broken("dangling replaces", Rule.FBC_REFERENCES_RESOLVE,
-                        b -> ((List<Map<String, Object>>) doc(b, "olm.channel").get("entries")).get(0)
+                broken(
+                        "dangling replaces",
+                        Rule.FBC_REFERENCES_RESOLVE,
+                        b -> ((List<Map<String, Object>>) doc(b, "olm.channel").get("entries"))
+                                .get(0)
                                 .put("replaces", "tenure-operator.v0.0.9")),
-                broken("channel entry without a bundle", Rule.FBC_REFERENCES_RESOLVE,
+                broken(
+                        "channel entry without a bundle",
+                        Rule.FBC_REFERENCES_RESOLVE,
                         b -> ((List<Map<String, Object>>) doc(b, "olm.channel").get("entries"))
                                 .add(new LinkedHashMap<>(Map.of("name", "tenure-operator.v9.9.9")))),
-                broken("bundle of another package", Rule.FBC_REFERENCES_RESOLVE,
+                broken(
+                        "bundle of another package",
+                        Rule.FBC_REFERENCES_RESOLVE,
                         b -> doc(b, "olm.bundle").put("package", "other")),
-                broken("olm.package version differs from the bundle name", Rule.FBC_REFERENCES_RESOLVE,
+                broken(
+                        "olm.package version differs from the bundle name",
+                        Rule.FBC_REFERENCES_RESOLVE,
                         b -> olmPackageProperty(b).put("version", "0.0.1")),
-                broken("catalog has no bundle for this CSV", Rule.FBC_DESCRIBES_THIS_BUNDLE,
+                broken(
+                        "catalog has no bundle for this CSV",
+                        Rule.FBC_DESCRIBES_THIS_BUNDLE,
                         b -> map(b.csv(), "metadata").put("name", "tenure-operator.v0.2.0")),
-                broken("CSV replaces differs from the channel", Rule.FBC_DESCRIBES_THIS_BUNDLE,
+                broken(
+                        "CSV replaces differs from the channel",
+                        Rule.FBC_DESCRIBES_THIS_BUNDLE,
                         b -> b.spec().put("replaces", "tenure-operator.v0.0.1")),
-                broken("catalog bundle lacks a gvk the CSV owns", Rule.FBC_DESCRIBES_THIS_BUNDLE,
+                broken(
+                        "catalog bundle lacks a gvk the CSV owns",
+                        Rule.FBC_DESCRIBES_THIS_BUNDLE,
                         b -> ((List<Map<String, Object>>) doc(b, "olm.bundle").get("properties"))
                                 .removeIf(p -> "olm.gvk".equals(p.get("type")))));
     }
@@ -202,11 +316,17 @@ class BundleValidationTest {
             case OWNED_CRDS_SHIPPED -> ownedCrds(b);
             case WEBHOOK_MATCHES_DEPLOYMENT -> webhooks(b);
             case INSTALL_MODES -> installModes(b, true);
-            case NO_REMOVED_APIS -> Stream.of(List.of(b.csv()), b.crds(), b.others()).flatMap(List::stream)
-                    .filter(d -> REMOVED_API_VERSIONS.contains(String.valueOf(d.get("apiVersion"))))
-                    .map(d -> d.get("kind") + " uses removed " + d.get("apiVersion")).toList();
-            case FBC_SCHEMA -> b.catalog().stream().flatMap(d -> validate(schema("/olm/fbc.schema.json"), d).stream()
-                    .map(v -> d.get("schema") + " " + d.get("name") + ": " + v)).toList();
+            case NO_REMOVED_APIS ->
+                Stream.of(List.of(b.csv()), b.crds(), b.others())
+                        .flatMap(List::stream)
+                        .filter(d -> REMOVED_API_VERSIONS.contains(String.valueOf(d.get("apiVersion"))))
+                        .map(d -> d.get("kind") + " uses removed " + d.get("apiVersion"))
+                        .toList();
+            case FBC_SCHEMA ->
+                b.catalog().stream()
+                        .flatMap(d -> validate(schema("/olm/fbc.schema.json"), d).stream()
+                                .map(v -> d.get("schema") + " " + d.get("name") + ": " + v))
+                        .toList();
             case FBC_REFERENCES_RESOLVE -> fbcReferences(b);
             case FBC_DESCRIBES_THIS_BUNDLE -> fbcDescribesBundle(b);
         };
@@ -216,7 +336,8 @@ class BundleValidationTest {
         List<String> problems = new ArrayList<>();
         JsonNode examples;
         try {
-            examples = JSON.readTree(String.valueOf(ManifestAssembly.<Object> at(b.csv(), "metadata", "annotations", "alm-examples")));
+            examples = JSON.readTree(
+                    String.valueOf(ManifestAssembly.<Object>at(b.csv(), "metadata", "annotations", "alm-examples")));
         } catch (IOException e) {
             return List.of("alm-examples is not JSON: " + e.getMessage());
         }
@@ -228,13 +349,17 @@ class BundleValidationTest {
             String[] gv = example.path("apiVersion").asText().split("/");
             Map<String, Object> version = b.crds().stream()
                     .filter(c -> kind.equals(at(c, "spec", "names", "kind")) && gv[0].equals(at(c, "spec", "group")))
-                    .flatMap(c -> ManifestAssembly.<List<Map<String, Object>>> at(c, "spec", "versions").stream())
-                    .filter(v -> gv.length > 1 && gv[1].equals(v.get("name"))).findFirst().orElse(null);
+                    .flatMap(c -> ManifestAssembly.<List<Map<String, Object>>>at(c, "spec", "versions").stream())
+                    .filter(v -> gv.length > 1 && gv[1].equals(v.get("name")))
+                    .findFirst()
+                    .orElse(null);
             if (version == null) {
-                problems.add("alm-example of " + example.path("apiVersion").asText() + " " + kind + ": no CRD in the bundle");
+                problems.add("alm-example of " + example.path("apiVersion").asText() + " " + kind
+                        + ": no CRD in the bundle");
                 continue;
             }
-            JsonSchema crdSchema = SCHEMAS.getSchema(JSON.valueToTree(at(version, "schema", "openAPIV3Schema")), CONFIG);
+            JsonSchema crdSchema =
+                    SCHEMAS.getSchema(JSON.valueToTree(at(version, "schema", "openAPIV3Schema")), CONFIG);
             crdSchema.validate(example).forEach(m -> problems.add("alm-example " + kind + ": " + m.getMessage()));
         }
         return problems;
@@ -249,8 +374,8 @@ class BundleValidationTest {
             }
             for (String section : List.of("spec", "status")) {
                 Map<String, Object> schema = at(crdVersion, "schema", "openAPIV3Schema", "properties", section);
-                List<Map<String, Object>> descriptors = Objects.requireNonNullElse(at(owned, section + "Descriptors"),
-                        List.of());
+                List<Map<String, Object>> descriptors =
+                        Objects.requireNonNullElse(at(owned, section + "Descriptors"), List.of());
                 for (Map<String, Object> d : descriptors) {
                     if (!GeneratedArtifactsTest.schemaHasPath(schema, String.valueOf(d.get("path")))) {
                         problems.add(owned.get("kind") + " " + section + "Descriptor " + d.get("path")
@@ -263,30 +388,38 @@ class BundleValidationTest {
     }
 
     private static List<String> ownedCrds(Bundle b) {
-        return owned(b).stream().filter(o -> crdVersion(b, o) == null)
-                .map(o -> "owned " + o.get("name") + " " + o.get("version") + " is not a served version of a bundled CRD")
+        return owned(b).stream()
+                .filter(o -> crdVersion(b, o) == null)
+                .map(o ->
+                        "owned " + o.get("name") + " " + o.get("version") + " is not a served version of a bundled CRD")
                 .toList();
     }
 
     private static List<String> webhooks(Bundle b) {
         List<String> problems = new ArrayList<>();
-        List<Map<String, Object>> definitions = Objects.requireNonNullElse(at(b.spec(), "webhookdefinitions"), List.of());
+        List<Map<String, Object>> definitions =
+                Objects.requireNonNullElse(at(b.spec(), "webhookdefinitions"), List.of());
         Set<String> ownedResources = b.crds().stream()
-                .map(c -> at(c, "spec", "group") + "/" + at(c, "spec", "names", "plural")).collect(Collectors.toSet());
+                .map(c -> at(c, "spec", "group") + "/" + at(c, "spec", "names", "plural"))
+                .collect(Collectors.toSet());
         for (Map<String, Object> w : definitions) {
             String name = String.valueOf(w.get("generateName"));
             List<Map<String, Object>> deployments = at(b.spec(), "install", "spec", "deployments");
-            Map<String, Object> deployment = deployments.stream().filter(d -> Objects.equals(d.get("name"),
-                    w.get("deploymentName"))).findFirst().orElse(null);
+            Map<String, Object> deployment = deployments.stream()
+                    .filter(d -> Objects.equals(d.get("name"), w.get("deploymentName")))
+                    .findFirst()
+                    .orElse(null);
             if (deployment == null) {
                 problems.add(name + ": deploymentName " + w.get("deploymentName") + " is not a CSV deployment");
             } else {
                 List<Map<String, Object>> containers = at(deployment, "spec", "template", "spec", "containers");
                 Object port = w.getOrDefault("targetPort", w.get("containerPort"));
-                boolean served = containers.stream().flatMap(c -> ManifestAssembly.<List<Map<String, Object>>> at(c, "ports")
-                        .stream()).anyMatch(p -> Objects.equals(p.get("containerPort"), port));
+                boolean served = containers.stream()
+                        .flatMap(c -> ManifestAssembly.<List<Map<String, Object>>>at(c, "ports").stream())
+                        .anyMatch(p -> Objects.equals(p.get("containerPort"), port));
                 if (!served) {
-                    problems.add(name + ": targetPort " + port + " is not a container port of " + w.get("deploymentName"));
+                    problems.add(
+                            name + ": targetPort " + port + " is not a container port of " + w.get("deploymentName"));
                 }
             }
             if (!TenureCsvMetadata.VALIDATING_WEBHOOK_PATH.equals(w.get("webhookPath"))) {
@@ -294,12 +427,14 @@ class BundleValidationTest {
                         + TenureCsvMetadata.VALIDATING_WEBHOOK_PATH + ")");
             }
             if (!Set.of("None", "NoneOnDryRun").contains(String.valueOf(w.get("sideEffects")))) {
-                problems.add(name + ": sideEffects " + w.get("sideEffects") + " (admission v1 allows None, NoneOnDryRun)");
+                problems.add(
+                        name + ": sideEffects " + w.get("sideEffects") + " (admission v1 allows None, NoneOnDryRun)");
             }
-            if (!Objects.requireNonNullElse((List<?>) w.get("admissionReviewVersions"), List.of()).contains("v1")) {
+            if (!Objects.requireNonNullElse((List<?>) w.get("admissionReviewVersions"), List.of())
+                    .contains("v1")) {
                 problems.add(name + ": admissionReviewVersions lacks v1");
             }
-            for (Map<String, Object> rule : ManifestAssembly.<List<Map<String, Object>>> at(w, "rules")) {
+            for (Map<String, Object> rule : ManifestAssembly.<List<Map<String, Object>>>at(w, "rules")) {
                 for (Object group : (List<?>) rule.get("apiGroups")) {
                     for (Object resource : (List<?>) rule.get("resources")) {
                         if (!ownedResources.contains(group + "/" + resource)) {
@@ -321,9 +456,11 @@ class BundleValidationTest {
                 problems.add("install mode " + m.get("type") + " listed twice");
             }
         });
-        boolean all = modes.stream().anyMatch(m -> "AllNamespaces".equals(m.get("type")) && Boolean.TRUE.equals(m.get("supported")));
+        boolean all = modes.stream()
+                .anyMatch(m -> "AllNamespaces".equals(m.get("type")) && Boolean.TRUE.equals(m.get("supported")));
         if (withWebhooks && at(b.spec(), "webhookdefinitions") != null && !all) {
-            problems.add("a CSV with webhookdefinitions must support AllNamespaces (OLM installs webhooks cluster-wide)");
+            problems.add(
+                    "a CSV with webhookdefinitions must support AllNamespaces (OLM installs webhooks cluster-wide)");
         }
         return problems;
     }
@@ -348,17 +485,20 @@ class BundleValidationTest {
             Set<Object> names = entries.stream().map(e -> e.get("name")).collect(Collectors.toSet());
             for (Map<String, Object> entry : entries) {
                 if (!bundles.containsKey(String.valueOf(entry.get("name")))) {
-                    problems.add("channel " + channel.get("name") + " entry " + entry.get("name") + " has no olm.bundle");
+                    problems.add(
+                            "channel " + channel.get("name") + " entry " + entry.get("name") + " has no olm.bundle");
                 }
                 if (entry.get("replaces") != null && !names.contains(entry.get("replaces"))) {
                     problems.add("channel " + channel.get("name") + " entry " + entry.get("name") + " replaces "
                             + entry.get("replaces") + ", which is not in the channel (dangling)");
                 }
             }
-            long heads = entries.stream().filter(e -> entries.stream().noneMatch(o -> e.get("name").equals(o.get("replaces"))))
+            long heads = entries.stream()
+                    .filter(e -> entries.stream().noneMatch(o -> e.get("name").equals(o.get("replaces"))))
                     .count();
             if (heads != 1) {
-                problems.add("channel " + channel.get("name") + " has " + heads + " heads; the upgrade graph needs one");
+                problems.add(
+                        "channel " + channel.get("name") + " has " + heads + " heads; the upgrade graph needs one");
             }
         }
         if (!channels.contains(String.valueOf(packages.get(0).get("defaultChannel")))) {
@@ -369,7 +509,8 @@ class BundleValidationTest {
                 problems.add("bundle " + bundle.get("name") + " of package " + bundle.get("package"));
             }
             Map<String, Object> value = olmPackage(bundle);
-            if (value == null || !pkg.equals(value.get("packageName"))
+            if (value == null
+                    || !pkg.equals(value.get("packageName"))
                     || !String.valueOf(bundle.get("name")).equals(pkg + ".v" + value.get("version"))) {
                 problems.add("bundle " + bundle.get("name") + ": olm.package property " + value
                         + " does not match its name");
@@ -381,8 +522,10 @@ class BundleValidationTest {
     private static List<String> fbcDescribesBundle(Bundle b) {
         List<String> problems = new ArrayList<>();
         String name = at(b.csv(), "metadata", "name");
-        Map<String, Object> bundle = ofSchema(b, "olm.bundle").stream().filter(d -> name.equals(d.get("name")))
-                .findFirst().orElse(null);
+        Map<String, Object> bundle = ofSchema(b, "olm.bundle").stream()
+                .filter(d -> name.equals(d.get("name")))
+                .findFirst()
+                .orElse(null);
         if (bundle == null) {
             return List.of("no olm.bundle named " + name + " in the catalog");
         }
@@ -393,16 +536,24 @@ class BundleValidationTest {
         }
         for (Map<String, Object> channel : ofSchema(b, "olm.channel")) {
             List<Map<String, Object>> entries = at(channel, "entries");
-            entries.stream().filter(e -> name.equals(e.get("name"))).findFirst().ifPresentOrElse(e -> {
-                if (!Objects.equals(e.get("replaces"), b.spec().get("replaces"))) {
-                    problems.add("channel " + channel.get("name") + " says " + name + " replaces " + e.get("replaces")
-                            + ", the CSV says " + b.spec().get("replaces"));
-                }
-            }, () -> problems.add("channel " + channel.get("name") + " has no entry " + name));
+            entries.stream()
+                    .filter(e -> name.equals(e.get("name")))
+                    .findFirst()
+                    .ifPresentOrElse(
+                            e -> {
+                                if (!Objects.equals(e.get("replaces"), b.spec().get("replaces"))) {
+                                    problems.add("channel " + channel.get("name") + " says " + name + " replaces "
+                                            + e.get("replaces") + ", the CSV says "
+                                            + b.spec().get("replaces"));
+                                }
+                            },
+                            () -> problems.add("channel " + channel.get("name") + " has no entry " + name));
         }
-        Set<String> gvks = ManifestAssembly.<List<Map<String, Object>>> at(bundle, "properties").stream()
-                .filter(p -> "olm.gvk".equals(p.get("type"))).map(p -> (Map<String, Object>) p.get("value"))
-                .map(v -> v.get("group") + "/" + v.get("version") + "/" + v.get("kind")).collect(Collectors.toSet());
+        Set<String> gvks = ManifestAssembly.<List<Map<String, Object>>>at(bundle, "properties").stream()
+                .filter(p -> "olm.gvk".equals(p.get("type")))
+                .map(p -> (Map<String, Object>) p.get("value"))
+                .map(v -> v.get("group") + "/" + v.get("version") + "/" + v.get("kind"))
+                .collect(Collectors.toSet());
         for (Map<String, Object> o : owned(b)) {
             String name2 = String.valueOf(o.get("name"));
             String gvk = name2.substring(name2.indexOf('.') + 1) + "/" + o.get("version") + "/" + o.get("kind");
@@ -433,12 +584,14 @@ class BundleValidationTest {
     }
 
     private static Map<String, Object> crdVersion(Bundle b, Map<String, Object> owned) {
-        return b.crds().stream().filter(c -> Objects.equals(at(c, "metadata", "name"), owned.get("name")))
-                .flatMap(c -> ManifestAssembly.<List<Map<String, Object>>> at(c, "spec", "versions").stream())
-                .filter(v -> Objects.equals(v.get("name"), owned.get("version")) && Boolean.TRUE.equals(v.get("served")))
-                .findFirst().orElse(null);
+        return b.crds().stream()
+                .filter(c -> Objects.equals(at(c, "metadata", "name"), owned.get("name")))
+                .flatMap(c -> ManifestAssembly.<List<Map<String, Object>>>at(c, "spec", "versions").stream())
+                .filter(v ->
+                        Objects.equals(v.get("name"), owned.get("version")) && Boolean.TRUE.equals(v.get("served")))
+                .findFirst()
+                .orElse(null);
     }
-
 
     private static List<Map<String, Object>> ofSchema(Bundle b, String schema) {
         return b.catalog().stream().filter(d -> schema.equals(d.get("schema"))).toList();
@@ -450,9 +603,11 @@ class BundleValidationTest {
 
     @SuppressWarnings("unchecked")
     private static Map<String, Object> olmPackage(Map<String, Object> bundle) {
-        return ManifestAssembly.<List<Map<String, Object>>> at(bundle, "properties").stream()
-                .filter(p -> "olm.package".equals(p.get("type"))).map(p -> (Map<String, Object>) p.get("value"))
-                .findFirst().orElse(null);
+        return ManifestAssembly.<List<Map<String, Object>>>at(bundle, "properties").stream()
+                .filter(p -> "olm.package".equals(p.get("type")))
+                .map(p -> (Map<String, Object>) p.get("value"))
+                .findFirst()
+                .orElse(null);
     }
 
     private static Map<String, Object> olmPackageProperty(Bundle b) {
@@ -468,7 +623,8 @@ class BundleValidationTest {
     }
 
     private static Map<String, Object> webhook(Bundle b) {
-        return ManifestAssembly.<List<Map<String, Object>>> at(b.spec(), "webhookdefinitions").get(0);
+        return ManifestAssembly.<List<Map<String, Object>>>at(b.spec(), "webhookdefinitions")
+                .get(0);
     }
 
     private static List<Map<String, Object>> installModes(Bundle b) {

@@ -22,7 +22,8 @@ import org.junit.jupiter.api.Test;
  */
 class ConfigurationReferenceTest {
 
-    private static final Pattern ROW = Pattern.compile("^\\| `(tenure\\.[a-z0-9.-]+)` \\| ([^|]+) \\|", Pattern.MULTILINE);
+    private static final Pattern ROW =
+            Pattern.compile("^\\| `(tenure\\.[a-z0-9.-]+)` \\| ([^|]+) \\|", Pattern.MULTILINE);
 
     @Test
     void everyKeyIsDocumentedWithItsDefault() throws IOException {
@@ -35,9 +36,10 @@ class ConfigurationReferenceTest {
         while (m.find()) {
             documented.put(m.group(1), m.group(2).trim());
         }
-        keys.forEach((key, value) -> assertThat(documented).as("README configuration row for " + key)
-                .containsEntry(key, value));
-        assertThat(documented.keySet()).as("README rows for keys the mapping does not have")
+        keys.forEach((key, value) ->
+                assertThat(documented).as("README configuration row for " + key).containsEntry(key, value));
+        assertThat(documented.keySet())
+                .as("README rows for keys the mapping does not have")
                 .isSubsetOf(keys.keySet());
     }
 
@@ -48,10 +50,16 @@ class ConfigurationReferenceTest {
     @Test
     void applicationPropertiesSetEachKeyOnce() throws IOException {
         java.util.List<String> keys = java.nio.file.Files.readAllLines(
-                java.nio.file.Path.of("src/main/resources/application.properties")).stream()
-                .map(String::strip).filter(l -> !l.isEmpty() && !l.startsWith("#") && l.contains("="))
-                .map(l -> l.substring(0, l.indexOf('=')).strip()).toList();
-        assertThat(keys).as("keys of application.properties").hasSizeGreaterThan(20).doesNotHaveDuplicates();
+                        java.nio.file.Path.of("src/main/resources/application.properties"))
+                .stream()
+                .map(String::strip)
+                .filter(l -> !l.isEmpty() && !l.startsWith("#") && l.contains("="))
+                .map(l -> l.substring(0, l.indexOf('=')).strip())
+                .toList();
+        assertThat(keys)
+                .as("keys of application.properties")
+                .hasSizeGreaterThan(20)
+                .doesNotHaveDuplicates();
     }
 
     /** Leaf keys of a mapping interface, kebab-cased as SmallRye names them, with the default as documented. */
@@ -67,7 +75,9 @@ class ConfigurationReferenceTest {
             }
             WithDefault d = method.getAnnotation(WithDefault.class);
             boolean optional = type == Optional.class || type == OptionalInt.class;
-            assertThat(d != null || optional).as(key + " has a default or is optional").isTrue();
+            assertThat(d != null || optional)
+                    .as(key + " has a default or is optional")
+                    .isTrue();
             out.put(key, d == null ? "unset" : "`" + d.value() + "`");
         }
     }

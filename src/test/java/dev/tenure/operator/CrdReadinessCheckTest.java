@@ -2,15 +2,13 @@ package dev.tenure.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 import java.util.Optional;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
-import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder;
 
 class CrdReadinessCheckTest {
 
@@ -19,15 +17,31 @@ class CrdReadinessCheckTest {
     static Stream<Arguments> cases() {
         return Stream.of(
                 Arguments.of("missing CRD", Optional.empty(), false, "missing: install it from deploy/"),
-                Arguments.of("no status at all", Optional.of(crd()), true, "present (the API server reports no conditions)"),
-                Arguments.of("names accepted, not yet established", Optional.of(crd("NamesAccepted", "True",
-                        "NoConflicts", "no conflicts found")), false, "not established yet"),
-                Arguments.of("established", Optional.of(crd("Established", "True", "InitialNamesAccepted", "ok")),
-                        true, "Established"),
-                Arguments.of("not established", Optional.of(crd("Established", "False", "Installing", "in progress")),
-                        false, "not established: Installing in progress"),
-                Arguments.of("name conflict", Optional.of(crd("NamesAccepted", "False", "ListKindConflict",
-                        "\"NodeMaintenanceList\" is already in use")), false,
+                Arguments.of(
+                        "no status at all", Optional.of(crd()), true, "present (the API server reports no conditions)"),
+                Arguments.of(
+                        "names accepted, not yet established",
+                        Optional.of(crd("NamesAccepted", "True", "NoConflicts", "no conflicts found")),
+                        false,
+                        "not established yet"),
+                Arguments.of(
+                        "established",
+                        Optional.of(crd("Established", "True", "InitialNamesAccepted", "ok")),
+                        true,
+                        "Established"),
+                Arguments.of(
+                        "not established",
+                        Optional.of(crd("Established", "False", "Installing", "in progress")),
+                        false,
+                        "not established: Installing in progress"),
+                Arguments.of(
+                        "name conflict",
+                        Optional.of(crd(
+                                "NamesAccepted",
+                                "False",
+                                "ListKindConflict",
+                                "\"NodeMaintenanceList\" is already in use")),
+                        false,
                         "names not accepted: ListKindConflict"));
     }
 
@@ -40,11 +54,19 @@ class CrdReadinessCheckTest {
     }
 
     private static CustomResourceDefinition crd(String... condition) {
-        CustomResourceDefinitionBuilder builder = new CustomResourceDefinitionBuilder().withNewMetadata().withName(NAME)
+        CustomResourceDefinitionBuilder builder = new CustomResourceDefinitionBuilder()
+                .withNewMetadata()
+                .withName(NAME)
                 .endMetadata();
         if (condition.length > 0) {
-            builder.withNewStatus().addNewCondition().withType(condition[0]).withStatus(condition[1])
-                    .withReason(condition[2]).withMessage(condition[3]).endCondition().endStatus();
+            builder.withNewStatus()
+                    .addNewCondition()
+                    .withType(condition[0])
+                    .withStatus(condition[1])
+                    .withReason(condition[2])
+                    .withMessage(condition[3])
+                    .endCondition()
+                    .endStatus();
         }
         return builder.build();
     }

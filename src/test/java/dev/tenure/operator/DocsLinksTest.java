@@ -43,11 +43,14 @@ class DocsLinksTest {
                 }
                 int hash = target.indexOf('#');
                 String file = hash < 0 ? target : target.substring(0, hash);
-                Path resolved = file.isEmpty() ? page : page.toAbsolutePath().getParent().resolve(file).normalize();
+                Path resolved = file.isEmpty()
+                        ? page
+                        : page.toAbsolutePath().getParent().resolve(file).normalize();
                 if (!Files.exists(resolved)) {
                     broken.add(page + ": " + target);
-                } else if (hash >= 0 && !anchors.computeIfAbsent(resolved, DocsLinksTest::headings)
-                        .contains(target.substring(hash + 1))) {
+                } else if (hash >= 0
+                        && !anchors.computeIfAbsent(resolved, DocsLinksTest::headings)
+                                .contains(target.substring(hash + 1))) {
                     broken.add(page + ": " + target);
                 }
             }
@@ -83,8 +86,11 @@ class DocsLinksTest {
                 if (code || !line.matches("^#+ .*")) {
                     continue;
                 }
-                String a = line.replaceFirst("^#+\\s*", "").strip().toLowerCase()
-                        .replaceAll("[^\\p{L}\\p{N} _-]", "").replace(' ', '-');
+                String a = line.replaceFirst("^#+\\s*", "")
+                        .strip()
+                        .toLowerCase()
+                        .replaceAll("[^\\p{L}\\p{N} _-]", "")
+                        .replace(' ', '-');
                 int n = seen.merge(a, 1, Integer::sum);
                 out.add(n == 1 ? a : a + "-" + (n - 1));
             }

@@ -2,6 +2,8 @@ package dev.tenure.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,14 +16,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * What we ship, parsed and checked: the committed OLM bundle (olm-bundle/) and plain manifests
@@ -34,14 +32,25 @@ class GeneratedArtifactsTest {
     private static final Path DEPLOY = Path.of("deploy");
     /** Where runbook links point: files of the repository on GitHub. */
     private static final String REPOSITORY_FILES = "https://github.com/tenure-dev/tenure/blob/main/";
+
     private static final ObjectMapper JSON = new ObjectMapper();
     /**
      * Kinds OLM installs from a registry+v1 bundle that every cluster serves (OLM's supported bundle
      * kinds, less those that need another operator's CRDs, such as ServiceMonitor and PrometheusRule).
      */
-    private static final Set<String> BARE_CLUSTER_BUNDLE_KINDS = Set.of("ClusterServiceVersion",
-            "CustomResourceDefinition", "Service", "ConfigMap", "Secret", "ServiceAccount", "ClusterRole",
-            "ClusterRoleBinding", "Role", "RoleBinding", "PodDisruptionBudget", "PriorityClass");
+    private static final Set<String> BARE_CLUSTER_BUNDLE_KINDS = Set.of(
+            "ClusterServiceVersion",
+            "CustomResourceDefinition",
+            "Service",
+            "ConfigMap",
+            "Secret",
+            "ServiceAccount",
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "Role",
+            "RoleBinding",
+            "PodDisruptionBudget",
+            "PriorityClass");
 
     // --- OLM bundle --------------------------------------------------------------------------
 
@@ -49,23 +58,27 @@ class GeneratedArtifactsTest {
     void csvCarriesTheListingMetadata() throws IOException {
         Map<String, Object> csv = csv();
         Map<String, Object> spec = at(csv, "spec");
-        assertThat(spec).containsEntry("displayName", "Tenure").containsEntry("maturity", "alpha")
+        assertThat(spec)
+                .containsEntry("displayName", "Tenure")
+                .containsEntry("maturity", "alpha")
                 .containsKey("minKubeVersion");
         assertThat((String) spec.get("description")).contains("kind: NodeMaintenance", "nodeName:");
         assertThat((List<Object>) spec.get("keywords")).contains("node", "maintenance", "drain");
         assertThat((List<Object>) spec.get("maintainers")).isNotEmpty();
         assertThat((List<Object>) spec.get("links")).isNotEmpty();
-        assertThat(ManifestAssembly.<String> at(csv, "spec", "provider", "name")).isEqualTo("Tenure");
+        assertThat(ManifestAssembly.<String>at(csv, "spec", "provider", "name")).isEqualTo("Tenure");
         // Cluster-scoped CR and cluster-wide nodes: only AllNamespaces makes sense.
         List<Map<String, Object>> modes = at(csv, "spec", "installModes");
-        assertThat(modes).filteredOn(m -> Boolean.TRUE.equals(m.get("supported")))
-                .extracting(m -> m.get("type")).containsExactly("AllNamespaces");
+        assertThat(modes)
+                .filteredOn(m -> Boolean.TRUE.equals(m.get("supported")))
+                .extracting(m -> m.get("type"))
+                .containsExactly("AllNamespaces");
     }
 
     @Test
     void almExampleIsAValidNodeMaintenance() throws IOException {
-        JsonNode examples = JSON.readTree(ManifestAssembly.<String> at(csv(), "metadata", "annotations",
-                "alm-examples"));
+        JsonNode examples =
+                JSON.readTree(ManifestAssembly.<String>at(csv(), "metadata", "annotations", "alm-examples"));
         assertThat(examples).hasSize(1);
         JsonNode example = examples.get(0);
         assertThat(example.get("apiVersion").asText()).isEqualTo("tenure.dev/v1alpha1");
@@ -75,9 +88,13 @@ class GeneratedArtifactsTest {
 
         Map<String, Object> specSchema = schema(crd("NodeMaintenance"), "spec");
         Map<String, Object> properties = at(specSchema, "properties");
-        example.get("spec").fieldNames().forEachRemaining(field -> assertThat(properties).containsKey(field));
+        example.get("spec")
+                .fieldNames()
+                .forEachRemaining(field -> assertThat(properties).containsKey(field));
         List<String> required = Objects.requireNonNullElse(at(specSchema, "required"), List.of());
-        required.forEach(field -> assertThat(example.get("spec").has(field)).as("required " + field).isTrue());
+        required.forEach(field -> assertThat(example.get("spec").has(field))
+                .as("required " + field)
+                .isTrue());
     }
 
     @Test
@@ -88,7 +105,8 @@ class GeneratedArtifactsTest {
         for (Map<String, Object> crd : crds) {
             String name = at(crd, "metadata", "name");
             String kind = at(crd, "spec", "names", "kind");
-            assertThat(owned).as("owned entry for " + name)
+            assertThat(owned)
+                    .as("owned entry for " + name)
                     .anySatisfy(o -> assertThat(o).containsEntry("name", name).containsEntry("kind", kind));
         }
         for (Map<String, Object> entry : owned) {
@@ -96,17 +114,20 @@ class GeneratedArtifactsTest {
             Map<String, Object> crd = crd((String) entry.get("kind"));
             for (String section : List.of("spec", "status")) {
                 List<Map<String, Object>> descriptors = Objects.requireNonNullElse(
-                        ManifestAssembly.<List<Map<String, Object>>> at(entry, section + "Descriptors"), List.of());
+                        ManifestAssembly.<List<Map<String, Object>>>at(entry, section + "Descriptors"), List.of());
                 for (Map<String, Object> descriptor : descriptors) {
                     assertThat(schemaHasPath(schema(crd, section), (String) descriptor.get("path")))
-                            .as("%s %s descriptor path %s exists in the CRD schema", entry.get("kind"), section,
-                                    descriptor.get("path"))
+                            .as(
+                                    "%s %s descriptor path %s exists in the CRD schema",
+                                    entry.get("kind"), section, descriptor.get("path"))
                             .isTrue();
                 }
             }
         }
-        Map<String, Object> nodeMaintenance = owned.stream().filter(o -> "NodeMaintenance".equals(o.get("kind")))
-                .findFirst().orElseThrow();
+        Map<String, Object> nodeMaintenance = owned.stream()
+                .filter(o -> "NodeMaintenance".equals(o.get("kind")))
+                .findFirst()
+                .orElseThrow();
         assertThat(paths(nodeMaintenance, "statusDescriptors")).contains("phase", "drainProgress", "pendingPods");
         assertThat(paths(nodeMaintenance, "specDescriptors")).contains("nodeName", "reason");
     }
@@ -114,14 +135,19 @@ class GeneratedArtifactsTest {
     @Test
     void nodeMaintenanceCrdIsClusterScopedWithPrinterColumns() throws IOException {
         Map<String, Object> crd = crd("NodeMaintenance");
-        assertThat(ManifestAssembly.<String> at(crd, "spec", "scope")).isEqualTo("Cluster");
-        assertThat(ManifestAssembly.<List<String>> at(crd, "spec", "names", "shortNames")).containsExactly("tnm");
+        assertThat(ManifestAssembly.<String>at(crd, "spec", "scope")).isEqualTo("Cluster");
+        assertThat(ManifestAssembly.<List<String>>at(crd, "spec", "names", "shortNames"))
+                .containsExactly("tnm");
         List<Map<String, Object>> versions = at(crd, "spec", "versions");
-        Map<String, Object> v1alpha1 = versions.stream().filter(v -> "v1alpha1".equals(v.get("name"))).findFirst()
+        Map<String, Object> v1alpha1 = versions.stream()
+                .filter(v -> "v1alpha1".equals(v.get("name")))
+                .findFirst()
                 .orElseThrow();
         List<Map<String, Object>> columns = at(v1alpha1, "additionalPrinterColumns");
         // DESIGN §3's order (ManifestAssembly; the generator alone sorts them by JSON path).
-        assertThat(columns).extracting(c -> c.get("name")).containsExactly("Node", "Phase", "Progress", "Reason", "Age");
+        assertThat(columns)
+                .extracting(c -> c.get("name"))
+                .containsExactly("Node", "Phase", "Progress", "Reason", "Age");
     }
 
     @Test
@@ -129,11 +155,13 @@ class GeneratedArtifactsTest {
         Map<String, Object> csv = csv();
         List<Map<String, Object>> webhooks = at(csv, "spec", "webhookdefinitions");
         assertThat(webhooks).singleElement().satisfies(webhook -> {
-            assertThat(webhook).containsEntry("type", "ValidatingAdmissionWebhook")
+            assertThat(webhook)
+                    .containsEntry("type", "ValidatingAdmissionWebhook")
                     .containsEntry("webhookPath", "/validate-nodemaintenance")
                     .containsEntry("sideEffects", "None");
             assertThat((List<Object>) webhook.get("admissionReviewVersions")).contains("v1");
-            Map<String, Object> rule = ManifestAssembly.<List<Map<String, Object>>> at(webhook, "rules").get(0);
+            Map<String, Object> rule = ManifestAssembly.<List<Map<String, Object>>>at(webhook, "rules")
+                    .get(0);
             assertThat((List<Object>) rule.get("apiGroups")).containsExactly("tenure.dev");
             assertThat((List<Object>) rule.get("apiVersions")).containsExactly("v1alpha1");
             assertThat((List<Object>) rule.get("resources")).containsExactly("nodemaintenances");
@@ -141,7 +169,7 @@ class GeneratedArtifactsTest {
 
             Map<String, Object> deployment = csvDeployment(csv, (String) webhook.get("deploymentName"));
             Map<String, Object> container = operatorContainer(at(deployment, "spec"));
-            assertThat(ManifestAssembly.<List<Map<String, Object>>> at(container, "ports"))
+            assertThat(ManifestAssembly.<List<Map<String, Object>>>at(container, "ports"))
                     .anySatisfy(p -> assertThat(p.get("containerPort")).isEqualTo(webhook.get("targetPort")));
         });
     }
@@ -151,7 +179,7 @@ class GeneratedArtifactsTest {
         Map<String, Object> csv = csv();
         Map<String, Object> deploymentSpec = at(csvDeployment(csv, "tenure-operator"), "spec");
         assertHardened(deploymentSpec);
-        assertThat(ManifestAssembly.<String> at(csv, "metadata", "annotations", "containerImage"))
+        assertThat(ManifestAssembly.<String>at(csv, "metadata", "annotations", "containerImage"))
                 .isEqualTo(operatorContainer(deploymentSpec).get("image"));
     }
 
@@ -172,21 +200,26 @@ class GeneratedArtifactsTest {
      * the whole suite recorded the operator's requests.
      */
     @ParameterizedTest(name = "{0}")
-    @ValueSource(strings = { "plain manifests", "CSV" })
+    @ValueSource(strings = {"plain manifests", "CSV"})
     void operatorNeitherCreatesNorDeletesNodesNorTouchesFinalizers(String source) throws IOException {
         List<Map<String, Object>> rules = source.equals("CSV") ? csvRules() : plainRules();
         assertThat(rules).isNotEmpty().allSatisfy(rule -> {
-            List<Object> resources = Objects.requireNonNullElse(ManifestAssembly.<List<Object>> at(rule, "resources"),
-                    List.of());
-            List<Object> verbs = Objects.requireNonNullElse(ManifestAssembly.<List<Object>> at(rule, "verbs"), List.of());
-            assertThat(resources).as("rule %s", rule).noneMatch(r -> String.valueOf(r).endsWith("/finalizers"));
+            List<Object> resources =
+                    Objects.requireNonNullElse(ManifestAssembly.<List<Object>>at(rule, "resources"), List.of());
+            List<Object> verbs =
+                    Objects.requireNonNullElse(ManifestAssembly.<List<Object>>at(rule, "verbs"), List.of());
+            assertThat(resources)
+                    .as("rule %s", rule)
+                    .noneMatch(r -> String.valueOf(r).endsWith("/finalizers"));
             if (resources.contains("nodes") || resources.contains("nodes/status")) {
                 assertThat(verbs).as("rule %s", rule).doesNotContain("create", "update", "delete");
             }
         });
-        assertThat(rules).as("NodeMaintenance: read, watched, patched (finalizer), status patched; never created")
-                .filteredOn(r -> ManifestAssembly.<List<Object>> at(r, "apiGroups").contains("tenure.dev"))
-                .allSatisfy(r -> assertThat(ManifestAssembly.<List<Object>> at(r, "verbs"))
+        assertThat(rules)
+                .as("NodeMaintenance: read, watched, patched (finalizer), status patched; never created")
+                .filteredOn(
+                        r -> ManifestAssembly.<List<Object>>at(r, "apiGroups").contains("tenure.dev"))
+                .allSatisfy(r -> assertThat(ManifestAssembly.<List<Object>>at(r, "verbs"))
                         .doesNotContain("create", "update", "delete"));
     }
 
@@ -195,31 +228,44 @@ class GeneratedArtifactsTest {
     void crdSchemaCarriesDefaultsConditionMapTimestampFormatsAndProgressBounds() throws IOException {
         requireBundle();
         Map<String, Object> crd = bundleCrds().stream()
-                .filter(c -> "NodeMaintenance".equals(ManifestAssembly.at(c, "spec", "names", "kind"))).findFirst().orElseThrow();
+                .filter(c -> "NodeMaintenance".equals(ManifestAssembly.at(c, "spec", "names", "kind")))
+                .findFirst()
+                .orElseThrow();
         List<Map<String, Object>> versions = ManifestAssembly.at(crd, "spec", "versions");
         Map<String, Object> root = ManifestAssembly.at(versions.get(0), "schema", "openAPIV3Schema", "properties");
         Map<String, Object> drain = ManifestAssembly.at(root, "spec", "properties", "drain", "properties");
-        assertThat(ManifestAssembly.<Object> at(drain, "ignoreDaemonSets", "default")).isEqualTo(true);
-        assertThat(ManifestAssembly.<Object> at(drain, "deleteEmptyDirData", "default")).isEqualTo(true);
-        assertThat(ManifestAssembly.<Object> at(drain, "force", "default")).isEqualTo(true);
-        assertThat(ManifestAssembly.<Object> at(drain, "gracePeriodSeconds", "default")).isEqualTo(-1);
-        assertThat(ManifestAssembly.<Object> at(drain, "evictionRetryDelay", "default")).isEqualTo("5s");
+        assertThat(ManifestAssembly.<Object>at(drain, "ignoreDaemonSets", "default"))
+                .isEqualTo(true);
+        assertThat(ManifestAssembly.<Object>at(drain, "deleteEmptyDirData", "default"))
+                .isEqualTo(true);
+        assertThat(ManifestAssembly.<Object>at(drain, "force", "default")).isEqualTo(true);
+        assertThat(ManifestAssembly.<Object>at(drain, "gracePeriodSeconds", "default"))
+                .isEqualTo(-1);
+        assertThat(ManifestAssembly.<Object>at(drain, "evictionRetryDelay", "default"))
+                .isEqualTo("5s");
         Map<String, Object> handover = ManifestAssembly.at(root, "spec", "properties", "handover", "properties");
-        assertThat(ManifestAssembly.<Object> at(handover, "enabled", "default")).isEqualTo(true);
-        assertThat(ManifestAssembly.<Object> at(handover, "timeout", "default")).isEqualTo("30s");
+        assertThat(ManifestAssembly.<Object>at(handover, "enabled", "default")).isEqualTo(true);
+        assertThat(ManifestAssembly.<Object>at(handover, "timeout", "default")).isEqualTo("30s");
         Map<String, Object> status = ManifestAssembly.at(root, "status", "properties");
-        assertThat(ManifestAssembly.<Object> at(status, "conditions", "x-kubernetes-list-type")).isEqualTo("map");
-        assertThat(ManifestAssembly.<List<Object>> at(status, "conditions", "x-kubernetes-list-map-keys")).containsExactly("type");
-        assertThat(ManifestAssembly.<List<Object>> at(status, "conditions", "items", "required")).contains("type", "status");
+        assertThat(ManifestAssembly.<Object>at(status, "conditions", "x-kubernetes-list-type"))
+                .isEqualTo("map");
+        assertThat(ManifestAssembly.<List<Object>>at(status, "conditions", "x-kubernetes-list-map-keys"))
+                .containsExactly("type");
+        assertThat(ManifestAssembly.<List<Object>>at(status, "conditions", "items", "required"))
+                .contains("type", "status");
         for (List<String> path : ManifestAssembly.STATUS_TIMESTAMPS) {
             Map<String, Object> node = status;
             for (String key : path) {
                 node = ManifestAssembly.at(node, key);
             }
-            assertThat(node.get("format")).as("format of status.%s", String.join(".", path)).isEqualTo("date-time");
+            assertThat(node.get("format"))
+                    .as("format of status.%s", String.join(".", path))
+                    .isEqualTo("date-time");
         }
-        assertThat(((Number) ManifestAssembly.at(status, "drainProgress", "minimum")).doubleValue()).isEqualTo(0.0);
-        assertThat(((Number) ManifestAssembly.at(status, "drainProgress", "maximum")).doubleValue()).isEqualTo(100.0);
+        assertThat(((Number) ManifestAssembly.at(status, "drainProgress", "minimum")).doubleValue())
+                .isEqualTo(0.0);
+        assertThat(((Number) ManifestAssembly.at(status, "drainProgress", "maximum")).doubleValue())
+                .isEqualTo(100.0);
     }
 
     /**
@@ -234,72 +280,90 @@ class GeneratedArtifactsTest {
         for (Path file : files(BUNDLE)) {
             ManifestAssembly.parseAll(Files.readString(file)).forEach(d -> kinds.add(d.get("kind")));
         }
-        assertThat(kinds).contains("ClusterServiceVersion", "CustomResourceDefinition", "Service",
-                "PodDisruptionBudget");
-        assertThat(kinds).allSatisfy(kind -> assertThat(BARE_CLUSTER_BUNDLE_KINDS).contains(String.valueOf(kind)));
-        assertThat(Files.exists(DEPLOY.resolve("monitoring/servicemonitor.yaml"))).isTrue();
-        assertThat(Files.exists(DEPLOY.resolve("monitoring/prometheusrule.yaml"))).isTrue();
+        assertThat(kinds)
+                .contains("ClusterServiceVersion", "CustomResourceDefinition", "Service", "PodDisruptionBudget");
+        assertThat(kinds)
+                .allSatisfy(kind -> assertThat(BARE_CLUSTER_BUNDLE_KINDS).contains(String.valueOf(kind)));
+        assertThat(Files.exists(DEPLOY.resolve("monitoring/servicemonitor.yaml")))
+                .isTrue();
+        assertThat(Files.exists(DEPLOY.resolve("monitoring/prometheusrule.yaml")))
+                .isTrue();
     }
 
     // --- Plain manifests ---------------------------------------------------------------------
 
     @Test
     void plainManifestsInstallTheOperatorWithoutOlm() throws IOException {
-        List<Map<String, Object>> all = ManifestAssembly.parseAll(
-                Files.readString(DEPLOY.resolve("tenure-operator.yaml")));
+        List<Map<String, Object>> all =
+                ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")));
         List<Object> kinds = all.stream().map(r -> r.get("kind")).toList();
         assertThat(kinds.get(0)).isEqualTo("Namespace");
-        assertThat(kinds).contains("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment", "Service")
+        assertThat(kinds)
+                .contains("ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Deployment", "Service")
                 .doesNotContain("ServiceMonitor", "PrometheusRule");
         if (Files.exists(BUNDLE)) {
-            assertThat(all.stream().filter(r -> "CustomResourceDefinition".equals(r.get("kind")))
-                    .map(r -> ManifestAssembly.<String> at(r, "metadata", "name")).collect(Collectors.toSet()))
-                    .isEqualTo(bundleCrds().stream().map(r -> ManifestAssembly.<String> at(r, "metadata", "name"))
+            assertThat(all.stream()
+                            .filter(r -> "CustomResourceDefinition".equals(r.get("kind")))
+                            .map(r -> ManifestAssembly.<String>at(r, "metadata", "name"))
+                            .collect(Collectors.toSet()))
+                    .isEqualTo(bundleCrds().stream()
+                            .map(r -> ManifestAssembly.<String>at(r, "metadata", "name"))
                             .collect(Collectors.toSet()));
         }
-        Map<String, Object> deployment = all.stream().filter(r -> "Deployment".equals(r.get("kind"))).findFirst()
+        Map<String, Object> deployment = all.stream()
+                .filter(r -> "Deployment".equals(r.get("kind")))
+                .findFirst()
                 .orElseThrow();
         assertHardened(at(deployment, "spec"));
         List<Map<String, Object>> rules = new ArrayList<>();
-        all.stream().filter(r -> Set.of("ClusterRole", "Role").contains(r.get("kind")))
+        all.stream()
+                .filter(r -> Set.of("ClusterRole", "Role").contains(r.get("kind")))
                 .forEach(r -> rules.addAll(Objects.requireNonNullElse(at(r, "rules"), List.of())));
         assertNoWildcards(rules);
         // No blanket role from quarkus-kubernetes-client's RBAC generation.
-        assertThat(all).noneSatisfy(r -> assertThat(ManifestAssembly.<String> at(r, "roleRef", "name"))
-                .isIn("view", "edit", "admin", "cluster-admin"));
+        assertThat(all)
+                .noneSatisfy(r -> assertThat(ManifestAssembly.<String>at(r, "roleRef", "name"))
+                        .isIn("view", "edit", "admin", "cluster-admin"));
     }
 
     @Test
     void serviceMonitorSelectsTheMetricsService() throws IOException {
         Map<String, Object> monitor = ManifestAssembly.parseAll(
-                Files.readString(DEPLOY.resolve("monitoring/servicemonitor.yaml"))).get(0);
-        Map<String, Object> service = ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")))
-                .stream().filter(r -> "Service".equals(r.get("kind"))).findFirst().orElseThrow();
+                        Files.readString(DEPLOY.resolve("monitoring/servicemonitor.yaml")))
+                .get(0);
+        Map<String, Object> service =
+                ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml"))).stream()
+                        .filter(r -> "Service".equals(r.get("kind")))
+                        .findFirst()
+                        .orElseThrow();
         Map<String, Object> selector = at(monitor, "spec", "selector", "matchLabels");
-        assertThat(ManifestAssembly.<Map<String, Object>> at(service, "metadata", "labels"))
+        assertThat(ManifestAssembly.<Map<String, Object>>at(service, "metadata", "labels"))
                 .containsAllEntriesOf(selector);
-        Map<String, Object> endpoint = ManifestAssembly.<List<Map<String, Object>>> at(monitor, "spec", "endpoints")
+        Map<String, Object> endpoint = ManifestAssembly.<List<Map<String, Object>>>at(monitor, "spec", "endpoints")
                 .get(0);
         assertThat(endpoint).containsEntry("path", "/q/metrics");
-        assertThat(ManifestAssembly.<List<Map<String, Object>>> at(service, "spec", "ports"))
+        assertThat(ManifestAssembly.<List<Map<String, Object>>>at(service, "spec", "ports"))
                 .anySatisfy(p -> assertThat(p.get("name")).isEqualTo(endpoint.get("port")));
     }
 
     @Test
     void alertsCoverWhatAnOperatorMustKnow() throws IOException {
         Map<String, Object> rule = ManifestAssembly.parseAll(
-                Files.readString(DEPLOY.resolve("monitoring/prometheusrule.yaml"))).get(0);
+                        Files.readString(DEPLOY.resolve("monitoring/prometheusrule.yaml")))
+                .get(0);
         List<Map<String, Object>> groups = at(rule, "spec", "groups");
         Map<String, Map<String, Object>> alerts = groups.stream()
-                .flatMap(g -> ManifestAssembly.<List<Map<String, Object>>> at(g, "rules").stream())
+                .flatMap(g -> ManifestAssembly.<List<Map<String, Object>>>at(g, "rules").stream())
                 .collect(Collectors.toMap(r -> (String) r.get("alert"), r -> r));
         assertThat(alerts.get("TenureMaintenanceStuck")).containsEntry("for", "1h");
         assertThat(alerts.get("TenureEvictionBlockedByPDB")).containsEntry("for", "30m");
-        assertThat((String) alerts.get("TenureEvictionBlockedByPDB").get("expr")).contains("blocked_by_pdb");
+        assertThat((String) alerts.get("TenureEvictionBlockedByPDB").get("expr"))
+                .contains("blocked_by_pdb");
         assertThat(alerts.get("TenureOperatorNoLeader")).containsEntry("for", "5m");
         assertThat((String) alerts.get("TenureLeaseRenewFailures").get("expr")).contains("renew_failures");
-        assertThat(alerts.values()).allSatisfy(a -> assertThat(ManifestAssembly.<String> at(a, "annotations",
-                "description")).isNotBlank());
+        assertThat(alerts.values())
+                .allSatisfy(a -> assertThat(ManifestAssembly.<String>at(a, "annotations", "description"))
+                        .isNotBlank());
     }
 
     @Test
@@ -309,12 +373,15 @@ class GeneratedArtifactsTest {
                 + Files.readString(DEPLOY.resolve("monitoring/prometheusrule.yaml"));
         JSON.readTree(Files.readString(DEPLOY.resolve("monitoring/grafana-dashboard.json"))); // valid JSON
         Set<String> names = new java.util.TreeSet<>();
-        Matcher matcher = Pattern.compile("\\b(tenure_[a-z_]+?)(?:_bucket|_count|_sum)?\\b").matcher(used);
+        Matcher matcher = Pattern.compile("\\b(tenure_[a-z_]+?)(?:_bucket|_count|_sum)?\\b")
+                .matcher(used);
         while (matcher.find()) {
             names.add(matcher.group(1));
         }
         assertThat(names).isNotEmpty();
-        assertThat(names).allSatisfy(name -> assertThat(readme).as("README documents " + name).contains(name));
+        assertThat(names)
+                .allSatisfy(name ->
+                        assertThat(readme).as("README documents " + name).contains(name));
     }
 
     /**
@@ -324,11 +391,16 @@ class GeneratedArtifactsTest {
      */
     @Test
     void operatorSurvivesTheDrainOfOneNodeInBothInstallPaths() throws IOException {
-        List<Map<String, Object>> plain = ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")));
-        Map<String, Object> plainDeployment = plain.stream().filter(r -> "Deployment".equals(r.get("kind")))
-                .findFirst().orElseThrow();
-        Map<String, Object> plainPdb = plain.stream().filter(r -> "PodDisruptionBudget".equals(r.get("kind")))
-                .findFirst().orElseThrow(() -> new AssertionError("no PodDisruptionBudget in deploy/"));
+        List<Map<String, Object>> plain =
+                ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")));
+        Map<String, Object> plainDeployment = plain.stream()
+                .filter(r -> "Deployment".equals(r.get("kind")))
+                .findFirst()
+                .orElseThrow();
+        Map<String, Object> plainPdb = plain.stream()
+                .filter(r -> "PodDisruptionBudget".equals(r.get("kind")))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no PodDisruptionBudget in deploy/"));
         assertSurvivesOneNodeDrain(at(plainDeployment, "spec"), plainPdb);
         requireBundle();
         Map<String, Object> bundlePdb = null;
@@ -354,19 +426,22 @@ class GeneratedArtifactsTest {
             assertThat(c).containsEntry("topologyKey", "kubernetes.io/hostname").containsEntry("maxSkew", 1);
             assertThat(podLabels).containsAllEntriesOf(at(c, "labelSelector", "matchLabels"));
         });
-        List<Map<String, Object>> antiAffinity = at(podSpec, "affinity", "podAntiAffinity",
-                "preferredDuringSchedulingIgnoredDuringExecution");
-        assertThat(antiAffinity).anySatisfy(t -> assertThat(podLabels)
-                .containsAllEntriesOf(at(t, "podAffinityTerm", "labelSelector", "matchLabels")));
+        List<Map<String, Object>> antiAffinity =
+                at(podSpec, "affinity", "podAntiAffinity", "preferredDuringSchedulingIgnoredDuringExecution");
+        assertThat(antiAffinity)
+                .anySatisfy(t -> assertThat(podLabels)
+                        .containsAllEntriesOf(at(t, "podAffinityTerm", "labelSelector", "matchLabels")));
         // The budget selects the operator's pods and allows exactly one of them to be evicted at a time.
         assertThat(podLabels).containsAllEntriesOf(at(pdb, "spec", "selector", "matchLabels"));
         Map<String, Object> pdbSpec = at(pdb, "spec");
-        int allowed = pdbSpec.containsKey("maxUnavailable") ? ((Number) pdbSpec.get("maxUnavailable")).intValue()
+        int allowed = pdbSpec.containsKey("maxUnavailable")
+                ? ((Number) pdbSpec.get("maxUnavailable")).intValue()
                 : replicas - ((Number) pdbSpec.get("minAvailable")).intValue();
         assertThat(allowed).as("evictions the budget allows at once").isEqualTo(1);
 
         String memory = at(operatorContainer(deploymentSpec), "resources", "requests", "memory");
-        assertThat(mebibytes(memory)).as("memory request %s vs the bench's RSS", memory)
+        assertThat(mebibytes(memory))
+                .as("memory request %s vs the bench's RSS", memory)
                 .isGreaterThanOrEqualTo(benchRssMebibytes());
     }
 
@@ -380,10 +455,12 @@ class GeneratedArtifactsTest {
     private static double benchRssMebibytes() throws IOException {
         JsonNode results = JSON.readTree(Files.readString(Path.of("bench", "results.json")));
         double max = 0;
-        for (JsonNode row : (Iterable<JsonNode>) () -> results.findParents("measurements").iterator()) {
+        for (JsonNode row :
+                (Iterable<JsonNode>) () -> results.findParents("measurements").iterator()) {
             if (row.path("title").asText().startsWith("Operator footprint")) {
                 for (JsonNode m : row.get("measurements")) {
-                    if (m.path("metric").asText().contains("RSS") && "MiB".equals(m.path("unit").asText())) {
+                    if (m.path("metric").asText().contains("RSS")
+                            && "MiB".equals(m.path("unit").asText())) {
                         max = Math.max(max, m.path("value").asDouble());
                     }
                 }
@@ -396,39 +473,56 @@ class GeneratedArtifactsTest {
     @Test
     void everyAlertLinksARunbookAndNoLeaderIsPerInstall() throws IOException {
         Map<String, Object> rule = ManifestAssembly.parseAll(
-                Files.readString(DEPLOY.resolve("monitoring/prometheusrule.yaml"))).get(0);
-        List<Map<String, Object>> alerts = ManifestAssembly.<List<Map<String, Object>>> at(rule, "spec", "groups")
-                .stream().flatMap(g -> ManifestAssembly.<List<Map<String, Object>>> at(g, "rules").stream()).toList();
+                        Files.readString(DEPLOY.resolve("monitoring/prometheusrule.yaml")))
+                .get(0);
+        List<Map<String, Object>> alerts =
+                ManifestAssembly.<List<Map<String, Object>>>at(rule, "spec", "groups").stream()
+                        .flatMap(g -> ManifestAssembly.<List<Map<String, Object>>>at(g, "rules").stream())
+                        .toList();
         assertThat(alerts).isNotEmpty().allSatisfy(a -> {
             String url = at(a, "annotations", "runbook_url");
             assertThat(url).as("runbook_url of " + a.get("alert")).startsWith(REPOSITORY_FILES);
             Path page = Path.of(url.substring(REPOSITORY_FILES.length(), url.indexOf('#')));
             String anchor = url.substring(url.indexOf('#') + 1);
             assertThat(page).as("runbook page of " + url).exists();
-            assertThat(Files.readString(page).lines().filter(l -> l.startsWith("#"))
-                    .map(GeneratedArtifactsTest::githubAnchor)).as("heading for " + url).contains(anchor);
+            assertThat(Files.readString(page)
+                            .lines()
+                            .filter(l -> l.startsWith("#"))
+                            .map(GeneratedArtifactsTest::githubAnchor))
+                    .as("heading for " + url)
+                    .contains(anchor);
         });
-        Map<String, Object> noLeader = alerts.stream().filter(a -> "TenureOperatorNoLeader".equals(a.get("alert")))
-                .findFirst().orElseThrow();
+        Map<String, Object> noLeader = alerts.stream()
+                .filter(a -> "TenureOperatorNoLeader".equals(a.get("alert")))
+                .findFirst()
+                .orElseThrow();
         assertThat((String) noLeader.get("expr")).contains("by (namespace)");
     }
 
     private static String githubAnchor(String heading) {
-        return heading.replaceFirst("^#+\\s*", "").toLowerCase().replaceAll("[^a-z0-9 _-]", "").replace(' ', '-');
+        return heading.replaceFirst("^#+\\s*", "")
+                .toLowerCase()
+                .replaceAll("[^a-z0-9 _-]", "")
+                .replace(' ', '-');
     }
 
     /** The CRD reader is narrowed to the operator's own CRDs by name (issue 19.3): exactly the ones deploy/ ships. */
     @Test
     void crdReaderNamesExactlyTheShippedCrds() throws IOException {
-        List<Map<String, Object>> plain = ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")));
-        Set<String> crds = plain.stream().filter(r -> "CustomResourceDefinition".equals(r.get("kind")))
-                .map(r -> ManifestAssembly.<String> at(r, "metadata", "name")).collect(Collectors.toSet());
+        List<Map<String, Object>> plain =
+                ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")));
+        Set<String> crds = plain.stream()
+                .filter(r -> "CustomResourceDefinition".equals(r.get("kind")))
+                .map(r -> ManifestAssembly.<String>at(r, "metadata", "name"))
+                .collect(Collectors.toSet());
         List<Map<String, Object>> crdRules = plainRules().stream()
-                .filter(r -> ManifestAssembly.<List<Object>> at(r, "resources").contains("customresourcedefinitions"))
+                .filter(r -> ManifestAssembly.<List<Object>>at(r, "resources").contains("customresourcedefinitions"))
                 .toList();
-        assertThat(crdRules).isNotEmpty().allSatisfy(r -> assertThat(
-                Set.copyOf(Objects.requireNonNullElse(ManifestAssembly.<List<String>> at(r, "resourceNames"), List.of())))
-                .isEqualTo(crds));
+        assertThat(crdRules)
+                .isNotEmpty()
+                .allSatisfy(r -> assertThat(Set.copyOf(Objects.requireNonNullElse(
+                                ManifestAssembly.<List<String>>at(r, "resourceNames"), List.of())))
+                        .isEqualTo(crds));
     }
 
     /**
@@ -438,39 +532,60 @@ class GeneratedArtifactsTest {
      */
     @Test
     void metricsAndProbesOnTheManagementPortAndTheWebhookOnlyOverTls() throws IOException {
-        List<Map<String, Object>> plain = ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")));
-        Map<String, Object> service = plain.stream().filter(r -> "Service".equals(r.get("kind"))).findFirst().orElseThrow();
+        List<Map<String, Object>> plain =
+                ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")));
+        Map<String, Object> service = plain.stream()
+                .filter(r -> "Service".equals(r.get("kind")))
+                .findFirst()
+                .orElseThrow();
         Map<String, Object> monitor = ManifestAssembly.parseAll(
-                Files.readString(DEPLOY.resolve("monitoring/servicemonitor.yaml"))).get(0);
-        String scraped = String.valueOf(ManifestAssembly.<List<Map<String, Object>>> at(monitor, "spec", "endpoints")
-                .get(0).get("port"));
-        Map<String, Object> servicePort = ManifestAssembly.<List<Map<String, Object>>> at(service, "spec", "ports")
-                .stream().filter(p -> scraped.equals(p.get("name"))).findFirst()
-                .orElseThrow(() -> new AssertionError("the Service has no port " + scraped));
-        Map<String, Object> plainDeployment = plain.stream().filter(r -> "Deployment".equals(r.get("kind"))).findFirst()
+                        Files.readString(DEPLOY.resolve("monitoring/servicemonitor.yaml")))
+                .get(0);
+        String scraped = String.valueOf(ManifestAssembly.<List<Map<String, Object>>>at(monitor, "spec", "endpoints")
+                .get(0)
+                .get("port"));
+        Map<String, Object> servicePort =
+                ManifestAssembly.<List<Map<String, Object>>>at(service, "spec", "ports").stream()
+                        .filter(p -> scraped.equals(p.get("name")))
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError("the Service has no port " + scraped));
+        Map<String, Object> plainDeployment = plain.stream()
+                .filter(r -> "Deployment".equals(r.get("kind")))
+                .findFirst()
                 .orElseThrow();
         requireBundle();
         Map<String, Object> csvDeployment = csvDeployment(csv(), "tenure-operator");
-        for (Map<String, Object> deploymentSpec : List.<Map<String, Object>> of(at(plainDeployment, "spec"), at(csvDeployment, "spec"))) {
+        for (Map<String, Object> deploymentSpec :
+                List.<Map<String, Object>>of(at(plainDeployment, "spec"), at(csvDeployment, "spec"))) {
             Map<String, Object> container = operatorContainer(deploymentSpec);
-            Object management = ManifestAssembly.<List<Map<String, Object>>> at(container, "ports").stream()
-                    .filter(p -> "management".equals(p.get("name"))).map(p -> p.get("containerPort")).findFirst()
+            Object management = ManifestAssembly.<List<Map<String, Object>>>at(container, "ports").stream()
+                    .filter(p -> "management".equals(p.get("name")))
+                    .map(p -> p.get("containerPort"))
+                    .findFirst()
                     .orElseThrow(() -> new AssertionError("no management port"));
             assertThat(servicePort.get("targetPort")).isEqualTo(management);
             for (String probe : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
-                assertThat(ManifestAssembly.<Object> at(container, probe, "httpGet", "port")).as(probe).isEqualTo(management);
+                assertThat(ManifestAssembly.<Object>at(container, probe, "httpGet", "port"))
+                        .as(probe)
+                        .isEqualTo(management);
             }
-            assertThat(ManifestAssembly.<String> at(deploymentSpec, "template", "metadata", "annotations",
-                    "prometheus.io/port")).isEqualTo(String.valueOf(management));
+            assertThat(ManifestAssembly.<String>at(
+                            deploymentSpec, "template", "metadata", "annotations", "prometheus.io/port"))
+                    .isEqualTo(String.valueOf(management));
         }
         Map<String, Object> csvContainer = operatorContainer(at(csvDeployment, "spec"));
         List<Map<String, Object>> env = at(csvContainer, "env");
-        assertThat(env).anySatisfy(e -> assertThat(e).containsEntry("name", "QUARKUS_HTTP_INSECURE_REQUESTS")
-                .containsEntry("value", "disabled"));
-        Map<String, Object> webhook = ManifestAssembly.<List<Map<String, Object>>> at(csv(), "spec", "webhookdefinitions")
+        assertThat(env)
+                .anySatisfy(e -> assertThat(e)
+                        .containsEntry("name", "QUARKUS_HTTP_INSECURE_REQUESTS")
+                        .containsEntry("value", "disabled"));
+        Map<String, Object> webhook = ManifestAssembly.<List<Map<String, Object>>>at(
+                        csv(), "spec", "webhookdefinitions")
                 .get(0);
-        assertThat(env).anySatisfy(e -> assertThat(e).containsEntry("name", "QUARKUS_HTTP_SSL_PORT")
-                .containsEntry("value", String.valueOf(webhook.get("targetPort"))));
+        assertThat(env)
+                .anySatisfy(e -> assertThat(e)
+                        .containsEntry("name", "QUARKUS_HTTP_SSL_PORT")
+                        .containsEntry("value", String.valueOf(webhook.get("targetPort"))));
         assertThat(webhook.get("targetPort")).isNotEqualTo(servicePort.get("targetPort"));
     }
 
@@ -484,47 +599,57 @@ class GeneratedArtifactsTest {
      */
     @Test
     void leaseWritesAreNamespacedExceptCoordinatedElection() throws IOException {
-        List<Map<String, Object>> documents = ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve(
-                "tenure-operator.yaml")));
-        GrantedPermissions granted = GrantedPermissions.ofManifests(documents, RbacLeastPrivilegeCheck.OPERATOR_NAMESPACE,
-                RbacLeastPrivilegeCheck.SERVICE_ACCOUNT);
+        List<Map<String, Object>> documents =
+                ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")));
+        GrantedPermissions granted = GrantedPermissions.ofManifests(
+                documents, RbacLeastPrivilegeCheck.OPERATOR_NAMESPACE, RbacLeastPrivilegeCheck.SERVICE_ACCOUNT);
         Set<String> leaseWrites = Set.of("create", "update", "patch", "delete");
-        assertThat(granted.permissions()).filteredOn(p -> p.resource().equals("leases") && p.clusterWide()
-                && leaseWrites.contains(p.verb())).extracting(GrantedPermissions.Permission::role)
+        assertThat(granted.permissions())
+                .filteredOn(p -> p.resource().equals("leases") && p.clusterWide() && leaseWrites.contains(p.verb()))
+                .extracting(GrantedPermissions.Permission::role)
                 .containsOnly("ClusterRole tenure-coordination");
-        assertThat(granted.permissions()).filteredOn(p -> p.resource().equals("leases") && !p.clusterWide()
-                && p.role().equals("Role tenure-node-leases")).extracting(GrantedPermissions.Permission::verb)
+        assertThat(granted.permissions())
+                .filteredOn(p -> p.resource().equals("leases")
+                        && !p.clusterWide()
+                        && p.role().equals("Role tenure-node-leases"))
+                .extracting(GrantedPermissions.Permission::verb)
                 .containsExactlyInAnyOrder("get", "create", "update");
         assertThat(granted.permissions()).noneMatch(p -> p.resource().equals("namespaces"));
-        assertThat(documents).filteredOn(d -> "ClusterRole".equals(d.get("kind")))
+        assertThat(documents)
+                .filteredOn(d -> "ClusterRole".equals(d.get("kind")))
                 .extracting(d -> String.valueOf((Object) at(d, "metadata", "name")))
                 .containsExactlyInAnyOrder("tenure-maintenance", "tenure-coordination", "tenure-operator-crd-reader");
     }
 
     private static void assertHardened(Map<String, Object> deploymentSpec) {
         Map<String, Object> podSpec = at(deploymentSpec, "template", "spec");
-        assertThat(ManifestAssembly.<Boolean> at(podSpec, "securityContext", "runAsNonRoot")).isTrue();
-        assertThat(ManifestAssembly.<String> at(podSpec, "securityContext", "seccompProfile", "type"))
+        assertThat(ManifestAssembly.<Boolean>at(podSpec, "securityContext", "runAsNonRoot"))
+                .isTrue();
+        assertThat(ManifestAssembly.<String>at(podSpec, "securityContext", "seccompProfile", "type"))
                 .isEqualTo("RuntimeDefault");
         Map<String, Object> container = operatorContainer(deploymentSpec);
         Map<String, Object> security = at(container, "securityContext");
-        assertThat(security).containsEntry("readOnlyRootFilesystem", true)
-                .containsEntry("allowPrivilegeEscalation", false).containsEntry("runAsNonRoot", true);
-        assertThat(ManifestAssembly.<List<String>> at(security, "capabilities", "drop")).containsExactly("ALL");
-        assertThat(ManifestAssembly.<Map<String, Object>> at(container, "resources", "requests"))
+        assertThat(security)
+                .containsEntry("readOnlyRootFilesystem", true)
+                .containsEntry("allowPrivilegeEscalation", false)
+                .containsEntry("runAsNonRoot", true);
+        assertThat(ManifestAssembly.<List<String>>at(security, "capabilities", "drop"))
+                .containsExactly("ALL");
+        assertThat(ManifestAssembly.<Map<String, Object>>at(container, "resources", "requests"))
                 .containsKeys("cpu", "memory");
-        assertThat(ManifestAssembly.<Map<String, Object>> at(container, "resources", "limits"))
+        assertThat(ManifestAssembly.<Map<String, Object>>at(container, "resources", "limits"))
                 .containsKeys("cpu", "memory");
-        assertThat(ManifestAssembly.<String> at(container, "livenessProbe", "httpGet", "path"))
+        assertThat(ManifestAssembly.<String>at(container, "livenessProbe", "httpGet", "path"))
                 .isEqualTo("/q/health/live");
-        assertThat(ManifestAssembly.<String> at(container, "readinessProbe", "httpGet", "path"))
+        assertThat(ManifestAssembly.<String>at(container, "readinessProbe", "httpGet", "path"))
                 .isEqualTo("/q/health/ready");
     }
 
     private static void assertNoWildcards(List<Map<String, Object>> rules) {
         for (Map<String, Object> rule : rules) {
             for (String key : List.of("apiGroups", "resources", "verbs", "resourceNames", "nonResourceURLs")) {
-                List<Object> values = Objects.requireNonNullElse(ManifestAssembly.<List<Object>> at(rule, key), List.of());
+                List<Object> values =
+                        Objects.requireNonNullElse(ManifestAssembly.<List<Object>>at(rule, key), List.of());
                 assertThat(values).as("%s of rule %s", key, rule).doesNotContain("*");
             }
         }
@@ -559,8 +684,9 @@ class GeneratedArtifactsTest {
      * plain manifests carry its CRD) a missing bundle is a failure, not a reason to skip.
      */
     private static void requireBundle() throws IOException {
-        boolean crdsShipped = ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml")))
-                .stream().anyMatch(r -> "CustomResourceDefinition".equals(r.get("kind")));
+        boolean crdsShipped =
+                ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml"))).stream()
+                        .anyMatch(r -> "CustomResourceDefinition".equals(r.get("kind")));
         Assumptions.assumeTrue(crdsShipped, "no custom resource yet, so no bundle is generated");
         assertThat(BUNDLE.resolve("tenure-operator.clusterserviceversion.yaml")).exists();
     }
@@ -569,20 +695,25 @@ class GeneratedArtifactsTest {
         List<Map<String, Object>> crds = new ArrayList<>();
         for (Path file : files(BUNDLE)) {
             ManifestAssembly.parseAll(Files.readString(file)).stream()
-                    .filter(d -> "CustomResourceDefinition".equals(d.get("kind"))).forEach(crds::add);
+                    .filter(d -> "CustomResourceDefinition".equals(d.get("kind")))
+                    .forEach(crds::add);
         }
         return crds;
     }
 
     private static Map<String, Object> crd(String kind) throws IOException {
         requireBundle();
-        return bundleCrds().stream().filter(c -> kind.equals(at(c, "spec", "names", "kind"))).findFirst()
+        return bundleCrds().stream()
+                .filter(c -> kind.equals(at(c, "spec", "names", "kind")))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no CRD for " + kind + " in " + BUNDLE));
     }
 
     private static Map<String, Object> schema(Map<String, Object> crd, String section) {
         List<Map<String, Object>> versions = at(crd, "spec", "versions");
-        Map<String, Object> storage = versions.stream().filter(v -> Boolean.TRUE.equals(v.get("storage"))).findFirst()
+        Map<String, Object> storage = versions.stream()
+                .filter(v -> Boolean.TRUE.equals(v.get("storage")))
+                .findFirst()
                 .orElse(versions.get(0));
         return at(storage, "schema", "openAPIV3Schema", "properties", section);
     }
@@ -602,13 +733,18 @@ class GeneratedArtifactsTest {
 
     private static Map<String, Object> csvDeployment(Map<String, Object> csv, String name) {
         List<Map<String, Object>> deployments = at(csv, "spec", "install", "spec", "deployments");
-        return deployments.stream().filter(d -> name.equals(d.get("name"))).findFirst()
+        return deployments.stream()
+                .filter(d -> name.equals(d.get("name")))
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no deployment " + name + " in the CSV"));
     }
 
     private static Map<String, Object> operatorContainer(Map<String, Object> deploymentSpec) {
         List<Map<String, Object>> containers = at(deploymentSpec, "template", "spec", "containers");
-        return containers.stream().filter(c -> "tenure-operator".equals(c.get("name"))).findFirst().orElseThrow();
+        return containers.stream()
+                .filter(c -> "tenure-operator".equals(c.get("name")))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static List<Object> paths(Map<String, Object> owned, String key) {

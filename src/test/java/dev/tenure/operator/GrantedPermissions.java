@@ -21,8 +21,8 @@ record GrantedPermissions(Set<Permission> permissions) {
      * One granted (verb, group, resource) in {@code namespace} ({@code namespace} empty = cluster-wide), and the
      * role that grants it.
      */
-    record Permission(String verb, String apiGroup, String resource, String namespace, String role,
-            Set<String> resourceNames) {
+    record Permission(
+            String verb, String apiGroup, String resource, String namespace, String role, Set<String> resourceNames) {
 
         Permission(String verb, String apiGroup, String resource, String namespace, String role) {
             this(verb, apiGroup, resource, namespace, role, Set.of());
@@ -44,8 +44,8 @@ record GrantedPermissions(Set<Permission> permissions) {
      * Non-resource URLs every authenticated user may GET through the default {@code system:discovery} and
      * {@code system:public-info-viewer} ClusterRoles: the operator needs no grant of its own for these.
      */
-    static final Pattern DEFAULT_NON_RESOURCE_URLS = Pattern.compile(
-            "/api(/.*)?|/apis(/.*)?|/version/?|/healthz|/livez|/readyz|/openapi(/.*)?");
+    static final Pattern DEFAULT_NON_RESOURCE_URLS =
+            Pattern.compile("/api(/.*)?|/apis(/.*)?|/version/?|/healthz|/livez|/readyz|/openapi(/.*)?");
 
     /** Grants of the ServiceAccount {@code namespace/name} in plain manifests (ClusterRoles, Roles, bindings). */
     static GrantedPermissions ofManifests(List<Map<String, Object>> documents, String namespace, String name) {
@@ -55,10 +55,12 @@ record GrantedPermissions(Set<Permission> permissions) {
             if (!kind.equals("ClusterRoleBinding") && !kind.equals("RoleBinding")) {
                 continue;
             }
-            List<Map<String, Object>> subjects = Objects.requireNonNullElse(ManifestAssembly.at(binding, "subjects"),
-                    List.of());
-            boolean bindsOperator = subjects.stream().anyMatch(s -> "ServiceAccount".equals(s.get("kind"))
-                    && name.equals(s.get("name")) && namespace.equals(s.get("namespace")));
+            List<Map<String, Object>> subjects =
+                    Objects.requireNonNullElse(ManifestAssembly.at(binding, "subjects"), List.of());
+            boolean bindsOperator = subjects.stream()
+                    .anyMatch(s -> "ServiceAccount".equals(s.get("kind"))
+                            && name.equals(s.get("name"))
+                            && namespace.equals(s.get("namespace")));
             if (!bindsOperator) {
                 continue;
             }
@@ -68,14 +70,18 @@ record GrantedPermissions(Set<Permission> permissions) {
                     ? Objects.requireNonNullElse(ManifestAssembly.at(binding, "metadata", "namespace"), namespace)
                     : "";
             Map<String, Object> role = documents.stream()
-                    .filter(d -> roleKind.equals(d.get("kind")) && roleName.equals(ManifestAssembly.at(d, "metadata", "name")))
-                    .filter(d -> roleKind.equals("ClusterRole") || bindingNamespace.equals(
-                            Objects.requireNonNullElse(ManifestAssembly.at(d, "metadata", "namespace"), namespace)))
+                    .filter(d -> roleKind.equals(d.get("kind"))
+                            && roleName.equals(ManifestAssembly.at(d, "metadata", "name")))
+                    .filter(d -> roleKind.equals("ClusterRole")
+                            || bindingNamespace.equals(Objects.requireNonNullElse(
+                                    ManifestAssembly.at(d, "metadata", "namespace"), namespace)))
                     .findFirst()
                     .orElseThrow(() -> new AssertionError(kind + " " + ManifestAssembly.at(binding, "metadata", "name")
                             + " refers to " + roleKind + " " + roleName + ", which the manifests do not contain"));
-            permissions.addAll(expand(Objects.requireNonNullElse(ManifestAssembly.at(role, "rules"), List.of()),
-                    bindingNamespace, roleKind + " " + roleName));
+            permissions.addAll(expand(
+                    Objects.requireNonNullElse(ManifestAssembly.at(role, "rules"), List.of()),
+                    bindingNamespace,
+                    roleKind + " " + roleName));
         }
         return new GrantedPermissions(permissions);
     }
@@ -84,12 +90,14 @@ record GrantedPermissions(Set<Permission> permissions) {
     static GrantedPermissions ofCsv(Map<String, Object> csv, String namespace, String name) {
         Set<Permission> permissions = new LinkedHashSet<>();
         for (String key : List.of("clusterPermissions", "permissions")) {
-            List<Map<String, Object>> entries = Objects.requireNonNullElse(
-                    ManifestAssembly.at(csv, "spec", "install", "spec", key), List.of());
+            List<Map<String, Object>> entries =
+                    Objects.requireNonNullElse(ManifestAssembly.at(csv, "spec", "install", "spec", key), List.of());
             for (Map<String, Object> entry : entries) {
                 if (name.equals(entry.get("serviceAccountName"))) {
-                    permissions.addAll(expand(Objects.requireNonNullElse(ManifestAssembly.at(entry, "rules"), List.of()),
-                            key.equals("permissions") ? namespace : "", "CSV " + key));
+                    permissions.addAll(expand(
+                            Objects.requireNonNullElse(ManifestAssembly.at(entry, "rules"), List.of()),
+                            key.equals("permissions") ? namespace : "",
+                            "CSV " + key));
                 }
             }
         }
@@ -104,13 +112,19 @@ record GrantedPermissions(Set<Permission> permissions) {
                 throw new AssertionError("rule " + rule + " uses nonResourceURLs, which "
                         + GrantedPermissions.class.getSimpleName() + " does not model");
             }
-            Set<String> names = strings(rule, "resourceNames").stream().map(String::valueOf)
+            Set<String> names = strings(rule, "resourceNames").stream()
+                    .map(String::valueOf)
                     .collect(java.util.stream.Collectors.toCollection(java.util.TreeSet::new));
             for (Object group : strings(rule, "apiGroups")) {
                 for (Object resource : strings(rule, "resources")) {
                     for (Object verb : strings(rule, "verbs")) {
-                        out.add(new Permission(String.valueOf(verb), String.valueOf(group), String.valueOf(resource),
-                                namespace, role, names));
+                        out.add(new Permission(
+                                String.valueOf(verb),
+                                String.valueOf(group),
+                                String.valueOf(resource),
+                                namespace,
+                                role,
+                                names));
                     }
                 }
             }
@@ -125,14 +139,18 @@ record GrantedPermissions(Set<Permission> permissions) {
     /** True when a permission allows the request (wildcards deliberately not honoured: none may be granted). */
     boolean grants(RecordedOperatorRequest request) {
         if (!request.isResourceRequest()) {
-            return request.verb().equals("get") && DEFAULT_NON_RESOURCE_URLS.matcher(request.nonResourcePath()).matches();
+            return request.verb().equals("get")
+                    && DEFAULT_NON_RESOURCE_URLS
+                            .matcher(request.nonResourcePath())
+                            .matches();
         }
         return permissions.stream().anyMatch(p -> covers(p, request));
     }
 
     /** The request is one this permission was needed for: same verb, group, resource, and within its scope. */
     static boolean covers(Permission p, RecordedOperatorRequest request) {
-        return p.verb().equals(request.verb()) && p.apiGroup().equals(request.apiGroup())
+        return p.verb().equals(request.verb())
+                && p.apiGroup().equals(request.apiGroup())
                 && p.resource().equals(request.resourceWithSubresource())
                 && (p.clusterWide() || p.namespace().equals(request.namespace()))
                 // resourceNames restrict requests on one named object; a list, watch or create names none.

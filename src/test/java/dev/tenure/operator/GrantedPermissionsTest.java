@@ -85,12 +85,19 @@ class GrantedPermissionsTest {
             /version, too                                   | get    | ''                  | ''              | ''     | ''            | /version    | true
             any other non-resource URL                      | get    | ''                  | ''              | ''     | ''            | /metrics    | false
             """)
-    void grantsWhatTheBoundRolesSay(String name, String verb, String group, String resource, String subresource,
-            String namespace, String path, boolean granted) {
-        GrantedPermissions permissions = GrantedPermissions.ofManifests(ManifestAssembly.parseAll(MANIFESTS),
-                "tenure-system", "tenure-operator");
-        RecordedOperatorRequest request = new RecordedOperatorRequest(verb, group, resource, subresource, namespace,
-                path == null ? "" : path, "SomeTest#case", "fabric8");
+    void grantsWhatTheBoundRolesSay(
+            String name,
+            String verb,
+            String group,
+            String resource,
+            String subresource,
+            String namespace,
+            String path,
+            boolean granted) {
+        GrantedPermissions permissions = GrantedPermissions.ofManifests(
+                ManifestAssembly.parseAll(MANIFESTS), "tenure-system", "tenure-operator");
+        RecordedOperatorRequest request = new RecordedOperatorRequest(
+                verb, group, resource, subresource, namespace, path == null ? "" : path, "SomeTest#case", "fabric8");
 
         assertThat(permissions.grants(request)).isEqualTo(granted);
     }
@@ -102,10 +109,18 @@ class GrantedPermissionsTest {
             a request naming no object (list)               | list | ''                          | false
             """)
     void resourceNamesRestrictRequestsToTheNamedObjects(String name, String verb, String object, boolean granted) {
-        GrantedPermissions permissions = GrantedPermissions.ofManifests(ManifestAssembly.parseAll(MANIFESTS),
-                "tenure-system", "tenure-operator");
-        RecordedOperatorRequest request = new RecordedOperatorRequest(verb, "apiextensions.k8s.io",
-                "customresourcedefinitions", "", "", "", "SomeTest#case", "fabric8", object);
+        GrantedPermissions permissions = GrantedPermissions.ofManifests(
+                ManifestAssembly.parseAll(MANIFESTS), "tenure-system", "tenure-operator");
+        RecordedOperatorRequest request = new RecordedOperatorRequest(
+                verb,
+                "apiextensions.k8s.io",
+                "customresourcedefinitions",
+                "",
+                "",
+                "",
+                "SomeTest#case",
+                "fabric8",
+                object);
 
         assertThat(permissions.grants(request)).isEqualTo(granted);
     }

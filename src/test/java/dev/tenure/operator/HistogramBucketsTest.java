@@ -2,16 +2,14 @@ package dev.tenure.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Duration;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.CsvSource;
-
 import dev.tenure.maintenance.MaintenanceMetrics;
 import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Issue 19.4: drains take minutes to hours and handovers up to their timeout; a histogram whose top
@@ -22,7 +20,7 @@ import io.micrometer.prometheus.PrometheusMeterRegistry;
 class HistogramBucketsTest {
 
     @ParameterizedTest(name = "drain of {0}")
-    @CsvSource({ "PT3S", "PT45S", "PT7M", "PT50M", "PT3H", "PT20H" })
+    @CsvSource({"PT3S", "PT45S", "PT7M", "PT50M", "PT3H", "PT20H"})
     void drainDurationsLandInAFiniteBucketNearThem(Duration took) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new MaintenanceMetrics(registry).drained(took);
@@ -30,7 +28,7 @@ class HistogramBucketsTest {
     }
 
     @ParameterizedTest(name = "handover of {0}")
-    @CsvSource({ "PT0.3S", "PT4S", "PT45S", "PT4M", "PT20M" })
+    @CsvSource({"PT0.3S", "PT4S", "PT45S", "PT4M", "PT20M"})
     void handoverDurationsLandInAFiniteBucketNearThem(Duration took) {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
         new MaintenanceMetrics(registry).handover(MaintenanceMetrics.HandoverOutcome.completed, took);
@@ -50,7 +48,9 @@ class HistogramBucketsTest {
             }
         }
         assertThat(smallest).as("finite bucket holding %s in%n%s", took, scrape).isNotNull();
-        assertThat(smallest).as("smallest finite bucket holding %s s", seconds)
-                .isGreaterThanOrEqualTo(seconds).isLessThanOrEqualTo(seconds * 2.5);
+        assertThat(smallest)
+                .as("smallest finite bucket holding %s s", seconds)
+                .isGreaterThanOrEqualTo(seconds)
+                .isLessThanOrEqualTo(seconds * 2.5);
     }
 }

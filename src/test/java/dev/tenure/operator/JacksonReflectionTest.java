@@ -2,6 +2,8 @@ package dev.tenure.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.io.IOException;
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Field;
@@ -17,12 +19,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
  * A native image keeps reflection data only for registered classes. The CRD model (every type reachable
@@ -36,11 +33,16 @@ class JacksonReflectionTest {
     @Test
     void everyJacksonBoundTypeOutsideTheCrdModelIsRegisteredForReflection() throws Exception {
         Set<Class<?>> crdModel = crdModel();
-        List<Class<?>> bound = applicationClasses().stream().filter(JacksonReflectionTest::jacksonBound).toList();
-        assertThat(bound).as("the scan finds the CRD model's Jackson-annotated types").isNotEmpty()
+        List<Class<?>> bound = applicationClasses().stream()
+                .filter(JacksonReflectionTest::jacksonBound)
+                .toList();
+        assertThat(bound)
+                .as("the scan finds the CRD model's Jackson-annotated types")
+                .isNotEmpty()
                 .anyMatch(crdModel::contains);
         assertThat(bound.stream().filter(c -> !crdModel.contains(c)))
-                .as("Jackson-bound types outside the CRD model").isNotEmpty()
+                .as("Jackson-bound types outside the CRD model")
+                .isNotEmpty()
                 .allSatisfy(c -> assertThat(c.isAnnotationPresent(RegisterForReflection.class))
                         .as(c.getName() + " is (de)serialised by Jackson outside the CRD model: @RegisterForReflection")
                         .isTrue());
@@ -63,7 +65,8 @@ class JacksonReflectionTest {
             }
             // A record beside its own mapper is what that mapper reads.
             return Stream.of(type.getDeclaredFields())
-                    .anyMatch(f -> Modifier.isStatic(f.getModifiers()) && ObjectMapper.class.isAssignableFrom(f.getType()));
+                    .anyMatch(f ->
+                            Modifier.isStatic(f.getModifiers()) && ObjectMapper.class.isAssignableFrom(f.getType()));
         }
         return false;
     }
@@ -111,7 +114,8 @@ class JacksonReflectionTest {
             return files.filter(f -> f.toString().endsWith(".class"))
                     .map(f -> classes.relativize(f).toString().replace('/', '.').replaceAll("\\.class$", ""))
                     .filter(n -> n.startsWith("dev.tenure."))
-                    .map(JacksonReflectionTest::load).toList();
+                    .map(JacksonReflectionTest::load)
+                    .toList();
         }
     }
 

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
 import java.util.Map;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -74,28 +73,41 @@ class ManifestAssemblyTest {
                   - {apiGroups: [""], resources: [nodes], verbs: [get, list, watch]}
                 """);
         List<Map<String, Object>> merged = ManifestAssembly.withReconcilerRolesMerged(generated);
-        assertThat(merged).extracting(d -> d.get("kind") + "/" + at(d, "metadata", "name")).containsExactlyInAnyOrder(
-                "ClusterRole/tenure-coordination", "ClusterRole/tenure-maintenance",
-                "ClusterRoleBinding/tenure-maintenance");
-        Map<String, Object> role = merged.stream().filter(d -> "tenure-maintenance".equals(at(d, "metadata", "name"))
-                && "ClusterRole".equals(d.get("kind"))).findFirst().orElseThrow();
+        assertThat(merged)
+                .extracting(d -> d.get("kind") + "/" + at(d, "metadata", "name"))
+                .containsExactlyInAnyOrder(
+                        "ClusterRole/tenure-coordination",
+                        "ClusterRole/tenure-maintenance",
+                        "ClusterRoleBinding/tenure-maintenance");
+        Map<String, Object> role = merged.stream()
+                .filter(d ->
+                        "tenure-maintenance".equals(at(d, "metadata", "name")) && "ClusterRole".equals(d.get("kind")))
+                .findFirst()
+                .orElseThrow();
         List<Map<String, Object>> rules = at(role, "rules");
         assertThat(rules).hasSize(2);
-        assertThat(rules.get(0)).containsEntry("resources", List.of("nodes"))
+        assertThat(rules.get(0))
+                .containsEntry("resources", List.of("nodes"))
                 .containsEntry("verbs", List.of("get", "list", "watch", "patch"));
-        assertThat(rules.get(1)).containsEntry("resources", List.of("pods")).containsEntry("verbs", List.of("list", "delete"));
-        Map<String, Object> binding = merged.stream().filter(d -> "ClusterRoleBinding".equals(d.get("kind")))
-                .findFirst().orElseThrow();
+        assertThat(rules.get(1))
+                .containsEntry("resources", List.of("pods"))
+                .containsEntry("verbs", List.of("list", "delete"));
+        Map<String, Object> binding = merged.stream()
+                .filter(d -> "ClusterRoleBinding".equals(d.get("kind")))
+                .findFirst()
+                .orElseThrow();
         // Key order fixed (kind, apiGroup, name): the committed manifests are compared byte for byte with a build.
-        assertThat(ManifestAssemblyTest.<Map<String, Object>> at(binding, "roleRef").keySet())
+        assertThat(ManifestAssemblyTest.<Map<String, Object>>at(binding, "roleRef")
+                        .keySet())
                 .containsExactly("kind", "apiGroup", "name");
         assertThat(binding.get("roleRef").toString()).contains("name=tenure-maintenance");
-        assertThat(ManifestAssemblyTest.<List<?>> at(binding, "subjects")).hasSize(1);
+        assertThat(ManifestAssemblyTest.<List<?>>at(binding, "subjects")).hasSize(1);
     }
 
     @Test
     void rulesOnDifferentResourceNamesStaySeparate() {
-        List<Map<String, Object>> rules = ManifestAssembly.parseAll("""
+        List<Map<String, Object>> rules =
+                ManifestAssembly.parseAll("""
                 rules:
                   - {apiGroups: [coordination.k8s.io], resources: [leases], verbs: [create, watch]}
                   - {apiGroups: [coordination.k8s.io], resources: [leases], resourceNames: [tenure-operator], verbs: [get, update]}
@@ -103,9 +115,11 @@ class ManifestAssemblyTest {
                 """).get(0).get("rules") instanceof List<?> l ? cast(l) : List.of();
         List<Map<String, Object>> merged = ManifestAssembly.mergedRules(rules);
         assertThat(merged).hasSize(2);
-        assertThat(merged.get(0)).containsEntry("verbs", List.of("get", "watch", "create", "update"))
+        assertThat(merged.get(0))
+                .containsEntry("verbs", List.of("get", "watch", "create", "update"))
                 .doesNotContainKey("resourceNames");
-        assertThat(merged.get(1)).containsEntry("resourceNames", List.of("tenure-operator"))
+        assertThat(merged.get(1))
+                .containsEntry("resourceNames", List.of("tenure-operator"))
                 .containsEntry("verbs", List.of("get", "update"));
     }
 
@@ -125,44 +139,54 @@ class ManifestAssemblyTest {
                             - {containerPort: %s, name: %s}
                             - {containerPort: %s, name: %s}
                 """;
-        String managementFirst = ManifestAssembly.toYaml(ManifestAssembly.canonical(ManifestAssembly.parseAll(
-                deployment.formatted(9000, "management", 8080, "http"))));
-        String httpFirst = ManifestAssembly.toYaml(ManifestAssembly.canonical(ManifestAssembly.parseAll(
-                deployment.formatted(8080, "http", 9000, "management"))));
+        String managementFirst = ManifestAssembly.toYaml(ManifestAssembly.canonical(
+                ManifestAssembly.parseAll(deployment.formatted(9000, "management", 8080, "http"))));
+        String httpFirst = ManifestAssembly.toYaml(ManifestAssembly.canonical(
+                ManifestAssembly.parseAll(deployment.formatted(8080, "http", 9000, "management"))));
         assertThat(managementFirst).isEqualTo(httpFirst);
     }
 
     @Test
     void completedCsvDeclaresTheValidatingWebhook() {
-        Map<String, Object> csv = ManifestAssembly.completeCsv(ManifestAssembly.parseAll(GENERATED_CSV).get(0));
+        Map<String, Object> csv = ManifestAssembly.completeCsv(
+                ManifestAssembly.parseAll(GENERATED_CSV).get(0));
         List<Map<String, Object>> webhooks = at(csv, "spec", "webhookdefinitions");
         assertThat(webhooks).singleElement().satisfies(w -> {
-            assertThat(w).containsEntry("type", "ValidatingAdmissionWebhook")
+            assertThat(w)
+                    .containsEntry("type", "ValidatingAdmissionWebhook")
                     .containsEntry("webhookPath", "/validate-nodemaintenance")
                     .containsEntry("deploymentName", "tenure-operator")
                     .containsEntry("targetPort", 8443);
-            assertThat(w.get("rules").toString()).contains("tenure.dev", "v1alpha1", "nodemaintenances", "CREATE",
-                    "UPDATE");
+            assertThat(w.get("rules").toString())
+                    .contains("tenure.dev", "v1alpha1", "nodemaintenances", "CREATE", "UPDATE");
         });
     }
 
     @Test
     void completedCsvDescribesOwnedCrdsAndWiresWebhookTls() {
-        Map<String, Object> csv = ManifestAssembly.completeCsv(ManifestAssembly.parseAll(GENERATED_CSV).get(0));
-        Map<String, Object> owned = ManifestAssembly.<List<Map<String, Object>>> at(csv, "spec",
-                "customresourcedefinitions", "owned").get(0);
+        Map<String, Object> csv = ManifestAssembly.completeCsv(
+                ManifestAssembly.parseAll(GENERATED_CSV).get(0));
+        Map<String, Object> owned = ManifestAssembly.<List<Map<String, Object>>>at(
+                        csv, "spec", "customresourcedefinitions", "owned")
+                .get(0);
         assertThat(owned).containsEntry("displayName", "Node Maintenance");
         assertThat(paths(owned, "statusDescriptors")).contains("phase", "drainProgress", "pendingPods");
         assertThat(paths(owned, "specDescriptors")).contains("nodeName", "reason");
 
-        String container = ManifestAssembly.parseAll(ManifestAssembly.toYaml(List.of(csv))).get(0).toString();
-        assertThat(container).contains("QUARKUS_HTTP_SSL_CERTIFICATE_FILES",
-                "/tmp/k8s-webhook-server/serving-certs/tls.crt", "containerPort=8443");
+        String container = ManifestAssembly.parseAll(ManifestAssembly.toYaml(List.of(csv)))
+                .get(0)
+                .toString();
+        assertThat(container)
+                .contains(
+                        "QUARKUS_HTTP_SSL_CERTIFICATE_FILES",
+                        "/tmp/k8s-webhook-server/serving-certs/tls.crt",
+                        "containerPort=8443");
     }
 
     @Test
     void completingTwiceChangesNothing() {
-        Map<String, Object> once = ManifestAssembly.completeCsv(ManifestAssembly.parseAll(GENERATED_CSV).get(0));
+        Map<String, Object> once = ManifestAssembly.completeCsv(
+                ManifestAssembly.parseAll(GENERATED_CSV).get(0));
         assertThat(ManifestAssembly.completeCsv(once)).isEqualTo(once);
     }
 
@@ -182,7 +206,8 @@ class ManifestAssemblyTest {
                 kind: CustomResourceDefinition
                 metadata: {name: nodemaintenances.tenure.dev}
                 """);
-        assertThat(ManifestAssembly.plainOperatorManifests(crds, resources)).extracting(r -> r.get("kind"))
+        assertThat(ManifestAssembly.plainOperatorManifests(crds, resources))
+                .extracting(r -> r.get("kind"))
                 .containsExactly("Namespace", "CustomResourceDefinition", "Deployment");
     }
 
@@ -209,10 +234,12 @@ class ManifestAssemblyTest {
                 kind: PrometheusRule
                 metadata: {name: tenure-operator, namespace: tenure-system}
                 """);
-        assertThat(ManifestAssembly.bundleExtras(resources)).extracting(r -> r.get("kind"))
+        assertThat(ManifestAssembly.bundleExtras(resources))
+                .extracting(r -> r.get("kind"))
                 .containsExactly("Service", "PodDisruptionBudget");
         assertThat(ManifestAssembly.bundleExtras(resources))
-                .allSatisfy(r -> assertThat(((Map<?, ?>) r.get("metadata")).containsKey("namespace")).isFalse());
+                .allSatisfy(r -> assertThat(((Map<?, ?>) r.get("metadata")).containsKey("namespace"))
+                        .isFalse());
     }
 
     @ParameterizedTest(name = "{0}")
@@ -224,10 +251,22 @@ class ManifestAssemblyTest {
             finalizers, but not every verb                        | nodemaintenances/finalizers           | update                                    | true
             """)
     void blanketPrimaryResourceRuleIsDroppedAndNothingElse(String name, String resources, String verbs, boolean kept) {
-        Map<String, Object> rule = Map.of("apiGroups", List.of(""), "resources", List.of(resources.split(",")),
-                "verbs", List.of(verbs.split(",")));
-        Map<String, Object> role = Map.of("apiVersion", "rbac.authorization.k8s.io/v1", "kind", "ClusterRole",
-                "metadata", Map.of("name", "r"), "rules", List.of(rule));
+        Map<String, Object> rule = Map.of(
+                "apiGroups",
+                List.of(""),
+                "resources",
+                List.of(resources.split(",")),
+                "verbs",
+                List.of(verbs.split(",")));
+        Map<String, Object> role = Map.of(
+                "apiVersion",
+                "rbac.authorization.k8s.io/v1",
+                "kind",
+                "ClusterRole",
+                "metadata",
+                Map.of("name", "r"),
+                "rules",
+                List.of(rule));
 
         List<Map<String, Object>> rules = at(ManifestAssembly.withoutBlanketPrimaryResourceRules(role), "rules");
 
@@ -238,7 +277,9 @@ class ManifestAssemblyTest {
     void csvPermissionsLoseTheBlanketRuleToo() {
         Map<String, Object> csv = ManifestAssembly.parseAll(GENERATED_CSV).get(0);
         Map<String, Object> installSpec = at(csv, "spec", "install", "spec");
-        installSpec.put("clusterPermissions", ManifestAssembly.parseAll("""
+        installSpec.put(
+                "clusterPermissions",
+                ManifestAssembly.parseAll("""
                 - serviceAccountName: tenure-operator
                   rules:
                     - apiGroups: [tenure.dev]
@@ -247,13 +288,18 @@ class ManifestAssemblyTest {
                     - apiGroups: [tenure.dev]
                       resources: [nodemaintenances]
                       verbs: [get, list, watch, patch]
-                """.replace("- serviceAccountName", "permissions:\n- serviceAccountName")).get(0).get("permissions"));
+                """.replace("- serviceAccountName", "permissions:\n- serviceAccountName"))
+                        .get(0)
+                        .get("permissions"));
 
         Map<String, Object> completed = ManifestAssembly.completeCsv(csv);
 
         List<Map<String, Object>> permissions = at(completed, "spec", "install", "spec", "clusterPermissions");
-        assertThat(permissions).singleElement().satisfies(p -> assertThat((List<?>) p.get("rules")).singleElement()
-                .satisfies(r -> assertThat(r.toString()).contains("verbs=[get, list, watch, patch]")));
+        assertThat(permissions)
+                .singleElement()
+                .satisfies(p -> assertThat((List<?>) p.get("rules"))
+                        .singleElement()
+                        .satisfies(r -> assertThat(r.toString()).contains("verbs=[get, list, watch, patch]")));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -264,12 +310,13 @@ class ManifestAssemblyTest {
             """)
     void printerColumnsFollowTheDeclaredOrder(String name, String generated, String expected) {
         List<Map<String, Object>> columns = java.util.Arrays.stream(generated.split(","))
-                .map(c -> Map.<String, Object> of("name", c, "jsonPath", "." + c.toLowerCase())).toList();
-        Map<String, Object> crd = Map.of("spec", Map.of("versions", List.of(Map.of("name", "v1alpha1",
-                "additionalPrinterColumns", columns))));
+                .map(c -> Map.<String, Object>of("name", c, "jsonPath", "." + c.toLowerCase()))
+                .toList();
+        Map<String, Object> crd = Map.of(
+                "spec", Map.of("versions", List.of(Map.of("name", "v1alpha1", "additionalPrinterColumns", columns))));
 
-        Map<String, Object> ordered = ManifestAssembly.printerColumnsInOrder(crd,
-                List.of("Node", "Phase", "Progress", "Reason", "Age"));
+        Map<String, Object> ordered =
+                ManifestAssembly.printerColumnsInOrder(crd, List.of("Node", "Phase", "Progress", "Reason", "Age"));
 
         List<Map<String, Object>> versions = at(ordered, "spec", "versions");
         List<Map<String, Object>> result = at(versions.get(0), "additionalPrinterColumns");
@@ -278,15 +325,29 @@ class ManifestAssemblyTest {
 
     @Test
     void nodeMaintenanceDeclaresItsPrinterColumnsInDesignOrder() {
-        Map<String, Object> crd = Map.of("spec", Map.of("names", Map.of("kind", "NodeMaintenance"), "versions",
-                List.of(Map.of("name", "v1alpha1", "additionalPrinterColumns", List.of(Map.of("name", "Age"),
-                        Map.of("name", "Node"), Map.of("name", "Reason"), Map.of("name", "Progress"),
-                        Map.of("name", "Phase"))))));
+        Map<String, Object> crd = Map.of(
+                "spec",
+                Map.of(
+                        "names",
+                        Map.of("kind", "NodeMaintenance"),
+                        "versions",
+                        List.of(Map.of(
+                                "name",
+                                "v1alpha1",
+                                "additionalPrinterColumns",
+                                List.of(
+                                        Map.of("name", "Age"),
+                                        Map.of("name", "Node"),
+                                        Map.of("name", "Reason"),
+                                        Map.of("name", "Progress"),
+                                        Map.of("name", "Phase"))))));
 
-        List<Map<String, Object>> versions = at(ManifestAssembly.printerColumnsInDeclaredOrder(crd), "spec", "versions");
+        List<Map<String, Object>> versions =
+                at(ManifestAssembly.printerColumnsInDeclaredOrder(crd), "spec", "versions");
 
-        assertThat(ManifestAssembly.<List<Map<String, Object>>> at(versions.get(0), "additionalPrinterColumns"))
-                .extracting(c -> c.get("name")).containsExactly("Node", "Phase", "Progress", "Reason", "Age");
+        assertThat(ManifestAssembly.<List<Map<String, Object>>>at(versions.get(0), "additionalPrinterColumns"))
+                .extracting(c -> c.get("name"))
+                .containsExactly("Node", "Phase", "Progress", "Reason", "Age");
     }
 
     private static List<Object> paths(Map<String, Object> owned, String key) {

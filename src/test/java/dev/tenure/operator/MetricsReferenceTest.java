@@ -32,10 +32,14 @@ class MetricsReferenceTest {
                 }
             }
         }
-        assertThat(meters).as("meters found in src/main/java").hasSizeGreaterThan(10)
+        assertThat(meters)
+                .as("meters found in src/main/java")
+                .hasSizeGreaterThan(10)
                 .contains("tenure_maintenance_evictions", "tenure_leader_is_leader");
         String section = ReadmeSection.of("metrics");
-        assertThat(meters).allSatisfy(name -> assertThat(section).as("README metrics row for " + name)
-                .containsPattern("\\| `" + name + "(_total|_seconds)?` \\|"));
+        assertThat(meters)
+                .allSatisfy(name -> assertThat(section)
+                        .as("README metrics row for " + name)
+                        .containsPattern("\\| `" + name + "(_total|_seconds)?` \\|"));
     }
 }

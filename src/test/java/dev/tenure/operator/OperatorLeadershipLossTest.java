@@ -33,7 +33,8 @@ class OperatorLeadershipLossTest {
 
     @BeforeEach
     void start() {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+        server = new KubernetesMockServer(
+                new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
         server.init();
         client = server.createClient();
     }
@@ -45,8 +46,8 @@ class OperatorLeadershipLossTest {
     }
 
     OperatorLeadership replica(String identity) {
-        OperatorLeadership l = new OperatorLeadership(new Operator(o -> o.withKubernetesClient(client)), client,
-                config(identity), new SimpleMeterRegistry());
+        OperatorLeadership l = new OperatorLeadership(
+                new Operator(o -> o.withKubernetesClient(client)), client, config(identity), new SimpleMeterRegistry());
         l.exit = exits::add;
         l.onStart(null);
         return l;
@@ -57,7 +58,8 @@ class OperatorLeadershipLossTest {
         OperatorLeadership a = replica("a");
         await().atMost(Duration.ofSeconds(10)).until(() -> a.isLeader() && a.reconcilersStarted());
         OperatorLeadership b = replica("b");
-        await().atMost(Duration.ofSeconds(10)).until(() -> b.elector().orElseThrow().leader().isPresent());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> b.elector().orElseThrow().leader().isPresent());
         assertThat(b.isLeader()).isFalse();
         assertThat(b.ready()).as("a standby is ready").isTrue();
         assertThat(b.reconcilersStarted()).isFalse();
@@ -91,15 +93,37 @@ class OperatorLeadershipLossTest {
 
     static LeaderElectionConfig config(String identity) {
         return new LeaderElectionConfig() {
-            public boolean enabled() { return true; }
-            public Optional<String> namespace() { return Optional.of("tenure-system"); }
-            public String leaseName() { return "tenure-operator"; }
-            public Optional<String> identity() { return Optional.of(identity); }
+            public boolean enabled() {
+                return true;
+            }
+
+            public Optional<String> namespace() {
+                return Optional.of("tenure-system");
+            }
+
+            public String leaseName() {
+                return "tenure-operator";
+            }
+
+            public Optional<String> identity() {
+                return Optional.of(identity);
+            }
             // Generous enough that a starved CI machine does not miss a renew deadline (which exits).
-            public Duration leaseDuration() { return Duration.ofSeconds(10); }
-            public Duration renewDeadline() { return Duration.ofSeconds(7); }
-            public Duration retryPeriod() { return Duration.ofSeconds(1); }
-            public Duration healthGrace() { return Duration.ofSeconds(5); }
+            public Duration leaseDuration() {
+                return Duration.ofSeconds(10);
+            }
+
+            public Duration renewDeadline() {
+                return Duration.ofSeconds(7);
+            }
+
+            public Duration retryPeriod() {
+                return Duration.ofSeconds(1);
+            }
+
+            public Duration healthGrace() {
+                return Duration.ofSeconds(5);
+            }
         };
     }
 }

@@ -1,17 +1,17 @@
 package dev.tenure.operator;
 
-import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.testsupport.EmulatedClusterResource;
+import dev.tenure.testsupport.EndToEnd;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.quarkus.test.junit.QuarkusTest;
-import dev.tenure.testsupport.EmulatedClusterResource;
 import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
 import io.smallrye.health.SmallRyeHealth;
 import io.smallrye.health.SmallRyeHealthReporter;
 import jakarta.inject.Inject;
@@ -27,18 +27,23 @@ import org.junit.jupiter.api.Test;
 class OperatorLeadershipTest {
     @Inject
     OperatorLeadership leadership;
+
     @Inject
     SmallRyeHealthReporter health;
+
     @Inject
     MeterRegistry registry;
+
     @Inject
     Operator operator;
 
     @Test
     void leadsQuicklyAndStartsReconcilers() {
         await().atMost(Duration.ofSeconds(10)).until(() -> leadership.isLeader() && leadership.reconcilersStarted());
-        LeaseRecord lease = new KubeLeaseStore(EmulatedClusterResource.cluster().client()).get(LeaseKey.of("tenure-system", "tenure-operator"));
-        assertThat(lease.holderIdentity()).isEqualTo(leadership.elector().orElseThrow().identity());
+        LeaseRecord lease = new KubeLeaseStore(EmulatedClusterResource.cluster().client())
+                .get(LeaseKey.of("tenure-system", "tenure-operator"));
+        assertThat(lease.holderIdentity())
+                .isEqualTo(leadership.elector().orElseThrow().identity());
         assertThat(lease.leaseDurationSeconds()).isEqualTo(3);
         // Reconcilers registered by the other packages run only now that this instance leads.
         assertThat(operator.getRuntimeInfo().isStarted()).isEqualTo(operator.getRegisteredControllersNumber() > 0);
@@ -52,6 +57,7 @@ class OperatorLeadershipTest {
 
         assertThat(registry.get("tenure.leader.is_leader").gauge().value()).isEqualTo(1.0);
         assertThat(registry.get("tenure.leader.transitions").counter().count()).isEqualTo(1.0);
-        await().atMost(Duration.ofSeconds(10)).until(() -> registry.get("tenure.leader.renew").timer().count() > 0);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> registry.get("tenure.leader.renew").timer().count() > 0);
     }
 }

@@ -1,9 +1,15 @@
 package dev.tenure.operator;
 
-import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenure.testsupport.EmulatedClusterResource;
+import dev.tenure.testsupport.EndToEnd;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusTest;
 import java.io.File;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -21,19 +27,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-
-import dev.tenure.testsupport.EmulatedClusterResource;
-
-import io.quarkus.test.common.QuarkusTestResource;
-import io.quarkus.test.common.http.TestHTTPResource;
-import io.quarkus.test.junit.QuarkusTest;
 
 /**
  * End to end with a real Prometheus (Debian's 2.42 package, installed by `make test`'s set-up
@@ -47,7 +43,8 @@ import io.quarkus.test.junit.QuarkusTest;
 class PrometheusScrapeIT {
 
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private static final HttpClient HTTP =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final Path WORK = Path.of("target", "prometheus-e2e");
 
     private static Path bin;
@@ -67,12 +64,15 @@ class PrometheusScrapeIT {
     @BeforeAll
     static void findPrometheus() {
         bin = Stream.concat(
-                        Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator)).map(Path::of),
+                        Stream.of(System.getenv().getOrDefault("PATH", "").split(File.pathSeparator))
+                                .map(Path::of),
                         Stream.of(Path.of(".tools", "prometheus", "usr", "bin")))
-                .filter(dir -> Files.isExecutable(dir.resolve("prometheus")) && Files.isExecutable(dir.resolve("promtool")))
+                .filter(dir ->
+                        Files.isExecutable(dir.resolve("prometheus")) && Files.isExecutable(dir.resolve("promtool")))
                 .findFirst()
-                .orElseThrow(() -> new IllegalStateException("prometheus and promtool are not installed: run `bin/test-tools`"
-                        + " (make test runs it before the tests)"));
+                .orElseThrow(() ->
+                        new IllegalStateException("prometheus and promtool are not installed: run `bin/test-tools`"
+                                + " (make test runs it before the tests)"));
     }
 
     @AfterAll
@@ -90,12 +90,17 @@ class PrometheusScrapeIT {
         startPrometheusScraping(metrics);
 
         String target = "job=\"tenure\", instance=\"" + instance + "\"";
-        await("Prometheus scraped the operator (up == 1)").atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(500)).ignoreExceptions()
-                .untilAsserted(() -> assertThat(query("up{" + target + "} == 1")).isNotEmpty());
+        await("Prometheus scraped the operator (up == 1)")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(500))
+                .ignoreExceptions()
+                .untilAsserted(
+                        () -> assertThat(query("up{" + target + "} == 1")).isNotEmpty());
 
-        JsonNode buildInfo = await("tenure_build_info scraped").atMost(Duration.ofSeconds(30))
-                .pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+        JsonNode buildInfo = await("tenure_build_info scraped")
+                .atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(500))
+                .ignoreExceptions()
                 .until(() -> query("tenure_build_info{" + target + "} == 1"), r -> !r.isEmpty());
         assertThat(buildInfo.get(0).get("metric").get("version").asText()).isNotBlank();
 
@@ -106,15 +111,16 @@ class PrometheusScrapeIT {
     @Test
     void promtoolAcceptsTheShippedRuleGroups() throws Exception {
         // The groups of the PrometheusRule we ship (deploy/ is what verify-generated keeps equal to the build).
-        List<Map<String, Object>> rules = ManifestAssembly.parseAll(
-                Files.readString(Path.of("deploy/monitoring/prometheusrule.yaml")));
+        List<Map<String, Object>> rules =
+                ManifestAssembly.parseAll(Files.readString(Path.of("deploy/monitoring/prometheusrule.yaml")));
         assertThat(rules).singleElement().extracting(r -> r.get("kind")).isEqualTo("PrometheusRule");
         Path rulesFile = WORK.resolve("tenure-rules.yaml");
         Files.createDirectories(WORK);
         Files.writeString(rulesFile, ManifestAssembly.toYaml(List.of(ManifestAssembly.plainRuleGroups(rules))));
 
         Process check = new ProcessBuilder(bin.resolve("promtool").toString(), "check", "rules", rulesFile.toString())
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         assertThat(check.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String output = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(check.exitValue()).as(output).isZero();
@@ -124,16 +130,18 @@ class PrometheusScrapeIT {
     @Test
     void alertsFireOnTheSeriesTheyWatchAndNotBefore() throws Exception {
         Files.createDirectories(WORK);
-        List<Map<String, Object>> rules = ManifestAssembly.parseAll(
-                Files.readString(Path.of("deploy/monitoring/prometheusrule.yaml")));
-        Files.writeString(WORK.resolve("tenure-rules.yaml"),
+        List<Map<String, Object>> rules =
+                ManifestAssembly.parseAll(Files.readString(Path.of("deploy/monitoring/prometheusrule.yaml")));
+        Files.writeString(
+                WORK.resolve("tenure-rules.yaml"),
                 ManifestAssembly.toYaml(List.of(ManifestAssembly.plainRuleGroups(rules))));
         Path tests = WORK.resolve("alerts-test.yaml");
         try (var in = getClass().getResourceAsStream("/prometheus/alerts-test.yaml")) {
             Files.write(tests, in.readAllBytes());
         }
         Process test = new ProcessBuilder(bin.resolve("promtool").toString(), "test", "rules", tests.toString())
-                .redirectErrorStream(true).start();
+                .redirectErrorStream(true)
+                .start();
         assertThat(test.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String output = new String(test.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(test.exitValue()).as(output).isZero();
@@ -157,10 +165,11 @@ class PrometheusScrapeIT {
                     static_configs:
                       - targets: ["%s"]
                 """.formatted(metrics.getPath(), instance));
-        prometheus = new ProcessBuilder(bin.resolve("prometheus").toString(),
-                "--config.file=" + config,
-                "--storage.tsdb.path=" + data,
-                "--web.listen-address=127.0.0.1:" + prometheusPort)
+        prometheus = new ProcessBuilder(
+                        bin.resolve("prometheus").toString(),
+                        "--config.file=" + config,
+                        "--storage.tsdb.path=" + data,
+                        "--web.listen-address=127.0.0.1:" + prometheusPort)
                 .redirectErrorStream(true)
                 .redirectOutput(WORK.resolve("prometheus.log").toFile())
                 .start();
@@ -169,7 +178,8 @@ class PrometheusScrapeIT {
     private static JsonNode query(String promql) throws IOException, InterruptedException {
         URI uri = URI.create("http://127.0.0.1:" + prometheusPort + "/api/v1/query?query="
                 + URLEncoder.encode(promql, StandardCharsets.UTF_8));
-        HttpResponse<String> response = HTTP.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
+        HttpResponse<String> response = HTTP.send(
+                HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(5)).build(),
                 HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
         return JSON.readTree(response.body()).get("data").get("result");

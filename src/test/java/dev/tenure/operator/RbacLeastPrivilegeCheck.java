@@ -13,7 +13,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.stream.Collectors;
@@ -42,8 +41,8 @@ class RbacLeastPrivilegeCheck {
     static final String OPERATOR_NAMESPACE = ManifestAssembly.NAMESPACE;
     static final String SERVICE_ACCOUNT = "tenure-operator";
     private static final Path TARGET = Path.of("target");
-    private static final Path REQUESTS = Path.of(System.getProperty("rbac-check.requests-dir",
-            TARGET.resolve("rbac-requests").toString()));
+    private static final Path REQUESTS = Path.of(System.getProperty(
+            "rbac-check.requests-dir", TARGET.resolve("rbac-requests").toString()));
     private static final boolean PARTIAL_RUN = Boolean.getBoolean("rbac-check.partial-run");
 
     private static final String CRD_APPLY = "%test applies the generated CRDs at start "
@@ -57,7 +56,9 @@ class RbacLeastPrivilegeCheck {
         }
 
         boolean matches(RecordedOperatorRequest r) {
-            return r.isResourceRequest() && verb.equals(r.verb()) && apiGroup.equals(r.apiGroup())
+            return r.isResourceRequest()
+                    && verb.equals(r.verb())
+                    && apiGroup.equals(r.apiGroup())
                     && resource.equals(r.resourceWithSubresource());
         }
 
@@ -84,15 +85,15 @@ class RbacLeastPrivilegeCheck {
         PLAIN_MANIFESTS("target/deploy/tenure-operator.yaml") {
             @Override
             GrantedPermissions grants() {
-                return GrantedPermissions.ofManifests(ManifestAssembly.parseAll(read(path())), OPERATOR_NAMESPACE,
-                        SERVICE_ACCOUNT);
+                return GrantedPermissions.ofManifests(
+                        ManifestAssembly.parseAll(read(path())), OPERATOR_NAMESPACE, SERVICE_ACCOUNT);
             }
         },
         OLM_BUNDLE("target/bundle/tenure-operator/manifests/tenure-operator.clusterserviceversion.yaml") {
             @Override
             GrantedPermissions grants() {
-                return GrantedPermissions.ofCsv(ManifestAssembly.parseAll(read(path())).get(0), OPERATOR_NAMESPACE,
-                        SERVICE_ACCOUNT);
+                return GrantedPermissions.ofCsv(
+                        ManifestAssembly.parseAll(read(path())).get(0), OPERATOR_NAMESPACE, SERVICE_ACCOUNT);
             }
         };
 
@@ -131,8 +132,10 @@ class RbacLeastPrivilegeCheck {
     @ParameterizedTest
     @EnumSource(Source.class)
     void everyGrantIsUsedByTheOperatorOrJustified(Source source) {
-        Assumptions.assumeFalse(PARTIAL_RUN, "a run narrowed with -Dtest records only part of what the operator"
-                + " calls; unused grants are checked on a full `./mvnw verify`");
+        Assumptions.assumeFalse(
+                PARTIAL_RUN,
+                "a run narrowed with -Dtest records only part of what the operator"
+                        + " calls; unused grants are checked on a full `./mvnw verify`");
         GrantedPermissions granted = source.grants();
         List<RecordedOperatorRequest> requests = recordedRequests();
         Set<String> unused = new TreeSet<>();
@@ -155,7 +158,9 @@ class RbacLeastPrivilegeCheck {
     void noWildcards(Source source) {
         assertThat(source.grants().permissions())
                 .as("%s grants no wildcard verb, group or resource", source)
-                .noneMatch(p -> p.verb().equals("*") || p.apiGroup().equals("*") || p.resource().contains("*"));
+                .noneMatch(p -> p.verb().equals("*")
+                        || p.apiGroup().equals("*")
+                        || p.resource().contains("*"));
     }
 
     @Test
@@ -166,16 +171,19 @@ class RbacLeastPrivilegeCheck {
     @Test
     void everyJustifiedRowIsStillGranted() {
         GrantedPermissions granted = Source.PLAIN_MANIFESTS.grants();
-        assertThat(UNUSED_BUT_NEEDED).as("allow-list rows whose permission is no longer granted (delete the row)")
+        assertThat(UNUSED_BUT_NEEDED)
+                .as("allow-list rows whose permission is no longer granted (delete the row)")
                 .allMatch(j -> granted.permissions().stream().anyMatch(j::matches));
-        assertThat(TEST_PROFILE_ONLY).as("test-profile-only requests must stay ungranted")
+        assertThat(TEST_PROFILE_ONLY)
+                .as("test-profile-only requests must stay ungranted")
                 .noneMatch(j -> granted.permissions().stream().anyMatch(j::matches));
     }
 
     @Test
     void testProfileOnlyPremisesHold() {
         String properties = read(Path.of("src/main/resources/application.properties"));
-        assertThat(properties).as("the premise of the customresourcedefinitions rows of TEST_PROFILE_ONLY")
+        assertThat(properties)
+                .as("the premise of the customresourcedefinitions rows of TEST_PROFILE_ONLY")
                 .containsPattern("(?m)^%prod\\.quarkus\\.operator-sdk\\.crd\\.apply=false$");
     }
 
@@ -192,12 +200,18 @@ class RbacLeastPrivilegeCheck {
         if (PARTIAL_RUN) {
             Assumptions.assumeFalse(files.isEmpty(), "no test of this narrowed run talked to an emulated cluster");
         }
-        assertThat(files).as("recorded operator requests in %s: a full test run writes them (surefire sets "
-                + "rbac-check.requests-dir; EmulatedCluster records through OperatorRequestRecorder)", REQUESTS)
+        assertThat(files)
+                .as(
+                        "recorded operator requests in %s: a full test run writes them (surefire sets "
+                                + "rbac-check.requests-dir; EmulatedCluster records through OperatorRequestRecorder)",
+                        REQUESTS)
                 .isNotEmpty();
         List<RecordedOperatorRequest> requests = new ArrayList<>();
         for (Path f : files) {
-            read(f).lines().filter(l -> !l.isBlank()).map(RecordedOperatorRequest::parse).forEach(requests::add);
+            read(f).lines()
+                    .filter(l -> !l.isBlank())
+                    .map(RecordedOperatorRequest::parse)
+                    .forEach(requests::add);
         }
         return requests;
     }
@@ -206,15 +220,19 @@ class RbacLeastPrivilegeCheck {
         if (!r.isResourceRequest()) {
             return "nonResourceURLs " + r.nonResourcePath() + " verb " + r.verb();
         }
-        return "verb " + r.verb() + " on " + r.resourceWithSubresource() + " in apiGroup \""
-                + r.apiGroup() + "\"" + (r.namespace().isEmpty() ? " (cluster-wide)" : " (namespace " + r.namespace() + ")");
+        return "verb " + r.verb() + " on " + r.resourceWithSubresource() + " in apiGroup \"" + r.apiGroup() + "\""
+                + (r.namespace().isEmpty() ? " (cluster-wide)" : " (namespace " + r.namespace() + ")");
     }
 
     private static String describe(Map<String, List<RecordedOperatorRequest>> missing) {
-        return missing.entrySet().stream().map(e -> "  - " + e.getKey() + ", made by "
-                + e.getValue().stream().map(RecordedOperatorRequest::test).distinct().limit(3)
-                        .collect(Collectors.joining(", "))
-                + " (User-Agent " + e.getValue().get(0).userAgent() + ")")
+        return missing.entrySet().stream()
+                .map(e -> "  - " + e.getKey() + ", made by "
+                        + e.getValue().stream()
+                                .map(RecordedOperatorRequest::test)
+                                .distinct()
+                                .limit(3)
+                                .collect(Collectors.joining(", "))
+                        + " (User-Agent " + e.getValue().get(0).userAgent() + ")")
                 .collect(Collectors.joining("\n"));
     }
 

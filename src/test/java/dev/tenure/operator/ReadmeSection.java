@@ -15,8 +15,7 @@ import java.util.stream.Stream;
  */
 final class ReadmeSection {
 
-    private ReadmeSection() {
-    }
+    private ReadmeSection() {}
 
     static String of(String name) throws IOException {
         String marker = "<!-- section: " + name + " -->";
@@ -28,7 +27,9 @@ final class ReadmeSection {
                 return text.substring(start, end < 0 ? text.length() : end);
             }
         }
-        assertThat(name).as("documentation section " + name + " in README.md or docs/").isNull();
+        assertThat(name)
+                .as("documentation section " + name + " in README.md or docs/")
+                .isNull();
         return "";
     }
 

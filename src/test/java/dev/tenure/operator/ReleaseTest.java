@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -36,18 +35,21 @@ class ReleaseTest {
             0.2.0-rc.1     | 0.1.0-SNAPSHOT | 1 | 0.1.0 | -
             0.0.9          | 0.1.0-SNAPSHOT | 1 | 0.1.0 | -
             """)
-    void releaseScriptRecordsReleasesAndRefusesSnapshots(String requested, String pomVersion, int exit,
-            String version, String history, @TempDir Path project) throws Exception {
+    void releaseScriptRecordsReleasesAndRefusesSnapshots(
+            String requested, String pomVersion, int exit, String version, String history, @TempDir Path project)
+            throws Exception {
         Files.createDirectories(project.resolve("bin"));
         Files.copy(Path.of("bin", "release"), project.resolve("bin/release"));
         project.resolve("bin/release").toFile().setExecutable(true);
-        Files.writeString(project.resolve("pom.xml"), "<project>\n  <groupId>dev.tenure</groupId>\n  <version>"
-                + pomVersion + "</version>\n</project>\n");
+        Files.writeString(
+                project.resolve("pom.xml"),
+                "<project>\n  <groupId>dev.tenure</groupId>\n  <version>" + pomVersion + "</version>\n</project>\n");
         Path properties = project.resolve("src/main/olm/release.properties");
         Files.createDirectories(properties.getParent());
         Files.writeString(properties, RECORDED);
 
-        List<String> command = requested == null ? List.of(project.resolve("bin/release").toString())
+        List<String> command = requested == null
+                ? List.of(project.resolve("bin/release").toString())
                 : List.of(project.resolve("bin/release").toString(), requested);
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
@@ -55,7 +57,8 @@ class ReleaseTest {
         assertThat(process.exitValue()).as(output).isEqualTo(exit);
 
         String after = Files.readString(properties);
-        assertThat(after).contains("version=" + version + "\n")
+        assertThat(after)
+                .contains("version=" + version + "\n")
                 .contains("history=" + (history == null ? "" : history) + "\n");
         if (exit != 0 || version.equals("0.1.0")) {
             assertThat(after).isEqualTo(RECORDED);
@@ -65,10 +68,11 @@ class ReleaseTest {
     }
 
     @ParameterizedTest
-    @ValueSource(strings = { "0.1.0-SNAPSHOT", "0.1", "v0.1.0", "0.1.0-rc.1" })
+    @ValueSource(strings = {"0.1.0-SNAPSHOT", "0.1", "v0.1.0", "0.1.0-rc.1"})
     void aReleaseIsNeverASnapshotOrPreRelease(String version) {
         assertThatThrownBy(() -> new Release(version, List.of(), "2026-11-24T00:00:00Z", "<svg/>"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(version);
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(version);
     }
 
     @Test
@@ -95,21 +99,26 @@ class ReleaseTest {
                         spec: {template: {spec: {containers: [{name: tenure-operator, image: "ghcr.io/tenure-dev/tenure-operator:0.1.0-SNAPSHOT"}]}}}
                 """).get(0);
         Map<String, Object> released = release.applyTo(csv);
-        assertThat(ManifestAssembly.<String> at(released, "metadata", "name")).isEqualTo("tenure-operator.v0.3.0");
-        assertThat(ManifestAssembly.<String> at(released, "spec", "version")).isEqualTo("0.3.0");
-        assertThat(ManifestAssembly.<String> at(released, "spec", "replaces")).isEqualTo("tenure-operator.v0.2.0");
-        assertThat(ManifestAssembly.<String> at(released, "metadata", "annotations", "olm.skipRange")).isEqualTo("<0.3.0");
-        assertThat(ManifestAssembly.<String> at(released, "metadata", "annotations", "createdAt"))
+        assertThat(ManifestAssembly.<String>at(released, "metadata", "name")).isEqualTo("tenure-operator.v0.3.0");
+        assertThat(ManifestAssembly.<String>at(released, "spec", "version")).isEqualTo("0.3.0");
+        assertThat(ManifestAssembly.<String>at(released, "spec", "replaces")).isEqualTo("tenure-operator.v0.2.0");
+        assertThat(ManifestAssembly.<String>at(released, "metadata", "annotations", "olm.skipRange"))
+                .isEqualTo("<0.3.0");
+        assertThat(ManifestAssembly.<String>at(released, "metadata", "annotations", "createdAt"))
                 .isEqualTo("2026-11-24T00:00:00Z");
-        assertThat(ManifestAssembly.<String> at(released, "metadata", "annotations", "containerImage"))
+        assertThat(ManifestAssembly.<String>at(released, "metadata", "annotations", "containerImage"))
                 .isEqualTo("ghcr.io/tenure-dev/tenure-operator:0.3.0");
         assertThat(ManifestAssembly.toYaml(List.of(released))).doesNotContain("SNAPSHOT", "snapshot");
         List<Map<String, Object>> catalog = Catalog.of(released, release, List.of("alpha"));
-        Map<String, Object> channel = catalog.stream().filter(d -> "olm.channel".equals(d.get("schema"))).findFirst()
+        Map<String, Object> channel = catalog.stream()
+                .filter(d -> "olm.channel".equals(d.get("schema")))
+                .findFirst()
                 .orElseThrow();
-        assertThat(ManifestAssembly.<List<Map<String, Object>>> at(channel, "entries"))
+        assertThat(ManifestAssembly.<List<Map<String, Object>>>at(channel, "entries"))
                 .extracting(e -> e.get("name") + "<-" + e.get("replaces"))
-                .containsExactly("tenure-operator.v0.1.0<-null", "tenure-operator.v0.2.0<-tenure-operator.v0.1.0",
+                .containsExactly(
+                        "tenure-operator.v0.1.0<-null",
+                        "tenure-operator.v0.2.0<-tenure-operator.v0.1.0",
                         "tenure-operator.v0.3.0<-tenure-operator.v0.2.0");
     }
 }

@@ -1,8 +1,8 @@
 package dev.tenure.operator;
 
-import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.testsupport.EndToEnd;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -24,7 +24,9 @@ class RunScriptTest {
     @Test
     void makeRunNeverUsesAReachableKubeContextUnlessAskedTo() throws Exception {
         Path kubectl = bin.resolve("kubectl");
-        Files.writeString(kubectl, "#!/bin/sh\necho \"kubectl $*\" >> \"" + bin.resolve("calls") + "\"\necho real-cluster\nexit 0\n");
+        Files.writeString(
+                kubectl,
+                "#!/bin/sh\necho \"kubectl $*\" >> \"" + bin.resolve("calls") + "\"\necho real-cluster\nexit 0\n");
         kubectl.toFile().setExecutable(true);
         // a ./mvnw that fails at once: the script shows which way it went before building anything
         Path project = bin.resolve("project");
@@ -35,8 +37,12 @@ class RunScriptTest {
         project.resolve("mvnw").toFile().setExecutable(true);
 
         String byDefault = run(project, null);
-        assertThat(byDefault).contains("starting the embedded emulated cluster").doesNotContain("KUBE=current: the operator acts");
-        assertThat(Files.exists(bin.resolve("calls"))).as("the default never even asks kubectl").isFalse();
+        assertThat(byDefault)
+                .contains("starting the embedded emulated cluster")
+                .doesNotContain("KUBE=current: the operator acts");
+        assertThat(Files.exists(bin.resolve("calls")))
+                .as("the default never even asks kubectl")
+                .isFalse();
 
         String current = run(project, "current");
         assertThat(current).contains("KUBE=current: the operator acts on the cluster of context real-cluster");
@@ -45,7 +51,9 @@ class RunScriptTest {
     }
 
     private String run(Path project, String kube) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder("bash", "bin/run").directory(project.toFile()).redirectErrorStream(true);
+        ProcessBuilder pb = new ProcessBuilder("bash", "bin/run")
+                .directory(project.toFile())
+                .redirectErrorStream(true);
         pb.environment().put("PATH", bin + ":" + System.getenv("PATH"));
         if (kube == null) {
             pb.environment().remove("KUBE");

@@ -1,6 +1,5 @@
 package dev.tenure.operator;
 
-import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -13,6 +12,7 @@ import dev.tenure.coordination.ElectionTiming;
 import dev.tenure.coordination.LeaseCandidateApi;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
+import dev.tenure.testsupport.EndToEnd;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -50,19 +50,24 @@ class WatchLivenessIT {
 
     @Test
     void theLiveProbeListsEveryInformerOfTheLeaderAsWatching() {
-        JsonNode check = await().atMost(WAIT).ignoreExceptions().until(() -> check(WatchLivenessCheck.NAME),
-                c -> c.path("data").has("coordination/leases"));
+        JsonNode check = await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(() -> check(WatchLivenessCheck.NAME), c -> c.path("data").has("coordination/leases"));
         assertThat(check.at("/status").asText()).isEqualTo("UP");
         List<String> controllers = new ArrayList<>();
-        operator.getRuntimeInfo().getRegisteredControllers()
+        operator.getRuntimeInfo()
+                .getRegisteredControllers()
                 .forEach(c -> controllers.add(c.getConfiguration().getName()));
         assertThat(controllers).isNotEmpty();
         for (String controller : controllers) {
-            assertThat(names(check.path("data"))).as("informers of " + controller)
+            assertThat(names(check.path("data")))
+                    .as("informers of " + controller)
                     .anyMatch(n -> n.startsWith(controller + "/"));
         }
-        check.path("data").fields().forEachRemaining(e -> assertThat(e.getValue().asText()).as(e.getKey())
-                .isEqualTo("watching"));
+        check.path("data")
+                .fields()
+                .forEachRemaining(
+                        e -> assertThat(e.getValue().asText()).as(e.getKey()).isEqualTo("watching"));
         assertThat(check.at("/data/coordination~1leasecandidates").asText()).isEqualTo("watching");
         assertThat(check.at("/data/coordination~1nodes").asText()).isEqualTo("watching");
     }
@@ -70,21 +75,35 @@ class WatchLivenessIT {
     @Test
     void informersThatLostTheirApiServerFailTheProbeAfterTheGrace() {
         EmulatedCluster cluster = EmulatedCluster.start();
-        CoordinationController controller = new CoordinationController(cluster.operatorClient(),
-                new ElectionPlanner(ElectionTiming.UPSTREAM, false), Clock.systemUTC(), LeaseCandidateApi.of("v1beta1"),
-                new CoordinationMetrics(new SimpleMeterRegistry(), Clock.systemUTC()), Duration.ofMinutes(30));
+        CoordinationController controller = new CoordinationController(
+                cluster.operatorClient(),
+                new ElectionPlanner(ElectionTiming.UPSTREAM, false),
+                Clock.systemUTC(),
+                LeaseCandidateApi.of("v1beta1"),
+                new CoordinationMetrics(new SimpleMeterRegistry(), Clock.systemUTC()),
+                Duration.ofMinutes(30));
         WatchLiveness liveness = new WatchLiveness(Duration.ZERO);
         try {
             controller.start();
-            await().atMost(WAIT).until(() -> liveness.assess(WatchLivenessCheck.informerWatches(controller.informers()), Clock.systemUTC().instant()).live()
-                    && WatchLivenessCheck.informerWatches(controller.informers()).size() == 3);
+            await().atMost(WAIT)
+                    .until(() -> liveness.assess(
+                                            WatchLivenessCheck.informerWatches(controller.informers()),
+                                            Clock.systemUTC().instant())
+                                    .live()
+                            && WatchLivenessCheck.informerWatches(controller.informers())
+                                            .size()
+                                    == 3);
             cluster.close(); // the API server goes away: every watch drops and cannot come back
             await().atMost(WAIT).untilAsserted(() -> {
-                WatchLiveness.Verdict verdict = liveness.assess(WatchLivenessCheck.informerWatches(controller.informers()), Clock.systemUTC().instant());
+                WatchLiveness.Verdict verdict = liveness.assess(
+                        WatchLivenessCheck.informerWatches(controller.informers()),
+                        Clock.systemUTC().instant());
                 assertThat(verdict.live()).isFalse();
                 // Not watching past the grace, or stopped (fabric8 gave up reconnecting), which fails at once.
-                assertThat(verdict.details().get("coordination/leases")).containsAnyOf(
-                        "longer than tenure.health.watch-grace", "a stopped informer does not restart by itself");
+                assertThat(verdict.details().get("coordination/leases"))
+                        .containsAnyOf(
+                                "longer than tenure.health.watch-grace",
+                                "a stopped informer does not restart by itself");
             });
         } finally {
             controller.stop();
@@ -99,9 +118,12 @@ class WatchLivenessIT {
     }
 
     private JsonNode check(String name) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(live).timeout(Duration.ofSeconds(5)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(live)
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         for (JsonNode check : JSON.readTree(response.body()).get("checks")) {
             if (name.equals(check.get("name").asText())) {
                 return check;

@@ -8,10 +8,10 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.Test;
 
 class WatchLivenessTest {
 
@@ -28,22 +28,57 @@ class WatchLivenessTest {
         Watch stopped = new Watch("nm/nodes", false, false, true);
         Watch unsynced = new Watch("nm/nodes", true, true, false);
         return Stream.of(
-                Arguments.of("all healthy", List.of(healthy("nm/nodes")), List.of(healthy("nm/nodes")),
-                        Duration.ofMinutes(10), true, "watching"),
-                Arguments.of("not watching within grace", List.of(notWatching), List.of(notWatching),
-                        GRACE, true, "not watching for 120s"),
-                Arguments.of("not watching past grace", List.of(notWatching), List.of(notWatching),
-                        GRACE.plusSeconds(1), false,
+                Arguments.of(
+                        "all healthy",
+                        List.of(healthy("nm/nodes")),
+                        List.of(healthy("nm/nodes")),
+                        Duration.ofMinutes(10),
+                        true,
+                        "watching"),
+                Arguments.of(
+                        "not watching within grace",
+                        List.of(notWatching),
+                        List.of(notWatching),
+                        GRACE,
+                        true,
+                        "not watching for 120s"),
+                Arguments.of(
+                        "not watching past grace",
+                        List.of(notWatching),
+                        List.of(notWatching),
+                        GRACE.plusSeconds(1),
+                        false,
                         "not watching for 121s (longer than tenure.health.watch-grace 120s)"),
-                // Issue 16: a stopped informer (e.g. after an object it could not read) is dead at once, not after grace.
-                Arguments.of("stopped: dead at once", List.of(stopped), List.of(stopped),
-                        Duration.ofSeconds(1), false, "stopped for 1s (a stopped informer does not restart by itself)"),
-                Arguments.of("never synced past grace", List.of(unsynced), List.of(unsynced),
-                        GRACE.plusSeconds(5), false, "not synced for 125s (longer than tenure.health.watch-grace 120s)"),
-                Arguments.of("recovered in between resets the count", List.of(notWatching), List.of(healthy("nm/nodes")),
-                        GRACE.plusSeconds(1), true, "watching"),
-                Arguments.of("unhealthy only at the second look starts the count then", List.of(healthy("nm/nodes")),
-                        List.of(notWatching), GRACE.plusSeconds(1), true, "not watching for 0s"));
+                // Issue 16: a stopped informer (e.g. after an object it could not read) is dead at once, not after
+                // grace.
+                Arguments.of(
+                        "stopped: dead at once",
+                        List.of(stopped),
+                        List.of(stopped),
+                        Duration.ofSeconds(1),
+                        false,
+                        "stopped for 1s (a stopped informer does not restart by itself)"),
+                Arguments.of(
+                        "never synced past grace",
+                        List.of(unsynced),
+                        List.of(unsynced),
+                        GRACE.plusSeconds(5),
+                        false,
+                        "not synced for 125s (longer than tenure.health.watch-grace 120s)"),
+                Arguments.of(
+                        "recovered in between resets the count",
+                        List.of(notWatching),
+                        List.of(healthy("nm/nodes")),
+                        GRACE.plusSeconds(1),
+                        true,
+                        "watching"),
+                Arguments.of(
+                        "unhealthy only at the second look starts the count then",
+                        List.of(healthy("nm/nodes")),
+                        List.of(notWatching),
+                        GRACE.plusSeconds(1),
+                        true,
+                        "not watching for 0s"));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -63,7 +98,9 @@ class WatchLivenessTest {
         liveness.assess(watches, T0);
         WatchLiveness.Verdict verdict = liveness.assess(watches, T0.plusMillis(1500));
         assertThat(verdict.live()).isFalse();
-        assertThat(verdict.details()).containsEntry("a", "watching").containsEntry("c", "watching")
+        assertThat(verdict.details())
+                .containsEntry("a", "watching")
+                .containsEntry("c", "watching")
                 .containsEntry("b", "not watching for 1s (longer than tenure.health.watch-grace 0s)");
     }
 
@@ -73,7 +110,8 @@ class WatchLivenessTest {
         Watch down = new Watch("x", true, false, true);
         liveness.assess(List.of(down), T0);
         liveness.assess(List.of(), T0.plusSeconds(60)); // leadership ended: no watches
-        WatchLiveness.Verdict verdict = liveness.assess(List.of(down), T0.plus(GRACE).plusSeconds(30));
+        WatchLiveness.Verdict verdict =
+                liveness.assess(List.of(down), T0.plus(GRACE).plusSeconds(30));
         assertThat(verdict.live()).isTrue();
         assertThat(verdict.details()).containsEntry("x", "not watching for 0s");
     }
@@ -81,6 +119,7 @@ class WatchLivenessTest {
     @Test
     void aNegativeGraceIsRejectedNamingTheSetting() {
         assertThatThrownBy(() -> new WatchLiveness(Duration.ofSeconds(-1)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tenure.health.watch-grace");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("tenure.health.watch-grace");
     }
 }

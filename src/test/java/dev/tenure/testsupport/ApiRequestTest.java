@@ -8,8 +8,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /** The RBAC view of requests: the RBAC test turns these into ClusterRole rules, so the verbs must be exact. */
 class ApiRequestTest {
 
-  @ParameterizedTest(name = "{0} {1} → {2} {3}/{4} {5} {6}/{7}")
-  @CsvSource(delimiter = '|', nullValues = "-", textBlock = """
+    @ParameterizedTest(name = "{0} {1} → {2} {3}/{4} {5} {6}/{7}")
+    @CsvSource(delimiter = '|', nullValues = "-", textBlock = """
       GET    | /api/v1/namespaces/a/pods/p                                   | get              | ''                 | pods                 | ''       | a  | p
       GET    | /api/v1/namespaces/a/pods                                     | list             | ''                 | pods                 | ''       | a  | ''
       GET    | /api/v1/pods?fieldSelector=spec.nodeName%3Dw1                 | list             | ''                 | pods                 | ''       | '' | ''
@@ -29,39 +29,48 @@ class ApiRequestTest {
       GET    | /apis/apps/v1/namespaces/a/daemonsets/ds                      | get              | apps               | daemonsets           | ''       | a  | ds
       GET    | /apis/apiextensions.k8s.io/v1/customresourcedefinitions       | list             | apiextensions.k8s.io | customresourcedefinitions | '' | '' | ''
       """)
-  void mapsRequestsToRbacVerbs(String method, String path, String verb, String group, String resource,
-      String subresource, String namespace, String name) {
-    ApiRequest r = ApiRequest.parse(method, path, "kubectl/v1.32");
+    void mapsRequestsToRbacVerbs(
+            String method,
+            String path,
+            String verb,
+            String group,
+            String resource,
+            String subresource,
+            String namespace,
+            String name) {
+        ApiRequest r = ApiRequest.parse(method, path, "kubectl/v1.32");
 
-    assertThat(r.verb()).isEqualTo(verb);
-    assertThat(r.apiGroup()).isEqualTo(group);
-    assertThat(r.resource()).isEqualTo(resource);
-    assertThat(r.subresource()).isEqualTo(subresource);
-    assertThat(r.namespace()).isEqualTo(namespace);
-    assertThat(r.name()).isEqualTo(name);
-    assertThat(r.userAgent()).isEqualTo("kubectl/v1.32");
-  }
+        assertThat(r.verb()).isEqualTo(verb);
+        assertThat(r.apiGroup()).isEqualTo(group);
+        assertThat(r.resource()).isEqualTo(resource);
+        assertThat(r.subresource()).isEqualTo(subresource);
+        assertThat(r.namespace()).isEqualTo(namespace);
+        assertThat(r.name()).isEqualTo(name);
+        assertThat(r.userAgent()).isEqualTo("kubectl/v1.32");
+    }
 
-  @ParameterizedTest
-  @CsvSource({"/api", "/apis", "/apis/apps/v1", "/version", "/openapi/v2"})
-  void discoveryAndVersionAreNonResourceRequests(String path) {
-    ApiRequest r = ApiRequest.parse("GET", path, null);
-    assertThat(r.isResourceRequest()).isFalse();
-    assertThat(r.verb()).isEqualTo("get");
-    assertThat(r.path()).isEqualTo(path);
-  }
+    @ParameterizedTest
+    @CsvSource({"/api", "/apis", "/apis/apps/v1", "/version", "/openapi/v2"})
+    void discoveryAndVersionAreNonResourceRequests(String path) {
+        ApiRequest r = ApiRequest.parse("GET", path, null);
+        assertThat(r.isResourceRequest()).isFalse();
+        assertThat(r.verb()).isEqualTo("get");
+        assertThat(r.path()).isEqualTo(path);
+    }
 
-  /** Who the RBAC check charges a request to: only the harness, kubectl and workloads are not the operator. */
-  @ParameterizedTest(name = "{0} → {1}")
-  @CsvSource({
-      "emulated-cluster-test-client, HARNESS",
-      "kubectl/v1.32.0 (linux/amd64) kubernetes/abc, KUBECTL",
-      "emulated-cluster-workload, WORKLOAD",
-      "fabric8-kubernetes-client/7.3.1, OPERATOR",
-      "tenure-operator-under-test, OPERATOR",
-      "chaos-operator, OPERATOR",
-      "'', OPERATOR"})
-  void requestOriginFollowsTheUserAgent(String userAgent, RequestOrigin origin) {
-    assertThat(RequestOrigin.of(ApiRequest.parse("GET", "/api/v1/nodes", userAgent))).isEqualTo(origin);
-  }
+    /** Who the RBAC check charges a request to: only the harness, kubectl and workloads are not the operator. */
+    @ParameterizedTest(name = "{0} → {1}")
+    @CsvSource({
+        "emulated-cluster-test-client, HARNESS",
+        "kubectl/v1.32.0 (linux/amd64) kubernetes/abc, KUBECTL",
+        "emulated-cluster-workload, WORKLOAD",
+        "fabric8-kubernetes-client/7.3.1, OPERATOR",
+        "tenure-operator-under-test, OPERATOR",
+        "chaos-operator, OPERATOR",
+        "'', OPERATOR"
+    })
+    void requestOriginFollowsTheUserAgent(String userAgent, RequestOrigin origin) {
+        assertThat(RequestOrigin.of(ApiRequest.parse("GET", "/api/v1/nodes", userAgent)))
+                .isEqualTo(origin);
+    }
 }

@@ -13,5 +13,4 @@ import org.junit.jupiter.api.Tag;
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @Tag("chaos")
-public @interface Chaos {
-}
+public @interface Chaos {}

@@ -43,436 +43,604 @@ import java.util.Random;
  * Namespaces are created on first use. Names of generated pods are deterministic.
  */
 public final class ClusterSeed {
-  /** Annotation the kubelet puts on mirror pods of static pods (kubectl drain skips them). */
-  public static final String MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
-  private static final String PAUSE_IMAGE = "registry.k8s.io/pause:3.10";
+    /** Annotation the kubelet puts on mirror pods of static pods (kubectl drain skips them). */
+    public static final String MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
 
-  private final ClusterStore store;
-  private final KubeletSimulator kubelets;
-  private final Clock clock;
+    private static final String PAUSE_IMAGE = "registry.k8s.io/pause:3.10";
 
-  ClusterSeed(ClusterStore store, KubeletSimulator kubelets, Clock clock) {
-    this.store = store;
-    this.kubelets = kubelets;
-    this.clock = clock;
-  }
+    private final ClusterStore store;
+    private final KubeletSimulator kubelets;
+    private final Clock clock;
 
-  /** Creates the namespace if absent. */
-  public Namespace namespace(String name) {
-    return store.get("/api/v1/namespaces/" + name, Namespace.class).orElseGet(() -> store.create(
-        new NamespaceBuilder().withNewMetadata().withName(name).endMetadata().withNewStatus().withPhase("Active")
-            .endStatus().build()));
-  }
-
-  public NodeSeed node(String name) {
-    return new NodeSeed(name);
-  }
-
-  /** Pods owned by a ReplicaSet owned by a Deployment. */
-  public WorkloadSeed deployment(String name) {
-    return new WorkloadSeed(name, Kind.DEPLOYMENT);
-  }
-
-  /** Pods name-0..name-(n-1) owned by a StatefulSet. */
-  public WorkloadSeed statefulSet(String name) {
-    return new WorkloadSeed(name, Kind.STATEFUL_SET);
-  }
-
-  /** One pod per node given with onNodes (default: every node), owned by a DaemonSet. */
-  public WorkloadSeed daemonSet(String name) {
-    return new WorkloadSeed(name, Kind.DAEMON_SET);
-  }
-
-  /** One unmanaged pod (no owner) named {@code name}. */
-  public WorkloadSeed pod(String name) {
-    return new WorkloadSeed(name, Kind.UNMANAGED);
-  }
-
-  /** One mirror pod (static pod shown by the kubelet; annotation kubernetes.io/config.mirror, owner Node). */
-  public WorkloadSeed mirrorPod(String name) {
-    return new WorkloadSeed(name, Kind.MIRROR);
-  }
-
-  public PdbSeed pdb(String name) {
-    return new PdbSeed(name);
-  }
-
-  /** Any other object, as is (namespace created on first use). */
-  public <T extends HasMetadata> T object(T object) {
-    if (object.getMetadata().getNamespace() != null) {
-      namespace(object.getMetadata().getNamespace());
-    }
-    return store.create(object);
-  }
-
-  /** The {@code make run} demo: 3 workers, 1 control plane, 2 Deployments, 1 StatefulSet, 1 DaemonSet, 1 PDB. */
-  public void demo() {
-    node("cp1").role("control-plane").taint("node-role.kubernetes.io/control-plane", "", "NoSchedule").create();
-    for (String w : List.of("w1", "w2", "w3")) {
-      node(w).role("worker").create();
-    }
-    deployment("web").namespace("shop").replicas(6).onNodes("w1", "w2", "w3").create();
-    deployment("api").namespace("shop").replicas(4).onNodes("w1", "w2", "w3").emptyDir().create();
-    statefulSet("db").namespace("shop").replicas(3).onNodes("w1", "w2", "w3").gracePeriod(60).create();
-    daemonSet("node-agent").namespace("kube-system").onNodes("cp1", "w1", "w2", "w3").create();
-    mirrorPod("kube-apiserver-cp1").namespace("kube-system").onNodes("cp1").create();
-    pdb("web").namespace("shop").selector("app", "web").minAvailable("50%").create();
-  }
-
-  // ---- nodes ---------------------------------------------------------------------------------------------------
-
-  public final class NodeSeed {
-    private final String name;
-    private final Map<String, String> labels = new LinkedHashMap<>();
-    private final List<Taint> taints = new ArrayList<>();
-    private boolean unschedulable;
-    private boolean ready = true;
-
-    private NodeSeed(String name) {
-      this.name = name;
-      labels.put("kubernetes.io/hostname", name);
-      labels.put("kubernetes.io/os", "linux");
+    ClusterSeed(ClusterStore store, KubeletSimulator kubelets, Clock clock) {
+        this.store = store;
+        this.kubelets = kubelets;
+        this.clock = clock;
     }
 
-    /** Adds label node-role.kubernetes.io/&lt;role&gt;="" for each role. */
-    public NodeSeed role(String... roles) {
-      for (String r : roles) {
-        labels.put("node-role.kubernetes.io/" + r, "");
-      }
-      return this;
+    /** Creates the namespace if absent. */
+    public Namespace namespace(String name) {
+        return store.get("/api/v1/namespaces/" + name, Namespace.class)
+                .orElseGet(() -> store.create(new NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .endMetadata()
+                        .withNewStatus()
+                        .withPhase("Active")
+                        .endStatus()
+                        .build()));
     }
 
-    public NodeSeed label(String key, String value) {
-      labels.put(key, value);
-      return this;
+    public NodeSeed node(String name) {
+        return new NodeSeed(name);
     }
 
-    public NodeSeed taint(String key, String value, String effect) {
-      taints.add(new TaintBuilder().withKey(key).withValue(value).withEffect(effect).build());
-      return this;
+    /** Pods owned by a ReplicaSet owned by a Deployment. */
+    public WorkloadSeed deployment(String name) {
+        return new WorkloadSeed(name, Kind.DEPLOYMENT);
     }
 
-    /** Already cordoned. */
-    public NodeSeed unschedulable() {
-      this.unschedulable = true;
-      return this;
+    /** Pods name-0..name-(n-1) owned by a StatefulSet. */
+    public WorkloadSeed statefulSet(String name) {
+        return new WorkloadSeed(name, Kind.STATEFUL_SET);
     }
 
-    /** Condition Ready=False. */
-    public NodeSeed notReady() {
-      this.ready = false;
-      return this;
+    /** One pod per node given with onNodes (default: every node), owned by a DaemonSet. */
+    public WorkloadSeed daemonSet(String name) {
+        return new WorkloadSeed(name, Kind.DAEMON_SET);
     }
 
-    public Node create() {
-      String now = now();
-      NodeCondition readyCondition = new NodeConditionBuilder().withType("Ready")
-          .withStatus(ready ? "True" : "False").withReason(ready ? "KubeletReady" : "KubeletNotReady")
-          .withMessage(ready ? "kubelet is posting ready status" : "container runtime is down")
-          .withLastHeartbeatTime(now).withLastTransitionTime(now).build();
-      Node node = store.create(new NodeBuilder()
-          .withNewMetadata().withName(name).withLabels(labels).endMetadata()
-          .withNewSpec().withUnschedulable(unschedulable ? true : null).withTaints(taints).endSpec()
-          .withNewStatus().withConditions(readyCondition)
-          .addNewAddress().withType("InternalIP").withAddress("10.0.0." + (Math.abs(name.hashCode()) % 250 + 1))
-          .endAddress()
-          .addToCapacity("cpu", new Quantity("4")).addToCapacity("memory", new Quantity("16Gi"))
-          .addToCapacity("pods", new Quantity("110"))
-          .addToAllocatable("cpu", new Quantity("4")).addToAllocatable("memory", new Quantity("16Gi"))
-          .addToAllocatable("pods", new Quantity("110"))
-          .withNewNodeInfo().withKubeletVersion("v1.32.0").withOperatingSystem("linux").withArchitecture("amd64")
-          .withContainerRuntimeVersion("containerd://1.7.0").endNodeInfo()
-          .endStatus().build());
-      kubelets.renewSoon();
-      return node;
-    }
-  }
-
-  // ---- workloads and pods ----------------------------------------------------------------------------------
-
-  private enum Kind { DEPLOYMENT, STATEFUL_SET, DAEMON_SET, UNMANAGED, MIRROR }
-
-  public final class WorkloadSeed {
-    private final String name;
-    private final Kind kind;
-    private String namespace = "default";
-    private int replicas = 1;
-    private List<String> nodes = List.of();
-    private final Map<String, String> labels = new LinkedHashMap<>();
-    private final Map<String, String> annotations = new LinkedHashMap<>();
-    private boolean ready = true;
-    private String phase = "Running";
-    private Long gracePeriodSeconds = 30L;
-    private boolean emptyDir;
-    private boolean terminating;
-
-    private WorkloadSeed(String name, Kind kind) {
-      this.name = name;
-      this.kind = kind;
-      labels.put("app", name);
+    /** One unmanaged pod (no owner) named {@code name}. */
+    public WorkloadSeed pod(String name) {
+        return new WorkloadSeed(name, Kind.UNMANAGED);
     }
 
-    public WorkloadSeed namespace(String namespace) {
-      this.namespace = namespace;
-      return this;
+    /** One mirror pod (static pod shown by the kubelet; annotation kubernetes.io/config.mirror, owner Node). */
+    public WorkloadSeed mirrorPod(String name) {
+        return new WorkloadSeed(name, Kind.MIRROR);
     }
 
-    /** Number of pods (ignored by daemonSet: one per node). */
-    public WorkloadSeed replicas(int replicas) {
-      this.replicas = replicas;
-      return this;
+    public PdbSeed pdb(String name) {
+        return new PdbSeed(name);
     }
 
-    /** Nodes the pods run on, round-robin; none = unscheduled (Pending) pods, except for daemonSet (all). */
-    public WorkloadSeed onNodes(String... nodes) {
-      this.nodes = List.of(nodes);
-      return this;
-    }
-
-    /** Same as onNodes(node). */
-    public WorkloadSeed onNode(String node) {
-      return onNodes(node);
-    }
-
-    /** Extra pod label (pods always carry app=&lt;name&gt;). */
-    public WorkloadSeed label(String key, String value) {
-      labels.put(key, value);
-      return this;
-    }
-
-    public WorkloadSeed annotation(String key, String value) {
-      annotations.put(key, value);
-      return this;
-    }
-
-    /** Pods Running but condition Ready=False. */
-    public WorkloadSeed notReady() {
-      this.ready = false;
-      return this;
-    }
-
-    /** Pod phase (default Running; Succeeded/Failed pods are never Ready). */
-    public WorkloadSeed phase(String phase) {
-      this.phase = phase;
-      if (!phase.equals("Running")) {
-        this.ready = false;
-      }
-      return this;
-    }
-
-    /** spec.terminationGracePeriodSeconds (default 30). */
-    public WorkloadSeed gracePeriod(long seconds) {
-      this.gracePeriodSeconds = seconds;
-      return this;
-    }
-
-    /** Pods mount an emptyDir volume ("scratch"). */
-    public WorkloadSeed emptyDir() {
-      this.emptyDir = true;
-      return this;
-    }
-
-    /** Pods already terminating (deletionTimestamp set); the kubelets finish them after their grace. */
-    public WorkloadSeed terminating() {
-      this.terminating = true;
-      return this;
-    }
-
-    /** Absolute time the kubelet takes to stop these pods once terminating (instead of scaled grace). */
-    public WorkloadSeed terminationDelay(Duration delay) {
-      annotations.put(KubeletSimulator.TERMINATION_DELAY_ANNOTATION, Long.toString(delay.toMillis()));
-      return this;
-    }
-
-    /** Creates the owner chain and the pods; returns the pods as stored. */
-    public List<Pod> create() {
-      namespace(namespace);
-      List<Pod> pods = new ArrayList<>();
-      Random names = new Random((namespace + "/" + name).hashCode());
-      switch (kind) {
-        case DEPLOYMENT -> {
-          var deployment = store.create(new DeploymentBuilder()
-              .withNewMetadata().withName(name).withNamespace(namespace).withLabels(Map.of("app", name)).endMetadata()
-              .withNewSpec().withReplicas(replicas).withNewSelector().withMatchLabels(Map.of("app", name))
-              .endSelector().withNewTemplate().withNewMetadata().withLabels(labels).endMetadata()
-              .withNewSpec().addNewContainer().withName("main").withImage(PAUSE_IMAGE).endContainer().endSpec()
-              .endTemplate().endSpec().build());
-          String hash = suffix(names, 10);
-          ReplicaSet rs = store.create(new ReplicaSetBuilder()
-              .withNewMetadata().withName(name + "-" + hash).withNamespace(namespace)
-              .withLabels(Map.of("app", name, "pod-template-hash", hash))
-              .withOwnerReferences(owner(deployment)).endMetadata()
-              .withNewSpec().withReplicas(replicas)
-              .withNewSelector().withMatchLabels(Map.of("app", name, "pod-template-hash", hash)).endSelector()
-              .endSpec().build());
-          Map<String, String> podLabels = new LinkedHashMap<>(labels);
-          podLabels.put("pod-template-hash", hash);
-          for (int i = 0; i < replicas; i++) {
-            pods.add(pod(rs.getMetadata().getName() + "-" + suffix(names, 5), nodeAt(i), podLabels, owner(rs)));
-          }
+    /** Any other object, as is (namespace created on first use). */
+    public <T extends HasMetadata> T object(T object) {
+        if (object.getMetadata().getNamespace() != null) {
+            namespace(object.getMetadata().getNamespace());
         }
-        case STATEFUL_SET -> {
-          var sts = store.create(new StatefulSetBuilder()
-              .withNewMetadata().withName(name).withNamespace(namespace).withLabels(Map.of("app", name)).endMetadata()
-              .withNewSpec().withReplicas(replicas).withServiceName(name)
-              .withNewSelector().withMatchLabels(Map.of("app", name)).endSelector()
-              .withNewTemplate().withNewMetadata().withLabels(labels).endMetadata()
-              .withNewSpec().addNewContainer().withName("main").withImage(PAUSE_IMAGE).endContainer().endSpec()
-              .endTemplate().endSpec().build());
-          for (int i = 0; i < replicas; i++) {
-            Map<String, String> podLabels = new LinkedHashMap<>(labels);
-            podLabels.put("statefulset.kubernetes.io/pod-name", name + "-" + i);
-            pods.add(pod(name + "-" + i, nodeAt(i), podLabels, owner(sts)));
-          }
+        return store.create(object);
+    }
+
+    /** The {@code make run} demo: 3 workers, 1 control plane, 2 Deployments, 1 StatefulSet, 1 DaemonSet, 1 PDB. */
+    public void demo() {
+        node("cp1")
+                .role("control-plane")
+                .taint("node-role.kubernetes.io/control-plane", "", "NoSchedule")
+                .create();
+        for (String w : List.of("w1", "w2", "w3")) {
+            node(w).role("worker").create();
         }
-        case DAEMON_SET -> {
-          var ds = store.create(new DaemonSetBuilder()
-              .withNewMetadata().withName(name).withNamespace(namespace).withLabels(Map.of("app", name)).endMetadata()
-              .withNewSpec().withNewSelector().withMatchLabels(Map.of("app", name)).endSelector()
-              .withNewTemplate().withNewMetadata().withLabels(labels).endMetadata()
-              .withNewSpec().addNewContainer().withName("main").withImage(PAUSE_IMAGE).endContainer().endSpec()
-              .endTemplate().endSpec().build());
-          List<String> on = nodes.isEmpty()
-              ? store.list("/api/v1/nodes", Node.class).stream().map(n -> n.getMetadata().getName()).toList()
-              : nodes;
-          for (String node : on) {
-            pods.add(pod(name + "-" + suffix(names, 5), node, labels, owner(ds)));
-          }
+        deployment("web")
+                .namespace("shop")
+                .replicas(6)
+                .onNodes("w1", "w2", "w3")
+                .create();
+        deployment("api")
+                .namespace("shop")
+                .replicas(4)
+                .onNodes("w1", "w2", "w3")
+                .emptyDir()
+                .create();
+        statefulSet("db")
+                .namespace("shop")
+                .replicas(3)
+                .onNodes("w1", "w2", "w3")
+                .gracePeriod(60)
+                .create();
+        daemonSet("node-agent")
+                .namespace("kube-system")
+                .onNodes("cp1", "w1", "w2", "w3")
+                .create();
+        mirrorPod("kube-apiserver-cp1").namespace("kube-system").onNodes("cp1").create();
+        pdb("web").namespace("shop").selector("app", "web").minAvailable("50%").create();
+    }
+
+    // ---- nodes ---------------------------------------------------------------------------------------------------
+
+    public final class NodeSeed {
+        private final String name;
+        private final Map<String, String> labels = new LinkedHashMap<>();
+        private final List<Taint> taints = new ArrayList<>();
+        private boolean unschedulable;
+        private boolean ready = true;
+
+        private NodeSeed(String name) {
+            this.name = name;
+            labels.put("kubernetes.io/hostname", name);
+            labels.put("kubernetes.io/os", "linux");
         }
-        case UNMANAGED -> {
-          for (int i = 0; i < replicas; i++) {
-            pods.add(pod(replicas == 1 ? name : name + "-" + i, nodeAt(i), labels, null));
-          }
+
+        /** Adds label node-role.kubernetes.io/&lt;role&gt;="" for each role. */
+        public NodeSeed role(String... roles) {
+            for (String r : roles) {
+                labels.put("node-role.kubernetes.io/" + r, "");
+            }
+            return this;
         }
-        case MIRROR -> {
-          String node = nodeAt(0);
-          Node owner = store.get("/api/v1/nodes/" + node, Node.class).orElse(null);
-          annotations.put(MIRROR_ANNOTATION, suffix(names, 32));
-          OwnerReference ref = owner == null ? null : new OwnerReferenceBuilder().withApiVersion("v1")
-              .withKind("Node").withName(node).withUid(owner.getMetadata().getUid()).withController(true).build();
-          pods.add(pod(name, node, labels, ref));
+
+        public NodeSeed label(String key, String value) {
+            labels.put(key, value);
+            return this;
         }
-        default -> throw new IllegalStateException(kind.toString());
-      }
-      return pods;
+
+        public NodeSeed taint(String key, String value, String effect) {
+            taints.add(new TaintBuilder()
+                    .withKey(key)
+                    .withValue(value)
+                    .withEffect(effect)
+                    .build());
+            return this;
+        }
+
+        /** Already cordoned. */
+        public NodeSeed unschedulable() {
+            this.unschedulable = true;
+            return this;
+        }
+
+        /** Condition Ready=False. */
+        public NodeSeed notReady() {
+            this.ready = false;
+            return this;
+        }
+
+        public Node create() {
+            String now = now();
+            NodeCondition readyCondition = new NodeConditionBuilder()
+                    .withType("Ready")
+                    .withStatus(ready ? "True" : "False")
+                    .withReason(ready ? "KubeletReady" : "KubeletNotReady")
+                    .withMessage(ready ? "kubelet is posting ready status" : "container runtime is down")
+                    .withLastHeartbeatTime(now)
+                    .withLastTransitionTime(now)
+                    .build();
+            Node node = store.create(new NodeBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .withLabels(labels)
+                    .endMetadata()
+                    .withNewSpec()
+                    .withUnschedulable(unschedulable ? true : null)
+                    .withTaints(taints)
+                    .endSpec()
+                    .withNewStatus()
+                    .withConditions(readyCondition)
+                    .addNewAddress()
+                    .withType("InternalIP")
+                    .withAddress("10.0.0." + (Math.abs(name.hashCode()) % 250 + 1))
+                    .endAddress()
+                    .addToCapacity("cpu", new Quantity("4"))
+                    .addToCapacity("memory", new Quantity("16Gi"))
+                    .addToCapacity("pods", new Quantity("110"))
+                    .addToAllocatable("cpu", new Quantity("4"))
+                    .addToAllocatable("memory", new Quantity("16Gi"))
+                    .addToAllocatable("pods", new Quantity("110"))
+                    .withNewNodeInfo()
+                    .withKubeletVersion("v1.32.0")
+                    .withOperatingSystem("linux")
+                    .withArchitecture("amd64")
+                    .withContainerRuntimeVersion("containerd://1.7.0")
+                    .endNodeInfo()
+                    .endStatus()
+                    .build());
+            kubelets.renewSoon();
+            return node;
+        }
     }
 
-    private String nodeAt(int i) {
-      return nodes.isEmpty() ? null : nodes.get(i % nodes.size());
+    // ---- workloads and pods ----------------------------------------------------------------------------------
+
+    private enum Kind {
+        DEPLOYMENT,
+        STATEFUL_SET,
+        DAEMON_SET,
+        UNMANAGED,
+        MIRROR
     }
 
-    private Pod pod(String podName, String node, Map<String, String> podLabels, OwnerReference owner) {
-      String now = now();
-      boolean scheduled = node != null;
-      String podPhase = scheduled ? phase : "Pending";
-      boolean podReady = scheduled && ready && podPhase.equals("Running");
-      PodBuilder b = new PodBuilder()
-          .withNewMetadata().withName(podName).withNamespace(namespace).withLabels(podLabels)
-          .withAnnotations(annotations.isEmpty() ? null : new LinkedHashMap<>(annotations))
-          .withOwnerReferences(owner == null ? List.of() : List.of(owner)).endMetadata()
-          .withNewSpec().withNodeName(node).withTerminationGracePeriodSeconds(gracePeriodSeconds)
-          .addNewContainer().withName("main").withImage(PAUSE_IMAGE).endContainer().endSpec()
-          .withNewStatus().withPhase(podPhase)
-          .addNewCondition().withType("PodScheduled").withStatus(scheduled ? "True" : "False")
-          .withLastTransitionTime(now).endCondition()
-          .addNewCondition().withType("Ready").withStatus(podReady ? "True" : "False")
-          .withLastTransitionTime(now).endCondition()
-          .endStatus();
-      if (emptyDir) {
-        b.editSpec().addNewVolume().withName("scratch").withNewEmptyDir().endEmptyDir().endVolume()
-            .editFirstContainer().addNewVolumeMount().withName("scratch").withMountPath("/scratch").endVolumeMount()
-            .endContainer().endSpec();
-      }
-      Pod pod = store.create(b.build());
-      if (terminating) {
-        long grace = gracePeriodSeconds == null ? 30 : gracePeriodSeconds;
-        pod = kubelets.terminate(pod, grace);
-      }
-      return pod;
+    public final class WorkloadSeed {
+        private final String name;
+        private final Kind kind;
+        private String namespace = "default";
+        private int replicas = 1;
+        private List<String> nodes = List.of();
+        private final Map<String, String> labels = new LinkedHashMap<>();
+        private final Map<String, String> annotations = new LinkedHashMap<>();
+        private boolean ready = true;
+        private String phase = "Running";
+        private Long gracePeriodSeconds = 30L;
+        private boolean emptyDir;
+        private boolean terminating;
+
+        private WorkloadSeed(String name, Kind kind) {
+            this.name = name;
+            this.kind = kind;
+            labels.put("app", name);
+        }
+
+        public WorkloadSeed namespace(String namespace) {
+            this.namespace = namespace;
+            return this;
+        }
+
+        /** Number of pods (ignored by daemonSet: one per node). */
+        public WorkloadSeed replicas(int replicas) {
+            this.replicas = replicas;
+            return this;
+        }
+
+        /** Nodes the pods run on, round-robin; none = unscheduled (Pending) pods, except for daemonSet (all). */
+        public WorkloadSeed onNodes(String... nodes) {
+            this.nodes = List.of(nodes);
+            return this;
+        }
+
+        /** Same as onNodes(node). */
+        public WorkloadSeed onNode(String node) {
+            return onNodes(node);
+        }
+
+        /** Extra pod label (pods always carry app=&lt;name&gt;). */
+        public WorkloadSeed label(String key, String value) {
+            labels.put(key, value);
+            return this;
+        }
+
+        public WorkloadSeed annotation(String key, String value) {
+            annotations.put(key, value);
+            return this;
+        }
+
+        /** Pods Running but condition Ready=False. */
+        public WorkloadSeed notReady() {
+            this.ready = false;
+            return this;
+        }
+
+        /** Pod phase (default Running; Succeeded/Failed pods are never Ready). */
+        public WorkloadSeed phase(String phase) {
+            this.phase = phase;
+            if (!phase.equals("Running")) {
+                this.ready = false;
+            }
+            return this;
+        }
+
+        /** spec.terminationGracePeriodSeconds (default 30). */
+        public WorkloadSeed gracePeriod(long seconds) {
+            this.gracePeriodSeconds = seconds;
+            return this;
+        }
+
+        /** Pods mount an emptyDir volume ("scratch"). */
+        public WorkloadSeed emptyDir() {
+            this.emptyDir = true;
+            return this;
+        }
+
+        /** Pods already terminating (deletionTimestamp set); the kubelets finish them after their grace. */
+        public WorkloadSeed terminating() {
+            this.terminating = true;
+            return this;
+        }
+
+        /** Absolute time the kubelet takes to stop these pods once terminating (instead of scaled grace). */
+        public WorkloadSeed terminationDelay(Duration delay) {
+            annotations.put(KubeletSimulator.TERMINATION_DELAY_ANNOTATION, Long.toString(delay.toMillis()));
+            return this;
+        }
+
+        /** Creates the owner chain and the pods; returns the pods as stored. */
+        public List<Pod> create() {
+            namespace(namespace);
+            List<Pod> pods = new ArrayList<>();
+            Random names = new Random((namespace + "/" + name).hashCode());
+            switch (kind) {
+                case DEPLOYMENT -> {
+                    var deployment = store.create(new DeploymentBuilder()
+                            .withNewMetadata()
+                            .withName(name)
+                            .withNamespace(namespace)
+                            .withLabels(Map.of("app", name))
+                            .endMetadata()
+                            .withNewSpec()
+                            .withReplicas(replicas)
+                            .withNewSelector()
+                            .withMatchLabels(Map.of("app", name))
+                            .endSelector()
+                            .withNewTemplate()
+                            .withNewMetadata()
+                            .withLabels(labels)
+                            .endMetadata()
+                            .withNewSpec()
+                            .addNewContainer()
+                            .withName("main")
+                            .withImage(PAUSE_IMAGE)
+                            .endContainer()
+                            .endSpec()
+                            .endTemplate()
+                            .endSpec()
+                            .build());
+                    String hash = suffix(names, 10);
+                    ReplicaSet rs = store.create(new ReplicaSetBuilder()
+                            .withNewMetadata()
+                            .withName(name + "-" + hash)
+                            .withNamespace(namespace)
+                            .withLabels(Map.of("app", name, "pod-template-hash", hash))
+                            .withOwnerReferences(owner(deployment))
+                            .endMetadata()
+                            .withNewSpec()
+                            .withReplicas(replicas)
+                            .withNewSelector()
+                            .withMatchLabels(Map.of("app", name, "pod-template-hash", hash))
+                            .endSelector()
+                            .endSpec()
+                            .build());
+                    Map<String, String> podLabels = new LinkedHashMap<>(labels);
+                    podLabels.put("pod-template-hash", hash);
+                    for (int i = 0; i < replicas; i++) {
+                        pods.add(pod(
+                                rs.getMetadata().getName() + "-" + suffix(names, 5), nodeAt(i), podLabels, owner(rs)));
+                    }
+                }
+                case STATEFUL_SET -> {
+                    var sts = store.create(new StatefulSetBuilder()
+                            .withNewMetadata()
+                            .withName(name)
+                            .withNamespace(namespace)
+                            .withLabels(Map.of("app", name))
+                            .endMetadata()
+                            .withNewSpec()
+                            .withReplicas(replicas)
+                            .withServiceName(name)
+                            .withNewSelector()
+                            .withMatchLabels(Map.of("app", name))
+                            .endSelector()
+                            .withNewTemplate()
+                            .withNewMetadata()
+                            .withLabels(labels)
+                            .endMetadata()
+                            .withNewSpec()
+                            .addNewContainer()
+                            .withName("main")
+                            .withImage(PAUSE_IMAGE)
+                            .endContainer()
+                            .endSpec()
+                            .endTemplate()
+                            .endSpec()
+                            .build());
+                    for (int i = 0; i < replicas; i++) {
+                        Map<String, String> podLabels = new LinkedHashMap<>(labels);
+                        podLabels.put("statefulset.kubernetes.io/pod-name", name + "-" + i);
+                        pods.add(pod(name + "-" + i, nodeAt(i), podLabels, owner(sts)));
+                    }
+                }
+                case DAEMON_SET -> {
+                    var ds = store.create(new DaemonSetBuilder()
+                            .withNewMetadata()
+                            .withName(name)
+                            .withNamespace(namespace)
+                            .withLabels(Map.of("app", name))
+                            .endMetadata()
+                            .withNewSpec()
+                            .withNewSelector()
+                            .withMatchLabels(Map.of("app", name))
+                            .endSelector()
+                            .withNewTemplate()
+                            .withNewMetadata()
+                            .withLabels(labels)
+                            .endMetadata()
+                            .withNewSpec()
+                            .addNewContainer()
+                            .withName("main")
+                            .withImage(PAUSE_IMAGE)
+                            .endContainer()
+                            .endSpec()
+                            .endTemplate()
+                            .endSpec()
+                            .build());
+                    List<String> on = nodes.isEmpty()
+                            ? store.list("/api/v1/nodes", Node.class).stream()
+                                    .map(n -> n.getMetadata().getName())
+                                    .toList()
+                            : nodes;
+                    for (String node : on) {
+                        pods.add(pod(name + "-" + suffix(names, 5), node, labels, owner(ds)));
+                    }
+                }
+                case UNMANAGED -> {
+                    for (int i = 0; i < replicas; i++) {
+                        pods.add(pod(replicas == 1 ? name : name + "-" + i, nodeAt(i), labels, null));
+                    }
+                }
+                case MIRROR -> {
+                    String node = nodeAt(0);
+                    Node owner = store.get("/api/v1/nodes/" + node, Node.class).orElse(null);
+                    annotations.put(MIRROR_ANNOTATION, suffix(names, 32));
+                    OwnerReference ref = owner == null
+                            ? null
+                            : new OwnerReferenceBuilder()
+                                    .withApiVersion("v1")
+                                    .withKind("Node")
+                                    .withName(node)
+                                    .withUid(owner.getMetadata().getUid())
+                                    .withController(true)
+                                    .build();
+                    pods.add(pod(name, node, labels, ref));
+                }
+                default -> throw new IllegalStateException(kind.toString());
+            }
+            return pods;
+        }
+
+        private String nodeAt(int i) {
+            return nodes.isEmpty() ? null : nodes.get(i % nodes.size());
+        }
+
+        private Pod pod(String podName, String node, Map<String, String> podLabels, OwnerReference owner) {
+            String now = now();
+            boolean scheduled = node != null;
+            String podPhase = scheduled ? phase : "Pending";
+            boolean podReady = scheduled && ready && podPhase.equals("Running");
+            PodBuilder b = new PodBuilder()
+                    .withNewMetadata()
+                    .withName(podName)
+                    .withNamespace(namespace)
+                    .withLabels(podLabels)
+                    .withAnnotations(annotations.isEmpty() ? null : new LinkedHashMap<>(annotations))
+                    .withOwnerReferences(owner == null ? List.of() : List.of(owner))
+                    .endMetadata()
+                    .withNewSpec()
+                    .withNodeName(node)
+                    .withTerminationGracePeriodSeconds(gracePeriodSeconds)
+                    .addNewContainer()
+                    .withName("main")
+                    .withImage(PAUSE_IMAGE)
+                    .endContainer()
+                    .endSpec()
+                    .withNewStatus()
+                    .withPhase(podPhase)
+                    .addNewCondition()
+                    .withType("PodScheduled")
+                    .withStatus(scheduled ? "True" : "False")
+                    .withLastTransitionTime(now)
+                    .endCondition()
+                    .addNewCondition()
+                    .withType("Ready")
+                    .withStatus(podReady ? "True" : "False")
+                    .withLastTransitionTime(now)
+                    .endCondition()
+                    .endStatus();
+            if (emptyDir) {
+                b.editSpec()
+                        .addNewVolume()
+                        .withName("scratch")
+                        .withNewEmptyDir()
+                        .endEmptyDir()
+                        .endVolume()
+                        .editFirstContainer()
+                        .addNewVolumeMount()
+                        .withName("scratch")
+                        .withMountPath("/scratch")
+                        .endVolumeMount()
+                        .endContainer()
+                        .endSpec();
+            }
+            Pod pod = store.create(b.build());
+            if (terminating) {
+                long grace = gracePeriodSeconds == null ? 30 : gracePeriodSeconds;
+                pod = kubelets.terminate(pod, grace);
+            }
+            return pod;
+        }
     }
-  }
 
-  // ---- PodDisruptionBudgets ------------------------------------------------------------------------------
+    // ---- PodDisruptionBudgets ------------------------------------------------------------------------------
 
-  public final class PdbSeed {
-    private final String name;
-    private String namespace = "default";
-    private final Map<String, String> matchLabels = new LinkedHashMap<>();
-    private IntOrString minAvailable;
-    private IntOrString maxUnavailable;
-    private String unhealthyPodEvictionPolicy;
+    public final class PdbSeed {
+        private final String name;
+        private String namespace = "default";
+        private final Map<String, String> matchLabels = new LinkedHashMap<>();
+        private IntOrString minAvailable;
+        private IntOrString maxUnavailable;
+        private String unhealthyPodEvictionPolicy;
 
-    private PdbSeed(String name) {
-      this.name = name;
+        private PdbSeed(String name) {
+            this.name = name;
+        }
+
+        public PdbSeed namespace(String namespace) {
+            this.namespace = namespace;
+            return this;
+        }
+
+        /** Adds a matchLabels entry (none at all = an empty selector, which selects every pod). */
+        public PdbSeed selector(String key, String value) {
+            matchLabels.put(key, value);
+            return this;
+        }
+
+        public PdbSeed minAvailable(int pods) {
+            this.minAvailable = new IntOrString(pods);
+            return this;
+        }
+
+        /** A percentage such as "50%". */
+        public PdbSeed minAvailable(String percent) {
+            this.minAvailable = new IntOrString(percent);
+            return this;
+        }
+
+        public PdbSeed maxUnavailable(int pods) {
+            this.maxUnavailable = new IntOrString(pods);
+            return this;
+        }
+
+        /** A percentage such as "25%". */
+        public PdbSeed maxUnavailable(String percent) {
+            this.maxUnavailable = new IntOrString(percent);
+            return this;
+        }
+
+        /** IfHealthyBudget (default) or AlwaysAllow. */
+        public PdbSeed unhealthyPodEvictionPolicy(String policy) {
+            this.unhealthyPodEvictionPolicy = policy;
+            return this;
+        }
+
+        public PodDisruptionBudget create() {
+            namespace(namespace);
+            return store.create(new PodDisruptionBudgetBuilder()
+                    .withNewMetadata()
+                    .withName(name)
+                    .withNamespace(namespace)
+                    .endMetadata()
+                    .withNewSpec()
+                    .withNewSelector()
+                    .withMatchLabels(matchLabels)
+                    .endSelector()
+                    .withMinAvailable(minAvailable)
+                    .withMaxUnavailable(maxUnavailable)
+                    .withUnhealthyPodEvictionPolicy(unhealthyPodEvictionPolicy)
+                    .endSpec()
+                    .build());
+        }
     }
 
-    public PdbSeed namespace(String namespace) {
-      this.namespace = namespace;
-      return this;
+    // ---- helpers ---------------------------------------------------------------------------------------------
+
+    private static OwnerReference owner(HasMetadata owner) {
+        return new OwnerReferenceBuilder()
+                .withApiVersion(owner.getApiVersion())
+                .withKind(owner.getKind())
+                .withName(owner.getMetadata().getName())
+                .withUid(owner.getMetadata().getUid())
+                .withController(true)
+                .withBlockOwnerDeletion(true)
+                .build();
     }
 
-    /** Adds a matchLabels entry (none at all = an empty selector, which selects every pod). */
-    public PdbSeed selector(String key, String value) {
-      matchLabels.put(key, value);
-      return this;
+    private static String suffix(Random random, int length) {
+        String alphabet = "bcdfghjklmnpqrstvwxz2456789";
+        StringBuilder sb = new StringBuilder();
+        for (int i = 0; i < length; i++) {
+            sb.append(alphabet.charAt(random.nextInt(alphabet.length())));
+        }
+        return sb.toString();
     }
 
-    public PdbSeed minAvailable(int pods) {
-      this.minAvailable = new IntOrString(pods);
-      return this;
+    private String now() {
+        return ZonedDateTime.now(clock).truncatedTo(ChronoUnit.SECONDS).format(DateTimeFormatter.ISO_INSTANT);
     }
-
-    /** A percentage such as "50%". */
-    public PdbSeed minAvailable(String percent) {
-      this.minAvailable = new IntOrString(percent);
-      return this;
-    }
-
-    public PdbSeed maxUnavailable(int pods) {
-      this.maxUnavailable = new IntOrString(pods);
-      return this;
-    }
-
-    /** A percentage such as "25%". */
-    public PdbSeed maxUnavailable(String percent) {
-      this.maxUnavailable = new IntOrString(percent);
-      return this;
-    }
-
-    /** IfHealthyBudget (default) or AlwaysAllow. */
-    public PdbSeed unhealthyPodEvictionPolicy(String policy) {
-      this.unhealthyPodEvictionPolicy = policy;
-      return this;
-    }
-
-    public PodDisruptionBudget create() {
-      namespace(namespace);
-      return store.create(new PodDisruptionBudgetBuilder()
-          .withNewMetadata().withName(name).withNamespace(namespace).endMetadata()
-          .withNewSpec().withNewSelector().withMatchLabels(matchLabels).endSelector()
-          .withMinAvailable(minAvailable).withMaxUnavailable(maxUnavailable)
-          .withUnhealthyPodEvictionPolicy(unhealthyPodEvictionPolicy).endSpec().build());
-    }
-  }
-
-  // ---- helpers ---------------------------------------------------------------------------------------------
-
-  private static OwnerReference owner(HasMetadata owner) {
-    return new OwnerReferenceBuilder().withApiVersion(owner.getApiVersion()).withKind(owner.getKind())
-        .withName(owner.getMetadata().getName()).withUid(owner.getMetadata().getUid()).withController(true)
-        .withBlockOwnerDeletion(true).build();
-  }
-
-  private static String suffix(Random random, int length) {
-    String alphabet = "bcdfghjklmnpqrstvwxz2456789";
-    StringBuilder sb = new StringBuilder();
-    for (int i = 0; i < length; i++) {
-      sb.append(alphabet.charAt(random.nextInt(alphabet.length())));
-    }
-    return sb.toString();
-  }
-
-  private String now() {
-    return ZonedDateTime.now(clock).truncatedTo(ChronoUnit.SECONDS).format(DateTimeFormatter.ISO_INSTANT);
-  }
 }

@@ -22,85 +22,89 @@ import java.util.Optional;
  * so seeding and kubelet work never show up as client traffic; watchers still see every change.
  */
 final class ClusterStore {
-  private final Dispatcher crud;
-  final ObjectMapper json = new ObjectMapper();
-  final KubernetesSerialization serialization = new KubernetesSerialization();
+    private final Dispatcher crud;
+    final ObjectMapper json = new ObjectMapper();
+    final KubernetesSerialization serialization = new KubernetesSerialization();
 
-  ClusterStore(Dispatcher crud) {
-    this.crud = crud;
-  }
-
-  static String collectionPath(String apiVersion, String plural, String namespace) {
-    String base = apiVersion.contains("/") ? "/apis/" + apiVersion : "/api/" + apiVersion;
-    return base + (namespace == null || namespace.isEmpty() ? "" : "/namespaces/" + namespace) + "/" + plural;
-  }
-
-  static String path(HasMetadata o) {
-    String ns = o instanceof Namespaced ? o.getMetadata().getNamespace() : null;
-    return collectionPath(o.getApiVersion(), o.getPlural(), ns) + "/" + o.getMetadata().getName();
-  }
-
-  MockResponse send(HttpMethod method, String path, String contentType, String body) {
-    Headers.Builder h = Headers.builder();
-    if (contentType != null) {
-      h.set("Content-Type", contentType);
+    ClusterStore(Dispatcher crud) {
+        this.crud = crud;
     }
-    Buffer buffer = new Buffer();
-    if (body != null) {
-      buffer.writeUtf8(body);
+
+    static String collectionPath(String apiVersion, String plural, String namespace) {
+        String base = apiVersion.contains("/") ? "/apis/" + apiVersion : "/api/" + apiVersion;
+        return base + (namespace == null || namespace.isEmpty() ? "" : "/namespaces/" + namespace) + "/" + plural;
     }
-    return crud.dispatch(new RecordedRequest("HTTP/1.1", method, path, h.build(), buffer));
-  }
 
-  <T extends HasMetadata> T create(T object) {
-    String ns = object instanceof Namespaced ? object.getMetadata().getNamespace() : null;
-    MockResponse r = send(HttpMethod.POST, collectionPath(object.getApiVersion(), object.getPlural(), ns),
-        "application/json", serialization.asJson(object));
-    if (r.code() >= 300) {
-      throw new IllegalStateException("seeding " + path(object) + " failed: " + r.code() + " " + body(r));
+    static String path(HasMetadata o) {
+        String ns = o instanceof Namespaced ? o.getMetadata().getNamespace() : null;
+        return collectionPath(o.getApiVersion(), o.getPlural(), ns) + "/"
+                + o.getMetadata().getName();
     }
-    @SuppressWarnings("unchecked")
-    T created = (T) serialization.unmarshal(body(r), object.getClass());
-    return created;
-  }
 
-  <T> Optional<T> get(String path, Class<T> type) {
-    MockResponse r = send(HttpMethod.GET, path, null, null);
-    return r.code() == 200 ? Optional.of(serialization.unmarshal(body(r), type)) : Optional.empty();
-  }
-
-  <T> List<T> list(String collectionPath, Class<T> type) {
-    MockResponse r = send(HttpMethod.GET, collectionPath, null, null);
-    List<T> out = new ArrayList<>();
-    if (r.code() == 200) {
-      for (JsonNode item : tree(body(r)).path("items")) {
-        out.add(serialization.unmarshal(item.toString(), type));
-      }
+    MockResponse send(HttpMethod method, String path, String contentType, String body) {
+        Headers.Builder h = Headers.builder();
+        if (contentType != null) {
+            h.set("Content-Type", contentType);
+        }
+        Buffer buffer = new Buffer();
+        if (body != null) {
+            buffer.writeUtf8(body);
+        }
+        return crud.dispatch(new RecordedRequest("HTTP/1.1", method, path, h.build(), buffer));
     }
-    return out;
-  }
 
-  MockResponse mergePatch(String path, String patch) {
-    return send(HttpMethod.PATCH, path, "application/merge-patch+json", patch);
-  }
-
-  MockResponse update(String path, Object object) {
-    return send(HttpMethod.PUT, path, "application/json", serialization.asJson(object));
-  }
-
-  MockResponse delete(String path) {
-    return send(HttpMethod.DELETE, path, "application/json", null);
-  }
-
-  JsonNode tree(String body) {
-    try {
-      return json.readTree(body);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+    <T extends HasMetadata> T create(T object) {
+        String ns = object instanceof Namespaced ? object.getMetadata().getNamespace() : null;
+        MockResponse r = send(
+                HttpMethod.POST,
+                collectionPath(object.getApiVersion(), object.getPlural(), ns),
+                "application/json",
+                serialization.asJson(object));
+        if (r.code() >= 300) {
+            throw new IllegalStateException("seeding " + path(object) + " failed: " + r.code() + " " + body(r));
+        }
+        @SuppressWarnings("unchecked")
+        T created = (T) serialization.unmarshal(body(r), object.getClass());
+        return created;
     }
-  }
 
-  static String body(MockResponse r) {
-    return r.getBody() == null ? "" : new String(r.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
-  }
+    <T> Optional<T> get(String path, Class<T> type) {
+        MockResponse r = send(HttpMethod.GET, path, null, null);
+        return r.code() == 200 ? Optional.of(serialization.unmarshal(body(r), type)) : Optional.empty();
+    }
+
+    <T> List<T> list(String collectionPath, Class<T> type) {
+        MockResponse r = send(HttpMethod.GET, collectionPath, null, null);
+        List<T> out = new ArrayList<>();
+        if (r.code() == 200) {
+            for (JsonNode item : tree(body(r)).path("items")) {
+                out.add(serialization.unmarshal(item.toString(), type));
+            }
+        }
+        return out;
+    }
+
+    MockResponse mergePatch(String path, String patch) {
+        return send(HttpMethod.PATCH, path, "application/merge-patch+json", patch);
+    }
+
+    MockResponse update(String path, Object object) {
+        return send(HttpMethod.PUT, path, "application/json", serialization.asJson(object));
+    }
+
+    MockResponse delete(String path) {
+        return send(HttpMethod.DELETE, path, "application/json", null);
+    }
+
+    JsonNode tree(String body) {
+        try {
+            return json.readTree(body);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static String body(MockResponse r) {
+        return r.getBody() == null ? "" : new String(r.getBody().getBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    }
 }

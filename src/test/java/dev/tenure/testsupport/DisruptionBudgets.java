@@ -13,115 +13,121 @@ import java.util.Map;
  * disruption controller computes the same numbers into PDB status; here expected = matching pods).
  */
 final class DisruptionBudgets {
-  private DisruptionBudgets() {
-  }
+    private DisruptionBudgets() {}
 
-  sealed interface Decision permits Allowed, Blocked, TooManyBudgets {
-  }
+    sealed interface Decision permits Allowed, Blocked, TooManyBudgets {}
 
-  record Allowed() implements Decision {
-  }
+    record Allowed() implements Decision {}
 
-  /** The upstream 429: {@code pdbName} needs {@code desiredHealthy} healthy pods and has {@code currentHealthy}. */
-  record Blocked(String pdbName, int desiredHealthy, int currentHealthy) implements Decision {
-  }
+    /** The upstream 429: {@code pdbName} needs {@code desiredHealthy} healthy pods and has {@code currentHealthy}. */
+    record Blocked(String pdbName, int desiredHealthy, int currentHealthy) implements Decision {}
 
-  /** Upstream answers 500 when more than one PDB selects the pod. */
-  record TooManyBudgets() implements Decision {
-  }
+    /** Upstream answers 500 when more than one PDB selects the pod. */
+    record TooManyBudgets() implements Decision {}
 
-  /** May {@code pod} be evicted, given the namespace's {@code budgets} and {@code podsInNamespace}? */
-  static Decision decide(Pod pod, List<PodDisruptionBudget> budgets, List<Pod> podsInNamespace) {
-    // Upstream skips the budget for pods that are terminal, pending or already terminating.
-    String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-    if ("Succeeded".equals(phase) || "Failed".equals(phase) || "Pending".equals(phase) || isTerminating(pod)) {
-      return new Allowed();
-    }
-    List<PodDisruptionBudget> matching = budgets.stream().filter(b -> selects(b, pod)).toList();
-    if (matching.isEmpty()) {
-      return new Allowed();
-    }
-    if (matching.size() > 1) {
-      return new TooManyBudgets();
-    }
-    PodDisruptionBudget pdb = matching.get(0);
-    List<Pod> selected = podsInNamespace.stream().filter(p -> selects(pdb, p)).toList();
-    int expected = selected.size();
-    int healthy = (int) selected.stream().filter(p -> isReady(p) && !isTerminating(p)).count();
-    int desired = desiredHealthy(pdb, expected);
-    boolean alwaysAllowUnhealthy = "AlwaysAllow".equals(pdb.getSpec().getUnhealthyPodEvictionPolicy());
-    if (!isReady(pod)) {
-      // IfHealthyBudget (default): an unready pod may go while the budget is met; AlwaysAllow: always.
-      return alwaysAllowUnhealthy || healthy >= desired ? new Allowed() : new Blocked(pdb.getMetadata().getName(), desired, healthy);
-    }
-    return healthy - desired >= 1 ? new Allowed() : new Blocked(pdb.getMetadata().getName(), desired, healthy);
-  }
-
-  /** minAvailable (int, or percent of expected rounded up) or expected − maxUnavailable (percent rounded up). */
-  static int desiredHealthy(PodDisruptionBudget pdb, int expected) {
-    IntOrString min = pdb.getSpec().getMinAvailable();
-    IntOrString max = pdb.getSpec().getMaxUnavailable();
-    if (max != null) {
-      return Math.max(0, expected - scaled(max, expected));
-    }
-    if (min != null) {
-      return scaled(min, expected);
-    }
-    return 0; // neither set: policy/v1 then allows every disruption, as upstream
-  }
-
-  private static int scaled(IntOrString value, int expected) {
-    if (value.getIntVal() != null) {
-      return value.getIntVal();
-    }
-    String s = value.getStrVal().trim();
-    if (!s.endsWith("%")) {
-      return Integer.parseInt(s);
-    }
-    int pct = Integer.parseInt(s.substring(0, s.length() - 1));
-    return (int) Math.ceil(pct * expected / 100.0);
-  }
-
-  static boolean isTerminating(Pod pod) {
-    return pod.getMetadata().getDeletionTimestamp() != null;
-  }
-
-  static boolean isReady(Pod pod) {
-    return pod.getStatus() != null && pod.getStatus().getConditions() != null
-        && pod.getStatus().getConditions().stream()
-            .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-  }
-
-  /** policy/v1: an empty selector selects every pod in the namespace, a missing one none. */
-  static boolean selects(PodDisruptionBudget pdb, Pod pod) {
-    if (!pdb.getMetadata().getNamespace().equals(pod.getMetadata().getNamespace())) {
-      return false;
-    }
-    LabelSelector selector = pdb.getSpec().getSelector();
-    if (selector == null) {
-      return false;
-    }
-    Map<String, String> labels = pod.getMetadata().getLabels() == null ? Map.of() : pod.getMetadata().getLabels();
-    if (selector.getMatchLabels() != null
-        && !selector.getMatchLabels().entrySet().stream().allMatch(e -> e.getValue().equals(labels.get(e.getKey())))) {
-      return false;
-    }
-    if (selector.getMatchExpressions() != null) {
-      for (LabelSelectorRequirement r : selector.getMatchExpressions()) {
-        String v = labels.get(r.getKey());
-        List<String> values = r.getValues() == null ? List.of() : r.getValues();
-        boolean ok = switch (r.getOperator()) {
-          case "In" -> v != null && values.contains(v);
-          case "NotIn" -> v == null || !values.contains(v);
-          case "Exists" -> v != null;
-          case "DoesNotExist" -> v == null;
-          default -> false;
-        };
-        if (!ok) {
-          return false;
+    /** May {@code pod} be evicted, given the namespace's {@code budgets} and {@code podsInNamespace}? */
+    static Decision decide(Pod pod, List<PodDisruptionBudget> budgets, List<Pod> podsInNamespace) {
+        // Upstream skips the budget for pods that are terminal, pending or already terminating.
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        if ("Succeeded".equals(phase) || "Failed".equals(phase) || "Pending".equals(phase) || isTerminating(pod)) {
+            return new Allowed();
         }
-      }
+        List<PodDisruptionBudget> matching =
+                budgets.stream().filter(b -> selects(b, pod)).toList();
+        if (matching.isEmpty()) {
+            return new Allowed();
+        }
+        if (matching.size() > 1) {
+            return new TooManyBudgets();
+        }
+        PodDisruptionBudget pdb = matching.get(0);
+        List<Pod> selected =
+                podsInNamespace.stream().filter(p -> selects(pdb, p)).toList();
+        int expected = selected.size();
+        int healthy = (int)
+                selected.stream().filter(p -> isReady(p) && !isTerminating(p)).count();
+        int desired = desiredHealthy(pdb, expected);
+        boolean alwaysAllowUnhealthy = "AlwaysAllow".equals(pdb.getSpec().getUnhealthyPodEvictionPolicy());
+        if (!isReady(pod)) {
+            // IfHealthyBudget (default): an unready pod may go while the budget is met; AlwaysAllow: always.
+            return alwaysAllowUnhealthy || healthy >= desired
+                    ? new Allowed()
+                    : new Blocked(pdb.getMetadata().getName(), desired, healthy);
+        }
+        return healthy - desired >= 1
+                ? new Allowed()
+                : new Blocked(pdb.getMetadata().getName(), desired, healthy);
     }
-    return true;
-  }
+
+    /** minAvailable (int, or percent of expected rounded up) or expected − maxUnavailable (percent rounded up). */
+    static int desiredHealthy(PodDisruptionBudget pdb, int expected) {
+        IntOrString min = pdb.getSpec().getMinAvailable();
+        IntOrString max = pdb.getSpec().getMaxUnavailable();
+        if (max != null) {
+            return Math.max(0, expected - scaled(max, expected));
+        }
+        if (min != null) {
+            return scaled(min, expected);
+        }
+        return 0; // neither set: policy/v1 then allows every disruption, as upstream
+    }
+
+    private static int scaled(IntOrString value, int expected) {
+        if (value.getIntVal() != null) {
+            return value.getIntVal();
+        }
+        String s = value.getStrVal().trim();
+        if (!s.endsWith("%")) {
+            return Integer.parseInt(s);
+        }
+        int pct = Integer.parseInt(s.substring(0, s.length() - 1));
+        return (int) Math.ceil(pct * expected / 100.0);
+    }
+
+    static boolean isTerminating(Pod pod) {
+        return pod.getMetadata().getDeletionTimestamp() != null;
+    }
+
+    static boolean isReady(Pod pod) {
+        return pod.getStatus() != null
+                && pod.getStatus().getConditions() != null
+                && pod.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    /** policy/v1: an empty selector selects every pod in the namespace, a missing one none. */
+    static boolean selects(PodDisruptionBudget pdb, Pod pod) {
+        if (!pdb.getMetadata().getNamespace().equals(pod.getMetadata().getNamespace())) {
+            return false;
+        }
+        LabelSelector selector = pdb.getSpec().getSelector();
+        if (selector == null) {
+            return false;
+        }
+        Map<String, String> labels = pod.getMetadata().getLabels() == null
+                ? Map.of()
+                : pod.getMetadata().getLabels();
+        if (selector.getMatchLabels() != null
+                && !selector.getMatchLabels().entrySet().stream()
+                        .allMatch(e -> e.getValue().equals(labels.get(e.getKey())))) {
+            return false;
+        }
+        if (selector.getMatchExpressions() != null) {
+            for (LabelSelectorRequirement r : selector.getMatchExpressions()) {
+                String v = labels.get(r.getKey());
+                List<String> values = r.getValues() == null ? List.of() : r.getValues();
+                boolean ok = switch (r.getOperator()) {
+                    case "In" -> v != null && values.contains(v);
+                    case "NotIn" -> v == null || !values.contains(v);
+                    case "Exists" -> v != null;
+                    case "DoesNotExist" -> v == null;
+                    default -> false;
+                };
+                if (!ok) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
 }

@@ -37,216 +37,236 @@ import java.util.function.Function;
  */
 public final class EmulatedCluster implements AutoCloseable {
 
-  /** User-Agent of {@link #client()}: requests the RBAC check does not charge to the operator. */
-  public static final String HARNESS_USER_AGENT = "emulated-cluster-test-client";
-  /** User-Agent of {@link #operatorClient()}. */
-  public static final String OPERATOR_USER_AGENT = "tenure-operator-under-test";
-  /** User-Agent of {@link #workloadClient()}: requests the RBAC check does not charge to the operator either. */
-  public static final String WORKLOAD_USER_AGENT = "emulated-cluster-workload";
+    /** User-Agent of {@link #client()}: requests the RBAC check does not charge to the operator. */
+    public static final String HARNESS_USER_AGENT = "emulated-cluster-test-client";
+    /** User-Agent of {@link #operatorClient()}. */
+    public static final String OPERATOR_USER_AGENT = "tenure-operator-under-test";
+    /** User-Agent of {@link #workloadClient()}: requests the RBAC check does not charge to the operator either. */
+    public static final String WORKLOAD_USER_AGENT = "emulated-cluster-workload";
 
-  /** Settings of one emulated cluster; every setter returns this. */
-  public static final class Options {
-    private Clock clock = Clock.systemUTC();
-    private double gracePeriodScale = 0.01;
-    private Function<Pod, Duration> terminationDelay;
-    private Duration nodeLeaseRenewInterval = Duration.ofMillis(200);
-    private int nodeLeaseDurationSeconds = 40;
-    private List<String> leaseCandidateVersions = List.of("v1beta1", "v1alpha2");
-    private int port;
+    /** Settings of one emulated cluster; every setter returns this. */
+    public static final class Options {
+        private Clock clock = Clock.systemUTC();
+        private double gracePeriodScale = 0.01;
+        private Function<Pod, Duration> terminationDelay;
+        private Duration nodeLeaseRenewInterval = Duration.ofMillis(200);
+        private int nodeLeaseDurationSeconds = 40;
+        private List<String> leaseCandidateVersions = List.of("v1beta1", "v1alpha2");
+        private int port;
 
-    /** Fast kubelets for tests: 30 s grace → 300 ms, node leases renewed every 200 ms. */
-    public static Options forTests() {
-      return new Options();
+        /** Fast kubelets for tests: 30 s grace → 300 ms, node leases renewed every 200 ms. */
+        public static Options forTests() {
+            return new Options();
+        }
+
+        /** Kubelets at a humane pace for {@code make run}: grace × 0.1, node leases renewed every 10 s. */
+        public static Options forDemo() {
+            return new Options().gracePeriodScale(0.1).nodeLeaseRenewInterval(Duration.ofSeconds(10));
+        }
+
+        /** Clock for deletionTimestamp and node lease renewTime (a fake clock makes leases stale at will). */
+        public Options clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        /** A terminating pod is removed after gracePeriodSeconds × scale (0 = at once). */
+        public Options gracePeriodScale(double scale) {
+            if (scale < 0) {
+                throw new IllegalArgumentException("gracePeriodScale must be >= 0, was " + scale);
+            }
+            this.gracePeriodScale = scale;
+            return this;
+        }
+
+        /** Absolute termination delay per pod, instead of the scaled grace period (benchmarks). */
+        public Options terminationDelay(Function<Pod, Duration> delay) {
+            this.terminationDelay = delay;
+            return this;
+        }
+
+        public Options nodeLeaseRenewInterval(Duration interval) {
+            if (interval.isZero() || interval.isNegative()) {
+                throw new IllegalArgumentException("nodeLeaseRenewInterval must be positive, was " + interval);
+            }
+            this.nodeLeaseRenewInterval = interval;
+            return this;
+        }
+
+        public Options nodeLeaseDurationSeconds(int seconds) {
+            this.nodeLeaseDurationSeconds = seconds;
+            return this;
+        }
+
+        /** coordination.k8s.io versions that serve LeaseCandidate in discovery (empty = the API is absent). */
+        public Options leaseCandidateVersions(String... versions) {
+            this.leaseCandidateVersions = List.of(versions);
+            return this;
+        }
+
+        /** Port to listen on (0 = any free port). */
+        public Options port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        public Clock clock() {
+            return clock;
+        }
+
+        public double gracePeriodScale() {
+            return gracePeriodScale;
+        }
+
+        public Function<Pod, Duration> terminationDelay() {
+            return terminationDelay;
+        }
+
+        public Duration nodeLeaseRenewInterval() {
+            return nodeLeaseRenewInterval;
+        }
+
+        public int nodeLeaseDurationSeconds() {
+            return nodeLeaseDurationSeconds;
+        }
+
+        public List<String> leaseCandidateVersions() {
+            return leaseCandidateVersions;
+        }
     }
 
-    /** Kubelets at a humane pace for {@code make run}: grace × 0.1, node leases renewed every 10 s. */
-    public static Options forDemo() {
-      return new Options().gracePeriodScale(0.1).nodeLeaseRenewInterval(Duration.ofSeconds(10));
+    private final Options options;
+    private final MockWebServer server;
+    private final ClusterStore store;
+    private final RequestLog requests = new RequestLog();
+    private final Faults faults = new Faults();
+    private final ScheduledExecutorService executor;
+    private final KubeletSimulator kubelets;
+    private final String url;
+    private final Path kubeconfig;
+    /** One client per User-Agent, built on first use (harness, operator under test, workloads). */
+    private final Map<String, KubernetesClient> clients = new ConcurrentHashMap<>();
+
+    private EmulatedCluster(Options options) {
+        this.options = options;
+        IndexedCrudDispatcher crud = new IndexedCrudDispatcher();
+        this.store = new ClusterStore(crud);
+        EmulatorDispatcher dispatcher = new EmulatorDispatcher(
+                crud,
+                store,
+                new Discovery(store.json, options.leaseCandidateVersions),
+                requests,
+                faults,
+                options.clock);
+        this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "emulated-kubelets");
+            t.setDaemon(true);
+            return t;
+        });
+        this.server = new MockWebServer();
+        server.setDispatcher(dispatcher);
+        server.start(InetAddress.getLoopbackAddress(), options.port);
+        OperatorRequestRecorder.forCluster(server.getPort()).ifPresent(r -> requests.observe(r::record));
+        this.url = "http://127.0.0.1:" + server.getPort();
+        this.kubelets = new KubeletSimulator(store, executor, options);
+        dispatcher.kubelets(kubelets);
+        try {
+            this.kubeconfig = writeKubeconfig(Files.createTempFile("emulated-cluster-", ".kubeconfig"));
+            kubeconfig.toFile().deleteOnExit();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
-    /** Clock for deletionTimestamp and node lease renewTime (a fake clock makes leases stale at will). */
-    public Options clock(Clock clock) {
-      this.clock = clock;
-      return this;
+    /** Starts an emulated cluster with test settings. */
+    public static EmulatedCluster start() {
+        return start(Options.forTests());
     }
 
-    /** A terminating pod is removed after gracePeriodSeconds × scale (0 = at once). */
-    public Options gracePeriodScale(double scale) {
-      if (scale < 0) {
-        throw new IllegalArgumentException("gracePeriodScale must be >= 0, was " + scale);
-      }
-      this.gracePeriodScale = scale;
-      return this;
+    public static EmulatedCluster start(Options options) {
+        return new EmulatedCluster(options);
     }
 
-    /** Absolute termination delay per pod, instead of the scaled grace period (benchmarks). */
-    public Options terminationDelay(Function<Pod, Duration> delay) {
-      this.terminationDelay = delay;
-      return this;
+    /**
+     * The test harness's client (default namespace "default", no request retries): seeding, faults, checking
+     * results. Production code under test gets {@link #operatorClient()}, so that the RBAC check sees its requests
+     * and not the harness's.
+     */
+    public KubernetesClient client() {
+        return clientAs(HARNESS_USER_AGENT);
     }
 
-    public Options nodeLeaseRenewInterval(Duration interval) {
-      if (interval.isZero() || interval.isNegative()) {
-        throw new IllegalArgumentException("nodeLeaseRenewInterval must be positive, was " + interval);
-      }
-      this.nodeLeaseRenewInterval = interval;
-      return this;
+    /** A client for production code under test (reconcilers, machines, electors built by a plain test). */
+    public KubernetesClient operatorClient() {
+        return clientAs(OPERATOR_USER_AGENT);
     }
 
-    public Options nodeLeaseDurationSeconds(int seconds) {
-      this.nodeLeaseDurationSeconds = seconds;
-      return this;
+    /**
+     * A client for workloads the test runs in the cluster (not the operator, with RBAC of their own), e.g. the
+     * replicas that take part in coordinated leader election through election-core Candidates: they create and renew
+     * their LeaseCandidates and Leases, which the operator itself never needs to.
+     */
+    public KubernetesClient workloadClient() {
+        return clientAs(WORKLOAD_USER_AGENT);
     }
 
-    /** coordination.k8s.io versions that serve LeaseCandidate in discovery (empty = the API is absent). */
-    public Options leaseCandidateVersions(String... versions) {
-      this.leaseCandidateVersions = List.of(versions);
-      return this;
+    /** The client of this cluster that identifies itself as {@code userAgent} (what {@link RequestOrigin} reads). */
+    private KubernetesClient clientAs(String userAgent) {
+        return clients.computeIfAbsent(
+                userAgent,
+                agent -> new KubernetesClientBuilder()
+                        .withConfig(new ConfigBuilder(clientConfig())
+                                .withUserAgent(agent)
+                                .build())
+                        .build());
     }
 
-    /** Port to listen on (0 = any free port). */
-    public Options port(int port) {
-      this.port = port;
-      return this;
+    /**
+     * A harness client (User-Agent {@link #HARNESS_USER_AGENT}) for whatever API server {@code config} points at: for
+     * a {@code @QuarkusTest} that seeds or checks through the server its application's client uses.
+     */
+    public static KubernetesClient harnessClient(Config config) {
+        return new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder(config)
+                        .withUserAgent(HARNESS_USER_AGENT)
+                        .build())
+                .build();
     }
 
-    public Clock clock() {
-      return clock;
+    /** The harness client's configuration, for callers that build their own client. */
+    public Config clientConfig() {
+        return new ConfigBuilder(Config.empty())
+                .withMasterUrl(url)
+                .withTrustCerts(true)
+                .withNamespace("default")
+                .withRequestRetryBackoffLimit(0)
+                .withUserAgent(HARNESS_USER_AGENT)
+                .build();
     }
 
-    public double gracePeriodScale() {
-      return gracePeriodScale;
+    /**
+     * The configuration of {@link #operatorClient()}. A client built from it with another User-Agent still counts
+     * as the operator; only {@link #HARNESS_USER_AGENT} and kubectl do not ({@link RequestOrigin}).
+     */
+    public Config operatorClientConfig() {
+        return new ConfigBuilder(clientConfig())
+                .withUserAgent(OPERATOR_USER_AGENT)
+                .build();
     }
 
-    public Function<Pod, Duration> terminationDelay() {
-      return terminationDelay;
+    /** The API server URL, e.g. {@code http://127.0.0.1:38211}. */
+    public String url() {
+        return url;
     }
 
-    public Duration nodeLeaseRenewInterval() {
-      return nodeLeaseRenewInterval;
+    /** A kubeconfig for this cluster written at start (a temp file deleted on exit). */
+    public Path kubeconfig() {
+        return kubeconfig;
     }
 
-    public int nodeLeaseDurationSeconds() {
-      return nodeLeaseDurationSeconds;
-    }
-
-    public List<String> leaseCandidateVersions() {
-      return leaseCandidateVersions;
-    }
-  }
-
-  private final Options options;
-  private final MockWebServer server;
-  private final ClusterStore store;
-  private final RequestLog requests = new RequestLog();
-  private final Faults faults = new Faults();
-  private final ScheduledExecutorService executor;
-  private final KubeletSimulator kubelets;
-  private final String url;
-  private final Path kubeconfig;
-  /** One client per User-Agent, built on first use (harness, operator under test, workloads). */
-  private final Map<String, KubernetesClient> clients = new ConcurrentHashMap<>();
-
-  private EmulatedCluster(Options options) {
-    this.options = options;
-    IndexedCrudDispatcher crud = new IndexedCrudDispatcher();
-    this.store = new ClusterStore(crud);
-    EmulatorDispatcher dispatcher = new EmulatorDispatcher(crud, store,
-        new Discovery(store.json, options.leaseCandidateVersions), requests, faults, options.clock);
-    this.executor = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "emulated-kubelets");
-      t.setDaemon(true);
-      return t;
-    });
-    this.server = new MockWebServer();
-    server.setDispatcher(dispatcher);
-    server.start(InetAddress.getLoopbackAddress(), options.port);
-    OperatorRequestRecorder.forCluster(server.getPort()).ifPresent(r -> requests.observe(r::record));
-    this.url = "http://127.0.0.1:" + server.getPort();
-    this.kubelets = new KubeletSimulator(store, executor, options);
-    dispatcher.kubelets(kubelets);
-    try {
-      this.kubeconfig = writeKubeconfig(Files.createTempFile("emulated-cluster-", ".kubeconfig"));
-      kubeconfig.toFile().deleteOnExit();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  /** Starts an emulated cluster with test settings. */
-  public static EmulatedCluster start() {
-    return start(Options.forTests());
-  }
-
-  public static EmulatedCluster start(Options options) {
-    return new EmulatedCluster(options);
-  }
-
-  /**
-   * The test harness's client (default namespace "default", no request retries): seeding, faults, checking
-   * results. Production code under test gets {@link #operatorClient()}, so that the RBAC check sees its requests
-   * and not the harness's.
-   */
-  public KubernetesClient client() {
-    return clientAs(HARNESS_USER_AGENT);
-  }
-
-  /** A client for production code under test (reconcilers, machines, electors built by a plain test). */
-  public KubernetesClient operatorClient() {
-    return clientAs(OPERATOR_USER_AGENT);
-  }
-
-  /**
-   * A client for workloads the test runs in the cluster (not the operator, with RBAC of their own), e.g. the
-   * replicas that take part in coordinated leader election through election-core Candidates: they create and renew
-   * their LeaseCandidates and Leases, which the operator itself never needs to.
-   */
-  public KubernetesClient workloadClient() {
-    return clientAs(WORKLOAD_USER_AGENT);
-  }
-
-  /** The client of this cluster that identifies itself as {@code userAgent} (what {@link RequestOrigin} reads). */
-  private KubernetesClient clientAs(String userAgent) {
-    return clients.computeIfAbsent(userAgent, agent -> new KubernetesClientBuilder()
-        .withConfig(new ConfigBuilder(clientConfig()).withUserAgent(agent).build()).build());
-  }
-
-  /**
-   * A harness client (User-Agent {@link #HARNESS_USER_AGENT}) for whatever API server {@code config} points at: for
-   * a {@code @QuarkusTest} that seeds or checks through the server its application's client uses.
-   */
-  public static KubernetesClient harnessClient(Config config) {
-    return new KubernetesClientBuilder().withConfig(new ConfigBuilder(config).withUserAgent(HARNESS_USER_AGENT).build())
-        .build();
-  }
-
-  /** The harness client's configuration, for callers that build their own client. */
-  public Config clientConfig() {
-    return new ConfigBuilder(Config.empty()).withMasterUrl(url).withTrustCerts(true).withNamespace("default")
-        .withRequestRetryBackoffLimit(0).withUserAgent(HARNESS_USER_AGENT).build();
-  }
-
-  /**
-   * The configuration of {@link #operatorClient()}. A client built from it with another User-Agent still counts
-   * as the operator; only {@link #HARNESS_USER_AGENT} and kubectl do not ({@link RequestOrigin}).
-   */
-  public Config operatorClientConfig() {
-    return new ConfigBuilder(clientConfig()).withUserAgent(OPERATOR_USER_AGENT).build();
-  }
-
-  /** The API server URL, e.g. {@code http://127.0.0.1:38211}. */
-  public String url() {
-    return url;
-  }
-
-  /** A kubeconfig for this cluster written at start (a temp file deleted on exit). */
-  public Path kubeconfig() {
-    return kubeconfig;
-  }
-
-  /** Writes a kubeconfig (context "emulated", namespace "default") pointing at this cluster. */
-  public Path writeKubeconfig(Path file) {
-    String yaml = """
+    /** Writes a kubeconfig (context "emulated", namespace "default") pointing at this cluster. */
+    public Path writeKubeconfig(Path file) {
+        String yaml = """
         apiVersion: v1
         kind: Config
         clusters:
@@ -265,55 +285,57 @@ public final class EmulatedCluster implements AutoCloseable {
             namespace: default
         current-context: emulated
         """.formatted(url);
-    try {
-      Files.writeString(file, yaml);
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
+        try {
+            Files.writeString(file, yaml);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return file;
     }
-    return file;
-  }
 
-  /** Fluent creation of nodes, workloads, pods, PDBs and namespaces (not recorded in the request log). */
-  public ClusterSeed seed() {
-    return new ClusterSeed(store, kubelets, options.clock);
-  }
+    /** Fluent creation of nodes, workloads, pods, PDBs and namespaces (not recorded in the request log). */
+    public ClusterSeed seed() {
+        return new ClusterSeed(store, kubelets, options.clock);
+    }
 
-  /** An object as stored, read without an API request (so also from inside a request observer). */
-  public <T extends HasMetadata> Optional<T> stored(Class<T> type, String namespace, String name) {
-    return store.get(ClusterStore.collectionPath(HasMetadata.getApiVersion(type), HasMetadata.getPlural(type),
-        namespace) + "/" + name, type);
-  }
+    /** An object as stored, read without an API request (so also from inside a request observer). */
+    public <T extends HasMetadata> Optional<T> stored(Class<T> type, String namespace, String name) {
+        return store.get(
+                ClusterStore.collectionPath(HasMetadata.getApiVersion(type), HasMetadata.getPlural(type), namespace)
+                        + "/" + name,
+                type);
+    }
 
-  public RequestLog requests() {
-    return requests;
-  }
+    public RequestLog requests() {
+        return requests;
+    }
 
-  public Faults faults() {
-    return faults;
-  }
+    public Faults faults() {
+        return faults;
+    }
 
-  /** The node's kubelet stops: its terminating pods stay terminating, its node lease stops being renewed. */
-  public void markKubeletDown(String node) {
-    kubelets.markDown(node);
-  }
+    /** The node's kubelet stops: its terminating pods stay terminating, its node lease stops being renewed. */
+    public void markKubeletDown(String node) {
+        kubelets.markDown(node);
+    }
 
-  /** The node's kubelet is back: pending terminations finish and its lease is renewed again. */
-  public void markKubeletUp(String node) {
-    kubelets.markUp(node);
-  }
+    /** The node's kubelet is back: pending terminations finish and its lease is renewed again. */
+    public void markKubeletUp(String node) {
+        kubelets.markUp(node);
+    }
 
-  public boolean isKubeletDown(String node) {
-    return kubelets.isDown(node);
-  }
+    public boolean isKubeletDown(String node) {
+        return kubelets.isDown(node);
+    }
 
-  public Options options() {
-    return options;
-  }
+    public Options options() {
+        return options;
+    }
 
-  @Override
-  public void close() {
-    executor.shutdownNow();
-    clients.values().forEach(KubernetesClient::close);
-    server.shutdown();
-  }
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        clients.values().forEach(KubernetesClient::close);
+        server.shutdown();
+    }
 }

@@ -14,38 +14,45 @@ import java.util.function.Consumer;
  */
 public final class EmulatedClusterMain {
 
-  /**
-   * Demo steps run after the seed, in order, once the API server is up. Later features add theirs here
-   * (e.g. applying a NodeMaintenance once the operator is running).
-   */
-  static final List<Consumer<EmulatedCluster>> DEMO_STEPS = new ArrayList<>(List.of(
-      cluster -> cluster.seed().demo(),
-      dev.tenure.maintenance.MaintenanceDemo::applyAfterStartup));
+    /**
+     * Demo steps run after the seed, in order, once the API server is up. Later features add theirs here
+     * (e.g. applying a NodeMaintenance once the operator is running).
+     */
+    static final List<Consumer<EmulatedCluster>> DEMO_STEPS = new ArrayList<>(
+            List.of(cluster -> cluster.seed().demo(), dev.tenure.maintenance.MaintenanceDemo::applyAfterStartup));
 
-  /** Held so the level sticks: the mock server logs every request at INFO, too loud next to the operator. */
-  private static final java.util.logging.Logger MOCK_LOG = java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+    /** Held so the level sticks: the mock server logs every request at INFO, too loud next to the operator. */
+    private static final java.util.logging.Logger MOCK_LOG =
+            java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
 
-  private EmulatedClusterMain() {
-  }
+    private EmulatedClusterMain() {}
 
-  public static void main(String[] args) throws Exception {
-    MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
-    Path kubeconfig = Path.of(args.length > 0 ? args[0] : "target/emulated-cluster.kubeconfig").toAbsolutePath();
-    int port = args.length > 1 ? Integer.parseInt(args[1]) : 0;
-    EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forDemo().port(port));
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-      cluster.close();
-      stopped.countDown();
-    }, "emulated-cluster-shutdown"));
-    DEMO_STEPS.forEach(step -> step.accept(cluster));
-    Path tmp = kubeconfig.resolveSibling(kubeconfig.getFileName() + ".tmp");
-    Files.createDirectories(kubeconfig.getParent());
-    cluster.writeKubeconfig(tmp);
-    Files.move(tmp, kubeconfig, java.nio.file.StandardCopyOption.REPLACE_EXISTING,
-        java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    System.out.println("Emulated cluster API " + cluster.url());
-    System.out.println("KUBECONFIG " + kubeconfig + "   (try: KUBECONFIG=" + kubeconfig + " kubectl get pods -A)");
-    stopped.await();
-  }
+    public static void main(String[] args) throws Exception {
+        MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
+        Path kubeconfig = Path.of(args.length > 0 ? args[0] : "target/emulated-cluster.kubeconfig")
+                .toAbsolutePath();
+        int port = args.length > 1 ? Integer.parseInt(args[1]) : 0;
+        EmulatedCluster cluster =
+                EmulatedCluster.start(EmulatedCluster.Options.forDemo().port(port));
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            cluster.close();
+                            stopped.countDown();
+                        },
+                        "emulated-cluster-shutdown"));
+        DEMO_STEPS.forEach(step -> step.accept(cluster));
+        Path tmp = kubeconfig.resolveSibling(kubeconfig.getFileName() + ".tmp");
+        Files.createDirectories(kubeconfig.getParent());
+        cluster.writeKubeconfig(tmp);
+        Files.move(
+                tmp,
+                kubeconfig,
+                java.nio.file.StandardCopyOption.REPLACE_EXISTING,
+                java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        System.out.println("Emulated cluster API " + cluster.url());
+        System.out.println("KUBECONFIG " + kubeconfig + "   (try: KUBECONFIG=" + kubeconfig + " kubectl get pods -A)");
+        stopped.await();
+    }
 }

@@ -34,424 +34,628 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 @EndToEnd
 class EmulatedClusterTest {
-  private static final AtomicInteger NAMESPACES = new AtomicInteger();
-  private static final HttpClient HTTP = HttpClient.newHttpClient();
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static EmulatedCluster cluster;
-  private static KubernetesClient client;
+    private static final AtomicInteger NAMESPACES = new AtomicInteger();
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static EmulatedCluster cluster;
+    private static KubernetesClient client;
 
-  @BeforeAll
-  static void start() {
-    cluster = EmulatedCluster.start();
-    client = cluster.client();
-    cluster.seed().node("w1").role("worker").create();
-    cluster.seed().node("w2").role("worker").create();
-  }
-
-  @AfterAll
-  static void stop() {
-    cluster.close();
-  }
-
-  private static String freshNamespace() {
-    return "ns" + NAMESPACES.incrementAndGet();
-  }
-
-  record Http(int code, JsonNode body) {
-  }
-
-  private static Http send(String method, String path, String body) throws IOException, InterruptedException {
-    HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(cluster.url() + path)).header("Content-Type", "application/json")
-        .method(method, body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
-    HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
-    assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json");
-    return new Http(r.statusCode(), r.body().isEmpty() ? JSON.createObjectNode() : JSON.readTree(r.body()));
-  }
-
-  private static Http evict(String namespace, String pod) throws IOException, InterruptedException {
-    return send("POST", "/api/v1/namespaces/" + namespace + "/pods/" + pod + "/eviction",
-        "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{\"name\":\"" + pod + "\",\"namespace\":\""
-            + namespace + "\"}}");
-  }
-
-  // ---- PodDisruptionBudget arithmetic --------------------------------------------------------------------
-
-  /** Setup of one case: seeds pods labelled app=web (3 ready unless the case adds more) and the PDB(s). */
-  static Stream<Arguments> budgets() {
-    return Stream.of(
-        Arguments.of("minAvailable 2 of 3 ready", budget(s -> s.minAvailable(2)), 201),
-        Arguments.of("minAvailable 3 of 3 ready", budget(s -> s.minAvailable(3)), 429),
-        Arguments.of("minAvailable 50% of 3 → 2", budget(s -> s.minAvailable("50%")), 201),
-        Arguments.of("minAvailable 67% of 3 rounds up to 3", budget(s -> s.minAvailable("67%")), 429),
-        Arguments.of("maxUnavailable 1", budget(s -> s.maxUnavailable(1)), 201),
-        Arguments.of("maxUnavailable 0", budget(s -> s.maxUnavailable(0)), 429),
-        Arguments.of("maxUnavailable 10% of 3 rounds up to 1", budget(s -> s.maxUnavailable("10%")), 201),
-        Arguments.of("maxUnavailable 34% of 3 rounds up to 2", budget(s -> s.maxUnavailable("34%")), 201),
-        Arguments.of("not-ready pod is not healthy", (Case) (seed, ns) -> {
-          seed.pod("web-unready").namespace(ns).label("app", "web").onNode("w1").notReady().create();
-          seed.pdb("web").namespace(ns).selector("app", "web").minAvailable(3).create();
-        }, 429),
-        Arguments.of("terminating pod is not healthy", (Case) (seed, ns) -> {
-          seed.pod("web-going").namespace(ns).label("app", "web").onNode("w1").gracePeriod(36_000).terminating()
-              .create();
-          seed.pdb("web").namespace(ns).selector("app", "web").minAvailable(3).create();
-        }, 429),
-        Arguments.of("not-ready extra pods still count as expected for percent", (Case) (seed, ns) -> {
-          seed.pod("web-unready").namespace(ns).label("app", "web").onNode("w1").notReady().replicas(3).create();
-          seed.pdb("web").namespace(ns).selector("app", "web").minAvailable("50%").create(); // 6 → 3 of 3 healthy
-        }, 429),
-        Arguments.of("pdb selecting other pods", (Case) (seed, ns) ->
-            seed.pdb("other").namespace(ns).selector("app", "other").minAvailable(3).create(), 201),
-        Arguments.of("two pdbs selecting the pod", (Case) (seed, ns) -> {
-          seed.pdb("a").namespace(ns).selector("app", "web").minAvailable(1).create();
-          seed.pdb("b").namespace(ns).selector("app", "web").maxUnavailable(1).create();
-        }, 500));
-  }
-
-  interface Case {
-    void seed(ClusterSeed seed, String namespace);
-  }
-
-  private static Case budget(Consumer<ClusterSeed.PdbSeed> spec) {
-    return (seed, ns) -> {
-      ClusterSeed.PdbSeed pdb = seed.pdb("web").namespace(ns).selector("app", "web");
-      spec.accept(pdb);
-      pdb.create();
-    };
-  }
-
-  @ParameterizedTest(name = "{0} → {2}")
-  @MethodSource("budgets")
-  void evictionHonoursDisruptionBudgets(String name, Case setup, int expected) throws Exception {
-    String ns = freshNamespace();
-    List<Pod> web = cluster.seed().deployment("web").namespace(ns).replicas(3).onNodes("w1", "w2").create();
-    setup.seed(cluster.seed(), ns);
-    String victim = web.get(0).getMetadata().getName();
-
-    Http response = evict(ns, victim);
-
-    assertThat(response.code()).as(name).isEqualTo(expected);
-    Pod after = client.pods().inNamespace(ns).withName(victim).get();
-    if (expected == 201) {
-      assertThat(after == null || after.getMetadata().getDeletionTimestamp() != null).as("pod terminating").isTrue();
-    } else {
-      assertThat(after.getMetadata().getDeletionTimestamp()).as("pod untouched").isNull();
+    @BeforeAll
+    static void start() {
+        cluster = EmulatedCluster.start();
+        client = cluster.client();
+        cluster.seed().node("w1").role("worker").create();
+        cluster.seed().node("w2").role("worker").create();
     }
-  }
 
-  @Test
-  void blockedEvictionAnswers429WithUpstreamMessageAndCause() throws Exception {
-    String ns = freshNamespace();
-    List<Pod> web = cluster.seed().deployment("web").namespace(ns).replicas(2).onNodes("w1").create();
-    cluster.seed().pdb("web-pdb").namespace(ns).selector("app", "web").minAvailable(2).create();
-
-    Http response = evict(ns, web.get(0).getMetadata().getName());
-
-    assertThat(response.code()).isEqualTo(429);
-    assertThat(response.body().path("kind").asText()).isEqualTo("Status");
-    assertThat(response.body().path("message").asText()).isEqualTo(EmulatorDispatcher.PDB_VIOLATION);
-    JsonNode cause = response.body().path("details").path("causes").get(0);
-    assertThat(cause.path("reason").asText()).isEqualTo("DisruptionBudget");
-    assertThat(cause.path("message").asText()).isEqualTo("The disruption budget web-pdb needs 2 healthy pods and has 2 currently");
-    // fabric8's evict() reads a 429 as "not evicted".
-    assertThat(client.pods().inNamespace(ns).withName(web.get(1).getMetadata().getName()).evict()).isFalse();
-  }
-
-  @Test
-  void successiveEvictionsSpendTheBudgetOnce() throws Exception {
-    String ns = freshNamespace();
-    List<Pod> web = cluster.seed().deployment("web").namespace(ns).replicas(3).onNodes("w1").gracePeriod(36_000).create();
-    cluster.seed().pdb("web").namespace(ns).selector("app", "web").maxUnavailable(1).create();
-
-    assertThat(evict(ns, web.get(0).getMetadata().getName()).code()).isEqualTo(201);
-    assertThat(evict(ns, web.get(1).getMetadata().getName()).code()).isEqualTo(429);
-    // Evicting the pod that is already terminating is accepted again (idempotent).
-    assertThat(evict(ns, web.get(0).getMetadata().getName()).code()).isEqualTo(201);
-  }
-
-  @Test
-  void evictingMissingPodIs404() throws Exception {
-    Http response = evict("nowhere", "ghost");
-    assertThat(response.code()).isEqualTo(404);
-    assertThat(response.body().path("reason").asText()).isEqualTo("NotFound");
-  }
-
-  // ---- termination by the kubelets -------------------------------------------------------------------------
-
-  @Test
-  void evictedPodTerminatesThenIsRemovedAfterScaledGrace() {
-    String ns = freshNamespace();
-    Pod pod = cluster.seed().pod("p").namespace(ns).onNode("w1").gracePeriod(300).create().get(0); // gone after 3 s
-
-    assertThat(client.pods().resource(pod).evict()).isTrue();
-
-    Pod terminating = client.pods().inNamespace(ns).withName("p").get();
-    assertThat(terminating.getMetadata().getDeletionTimestamp()).isNotNull();
-    assertThat(terminating.getMetadata().getDeletionGracePeriodSeconds()).isEqualTo(300L);
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.pods().inNamespace(ns).withName("p").get() == null);
-  }
-
-  @Test
-  void deleteGoesThroughTerminationAndHonoursGracePeriodZero() {
-    String ns = freshNamespace();
-    cluster.seed().pod("slow").namespace(ns).onNode("w1").gracePeriod(300).create(); // removed after 3 s
-    cluster.seed().pod("now").namespace(ns).onNode("w1").gracePeriod(30).create();
-
-    client.pods().inNamespace(ns).withName("slow").delete();
-    client.pods().inNamespace(ns).withName("now").withGracePeriod(0).delete();
-
-    assertThat(client.pods().inNamespace(ns).withName("now").get()).isNull();
-    assertThat(client.pods().inNamespace(ns).withName("slow").get().getMetadata().getDeletionTimestamp()).isNotNull();
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.pods().inNamespace(ns).withName("slow").get() == null);
-  }
-
-  @Test
-  void podOnNodeWithKubeletDownStaysTerminatingUntilKubeletIsBack() {
-    try (EmulatedCluster own = EmulatedCluster.start()) {
-      own.seed().node("dead").create();
-      own.seed().pod("stuck").onNode("dead").gracePeriod(1).create();
-      own.markKubeletDown("dead");
-
-      own.client().pods().withName("stuck").delete();
-
-      await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(5))
-          .until(() -> own.client().pods().withName("stuck").get() != null);
-      own.markKubeletUp("dead");
-      await().atMost(Duration.ofSeconds(10)).until(() -> own.client().pods().withName("stuck").get() == null);
+    @AfterAll
+    static void stop() {
+        cluster.close();
     }
-  }
 
-  @Test
-  void kubeletRenewsNodeLeaseWhileUpAndLetsItGoStaleWhenDown() {
-    try (EmulatedCluster own = EmulatedCluster.start()) {
-      own.seed().node("a").create();
-      own.seed().node("b").create();
-      var leases = own.client().leases().inNamespace("kube-node-lease");
-      await().atMost(Duration.ofSeconds(10)).until(() -> leases.withName("a").get() != null && leases.withName("b").get() != null);
-      Lease a = leases.withName("a").get();
-      assertThat(a.getSpec().getHolderIdentity()).isEqualTo("a");
-      assertThat(a.getSpec().getLeaseDurationSeconds()).isEqualTo(40);
-      await().atMost(Duration.ofSeconds(10))
-          .until(() -> !leases.withName("a").get().getSpec().getRenewTime().equals(a.getSpec().getRenewTime()));
-
-      own.markKubeletDown("a");
-      var frozen = leases.withName("a").get().getSpec().getRenewTime();
-      var bBefore = leases.withName("b").get().getSpec().getRenewTime();
-
-      await().atMost(Duration.ofSeconds(10))
-          .until(() -> !leases.withName("b").get().getSpec().getRenewTime().equals(bBefore));
-      await().atMost(Duration.ofSeconds(10))
-          .until(() -> leases.withName("b").get().getSpec().getRenewTime().isAfter(frozen.plusNanos(200_000_000)));
-      assertThat(leases.withName("a").get().getSpec().getRenewTime()).isEqualTo(frozen);
+    private static String freshNamespace() {
+        return "ns" + NAMESPACES.incrementAndGet();
     }
-  }
 
-  // ---- selectors -----------------------------------------------------------------------------------------------
+    record Http(int code, JsonNode body) {}
 
-  private static List<String> names(List<Pod> pods) {
-    return pods.stream().map(p -> p.getMetadata().getName()).sorted().toList();
-  }
-
-  @Test
-  void fieldSelectorsFilterPodListsAlsoCombinedWithLabels() {
-    String ns = freshNamespace();
-    cluster.seed().pod("a1").namespace(ns).onNode("w1").label("tier", "front").create();
-    cluster.seed().pod("a2").namespace(ns).onNode("w1").label("tier", "back").create();
-    cluster.seed().pod("b1").namespace(ns).onNode("w2").label("tier", "front").create();
-    var pods = client.pods().inNamespace(ns);
-
-    assertThat(names(pods.withField("spec.nodeName", "w1").list().getItems())).containsExactly("a1", "a2");
-    assertThat(names(pods.withoutField("spec.nodeName", "w1").list().getItems())).containsExactly("b1");
-    assertThat(names(pods.withField("spec.nodeName", "w1").withLabel("tier", "front").list().getItems()))
-        .containsExactly("a1");
-    assertThat(names(pods.withField("spec.nodeName", "w1").withoutLabel("tier", "front").list().getItems()))
-        .containsExactly("a2");
-    assertThat(names(pods.withField("metadata.name", "b1").list().getItems())).containsExactly("b1");
-    assertThat(names(client.pods().inAnyNamespace().withField("spec.nodeName", "w2")
-        .withField("metadata.namespace", ns).list().getItems())).containsExactly("b1");
-    assertThat(names(pods.withLabelIn("tier", "front", "x").list().getItems())).containsExactly("a1", "b1");
-  }
-
-  @Test
-  void nodeIndexFollowsEveryWriteAndAgreesWithTheFullList() {
-    String ns = freshNamespace();
-    String other = freshNamespace();
-    cluster.seed().pod("x1").namespace(ns).onNode("w1").gracePeriod(300).create();
-    cluster.seed().pod("x2").namespace(ns).onNode("w1").create();
-    cluster.seed().pod("x3").namespace(other).onNode("w1").create();
-    cluster.seed().pod("y1").namespace(ns).onNode("w2").create();
-    cluster.seed().pod("u1").namespace(ns).create(); // unscheduled
-    var onW1 = client.pods().inAnyNamespace().withField("spec.nodeName", "w1");
-    assertThat(names(client.pods().inNamespace(ns).withField("spec.nodeName", "").list().getItems())).containsExactly("u1");
-
-    client.pods().inNamespace(ns).withName("x1").evict(); // terminating for 3 s: still on the node
-    client.pods().inNamespace(ns).withName("x2")
-        .edit(p -> new PodBuilder(p).editMetadata().addToLabels("moved", "no").endMetadata().build());
-    client.pods().inNamespace(other).withName("x3").withGracePeriod(0).delete();
-
-    List<Pod> listed = onW1.list().getItems().stream()
-        .filter(p -> List.of(ns, other).contains(p.getMetadata().getNamespace())).toList();
-    assertThat(names(listed)).containsExactly("x1", "x2");
-    assertThat(listed).filteredOn(p -> p.getMetadata().getName().equals("x1")).singleElement()
-        .satisfies(p -> assertThat(p.getMetadata().getDeletionTimestamp()).isNotNull());
-    assertThat(listed).filteredOn(p -> p.getMetadata().getName().equals("x2")).singleElement()
-        .satisfies(p -> assertThat(p.getMetadata().getLabels()).containsEntry("moved", "no"));
-    List<String> fromFullList = client.pods().inAnyNamespace().list().getItems().stream()
-        .filter(p -> "w1".equals(p.getSpec().getNodeName())).map(p -> p.getMetadata().getNamespace() + "/"
-            + p.getMetadata().getName()).sorted().toList();
-    assertThat(onW1.list().getItems().stream().map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
-        .sorted().toList()).isEqualTo(fromFullList);
-    await().atMost(Duration.ofSeconds(10)).until(() -> onW1.list().getItems().stream()
-        .noneMatch(p -> p.getMetadata().getName().equals("x1") && p.getMetadata().getNamespace().equals(ns)));
-  }
-
-  @Test
-  void fieldSelectorFiltersWatchEvents() {
-    String ns = freshNamespace();
-    cluster.seed().namespace(ns);
-    List<String> seen = new CopyOnWriteArrayList<>();
-    try (Watch watch = client.pods().inNamespace(ns).withField("spec.nodeName", "w1").watch(new Watcher<Pod>() {
-      @Override
-      public void eventReceived(Action action, Pod pod) {
-        seen.add(action + " " + pod.getMetadata().getName());
-      }
-
-      @Override
-      public void onClose(WatcherException cause) {
-      }
-    })) {
-      client.pods().inNamespace(ns).resource(pod("on-w2", "w2")).create();
-      client.pods().inNamespace(ns).resource(pod("on-w1", "w1")).create();
-      await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains("ADDED on-w1"));
-      assertThat(seen).containsExactly("ADDED on-w1");
+    private static Http send(String method, String path, String body) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(cluster.url() + path))
+                .header("Content-Type", "application/json")
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(r.headers().firstValue("Content-Type")).hasValue("application/json");
+        return new Http(r.statusCode(), r.body().isEmpty() ? JSON.createObjectNode() : JSON.readTree(r.body()));
     }
-  }
 
-  private static Pod pod(String name, String node) {
-    return new PodBuilder().withNewMetadata().withName(name).endMetadata().withNewSpec().withNodeName(node)
-        .addNewContainer().withName("c").withImage("x").endContainer().endSpec().build();
-  }
-
-  // ---- request log and faults --------------------------------------------------------------------------------
-
-  @Test
-  void requestLogRecordsClientCallsAsRbacVerbs() {
-    String ns = freshNamespace();
-    cluster.seed().pod("p").namespace(ns).onNode("w1").create();
-    cluster.requests().clear();
-
-    client.pods().inNamespace(ns).withName("p").get();
-    client.pods().inNamespace(ns).list();
-    client.pods().inNamespace(ns).withName("p").evict();
-
-    assertThat(cluster.requests().all()).extracting(ApiRequest::toString)
-        .containsExactly("get pods " + ns + "/p", "list pods " + ns + "/", "create pods/eviction " + ns + "/p");
-    assertThat(cluster.requests().count(ApiRequest.resource("pods", "eviction").and(ApiRequest.verb("create"))))
-        .isEqualTo(1);
-    assertThat(cluster.requests().all().get(0).userAgent()).isEqualTo("emulated-cluster-test-client");
-  }
-
-  @Test
-  void faultHookFailsTheNextMatchingRequestsWithAStatus() {
-    String ns = freshNamespace();
-    cluster.seed().pod("p").namespace(ns).onNode("w1").create();
-    cluster.faults().failNext(2, ApiRequest.verb("get").and(ApiRequest.resource("pods")), 409);
-    try {
-      var pod = client.pods().inNamespace(ns).withName("p");
-      assertThatThrownBy(pod::get).isInstanceOfSatisfying(KubernetesClientException.class, e -> {
-        assertThat(e.getCode()).isEqualTo(409);
-        assertThat(e.getStatus().getReason()).isEqualTo("Conflict");
-      });
-      assertThatThrownBy(pod::get).isInstanceOf(KubernetesClientException.class);
-      assertThat(pod.get()).isNotNull();
-    } finally {
-      cluster.faults().clear();
+    private static Http evict(String namespace, String pod) throws IOException, InterruptedException {
+        return send(
+                "POST",
+                "/api/v1/namespaces/" + namespace + "/pods/" + pod + "/eviction",
+                "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":{\"name\":\"" + pod
+                        + "\",\"namespace\":\"" + namespace + "\"}}");
     }
-  }
 
-  @Test
-  void randomFaultsAreReplayableFromTheSeed() {
-    try (EmulatedCluster own = EmulatedCluster.start()) {
-      own.seed().pod("p").onNode("w1").create();
-      List<Integer> first = randomRun(own, 42);
-      List<Integer> second = randomRun(own, 42);
-      assertThat(first).isEqualTo(second).contains(500, 200).hasSize(40);
+    // ---- PodDisruptionBudget arithmetic --------------------------------------------------------------------
+
+    /** Setup of one case: seeds pods labelled app=web (3 ready unless the case adds more) and the PDB(s). */
+    static Stream<Arguments> budgets() {
+        return Stream.of(
+                Arguments.of("minAvailable 2 of 3 ready", budget(s -> s.minAvailable(2)), 201),
+                Arguments.of("minAvailable 3 of 3 ready", budget(s -> s.minAvailable(3)), 429),
+                Arguments.of("minAvailable 50% of 3 → 2", budget(s -> s.minAvailable("50%")), 201),
+                Arguments.of("minAvailable 67% of 3 rounds up to 3", budget(s -> s.minAvailable("67%")), 429),
+                Arguments.of("maxUnavailable 1", budget(s -> s.maxUnavailable(1)), 201),
+                Arguments.of("maxUnavailable 0", budget(s -> s.maxUnavailable(0)), 429),
+                Arguments.of("maxUnavailable 10% of 3 rounds up to 1", budget(s -> s.maxUnavailable("10%")), 201),
+                Arguments.of("maxUnavailable 34% of 3 rounds up to 2", budget(s -> s.maxUnavailable("34%")), 201),
+                Arguments.of(
+                        "not-ready pod is not healthy",
+                        (Case) (seed, ns) -> {
+                            seed.pod("web-unready")
+                                    .namespace(ns)
+                                    .label("app", "web")
+                                    .onNode("w1")
+                                    .notReady()
+                                    .create();
+                            seed.pdb("web")
+                                    .namespace(ns)
+                                    .selector("app", "web")
+                                    .minAvailable(3)
+                                    .create();
+                        },
+                        429),
+                Arguments.of(
+                        "terminating pod is not healthy",
+                        (Case) (seed, ns) -> {
+                            seed.pod("web-going")
+                                    .namespace(ns)
+                                    .label("app", "web")
+                                    .onNode("w1")
+                                    .gracePeriod(36_000)
+                                    .terminating()
+                                    .create();
+                            seed.pdb("web")
+                                    .namespace(ns)
+                                    .selector("app", "web")
+                                    .minAvailable(3)
+                                    .create();
+                        },
+                        429),
+                Arguments.of(
+                        "not-ready extra pods still count as expected for percent",
+                        (Case) (seed, ns) -> {
+                            seed.pod("web-unready")
+                                    .namespace(ns)
+                                    .label("app", "web")
+                                    .onNode("w1")
+                                    .notReady()
+                                    .replicas(3)
+                                    .create();
+                            seed.pdb("web")
+                                    .namespace(ns)
+                                    .selector("app", "web")
+                                    .minAvailable("50%")
+                                    .create(); // 6 → 3 of 3 healthy
+                        },
+                        429),
+                Arguments.of(
+                        "pdb selecting other pods",
+                        (Case) (seed, ns) -> seed.pdb("other")
+                                .namespace(ns)
+                                .selector("app", "other")
+                                .minAvailable(3)
+                                .create(),
+                        201),
+                Arguments.of(
+                        "two pdbs selecting the pod",
+                        (Case) (seed, ns) -> {
+                            seed.pdb("a")
+                                    .namespace(ns)
+                                    .selector("app", "web")
+                                    .minAvailable(1)
+                                    .create();
+                            seed.pdb("b")
+                                    .namespace(ns)
+                                    .selector("app", "web")
+                                    .maxUnavailable(1)
+                                    .create();
+                        },
+                        500));
     }
-  }
 
-  private static List<Integer> randomRun(EmulatedCluster c, long seed) {
-    c.faults().random(0.5, seed, List.of(500, 503), ApiRequest.resource("pods"));
-    List<Integer> codes = new CopyOnWriteArrayList<>();
-    for (int i = 0; i < 40; i++) {
-      try {
-        c.client().pods().withName("p").get();
-        codes.add(200);
-      } catch (KubernetesClientException e) {
-        codes.add(e.getCode());
-      }
+    interface Case {
+        void seed(ClusterSeed seed, String namespace);
     }
-    c.faults().clear();
-    return codes;
-  }
 
-  // ---- discovery ---------------------------------------------------------------------------------------------
-
-  @Test
-  void discoveryServesCoreAndGroupResourceLists() throws Exception {
-    assertThat(send("GET", "/api", null).body().path("versions").get(0).asText()).isEqualTo("v1");
-    JsonNode core = send("GET", "/api/v1", null).body();
-    assertThat(core.path("kind").asText()).isEqualTo("APIResourceList");
-    assertThat(core.path("resources").findValuesAsText("name")).contains("nodes", "pods", "pods/eviction", "namespaces", "events");
-    JsonNode groups = send("GET", "/apis", null).body();
-    assertThat(groups.path("groups").findValuesAsText("name"))
-        .contains("apps", "policy", "coordination.k8s.io", "apiextensions.k8s.io", "tenure.dev");
-    assertThat(send("GET", "/apis/coordination.k8s.io/v1beta1", null).body().path("resources").findValuesAsText("name"))
-        .contains("leasecandidates");
-    assertThat(send("GET", "/apis/tenure.dev/v1alpha1", null).body().path("resources").findValuesAsText("name"))
-        .contains("nodemaintenances");
-    assertThat(send("GET", "/apis/nothing.example/v1", null).code()).isEqualTo(404);
-  }
-
-  @Test
-  void strategicMergePatchIsAppliedAsMergePatch() throws Exception {
-    cluster.seed().node("smp").create();
-    HttpRequest request = HttpRequest.newBuilder(URI.create(cluster.url() + "/api/v1/nodes/smp"))
-        .header("Content-Type", "application/strategic-merge-patch+json")
-        .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"spec\":{\"unschedulable\":true}}")).build();
-    assertThat(HTTP.send(request, HttpResponse.BodyHandlers.ofString()).statusCode()).isBetween(200, 202);
-    assertThat(client.nodes().withName("smp").get().getSpec().getUnschedulable()).isTrue();
-  }
-
-  @Test
-  void anInformerSeesEventsLargerThanAWebSocketFrameAndTheOnesAfterThem() {
-    // kube-apiserver writes a watch event as one frame; split ones stall fabric8's Vert.x client for good.
-    String namespace = freshNamespace();
-    List<String> seen = new CopyOnWriteArrayList<>();
-    var informer = client.configMaps().inNamespace(namespace).inform(new io.fabric8.kubernetes.client.informers
-        .ResourceEventHandler<>() {
-      @Override
-      public void onAdd(io.fabric8.kubernetes.api.model.ConfigMap cm) {
-        seen.add(cm.getMetadata().getName());
-      }
-
-      @Override
-      public void onUpdate(io.fabric8.kubernetes.api.model.ConfigMap old, io.fabric8.kubernetes.api.model.ConfigMap cm) {
-      }
-
-      @Override
-      public void onDelete(io.fabric8.kubernetes.api.model.ConfigMap cm, boolean unknown) {
-      }
-    });
-    try {
-      for (String name : List.of("small", "big", "after")) {
-        client.configMaps().inNamespace(namespace).resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
-            .withNewMetadata().withName(name).endMetadata()
-            .addToData("x", name.equals("big") ? "y".repeat(300_000) : "y").build()).create();
-        await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains(name));
-      }
-      assertThat(seen).containsExactly("small", "big", "after");
-    } finally {
-      informer.close();
+    private static Case budget(Consumer<ClusterSeed.PdbSeed> spec) {
+        return (seed, ns) -> {
+            ClusterSeed.PdbSeed pdb = seed.pdb("web").namespace(ns).selector("app", "web");
+            spec.accept(pdb);
+            pdb.create();
+        };
     }
-  }
+
+    @ParameterizedTest(name = "{0} → {2}")
+    @MethodSource("budgets")
+    void evictionHonoursDisruptionBudgets(String name, Case setup, int expected) throws Exception {
+        String ns = freshNamespace();
+        List<Pod> web = cluster.seed()
+                .deployment("web")
+                .namespace(ns)
+                .replicas(3)
+                .onNodes("w1", "w2")
+                .create();
+        setup.seed(cluster.seed(), ns);
+        String victim = web.get(0).getMetadata().getName();
+
+        Http response = evict(ns, victim);
+
+        assertThat(response.code()).as(name).isEqualTo(expected);
+        Pod after = client.pods().inNamespace(ns).withName(victim).get();
+        if (expected == 201) {
+            assertThat(after == null || after.getMetadata().getDeletionTimestamp() != null)
+                    .as("pod terminating")
+                    .isTrue();
+        } else {
+            assertThat(after.getMetadata().getDeletionTimestamp())
+                    .as("pod untouched")
+                    .isNull();
+        }
+    }
+
+    @Test
+    void blockedEvictionAnswers429WithUpstreamMessageAndCause() throws Exception {
+        String ns = freshNamespace();
+        List<Pod> web = cluster.seed()
+                .deployment("web")
+                .namespace(ns)
+                .replicas(2)
+                .onNodes("w1")
+                .create();
+        cluster.seed()
+                .pdb("web-pdb")
+                .namespace(ns)
+                .selector("app", "web")
+                .minAvailable(2)
+                .create();
+
+        Http response = evict(ns, web.get(0).getMetadata().getName());
+
+        assertThat(response.code()).isEqualTo(429);
+        assertThat(response.body().path("kind").asText()).isEqualTo("Status");
+        assertThat(response.body().path("message").asText()).isEqualTo(EmulatorDispatcher.PDB_VIOLATION);
+        JsonNode cause = response.body().path("details").path("causes").get(0);
+        assertThat(cause.path("reason").asText()).isEqualTo("DisruptionBudget");
+        assertThat(cause.path("message").asText())
+                .isEqualTo("The disruption budget web-pdb needs 2 healthy pods and has 2 currently");
+        // fabric8's evict() reads a 429 as "not evicted".
+        assertThat(client.pods()
+                        .inNamespace(ns)
+                        .withName(web.get(1).getMetadata().getName())
+                        .evict())
+                .isFalse();
+    }
+
+    @Test
+    void successiveEvictionsSpendTheBudgetOnce() throws Exception {
+        String ns = freshNamespace();
+        List<Pod> web = cluster.seed()
+                .deployment("web")
+                .namespace(ns)
+                .replicas(3)
+                .onNodes("w1")
+                .gracePeriod(36_000)
+                .create();
+        cluster.seed()
+                .pdb("web")
+                .namespace(ns)
+                .selector("app", "web")
+                .maxUnavailable(1)
+                .create();
+
+        assertThat(evict(ns, web.get(0).getMetadata().getName()).code()).isEqualTo(201);
+        assertThat(evict(ns, web.get(1).getMetadata().getName()).code()).isEqualTo(429);
+        // Evicting the pod that is already terminating is accepted again (idempotent).
+        assertThat(evict(ns, web.get(0).getMetadata().getName()).code()).isEqualTo(201);
+    }
+
+    @Test
+    void evictingMissingPodIs404() throws Exception {
+        Http response = evict("nowhere", "ghost");
+        assertThat(response.code()).isEqualTo(404);
+        assertThat(response.body().path("reason").asText()).isEqualTo("NotFound");
+    }
+
+    // ---- termination by the kubelets -------------------------------------------------------------------------
+
+    @Test
+    void evictedPodTerminatesThenIsRemovedAfterScaledGrace() {
+        String ns = freshNamespace();
+        Pod pod = cluster.seed()
+                .pod("p")
+                .namespace(ns)
+                .onNode("w1")
+                .gracePeriod(300)
+                .create()
+                .get(0); // gone after 3 s
+
+        assertThat(client.pods().resource(pod).evict()).isTrue();
+
+        Pod terminating = client.pods().inNamespace(ns).withName("p").get();
+        assertThat(terminating.getMetadata().getDeletionTimestamp()).isNotNull();
+        assertThat(terminating.getMetadata().getDeletionGracePeriodSeconds()).isEqualTo(300L);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> client.pods().inNamespace(ns).withName("p").get() == null);
+    }
+
+    @Test
+    void deleteGoesThroughTerminationAndHonoursGracePeriodZero() {
+        String ns = freshNamespace();
+        cluster.seed().pod("slow").namespace(ns).onNode("w1").gracePeriod(300).create(); // removed after 3 s
+        cluster.seed().pod("now").namespace(ns).onNode("w1").gracePeriod(30).create();
+
+        client.pods().inNamespace(ns).withName("slow").delete();
+        client.pods().inNamespace(ns).withName("now").withGracePeriod(0).delete();
+
+        assertThat(client.pods().inNamespace(ns).withName("now").get()).isNull();
+        assertThat(client.pods()
+                        .inNamespace(ns)
+                        .withName("slow")
+                        .get()
+                        .getMetadata()
+                        .getDeletionTimestamp())
+                .isNotNull();
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> client.pods().inNamespace(ns).withName("slow").get() == null);
+    }
+
+    @Test
+    void podOnNodeWithKubeletDownStaysTerminatingUntilKubeletIsBack() {
+        try (EmulatedCluster own = EmulatedCluster.start()) {
+            own.seed().node("dead").create();
+            own.seed().pod("stuck").onNode("dead").gracePeriod(1).create();
+            own.markKubeletDown("dead");
+
+            own.client().pods().withName("stuck").delete();
+
+            await().during(Duration.ofMillis(500))
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> own.client().pods().withName("stuck").get() != null);
+            own.markKubeletUp("dead");
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> own.client().pods().withName("stuck").get() == null);
+        }
+    }
+
+    @Test
+    void kubeletRenewsNodeLeaseWhileUpAndLetsItGoStaleWhenDown() {
+        try (EmulatedCluster own = EmulatedCluster.start()) {
+            own.seed().node("a").create();
+            own.seed().node("b").create();
+            var leases = own.client().leases().inNamespace("kube-node-lease");
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> leases.withName("a").get() != null
+                            && leases.withName("b").get() != null);
+            Lease a = leases.withName("a").get();
+            assertThat(a.getSpec().getHolderIdentity()).isEqualTo("a");
+            assertThat(a.getSpec().getLeaseDurationSeconds()).isEqualTo(40);
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> !leases.withName("a")
+                            .get()
+                            .getSpec()
+                            .getRenewTime()
+                            .equals(a.getSpec().getRenewTime()));
+
+            own.markKubeletDown("a");
+            var frozen = leases.withName("a").get().getSpec().getRenewTime();
+            var bBefore = leases.withName("b").get().getSpec().getRenewTime();
+
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() ->
+                            !leases.withName("b").get().getSpec().getRenewTime().equals(bBefore));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() ->
+                            leases.withName("b").get().getSpec().getRenewTime().isAfter(frozen.plusNanos(200_000_000)));
+            assertThat(leases.withName("a").get().getSpec().getRenewTime()).isEqualTo(frozen);
+        }
+    }
+
+    // ---- selectors -----------------------------------------------------------------------------------------------
+
+    private static List<String> names(List<Pod> pods) {
+        return pods.stream().map(p -> p.getMetadata().getName()).sorted().toList();
+    }
+
+    @Test
+    void fieldSelectorsFilterPodListsAlsoCombinedWithLabels() {
+        String ns = freshNamespace();
+        cluster.seed()
+                .pod("a1")
+                .namespace(ns)
+                .onNode("w1")
+                .label("tier", "front")
+                .create();
+        cluster.seed()
+                .pod("a2")
+                .namespace(ns)
+                .onNode("w1")
+                .label("tier", "back")
+                .create();
+        cluster.seed()
+                .pod("b1")
+                .namespace(ns)
+                .onNode("w2")
+                .label("tier", "front")
+                .create();
+        var pods = client.pods().inNamespace(ns);
+
+        assertThat(names(pods.withField("spec.nodeName", "w1").list().getItems()))
+                .containsExactly("a1", "a2");
+        assertThat(names(pods.withoutField("spec.nodeName", "w1").list().getItems()))
+                .containsExactly("b1");
+        assertThat(names(pods.withField("spec.nodeName", "w1")
+                        .withLabel("tier", "front")
+                        .list()
+                        .getItems()))
+                .containsExactly("a1");
+        assertThat(names(pods.withField("spec.nodeName", "w1")
+                        .withoutLabel("tier", "front")
+                        .list()
+                        .getItems()))
+                .containsExactly("a2");
+        assertThat(names(pods.withField("metadata.name", "b1").list().getItems()))
+                .containsExactly("b1");
+        assertThat(names(client.pods()
+                        .inAnyNamespace()
+                        .withField("spec.nodeName", "w2")
+                        .withField("metadata.namespace", ns)
+                        .list()
+                        .getItems()))
+                .containsExactly("b1");
+        assertThat(names(pods.withLabelIn("tier", "front", "x").list().getItems()))
+                .containsExactly("a1", "b1");
+    }
+
+    @Test
+    void nodeIndexFollowsEveryWriteAndAgreesWithTheFullList() {
+        String ns = freshNamespace();
+        String other = freshNamespace();
+        cluster.seed().pod("x1").namespace(ns).onNode("w1").gracePeriod(300).create();
+        cluster.seed().pod("x2").namespace(ns).onNode("w1").create();
+        cluster.seed().pod("x3").namespace(other).onNode("w1").create();
+        cluster.seed().pod("y1").namespace(ns).onNode("w2").create();
+        cluster.seed().pod("u1").namespace(ns).create(); // unscheduled
+        var onW1 = client.pods().inAnyNamespace().withField("spec.nodeName", "w1");
+        assertThat(names(client.pods()
+                        .inNamespace(ns)
+                        .withField("spec.nodeName", "")
+                        .list()
+                        .getItems()))
+                .containsExactly("u1");
+
+        client.pods().inNamespace(ns).withName("x1").evict(); // terminating for 3 s: still on the node
+        client.pods()
+                .inNamespace(ns)
+                .withName("x2")
+                .edit(p -> new PodBuilder(p)
+                        .editMetadata()
+                        .addToLabels("moved", "no")
+                        .endMetadata()
+                        .build());
+        client.pods().inNamespace(other).withName("x3").withGracePeriod(0).delete();
+
+        List<Pod> listed = onW1.list().getItems().stream()
+                .filter(p -> List.of(ns, other).contains(p.getMetadata().getNamespace()))
+                .toList();
+        assertThat(names(listed)).containsExactly("x1", "x2");
+        assertThat(listed)
+                .filteredOn(p -> p.getMetadata().getName().equals("x1"))
+                .singleElement()
+                .satisfies(
+                        p -> assertThat(p.getMetadata().getDeletionTimestamp()).isNotNull());
+        assertThat(listed)
+                .filteredOn(p -> p.getMetadata().getName().equals("x2"))
+                .singleElement()
+                .satisfies(p -> assertThat(p.getMetadata().getLabels()).containsEntry("moved", "no"));
+        List<String> fromFullList = client.pods().inAnyNamespace().list().getItems().stream()
+                .filter(p -> "w1".equals(p.getSpec().getNodeName()))
+                .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
+                .sorted()
+                .toList();
+        assertThat(onW1.list().getItems().stream()
+                        .map(p -> p.getMetadata().getNamespace() + "/"
+                                + p.getMetadata().getName())
+                        .sorted()
+                        .toList())
+                .isEqualTo(fromFullList);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> onW1.list().getItems().stream()
+                        .noneMatch(p -> p.getMetadata().getName().equals("x1")
+                                && p.getMetadata().getNamespace().equals(ns)));
+    }
+
+    @Test
+    void fieldSelectorFiltersWatchEvents() {
+        String ns = freshNamespace();
+        cluster.seed().namespace(ns);
+        List<String> seen = new CopyOnWriteArrayList<>();
+        try (Watch watch = client.pods()
+                .inNamespace(ns)
+                .withField("spec.nodeName", "w1")
+                .watch(new Watcher<Pod>() {
+                    @Override
+                    public void eventReceived(Action action, Pod pod) {
+                        seen.add(action + " " + pod.getMetadata().getName());
+                    }
+
+                    @Override
+                    public void onClose(WatcherException cause) {}
+                })) {
+            client.pods().inNamespace(ns).resource(pod("on-w2", "w2")).create();
+            client.pods().inNamespace(ns).resource(pod("on-w1", "w1")).create();
+            await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains("ADDED on-w1"));
+            assertThat(seen).containsExactly("ADDED on-w1");
+        }
+    }
+
+    private static Pod pod(String name, String node) {
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(node)
+                .addNewContainer()
+                .withName("c")
+                .withImage("x")
+                .endContainer()
+                .endSpec()
+                .build();
+    }
+
+    // ---- request log and faults --------------------------------------------------------------------------------
+
+    @Test
+    void requestLogRecordsClientCallsAsRbacVerbs() {
+        String ns = freshNamespace();
+        cluster.seed().pod("p").namespace(ns).onNode("w1").create();
+        cluster.requests().clear();
+
+        client.pods().inNamespace(ns).withName("p").get();
+        client.pods().inNamespace(ns).list();
+        client.pods().inNamespace(ns).withName("p").evict();
+
+        assertThat(cluster.requests().all())
+                .extracting(ApiRequest::toString)
+                .containsExactly("get pods " + ns + "/p", "list pods " + ns + "/", "create pods/eviction " + ns + "/p");
+        assertThat(cluster.requests()
+                        .count(ApiRequest.resource("pods", "eviction").and(ApiRequest.verb("create"))))
+                .isEqualTo(1);
+        assertThat(cluster.requests().all().get(0).userAgent()).isEqualTo("emulated-cluster-test-client");
+    }
+
+    @Test
+    void faultHookFailsTheNextMatchingRequestsWithAStatus() {
+        String ns = freshNamespace();
+        cluster.seed().pod("p").namespace(ns).onNode("w1").create();
+        cluster.faults().failNext(2, ApiRequest.verb("get").and(ApiRequest.resource("pods")), 409);
+        try {
+            var pod = client.pods().inNamespace(ns).withName("p");
+            assertThatThrownBy(pod::get).isInstanceOfSatisfying(KubernetesClientException.class, e -> {
+                assertThat(e.getCode()).isEqualTo(409);
+                assertThat(e.getStatus().getReason()).isEqualTo("Conflict");
+            });
+            assertThatThrownBy(pod::get).isInstanceOf(KubernetesClientException.class);
+            assertThat(pod.get()).isNotNull();
+        } finally {
+            cluster.faults().clear();
+        }
+    }
+
+    @Test
+    void randomFaultsAreReplayableFromTheSeed() {
+        try (EmulatedCluster own = EmulatedCluster.start()) {
+            own.seed().pod("p").onNode("w1").create();
+            List<Integer> first = randomRun(own, 42);
+            List<Integer> second = randomRun(own, 42);
+            assertThat(first).isEqualTo(second).contains(500, 200).hasSize(40);
+        }
+    }
+
+    private static List<Integer> randomRun(EmulatedCluster c, long seed) {
+        c.faults().random(0.5, seed, List.of(500, 503), ApiRequest.resource("pods"));
+        List<Integer> codes = new CopyOnWriteArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            try {
+                c.client().pods().withName("p").get();
+                codes.add(200);
+            } catch (KubernetesClientException e) {
+                codes.add(e.getCode());
+            }
+        }
+        c.faults().clear();
+        return codes;
+    }
+
+    // ---- discovery ---------------------------------------------------------------------------------------------
+
+    @Test
+    void discoveryServesCoreAndGroupResourceLists() throws Exception {
+        assertThat(send("GET", "/api", null).body().path("versions").get(0).asText())
+                .isEqualTo("v1");
+        JsonNode core = send("GET", "/api/v1", null).body();
+        assertThat(core.path("kind").asText()).isEqualTo("APIResourceList");
+        assertThat(core.path("resources").findValuesAsText("name"))
+                .contains("nodes", "pods", "pods/eviction", "namespaces", "events");
+        JsonNode groups = send("GET", "/apis", null).body();
+        assertThat(groups.path("groups").findValuesAsText("name"))
+                .contains("apps", "policy", "coordination.k8s.io", "apiextensions.k8s.io", "tenure.dev");
+        assertThat(send("GET", "/apis/coordination.k8s.io/v1beta1", null)
+                        .body()
+                        .path("resources")
+                        .findValuesAsText("name"))
+                .contains("leasecandidates");
+        assertThat(send("GET", "/apis/tenure.dev/v1alpha1", null)
+                        .body()
+                        .path("resources")
+                        .findValuesAsText("name"))
+                .contains("nodemaintenances");
+        assertThat(send("GET", "/apis/nothing.example/v1", null).code()).isEqualTo(404);
+    }
+
+    @Test
+    void strategicMergePatchIsAppliedAsMergePatch() throws Exception {
+        cluster.seed().node("smp").create();
+        HttpRequest request = HttpRequest.newBuilder(URI.create(cluster.url() + "/api/v1/nodes/smp"))
+                .header("Content-Type", "application/strategic-merge-patch+json")
+                .method("PATCH", HttpRequest.BodyPublishers.ofString("{\"spec\":{\"unschedulable\":true}}"))
+                .build();
+        assertThat(HTTP.send(request, HttpResponse.BodyHandlers.ofString()).statusCode())
+                .isBetween(200, 202);
+        assertThat(client.nodes().withName("smp").get().getSpec().getUnschedulable())
+                .isTrue();
+    }
+
+    @Test
+    void anInformerSeesEventsLargerThanAWebSocketFrameAndTheOnesAfterThem() {
+        // kube-apiserver writes a watch event as one frame; split ones stall fabric8's Vert.x client for good.
+        String namespace = freshNamespace();
+        List<String> seen = new CopyOnWriteArrayList<>();
+        var informer = client.configMaps()
+                .inNamespace(namespace)
+                .inform(new io.fabric8.kubernetes.client.informers.ResourceEventHandler<>() {
+                    @Override
+                    public void onAdd(io.fabric8.kubernetes.api.model.ConfigMap cm) {
+                        seen.add(cm.getMetadata().getName());
+                    }
+
+                    @Override
+                    public void onUpdate(
+                            io.fabric8.kubernetes.api.model.ConfigMap old,
+                            io.fabric8.kubernetes.api.model.ConfigMap cm) {}
+
+                    @Override
+                    public void onDelete(io.fabric8.kubernetes.api.model.ConfigMap cm, boolean unknown) {}
+                });
+        try {
+            for (String name : List.of("small", "big", "after")) {
+                client.configMaps()
+                        .inNamespace(namespace)
+                        .resource(new io.fabric8.kubernetes.api.model.ConfigMapBuilder()
+                                .withNewMetadata()
+                                .withName(name)
+                                .endMetadata()
+                                .addToData("x", name.equals("big") ? "y".repeat(300_000) : "y")
+                                .build())
+                        .create();
+                await().atMost(Duration.ofSeconds(10)).until(() -> seen.contains(name));
+            }
+            assertThat(seen).containsExactly("small", "big", "after");
+        } finally {
+            informer.close();
+        }
+    }
 }

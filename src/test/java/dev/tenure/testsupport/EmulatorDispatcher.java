@@ -5,21 +5,18 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.mockwebserver.http.ByteString;
 import io.fabric8.mockwebserver.http.Dispatcher;
 import io.fabric8.mockwebserver.http.MockResponse;
 import io.fabric8.mockwebserver.http.RecordedRequest;
 import io.fabric8.mockwebserver.http.Response;
 import io.fabric8.mockwebserver.http.WebSocket;
 import io.fabric8.mockwebserver.http.WebSocketListener;
-import io.fabric8.mockwebserver.http.ByteString;
 import io.vertx.core.http.ServerWebSocket;
 import io.vertx.core.http.WebSocketFrame;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -33,408 +30,448 @@ import java.util.stream.Collectors;
  * log and a fault hook.
  */
 final class EmulatorDispatcher extends Dispatcher {
-  static final String PDB_VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget.";
-  private static final String SMP = "application/strategic-merge-patch+json";
+    static final String PDB_VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget.";
+    private static final String SMP = "application/strategic-merge-patch+json";
 
-  private final IndexedCrudDispatcher crud;
-  private final ClusterStore store;
-  private final Discovery discovery;
-  private final RequestLog log;
-  private final Faults faults;
-  private final Clock clock;
-  private volatile KubeletSimulator kubelets;
+    private final IndexedCrudDispatcher crud;
+    private final ClusterStore store;
+    private final Discovery discovery;
+    private final RequestLog log;
+    private final Faults faults;
+    private final Clock clock;
+    private volatile KubeletSimulator kubelets;
 
-  EmulatorDispatcher(IndexedCrudDispatcher crud, ClusterStore store, Discovery discovery, RequestLog log, Faults faults,
-      Clock clock) {
-    this.crud = crud;
-    this.store = store;
-    this.discovery = discovery;
-    this.log = log;
-    this.faults = faults;
-    this.clock = clock;
-  }
+    EmulatorDispatcher(
+            IndexedCrudDispatcher crud,
+            ClusterStore store,
+            Discovery discovery,
+            RequestLog log,
+            Faults faults,
+            Clock clock) {
+        this.crud = crud;
+        this.store = store;
+        this.discovery = discovery;
+        this.log = log;
+        this.faults = faults;
+        this.clock = clock;
+    }
 
-  void kubelets(KubeletSimulator kubelets) {
-    this.kubelets = kubelets;
-  }
+    void kubelets(KubeletSimulator kubelets) {
+        this.kubelets = kubelets;
+    }
 
-  @Override
-  public MockResponse dispatch(RecordedRequest request) {
-    ApiRequest api = ApiRequest.parse(request.getMethod(), request.getPath(), request.getHeader("User-Agent"));
-    log.record(api);
-    Optional<Faults.Fault> fault = faults.next(api);
-    MockResponse response;
-    if (fault.isPresent() && fault.get().status() > 0) {
-      int code = fault.get().status();
-      response = status(code, reasonFor(code), "injected fault for " + api, null);
-    } else {
-      try {
-        response = serve(request, api);
-      } catch (RuntimeException e) {
-        // Never leave a client hanging on an emulator bug: answer 500 with the cause.
-        response = status(500, "InternalError", "emulated cluster: " + e, null);
-      }
-    }
-    if (fault.isPresent() && !fault.get().delay().isZero()) {
-      response.setBodyDelay(fault.get().delay());
-    }
-    if (response.getWebSocketListener() == null) {
-      response.setHeader("Content-Type", "application/json");
-    } else {
-      response = response.withWebSocketUpgrade(new WrappingListener(response.getWebSocketListener(),
-          EmulatorDispatcher::wholeFrames));
-    }
-    return api.verb().equals("list") && response.code() == 200 ? typedList(api, response) : response;
-  }
-
-  @Override
-  public void shutdown() {
-    crud.shutdown();
-  }
-
-  private MockResponse serve(RecordedRequest request, ApiRequest api) {
-    String method = request.getMethod();
-    if (method.equals("GET") && api.path().equals("/version")) {
-      return json(200, "{\"major\":\"1\",\"minor\":\"32\",\"gitVersion\":\"v1.32.0-tenure-emulated\","
-          + "\"platform\":\"linux/amd64\"}");
-    }
-    if (api.path().startsWith("/openapi")) {
-      return status(404, "NotFound", "the emulated cluster serves no OpenAPI document", null);
-    }
-    if (!api.isResourceRequest() && method.equals("GET") && Discovery.isDiscoveryPath(api.path())) {
-      return discovery.document(api.path()).map(d -> json(200, d))
-          .orElseGet(() -> status(404, "NotFound", "the server could not find the requested resource", null));
-    }
-    if (api.isResourceRequest() && api.apiGroup().isEmpty() && api.resource().equals("pods")) {
-      if (api.is("create", "pods", "eviction")) {
-        return evict(api, request.getUtf8Body());
-      }
-      if (api.is("delete", "pods")) {
-        return deletePod(api, request.getUtf8Body());
-      }
-    }
-    if (method.equals("PATCH") && String.valueOf(request.getHeader("Content-Type")).startsWith(SMP)) {
-      // Good enough for what kubectl sends (cordon: spec.unschedulable); list merge keys are not honoured.
-      return crud.dispatch(new RecordedRequest("HTTP/1.1", request.method(), request.getPath(),
-          request.getHeaders().newBuilder().removeAll("Content-Type").removeAll("content-type")
-              .set("Content-Type", "application/merge-patch+json").build(),
-          request.getBody()));
-    }
-    if ((api.verb().equals("list") || api.verb().equals("watch"))
-        && (api.query().containsKey("fieldSelector") || api.query().containsKey("labelSelector"))) {
-      return selected(request, api);
-    }
-    return crud.dispatch(request);
-  }
-
-  /**
-   * The CRUD store answers lists with kind "List"; client-go's typed clients (kubectl drain) then decode no
-   * items, so name the list kind as the API server does (PodList, NodeList...).
-   */
-  private MockResponse typedList(ApiRequest api, MockResponse response) {
-    String body = ClusterStore.body(response);
-    if (!body.contains("\"kind\":\"List\"")) {
-      return response;
-    }
-    JsonNode list = store.tree(body);
-    if (!"List".equals(list.path("kind").asText())) {
-      return response;
-    }
-    return discovery.kind(api.apiGroup(), api.resource())
-        .map(kind -> {
-          ((ObjectNode) list).put("kind", kind + "List");
-          return json(200, list.toString());
-        })
-        .orElse(response);
-  }
-
-  // ---- selectors -------------------------------------------------------------------------------------------
-
-  private MockResponse selected(RecordedRequest request, ApiRequest api) {
-    ObjectSelector selector = ObjectSelector.of(api.query().get("fieldSelector"), api.query().get("labelSelector"));
-    String query = api.query().entrySet().stream()
-        .filter(e -> !e.getKey().equals("fieldSelector") && !e.getKey().equals("labelSelector"))
-        .map(e -> enc(e.getKey()) + "=" + enc(e.getValue())).collect(Collectors.joining("&"));
-    String path = api.path() + (query.isEmpty() ? "" : "?" + query);
-    Optional<String> node = selector.equalTo("spec.nodeName").filter(n -> !n.isEmpty()); // "" = unscheduled pods
-    if (node.isPresent() && api.verb().equals("list")) {
-      // kubectl drain's and Tenure's list of a node's pods: only that node's pods are read and tested.
-      Optional<List<String>> onNode = crud.podsOnNode(path, node.get());
-      if (onNode.isPresent()) {
-        List<String> kept = onNode.get().stream().filter(pod -> selector.test(store.tree(pod))).toList();
-        return json(200, crud.list(kept));
-      }
-    }
-    MockResponse response = crud.dispatch(
-        new RecordedRequest("HTTP/1.1", request.method(), path, request.getHeaders(), request.getBody()));
-    WebSocketListener listener = response.getWebSocketListener();
-    if (listener != null) {
-      return response.withWebSocketUpgrade(new WrappingListener(listener, w -> filtering(w, selector)));
-    }
-    if (response.code() != 200) {
-      return response;
-    }
-    JsonNode list = store.tree(ClusterStore.body(response));
-    if (list.has("items")) {
-      ArrayNode kept = store.json.createArrayNode();
-      list.get("items").forEach(item -> {
-        if (selector.test(item)) {
-          kept.add(item);
+    @Override
+    public MockResponse dispatch(RecordedRequest request) {
+        ApiRequest api = ApiRequest.parse(request.getMethod(), request.getPath(), request.getHeader("User-Agent"));
+        log.record(api);
+        Optional<Faults.Fault> fault = faults.next(api);
+        MockResponse response;
+        if (fault.isPresent() && fault.get().status() > 0) {
+            int code = fault.get().status();
+            response = status(code, reasonFor(code), "injected fault for " + api, null);
+        } else {
+            try {
+                response = serve(request, api);
+            } catch (RuntimeException e) {
+                // Never leave a client hanging on an emulator bug: answer 500 with the cause.
+                response = status(500, "InternalError", "emulated cluster: " + e, null);
+            }
         }
-      });
-      ((ObjectNode) list).set("items", kept);
-    }
-    return json(200, list.toString());
-  }
-
-  private static String enc(String s) {
-    return URLEncoder.encode(s, StandardCharsets.UTF_8);
-  }
-
-  /** Passes on only the watch events whose object matches the selector. */
-  private WebSocket filtering(WebSocket w, ObjectSelector selector) {
-    return new ForwardingWebSocket(w) {
-      @Override
-      public boolean send(String text) {
-        JsonNode object = store.tree(text).path("object");
-        if (object.isObject() && !"Status".equals(object.path("kind").asText()) && !selector.test(object)) {
-          return true;
+        if (fault.isPresent() && !fault.get().delay().isZero()) {
+            response.setBodyDelay(fault.get().delay());
         }
-        return w.send(text);
-      }
-    };
-  }
-
-  /**
-   * Sends each watch event as one WebSocket frame, as kube-apiserver does (golang.org/x/net/websocket writes a
-   * message as a single frame). The mock server's Vert.x socket would split a message over 64 KiB into
-   * continuation frames, which fabric8's Vert.x client stalls on for good (fabric8io/kubernetes-client#7347): an
-   * object that large would silently stop every informer watching its kind, which no real cluster does.
-   */
-  static WebSocket wholeFrames(WebSocket w) {
-    ServerWebSocket server;
-    try {
-      java.lang.reflect.Field field = w.getClass().getDeclaredField("webSocket");
-      field.setAccessible(true);
-      server = (ServerWebSocket) field.get(w);
-    } catch (ReflectiveOperationException | ClassCastException e) {
-      return w;
-    }
-    return new ForwardingWebSocket(w) {
-      @Override
-      public boolean send(String text) {
-        return !server.writeFrame(WebSocketFrame.textFrame(text, true)).failed();
-      }
-    };
-  }
-
-  /** A WebSocket passing everything on to another; {@link #send(byte[])} goes through {@link #send(String)}. */
-  private static class ForwardingWebSocket implements WebSocket {
-    private final WebSocket delegate;
-
-    ForwardingWebSocket(WebSocket delegate) {
-      this.delegate = delegate;
+        if (response.getWebSocketListener() == null) {
+            response.setHeader("Content-Type", "application/json");
+        } else {
+            response = response.withWebSocketUpgrade(
+                    new WrappingListener(response.getWebSocketListener(), EmulatorDispatcher::wholeFrames));
+        }
+        return api.verb().equals("list") && response.code() == 200 ? typedList(api, response) : response;
     }
 
     @Override
-    public RecordedRequest request() {
-      return delegate.request();
+    public void shutdown() {
+        crud.shutdown();
     }
 
-    @Override
-    public boolean send(String text) {
-      return delegate.send(text);
+    private MockResponse serve(RecordedRequest request, ApiRequest api) {
+        String method = request.getMethod();
+        if (method.equals("GET") && api.path().equals("/version")) {
+            return json(
+                    200,
+                    "{\"major\":\"1\",\"minor\":\"32\",\"gitVersion\":\"v1.32.0-tenure-emulated\","
+                            + "\"platform\":\"linux/amd64\"}");
+        }
+        if (api.path().startsWith("/openapi")) {
+            return status(404, "NotFound", "the emulated cluster serves no OpenAPI document", null);
+        }
+        if (!api.isResourceRequest() && method.equals("GET") && Discovery.isDiscoveryPath(api.path())) {
+            return discovery
+                    .document(api.path())
+                    .map(d -> json(200, d))
+                    .orElseGet(() -> status(404, "NotFound", "the server could not find the requested resource", null));
+        }
+        if (api.isResourceRequest()
+                && api.apiGroup().isEmpty()
+                && api.resource().equals("pods")) {
+            if (api.is("create", "pods", "eviction")) {
+                return evict(api, request.getUtf8Body());
+            }
+            if (api.is("delete", "pods")) {
+                return deletePod(api, request.getUtf8Body());
+            }
+        }
+        if (method.equals("PATCH")
+                && String.valueOf(request.getHeader("Content-Type")).startsWith(SMP)) {
+            // Good enough for what kubectl sends (cordon: spec.unschedulable); list merge keys are not honoured.
+            return crud.dispatch(new RecordedRequest(
+                    "HTTP/1.1",
+                    request.method(),
+                    request.getPath(),
+                    request.getHeaders()
+                            .newBuilder()
+                            .removeAll("Content-Type")
+                            .removeAll("content-type")
+                            .set("Content-Type", "application/merge-patch+json")
+                            .build(),
+                    request.getBody()));
+        }
+        if ((api.verb().equals("list") || api.verb().equals("watch"))
+                && (api.query().containsKey("fieldSelector") || api.query().containsKey("labelSelector"))) {
+            return selected(request, api);
+        }
+        return crud.dispatch(request);
     }
 
-    @Override
-    public boolean send(byte[] bytes) {
-      return send(new String(bytes, StandardCharsets.UTF_8));
+    /**
+     * The CRUD store answers lists with kind "List"; client-go's typed clients (kubectl drain) then decode no
+     * items, so name the list kind as the API server does (PodList, NodeList...).
+     */
+    private MockResponse typedList(ApiRequest api, MockResponse response) {
+        String body = ClusterStore.body(response);
+        if (!body.contains("\"kind\":\"List\"")) {
+            return response;
+        }
+        JsonNode list = store.tree(body);
+        if (!"List".equals(list.path("kind").asText())) {
+            return response;
+        }
+        return discovery
+                .kind(api.apiGroup(), api.resource())
+                .map(kind -> {
+                    ((ObjectNode) list).put("kind", kind + "List");
+                    return json(200, list.toString());
+                })
+                .orElse(response);
     }
 
-    @Override
-    public boolean close(int code, String reason) {
-      return delegate.close(code, reason);
-    }
-  }
+    // ---- selectors -------------------------------------------------------------------------------------------
 
-  /** Hands the listener every socket through {@code wrapper} (one wrapper per socket). */
-  private static final class WrappingListener extends WebSocketListener {
-    private final WebSocketListener delegate;
-    private final UnaryOperator<WebSocket> wrapper;
-    private final Map<WebSocket, WebSocket> wrapped = new java.util.concurrent.ConcurrentHashMap<>();
-
-    WrappingListener(WebSocketListener delegate, UnaryOperator<WebSocket> wrapper) {
-      this.delegate = delegate;
-      this.wrapper = wrapper;
-    }
-
-    private WebSocket wrap(WebSocket ws) {
-      return wrapped.computeIfAbsent(ws, wrapper);
-    }
-
-    @Override
-    public void onBeforeAccept(WebSocket ws, Response response) {
-      delegate.onBeforeAccept(wrap(ws), response);
-    }
-
-    @Override
-    public void onOpen(WebSocket ws, Response response) {
-      delegate.onOpen(wrap(ws), response);
-    }
-
-    @Override
-    public void onMessage(WebSocket ws, String text) {
-      delegate.onMessage(wrap(ws), text);
-    }
-
-    @Override
-    public void onMessage(WebSocket ws, ByteString bytes) {
-      delegate.onMessage(wrap(ws), bytes);
-    }
-
-    @Override
-    public void onMessage(WebSocket ws, byte[] bytes) {
-      delegate.onMessage(wrap(ws), bytes);
+    private MockResponse selected(RecordedRequest request, ApiRequest api) {
+        ObjectSelector selector =
+                ObjectSelector.of(api.query().get("fieldSelector"), api.query().get("labelSelector"));
+        String query = api.query().entrySet().stream()
+                .filter(e -> !e.getKey().equals("fieldSelector") && !e.getKey().equals("labelSelector"))
+                .map(e -> enc(e.getKey()) + "=" + enc(e.getValue()))
+                .collect(Collectors.joining("&"));
+        String path = api.path() + (query.isEmpty() ? "" : "?" + query);
+        Optional<String> node = selector.equalTo("spec.nodeName").filter(n -> !n.isEmpty()); // "" = unscheduled pods
+        if (node.isPresent() && api.verb().equals("list")) {
+            // kubectl drain's and Tenure's list of a node's pods: only that node's pods are read and tested.
+            Optional<List<String>> onNode = crud.podsOnNode(path, node.get());
+            if (onNode.isPresent()) {
+                List<String> kept = onNode.get().stream()
+                        .filter(pod -> selector.test(store.tree(pod)))
+                        .toList();
+                return json(200, crud.list(kept));
+            }
+        }
+        MockResponse response = crud.dispatch(
+                new RecordedRequest("HTTP/1.1", request.method(), path, request.getHeaders(), request.getBody()));
+        WebSocketListener listener = response.getWebSocketListener();
+        if (listener != null) {
+            return response.withWebSocketUpgrade(new WrappingListener(listener, w -> filtering(w, selector)));
+        }
+        if (response.code() != 200) {
+            return response;
+        }
+        JsonNode list = store.tree(ClusterStore.body(response));
+        if (list.has("items")) {
+            ArrayNode kept = store.json.createArrayNode();
+            list.get("items").forEach(item -> {
+                if (selector.test(item)) {
+                    kept.add(item);
+                }
+            });
+            ((ObjectNode) list).set("items", kept);
+        }
+        return json(200, list.toString());
     }
 
-    @Override
-    public void onClosing(WebSocket ws, int code, String reason) {
-      delegate.onClosing(wrap(ws), code, reason);
+    private static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
     }
 
-    @Override
-    public void onClosed(WebSocket ws, int code, String reason) {
-      delegate.onClosed(wrap(ws), code, reason);
-      wrapped.remove(ws);
+    /** Passes on only the watch events whose object matches the selector. */
+    private WebSocket filtering(WebSocket w, ObjectSelector selector) {
+        return new ForwardingWebSocket(w) {
+            @Override
+            public boolean send(String text) {
+                JsonNode object = store.tree(text).path("object");
+                if (object.isObject() && !"Status".equals(object.path("kind").asText()) && !selector.test(object)) {
+                    return true;
+                }
+                return w.send(text);
+            }
+        };
     }
 
-    @Override
-    public void onFailure(WebSocket ws, Throwable t, Response response) {
-      delegate.onFailure(wrap(ws), t, response);
-      wrapped.remove(ws);
+    /**
+     * Sends each watch event as one WebSocket frame, as kube-apiserver does (golang.org/x/net/websocket writes a
+     * message as a single frame). The mock server's Vert.x socket would split a message over 64 KiB into
+     * continuation frames, which fabric8's Vert.x client stalls on for good (fabric8io/kubernetes-client#7347): an
+     * object that large would silently stop every informer watching its kind, which no real cluster does.
+     */
+    static WebSocket wholeFrames(WebSocket w) {
+        ServerWebSocket server;
+        try {
+            java.lang.reflect.Field field = w.getClass().getDeclaredField("webSocket");
+            field.setAccessible(true);
+            server = (ServerWebSocket) field.get(w);
+        } catch (ReflectiveOperationException | ClassCastException e) {
+            return w;
+        }
+        return new ForwardingWebSocket(w) {
+            @Override
+            public boolean send(String text) {
+                return !server.writeFrame(WebSocketFrame.textFrame(text, true)).failed();
+            }
+        };
     }
-  }
 
-  // ---- eviction and graceful deletion ------------------------------------------------------------------------
+    /** A WebSocket passing everything on to another; {@link #send(byte[])} goes through {@link #send(String)}. */
+    private static class ForwardingWebSocket implements WebSocket {
+        private final WebSocket delegate;
 
-  /** policy/v1 Eviction: synchronized so two evictions never both spend the last allowed disruption. */
-  private synchronized MockResponse evict(ApiRequest api, String body) {
-    String podPath = "/api/v1/namespaces/" + api.namespace() + "/pods/" + api.name();
-    Optional<Pod> found = store.get(podPath, Pod.class);
-    if (found.isEmpty()) {
-      return notFound(api);
+        ForwardingWebSocket(WebSocket delegate) {
+            this.delegate = delegate;
+        }
+
+        @Override
+        public RecordedRequest request() {
+            return delegate.request();
+        }
+
+        @Override
+        public boolean send(String text) {
+            return delegate.send(text);
+        }
+
+        @Override
+        public boolean send(byte[] bytes) {
+            return send(new String(bytes, StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public boolean close(int code, String reason) {
+            return delegate.close(code, reason);
+        }
     }
-    Pod pod = found.get();
-    if (DisruptionBudgets.isTerminating(pod)) {
-      return evicted();
+
+    /** Hands the listener every socket through {@code wrapper} (one wrapper per socket). */
+    private static final class WrappingListener extends WebSocketListener {
+        private final WebSocketListener delegate;
+        private final UnaryOperator<WebSocket> wrapper;
+        private final Map<WebSocket, WebSocket> wrapped = new java.util.concurrent.ConcurrentHashMap<>();
+
+        WrappingListener(WebSocketListener delegate, UnaryOperator<WebSocket> wrapper) {
+            this.delegate = delegate;
+            this.wrapper = wrapper;
+        }
+
+        private WebSocket wrap(WebSocket ws) {
+            return wrapped.computeIfAbsent(ws, wrapper);
+        }
+
+        @Override
+        public void onBeforeAccept(WebSocket ws, Response response) {
+            delegate.onBeforeAccept(wrap(ws), response);
+        }
+
+        @Override
+        public void onOpen(WebSocket ws, Response response) {
+            delegate.onOpen(wrap(ws), response);
+        }
+
+        @Override
+        public void onMessage(WebSocket ws, String text) {
+            delegate.onMessage(wrap(ws), text);
+        }
+
+        @Override
+        public void onMessage(WebSocket ws, ByteString bytes) {
+            delegate.onMessage(wrap(ws), bytes);
+        }
+
+        @Override
+        public void onMessage(WebSocket ws, byte[] bytes) {
+            delegate.onMessage(wrap(ws), bytes);
+        }
+
+        @Override
+        public void onClosing(WebSocket ws, int code, String reason) {
+            delegate.onClosing(wrap(ws), code, reason);
+        }
+
+        @Override
+        public void onClosed(WebSocket ws, int code, String reason) {
+            delegate.onClosed(wrap(ws), code, reason);
+            wrapped.remove(ws);
+        }
+
+        @Override
+        public void onFailure(WebSocket ws, Throwable t, Response response) {
+            delegate.onFailure(wrap(ws), t, response);
+            wrapped.remove(ws);
+        }
     }
-    List<PodDisruptionBudget> budgets = store.list(
-        "/apis/policy/v1/namespaces/" + api.namespace() + "/poddisruptionbudgets", PodDisruptionBudget.class);
-    List<Pod> pods = budgets.isEmpty() ? List.of()
-        : store.list("/api/v1/namespaces/" + api.namespace() + "/pods", Pod.class);
-    DisruptionBudgets.Decision decision = DisruptionBudgets.decide(pod, budgets, pods);
-    if (decision instanceof DisruptionBudgets.Blocked blocked) {
-      ObjectNode cause = store.json.createObjectNode().put("reason", "DisruptionBudget").put("message",
-          "The disruption budget " + blocked.pdbName() + " needs " + blocked.desiredHealthy()
-              + " healthy pods and has " + blocked.currentHealthy() + " currently");
-      return status(429, "TooManyRequests", PDB_VIOLATION, cause);
+
+    // ---- eviction and graceful deletion ------------------------------------------------------------------------
+
+    /** policy/v1 Eviction: synchronized so two evictions never both spend the last allowed disruption. */
+    private synchronized MockResponse evict(ApiRequest api, String body) {
+        String podPath = "/api/v1/namespaces/" + api.namespace() + "/pods/" + api.name();
+        Optional<Pod> found = store.get(podPath, Pod.class);
+        if (found.isEmpty()) {
+            return notFound(api);
+        }
+        Pod pod = found.get();
+        if (DisruptionBudgets.isTerminating(pod)) {
+            return evicted();
+        }
+        List<PodDisruptionBudget> budgets = store.list(
+                "/apis/policy/v1/namespaces/" + api.namespace() + "/poddisruptionbudgets", PodDisruptionBudget.class);
+        List<Pod> pods = budgets.isEmpty()
+                ? List.of()
+                : store.list("/api/v1/namespaces/" + api.namespace() + "/pods", Pod.class);
+        DisruptionBudgets.Decision decision = DisruptionBudgets.decide(pod, budgets, pods);
+        if (decision instanceof DisruptionBudgets.Blocked blocked) {
+            ObjectNode cause = store.json
+                    .createObjectNode()
+                    .put("reason", "DisruptionBudget")
+                    .put(
+                            "message",
+                            "The disruption budget " + blocked.pdbName() + " needs " + blocked.desiredHealthy()
+                                    + " healthy pods and has " + blocked.currentHealthy() + " currently");
+            return status(429, "TooManyRequests", PDB_VIOLATION, cause);
+        }
+        if (decision instanceof DisruptionBudgets.TooManyBudgets) {
+            return status(
+                    500,
+                    "InternalError",
+                    "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.",
+                    null);
+        }
+        Long grace = gracePeriod(store.tree(body.isEmpty() ? "{}" : body).path("deleteOptions"), api);
+        terminate(pod, podPath, grace);
+        return evicted();
     }
-    if (decision instanceof DisruptionBudgets.TooManyBudgets) {
-      return status(500, "InternalError",
-          "This pod has more than one PodDisruptionBudget, which the eviction subresource does not support.", null);
+
+    /** DELETE of a pod: into termination (deletionTimestamp), removed by the kubelet after the grace period. */
+    private synchronized MockResponse deletePod(ApiRequest api, String body) {
+        String podPath = "/api/v1/namespaces/" + api.namespace() + "/pods/" + api.name();
+        Optional<Pod> found = store.get(podPath, Pod.class);
+        if (found.isEmpty()) {
+            return notFound(api);
+        }
+        Pod pod = found.get();
+        Long grace = gracePeriod(store.tree(body == null || body.isBlank() ? "{}" : body), api);
+        if (DisruptionBudgets.isTerminating(pod) && (grace == null || grace != 0)) {
+            return json(200, store.serialization.asJson(pod));
+        }
+        Pod result = terminate(pod, podPath, grace);
+        return json(200, store.serialization.asJson(result));
     }
-    Long grace = gracePeriod(store.tree(body.isEmpty() ? "{}" : body).path("deleteOptions"), api);
-    terminate(pod, podPath, grace);
-    return evicted();
-  }
 
-  /** DELETE of a pod: into termination (deletionTimestamp), removed by the kubelet after the grace period. */
-  private synchronized MockResponse deletePod(ApiRequest api, String body) {
-    String podPath = "/api/v1/namespaces/" + api.namespace() + "/pods/" + api.name();
-    Optional<Pod> found = store.get(podPath, Pod.class);
-    if (found.isEmpty()) {
-      return notFound(api);
+    /** gracePeriodSeconds from DeleteOptions, else from the query; null = the pod's own. */
+    private static Long gracePeriod(JsonNode deleteOptions, ApiRequest api) {
+        if (deleteOptions.hasNonNull("gracePeriodSeconds")) {
+            return deleteOptions.get("gracePeriodSeconds").asLong();
+        }
+        String q = api.query().get("gracePeriodSeconds");
+        return q == null ? null : Long.parseLong(q);
     }
-    Pod pod = found.get();
-    Long grace = gracePeriod(store.tree(body == null || body.isBlank() ? "{}" : body), api);
-    if (DisruptionBudgets.isTerminating(pod) && (grace == null || grace != 0)) {
-      return json(200, store.serialization.asJson(pod));
+
+    private Pod terminate(Pod pod, String podPath, Long requestedGrace) {
+        long grace = requestedGrace != null
+                ? requestedGrace
+                : pod.getSpec() != null && pod.getSpec().getTerminationGracePeriodSeconds() != null
+                        ? pod.getSpec().getTerminationGracePeriodSeconds()
+                        : 30;
+        boolean scheduled = pod.getSpec() != null
+                && pod.getSpec().getNodeName() != null
+                && !pod.getSpec().getNodeName().isEmpty();
+        // Upstream: grace 0 (force) and pods never scheduled to a node are removed at once.
+        if (grace <= 0 || !scheduled) {
+            store.delete(podPath);
+            return pod;
+        }
+        return kubelets.terminate(pod, grace);
     }
-    Pod result = terminate(pod, podPath, grace);
-    return json(200, store.serialization.asJson(result));
-  }
 
-  /** gracePeriodSeconds from DeleteOptions, else from the query; null = the pod's own. */
-  private static Long gracePeriod(JsonNode deleteOptions, ApiRequest api) {
-    if (deleteOptions.hasNonNull("gracePeriodSeconds")) {
-      return deleteOptions.get("gracePeriodSeconds").asLong();
+    private MockResponse evicted() {
+        return json(
+                201, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}");
     }
-    String q = api.query().get("gracePeriodSeconds");
-    return q == null ? null : Long.parseLong(q);
-  }
 
-  private Pod terminate(Pod pod, String podPath, Long requestedGrace) {
-    long grace = requestedGrace != null ? requestedGrace
-        : pod.getSpec() != null && pod.getSpec().getTerminationGracePeriodSeconds() != null
-            ? pod.getSpec().getTerminationGracePeriodSeconds() : 30;
-    boolean scheduled = pod.getSpec() != null && pod.getSpec().getNodeName() != null
-        && !pod.getSpec().getNodeName().isEmpty();
-    // Upstream: grace 0 (force) and pods never scheduled to a node are removed at once.
-    if (grace <= 0 || !scheduled) {
-      store.delete(podPath);
-      return pod;
+    private MockResponse notFound(ApiRequest api) {
+        ObjectNode details =
+                store.json.createObjectNode().put("name", api.name()).put("kind", "pods");
+        return status(404, "NotFound", "pods \"" + api.name() + "\" not found", details, true);
     }
-    return kubelets.terminate(pod, grace);
-  }
 
-  private MockResponse evicted() {
-    return json(201, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}");
-  }
+    // ---- responses -----------------------------------------------------------------------------------------------
 
-  private MockResponse notFound(ApiRequest api) {
-    ObjectNode details = store.json.createObjectNode().put("name", api.name()).put("kind", "pods");
-    return status(404, "NotFound", "pods \"" + api.name() + "\" not found", details, true);
-  }
-
-  // ---- responses -----------------------------------------------------------------------------------------------
-
-  private static MockResponse json(int code, String body) {
-    return new MockResponse().setResponseCode(code).setHeader("Content-Type", "application/json").setBody(body);
-  }
-
-  private MockResponse status(int code, String reason, String message, ObjectNode cause) {
-    ObjectNode details = null;
-    if (cause != null) {
-      details = store.json.createObjectNode();
-      details.putArray("causes").add(cause);
+    private static MockResponse json(int code, String body) {
+        return new MockResponse()
+                .setResponseCode(code)
+                .setHeader("Content-Type", "application/json")
+                .setBody(body);
     }
-    return status(code, reason, message, details, true);
-  }
 
-  private MockResponse status(int code, String reason, String message, ObjectNode details, boolean unused) {
-    ObjectNode s = store.json.createObjectNode().put("kind", "Status").put("apiVersion", "v1");
-    s.putObject("metadata");
-    s.put("status", "Failure").put("message", message).put("reason", reason).put("code", code);
-    if (details != null) {
-      s.set("details", details);
+    private MockResponse status(int code, String reason, String message, ObjectNode cause) {
+        ObjectNode details = null;
+        if (cause != null) {
+            details = store.json.createObjectNode();
+            details.putArray("causes").add(cause);
+        }
+        return status(code, reason, message, details, true);
     }
-    return json(code, s.toString());
-  }
 
-  static String reasonFor(int code) {
-    return switch (code) {
-      case 400 -> "BadRequest";
-      case 401 -> "Unauthorized";
-      case 403 -> "Forbidden";
-      case 404 -> "NotFound";
-      case 409 -> "Conflict";
-      case 410 -> "Expired";
-      case 422 -> "Invalid";
-      case 429 -> "TooManyRequests";
-      case 500 -> "InternalError";
-      case 503 -> "ServiceUnavailable";
-      case 504 -> "Timeout";
-      default -> "Unknown";
-    };
-  }
+    private MockResponse status(int code, String reason, String message, ObjectNode details, boolean unused) {
+        ObjectNode s = store.json.createObjectNode().put("kind", "Status").put("apiVersion", "v1");
+        s.putObject("metadata");
+        s.put("status", "Failure").put("message", message).put("reason", reason).put("code", code);
+        if (details != null) {
+            s.set("details", details);
+        }
+        return json(code, s.toString());
+    }
+
+    static String reasonFor(int code) {
+        return switch (code) {
+            case 400 -> "BadRequest";
+            case 401 -> "Unauthorized";
+            case 403 -> "Forbidden";
+            case 404 -> "NotFound";
+            case 409 -> "Conflict";
+            case 410 -> "Expired";
+            case 422 -> "Invalid";
+            case 429 -> "TooManyRequests";
+            case 500 -> "InternalError";
+            case 503 -> "ServiceUnavailable";
+            case 504 -> "Timeout";
+            default -> "Unknown";
+        };
+    }
 }

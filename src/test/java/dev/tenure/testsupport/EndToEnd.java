@@ -13,5 +13,4 @@ import org.junit.jupiter.api.Tag;
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)
 @Tag("e2e")
-public @interface EndToEnd {
-}
+public @interface EndToEnd {}

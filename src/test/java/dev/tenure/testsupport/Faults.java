@@ -14,72 +14,69 @@ import java.util.function.Predicate;
  */
 public final class Faults {
 
-  /** What to do with one request: answer with {@code status} (when > 0) and/or delay the answer. */
-  record Fault(int status, Duration delay) {
-  }
+    /** What to do with one request: answer with {@code status} (when > 0) and/or delay the answer. */
+    record Fault(int status, Duration delay) {}
 
-  private record Rule(Predicate<ApiRequest> match, AtomicInteger remaining, int status, Duration delay) {
-  }
+    private record Rule(Predicate<ApiRequest> match, AtomicInteger remaining, int status, Duration delay) {}
 
-  private record RandomRule(Predicate<ApiRequest> match, double probability, Random random, List<Integer> statuses) {
-  }
+    private record RandomRule(Predicate<ApiRequest> match, double probability, Random random, List<Integer> statuses) {}
 
-  private final List<Rule> rules = new CopyOnWriteArrayList<>();
-  private volatile RandomRule random;
+    private final List<Rule> rules = new CopyOnWriteArrayList<>();
+    private volatile RandomRule random;
 
-  /** The next {@code times} requests matching {@code match} are answered with {@code status} and a Status body. */
-  public Faults failNext(int times, Predicate<ApiRequest> match, int status) {
-    if (times <= 0 || status < 400) {
-      throw new IllegalArgumentException("failNext needs times > 0 and an error status (>= 400)");
-    }
-    rules.add(new Rule(match, new AtomicInteger(times), status, Duration.ZERO));
-    return this;
-  }
-
-  /** The next {@code times} requests matching {@code match} are served normally, but answered after {@code delay}. */
-  public Faults delayNext(int times, Predicate<ApiRequest> match, Duration delay) {
-    if (times <= 0 || delay.isNegative()) {
-      throw new IllegalArgumentException("delayNext needs times > 0 and a non-negative delay");
-    }
-    rules.add(new Rule(match, new AtomicInteger(times), 0, delay));
-    return this;
-  }
-
-  /**
-   * Chaos mode: each request matching {@code match} fails with {@code probability}, with a status drawn
-   * from {@code statuses}; the same seed and request sequence give the same faults.
-   */
-  public Faults random(double probability, long seed, List<Integer> statuses, Predicate<ApiRequest> match) {
-    if (probability < 0 || probability > 1 || statuses.isEmpty()) {
-      throw new IllegalArgumentException("random faults need 0 <= probability <= 1 and at least one status");
-    }
-    random = new RandomRule(match, probability, new Random(seed), List.copyOf(statuses));
-    return this;
-  }
-
-  /** Removes every rule and stops random faults. */
-  public void clear() {
-    rules.clear();
-    random = null;
-  }
-
-  Optional<Fault> next(ApiRequest request) {
-    for (Rule rule : rules) {
-      if (rule.match.test(request) && rule.remaining.getAndDecrement() > 0) {
-        if (rule.remaining.get() <= 0) {
-          rules.remove(rule);
+    /** The next {@code times} requests matching {@code match} are answered with {@code status} and a Status body. */
+    public Faults failNext(int times, Predicate<ApiRequest> match, int status) {
+        if (times <= 0 || status < 400) {
+            throw new IllegalArgumentException("failNext needs times > 0 and an error status (>= 400)");
         }
-        return Optional.of(new Fault(rule.status, rule.delay));
-      }
+        rules.add(new Rule(match, new AtomicInteger(times), status, Duration.ZERO));
+        return this;
     }
-    RandomRule r = random;
-    if (r != null && r.match.test(request)) {
-      synchronized (r) {
-        if (r.random.nextDouble() < r.probability) {
-          return Optional.of(new Fault(r.statuses.get(r.random.nextInt(r.statuses.size())), Duration.ZERO));
+
+    /** The next {@code times} requests matching {@code match} are served normally, but answered after {@code delay}. */
+    public Faults delayNext(int times, Predicate<ApiRequest> match, Duration delay) {
+        if (times <= 0 || delay.isNegative()) {
+            throw new IllegalArgumentException("delayNext needs times > 0 and a non-negative delay");
         }
-      }
+        rules.add(new Rule(match, new AtomicInteger(times), 0, delay));
+        return this;
     }
-    return Optional.empty();
-  }
+
+    /**
+     * Chaos mode: each request matching {@code match} fails with {@code probability}, with a status drawn
+     * from {@code statuses}; the same seed and request sequence give the same faults.
+     */
+    public Faults random(double probability, long seed, List<Integer> statuses, Predicate<ApiRequest> match) {
+        if (probability < 0 || probability > 1 || statuses.isEmpty()) {
+            throw new IllegalArgumentException("random faults need 0 <= probability <= 1 and at least one status");
+        }
+        random = new RandomRule(match, probability, new Random(seed), List.copyOf(statuses));
+        return this;
+    }
+
+    /** Removes every rule and stops random faults. */
+    public void clear() {
+        rules.clear();
+        random = null;
+    }
+
+    Optional<Fault> next(ApiRequest request) {
+        for (Rule rule : rules) {
+            if (rule.match.test(request) && rule.remaining.getAndDecrement() > 0) {
+                if (rule.remaining.get() <= 0) {
+                    rules.remove(rule);
+                }
+                return Optional.of(new Fault(rule.status, rule.delay));
+            }
+        }
+        RandomRule r = random;
+        if (r != null && r.match.test(request)) {
+            synchronized (r) {
+                if (r.random.nextDouble() < r.probability) {
+                    return Optional.of(new Fault(r.statuses.get(r.random.nextInt(r.statuses.size())), Duration.ZERO));
+                }
+            }
+        }
+        return Optional.empty();
+    }
 }

@@ -39,218 +39,228 @@ import java.util.regex.Pattern;
  * simulated kubelets finish a pod by an update that drops their finalizer).
  */
 final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
-  /** {@code /api}, {@code /api/v1}, {@code /apis}, {@code /apis/<group>}, {@code /apis/<group>/<version>}. */
-  private static final Pattern API_GROUP_PATH = Pattern.compile("^(/api(/[^/?]+)?|/apis(/[^/?]+){0,2})/?(\\?.*)?$");
+    /** {@code /api}, {@code /api/v1}, {@code /apis}, {@code /apis/<group>}, {@code /apis/<group>/<version>}. */
+    private static final Pattern API_GROUP_PATH = Pattern.compile("^(/api(/[^/?]+)?|/apis(/[^/?]+){0,2})/?(\\?.*)?$");
 
-  /** One stored object: its store key and JSON, when it was last written, and (pods) its node. */
-  record Stored(long seq, AttributeSet key, String json, String plural, String name, String nodeName) {
-  }
+    /** One stored object: its store key and JSON, when it was last written, and (pods) its node. */
+    record Stored(long seq, AttributeSet key, String json, String plural, String name, String nodeName) {}
 
-  private final ReadWriteLock indexLock = new ReentrantReadWriteLock();
-  private final Map<String, Map<AttributeSet, Stored>> byPlural = new HashMap<>();
-  private final Map<String, Map<AttributeSet, Stored>> byPluralAndName = new HashMap<>();
-  private final Map<String, Map<AttributeSet, Stored>> podsByNode = new HashMap<>();
-  private final Map<AttributeSet, Stored> byKey = new HashMap<>();
-  private final AtomicLong writes = new AtomicLong();
-  private final AtomicLong resourceVersion = new AtomicLong();
+    private final ReadWriteLock indexLock = new ReentrantReadWriteLock();
+    private final Map<String, Map<AttributeSet, Stored>> byPlural = new HashMap<>();
+    private final Map<String, Map<AttributeSet, Stored>> byPluralAndName = new HashMap<>();
+    private final Map<String, Map<AttributeSet, Stored>> podsByNode = new HashMap<>();
+    private final Map<AttributeSet, Stored> byKey = new HashMap<>();
+    private final AtomicLong writes = new AtomicLong();
+    private final AtomicLong resourceVersion = new AtomicLong();
 
-  @Override
-  public long requestResourceVersion() {
-    long v = super.requestResourceVersion();
-    resourceVersion.accumulateAndGet(v, Math::max);
-    return v;
-  }
-
-  // ---- reads -------------------------------------------------------------------------------------------------
-
-  @Override
-  public Map.Entry<AttributeSet, String> findResource(AttributeSet query) {
-    Optional<List<Stored>> found = matching(query);
-    if (found.isEmpty()) {
-      return super.findResource(query);
+    @Override
+    public long requestResourceVersion() {
+        long v = super.requestResourceVersion();
+        resourceVersion.accumulateAndGet(v, Math::max);
+        return v;
     }
-    return found.get().stream().findFirst()
-        .map(s -> (Map.Entry<AttributeSet, String>) new AbstractMap.SimpleImmutableEntry<>(s.key(), s.json()))
-        .orElse(null);
-  }
 
-  @Override
-  public MockResponse handleGet(String path) {
-    if (path.contains("watch=true") || API_GROUP_PATH.matcher(path).matches()) {
-      return super.handleGet(path); // watches, and API group paths the store may answer with resource lists
-    }
-    AttributeSet query = attributeExtractor.fromPath(path);
-    Optional<List<Stored>> found = matching(query);
-    if (found.isEmpty()) {
-      return super.handleGet(path);
-    }
-    List<Stored> items = found.get();
-    if (query.containsKey(KubernetesAttributesExtractor.NAME)) {
-      return items.isEmpty() ? new MockResponse().setResponseCode(HttpURLConnection.HTTP_NOT_FOUND)
-          : new MockResponse().setResponseCode(HttpURLConnection.HTTP_OK).setBody(items.get(0).json());
-    }
-    return new MockResponse().setResponseCode(HttpURLConnection.HTTP_OK).setBody(list(items));
-  }
+    // ---- reads -------------------------------------------------------------------------------------------------
 
-  /**
-   * The pods bound to {@code node} that a GET of {@code path} (a pod collection, without its field selector)
-   * would list, in the store's order; empty when the path is not a pod collection.
-   */
-  Optional<List<String>> podsOnNode(String path, String node) {
-    AttributeSet query = attributeExtractor.fromPath(path);
-    if (!"pods".equals(single(query, KubernetesAttributesExtractor.PLURAL))
-        || query.containsKey(KubernetesAttributesExtractor.NAME)) {
-      return Optional.empty();
-    }
-    indexLock.readLock().lock();
-    try {
-      return Optional.of(ordered(podsByNode.getOrDefault(node, Map.of()).values(), query).stream()
-          .map(Stored::json).toList());
-    } finally {
-      indexLock.readLock().unlock();
-    }
-  }
-
-  /** A list body as the store composes it, at the store's current resourceVersion. */
-  String list(Collection<String> items) {
-    return ((KubernetesResponseComposer) responseComposer).compose(items, String.valueOf(resourceVersion.get()));
-  }
-
-  private String list(List<Stored> items) {
-    return list(items.stream().map(Stored::json).toList());
-  }
-
-  /** Stored objects matching {@code query}, in store order; empty when the query names no resource. */
-  private Optional<List<Stored>> matching(AttributeSet query) {
-    String plural = single(query, KubernetesAttributesExtractor.PLURAL);
-    if (plural == null) {
-      return Optional.empty();
-    }
-    String name = single(query, KubernetesAttributesExtractor.NAME);
-    if (name == null) {
-      name = single(query, KubernetesAttributesExtractor.METADATA_NAME);
-    }
-    indexLock.readLock().lock();
-    try {
-      Map<AttributeSet, Stored> bucket = name == null ? byPlural.get(plural) : byPluralAndName.get(plural + "/" + name);
-      return Optional.of(bucket == null ? List.of() : ordered(bucket.values(), query));
-    } finally {
-      indexLock.readLock().unlock();
-    }
-  }
-
-  private static List<Stored> ordered(Collection<Stored> candidates, AttributeSet query) {
-    List<Stored> out = new ArrayList<>();
-    for (Stored s : candidates) {
-      if (s.key().matches(query)) {
-        out.add(s);
-      }
-    }
-    out.sort(Comparator.comparingLong(Stored::seq));
-    return out;
-  }
-
-  /** The one value of a plain ("key=value") attribute, else null. */
-  private static String single(AttributeSet set, String key) {
-    Attribute a = set.getAttribute(key);
-    if (a == null || a.getType() != AttributeType.WITH || a.getValues().size() != 1) {
-      return null;
-    }
-    return a.getValues().get(0).toString();
-  }
-
-  // ---- the index follows every write ---------------------------------------------------------------------
-
-  /**
-   * Called by the CRUD handlers, under the store's write lock, for every create, update, patch and delete.
-   * The index moves first, so a client that sees the watch event the store sends can read what it announced.
-   */
-  @Override
-  public void processEvent(String path, AttributeSet pathAttributes, AttributeSet oldAttributes,
-      GenericKubernetesResource resource, String newState) {
-    Stored added = null;
-    if (newState != null) {
-      // The key the store is about to use, derived as KubernetesCrudDispatcher.processEvent derives it.
-      KubernetesAttributesExtractor extractor = (KubernetesAttributesExtractor) attributeExtractor;
-      AttributeSet key = resource != null ? extractor.extract(resource) : extractor.fromResource(newState);
-      if (!key.containsKey(KubernetesAttributesExtractor.PLURAL)) {
-        key = AttributeSet.merge(pathAttributes, key);
-      }
-      String plural = single(key, KubernetesAttributesExtractor.PLURAL);
-      String name = single(key, KubernetesAttributesExtractor.NAME);
-      String node = "pods".equals(plural) ? nodeName(resource, newState) : null;
-      added = new Stored(writes.incrementAndGet(), key, newState, plural, name, node);
-    }
-    indexLock.writeLock().lock();
-    try {
-      if (oldAttributes != null) {
-        Stored old = byKey.remove(oldAttributes);
-        if (old != null) {
-          remove(byPlural, old.plural(), old);
-          remove(byPluralAndName, old.plural() + "/" + old.name(), old);
-          remove(podsByNode, old.nodeName(), old);
+    @Override
+    public Map.Entry<AttributeSet, String> findResource(AttributeSet query) {
+        Optional<List<Stored>> found = matching(query);
+        if (found.isEmpty()) {
+            return super.findResource(query);
         }
-      }
-      if (added != null) {
-        byKey.put(added.key(), added);
-        add(byPlural, added.plural(), added);
-        add(byPluralAndName, added.plural() + "/" + added.name(), added);
-        add(podsByNode, added.nodeName(), added);
-      }
-    } finally {
-      indexLock.writeLock().unlock();
+        return found.get().stream()
+                .findFirst()
+                .map(s -> (Map.Entry<AttributeSet, String>) new AbstractMap.SimpleImmutableEntry<>(s.key(), s.json()))
+                .orElse(null);
     }
-    super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
-    if (added != null && map.get(added.key()) != newState) {
-      throw new IllegalStateException("emulated cluster: index out of step with the CRUD store at " + path);
-    }
-  }
 
-  @Override
-  public void reset() {
-    super.reset();
-    indexLock.writeLock().lock();
-    try {
-      byKey.clear();
-      byPlural.clear();
-      byPluralAndName.clear();
-      podsByNode.clear();
-    } finally {
-      indexLock.writeLock().unlock();
+    @Override
+    public MockResponse handleGet(String path) {
+        if (path.contains("watch=true") || API_GROUP_PATH.matcher(path).matches()) {
+            return super.handleGet(path); // watches, and API group paths the store may answer with resource lists
+        }
+        AttributeSet query = attributeExtractor.fromPath(path);
+        Optional<List<Stored>> found = matching(query);
+        if (found.isEmpty()) {
+            return super.handleGet(path);
+        }
+        List<Stored> items = found.get();
+        if (query.containsKey(KubernetesAttributesExtractor.NAME)) {
+            return items.isEmpty()
+                    ? new MockResponse().setResponseCode(HttpURLConnection.HTTP_NOT_FOUND)
+                    : new MockResponse()
+                            .setResponseCode(HttpURLConnection.HTTP_OK)
+                            .setBody(items.get(0).json());
+        }
+        return new MockResponse().setResponseCode(HttpURLConnection.HTTP_OK).setBody(list(items));
     }
-  }
 
-  private static void add(Map<String, Map<AttributeSet, Stored>> index, String key, Stored s) {
-    if (key != null) {
-      index.computeIfAbsent(key, k -> new HashMap<>()).put(s.key(), s);
+    /**
+     * The pods bound to {@code node} that a GET of {@code path} (a pod collection, without its field selector)
+     * would list, in the store's order; empty when the path is not a pod collection.
+     */
+    Optional<List<String>> podsOnNode(String path, String node) {
+        AttributeSet query = attributeExtractor.fromPath(path);
+        if (!"pods".equals(single(query, KubernetesAttributesExtractor.PLURAL))
+                || query.containsKey(KubernetesAttributesExtractor.NAME)) {
+            return Optional.empty();
+        }
+        indexLock.readLock().lock();
+        try {
+            return Optional.of(ordered(podsByNode.getOrDefault(node, Map.of()).values(), query).stream()
+                    .map(Stored::json)
+                    .toList());
+        } finally {
+            indexLock.readLock().unlock();
+        }
     }
-  }
 
-  private static void remove(Map<String, Map<AttributeSet, Stored>> index, String key, Stored s) {
-    if (key == null) {
-      return;
+    /** A list body as the store composes it, at the store's current resourceVersion. */
+    String list(Collection<String> items) {
+        return ((KubernetesResponseComposer) responseComposer).compose(items, String.valueOf(resourceVersion.get()));
     }
-    Map<AttributeSet, Stored> bucket = index.get(key);
-    if (bucket != null) {
-      bucket.remove(s.key());
-      if (bucket.isEmpty()) {
-        index.remove(key);
-      }
-    }
-  }
 
-  @SuppressWarnings("unchecked")
-  private static String nodeName(GenericKubernetesResource resource, String json) {
-    if (resource != null) {
-      Object spec = resource.getAdditionalProperties().get("spec");
-      Object node = spec instanceof Map<?, ?> m ? m.get("nodeName") : null;
-      return node == null ? null : node.toString();
+    private String list(List<Stored> items) {
+        return list(items.stream().map(Stored::json).toList());
     }
-    try {
-      JsonNode node = Serialization.jsonMapper().readTree(json).path("spec").path("nodeName");
-      return node.isTextual() ? node.asText() : null;
-    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-      return null;
+
+    /** Stored objects matching {@code query}, in store order; empty when the query names no resource. */
+    private Optional<List<Stored>> matching(AttributeSet query) {
+        String plural = single(query, KubernetesAttributesExtractor.PLURAL);
+        if (plural == null) {
+            return Optional.empty();
+        }
+        String name = single(query, KubernetesAttributesExtractor.NAME);
+        if (name == null) {
+            name = single(query, KubernetesAttributesExtractor.METADATA_NAME);
+        }
+        indexLock.readLock().lock();
+        try {
+            Map<AttributeSet, Stored> bucket =
+                    name == null ? byPlural.get(plural) : byPluralAndName.get(plural + "/" + name);
+            return Optional.of(bucket == null ? List.of() : ordered(bucket.values(), query));
+        } finally {
+            indexLock.readLock().unlock();
+        }
     }
-  }
+
+    private static List<Stored> ordered(Collection<Stored> candidates, AttributeSet query) {
+        List<Stored> out = new ArrayList<>();
+        for (Stored s : candidates) {
+            if (s.key().matches(query)) {
+                out.add(s);
+            }
+        }
+        out.sort(Comparator.comparingLong(Stored::seq));
+        return out;
+    }
+
+    /** The one value of a plain ("key=value") attribute, else null. */
+    private static String single(AttributeSet set, String key) {
+        Attribute a = set.getAttribute(key);
+        if (a == null || a.getType() != AttributeType.WITH || a.getValues().size() != 1) {
+            return null;
+        }
+        return a.getValues().get(0).toString();
+    }
+
+    // ---- the index follows every write ---------------------------------------------------------------------
+
+    /**
+     * Called by the CRUD handlers, under the store's write lock, for every create, update, patch and delete.
+     * The index moves first, so a client that sees the watch event the store sends can read what it announced.
+     */
+    @Override
+    public void processEvent(
+            String path,
+            AttributeSet pathAttributes,
+            AttributeSet oldAttributes,
+            GenericKubernetesResource resource,
+            String newState) {
+        Stored added = null;
+        if (newState != null) {
+            // The key the store is about to use, derived as KubernetesCrudDispatcher.processEvent derives it.
+            KubernetesAttributesExtractor extractor = (KubernetesAttributesExtractor) attributeExtractor;
+            AttributeSet key = resource != null ? extractor.extract(resource) : extractor.fromResource(newState);
+            if (!key.containsKey(KubernetesAttributesExtractor.PLURAL)) {
+                key = AttributeSet.merge(pathAttributes, key);
+            }
+            String plural = single(key, KubernetesAttributesExtractor.PLURAL);
+            String name = single(key, KubernetesAttributesExtractor.NAME);
+            String node = "pods".equals(plural) ? nodeName(resource, newState) : null;
+            added = new Stored(writes.incrementAndGet(), key, newState, plural, name, node);
+        }
+        indexLock.writeLock().lock();
+        try {
+            if (oldAttributes != null) {
+                Stored old = byKey.remove(oldAttributes);
+                if (old != null) {
+                    remove(byPlural, old.plural(), old);
+                    remove(byPluralAndName, old.plural() + "/" + old.name(), old);
+                    remove(podsByNode, old.nodeName(), old);
+                }
+            }
+            if (added != null) {
+                byKey.put(added.key(), added);
+                add(byPlural, added.plural(), added);
+                add(byPluralAndName, added.plural() + "/" + added.name(), added);
+                add(podsByNode, added.nodeName(), added);
+            }
+        } finally {
+            indexLock.writeLock().unlock();
+        }
+        super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
+        if (added != null && map.get(added.key()) != newState) {
+            throw new IllegalStateException("emulated cluster: index out of step with the CRUD store at " + path);
+        }
+    }
+
+    @Override
+    public void reset() {
+        super.reset();
+        indexLock.writeLock().lock();
+        try {
+            byKey.clear();
+            byPlural.clear();
+            byPluralAndName.clear();
+            podsByNode.clear();
+        } finally {
+            indexLock.writeLock().unlock();
+        }
+    }
+
+    private static void add(Map<String, Map<AttributeSet, Stored>> index, String key, Stored s) {
+        if (key != null) {
+            index.computeIfAbsent(key, k -> new HashMap<>()).put(s.key(), s);
+        }
+    }
+
+    private static void remove(Map<String, Map<AttributeSet, Stored>> index, String key, Stored s) {
+        if (key == null) {
+            return;
+        }
+        Map<AttributeSet, Stored> bucket = index.get(key);
+        if (bucket != null) {
+            bucket.remove(s.key());
+            if (bucket.isEmpty()) {
+                index.remove(key);
+            }
+        }
+    }
+
+    @SuppressWarnings("unchecked")
+    private static String nodeName(GenericKubernetesResource resource, String json) {
+        if (resource != null) {
+            Object spec = resource.getAdditionalProperties().get("spec");
+            Object node = spec instanceof Map<?, ?> m ? m.get("nodeName") : null;
+            return node == null ? null : node.toString();
+        }
+        try {
+            JsonNode node =
+                    Serialization.jsonMapper().readTree(json).path("spec").path("nodeName");
+            return node.isTextual() ? node.asText() : null;
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return null;
+        }
+    }
 }

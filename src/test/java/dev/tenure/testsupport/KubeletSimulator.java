@@ -27,155 +27,175 @@ import java.util.logging.Logger;
  * and its lease goes stale, as on a node that lost power.
  */
 final class KubeletSimulator {
-  static final String NODE_LEASE_NAMESPACE = "kube-node-lease";
-  /** Per-pod override of the termination delay, in milliseconds (benchmarks). */
-  static final String TERMINATION_DELAY_ANNOTATION = "emulated.tenure.dev/termination-delay-ms";
-  /** Held by the simulated kubelet while a pod terminates. */
-  static final String FINALIZER = "emulated.tenure.dev/kubelet";
-  private static final Logger LOG = Logger.getLogger(KubeletSimulator.class.getName());
-  private static final DateTimeFormatter MICRO_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'");
+    static final String NODE_LEASE_NAMESPACE = "kube-node-lease";
+    /** Per-pod override of the termination delay, in milliseconds (benchmarks). */
+    static final String TERMINATION_DELAY_ANNOTATION = "emulated.tenure.dev/termination-delay-ms";
+    /** Held by the simulated kubelet while a pod terminates. */
+    static final String FINALIZER = "emulated.tenure.dev/kubelet";
 
-  private final ClusterStore store;
-  private final ScheduledExecutorService executor;
-  private final Clock clock;
-  private final double gracePeriodScale;
-  private final Function<Pod, Duration> terminationDelayOverride;
-  private final int leaseDurationSeconds;
-  private final Set<String> down = ConcurrentHashMap.newKeySet();
-  /** Pods whose termination is due but whose kubelet is down: node → pod paths. */
-  private final Map<String, Set<String>> stuck = new ConcurrentHashMap<>();
+    private static final Logger LOG = Logger.getLogger(KubeletSimulator.class.getName());
+    private static final DateTimeFormatter MICRO_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'");
 
-  KubeletSimulator(ClusterStore store, ScheduledExecutorService executor, EmulatedCluster.Options options) {
-    this.store = store;
-    this.executor = executor;
-    this.clock = options.clock();
-    this.gracePeriodScale = options.gracePeriodScale();
-    this.terminationDelayOverride = options.terminationDelay();
-    this.leaseDurationSeconds = options.nodeLeaseDurationSeconds();
-    Duration renew = options.nodeLeaseRenewInterval();
-    executor.scheduleWithFixedDelay(this::renewLeases, 0, renew.toMillis(), TimeUnit.MILLISECONDS);
-  }
+    private final ClusterStore store;
+    private final ScheduledExecutorService executor;
+    private final Clock clock;
+    private final double gracePeriodScale;
+    private final Function<Pod, Duration> terminationDelayOverride;
+    private final int leaseDurationSeconds;
+    private final Set<String> down = ConcurrentHashMap.newKeySet();
+    /** Pods whose termination is due but whose kubelet is down: node → pod paths. */
+    private final Map<String, Set<String>> stuck = new ConcurrentHashMap<>();
 
-  void markDown(String node) {
-    down.add(node);
-  }
-
-  void markUp(String node) {
-    down.remove(node);
-    Set<String> pods = stuck.remove(node);
-    if (pods != null) {
-      pods.forEach(path -> executor.execute(() -> finish(path, node)));
+    KubeletSimulator(ClusterStore store, ScheduledExecutorService executor, EmulatedCluster.Options options) {
+        this.store = store;
+        this.executor = executor;
+        this.clock = options.clock();
+        this.gracePeriodScale = options.gracePeriodScale();
+        this.terminationDelayOverride = options.terminationDelay();
+        this.leaseDurationSeconds = options.nodeLeaseDurationSeconds();
+        Duration renew = options.nodeLeaseRenewInterval();
+        executor.scheduleWithFixedDelay(this::renewLeases, 0, renew.toMillis(), TimeUnit.MILLISECONDS);
     }
-    executor.execute(this::renewLeases);
-  }
 
-  /** Renews leases now (a node was just added), instead of at the next interval. */
-  void renewSoon() {
-    executor.execute(this::renewLeases);
-  }
-
-  boolean isDown(String node) {
-    return down.contains(node);
-  }
-
-  /** How long the kubelet takes to stop {@code pod} once it is terminating. */
-  Duration terminationDelay(Pod pod, long gracePeriodSeconds) {
-    Map<String, String> annotations = pod.getMetadata().getAnnotations();
-    if (annotations != null && annotations.containsKey(TERMINATION_DELAY_ANNOTATION)) {
-      return Duration.ofMillis(Long.parseLong(annotations.get(TERMINATION_DELAY_ANNOTATION)));
+    void markDown(String node) {
+        down.add(node);
     }
-    if (terminationDelayOverride != null) {
-      return terminationDelayOverride.apply(pod);
-    }
-    return Duration.ofMillis(Math.round(gracePeriodSeconds * 1000 * gracePeriodScale));
-  }
 
-  /**
-   * Puts a pod into termination (deletionTimestamp = now + grace) and schedules its removal. The CRUD store
-   * deletes an object at once when deletionTimestamp is set without finalizers, so the kubelet holds a
-   * finalizer of its own while the pod terminates (as the real kubelet holds the pod until its containers stop).
-   */
-  Pod terminate(Pod pod, long gracePeriodSeconds) {
-    String path = ClusterStore.path(pod);
-    List<String> finalizers = new java.util.ArrayList<>(pod.getMetadata().getFinalizers());
-    if (!finalizers.contains(FINALIZER)) {
-      finalizers.add(FINALIZER);
-    }
-    String deletionTimestamp = ZonedDateTime.now(clock).plusSeconds(gracePeriodSeconds).withNano(0)
-        .format(DateTimeFormatter.ISO_INSTANT);
-    var patch = store.json.createObjectNode();
-    var meta = patch.putObject("metadata");
-    meta.put("deletionTimestamp", deletionTimestamp).put("deletionGracePeriodSeconds", gracePeriodSeconds);
-    finalizers.forEach(meta.putArray("finalizers")::add);
-    var response = store.mergePatch(path, patch.toString());
-    if (response.code() >= 300) { // the CRUD store answers 202 to a patch that sets deletionTimestamp
-      throw new IllegalStateException("could not mark " + path + " terminating: " + response.code() + " "
-          + ClusterStore.body(response));
-    }
-    Pod terminating = store.serialization.unmarshal(ClusterStore.body(response), Pod.class);
-    scheduleRemoval(terminating, gracePeriodSeconds);
-    return terminating;
-  }
-
-  /** Schedules removal of a pod that is terminating. */
-  private void scheduleRemoval(Pod pod, long gracePeriodSeconds) {
-    String path = ClusterStore.path(pod);
-    String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
-    executor.schedule(() -> finish(path, node), terminationDelay(pod, gracePeriodSeconds).toMillis(),
-        TimeUnit.MILLISECONDS);
-  }
-
-  private void finish(String path, String node) {
-    try {
-      if (node != null && down.contains(node)) {
-        stuck.computeIfAbsent(node, n -> ConcurrentHashMap.newKeySet()).add(path);
-        if (!down.contains(node)) { // marked up meanwhile
-          markUp(node);
+    void markUp(String node) {
+        down.remove(node);
+        Set<String> pods = stuck.remove(node);
+        if (pods != null) {
+            pods.forEach(path -> executor.execute(() -> finish(path, node)));
         }
-        return;
-      }
-      store.get(path, Pod.class).filter(DisruptionBudgets::isTerminating).ifPresent(p -> {
-        // Dropping the kubelet's finalizer lets the store delete the pod (others' finalizers still hold it).
-        List<String> rest = p.getMetadata().getFinalizers().stream().filter(f -> !f.equals(FINALIZER)).toList();
-        p.getMetadata().setFinalizers(rest);
-        store.update(path, p); // a merge patch cannot drop it once deletionTimestamp is set; an update can
-        if (rest.isEmpty() && store.get(path, Pod.class).isPresent()) {
-          store.delete(path);
-        }
-      });
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "kubelet simulation could not remove " + path, e);
+        executor.execute(this::renewLeases);
     }
-  }
 
-  static String microTime(ZonedDateTime t) {
-    return MICRO_TIME.format(t.withZoneSameInstant(ZoneOffset.UTC));
-  }
-
-  private void renewLeases() {
-    try {
-      String now = microTime(ZonedDateTime.now(clock));
-      // Names and uids straight from the list's JSON: unmarshalling every Node each round cost more than the renewals.
-      for (JsonNode node : store.tree(ClusterStore.body(
-          store.send(HttpMethod.GET, "/api/v1/nodes", null, null))).path("items")) {
-        String name = node.path("metadata").path("name").asText();
-        if (down.contains(name)) {
-          continue;
-        }
-        String path = "/apis/coordination.k8s.io/v1/namespaces/" + NODE_LEASE_NAMESPACE + "/leases/" + name;
-        if (store.mergePatch(path, "{\"spec\":{\"renewTime\":\"" + now + "\"}}").code() == 404) {
-          Lease lease = new LeaseBuilder()
-              .withMetadata(new ObjectMetaBuilder().withName(name).withNamespace(NODE_LEASE_NAMESPACE)
-                  .addNewOwnerReference().withApiVersion("v1").withKind("Node").withName(name)
-                  .withUid(node.path("metadata").path("uid").asText()).endOwnerReference().build())
-              .withNewSpec().withHolderIdentity(name).withLeaseDurationSeconds(leaseDurationSeconds)
-              .withRenewTime(ZonedDateTime.now(clock)).endSpec()
-              .build();
-          store.create(lease);
-        }
-      }
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "kubelet lease renewal failed", e);
+    /** Renews leases now (a node was just added), instead of at the next interval. */
+    void renewSoon() {
+        executor.execute(this::renewLeases);
     }
-  }
+
+    boolean isDown(String node) {
+        return down.contains(node);
+    }
+
+    /** How long the kubelet takes to stop {@code pod} once it is terminating. */
+    Duration terminationDelay(Pod pod, long gracePeriodSeconds) {
+        Map<String, String> annotations = pod.getMetadata().getAnnotations();
+        if (annotations != null && annotations.containsKey(TERMINATION_DELAY_ANNOTATION)) {
+            return Duration.ofMillis(Long.parseLong(annotations.get(TERMINATION_DELAY_ANNOTATION)));
+        }
+        if (terminationDelayOverride != null) {
+            return terminationDelayOverride.apply(pod);
+        }
+        return Duration.ofMillis(Math.round(gracePeriodSeconds * 1000 * gracePeriodScale));
+    }
+
+    /**
+     * Puts a pod into termination (deletionTimestamp = now + grace) and schedules its removal. The CRUD store
+     * deletes an object at once when deletionTimestamp is set without finalizers, so the kubelet holds a
+     * finalizer of its own while the pod terminates (as the real kubelet holds the pod until its containers stop).
+     */
+    Pod terminate(Pod pod, long gracePeriodSeconds) {
+        String path = ClusterStore.path(pod);
+        List<String> finalizers = new java.util.ArrayList<>(pod.getMetadata().getFinalizers());
+        if (!finalizers.contains(FINALIZER)) {
+            finalizers.add(FINALIZER);
+        }
+        String deletionTimestamp = ZonedDateTime.now(clock)
+                .plusSeconds(gracePeriodSeconds)
+                .withNano(0)
+                .format(DateTimeFormatter.ISO_INSTANT);
+        var patch = store.json.createObjectNode();
+        var meta = patch.putObject("metadata");
+        meta.put("deletionTimestamp", deletionTimestamp).put("deletionGracePeriodSeconds", gracePeriodSeconds);
+        finalizers.forEach(meta.putArray("finalizers")::add);
+        var response = store.mergePatch(path, patch.toString());
+        if (response.code() >= 300) { // the CRUD store answers 202 to a patch that sets deletionTimestamp
+            throw new IllegalStateException(
+                    "could not mark " + path + " terminating: " + response.code() + " " + ClusterStore.body(response));
+        }
+        Pod terminating = store.serialization.unmarshal(ClusterStore.body(response), Pod.class);
+        scheduleRemoval(terminating, gracePeriodSeconds);
+        return terminating;
+    }
+
+    /** Schedules removal of a pod that is terminating. */
+    private void scheduleRemoval(Pod pod, long gracePeriodSeconds) {
+        String path = ClusterStore.path(pod);
+        String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+        executor.schedule(
+                () -> finish(path, node),
+                terminationDelay(pod, gracePeriodSeconds).toMillis(),
+                TimeUnit.MILLISECONDS);
+    }
+
+    private void finish(String path, String node) {
+        try {
+            if (node != null && down.contains(node)) {
+                stuck.computeIfAbsent(node, n -> ConcurrentHashMap.newKeySet()).add(path);
+                if (!down.contains(node)) { // marked up meanwhile
+                    markUp(node);
+                }
+                return;
+            }
+            store.get(path, Pod.class).filter(DisruptionBudgets::isTerminating).ifPresent(p -> {
+                // Dropping the kubelet's finalizer lets the store delete the pod (others' finalizers still hold it).
+                List<String> rest = p.getMetadata().getFinalizers().stream()
+                        .filter(f -> !f.equals(FINALIZER))
+                        .toList();
+                p.getMetadata().setFinalizers(rest);
+                store.update(path, p); // a merge patch cannot drop it once deletionTimestamp is set; an update can
+                if (rest.isEmpty() && store.get(path, Pod.class).isPresent()) {
+                    store.delete(path);
+                }
+            });
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "kubelet simulation could not remove " + path, e);
+        }
+    }
+
+    static String microTime(ZonedDateTime t) {
+        return MICRO_TIME.format(t.withZoneSameInstant(ZoneOffset.UTC));
+    }
+
+    private void renewLeases() {
+        try {
+            String now = microTime(ZonedDateTime.now(clock));
+            // Names and uids straight from the list's JSON: unmarshalling every Node each round cost more than the
+            // renewals.
+            for (JsonNode node : store.tree(ClusterStore.body(store.send(HttpMethod.GET, "/api/v1/nodes", null, null)))
+                    .path("items")) {
+                String name = node.path("metadata").path("name").asText();
+                if (down.contains(name)) {
+                    continue;
+                }
+                String path = "/apis/coordination.k8s.io/v1/namespaces/" + NODE_LEASE_NAMESPACE + "/leases/" + name;
+                if (store.mergePatch(path, "{\"spec\":{\"renewTime\":\"" + now + "\"}}")
+                                .code()
+                        == 404) {
+                    Lease lease = new LeaseBuilder()
+                            .withMetadata(new ObjectMetaBuilder()
+                                    .withName(name)
+                                    .withNamespace(NODE_LEASE_NAMESPACE)
+                                    .addNewOwnerReference()
+                                    .withApiVersion("v1")
+                                    .withKind("Node")
+                                    .withName(name)
+                                    .withUid(node.path("metadata").path("uid").asText())
+                                    .endOwnerReference()
+                                    .build())
+                            .withNewSpec()
+                            .withHolderIdentity(name)
+                            .withLeaseDurationSeconds(leaseDurationSeconds)
+                            .withRenewTime(ZonedDateTime.now(clock))
+                            .endSpec()
+                            .build();
+                    store.create(lease);
+                }
+            }
+        } catch (RuntimeException e) {
+            LOG.log(Level.WARNING, "kubelet lease renewal failed", e);
+        }
+    }
 }

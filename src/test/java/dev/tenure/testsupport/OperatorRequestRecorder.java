@@ -17,45 +17,45 @@ import java.util.concurrent.ConcurrentHashMap;
  * benchmark). Harness and kubectl requests ({@link RequestOrigin}) are left out.
  */
 final class OperatorRequestRecorder {
-  static final String DIRECTORY_PROPERTY = "rbac-check.requests-dir";
+    static final String DIRECTORY_PROPERTY = "rbac-check.requests-dir";
 
-  private final Path file;
-  private final Set<RecordedOperatorRequest> seen = ConcurrentHashMap.newKeySet();
+    private final Path file;
+    private final Set<RecordedOperatorRequest> seen = ConcurrentHashMap.newKeySet();
 
-  private OperatorRequestRecorder(Path file) {
-    this.file = file;
-  }
+    private OperatorRequestRecorder(Path file) {
+        this.file = file;
+    }
 
-  /** A recorder for the cluster on {@code port}, when the build asked for one. */
-  static Optional<OperatorRequestRecorder> forCluster(int port) {
-    String dir = System.getProperty(DIRECTORY_PROPERTY, "");
-    if (dir.isBlank()) {
-      return Optional.empty();
+    /** A recorder for the cluster on {@code port}, when the build asked for one. */
+    static Optional<OperatorRequestRecorder> forCluster(int port) {
+        String dir = System.getProperty(DIRECTORY_PROPERTY, "");
+        if (dir.isBlank()) {
+            return Optional.empty();
+        }
+        try {
+            Path directory = Files.createDirectories(Path.of(dir));
+            return Optional.of(new OperatorRequestRecorder(
+                    directory.resolve("cluster-" + port + "-" + System.nanoTime() + ".tsv")));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
-    try {
-      Path directory = Files.createDirectories(Path.of(dir));
-      return Optional.of(new OperatorRequestRecorder(
-          directory.resolve("cluster-" + port + "-" + System.nanoTime() + ".tsv")));
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
 
-  void record(ApiRequest request) {
-    if (RequestOrigin.of(request) != RequestOrigin.OPERATOR) {
-      return;
+    void record(ApiRequest request) {
+        if (RequestOrigin.of(request) != RequestOrigin.OPERATOR) {
+            return;
+        }
+        RecordedOperatorRequest recorded = RecordedOperatorRequest.of(request, RunningTestListener.runningTest());
+        if (seen.add(recorded)) {
+            append(recorded.toLine() + "\n");
+        }
     }
-    RecordedOperatorRequest recorded = RecordedOperatorRequest.of(request, RunningTestListener.runningTest());
-    if (seen.add(recorded)) {
-      append(recorded.toLine() + "\n");
-    }
-  }
 
-  private synchronized void append(String line) {
-    try {
-      Files.writeString(file, line, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot record an operator request in " + file, e);
+    private synchronized void append(String line) {
+        try {
+            Files.writeString(file, line, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot record an operator request in " + file, e);
+        }
     }
-  }
 }

@@ -20,20 +20,21 @@ import org.junit.jupiter.api.Test;
 @EndToEnd
 class OperatorStartIT {
 
-  @TestHTTPResource("/q/health/ready")
-  URI ready;
+    @TestHTTPResource("/q/health/ready")
+    URI ready;
 
-  @Test
-  void operatorStartsAgainstTheEmulatedClusterAndIsReady() {
-    HttpClient http = HttpClient.newHttpClient();
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-      HttpResponse<String> r = http.send(HttpRequest.newBuilder(ready).GET().build(), HttpResponse.BodyHandlers.ofString());
-      // 503 until a reconciler exists (JOSDK reports DOWN when it has no controller to start); then 200.
-      assertThat(r.statusCode()).as(r.body()).isIn(200, 503);
-      assertThat(r.body()).contains("\"checks\"");
-    });
-    // The application is wired to the emulated API server, not to some other cluster.
-    assertThat(ConfigProvider.getConfig().getValue("quarkus.kubernetes-client.api-server-url", String.class))
-        .isEqualTo(EmulatedClusterResource.cluster().url());
-  }
+    @Test
+    void operatorStartsAgainstTheEmulatedClusterAndIsReady() {
+        HttpClient http = HttpClient.newHttpClient();
+        await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+            HttpResponse<String> r =
+                    http.send(HttpRequest.newBuilder(ready).GET().build(), HttpResponse.BodyHandlers.ofString());
+            // 503 until a reconciler exists (JOSDK reports DOWN when it has no controller to start); then 200.
+            assertThat(r.statusCode()).as(r.body()).isIn(200, 503);
+            assertThat(r.body()).contains("\"checks\"");
+        });
+        // The application is wired to the emulated API server, not to some other cluster.
+        assertThat(ConfigProvider.getConfig().getValue("quarkus.kubernetes-client.api-server-url", String.class))
+                .isEqualTo(EmulatedClusterResource.cluster().url());
+    }
 }

@@ -14,51 +14,82 @@ import java.util.List;
  * @param test the running test ({@code Class#method}, or the class while its setup runs); a request that arrives
  *     after its test ended (a reconcile still in flight) is charged to whichever test runs then
  */
-public record RecordedOperatorRequest(String verb, String apiGroup, String resource, String subresource,
-    String namespace, String nonResourcePath, String test, String userAgent, String name) {
+public record RecordedOperatorRequest(
+        String verb,
+        String apiGroup,
+        String resource,
+        String subresource,
+        String namespace,
+        String nonResourcePath,
+        String test,
+        String userAgent,
+        String name) {
 
-  /** A request on no single object (list, watch, create, non-resource). */
-  public RecordedOperatorRequest(String verb, String apiGroup, String resource, String subresource, String namespace,
-      String nonResourcePath, String test, String userAgent) {
-    this(verb, apiGroup, resource, subresource, namespace, nonResourcePath, test, userAgent, "");
-  }
-
-  static RecordedOperatorRequest of(ApiRequest request, String test) {
-    return new RecordedOperatorRequest(request.verb(), request.apiGroup(), request.resource(), request.subresource(),
-        request.namespace(), request.isResourceRequest() ? "" : request.path(), test, request.userAgent(),
-        request.name() == null ? "" : request.name());
-  }
-
-  public boolean isResourceRequest() {
-    return !resource.isEmpty();
-  }
-
-  /** "resource" or "resource/subresource", as written in a (Cluster)Role rule. */
-  public String resourceWithSubresource() {
-    return subresource.isEmpty() ? resource : resource + "/" + subresource;
-  }
-
-  public String toLine() {
-    return String.join("\t", verb, apiGroup, resource, subresource, namespace, nonResourcePath, test,
-        userAgent.replace('\t', ' '), name);
-  }
-
-  public static RecordedOperatorRequest parse(String line) {
-    List<String> f = List.of(line.split("\t", -1));
-    if (f.size() != 9) {
-      throw new IllegalArgumentException("expected 9 tab-separated fields, got " + f.size() + ": " + line);
+    /** A request on no single object (list, watch, create, non-resource). */
+    public RecordedOperatorRequest(
+            String verb,
+            String apiGroup,
+            String resource,
+            String subresource,
+            String namespace,
+            String nonResourcePath,
+            String test,
+            String userAgent) {
+        this(verb, apiGroup, resource, subresource, namespace, nonResourcePath, test, userAgent, "");
     }
-    return new RecordedOperatorRequest(f.get(0), f.get(1), f.get(2), f.get(3), f.get(4), f.get(5), f.get(6),
-        f.get(7), f.get(8));
-  }
 
-  @Override
-  public String toString() {
-    String what = isResourceRequest()
-        ? verb + " " + (apiGroup.isEmpty() ? "\"\"" : apiGroup) + " " + resourceWithSubresource()
-            + (name.isEmpty() ? "" : " " + name)
-            + (namespace.isEmpty() ? "" : " in " + namespace)
-        : verb + " " + nonResourcePath;
-    return what + " (by " + test + ")";
-  }
+    static RecordedOperatorRequest of(ApiRequest request, String test) {
+        return new RecordedOperatorRequest(
+                request.verb(),
+                request.apiGroup(),
+                request.resource(),
+                request.subresource(),
+                request.namespace(),
+                request.isResourceRequest() ? "" : request.path(),
+                test,
+                request.userAgent(),
+                request.name() == null ? "" : request.name());
+    }
+
+    public boolean isResourceRequest() {
+        return !resource.isEmpty();
+    }
+
+    /** "resource" or "resource/subresource", as written in a (Cluster)Role rule. */
+    public String resourceWithSubresource() {
+        return subresource.isEmpty() ? resource : resource + "/" + subresource;
+    }
+
+    public String toLine() {
+        return String.join(
+                "\t",
+                verb,
+                apiGroup,
+                resource,
+                subresource,
+                namespace,
+                nonResourcePath,
+                test,
+                userAgent.replace('\t', ' '),
+                name);
+    }
+
+    public static RecordedOperatorRequest parse(String line) {
+        List<String> f = List.of(line.split("\t", -1));
+        if (f.size() != 9) {
+            throw new IllegalArgumentException("expected 9 tab-separated fields, got " + f.size() + ": " + line);
+        }
+        return new RecordedOperatorRequest(
+                f.get(0), f.get(1), f.get(2), f.get(3), f.get(4), f.get(5), f.get(6), f.get(7), f.get(8));
+    }
+
+    @Override
+    public String toString() {
+        String what = isResourceRequest()
+                ? verb + " " + (apiGroup.isEmpty() ? "\"\"" : apiGroup) + " " + resourceWithSubresource()
+                        + (name.isEmpty() ? "" : " " + name)
+                        + (namespace.isEmpty() ? "" : " in " + namespace)
+                : verb + " " + nonResourcePath;
+        return what + " (by " + test + ")";
+    }
 }

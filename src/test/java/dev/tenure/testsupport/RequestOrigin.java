@@ -6,29 +6,29 @@ package dev.tenure.testsupport;
  * labelled makes the RBAC check demand more, never less.
  */
 public enum RequestOrigin {
-  /** {@link EmulatedCluster#client()}: tests seeding objects and reading results. */
-  HARNESS,
-  /** kubectl pointed at the emulated cluster (a peer in the benchmark and compatibility tests). */
-  KUBECTL,
-  /**
-   * {@link EmulatedCluster#workloadClient()}: applications running in the cluster with their own RBAC, e.g. the
-   * replicas of a workload that take part in coordinated leader election (election-core Candidates).
-   */
-  WORKLOAD,
-  /** Production code: the Quarkus client of a {@code @QuarkusTest}, {@link EmulatedCluster#operatorClient()}, any other. */
-  OPERATOR;
+    /** {@link EmulatedCluster#client()}: tests seeding objects and reading results. */
+    HARNESS,
+    /** kubectl pointed at the emulated cluster (a peer in the benchmark and compatibility tests). */
+    KUBECTL,
+    /**
+     * {@link EmulatedCluster#workloadClient()}: applications running in the cluster with their own RBAC, e.g. the
+     * replicas of a workload that take part in coordinated leader election (election-core Candidates).
+     */
+    WORKLOAD,
+    /** Production code: the Quarkus client of a {@code @QuarkusTest}, {@link EmulatedCluster#operatorClient()}, any other. */
+    OPERATOR;
 
-  public static RequestOrigin of(ApiRequest request) {
-    String agent = request.userAgent();
-    if (agent.equals(EmulatedCluster.HARNESS_USER_AGENT)) {
-      return HARNESS;
+    public static RequestOrigin of(ApiRequest request) {
+        String agent = request.userAgent();
+        if (agent.equals(EmulatedCluster.HARNESS_USER_AGENT)) {
+            return HARNESS;
+        }
+        if (agent.startsWith("kubectl/")) {
+            return KUBECTL;
+        }
+        if (agent.equals(EmulatedCluster.WORKLOAD_USER_AGENT)) {
+            return WORKLOAD;
+        }
+        return OPERATOR;
     }
-    if (agent.startsWith("kubectl/")) {
-      return KUBECTL;
-    }
-    if (agent.equals(EmulatedCluster.WORKLOAD_USER_AGENT)) {
-      return WORKLOAD;
-    }
-    return OPERATOR;
-  }
 }

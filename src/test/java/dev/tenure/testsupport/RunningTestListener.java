@@ -14,32 +14,32 @@ import org.junit.platform.launcher.TestIdentifier;
  * listener.
  */
 public final class RunningTestListener implements TestExecutionListener {
-  static final String PROPERTY = "rbac-check.running-test";
+    static final String PROPERTY = "rbac-check.running-test";
 
-  /** {@code Class#method}, the class while its setup or teardown runs, or "(no test)" outside the suite. */
-  public static String runningTest() {
-    return System.getProperty(PROPERTY, "(no test)");
-  }
-
-  @Override
-  public void executionStarted(TestIdentifier test) {
-    TestSource source = test.getSource().orElse(null);
-    if (source instanceof MethodSource m) {
-      System.setProperty(PROPERTY, simpleName(m.getClassName()) + "#" + m.getMethodName());
-    } else if (source instanceof ClassSource c) {
-      System.setProperty(PROPERTY, simpleName(c.getClassName()));
+    /** {@code Class#method}, the class while its setup or teardown runs, or "(no test)" outside the suite. */
+    public static String runningTest() {
+        return System.getProperty(PROPERTY, "(no test)");
     }
-  }
 
-  @Override
-  public void executionFinished(TestIdentifier test, TestExecutionResult result) {
-    // After a method, the class's teardown runs: charge it to the class.
-    if (test.getSource().orElse(null) instanceof MethodSource m) {
-      System.setProperty(PROPERTY, simpleName(m.getClassName()));
+    @Override
+    public void executionStarted(TestIdentifier test) {
+        TestSource source = test.getSource().orElse(null);
+        if (source instanceof MethodSource m) {
+            System.setProperty(PROPERTY, simpleName(m.getClassName()) + "#" + m.getMethodName());
+        } else if (source instanceof ClassSource c) {
+            System.setProperty(PROPERTY, simpleName(c.getClassName()));
+        }
     }
-  }
 
-  private static String simpleName(String className) {
-    return className.substring(className.lastIndexOf('.') + 1);
-  }
+    @Override
+    public void executionFinished(TestIdentifier test, TestExecutionResult result) {
+        // After a method, the class's teardown runs: charge it to the class.
+        if (test.getSource().orElse(null) instanceof MethodSource m) {
+            System.setProperty(PROPERTY, simpleName(m.getClassName()));
+        }
+    }
+
+    private static String simpleName(String className) {
+        return className.substring(className.lastIndexOf('.') + 1);
+    }
 }

@@ -6,6 +6,7 @@ import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseNotFound;
 import dev.tenure.election.LeaseStore;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
+import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -15,7 +16,6 @@ import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
 import io.fabric8.kubernetes.client.dsl.MixedOperation;
 import io.fabric8.kubernetes.client.dsl.Resource;
-import io.fabric8.kubernetes.api.model.GenericKubernetesResourceList;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
 import java.time.temporal.ChronoUnit;
@@ -36,8 +36,9 @@ public final class KubeLeaseCandidateStore implements LeaseCandidateStore {
     public static final String GROUP = "coordination.k8s.io";
     /** Preferred first. */
     public static final List<String> VERSIONS = List.of("v1beta1", "v1alpha2");
-    private static final DateTimeFormatter MICRO_TIME = DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSX")
-            .withZone(java.time.ZoneOffset.UTC);
+
+    private static final DateTimeFormatter MICRO_TIME =
+            DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSSX").withZone(java.time.ZoneOffset.UTC);
 
     private final KubernetesClient client;
     private final String apiVersion;
@@ -54,7 +55,8 @@ public final class KubeLeaseCandidateStore implements LeaseCandidateStore {
     public static Optional<KubeLeaseCandidateStore> detect(KubernetesClient client, String namespace) {
         for (String version : VERSIONS) {
             try {
-                client.genericKubernetesResources(GROUP + "/" + version, "LeaseCandidate").inNamespace(namespace)
+                client.genericKubernetesResources(GROUP + "/" + version, "LeaseCandidate")
+                        .inNamespace(namespace)
                         .list(new ListOptionsBuilder().withLimit(1L).build());
                 return Optional.of(new KubeLeaseCandidateStore(client, version));
             } catch (KubernetesClientException e) {
@@ -70,7 +72,9 @@ public final class KubeLeaseCandidateStore implements LeaseCandidateStore {
         return apiVersion;
     }
 
-    private MixedOperation<GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>> ops() {
+    private MixedOperation<
+                    GenericKubernetesResource, GenericKubernetesResourceList, Resource<GenericKubernetesResource>>
+            ops() {
         return client.genericKubernetesResources(apiVersion, "LeaseCandidate");
     }
 
@@ -91,7 +95,9 @@ public final class KubeLeaseCandidateStore implements LeaseCandidateStore {
     @Override
     public CandidateRecord create(LeaseKey key, CandidateRecord record) {
         try {
-            return toRecord(ops().inNamespace(key.namespace()).resource(toResource(key, record.withResourceVersion(null))).create());
+            return toRecord(ops().inNamespace(key.namespace())
+                    .resource(toResource(key, record.withResourceVersion(null)))
+                    .create());
         } catch (RuntimeException e) {
             throw KubeErrors.map(key, e, true);
         }
@@ -100,7 +106,9 @@ public final class KubeLeaseCandidateStore implements LeaseCandidateStore {
     @Override
     public CandidateRecord update(LeaseKey key, CandidateRecord record) {
         try {
-            return toRecord(ops().inNamespace(key.namespace()).resource(toResource(key, record)).update());
+            return toRecord(ops().inNamespace(key.namespace())
+                    .resource(toResource(key, record))
+                    .update());
         } catch (RuntimeException e) {
             throw KubeErrors.map(key, e, false);
         }
@@ -114,13 +122,14 @@ public final class KubeLeaseCandidateStore implements LeaseCandidateStore {
                 switch (action) {
                     case ADDED, MODIFIED -> listener.accept(Optional.of(toRecord(resource)));
                     case DELETED -> listener.accept(Optional.empty());
-                    default -> { }
+                    default -> {}
                 }
             }
 
             @Override
             public void onClose(WatcherException cause) {
-                LOG.info("watch on LeaseCandidate " + key + " closed: " + cause.getMessage() + "; pings are answered at the next renew");
+                LOG.info("watch on LeaseCandidate " + key + " closed: " + cause.getMessage()
+                        + "; pings are answered at the next renew");
             }
         });
         return w::close;
@@ -130,8 +139,8 @@ public final class KubeLeaseCandidateStore implements LeaseCandidateStore {
 
     @SuppressWarnings("unchecked")
     public static CandidateRecord toRecord(GenericKubernetesResource r) {
-        Map<String, Object> spec = r.getAdditionalProperties().get("spec") instanceof Map<?, ?> m
-                ? (Map<String, Object>) m : Map.of();
+        Map<String, Object> spec =
+                r.getAdditionalProperties().get("spec") instanceof Map<?, ?> m ? (Map<String, Object>) m : Map.of();
         return new CandidateRecord(
                 r.getMetadata().getNamespace(),
                 r.getMetadata().getName(),
@@ -150,16 +159,25 @@ public final class KubeLeaseCandidateStore implements LeaseCandidateStore {
         GenericKubernetesResource r = new GenericKubernetesResource();
         r.setApiVersion(apiVersion);
         r.setKind("LeaseCandidate");
-        r.setMetadata(new ObjectMetaBuilder().withNamespace(key.namespace()).withName(key.name())
+        r.setMetadata(new ObjectMetaBuilder()
+                .withNamespace(key.namespace())
+                .withName(key.name())
                 .withLabels(c.labels().isEmpty() ? null : c.labels())
-                .withResourceVersion(c.resourceVersion()).build());
+                .withResourceVersion(c.resourceVersion())
+                .build());
         Map<String, Object> spec = new LinkedHashMap<>();
         spec.put("leaseName", c.leaseName());
         put(spec, "binaryVersion", c.binaryVersion());
         put(spec, "emulationVersion", c.emulationVersion());
         put(spec, "strategy", c.strategy());
-        put(spec, "renewTime", c.renewTime() == null ? null : MICRO_TIME.format(c.renewTime().truncatedTo(ChronoUnit.MICROS)));
-        put(spec, "pingTime", c.pingTime() == null ? null : MICRO_TIME.format(c.pingTime().truncatedTo(ChronoUnit.MICROS)));
+        put(
+                spec,
+                "renewTime",
+                c.renewTime() == null ? null : MICRO_TIME.format(c.renewTime().truncatedTo(ChronoUnit.MICROS)));
+        put(
+                spec,
+                "pingTime",
+                c.pingTime() == null ? null : MICRO_TIME.format(c.pingTime().truncatedTo(ChronoUnit.MICROS)));
         r.setAdditionalProperty("spec", spec);
         return r;
     }
@@ -175,6 +193,7 @@ public final class KubeLeaseCandidateStore implements LeaseCandidateStore {
         if (v == null || v.toString().isEmpty()) {
             return null;
         }
-        return java.time.ZonedDateTime.parse(v.toString(), java.time.format.DateTimeFormatter.ISO_DATE_TIME).toInstant();
+        return java.time.ZonedDateTime.parse(v.toString(), java.time.format.DateTimeFormatter.ISO_DATE_TIME)
+                .toInstant();
     }
 }

@@ -5,6 +5,7 @@ import dev.tenure.election.LeaseNotFound;
 import dev.tenure.election.LeaseOwner;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseStore;
+import dev.tenure.election.LeaseStoreException;
 import io.fabric8.kubernetes.api.model.ObjectMeta;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -20,7 +21,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
-import dev.tenure.election.LeaseStoreException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -54,7 +54,10 @@ public final class KubeLeaseStore implements LeaseStore {
     public LeaseRecord get(LeaseKey key) {
         Lease lease;
         try {
-            lease = client.resources(Lease.class).inNamespace(key.namespace()).withName(key.name()).get();
+            lease = client.resources(Lease.class)
+                    .inNamespace(key.namespace())
+                    .withName(key.name())
+                    .get();
         } catch (RuntimeException e) {
             throw KubeErrors.map(key, e, false);
         }
@@ -68,7 +71,10 @@ public final class KubeLeaseStore implements LeaseStore {
     @Override
     public LeaseRecord create(LeaseKey key, LeaseRecord record) {
         try {
-            return seen(key, client.resource(toLease(key, record.withResourceVersion(null))).create());
+            return seen(
+                    key,
+                    client.resource(toLease(key, record.withResourceVersion(null)))
+                            .create());
         } catch (RuntimeException e) {
             throw KubeErrors.map(key, e, true);
         }
@@ -80,7 +86,8 @@ public final class KubeLeaseStore implements LeaseStore {
             throw new IllegalArgumentException(key + ": an update needs the resourceVersion it was read at");
         }
         try {
-            return seen(key, client.resource(onto(base(key, record), key, record)).update());
+            return seen(
+                    key, client.resource(onto(base(key, record), key, record)).update());
         } catch (RuntimeException e) {
             LeaseStoreException mapped = KubeErrors.map(key, e, false);
             if (mapped instanceof LeaseNotFound) {
@@ -112,10 +119,17 @@ public final class KubeLeaseStore implements LeaseStore {
      */
     public LeaseRecord setPreferredHolder(LeaseKey key, String preferredHolder) {
         try {
-            String patch = "{\"spec\":{\"preferredHolder\":" + (preferredHolder == null ? "null"
-                    : "\"" + preferredHolder.replace("\\", "\\\\").replace("\"", "\\\"") + "\"") + "}}";
-            return seen(key, client.resources(Lease.class).inNamespace(key.namespace()).withName(key.name())
-                    .patch(PatchContext.of(PatchType.JSON_MERGE), patch));
+            String patch = "{\"spec\":{\"preferredHolder\":"
+                    + (preferredHolder == null
+                            ? "null"
+                            : "\"" + preferredHolder.replace("\\", "\\\\").replace("\"", "\\\"") + "\"")
+                    + "}}";
+            return seen(
+                    key,
+                    client.resources(Lease.class)
+                            .inNamespace(key.namespace())
+                            .withName(key.name())
+                            .patch(PatchContext.of(PatchType.JSON_MERGE), patch));
         } catch (RuntimeException e) {
             throw KubeErrors.map(key, e, false);
         }
@@ -132,7 +146,10 @@ public final class KubeLeaseStore implements LeaseStore {
         if (seen != null && record.resourceVersion().equals(seen.getMetadata().getResourceVersion())) {
             return seen;
         }
-        Lease current = client.resources(Lease.class).inNamespace(key.namespace()).withName(key.name()).get();
+        Lease current = client.resources(Lease.class)
+                .inNamespace(key.namespace())
+                .withName(key.name())
+                .get();
         if (current == null) {
             lastSeen.remove(key);
             throw new LeaseNotFound(key, null);
@@ -161,7 +178,10 @@ public final class KubeLeaseStore implements LeaseStore {
         }
 
         void open() {
-            watch = client.resources(Lease.class).inNamespace(key.namespace()).withName(key.name()).watch(this);
+            watch = client.resources(Lease.class)
+                    .inNamespace(key.namespace())
+                    .withName(key.name())
+                    .watch(this);
         }
 
         @Override
@@ -172,7 +192,7 @@ public final class KubeLeaseStore implements LeaseStore {
                     lastSeen.remove(key);
                     listener.accept(Optional.empty());
                 }
-                default -> { }
+                default -> {}
             }
         }
 
@@ -181,7 +201,8 @@ public final class KubeLeaseStore implements LeaseStore {
             if (closed) {
                 return;
             }
-            LOG.info("watch on lease " + key + " closed (" + cause.getMessage() + "), reopening; polling covers the gap");
+            LOG.info("watch on lease " + key + " closed (" + cause.getMessage()
+                    + "), reopening; polling covers the gap");
             try {
                 open();
             } catch (RuntimeException e) {
@@ -204,7 +225,8 @@ public final class KubeLeaseStore implements LeaseStore {
     /** The election state of a Lease (any copy: a read, an event, an informer's cache). */
     public static LeaseRecord toRecord(Lease lease) {
         LeaseSpec s = lease.getSpec() == null ? new LeaseSpec() : lease.getSpec();
-        List<LeaseOwner> owners = lease.getMetadata().getOwnerReferences() == null ? List.of()
+        List<LeaseOwner> owners = lease.getMetadata().getOwnerReferences() == null
+                ? List.of()
                 : lease.getMetadata().getOwnerReferences().stream()
                         .filter(o -> o.getUid() != null && !o.getUid().isBlank())
                         .map(o -> new LeaseOwner(o.getApiVersion(), o.getKind(), o.getName(), o.getUid()))
@@ -227,7 +249,12 @@ public final class KubeLeaseStore implements LeaseStore {
                 .withNamespace(key.namespace())
                 .withName(key.name())
                 .withResourceVersion(r.resourceVersion())
-                .withOwnerReferences(r.owners().isEmpty() ? null : r.owners().stream().map(KubeLeaseStore::ownerReference).toList())
+                .withOwnerReferences(
+                        r.owners().isEmpty()
+                                ? null
+                                : r.owners().stream()
+                                        .map(KubeLeaseStore::ownerReference)
+                                        .toList())
                 .build());
         LeaseSpec s = new LeaseSpec();
         s.setHolderIdentity(r.holderIdentity().isEmpty() ? null : r.holderIdentity());
@@ -248,8 +275,11 @@ public final class KubeLeaseStore implements LeaseStore {
      */
     static Lease onto(Lease base, LeaseKey key, LeaseRecord r) {
         Lease lease = toLease(key, r);
-        ObjectMeta meta = new ObjectMetaBuilder(base.getMetadata()).withResourceVersion(r.resourceVersion()).build();
-        List<OwnerReference> owners = new ArrayList<>(meta.getOwnerReferences() == null ? List.of() : meta.getOwnerReferences());
+        ObjectMeta meta = new ObjectMetaBuilder(base.getMetadata())
+                .withResourceVersion(r.resourceVersion())
+                .build();
+        List<OwnerReference> owners =
+                new ArrayList<>(meta.getOwnerReferences() == null ? List.of() : meta.getOwnerReferences());
         for (LeaseOwner o : r.owners()) {
             if (owners.stream().noneMatch(existing -> o.uid().equals(existing.getUid()))) {
                 owners.add(ownerReference(o));
@@ -261,8 +291,12 @@ public final class KubeLeaseStore implements LeaseStore {
     }
 
     static OwnerReference ownerReference(LeaseOwner o) {
-        return new OwnerReferenceBuilder().withApiVersion(o.apiVersion()).withKind(o.kind())
-                .withName(o.name()).withUid(o.uid()).build();
+        return new OwnerReferenceBuilder()
+                .withApiVersion(o.apiVersion())
+                .withKind(o.kind())
+                .withName(o.name())
+                .withUid(o.uid())
+                .build();
     }
 
     private static Instant instant(ZonedDateTime t) {

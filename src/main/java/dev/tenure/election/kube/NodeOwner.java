@@ -24,6 +24,8 @@ public final class NodeOwner implements Supplier<Optional<LeaseOwner>> {
     @Override
     public Optional<LeaseOwner> get() {
         Node node = client.nodes().withName(nodeName).get();
-        return node == null ? Optional.empty() : Optional.of(LeaseOwner.node(nodeName, node.getMetadata().getUid()));
+        return node == null
+                ? Optional.empty()
+                : Optional.of(LeaseOwner.node(nodeName, node.getMetadata().getUid()));
     }
 }

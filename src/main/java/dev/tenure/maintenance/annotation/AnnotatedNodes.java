@@ -50,9 +50,12 @@ public class AnnotatedNodes implements NodesMaintainedElsewhere {
         return node -> {
             List<Node> nodes = client.nodes().list().getItems();
             Set<String> busy = new HashSet<>(heldByAnnotation(nodes).keySet());
-            for (NodeMaintenance nm : client.resources(NodeMaintenance.class).list().getItems()) {
-                if (nm.getMetadata().getDeletionTimestamp() == null && nm.getSpec() != null
-                        && NodeMaintenanceValidator.nodeOf(nm) != null && NodeMaintenanceValidator.started(nm)) {
+            for (NodeMaintenance nm :
+                    client.resources(NodeMaintenance.class).list().getItems()) {
+                if (nm.getMetadata().getDeletionTimestamp() == null
+                        && nm.getSpec() != null
+                        && NodeMaintenanceValidator.nodeOf(nm) != null
+                        && NodeMaintenanceValidator.started(nm)) {
                     busy.add(NodeMaintenanceValidator.nodeOf(nm));
                 }
             }

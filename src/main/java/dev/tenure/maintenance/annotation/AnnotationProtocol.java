@@ -39,8 +39,7 @@ public final class AnnotationProtocol {
     /** renewTime further ahead than this is not trusted (same tolerance as the NodeMaintenance lease). */
     public static final Duration FUTURE_TOLERANCE = Duration.ofSeconds(10);
 
-    private AnnotationProtocol() {
-    }
+    private AnnotationProtocol() {}
 
     /**
      * What the controller observed.
@@ -51,8 +50,7 @@ public final class AnnotationProtocol {
      * @param servedAcquireTime acquireTime of the lease the maintenance we ran for this Node was taken under
      *     (from {@link MaintenanceAnnotation#STATE}), {@code null} when none
      */
-    public record Observed(String request, String status, LeaseRecord lease, Instant servedAcquireTime) {
-    }
+    public record Observed(String request, String status, LeaseRecord lease, Instant servedAcquireTime) {}
 
     public static AnnotationDecision decide(Observed o, Instant now, AnnotationSettings settings) {
         if (o.request() == null) {
@@ -70,41 +68,50 @@ public final class AnnotationProtocol {
         LeaseRecord lease = o.lease();
 
         // Valid lease, not ours: wait (never taken over while valid; FIX 1).
-        if (lease != null && !lease.isHeldBy(holder)
+        if (lease != null
+                && !lease.isHeldBy(holder)
                 && LeaseRules.authorityStatus(lease, now, FUTURE_TOLERANCE) instanceof AuthorityStatus.Valid valid) {
             return new AnnotationDecision.Wait(valid.holder(), valid.expiresAt());
         }
         // No lease: create it (the reference counts this as the first transition).
         if (lease == null) {
-            return new AnnotationDecision.WriteLease(LeaseRules.createdRecord(holder, now, duration).withLeaseTransitions(1),
-                    true, MaintenanceAnnotation.NEW_CREATE);
+            return new AnnotationDecision.WriteLease(
+                    LeaseRules.createdRecord(holder, now, duration).withLeaseTransitions(1),
+                    true,
+                    MaintenanceAnnotation.NEW_CREATE);
         }
         // Free or expired lease of another holder: take it (transitions + 1, acquireTime now).
         if (!lease.isHeldBy(holder)) {
-            return new AnnotationDecision.WriteLease(LeaseRules.heldRecord(lease, holder, now, duration), false,
-                    MaintenanceAnnotation.NEW_ACQUIRED);
+            return new AnnotationDecision.WriteLease(
+                    LeaseRules.heldRecord(lease, holder, now, duration), false, MaintenanceAnnotation.NEW_ACQUIRED);
         }
         // Ours, but its duration was unset when our last maintenance finished: a new one.
         if (lease.leaseDuration().isEmpty()) {
-            return new AnnotationDecision.WriteLease(fresh(lease, now, durationSeconds)
-                    .withLeaseTransitions(lease.leaseTransitions() + 1), false, MaintenanceAnnotation.NEW);
+            return new AnnotationDecision.WriteLease(
+                    fresh(lease, now, durationSeconds).withLeaseTransitions(lease.leaseTransitions() + 1),
+                    false,
+                    MaintenanceAnnotation.NEW);
         }
         // Ours, still counting, yet we reported ended: the request was re-created before the undo finished (FIX 2).
         if (MaintenanceAnnotation.ENDED.equals(o.status())) {
-            return new AnnotationDecision.WriteLease(fresh(lease, now, durationSeconds), false,
-                    MaintenanceAnnotation.NEW_RECREATE);
+            return new AnnotationDecision.WriteLease(
+                    fresh(lease, now, durationSeconds), false, MaintenanceAnnotation.NEW_RECREATE);
         }
         // Interval changed: new duration from the same start (acquireTime kept), renewTime now.
         if (lease.leaseDurationSeconds() != durationSeconds) {
-            return new AnnotationDecision.WriteLease(lease.withLeaseDurationSeconds(durationSeconds).withRenewTime(now),
-                    false, MaintenanceAnnotation.UPDATED);
+            return new AnnotationDecision.WriteLease(
+                    lease.withLeaseDurationSeconds(durationSeconds).withRenewTime(now),
+                    false,
+                    MaintenanceAnnotation.UPDATED);
         }
-        Instant windowEnd = lease.acquireTime() == null ? null : lease.acquireTime().plus(duration);
-        boolean ranThisRequest = lease.acquireTime() != null && lease.acquireTime().equals(o.servedAcquireTime());
+        Instant windowEnd =
+                lease.acquireTime() == null ? null : lease.acquireTime().plus(duration);
+        boolean ranThisRequest =
+                lease.acquireTime() != null && lease.acquireTime().equals(o.servedAcquireTime());
         // The lease records a previous window: a new request (FIX 3: unless it is the window we ran).
         if ((windowEnd == null || now.isAfter(windowEnd)) && !ranThisRequest) {
-            return new AnnotationDecision.WriteLease(fresh(lease, now, durationSeconds), false,
-                    MaintenanceAnnotation.NEW_STALE);
+            return new AnnotationDecision.WriteLease(
+                    fresh(lease, now, durationSeconds), false, MaintenanceAnnotation.NEW_STALE);
         }
         // (now + padding) > (acquireTime + duration): the requested seconds are over.
         if (now.plus(padding).isAfter(windowEnd)) {
@@ -115,20 +122,24 @@ public final class AnnotationProtocol {
 
     private static AnnotationDecision withoutRequest(Observed o, Instant now, AnnotationSettings settings) {
         LeaseRecord lease = o.lease();
-        boolean oursAndCounting = lease != null && lease.isHeldBy(settings.holder()) && lease.leaseDuration().isPresent();
+        boolean oursAndCounting = lease != null
+                && lease.isHeldBy(settings.holder())
+                && lease.leaseDuration().isPresent();
         if (oursAndCounting) {
             if (LeaseRules.authorityStatus(lease, now, FUTURE_TOLERANCE) instanceof AuthorityStatus.Valid valid) {
                 return new AnnotationDecision.End(false, valid.expiresAt());
             }
             // Lost the lease before the undo finished (FIX 4): re-take it for the padding, then undo.
-            return new AnnotationDecision.Reclaim(lease.withLeaseDurationSeconds((int) settings.leasePadding().toSeconds())
-                    .withRenewTime(now));
+            return new AnnotationDecision.Reclaim(
+                    lease.withLeaseDurationSeconds((int) settings.leasePadding().toSeconds())
+                            .withRenewTime(now));
         }
         String status = o.status();
         if (status == null && o.servedAcquireTime() == null) {
             return new AnnotationDecision.Settle(null);
         }
-        if (status == null || MaintenanceAnnotation.WAITING.equals(status)
+        if (status == null
+                || MaintenanceAnnotation.WAITING.equals(status)
                 || status.startsWith(MaintenanceAnnotation.INVALID_PREFIX)) {
             // A withdrawn request that never held the node: nothing ended, nothing to report.
             return new AnnotationDecision.Settle(o.servedAcquireTime() == null ? null : MaintenanceAnnotation.ENDED);
@@ -138,12 +149,16 @@ public final class AnnotationProtocol {
 
     /** A new window from now: acquireTime, renewTime now, the requested duration; holder and transitions kept. */
     private static LeaseRecord fresh(LeaseRecord lease, Instant now, int durationSeconds) {
-        return lease.withLeaseDurationSeconds(durationSeconds).withAcquireTime(now).withRenewTime(now);
+        return lease.withLeaseDurationSeconds(durationSeconds)
+                .withAcquireTime(now)
+                .withRenewTime(now);
     }
 
     /** Time left for the undo: the Kubernetes expiry of the lease. */
     static Instant leaseEnd(LeaseRecord lease) {
         Instant from = lease.renewTime() != null ? lease.renewTime() : lease.acquireTime();
-        return from == null || lease.leaseDuration().isEmpty() ? Instant.MIN : from.plus(lease.leaseDuration().get());
+        return from == null || lease.leaseDuration().isEmpty()
+                ? Instant.MIN
+                : from.plus(lease.leaseDuration().get());
     }
 }

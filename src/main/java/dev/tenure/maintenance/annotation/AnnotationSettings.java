@@ -6,12 +6,17 @@ import java.time.Duration;
  * Settings of the annotation protocol ({@code tenure.maintenance.annotation.*}) plus where the per-node
  * lease lives (shared with NodeMaintenance: one lease per node is what makes the two doors exclusive).
  */
-public record AnnotationSettings(boolean enabled, String holder, Duration leasePadding, Duration maxDuration,
-        String leaseNamespace, String leaseNamePrefix) {
+public record AnnotationSettings(
+        boolean enabled,
+        String holder,
+        Duration leasePadding,
+        Duration maxDuration,
+        String leaseNamespace,
+        String leaseNamePrefix) {
 
     /** An enabled protocol. */
-    public AnnotationSettings(String holder, Duration leasePadding, Duration maxDuration, String leaseNamespace,
-            String leaseNamePrefix) {
+    public AnnotationSettings(
+            String holder, Duration leasePadding, Duration maxDuration, String leaseNamespace, String leaseNamePrefix) {
         this(true, holder, leasePadding, maxDuration, leaseNamespace, leaseNamePrefix);
     }
 
@@ -19,7 +24,9 @@ public record AnnotationSettings(boolean enabled, String holder, Duration leaseP
         if (holder == null || holder.isBlank()) {
             throw new IllegalArgumentException("tenure.maintenance.annotation.holder: must not be empty");
         }
-        if (leasePadding.isNegative() || leasePadding.isZero() || leasePadding.getNano() != 0
+        if (leasePadding.isNegative()
+                || leasePadding.isZero()
+                || leasePadding.getNano() != 0
                 || leasePadding.compareTo(Duration.ofDays(1)) > 0) {
             throw new IllegalArgumentException("tenure.maintenance.annotation.lease-padding: must be a whole number of "
                     + "seconds from 1s to 24h, was " + leasePadding);
@@ -31,8 +38,8 @@ public record AnnotationSettings(boolean enabled, String holder, Duration leaseP
     }
 
     public static AnnotationSettings defaults() {
-        return new AnnotationSettings("tenure-annotation", Duration.ofSeconds(30), Duration.ofDays(30), "tenure-system",
-                "node-");
+        return new AnnotationSettings(
+                "tenure-annotation", Duration.ofSeconds(30), Duration.ofDays(30), "tenure-system", "node-");
     }
 
     public String leaseName(String nodeName) {

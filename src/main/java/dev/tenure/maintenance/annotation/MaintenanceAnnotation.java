@@ -35,8 +35,7 @@ public final class MaintenanceAnnotation {
 
     private static final Pattern DIGITS = Pattern.compile("[0-9]+");
 
-    private MaintenanceAnnotation() {
-    }
+    private MaintenanceAnnotation() {}
 
     /**
      * Whether a Node's annotations say the protocol holds it: our state record is on it (from the first
@@ -48,19 +47,18 @@ public final class MaintenanceAnnotation {
             return true;
         }
         String status = annotations.get(STATUS);
-        return annotations.get(REQUEST) != null && status != null
+        return annotations.get(REQUEST) != null
+                && status != null
                 && (status.startsWith(NEW) || UPDATED.equals(status) || ACTIVE.equals(status));
     }
 
     /** A request as read from the annotation. */
     public sealed interface Request {
         /** Maintenance for this many seconds (at least 1). */
-        record Seconds(long seconds) implements Request {
-        }
+        record Seconds(long seconds) implements Request {}
 
         /** Not a request Tenure can honour; {@code why} names the rule. */
-        record Invalid(String why) implements Request {
-        }
+        record Invalid(String why) implements Request {}
     }
 
     /**
@@ -73,7 +71,8 @@ public final class MaintenanceAnnotation {
             return new Request.Invalid(REQUEST + " is empty; expected a whole number of seconds, e.g. \"3600\"");
         }
         if (value.startsWith("-") && DIGITS.matcher(value.substring(1)).matches()) {
-            return new Request.Invalid(REQUEST + " is negative (" + value + "); expected a whole number of seconds > 0");
+            return new Request.Invalid(
+                    REQUEST + " is negative (" + value + "); expected a whole number of seconds > 0");
         }
         if (!DIGITS.matcher(value).matches()) {
             return new Request.Invalid(REQUEST + " is not a whole number of seconds: \"" + value + "\"");

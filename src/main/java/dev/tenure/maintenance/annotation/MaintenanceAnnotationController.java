@@ -53,6 +53,7 @@ public final class MaintenanceAnnotationController {
     static final Duration ERROR_RETRY = Duration.ofSeconds(5);
     /** While waiting for a foreign lease, look again at least this often (it may be released early). */
     static final Duration WAIT_RETRY = Duration.ofSeconds(10);
+
     private static final Duration MIN_REQUEUE = Duration.ofMillis(100);
     static final String REASON = "node annotation " + MaintenanceAnnotation.REQUEST;
     public static final String INVALID_EVENT = "InvalidMaintenanceRequest";
@@ -70,8 +71,14 @@ public final class MaintenanceAnnotationController {
     private final MaintenanceBudget budget;
     private final Clock clock;
 
-    public MaintenanceAnnotationController(KubernetesClient client, LeaseStore leases, MaintenanceMachine machine,
-            EventRecorder recorder, AnnotationSettings settings, MaintenanceBudget budget, Clock clock) {
+    public MaintenanceAnnotationController(
+            KubernetesClient client,
+            LeaseStore leases,
+            MaintenanceMachine machine,
+            EventRecorder recorder,
+            AnnotationSettings settings,
+            MaintenanceBudget budget,
+            Clock clock) {
         this.client = client;
         this.leases = leases;
         this.claims = new LeaseClaims(leases, clock);
@@ -93,7 +100,8 @@ public final class MaintenanceAnnotationController {
             return false;
         }
         String status = a.get(MaintenanceAnnotation.STATUS);
-        return a.get(MaintenanceAnnotation.REQUEST) != null || a.get(MaintenanceAnnotation.STATE) != null
+        return a.get(MaintenanceAnnotation.REQUEST) != null
+                || a.get(MaintenanceAnnotation.STATE) != null
                 || (status != null && !MaintenanceAnnotation.ENDED.equals(status));
     }
 
@@ -112,9 +120,14 @@ public final class MaintenanceAnnotationController {
                 Map<String, String> a = annotationsOf(node);
                 RecordedState recorded = RecordedState.read(a.get(MaintenanceAnnotation.STATE));
                 LeaseRecord lease = leases.find(key).orElse(null);
-                AnnotationDecision decision = AnnotationProtocol.decide(new AnnotationProtocol.Observed(
-                        a.get(MaintenanceAnnotation.REQUEST), a.get(MaintenanceAnnotation.STATUS), lease,
-                        recorded.acquiredAt()), now, settings);
+                AnnotationDecision decision = AnnotationProtocol.decide(
+                        new AnnotationProtocol.Observed(
+                                a.get(MaintenanceAnnotation.REQUEST),
+                                a.get(MaintenanceAnnotation.STATUS),
+                                lease,
+                                recorded.acquiredAt()),
+                        now,
+                        settings);
                 LOG.debugf("node %s: %s", nodeName, decision);
                 if (decision instanceof AnnotationDecision.WriteLease write) {
                     if (!MaintenanceAnnotation.holdsNode(a)) {
@@ -134,13 +147,20 @@ public final class MaintenanceAnnotationController {
             }
             return node == null ? Optional.empty() : Optional.of(MIN_REQUEUE);
         } catch (LeaseStoreException | KubernetesClientException e) {
-            LOG.warnf("node %s: maintenance annotation protocol: %s; retrying in %s", nodeName, e.getMessage(), ERROR_RETRY);
+            LOG.warnf(
+                    "node %s: maintenance annotation protocol: %s; retrying in %s",
+                    nodeName, e.getMessage(), ERROR_RETRY);
             return Optional.of(ERROR_RETRY);
         }
     }
 
-    private Optional<Duration> act(AnnotationDecision decision, Node node, LeaseKey key, LeaseRecord lease,
-            RecordedState recorded, Instant now) {
+    private Optional<Duration> act(
+            AnnotationDecision decision,
+            Node node,
+            LeaseKey key,
+            LeaseRecord lease,
+            RecordedState recorded,
+            Instant now) {
         Map<String, String> a = annotationsOf(node);
         MaintenanceEvents events = eventsOn(node);
         if (decision instanceof AnnotationDecision.Refuse refuse) {
@@ -152,9 +172,13 @@ public final class MaintenanceAnnotationController {
             return Optional.empty();
         } else if (decision instanceof AnnotationDecision.Wait wait) {
             if (!MaintenanceAnnotation.WAITING.equals(a.get(MaintenanceAnnotation.STATUS))) {
-                events.emit(false, MaintenanceEvents.LEASE_WAITING, "lease " + key + " is held by " + wait.holder()
-                        + " until " + wait.until().truncatedTo(ChronoUnit.SECONDS) + "; maintenance requested by "
-                        + MaintenanceAnnotation.REQUEST + " waits for it");
+                events.emit(
+                        false,
+                        MaintenanceEvents.LEASE_WAITING,
+                        "lease " + key + " is held by " + wait.holder()
+                                + " until " + wait.until().truncatedTo(ChronoUnit.SECONDS)
+                                + "; maintenance requested by "
+                                + MaintenanceAnnotation.REQUEST + " waits for it");
                 patch(node, changes(a, MaintenanceAnnotation.STATUS, MaintenanceAnnotation.WAITING), false);
             }
             return Optional.of(clamp(min(Duration.between(now, wait.until()).plusSeconds(1), WAIT_RETRY)));
@@ -168,8 +192,9 @@ public final class MaintenanceAnnotationController {
                 return Optional.of(MIN_REQUEUE); // someone wrote in between: decide again (maybe not ours anymore)
             }
             LeaseRecord taken = written.get();
-            LOG.infof("node %s: lease %s ran out before the maintenance was undone; re-taken for %s to finish", name(node),
-                    key, settings.leasePadding());
+            LOG.infof(
+                    "node %s: lease %s ran out before the maintenance was undone; re-taken for %s to finish",
+                    name(node), key, settings.leasePadding());
             return end(node, key, taken, false, AnnotationProtocol.leaseEnd(taken), now, events);
         } else {
             AnnotationDecision.Settle settle = (AnnotationDecision.Settle) decision;
@@ -184,26 +209,38 @@ public final class MaintenanceAnnotationController {
     private Optional<Duration> heldBack(Node node, String why) {
         Map<String, String> a = annotationsOf(node);
         if (!MaintenanceAnnotation.WAITING.equals(a.get(MaintenanceAnnotation.STATUS))) {
-            eventsOn(node).emit(true, BUDGET_EVENT, "node " + name(node) + ": maintenance requested by "
-                    + MaintenanceAnnotation.REQUEST + " waits: " + why + "; nothing was changed");
+            eventsOn(node)
+                    .emit(
+                            true,
+                            BUDGET_EVENT,
+                            "node " + name(node) + ": maintenance requested by " + MaintenanceAnnotation.REQUEST
+                                    + " waits: " + why + "; nothing was changed");
             patch(node, changes(a, MaintenanceAnnotation.STATUS, MaintenanceAnnotation.WAITING), false);
         }
         LOG.infof("node %s: maintenance request held back: %s", name(node), why);
         return Optional.of(BUDGET_RETRY);
     }
 
-    private Optional<Duration> maintain(Node node, LeaseKey key, LeaseRecord lease, RecordedState recorded, Instant endsAt,
-            Instant now, MaintenanceEvents events) {
+    private Optional<Duration> maintain(
+            Node node,
+            LeaseKey key,
+            LeaseRecord lease,
+            RecordedState recorded,
+            Instant endsAt,
+            Instant now,
+            MaintenanceEvents events) {
         Map<String, String> a = annotationsOf(node);
         MaintenanceState prior = recorded.stateFor(lease.acquireTime());
         NodeMaintenanceStatus priorStatus = recorded.statusFor(lease.acquireTime());
-        MaintenanceRequest request = new MaintenanceRequest(name(node), REASON, Optional.empty(), DrainOptions.defaults(),
-                HandoverOptions.defaults());
+        MaintenanceRequest request = new MaintenanceRequest(
+                name(node), REASON, Optional.empty(), DrainOptions.defaults(), HandoverOptions.defaults());
         MaintenanceMachine.Step step = machine.advanceHeld(request, prior, leaseStatus(key, lease), events);
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(step.state(), priorStatus, 0, now);
         Map<String, String> changes = new LinkedHashMap<>();
         if (priorStatus == null || !next.equals(priorStatus)) {
-            changes.put(MaintenanceAnnotation.STATE, RecordedState.of(lease.acquireTime(), next).toJson());
+            changes.put(
+                    MaintenanceAnnotation.STATE,
+                    RecordedState.of(lease.acquireTime(), next).toJson());
         }
         if (step.state().phase() == Phase.Succeeded) {
             changes.putAll(changes(a, MaintenanceAnnotation.STATUS, MaintenanceAnnotation.ACTIVE));
@@ -220,8 +257,14 @@ public final class MaintenanceAnnotationController {
      * reconcile, at the latest when the lease runs out (then {@link AnnotationDecision.Reclaim} applies). The
      * reconcile thread never loops on a retry (the reference's "retry loop" would hold it for up to the padding).
      */
-    private Optional<Duration> end(Node node, LeaseKey key, LeaseRecord lease, boolean removeRequest, Instant leaseEnd,
-            Instant now, MaintenanceEvents events) {
+    private Optional<Duration> end(
+            Node node,
+            LeaseKey key,
+            LeaseRecord lease,
+            boolean removeRequest,
+            Instant leaseEnd,
+            Instant now,
+            MaintenanceEvents events) {
         Map<String, String> a = annotationsOf(node);
         Map<String, String> ending = changes(a, MaintenanceAnnotation.STATUS, MaintenanceAnnotation.ENDED);
         if (removeRequest) {
@@ -229,9 +272,14 @@ public final class MaintenanceAnnotationController {
         }
         if (!ending.isEmpty()) {
             node = patch(node, ending, removeRequest);
-            events.emit(false, ENDED_EVENT, "maintenance of node " + name(node) + " ended ("
-                    + (removeRequest ? "the requested " + a.get(MaintenanceAnnotation.REQUEST) + " s are over"
-                            : MaintenanceAnnotation.REQUEST + " was removed") + "); restoring the node");
+            events.emit(
+                    false,
+                    ENDED_EVENT,
+                    "maintenance of node " + name(node) + " ended ("
+                            + (removeRequest
+                                    ? "the requested " + a.get(MaintenanceAnnotation.REQUEST) + " s are over"
+                                    : MaintenanceAnnotation.REQUEST + " was removed")
+                            + "); restoring the node");
         }
         if (!now.isBefore(leaseEnd)) {
             return Optional.of(MIN_REQUEUE); // lease ran out: the next reconcile re-takes it (if still ours) to finish
@@ -245,7 +293,8 @@ public final class MaintenanceAnnotationController {
         // The drain is cancelled already: the machine evicts only inside a Maintain step, and none is decided
         // without a request in its window. The lease goes next ("LeaseDurationSeconds = 0"; the API refuses 0),
         // our record last, so an interrupted undo always leaves the record that keeps this Node reconciled.
-        if (claims.write(key, lease.withLeaseDurationSeconds(null), false, Optional.empty()).isEmpty()) {
+        if (claims.write(key, lease.withLeaseDurationSeconds(null), false, Optional.empty())
+                .isEmpty()) {
             return Optional.of(MIN_REQUEUE);
         }
         patch(node, changes(annotationsOf(node), MaintenanceAnnotation.STATE, null), false);
@@ -284,7 +333,8 @@ public final class MaintenanceAnnotationController {
         }
         ObjectNode body = JsonNodeFactory.instance.objectNode();
         body.set("metadata", metadata);
-        Node patched = client.nodes().withName(name(node)).patch(PatchContext.of(PatchType.JSON_MERGE), body.toString());
+        Node patched =
+                client.nodes().withName(name(node)).patch(PatchContext.of(PatchType.JSON_MERGE), body.toString());
         return patched == null ? node : patched;
     }
 
@@ -300,14 +350,23 @@ public final class MaintenanceAnnotationController {
     }
 
     private MaintenanceEvents eventsOn(Node node) {
-        ObjectReference ref = new ObjectReferenceBuilder().withApiVersion("v1").withKind("Node").withName(name(node))
-                .withUid(node.getMetadata().getUid()).build();
+        ObjectReference ref = new ObjectReferenceBuilder()
+                .withApiVersion("v1")
+                .withKind("Node")
+                .withName(name(node))
+                .withUid(node.getMetadata().getUid())
+                .build();
         return (warning, reason, message) -> recorder.record(ref, warning ? "Warning" : "Normal", reason, message);
     }
 
     private static LeaseStatus leaseStatus(LeaseKey key, LeaseRecord r) {
         Instant expire = AnnotationProtocol.leaseEnd(r);
-        return new LeaseStatus(key.name(), key.namespace(), r.holderIdentity(), text(r.acquireTime()), text(r.renewTime()),
+        return new LeaseStatus(
+                key.name(),
+                key.namespace(),
+                r.holderIdentity(),
+                text(r.acquireTime()),
+                text(r.renewTime()),
                 Instant.MIN.equals(expire) ? null : text(expire));
     }
 

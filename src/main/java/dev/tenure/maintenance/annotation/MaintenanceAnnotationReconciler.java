@@ -29,18 +29,31 @@ import java.util.Optional;
  * reconciler, so it runs only while this replica leads ({@code OperatorLeadership} starts the JOSDK operator
  * then). Not generation-aware: annotations do not move a Node's generation.
  */
-@ControllerConfiguration(name = MaintenanceAnnotationReconciler.NAME, generationAwareEventProcessing = false,
-        informer = @Informer(genericFilter = MaintenanceAnnotationReconciler.ConcernsProtocol.class,
-                onUpdateFilter = MaintenanceAnnotationReconciler.ActedOnChange.class))
+@ControllerConfiguration(
+        name = MaintenanceAnnotationReconciler.NAME,
+        generationAwareEventProcessing = false,
+        informer =
+                @Informer(
+                        genericFilter = MaintenanceAnnotationReconciler.ConcernsProtocol.class,
+                        onUpdateFilter = MaintenanceAnnotationReconciler.ActedOnChange.class))
 // Exactly the calls JOSDK's Node informer, the controller and the maintenance machine make for it. The Node rules
 // replace quarkus-operator-sdk's blanket one on the primary resource (create, update, delete on nodes, their status
 // and finalizers), which ManifestAssembly drops; RbacLeastPrivilegeCheck holds these to what the tests saw.
-@RBACRule(apiGroups = "", resources = "nodes", verbs = {"get", "list", "watch", "patch"})
+@RBACRule(
+        apiGroups = "",
+        resources = "nodes",
+        verbs = {"get", "list", "watch", "patch"})
 @RBACRule(apiGroups = "", resources = "nodes/status", verbs = "patch")
-@RBACRule(apiGroups = "", resources = "pods", verbs = {"list", "delete"})
+@RBACRule(
+        apiGroups = "",
+        resources = "pods",
+        verbs = {"list", "delete"})
 @RBACRule(apiGroups = "", resources = "pods/eviction", verbs = "create")
 @RBACRule(apiGroups = "apps", resources = "daemonsets", verbs = "get")
-@RBACRule(apiGroups = "", resources = "events", verbs = {"get", "create", "patch"})
+@RBACRule(
+        apiGroups = "",
+        resources = "events",
+        verbs = {"get", "create", "patch"})
 @RBACRule(apiGroups = "tenure.dev", resources = "nodemaintenances", verbs = "list") // the budget counts them
 public class MaintenanceAnnotationReconciler implements Reconciler<Node> {
 
@@ -50,16 +63,27 @@ public class MaintenanceAnnotationReconciler implements Reconciler<Node> {
     private final boolean enabled;
 
     @Inject
-    public MaintenanceAnnotationReconciler(KubernetesClient client, MaintenanceMachine machine, EventRecorder recorder,
-            MaintenanceSettings maintenance, NodeMaintenanceValidator.Limits limits, AnnotationSettings settings) {
+    public MaintenanceAnnotationReconciler(
+            KubernetesClient client,
+            MaintenanceMachine machine,
+            EventRecorder recorder,
+            MaintenanceSettings maintenance,
+            NodeMaintenanceValidator.Limits limits,
+            AnnotationSettings settings) {
         if (settings.holder().equals(maintenance.holder())) {
             throw new IllegalArgumentException("tenure.maintenance.annotation.holder: must differ from "
                     + "tenure.maintenance.lease.holder (" + maintenance.holder() + "), or the lease cannot tell the "
                     + "annotation's maintenance from a NodeMaintenance's");
         }
         this.enabled = settings.enabled();
-        this.controller = new MaintenanceAnnotationController(client, new KubeLeaseStore(client), machine, recorder,
-                settings, AnnotatedNodes.budget(client, limits), Clock.systemUTC());
+        this.controller = new MaintenanceAnnotationController(
+                client,
+                new KubeLeaseStore(client),
+                machine,
+                recorder,
+                settings,
+                AnnotatedNodes.budget(client, limits),
+                Clock.systemUTC());
     }
 
     @Override
@@ -67,7 +91,8 @@ public class MaintenanceAnnotationReconciler implements Reconciler<Node> {
         if (!enabled) {
             return UpdateControl.noUpdate();
         }
-        Optional<java.time.Duration> next = controller.reconcile(node.getMetadata().getName());
+        Optional<java.time.Duration> next =
+                controller.reconcile(node.getMetadata().getName());
         UpdateControl<Node> control = UpdateControl.noUpdate();
         return next.map(control::rescheduleAfter).orElse(control);
     }
@@ -78,15 +103,17 @@ public class MaintenanceAnnotationReconciler implements Reconciler<Node> {
      * 1 min per node) do not; the reconciler's own timed requeues drive the drain.
      */
     public static final class ActedOnChange implements OnUpdateFilter<Node> {
-        private static final List<String> KEYS = List.of(MaintenanceAnnotation.REQUEST, MaintenanceAnnotation.STATUS,
-                MaintenanceAnnotation.STATE);
+        private static final List<String> KEYS =
+                List.of(MaintenanceAnnotation.REQUEST, MaintenanceAnnotation.STATUS, MaintenanceAnnotation.STATE);
 
         @Override
         public boolean accept(Node updated, Node old) {
             return !KEYS.stream().allMatch(k -> Objects.equals(annotation(updated, k), annotation(old, k)))
-                    || !Objects.equals(spec(updated).getUnschedulable(), spec(old).getUnschedulable())
+                    || !Objects.equals(
+                            spec(updated).getUnschedulable(), spec(old).getUnschedulable())
                     || !Objects.equals(spec(updated).getTaints(), spec(old).getTaints())
-                    || !Objects.equals(updated.getMetadata().getDeletionTimestamp(),
+                    || !Objects.equals(
+                            updated.getMetadata().getDeletionTimestamp(),
                             old.getMetadata().getDeletionTimestamp());
         }
 

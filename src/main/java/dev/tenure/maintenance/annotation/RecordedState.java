@@ -1,7 +1,5 @@
 package dev.tenure.maintenance.annotation;
 
-import io.quarkus.runtime.annotations.RegisterForReflection;
-
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
@@ -25,8 +23,8 @@ import java.time.Instant;
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record RecordedState(String acquireTime, NodeMaintenanceStatus machine) {
 
-    private static final ObjectMapper JSON = new ObjectMapper()
-            .configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
+    private static final ObjectMapper JSON =
+            new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false);
     static final RecordedState NONE = new RecordedState(null, null);
 
     /** The recorded state; an absent or unreadable record is {@link #NONE} (start over: every step is idempotent). */
@@ -52,7 +50,8 @@ public record RecordedState(String acquireTime, NodeMaintenanceStatus machine) {
     /** The machine state for the lease taken at {@code leaseAcquireTime}; a record of another window starts afresh. */
     MaintenanceState stateFor(Instant leaseAcquireTime) {
         return leaseAcquireTime != null && leaseAcquireTime.equals(acquiredAt())
-                ? NodeMaintenanceStatuses.toState(machine) : MaintenanceState.initial();
+                ? NodeMaintenanceStatuses.toState(machine)
+                : MaintenanceState.initial();
     }
 
     /** The recorded machine status when it belongs to that window, else {@code null}. */

@@ -1,6 +1,5 @@
 package dev.tenure.election.kube;
 
-import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -15,6 +14,7 @@ import dev.tenure.election.LeaseNotFound;
 import dev.tenure.election.LeaseOwner;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseRules;
+import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -49,7 +49,8 @@ class KubeLeaseStoreIT {
 
     @BeforeEach
     void start() {
-        server = new KubernetesMockServer(new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
+        server = new KubernetesMockServer(
+                new Context(), new MockWebServer(), new HashMap<>(), new KubernetesCrudDispatcher(), false);
         server.init();
         client = server.createClient();
         store = new KubeLeaseStore(client);
@@ -67,18 +68,27 @@ class KubeLeaseStoreIT {
         assertThatThrownBy(() -> store.get(KEY)).isInstanceOf(LeaseNotFound.class);
         Instant now = Instant.parse("2026-01-01T00:00:00.123456Z");
         LeaseOwner node = LeaseOwner.node("worker-1", "uid-1");
-        LeaseRecord created = store.create(KEY, LeaseRecord.heldBy("a", Duration.ofSeconds(15), now).withOwners(List.of(node)));
+        LeaseRecord created = store.create(
+                KEY, LeaseRecord.heldBy("a", Duration.ofSeconds(15), now).withOwners(List.of(node)));
         assertThat(created.resourceVersion()).isNotBlank();
         assertThat(created.owners()).containsExactly(node);
         assertThat(created.renewTime()).isEqualTo(now);
-        assertThatThrownBy(() -> store.create(KEY, created)).isInstanceOfSatisfying(LeaseConflict.class, c -> assertThat(c.alreadyExists()).isTrue());
-        LeaseRecord renewed = store.update(KEY, LeaseRules.heldRecord(created, "a", now.plusSeconds(2), Duration.ofSeconds(15)));
+        assertThatThrownBy(() -> store.create(KEY, created))
+                .isInstanceOfSatisfying(
+                        LeaseConflict.class, c -> assertThat(c.alreadyExists()).isTrue());
+        LeaseRecord renewed =
+                store.update(KEY, LeaseRules.heldRecord(created, "a", now.plusSeconds(2), Duration.ofSeconds(15)));
         assertThat(renewed.renewTime()).isEqualTo(now.plusSeconds(2));
         assertThat(store.get(KEY).sameElectionState(renewed)).isTrue();
         assertThatThrownBy(() -> store.update(KEY, created.withRenewTime(now.plusSeconds(4))))
-                .as("stale resourceVersion").isInstanceOf(LeaseConflict.class);
-        Lease raw = client.resources(Lease.class).inNamespace("tenure-system").withName("tenure-operator").get();
-        assertThat(raw.getMetadata().getOwnerReferences()).singleElement()
+                .as("stale resourceVersion")
+                .isInstanceOf(LeaseConflict.class);
+        Lease raw = client.resources(Lease.class)
+                .inNamespace("tenure-system")
+                .withName("tenure-operator")
+                .get();
+        assertThat(raw.getMetadata().getOwnerReferences())
+                .singleElement()
                 .satisfies(o -> assertThat(o.getKind()).isEqualTo("Node"));
     }
 
@@ -86,22 +96,42 @@ class KubeLeaseStoreIT {
     @Test
     void renewsKeepLabelsAnnotationsFinalizersAndOwnerReferenceFlags() {
         client.resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
-                .withNewMetadata().withNamespace("tenure-system").withName("tenure-operator")
-                .addToLabels("team", "platform").addToAnnotations("note", "kept")
-                .addToFinalizers("example.com/keep")
-                .addNewOwnerReference().withApiVersion("v1").withKind("Node").withName("worker-1").withUid("uid-1")
-                .withController(true).withBlockOwnerDeletion(true).endOwnerReference()
-                .endMetadata()
-                .withNewSpec().withHolderIdentity("a").withLeaseDurationSeconds(15).endSpec().build()).create();
+                        .withNewMetadata()
+                        .withNamespace("tenure-system")
+                        .withName("tenure-operator")
+                        .addToLabels("team", "platform")
+                        .addToAnnotations("note", "kept")
+                        .addToFinalizers("example.com/keep")
+                        .addNewOwnerReference()
+                        .withApiVersion("v1")
+                        .withKind("Node")
+                        .withName("worker-1")
+                        .withUid("uid-1")
+                        .withController(true)
+                        .withBlockOwnerDeletion(true)
+                        .endOwnerReference()
+                        .endMetadata()
+                        .withNewSpec()
+                        .withHolderIdentity("a")
+                        .withLeaseDurationSeconds(15)
+                        .endSpec()
+                        .build())
+                .create();
         Instant now = Instant.parse("2026-01-01T00:00:00Z");
         LeaseRecord read = store.get(KEY);
         LeaseRecord renewed = store.update(KEY, LeaseRules.heldRecord(read, "a", now, Duration.ofSeconds(15)));
         // a second store instance has never seen the object: it must read the metadata rather than drop it
-        LeaseRecord again = new KubeLeaseStore(client).update(KEY,
-                LeaseRules.heldRecord(renewed, "a", now.plusSeconds(2), Duration.ofSeconds(15))
-                        .withOwners(List.of(LeaseOwner.node("worker-1", "uid-1"), LeaseOwner.node("worker-2", "uid-2"))));
+        LeaseRecord again = new KubeLeaseStore(client)
+                .update(
+                        KEY,
+                        LeaseRules.heldRecord(renewed, "a", now.plusSeconds(2), Duration.ofSeconds(15))
+                                .withOwners(List.of(
+                                        LeaseOwner.node("worker-1", "uid-1"), LeaseOwner.node("worker-2", "uid-2"))));
         assertThat(again.renewTime()).isEqualTo(now.plusSeconds(2));
-        Lease raw = client.resources(Lease.class).inNamespace("tenure-system").withName("tenure-operator").get();
+        Lease raw = client.resources(Lease.class)
+                .inNamespace("tenure-system")
+                .withName("tenure-operator")
+                .get();
         assertThat(raw.getMetadata().getLabels()).containsEntry("team", "platform");
         assertThat(raw.getMetadata().getAnnotations()).containsEntry("note", "kept");
         assertThat(raw.getMetadata().getFinalizers()).containsExactly("example.com/keep");
@@ -119,12 +149,14 @@ class KubeLeaseStoreIT {
         try (var w = store.watch(KEY, seen::add)) {
             LeaseRecord r = store.create(KEY, LeaseRecord.heldBy("a", Duration.ofSeconds(15), Instant.now()));
             store.update(KEY, r.withPreferredHolder("b"));
-            await().atMost(Duration.ofSeconds(10)).until(() -> seen.stream().anyMatch(o -> o.map(x -> "b".equals(x.preferredHolder())).orElse(false)));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> seen.stream()
+                            .anyMatch(o ->
+                                    o.map(x -> "b".equals(x.preferredHolder())).orElse(false)));
         }
     }
 
-    record Interval(String id, Instant start, Instant end) {
-    }
+    record Interval(String id, Instant start, Instant end) {}
 
     /** The next renew is 30 s away, so only the watch can make the leader yield within the wait. */
     @Test
@@ -132,10 +164,19 @@ class KubeLeaseStoreIT {
         ExecutorScheduler scheduler = new ExecutorScheduler("elector-yield");
         schedulers.add(scheduler);
         List<String> events = new CopyOnWriteArrayList<>();
-        LeaderElector a = LeaderElector.builder().lease(KEY).identity("a")
-                .leaseDuration(Duration.ofSeconds(60)).renewDeadline(Duration.ofSeconds(40)).retryPeriod(Duration.ofSeconds(30))
-                .store(store).scheduler(scheduler).clock(Clock.systemUTC()).monotonic(dev.tenure.election.MonotonicClock.system()).random(new Random(1))
-                .onStartedLeading(() -> events.add("started")).onStoppedLeading(() -> events.add("stopped"))
+        LeaderElector a = LeaderElector.builder()
+                .lease(KEY)
+                .identity("a")
+                .leaseDuration(Duration.ofSeconds(60))
+                .renewDeadline(Duration.ofSeconds(40))
+                .retryPeriod(Duration.ofSeconds(30))
+                .store(store)
+                .scheduler(scheduler)
+                .clock(Clock.systemUTC())
+                .monotonic(dev.tenure.election.MonotonicClock.system())
+                .random(new Random(1))
+                .onStartedLeading(() -> events.add("started"))
+                .onStoppedLeading(() -> events.add("stopped"))
                 .build();
         a.start();
         await().atMost(Duration.ofSeconds(10)).until(a::isLeader);
@@ -161,9 +202,17 @@ class KubeLeaseStoreIT {
             String id = "replica-" + i;
             ExecutorScheduler scheduler = new ExecutorScheduler("elector-" + id);
             schedulers.add(scheduler);
-            electors.add(LeaderElector.builder().lease(KEY).identity(id)
-                    .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(2)).retryPeriod(Duration.ofMillis(400))
-                    .store(store).scheduler(scheduler).clock(clock).monotonic(dev.tenure.election.MonotonicClock.system()).random(new Random(random.nextLong()))
+            electors.add(LeaderElector.builder()
+                    .lease(KEY)
+                    .identity(id)
+                    .leaseDuration(Duration.ofSeconds(4))
+                    .renewDeadline(Duration.ofSeconds(2))
+                    .retryPeriod(Duration.ofMillis(400))
+                    .store(store)
+                    .scheduler(scheduler)
+                    .clock(clock)
+                    .monotonic(dev.tenure.election.MonotonicClock.system())
+                    .random(new Random(random.nextLong()))
                     .onStartedLeading(() -> open.put(id, Instant.now()))
                     .onStoppedLeading(() -> {
                         Instant s = open.remove(id);
@@ -174,15 +223,21 @@ class KubeLeaseStoreIT {
                     .build());
         }
         electors.forEach(LeaderElector::start);
-        await().atMost(Duration.ofSeconds(10)).until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
-        LeaderElector first = electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
+        LeaderElector first =
+                electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
         first.stop(); // release: the next one takes over within ~2.2 × retryPeriod
         assertThat(store.get(KEY).holderIdentity()).isNotEqualTo(first.identity());
-        await().atMost(Duration.ofSeconds(5)).until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
-        LeaderElector second = electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
+        LeaderElector second =
+                electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
         second.stopWithoutRelease(); // crash: the last one takes over after leaseDuration
-        await().atMost(Duration.ofSeconds(15)).until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
-        LeaderElector third = electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
+        LeaderElector third =
+                electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
         third.stop();
         assertThat(List.of(first, second, third)).doesNotHaveDuplicates();
         // At least the three hand-overs; a replica starved of CPU past renewDeadline may add more.
@@ -190,7 +245,9 @@ class KubeLeaseStoreIT {
         for (Interval a : intervals) {
             for (Interval b : intervals) {
                 if (a != b) {
-                    assertThat(a.start().isBefore(b.end()) && b.start().isBefore(a.end())).as(a + " overlaps " + b).isFalse();
+                    assertThat(a.start().isBefore(b.end()) && b.start().isBefore(a.end()))
+                            .as(a + " overlaps " + b)
+                            .isFalse();
                 }
             }
         }
@@ -217,10 +274,17 @@ class KubeLeaseStoreIT {
             String id = "replica-" + next[0]++;
             ExecutorScheduler scheduler = new ExecutorScheduler("elector-" + id);
             schedulers.add(scheduler);
-            LeaderElector e = LeaderElector.builder().lease(KEY).identity(id)
-                    .leaseDuration(Duration.ofSeconds(4)).renewDeadline(Duration.ofSeconds(2)).retryPeriod(Duration.ofMillis(400))
+            LeaderElector e = LeaderElector.builder()
+                    .lease(KEY)
+                    .identity(id)
+                    .leaseDuration(Duration.ofSeconds(4))
+                    .renewDeadline(Duration.ofSeconds(2))
+                    .retryPeriod(Duration.ofMillis(400))
                     .store(new dev.tenure.election.FaultyLeaseStore(store, random.nextLong(), 0.10))
-                    .scheduler(scheduler).clock(Clock.systemUTC()).monotonic(dev.tenure.election.MonotonicClock.system()).random(new Random(random.nextLong()))
+                    .scheduler(scheduler)
+                    .clock(Clock.systemUTC())
+                    .monotonic(dev.tenure.election.MonotonicClock.system())
+                    .random(new Random(random.nextLong()))
                     .onStartedLeading(() -> open.put(id, Instant.now()))
                     .onStoppedLeading(() -> {
                         Instant s = open.remove(id);
@@ -238,7 +302,8 @@ class KubeLeaseStoreIT {
         }
         for (int round = 0; round < 5; round++) {
             await().atMost(Duration.ofSeconds(20)).until(() -> live.stream().anyMatch(LeaderElector::isLeader));
-            LeaderElector leader = live.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
+            LeaderElector leader =
+                    live.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
             live.remove(leader);
             if (random.nextBoolean()) {
                 leader.stop();
@@ -253,7 +318,8 @@ class KubeLeaseStoreIT {
             for (Interval b : intervals) {
                 if (a != b) {
                     assertThat(a.start().isBefore(b.end()) && b.start().isBefore(a.end()))
-                            .as("seed " + seed + ": " + a + " overlaps " + b).isFalse();
+                            .as("seed " + seed + ": " + a + " overlaps " + b)
+                            .isFalse();
                 }
             }
         }
@@ -261,17 +327,32 @@ class KubeLeaseStoreIT {
 
     @Test
     void heartbeatKeepsAPerNodeLeaseOwnedByTheNode() {
-        client.nodes().resource(new NodeBuilder().withNewMetadata().withName("worker-1").endMetadata().build()).create();
+        client.nodes()
+                .resource(new NodeBuilder()
+                        .withNewMetadata()
+                        .withName("worker-1")
+                        .endMetadata()
+                        .build())
+                .create();
         ExecutorScheduler scheduler = new ExecutorScheduler("heartbeat");
         schedulers.add(scheduler);
         LeaseKey nodeLease = LeaseKey.of("medik8s-leases", "node-worker-1");
-        Heartbeat hb = Heartbeat.builder().lease(nodeLease).holder("tenure").leaseDuration(Duration.ofSeconds(4))
-                .renewInterval(Duration.ofMillis(500)).owner(new NodeOwner(client, "worker-1"))
-                .store(store).scheduler(scheduler).clock(Clock.systemUTC()).random(new Random(1)).build();
+        Heartbeat hb = Heartbeat.builder()
+                .lease(nodeLease)
+                .holder("tenure")
+                .leaseDuration(Duration.ofSeconds(4))
+                .renewInterval(Duration.ofMillis(500))
+                .owner(new NodeOwner(client, "worker-1"))
+                .store(store)
+                .scheduler(scheduler)
+                .clock(Clock.systemUTC())
+                .random(new Random(1))
+                .build();
         hb.start();
         await().atMost(Duration.ofSeconds(10)).until(() -> store.find(nodeLease).isPresent());
         Instant first = store.get(nodeLease).renewTime();
-        await().atMost(Duration.ofSeconds(10)).until(() -> store.get(nodeLease).renewTime().isAfter(first));
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> store.get(nodeLease).renewTime().isAfter(first));
         LeaseRecord r = store.get(nodeLease);
         assertThat(r.holderIdentity()).isEqualTo("tenure");
         assertThat(r.owners()).singleElement().satisfies(o -> {
@@ -285,22 +366,36 @@ class KubeLeaseStoreIT {
 
     @Test
     void leaseCandidateStoreUsesTheServedVersion() {
-        KubeLeaseCandidateStore candidates = KubeLeaseCandidateStore.detect(client, "kube-system").orElseThrow();
+        KubeLeaseCandidateStore candidates =
+                KubeLeaseCandidateStore.detect(client, "kube-system").orElseThrow();
         assertThat(candidates.apiVersion()).isEqualTo("coordination.k8s.io/v1beta1");
         LeaseKey key = LeaseKey.of("kube-system", "pod-a");
         Instant now = Instant.parse("2026-01-01T00:00:00.123456Z");
-        CandidateRecord created = candidates.create(key, new CandidateRecord("kube-system", "pod-a", "my-lease",
-                "1.33.0", "1.32.0", "OldestEmulationVersion", now, null, null, Map.of("tenure.dev/node", "worker-1"),
-                null));
+        CandidateRecord created = candidates.create(
+                key,
+                new CandidateRecord(
+                        "kube-system",
+                        "pod-a",
+                        "my-lease",
+                        "1.33.0",
+                        "1.32.0",
+                        "OldestEmulationVersion",
+                        now,
+                        null,
+                        null,
+                        Map.of("tenure.dev/node", "worker-1"),
+                        null));
         assertThat(created.renewTime()).isEqualTo(now);
         assertThat(created.labels()).containsEntry("tenure.dev/node", "worker-1");
         CandidateRecord pinged = candidates.update(key, created.withPingTime(now.plusSeconds(1)));
         assertThat(candidates.get(key).pinged()).isTrue();
         assertThatThrownBy(() -> candidates.update(key, created)).isInstanceOf(LeaseConflict.class);
         assertThat(pinged.leaseName()).isEqualTo("my-lease");
-        io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate typed = client
-                .resources(io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate.class)
-                .inNamespace("kube-system").withName("pod-a").get();
+        io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate typed = client.resources(
+                        io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate.class)
+                .inNamespace("kube-system")
+                .withName("pod-a")
+                .get();
         assertThat(typed.getSpec().getBinaryVersion()).isEqualTo("1.33.0");
     }
 }

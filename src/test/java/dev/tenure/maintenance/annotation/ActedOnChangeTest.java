@@ -16,38 +16,95 @@ import org.junit.jupiter.params.provider.MethodSource;
 class ActedOnChangeTest {
 
     private static Node node() {
-        return new NodeBuilder().withNewMetadata().withName("n1").withResourceVersion("1")
+        return new NodeBuilder()
+                .withNewMetadata()
+                .withName("n1")
+                .withResourceVersion("1")
                 .addToAnnotations(MaintenanceAnnotation.REQUEST, "600")
                 .addToAnnotations(MaintenanceAnnotation.STATUS, MaintenanceAnnotation.ACTIVE)
-                .addToLabels("zone", "a").endMetadata()
-                .withNewSpec().withUnschedulable(true).endSpec()
-                .withNewStatus().addToConditions(new NodeConditionBuilder().withType("Ready").withStatus("True")
-                        .withLastHeartbeatTime("2026-01-01T00:00:00Z").build()).endStatus().build();
+                .addToLabels("zone", "a")
+                .endMetadata()
+                .withNewSpec()
+                .withUnschedulable(true)
+                .endSpec()
+                .withNewStatus()
+                .addToConditions(new NodeConditionBuilder()
+                        .withType("Ready")
+                        .withStatus("True")
+                        .withLastHeartbeatTime("2026-01-01T00:00:00Z")
+                        .build())
+                .endStatus()
+                .build();
     }
 
     static Stream<Arguments> updates() {
         return Stream.of(
-                Arguments.of("kubelet heartbeat (condition time, resourceVersion)", (UnaryOperator<NodeBuilder>) b -> b
-                        .editMetadata().withResourceVersion("2").endMetadata().editStatus().editFirstCondition()
-                        .withLastHeartbeatTime("2026-01-01T00:00:10Z").endCondition().endStatus(), false),
-                Arguments.of("an unrelated label", (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
-                        .addToLabels("zone", "b").endMetadata(), false),
-                Arguments.of("an unrelated annotation", (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
-                        .addToAnnotations("example.com/x", "y").endMetadata(), false),
-                Arguments.of("request annotation changed", (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
-                        .addToAnnotations(MaintenanceAnnotation.REQUEST, "1200").endMetadata(), true),
-                Arguments.of("request annotation removed", (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
-                        .removeFromAnnotations(MaintenanceAnnotation.REQUEST).endMetadata(), true),
-                Arguments.of("status annotation changed", (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
-                        .addToAnnotations(MaintenanceAnnotation.STATUS, MaintenanceAnnotation.ENDED).endMetadata(), true),
-                Arguments.of("recorded state annotation added", (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
-                        .addToAnnotations(MaintenanceAnnotation.STATE, "{}").endMetadata(), true),
-                Arguments.of("uncordoned by someone", (UnaryOperator<NodeBuilder>) b -> b.editSpec()
-                        .withUnschedulable(false).endSpec(), true),
-                Arguments.of("a taint added", (UnaryOperator<NodeBuilder>) b -> b.editSpec().addToTaints(new TaintBuilder()
-                        .withKey("k").withEffect("NoSchedule").build()).endSpec(), true),
-                Arguments.of("deletion started", (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
-                        .withDeletionTimestamp("2026-01-01T00:01:00Z").endMetadata(), true));
+                Arguments.of(
+                        "kubelet heartbeat (condition time, resourceVersion)",
+                        (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
+                                .withResourceVersion("2")
+                                .endMetadata()
+                                .editStatus()
+                                .editFirstCondition()
+                                .withLastHeartbeatTime("2026-01-01T00:00:10Z")
+                                .endCondition()
+                                .endStatus(),
+                        false),
+                Arguments.of(
+                        "an unrelated label",
+                        (UnaryOperator<NodeBuilder>)
+                                b -> b.editMetadata().addToLabels("zone", "b").endMetadata(),
+                        false),
+                Arguments.of(
+                        "an unrelated annotation",
+                        (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
+                                .addToAnnotations("example.com/x", "y")
+                                .endMetadata(),
+                        false),
+                Arguments.of(
+                        "request annotation changed",
+                        (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
+                                .addToAnnotations(MaintenanceAnnotation.REQUEST, "1200")
+                                .endMetadata(),
+                        true),
+                Arguments.of(
+                        "request annotation removed",
+                        (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
+                                .removeFromAnnotations(MaintenanceAnnotation.REQUEST)
+                                .endMetadata(),
+                        true),
+                Arguments.of(
+                        "status annotation changed",
+                        (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
+                                .addToAnnotations(MaintenanceAnnotation.STATUS, MaintenanceAnnotation.ENDED)
+                                .endMetadata(),
+                        true),
+                Arguments.of(
+                        "recorded state annotation added",
+                        (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
+                                .addToAnnotations(MaintenanceAnnotation.STATE, "{}")
+                                .endMetadata(),
+                        true),
+                Arguments.of(
+                        "uncordoned by someone",
+                        (UnaryOperator<NodeBuilder>)
+                                b -> b.editSpec().withUnschedulable(false).endSpec(),
+                        true),
+                Arguments.of(
+                        "a taint added",
+                        (UnaryOperator<NodeBuilder>) b -> b.editSpec()
+                                .addToTaints(new TaintBuilder()
+                                        .withKey("k")
+                                        .withEffect("NoSchedule")
+                                        .build())
+                                .endSpec(),
+                        true),
+                Arguments.of(
+                        "deletion started",
+                        (UnaryOperator<NodeBuilder>) b -> b.editMetadata()
+                                .withDeletionTimestamp("2026-01-01T00:01:00Z")
+                                .endMetadata(),
+                        true));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -55,6 +112,7 @@ class ActedOnChangeTest {
     void onlyChangesTheProtocolActsOnWakeTheReconciler(String name, UnaryOperator<NodeBuilder> change, boolean wakes) {
         Node old = node();
         Node updated = change.apply(new NodeBuilder(node())).build();
-        assertThat(new MaintenanceAnnotationReconciler.ActedOnChange().accept(updated, old)).isEqualTo(wakes);
+        assertThat(new MaintenanceAnnotationReconciler.ActedOnChange().accept(updated, old))
+                .isEqualTo(wakes);
     }
 }

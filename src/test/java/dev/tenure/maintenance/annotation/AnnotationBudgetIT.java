@@ -1,9 +1,9 @@
 package dev.tenure.maintenance.annotation;
 
-import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.maintenance.NodeMaintenanceValidator.Limits;
+import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
@@ -29,13 +29,23 @@ class AnnotationBudgetIT {
 
     /** Marks {@code node} as held by the annotation door (a request whose lease was written). */
     private void heldByAnnotation(String node) {
-        f.client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"annotations\":{\""
-                + MaintenanceAnnotation.REQUEST + "\":\"3600\",\"" + MaintenanceAnnotation.STATUS + "\":\"active\"}}}");
+        f.client
+                .nodes()
+                .withName(node)
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"metadata\":{\"annotations\":{\"" + MaintenanceAnnotation.REQUEST + "\":\"3600\",\""
+                                + MaintenanceAnnotation.STATUS + "\":\"active\"}}}");
     }
 
     private void released(String node) {
-        f.client.nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"annotations\":{\""
-                + MaintenanceAnnotation.REQUEST + "\":null,\"" + MaintenanceAnnotation.STATUS + "\":\"ended\"}}}");
+        f.client
+                .nodes()
+                .withName(node)
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"metadata\":{\"annotations\":{\"" + MaintenanceAnnotation.REQUEST + "\":null,\""
+                                + MaintenanceAnnotation.STATUS + "\":\"ended\"}}}");
     }
 
     @Test
@@ -51,11 +61,14 @@ class AnnotationBudgetIT {
         assertThat(f.status()).isEqualTo(MaintenanceAnnotation.WAITING);
         assertThat(f.lease()).as("no lease taken").isNull();
         assertThat(f.cordoned()).isFalse();
-        assertThat(f.events(MaintenanceAnnotationController.BUDGET_EVENT)).singleElement().satisfies(e -> {
-            assertThat(e.getType()).isEqualTo("Warning");
-            assertThat(e.getMessage()).contains("tenure.maintenance.max-nodes-in-maintenance: at most 1 node(s)")
-                    .contains("already are: w2");
-        });
+        assertThat(f.events(MaintenanceAnnotationController.BUDGET_EVENT))
+                .singleElement()
+                .satisfies(e -> {
+                    assertThat(e.getType()).isEqualTo("Warning");
+                    assertThat(e.getMessage())
+                            .contains("tenure.maintenance.max-nodes-in-maintenance: at most 1 node(s)")
+                            .contains("already are: w2");
+                });
         f.reconcile(); // looked at again: still held back, the event is not repeated
         assertThat(f.events(MaintenanceAnnotationController.BUDGET_EVENT)).singleElement();
 
@@ -73,20 +86,26 @@ class AnnotationBudgetIT {
         f.budget = AnnotatedNodes.budget(f.operatorClient, Limits.none());
         f.restart();
         heldByAnnotation("cp2");
-        f.client.nodes().withName("cp1").patch(PatchContext.of(PatchType.JSON_MERGE), "{\"metadata\":{\"annotations\":{\""
-                + MaintenanceAnnotation.REQUEST + "\":\"600\"}}}");
+        f.client
+                .nodes()
+                .withName("cp1")
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"metadata\":{\"annotations\":{\"" + MaintenanceAnnotation.REQUEST + "\":\"600\"}}}");
 
         assertThat(f.controller.reconcile("cp1")).contains(MaintenanceAnnotationController.BUDGET_RETRY);
 
         var cp1 = f.client.nodes().withName("cp1").get();
-        assertThat(cp1.getMetadata().getAnnotations()).containsEntry(MaintenanceAnnotation.STATUS,
-                MaintenanceAnnotation.WAITING);
+        assertThat(cp1.getMetadata().getAnnotations())
+                .containsEntry(MaintenanceAnnotation.STATUS, MaintenanceAnnotation.WAITING);
         assertThat(cp1.getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
         assertThat(f.client.v1().events().inAnyNamespace().list().getItems())
                 .filteredOn(e -> "cp1".equals(e.getInvolvedObject().getName())
                         && MaintenanceAnnotationController.BUDGET_EVENT.equals(e.getReason()))
-                .singleElement().satisfies(e -> assertThat(e.getMessage())
-                        .contains("control-plane budget: node cp1 is a control-plane node; with it in maintenance 1 of 3")
+                .singleElement()
+                .satisfies(e -> assertThat(e.getMessage())
+                        .contains(
+                                "control-plane budget: node cp1 is a control-plane node; with it in maintenance 1 of 3")
                         .contains("a majority, for etcd quorum"));
     }
 
@@ -98,7 +117,8 @@ class AnnotationBudgetIT {
         f.drive(n -> MaintenanceAnnotation.ACTIVE.equals(f.status()));
         // the interval changes while it runs: a lease write for a node it holds, not a new maintenance
         f.request("900");
-        f.drive(n -> MaintenanceAnnotation.ACTIVE.equals(f.status()) && f.lease().leaseDurationSeconds() == 930);
+        f.drive(n ->
+                MaintenanceAnnotation.ACTIVE.equals(f.status()) && f.lease().leaseDurationSeconds() == 930);
         assertThat(f.events(MaintenanceAnnotationController.BUDGET_EVENT)).isEmpty();
     }
 }

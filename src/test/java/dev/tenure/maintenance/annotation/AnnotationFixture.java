@@ -40,17 +40,26 @@ import java.util.function.Predicate;
 final class AnnotationFixture implements AutoCloseable {
 
     static final AnnotationSettings SETTINGS = AnnotationSettings.defaults();
-    static final MaintenanceSettings MACHINE = new MaintenanceSettings("tenure-system", "node-", "tenure",
-            Duration.ofSeconds(60), Duration.ofSeconds(30), Duration.ofSeconds(10), 4, Duration.ofMillis(100),
+    static final MaintenanceSettings MACHINE = new MaintenanceSettings(
+            "tenure-system",
+            "node-",
+            "tenure",
+            Duration.ofSeconds(60),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(10),
+            4,
+            Duration.ofMillis(100),
             Duration.ofSeconds(1));
     static final String NODE = "w1";
     static final LeaseKey LEASE = LeaseKey.of("tenure-system", "node-" + NODE);
 
     final MutableClock clock = MutableClock.atSystemTime();
-    final EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().clock(clock));
+    final EmulatedCluster cluster =
+            EmulatedCluster.start(EmulatedCluster.Options.forTests().clock(clock));
     final KubernetesClient client = cluster.client();
     /** What the machine and controller use: the RBAC check charges its requests to the operator. */
     final KubernetesClient operatorClient = cluster.operatorClient();
+
     final KubeLeaseStore leases = new KubeLeaseStore(client);
     final ExecutorService pool = Executors.newFixedThreadPool(4);
     final ExecutorScheduler heartbeats = new ExecutorScheduler("test-heartbeats");
@@ -68,11 +77,23 @@ final class AnnotationFixture implements AutoCloseable {
 
     /** New machine and controller instances on the same cluster (nothing carried over in memory). */
     void restart() {
-        machine = new MaintenanceMachine(operatorClient, new KubeLeaseStore(operatorClient),
+        machine = new MaintenanceMachine(
+                operatorClient,
+                new KubeLeaseStore(operatorClient),
                 (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
-                new MaintenanceMetrics(new SimpleMeterRegistry()), MACHINE, pool, heartbeats, clock);
-        controller = new MaintenanceAnnotationController(operatorClient, new KubeLeaseStore(operatorClient), machine,
-                new EventRecorder(operatorClient, clock), SETTINGS, budget, clock);
+                new MaintenanceMetrics(new SimpleMeterRegistry()),
+                MACHINE,
+                pool,
+                heartbeats,
+                clock);
+        controller = new MaintenanceAnnotationController(
+                operatorClient,
+                new KubeLeaseStore(operatorClient),
+                machine,
+                new EventRecorder(operatorClient, clock),
+                SETTINGS,
+                budget,
+                clock);
     }
 
     Optional<Duration> reconcile() {
@@ -82,12 +103,14 @@ final class AnnotationFixture implements AutoCloseable {
     /** Reconciles (100 ms of fake time apart) until {@code until} holds for the node. */
     Node drive(Predicate<Node> until) {
         AtomicReference<Node> seen = new AtomicReference<>();
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> {
-            clock.advance(Duration.ofMillis(100));
-            reconcile();
-            seen.set(node());
-            return until.test(seen.get());
-        });
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    clock.advance(Duration.ofMillis(100));
+                    reconcile();
+                    seen.set(node());
+                    return until.test(seen.get());
+                });
         return seen.get();
     }
 
@@ -97,8 +120,11 @@ final class AnnotationFixture implements AutoCloseable {
 
     void annotate(Map<String, String> annotations) {
         StringBuilder json = new StringBuilder("{\"metadata\":{\"annotations\":{");
-        annotations.forEach((k, v) -> json.append('"').append(k).append("\":")
-                .append(v == null ? "null" : "\"" + v.replace("\"", "\\\"") + "\"").append(','));
+        annotations.forEach((k, v) -> json.append('"')
+                .append(k)
+                .append("\":")
+                .append(v == null ? "null" : "\"" + v.replace("\"", "\\\"") + "\"")
+                .append(','));
         json.setLength(json.length() - 1);
         json.append("}}}");
         client.nodes().withName(NODE).patch(PatchContext.of(PatchType.JSON_MERGE), json.toString());
@@ -129,7 +155,8 @@ final class AnnotationFixture implements AutoCloseable {
         leases.create(LEASE, record);
     }
 
-    static LeaseRecord leaseOf(String holder, Integer durationSeconds, Instant acquire, Instant renew, int transitions) {
+    static LeaseRecord leaseOf(
+            String holder, Integer durationSeconds, Instant acquire, Instant renew, int transitions) {
         return new LeaseRecord(holder, durationSeconds, acquire, renew, transitions, null, null, List.of(), null);
     }
 
@@ -141,28 +168,35 @@ final class AnnotationFixture implements AutoCloseable {
     /** The node as it was before any maintenance: schedulable, no taints, no Tenure record or condition. */
     boolean restored() {
         Node n = node();
-        return !Boolean.TRUE.equals(n.getSpec().getUnschedulable()) && !NodeMarks.marked(n)
+        return !Boolean.TRUE.equals(n.getSpec().getUnschedulable())
+                && !NodeMarks.marked(n)
                 && (n.getSpec().getTaints() == null || n.getSpec().getTaints().isEmpty());
     }
 
     List<String> eventReasons() {
         return client.v1().events().inAnyNamespace().list().getItems().stream()
-                .filter(e -> NODE.equals(e.getInvolvedObject().getName())).map(Event::getReason).toList();
+                .filter(e -> NODE.equals(e.getInvolvedObject().getName()))
+                .map(Event::getReason)
+                .toList();
     }
 
     List<Event> events(String reason) {
         return client.v1().events().inAnyNamespace().list().getItems().stream()
-                .filter(e -> NODE.equals(e.getInvolvedObject().getName()) && reason.equals(e.getReason())).toList();
+                .filter(e -> NODE.equals(e.getInvolvedObject().getName()) && reason.equals(e.getReason()))
+                .toList();
     }
 
     List<Pod> podsOn(String node) {
         return client.pods().inAnyNamespace().list().getItems().stream()
-                .filter(p -> node.equals(p.getSpec().getNodeName())).toList();
+                .filter(p -> node.equals(p.getSpec().getNodeName()))
+                .toList();
     }
 
     boolean listedPodsByNode() {
-        return cluster.requests().count(r -> r.is("list", "pods")
-                && ("spec.nodeName=" + NODE).equals(r.query().get("fieldSelector"))) > 0;
+        return cluster.requests()
+                        .count(r -> r.is("list", "pods")
+                                && ("spec.nodeName=" + NODE).equals(r.query().get("fieldSelector")))
+                > 0;
     }
 
     long evictionsOf(String pod) {

@@ -1,6 +1,5 @@
 package dev.tenure.maintenance.annotation;
 
-import dev.tenure.testsupport.EndToEnd;
 import static dev.tenure.maintenance.annotation.AnnotationFixture.NODE;
 import static dev.tenure.maintenance.annotation.AnnotationFixture.SETTINGS;
 import static dev.tenure.maintenance.annotation.AnnotationFixture.leaseOf;
@@ -15,6 +14,7 @@ import dev.tenure.maintenance.MaintenanceRequest;
 import dev.tenure.maintenance.MaintenanceState;
 import dev.tenure.maintenance.NodeMarks;
 import dev.tenure.maintenance.Phase;
+import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;
@@ -41,59 +41,95 @@ class AnnotationMaintenanceLifecycleIT {
     }
 
     /** The NodeMaintenance door on the same machine (what NodeMaintenanceReconciler does each reconcile). */
-    static MaintenanceState driveNodeMaintenance(AnnotationFixture f, MaintenanceState from, Predicate<MaintenanceState> until) {
-        MaintenanceRequest request = new MaintenanceRequest(NODE, "kernel upgrade", Optional.empty(), DrainOptions.defaults(),
-                HandoverOptions.defaults());
+    static MaintenanceState driveNodeMaintenance(
+            AnnotationFixture f, MaintenanceState from, Predicate<MaintenanceState> until) {
+        MaintenanceRequest request = new MaintenanceRequest(
+                NODE, "kernel upgrade", Optional.empty(), DrainOptions.defaults(), HandoverOptions.defaults());
         AtomicReference<MaintenanceState> state = new AtomicReference<>(from);
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> {
-            f.clock.advance(Duration.ofMillis(100));
-            state.set(f.machine.advance(request, state.get(), false, MaintenanceEvents.NONE).state());
-            return until.test(state.get());
-        });
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    f.clock.advance(Duration.ofMillis(100));
+                    state.set(f.machine
+                            .advance(request, state.get(), false, MaintenanceEvents.NONE)
+                            .state());
+                    return until.test(state.get());
+                });
         return state.get();
     }
 
     @Test
     void annotateDrainsToActiveAndRemovingItEndsAndRestoresTheNode() {
         try (AnnotationFixture f = new AnnotationFixture()) {
-            f.cluster.seed().deployment("web").namespace("app").replicas(4).onNodes(NODE, "w2").create();
-            f.cluster.seed().daemonSet("agent").namespace("kube-system").onNodes(NODE, "w2").create();
-            List<Pod> webOnW1 = f.podsOn(NODE).stream().filter(p -> p.getMetadata().getName().startsWith("web")).toList();
-            List<String> onW2 = f.podsOn("w2").stream().map(p -> p.getMetadata().getName()).toList();
+            f.cluster
+                    .seed()
+                    .deployment("web")
+                    .namespace("app")
+                    .replicas(4)
+                    .onNodes(NODE, "w2")
+                    .create();
+            f.cluster
+                    .seed()
+                    .daemonSet("agent")
+                    .namespace("kube-system")
+                    .onNodes(NODE, "w2")
+                    .create();
+            List<Pod> webOnW1 = f.podsOn(NODE).stream()
+                    .filter(p -> p.getMetadata().getName().startsWith("web"))
+                    .toList();
+            List<String> onW2 =
+                    f.podsOn("w2").stream().map(p -> p.getMetadata().getName()).toList();
             assertThat(webOnW1).hasSize(2);
             Instant t0 = f.clock.instant();
 
             f.request("3600");
             f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
 
-            assertThat(f.listedPodsByNode()).as("pods listed with fieldSelector spec.nodeName=w1").isTrue();
-            webOnW1.forEach(p -> assertThat(f.evictionsOf(p.getMetadata().getName())).as("eviction of " + p.getMetadata().getName())
+            assertThat(f.listedPodsByNode())
+                    .as("pods listed with fieldSelector spec.nodeName=w1")
+                    .isTrue();
+            webOnW1.forEach(p -> assertThat(f.evictionsOf(p.getMetadata().getName()))
+                    .as("eviction of " + p.getMetadata().getName())
                     .isPositive());
-            assertThat(f.podsOn(NODE)).allSatisfy(p -> assertThat(p.getMetadata().getName()).startsWith("agent"));
-            assertThat(f.podsOn("w2")).extracting(p -> p.getMetadata().getName()).containsExactlyInAnyOrderElementsOf(onW2);
+            assertThat(f.podsOn(NODE))
+                    .allSatisfy(p -> assertThat(p.getMetadata().getName()).startsWith("agent"));
+            assertThat(f.podsOn("w2"))
+                    .extracting(p -> p.getMetadata().getName())
+                    .containsExactlyInAnyOrderElementsOf(onW2);
             assertThat(f.node().getSpec().getUnschedulable()).isTrue();
-            assertThat(f.node().getSpec().getTaints()).extracting(t -> t.getKey() + ":" + t.getEffect()).contains("tenure.dev/drain:NoSchedule");
+            assertThat(f.node().getSpec().getTaints())
+                    .extracting(t -> t.getKey() + ":" + t.getEffect())
+                    .contains("tenure.dev/drain:NoSchedule");
             LeaseRecord lease = f.lease();
             assertThat(lease.holderIdentity()).isEqualTo(US);
             assertThat(lease.leaseDurationSeconds()).isEqualTo(3600 + 30);
             assertThat(lease.acquireTime()).isAfterOrEqualTo(t0);
-            assertThat(f.annotation(MaintenanceAnnotation.STATE)).contains(lease.acquireTime().toString());
+            assertThat(f.annotation(MaintenanceAnnotation.STATE))
+                    .contains(lease.acquireTime().toString());
             assertThat(f.eventReasons()).contains("BeginMaintenance", "Cordoned", "SucceedMaintenance");
             assertThat(MaintenanceAnnotationController.concerns(f.node())).isTrue();
-            assertThat(MaintenanceAnnotationController.concerns(f.client.nodes().withName("w2").get())).isFalse();
+            assertThat(MaintenanceAnnotationController.concerns(
+                            f.client.nodes().withName("w2").get()))
+                    .isFalse();
 
             f.withdraw();
-            f.drive(n -> status(f, MaintenanceAnnotation.ENDED) && f.lease().leaseDuration().isEmpty());
+            f.drive(n -> status(f, MaintenanceAnnotation.ENDED)
+                    && f.lease().leaseDuration().isEmpty());
 
             assertThat(f.restored()).isTrue();
             assertThat(f.annotation(MaintenanceAnnotation.STATE)).isNull();
             assertThat(f.lease().holderIdentity()).isEqualTo(US);
-            assertThat(f.lease().leaseDurationSeconds()).as("unset: the API refuses 0").isNull();
+            assertThat(f.lease().leaseDurationSeconds())
+                    .as("unset: the API refuses 0")
+                    .isNull();
             assertThat(f.eventReasons()).contains(MaintenanceAnnotationController.ENDED_EVENT, "UncordonNode");
-            assertThat(MaintenanceAnnotationController.concerns(f.node())).as("ended and undone: no longer reconciled").isFalse();
+            assertThat(MaintenanceAnnotationController.concerns(f.node()))
+                    .as("ended and undone: no longer reconciled")
+                    .isFalse();
 
             // Settled: further reconciles write nothing and evict nothing.
-            Predicate<dev.tenure.testsupport.ApiRequest> ourWrites = r -> r.is("patch", "nodes") || r.is("patch", "nodes", "status")
+            Predicate<dev.tenure.testsupport.ApiRequest> ourWrites = r -> r.is("patch", "nodes")
+                    || r.is("patch", "nodes", "status")
                     || (r.is("update", "leases") && "tenure-system".equals(r.namespace()));
             long writes = f.cluster.requests().count(ourWrites);
             long evictions = f.evictions();
@@ -130,7 +166,9 @@ class AnnotationMaintenanceLifecycleIT {
             f.clock.advance(Duration.ofMillis(1));
             f.reconcile();
             assertThat(f.status()).isEqualTo(MaintenanceAnnotation.ENDED);
-            assertThat(f.annotation(MaintenanceAnnotation.REQUEST)).as("the protocol deletes the request").isNull();
+            assertThat(f.annotation(MaintenanceAnnotation.REQUEST))
+                    .as("the protocol deletes the request")
+                    .isNull();
             assertThat(f.restored()).isTrue();
             assertThat(f.lease().leaseDuration()).isEmpty();
             assertThat(f.lease().acquireTime()).isEqualTo(acquired);
@@ -143,14 +181,16 @@ class AnnotationMaintenanceLifecycleIT {
             f.request("3600");
             f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
 
-            MaintenanceState waiting = driveNodeMaintenance(f, MaintenanceState.initial(), s -> s.phase() == Phase.Waiting);
+            MaintenanceState waiting =
+                    driveNodeMaintenance(f, MaintenanceState.initial(), s -> s.phase() == Phase.Waiting);
             assertThat(waiting.waitingFor()).isEqualTo(US);
             assertThat(waiting.lastError()).contains("held by " + US);
             assertThat(f.lease().holderIdentity()).isEqualTo(US);
             assertThat(f.status()).isEqualTo(MaintenanceAnnotation.ACTIVE);
 
             f.withdraw();
-            f.drive(n -> status(f, MaintenanceAnnotation.ENDED) && f.lease().leaseDuration().isEmpty());
+            f.drive(n -> status(f, MaintenanceAnnotation.ENDED)
+                    && f.lease().leaseDuration().isEmpty());
             int transitions = f.lease().leaseTransitions();
             MaintenanceState nm = driveNodeMaintenance(f, waiting, s -> s.phase() == Phase.Succeeded);
             assertThat(nm.holdsNode()).isTrue();
@@ -167,7 +207,13 @@ class AnnotationMaintenanceLifecycleIT {
     @Test
     void nodeMaintenanceFirstThenTheAnnotationWaitsAndStartsWhenTheLeaseIsReleased() {
         try (AnnotationFixture f = new AnnotationFixture()) {
-            f.cluster.seed().deployment("web").namespace("app").replicas(1).onNodes(NODE).create();
+            f.cluster
+                    .seed()
+                    .deployment("web")
+                    .namespace("app")
+                    .replicas(1)
+                    .onNodes(NODE)
+                    .create();
             driveNodeMaintenance(f, MaintenanceState.initial(), s -> s.phase() == Phase.Succeeded);
             long evictions = f.evictions();
 
@@ -175,7 +221,9 @@ class AnnotationMaintenanceLifecycleIT {
             f.reconcile();
             assertThat(f.status()).isEqualTo(MaintenanceAnnotation.WAITING);
             assertThat(f.lease().holderIdentity()).isEqualTo("tenure");
-            assertThat(f.events("LeaseWaiting")).singleElement().satisfies(e -> assertThat(e.getMessage()).contains("tenure"));
+            assertThat(f.events("LeaseWaiting"))
+                    .singleElement()
+                    .satisfies(e -> assertThat(e.getMessage()).contains("tenure"));
 
             // Withdrawn while waiting: the status goes, the NodeMaintenance's node is untouched.
             f.withdraw();
@@ -227,7 +275,8 @@ class AnnotationMaintenanceLifecycleIT {
             f.withdraw();
             f.reconcile();
             f.clock.advance(Duration.ofSeconds(700));
-            MaintenanceState nm = driveNodeMaintenance(f, MaintenanceState.initial(), s -> s.phase() == Phase.Succeeded);
+            MaintenanceState nm =
+                    driveNodeMaintenance(f, MaintenanceState.initial(), s -> s.phase() == Phase.Succeeded);
             assertThat(nm.holdsNode()).isTrue();
 
             f.reconcile();
@@ -235,108 +284,163 @@ class AnnotationMaintenanceLifecycleIT {
             assertThat(f.status()).isEqualTo(MaintenanceAnnotation.ENDED);
             assertThat(f.annotation(MaintenanceAnnotation.STATE)).isNull();
             assertThat(f.lease().holderIdentity()).isEqualTo("tenure");
-            assertThat(f.node().getSpec().getUnschedulable()).as("the NodeMaintenance's cordon is kept").isTrue();
+            assertThat(f.node().getSpec().getUnschedulable())
+                    .as("the NodeMaintenance's cordon is kept")
+                    .isTrue();
             assertThat(NodeMarks.conditionOf(f.node())).isPresent();
         }
     }
 
     // ------------------------------------------------------------------ operator restart in each state
 
-    record Restart(Consumer<AnnotationFixture> reach, Consumer<AnnotationFixture> afterRestart) {
-    }
+    record Restart(Consumer<AnnotationFixture> reach, Consumer<AnnotationFixture> afterRestart) {}
 
     static Stream<Arguments> restarts() {
         return Stream.of(
-                Arguments.of("waiting", new Restart(f -> {
-                    Instant now = f.clock.instant();
-                    f.seedLease(leaseOf("node-maintenance-operator", 60, now, now, 3));
-                    f.request("600");
-                    f.reconcile();
-                    assertThat(f.status()).isEqualTo(MaintenanceAnnotation.WAITING);
-                }, f -> {
-                    f.reconcile();
-                    assertThat(f.status()).isEqualTo(MaintenanceAnnotation.WAITING);
-                    assertThat(f.cordoned()).isFalse();
-                    f.clock.advance(Duration.ofSeconds(61));
-                    f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
-                    assertThat(f.lease().leaseTransitions()).isEqualTo(4);
-                })),
-                Arguments.of("new (draining, blocked by a PodDisruptionBudget)", new Restart(f -> {
-                    f.cluster.seed().deployment("web").namespace("app").replicas(1).onNodes(NODE).create();
-                    f.cluster.seed().pdb("web").namespace("app").selector("app", "web").minAvailable(1).create();
-                    f.request("600");
-                    f.drive(n -> f.evictions() > 0);
-                    assertThat(f.status()).isEqualTo(MaintenanceAnnotation.NEW_CREATE);
-                }, f -> {
-                    Instant acquired = f.lease().acquireTime();
-                    f.client.policy().v1().podDisruptionBudget().inNamespace("app").withName("web").delete();
-                    f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
-                    assertThat(f.podsOn(NODE)).isEmpty();
-                    assertThat(f.lease().acquireTime()).as("same maintenance, not a new one").isEqualTo(acquired);
-                    assertThat(f.lease().leaseTransitions()).isEqualTo(1);
-                })),
-                Arguments.of("active", new Restart(f -> {
-                    f.request("600");
-                    f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
-                }, f -> {
-                    String leaseVersion = f.lease().resourceVersion();
-                    f.reconcile();
-                    assertThat(f.status()).isEqualTo(MaintenanceAnnotation.ACTIVE);
-                    assertThat(f.lease().resourceVersion()).isEqualTo(leaseVersion);
-                    f.withdraw();
-                    f.drive(n -> f.restored() && f.lease().leaseDuration().isEmpty());
-                    assertThat(f.status()).isEqualTo(MaintenanceAnnotation.ENDED);
-                })),
-                Arguments.of("active, and the window passed while the operator was down (ends; not restarted as stale)",
-                        new Restart(f -> {
-                            f.request("600");
-                            f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
-                            f.clock.advance(Duration.ofSeconds(700));
-                        }, f -> {
-                            Instant acquired = f.lease().acquireTime();
-                            f.drive(n -> f.restored() && f.lease().leaseDuration().isEmpty());
-                            assertThat(f.status()).isEqualTo(MaintenanceAnnotation.ENDED);
-                            assertThat(f.annotation(MaintenanceAnnotation.REQUEST)).isNull();
-                            assertThat(f.lease().acquireTime()).isEqualTo(acquired);
-                        })),
-                Arguments.of("ended, undo not finished", new Restart(f -> {
-                    f.request("600");
-                    f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
-                    f.cluster.faults().failNext(1, r -> r.is("patch", "nodes", "status"), 500);
-                    f.withdraw();
-                    f.reconcile();
-                    assertThat(f.status()).isEqualTo(MaintenanceAnnotation.ENDED);
-                    assertThat(f.node().getSpec().getUnschedulable()).isTrue();
-                }, f -> {
-                    f.reconcile();
-                    assertThat(f.restored()).isTrue();
-                    assertThat(f.lease().leaseDuration()).isEmpty();
-                })),
-                Arguments.of("ended, then the request re-created before the undo finished", new Restart(f -> {
-                    f.request("600");
-                    f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
-                    f.cluster.faults().failNext(1, r -> r.is("patch", "nodes", "status"), 500);
-                    f.withdraw();
-                    f.reconcile();
-                    f.request("600");
-                }, f -> {
-                    Instant before = f.lease().acquireTime();
-                    f.clock.advance(Duration.ofSeconds(5));
-                    f.reconcile();
-                    assertThat(f.lease().acquireTime()).isAfter(before);
-                    f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
-                    assertThat(f.node().getSpec().getUnschedulable()).isTrue();
-                })),
-                Arguments.of("invalid", new Restart(f -> {
-                    f.request("soon");
-                    f.reconcile();
-                }, f -> {
-                    f.reconcile();
-                    assertThat(f.status()).startsWith(MaintenanceAnnotation.INVALID_PREFIX);
-                    assertThat(f.events(MaintenanceAnnotationController.INVALID_EVENT)).singleElement()
-                            .satisfies(e -> assertThat(e.getCount()).isEqualTo(1));
-                    assertThat(f.lease()).isNull();
-                })));
+                Arguments.of(
+                        "waiting",
+                        new Restart(
+                                f -> {
+                                    Instant now = f.clock.instant();
+                                    f.seedLease(leaseOf("node-maintenance-operator", 60, now, now, 3));
+                                    f.request("600");
+                                    f.reconcile();
+                                    assertThat(f.status()).isEqualTo(MaintenanceAnnotation.WAITING);
+                                },
+                                f -> {
+                                    f.reconcile();
+                                    assertThat(f.status()).isEqualTo(MaintenanceAnnotation.WAITING);
+                                    assertThat(f.cordoned()).isFalse();
+                                    f.clock.advance(Duration.ofSeconds(61));
+                                    f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
+                                    assertThat(f.lease().leaseTransitions()).isEqualTo(4);
+                                })),
+                Arguments.of(
+                        "new (draining, blocked by a PodDisruptionBudget)",
+                        new Restart(
+                                f -> {
+                                    f.cluster
+                                            .seed()
+                                            .deployment("web")
+                                            .namespace("app")
+                                            .replicas(1)
+                                            .onNodes(NODE)
+                                            .create();
+                                    f.cluster
+                                            .seed()
+                                            .pdb("web")
+                                            .namespace("app")
+                                            .selector("app", "web")
+                                            .minAvailable(1)
+                                            .create();
+                                    f.request("600");
+                                    f.drive(n -> f.evictions() > 0);
+                                    assertThat(f.status()).isEqualTo(MaintenanceAnnotation.NEW_CREATE);
+                                },
+                                f -> {
+                                    Instant acquired = f.lease().acquireTime();
+                                    f.client
+                                            .policy()
+                                            .v1()
+                                            .podDisruptionBudget()
+                                            .inNamespace("app")
+                                            .withName("web")
+                                            .delete();
+                                    f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
+                                    assertThat(f.podsOn(NODE)).isEmpty();
+                                    assertThat(f.lease().acquireTime())
+                                            .as("same maintenance, not a new one")
+                                            .isEqualTo(acquired);
+                                    assertThat(f.lease().leaseTransitions()).isEqualTo(1);
+                                })),
+                Arguments.of(
+                        "active",
+                        new Restart(
+                                f -> {
+                                    f.request("600");
+                                    f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
+                                },
+                                f -> {
+                                    String leaseVersion = f.lease().resourceVersion();
+                                    f.reconcile();
+                                    assertThat(f.status()).isEqualTo(MaintenanceAnnotation.ACTIVE);
+                                    assertThat(f.lease().resourceVersion()).isEqualTo(leaseVersion);
+                                    f.withdraw();
+                                    f.drive(n -> f.restored()
+                                            && f.lease().leaseDuration().isEmpty());
+                                    assertThat(f.status()).isEqualTo(MaintenanceAnnotation.ENDED);
+                                })),
+                Arguments.of(
+                        "active, and the window passed while the operator was down (ends; not restarted as stale)",
+                        new Restart(
+                                f -> {
+                                    f.request("600");
+                                    f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
+                                    f.clock.advance(Duration.ofSeconds(700));
+                                },
+                                f -> {
+                                    Instant acquired = f.lease().acquireTime();
+                                    f.drive(n -> f.restored()
+                                            && f.lease().leaseDuration().isEmpty());
+                                    assertThat(f.status()).isEqualTo(MaintenanceAnnotation.ENDED);
+                                    assertThat(f.annotation(MaintenanceAnnotation.REQUEST))
+                                            .isNull();
+                                    assertThat(f.lease().acquireTime()).isEqualTo(acquired);
+                                })),
+                Arguments.of(
+                        "ended, undo not finished",
+                        new Restart(
+                                f -> {
+                                    f.request("600");
+                                    f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
+                                    f.cluster.faults().failNext(1, r -> r.is("patch", "nodes", "status"), 500);
+                                    f.withdraw();
+                                    f.reconcile();
+                                    assertThat(f.status()).isEqualTo(MaintenanceAnnotation.ENDED);
+                                    assertThat(f.node().getSpec().getUnschedulable())
+                                            .isTrue();
+                                },
+                                f -> {
+                                    f.reconcile();
+                                    assertThat(f.restored()).isTrue();
+                                    assertThat(f.lease().leaseDuration()).isEmpty();
+                                })),
+                Arguments.of(
+                        "ended, then the request re-created before the undo finished",
+                        new Restart(
+                                f -> {
+                                    f.request("600");
+                                    f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
+                                    f.cluster.faults().failNext(1, r -> r.is("patch", "nodes", "status"), 500);
+                                    f.withdraw();
+                                    f.reconcile();
+                                    f.request("600");
+                                },
+                                f -> {
+                                    Instant before = f.lease().acquireTime();
+                                    f.clock.advance(Duration.ofSeconds(5));
+                                    f.reconcile();
+                                    assertThat(f.lease().acquireTime()).isAfter(before);
+                                    f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
+                                    assertThat(f.node().getSpec().getUnschedulable())
+                                            .isTrue();
+                                })),
+                Arguments.of(
+                        "invalid",
+                        new Restart(
+                                f -> {
+                                    f.request("soon");
+                                    f.reconcile();
+                                },
+                                f -> {
+                                    f.reconcile();
+                                    assertThat(f.status()).startsWith(MaintenanceAnnotation.INVALID_PREFIX);
+                                    assertThat(f.events(MaintenanceAnnotationController.INVALID_EVENT))
+                                            .singleElement()
+                                            .satisfies(e ->
+                                                    assertThat(e.getCount()).isEqualTo(1));
+                                    assertThat(f.lease()).isNull();
+                                })));
     }
 
     @ParameterizedTest(name = "restart when {0}")

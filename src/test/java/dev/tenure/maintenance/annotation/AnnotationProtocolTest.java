@@ -21,8 +21,16 @@ class AnnotationProtocolTest {
     static final String US = S.holder();
 
     static LeaseRecord lease(String holder, Integer duration, long acquiredAgo, long renewedAgo, int transitions) {
-        return new LeaseRecord(holder, duration, NOW.minusSeconds(acquiredAgo), NOW.minusSeconds(renewedAgo), transitions,
-                null, null, List.of(), "7");
+        return new LeaseRecord(
+                holder,
+                duration,
+                NOW.minusSeconds(acquiredAgo),
+                NOW.minusSeconds(renewedAgo),
+                transitions,
+                null,
+                null,
+                List.of(),
+                "7");
     }
 
     static Arguments c(String name, Observed o, Predicate<AnnotationDecision> expected) {
@@ -35,66 +43,105 @@ class AnnotationProtocolTest {
 
     static Stream<Arguments> cases() {
         return Stream.of(
-                c("valid foreign lease: wait until its renewTime + duration",
+                c(
+                        "valid foreign lease: wait until its renewTime + duration",
                         new Observed("600", null, lease("other", 60, 3600, 5, 3), null),
-                        d -> d instanceof AnnotationDecision.Wait w && w.holder().equals("other")
+                        d -> d instanceof AnnotationDecision.Wait w
+                                && w.holder().equals("other")
                                 && w.until().equals(NOW.plusSeconds(55))),
-                c("no lease: create, transitions 1, duration seconds + padding",
+                c(
+                        "no lease: create, transitions 1, duration seconds + padding",
                         new Observed("600", null, null, null),
-                        d -> d instanceof AnnotationDecision.WriteLease w && w.create() && w.status().equals("new, create")
-                                && w.lease().leaseTransitions() == 1 && w.lease().leaseDurationSeconds() == 630
-                                && w.lease().acquireTime().equals(NOW) && w.lease().isHeldBy(US)),
-                c("expired foreign lease: take over, transitions + 1",
+                        d -> d instanceof AnnotationDecision.WriteLease w
+                                && w.create()
+                                && w.status().equals("new, create")
+                                && w.lease().leaseTransitions() == 1
+                                && w.lease().leaseDurationSeconds() == 630
+                                && w.lease().acquireTime().equals(NOW)
+                                && w.lease().isHeldBy(US)),
+                c(
+                        "expired foreign lease: take over, transitions + 1",
                         new Observed("600", null, lease("other", 60, 300, 120, 3), null),
-                        writes("new, acquired", l -> l.isHeldBy(US) && l.leaseTransitions() == 4 && l.acquireTime().equals(NOW))),
-                c("released foreign lease (no holder): take over",
+                        writes(
+                                "new, acquired",
+                                l -> l.isHeldBy(US)
+                                        && l.leaseTransitions() == 4
+                                        && l.acquireTime().equals(NOW))),
+                c(
+                        "released foreign lease (no holder): take over",
                         new Observed("600", null, lease("", 1, 10, 10, 3), null),
                         writes("new, acquired", l -> l.isHeldBy(US) && l.leaseTransitions() == 4)),
-                c("our lease, duration unset: new, transitions + 1",
+                c(
+                        "our lease, duration unset: new, transitions + 1",
                         new Observed("600", "ended", lease(US, null, 3600, 3600, 2), null),
-                        writes("new", l -> l.leaseTransitions() == 3 && l.acquireTime().equals(NOW) && l.leaseDurationSeconds() == 630)),
-                c("status ended with the request present: recreate, even with another interval (before 'updated')",
+                        writes(
+                                "new",
+                                l -> l.leaseTransitions() == 3
+                                        && l.acquireTime().equals(NOW)
+                                        && l.leaseDurationSeconds() == 630)),
+                c(
+                        "status ended with the request present: recreate, even with another interval (before 'updated')",
                         new Observed("600", "ended", lease(US, 330, 100, 100, 1), NOW.minusSeconds(100)),
                         writes("new, recreate", l -> l.acquireTime().equals(NOW) && l.leaseDurationSeconds() == 630)),
-                c("status ended with the request present: recreate, even past the window (before 'stale')",
+                c(
+                        "status ended with the request present: recreate, even past the window (before 'stale')",
                         new Observed("600", "ended", lease(US, 630, 700, 700, 1), NOW.minusSeconds(700)),
                         writes("new, recreate", l -> l.acquireTime().equals(NOW))),
-                c("interval changed: duration, renewTime now; acquireTime kept",
+                c(
+                        "interval changed: duration, renewTime now; acquireTime kept",
                         new Observed("600", "active", lease(US, 330, 100, 100, 1), NOW.minusSeconds(100)),
-                        writes("updated", l -> l.leaseDurationSeconds() == 630 && l.renewTime().equals(NOW)
-                                && l.acquireTime().equals(NOW.minusSeconds(100)))),
-                c("past the window, not the one we ran: new, stale",
+                        writes(
+                                "updated",
+                                l -> l.leaseDurationSeconds() == 630
+                                        && l.renewTime().equals(NOW)
+                                        && l.acquireTime().equals(NOW.minusSeconds(100)))),
+                c(
+                        "past the window, not the one we ran: new, stale",
                         new Observed("600", "active", lease(US, 630, 700, 700, 1), null),
                         writes("new, stale", l -> l.acquireTime().equals(NOW) && l.leaseTransitions() == 1)),
-                c("past the window we ran (operator was down): end, not restart",
+                c(
+                        "past the window we ran (operator was down): end, not restart",
                         new Observed("600", "active", lease(US, 630, 700, 700, 1), NOW.minusSeconds(700)),
                         d -> d instanceof AnnotationDecision.End e && e.removeRequest()),
-                c("now + padding == acquireTime + duration: still maintaining",
+                c(
+                        "now + padding == acquireTime + duration: still maintaining",
                         new Observed("600", "active", lease(US, 630, 600, 600, 1), NOW.minusSeconds(600)),
-                        d -> d instanceof AnnotationDecision.Maintain m && m.endsAt().equals(NOW)),
-                c("now + padding one second past acquireTime + duration: end, deleting the request",
+                        d -> d instanceof AnnotationDecision.Maintain m
+                                && m.endsAt().equals(NOW)),
+                c(
+                        "now + padding one second past acquireTime + duration: end, deleting the request",
                         new Observed("600", "active", lease(US, 630, 601, 601, 1), NOW.minusSeconds(601)),
-                        d -> d instanceof AnnotationDecision.End e && e.removeRequest()
+                        d -> d instanceof AnnotationDecision.End e
+                                && e.removeRequest()
                                 && e.leaseEnd().equals(NOW.plusSeconds(29))),
-                c("malformed value: refuse",
+                c(
+                        "malformed value: refuse",
                         new Observed("ten", null, null, null),
                         d -> d instanceof AnnotationDecision.Refuse r && r.why().contains("not a whole number")),
-                c("request removed, our lease valid: end (no request to delete)",
+                c(
+                        "request removed, our lease valid: end (no request to delete)",
                         new Observed(null, "active", lease(US, 630, 100, 100, 1), NOW.minusSeconds(100)),
-                        d -> d instanceof AnnotationDecision.End e && !e.removeRequest()
+                        d -> d instanceof AnnotationDecision.End e
+                                && !e.removeRequest()
                                 && e.leaseEnd().equals(NOW.plusSeconds(530))),
-                c("request removed, our lease ran out before the undo: re-take for the padding",
+                c(
+                        "request removed, our lease ran out before the undo: re-take for the padding",
                         new Observed(null, "ended", lease(US, 630, 700, 700, 1), NOW.minusSeconds(700)),
-                        d -> d instanceof AnnotationDecision.Reclaim r && r.lease().leaseDurationSeconds() == 30
-                                && r.lease().renewTime().equals(NOW) && r.lease().acquireTime().equals(NOW.minusSeconds(700))
+                        d -> d instanceof AnnotationDecision.Reclaim r
+                                && r.lease().leaseDurationSeconds() == 30
+                                && r.lease().renewTime().equals(NOW)
+                                && r.lease().acquireTime().equals(NOW.minusSeconds(700))
                                 && "7".equals(r.lease().resourceVersion())),
-                c("request removed, another holder took the lease: settle as ended, node left to it",
+                c(
+                        "request removed, another holder took the lease: settle as ended, node left to it",
                         new Observed(null, "active", lease("tenure", 60, 10, 10, 2), NOW.minusSeconds(700)),
                         d -> d instanceof AnnotationDecision.Settle s && "ended".equals(s.status())),
-                c("request removed while waiting: the status goes",
+                c(
+                        "request removed while waiting: the status goes",
                         new Observed(null, "waiting", lease("tenure", 60, 10, 10, 2), null),
                         d -> d instanceof AnnotationDecision.Settle s && s.status() == null),
-                c("nothing requested, our ended lease: nothing to do",
+                c(
+                        "nothing requested, our ended lease: nothing to do",
                         new Observed(null, "ended", lease(US, null, 10, 10, 2), null),
                         d -> d instanceof AnnotationDecision.Settle s && "ended".equals(s.status())));
     }
@@ -128,24 +175,31 @@ class AnnotationProtocolTest {
         if (expected.startsWith("seconds ")) {
             assertThat(r).isEqualTo(new MaintenanceAnnotation.Request.Seconds(Long.parseLong(expected.substring(8))));
         } else {
-            assertThat(r).isInstanceOfSatisfying(MaintenanceAnnotation.Request.Invalid.class,
-                    i -> assertThat(i.why()).contains(expected));
+            assertThat(r)
+                    .isInstanceOfSatisfying(
+                            MaintenanceAnnotation.Request.Invalid.class,
+                            i -> assertThat(i.why()).contains(expected));
         }
     }
 
     @ParameterizedTest(name = "settings refuse {0}")
     @MethodSource("badSettings")
     void settingsAreCheckedWhenBuilt(String field, Runnable build) {
-        org.assertj.core.api.Assertions.assertThatThrownBy(build::run).isInstanceOf(IllegalArgumentException.class)
+        org.assertj.core.api.Assertions.assertThatThrownBy(build::run)
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining(field);
     }
 
     static Stream<Arguments> badSettings() {
         return Stream.of(
-                Arguments.of("holder", (Runnable) () -> new AnnotationSettings(" ", Duration.ofSeconds(30), Duration.ofDays(1), "ns", "node-")),
-                Arguments.of("lease-padding", (Runnable) () -> new AnnotationSettings("h", Duration.ZERO, Duration.ofDays(1), "ns", "node-")),
-                Arguments.of("lease-padding", (Runnable) () -> new AnnotationSettings("h", Duration.ofMillis(1500), Duration.ofDays(1), "ns", "node-")),
-                Arguments.of("max-duration", (Runnable) () -> new AnnotationSettings("h", Duration.ofSeconds(30), Duration.ZERO, "ns", "node-")));
+                Arguments.of("holder", (Runnable)
+                        () -> new AnnotationSettings(" ", Duration.ofSeconds(30), Duration.ofDays(1), "ns", "node-")),
+                Arguments.of("lease-padding", (Runnable)
+                        () -> new AnnotationSettings("h", Duration.ZERO, Duration.ofDays(1), "ns", "node-")),
+                Arguments.of("lease-padding", (Runnable)
+                        () -> new AnnotationSettings("h", Duration.ofMillis(1500), Duration.ofDays(1), "ns", "node-")),
+                Arguments.of("max-duration", (Runnable)
+                        () -> new AnnotationSettings("h", Duration.ofSeconds(30), Duration.ZERO, "ns", "node-")));
     }
 
     /** request, status, state record present → whether the annotation door holds the node (counts for the limits). */

@@ -1,6 +1,5 @@
 package dev.tenure.maintenance.annotation;
 
-import dev.tenure.testsupport.EndToEnd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -12,6 +11,7 @@ import dev.tenure.maintenance.RelaxedLeadershipProfile;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
+import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -50,12 +50,16 @@ class MaintenanceAnnotationReconcilerIT {
 
     void annotate(String node, String key, String value) {
         String v = value == null ? "null" : "\"" + value + "\"";
-        client().nodes().withName(node).patch(PatchContext.of(PatchType.JSON_MERGE),
-                "{\"metadata\":{\"annotations\":{\"" + key + "\":" + v + "}}}");
+        client().nodes()
+                .withName(node)
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"metadata\":{\"annotations\":{\"" + key + "\":" + v + "}}}");
     }
 
     String annotation(String node, String key) {
-        Map<String, String> a = client().nodes().withName(node).get().getMetadata().getAnnotations();
+        Map<String, String> a =
+                client().nodes().withName(node).get().getMetadata().getAnnotations();
         return a == null ? null : a.get(key);
     }
 
@@ -64,58 +68,82 @@ class MaintenanceAnnotationReconcilerIT {
     }
 
     Lease lease(String node) {
-        return client().leases().inNamespace("tenure-system").withName("node-" + node).get();
+        return client().leases()
+                .inNamespace("tenure-system")
+                .withName("node-" + node)
+                .get();
     }
 
     List<Pod> podsOn(String node) {
         return client().pods().inAnyNamespace().list().getItems().stream()
-                .filter(p -> node.equals(p.getSpec().getNodeName())).toList();
+                .filter(p -> node.equals(p.getSpec().getNodeName()))
+                .toList();
     }
 
     List<Event> eventsOn(String node, String reason) {
         return client().v1().events().inAnyNamespace().list().getItems().stream()
-                .filter(e -> node.equals(e.getInvolvedObject().getName()) && reason.equals(e.getReason())).toList();
+                .filter(e -> node.equals(e.getInvolvedObject().getName()) && reason.equals(e.getReason()))
+                .toList();
     }
 
     @Test
     void annotateToActiveThenRemoveToEndedWithTheNodeRestored() {
         cluster().seed().node("ann-1").role("worker").create();
         cluster().seed().node("ann-2").role("worker").create();
-        List<Pod> pods = cluster().seed().deployment("ann").namespace("ann").replicas(4).onNodes("ann-1", "ann-2").create();
-        List<String> onAnn1 = pods.stream().filter(p -> "ann-1".equals(p.getSpec().getNodeName()))
-                .map(p -> p.getMetadata().getName()).toList();
+        List<Pod> pods = cluster()
+                .seed()
+                .deployment("ann")
+                .namespace("ann")
+                .replicas(4)
+                .onNodes("ann-1", "ann-2")
+                .create();
+        List<String> onAnn1 = pods.stream()
+                .filter(p -> "ann-1".equals(p.getSpec().getNodeName()))
+                .map(p -> p.getMetadata().getName())
+                .toList();
 
         annotate("ann-1", MaintenanceAnnotation.REQUEST, "3600");
         await().atMost(WAIT).until(() -> MaintenanceAnnotation.ACTIVE.equals(status("ann-1")));
 
-        assertThat(cluster().requests().count(r -> r.is("list", "pods")
-                && "spec.nodeName=ann-1".equals(r.query().get("fieldSelector")))).isPositive();
-        onAnn1.forEach(p -> assertThat(cluster().requests().count(ApiRequest.resource("pods", "eviction")
-                .and(ApiRequest.named(p)))).as("eviction of " + p).isPositive());
+        assertThat(cluster()
+                        .requests()
+                        .count(r -> r.is("list", "pods")
+                                && "spec.nodeName=ann-1".equals(r.query().get("fieldSelector"))))
+                .isPositive();
+        onAnn1.forEach(p -> assertThat(cluster()
+                        .requests()
+                        .count(ApiRequest.resource("pods", "eviction").and(ApiRequest.named(p))))
+                .as("eviction of " + p)
+                .isPositive());
         assertThat(podsOn("ann-1")).isEmpty();
         assertThat(podsOn("ann-2")).hasSize(2);
-        assertThat(client().nodes().withName("ann-1").get().getSpec().getUnschedulable()).isTrue();
+        assertThat(client().nodes().withName("ann-1").get().getSpec().getUnschedulable())
+                .isTrue();
         assertThat(lease("ann-1").getSpec().getHolderIdentity()).isEqualTo("tenure-annotation");
         assertThat(lease("ann-1").getSpec().getLeaseDurationSeconds()).isEqualTo(3630);
         assertThat(client().nodes().withName("ann-2").get().getMetadata().getAnnotations())
                 .doesNotContainKey(MaintenanceAnnotation.STATUS);
 
         annotate("ann-1", MaintenanceAnnotation.REQUEST, null);
-        await().atMost(WAIT).until(() -> MaintenanceAnnotation.ENDED.equals(status("ann-1"))
-                && lease("ann-1").getSpec().getLeaseDurationSeconds() == null);
+        await().atMost(WAIT)
+                .until(() -> MaintenanceAnnotation.ENDED.equals(status("ann-1"))
+                        && lease("ann-1").getSpec().getLeaseDurationSeconds() == null);
         Node node = client().nodes().withName("ann-1").get();
         assertThat(node.getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
         assertThat(node.getSpec().getTaints()).isEmpty();
         assertThat(NodeMarks.marked(node)).isFalse();
-        assertThat(eventsOn("ann-1", MaintenanceAnnotationController.ENDED_EVENT)).isNotEmpty();
+        assertThat(eventsOn("ann-1", MaintenanceAnnotationController.ENDED_EVENT))
+                .isNotEmpty();
     }
 
     @Test
     void aNodeMaintenanceAndTheAnnotationOnOneNodeMakeOneMaintenance() {
         cluster().seed().node("both-1").role("worker").create();
-        client().resource(new NodeMaintenance("both", new NodeMaintenanceSpec("both-1", "both doors"))).create();
+        client().resource(new NodeMaintenance("both", new NodeMaintenanceSpec("both-1", "both doors")))
+                .create();
         await().atMost(WAIT).until(() -> {
-            NodeMaintenance nm = client().resources(NodeMaintenance.class).withName("both").get();
+            NodeMaintenance nm =
+                    client().resources(NodeMaintenance.class).withName("both").get();
             return nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Succeeded;
         });
 
@@ -126,11 +154,17 @@ class MaintenanceAnnotationReconcilerIT {
         client().resources(NodeMaintenance.class).withName("both").delete();
         await().atMost(WAIT).until(() -> MaintenanceAnnotation.ACTIVE.equals(status("both-1")));
         assertThat(lease("both-1").getSpec().getHolderIdentity()).isEqualTo("tenure-annotation");
-        assertThat(client().nodes().withName("both-1").get().getSpec().getUnschedulable()).isTrue();
+        assertThat(client().nodes().withName("both-1").get().getSpec().getUnschedulable())
+                .isTrue();
 
         annotate("both-1", MaintenanceAnnotation.REQUEST, null);
-        await().atMost(WAIT).until(() -> MaintenanceAnnotation.ENDED.equals(status("both-1"))
-                && !Boolean.TRUE.equals(client().nodes().withName("both-1").get().getSpec().getUnschedulable()));
+        await().atMost(WAIT)
+                .until(() -> MaintenanceAnnotation.ENDED.equals(status("both-1"))
+                        && !Boolean.TRUE.equals(client().nodes()
+                                .withName("both-1")
+                                .get()
+                                .getSpec()
+                                .getUnschedulable()));
     }
 
     @Test
@@ -139,9 +173,15 @@ class MaintenanceAnnotationReconcilerIT {
         annotate("bad-ann", MaintenanceAnnotation.REQUEST, "-30");
         await().atMost(WAIT).until(() -> status("bad-ann") != null);
         assertThat(status("bad-ann")).startsWith("invalid: ").contains("negative");
-        await().atMost(WAIT).until(() -> !eventsOn("bad-ann", MaintenanceAnnotationController.INVALID_EVENT).isEmpty());
-        assertThat(eventsOn("bad-ann", MaintenanceAnnotationController.INVALID_EVENT).get(0).getType()).isEqualTo("Warning");
-        assertThat(client().nodes().withName("bad-ann").get().getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
+        await().atMost(WAIT)
+                .until(() -> !eventsOn("bad-ann", MaintenanceAnnotationController.INVALID_EVENT)
+                        .isEmpty());
+        assertThat(eventsOn("bad-ann", MaintenanceAnnotationController.INVALID_EVENT)
+                        .get(0)
+                        .getType())
+                .isEqualTo("Warning");
+        assertThat(client().nodes().withName("bad-ann").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
         assertThat(lease("bad-ann")).isNull();
     }
 }
