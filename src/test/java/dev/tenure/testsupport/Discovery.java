@@ -36,7 +36,7 @@ final class Discovery {
         this.json = json;
         add(
                 "v1",
-                r("namespaces", "Namespace", false),
+                r("namespaces", "Namespace", false, "ns"),
                 sub("namespaces/status", "Namespace", false),
                 r("nodes", "Node", false, "no"),
                 sub("nodes/status", "Node", false),
@@ -139,6 +139,18 @@ final class Discovery {
             }
         }
         return Optional.empty();
+    }
+
+    /** A top-level resource as served: what the OpenAPI documents describe. */
+    record Served(String groupVersion, String name, String kind, boolean namespaced) {}
+
+    /** Every top-level resource served (no subresources), by group version in the order served. */
+    List<Served> resources() {
+        List<Served> out = new ArrayList<>();
+        served.forEach((gv, resources) -> resources.stream()
+                .filter(r -> !r.name.contains("/"))
+                .forEach(r -> out.add(new Served(gv, r.name, r.kind, r.namespaced))));
+        return out;
     }
 
     /** True for paths that are discovery paths (served or not: an unserved group is a 404, never a CRUD list). */

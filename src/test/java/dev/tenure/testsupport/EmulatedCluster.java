@@ -151,9 +151,11 @@ public final class EmulatedCluster implements AutoCloseable {
         this.options = options;
         IndexedCrudDispatcher crud = new IndexedCrudDispatcher();
         this.store = new ClusterStore(crud);
+        TableView tables = new TableView(store, options.clock);
         EmulatorDispatcher dispatcher = new EmulatorDispatcher(
                 crud,
                 store,
+                tables,
                 new Discovery(store.json, options.leaseCandidateVersions),
                 requests,
                 faults,
@@ -164,6 +166,10 @@ public final class EmulatedCluster implements AutoCloseable {
             return t;
         });
         this.server = new MockWebServer();
+        HttpWatchStreams.install(
+                server,
+                (event, accept, includeObject) ->
+                        TableView.wanted(accept) ? tables.watchEvent(event, includeObject) : event);
         server.setDispatcher(dispatcher);
         server.start(InetAddress.getLoopbackAddress(), options.port);
         OperatorRequestRecorder.forCluster(server.getPort()).ifPresent(r -> requests.observe(r::record));

@@ -35,7 +35,9 @@ final class EmulatorDispatcher extends Dispatcher {
 
     private final IndexedCrudDispatcher crud;
     private final ClusterStore store;
+    private final TableView tables;
     private final Discovery discovery;
+    private final OpenApiDocuments openApi;
     private final RequestLog log;
     private final Faults faults;
     private final Clock clock;
@@ -44,13 +46,16 @@ final class EmulatorDispatcher extends Dispatcher {
     EmulatorDispatcher(
             IndexedCrudDispatcher crud,
             ClusterStore store,
+            TableView tables,
             Discovery discovery,
             RequestLog log,
             Faults faults,
             Clock clock) {
         this.crud = crud;
         this.store = store;
+        this.tables = tables;
         this.discovery = discovery;
+        this.openApi = new OpenApiDocuments(store, discovery);
         this.log = log;
         this.faults = faults;
         this.clock = clock;
@@ -86,7 +91,18 @@ final class EmulatorDispatcher extends Dispatcher {
             response = response.withWebSocketUpgrade(
                     new WrappingListener(response.getWebSocketListener(), EmulatorDispatcher::wholeFrames));
         }
-        return api.verb().equals("list") && response.code() == 200 ? typedList(api, response) : response;
+        if (api.verb().equals("list") && response.code() == 200) {
+            response = typedList(api, response);
+        }
+        if ((api.verb().equals("list") || api.verb().equals("get"))
+                && response.code() == 200
+                && TableView.wanted(request.getHeader("Accept"))) {
+            // kubectl get asks for server-side printing; the body becomes a Table of the same objects
+            String includeObject = api.query().get("includeObject");
+            response = json(200, tables.table(ClusterStore.body(response), includeObject))
+                    .setHeader("Content-Type", TableView.TABLE_CONTENT_TYPE);
+        }
+        return response;
     }
 
     @Override
@@ -96,6 +112,32 @@ final class EmulatorDispatcher extends Dispatcher {
 
     private MockResponse serve(RecordedRequest request, ApiRequest api) {
         String method = request.getMethod();
+        if ((method.equals("POST") || method.equals("PUT"))
+                && String.valueOf(request.getHeader("Content-Type")).startsWith(ProtobufBodies.CONTENT_TYPE)) {
+            // client-go's typed clients (kubectl create namespace) send built-in kinds as protobuf
+            Optional<String> json = ProtobufBodies.toJson(request.getBody().getBytes());
+            if (json.isEmpty()) {
+                return status(
+                        415,
+                        "UnsupportedMediaType",
+                        "the emulated cluster reads protobuf bodies of Namespace, "
+                                + "ConfigMap and Secret only; send JSON (e.g. kubectl apply -f)",
+                        null);
+            }
+            io.fabric8.mockwebserver.http.Buffer body = new io.fabric8.mockwebserver.http.Buffer();
+            body.writeUtf8(json.get());
+            request = new RecordedRequest(
+                    "HTTP/1.1",
+                    request.method(),
+                    request.getPath(),
+                    request.getHeaders()
+                            .newBuilder()
+                            .removeAll("Content-Type")
+                            .removeAll("content-type")
+                            .set("Content-Type", "application/json")
+                            .build(),
+                    body);
+        }
         if (method.equals("GET") && api.path().equals("/version")) {
             return json(
                     200,
@@ -103,7 +145,12 @@ final class EmulatorDispatcher extends Dispatcher {
                             + "\"platform\":\"linux/amd64\"}");
         }
         if (api.path().startsWith("/openapi")) {
-            return status(404, "NotFound", "the emulated cluster serves no OpenAPI document", null);
+            return method.equals("GET")
+                    ? openApi.document(api.path())
+                            .map(d -> json(200, d))
+                            .orElseGet(() -> status(
+                                    404, "NotFound", "the emulated cluster serves OpenAPI v3 only (/openapi/v3)", null))
+                    : status(405, "MethodNotAllowed", "the OpenAPI documents are read-only", null);
         }
         if (!api.isResourceRequest() && method.equals("GET") && Discovery.isDiscoveryPath(api.path())) {
             return discovery

@@ -15,7 +15,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Real kubectl (v1.32) against the emulated cluster: discovery, field selectors, cordon, drain. */
+/**
+ * Real kubectl (v1.32) against the emulated cluster: discovery, field selectors, cordon, drain, and what a user of
+ * {@code make run} types first: apply (validated against the served OpenAPI), get with printer columns (server-side
+ * Tables), explain, get -w (HTTP-streaming watch), create namespace (a protobuf body), delete (which waits on a watch).
+ */
 @EndToEnd
 class KubectlCompatibilityTest {
     private static final Path KUBECTL = Path.of("/usr/bin/kubectl");
@@ -41,6 +45,174 @@ class KubectlCompatibilityTest {
                 .onNodes("w1", "w2")
                 .create();
         cluster.seed().pod("solo").namespace("shop").onNode("w2").create();
+        try (var in = Files.newInputStream(Path.of("deploy", "tenure-operator.yaml"))) {
+            cluster.client().load(in).items().stream()
+                    .filter(o -> o.getKind().equals("CustomResourceDefinition"))
+                    .forEach(crd -> cluster.client().resource(crd).create());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private static Path manifest(String name, String yaml) throws IOException {
+        Path file = kubeconfig.resolveSibling(name);
+        Files.writeString(file, yaml);
+        return file;
+    }
+
+    private static String maintenance(String name, String node, String reason) {
+        return "apiVersion: tenure.dev/v1alpha1\nkind: NodeMaintenance\nmetadata:\n  name: " + name
+                + "\nspec:\n  nodeName: " + node + "\n  reason: " + reason + "\n";
+    }
+
+    @Test
+    void applyCreatesThenUpdatesANodeMaintenanceValidatedByTheServer() throws Exception {
+        Path file = manifest("apply.yaml", maintenance("apply-me", "w1", "first"));
+        Result created = kubectl("apply", "-f", file.toString());
+        assertThat(created.exit()).as(created.out()).isZero();
+        assertThat(created.out()).contains("nodemaintenance.tenure.dev/apply-me created");
+
+        Files.writeString(file, maintenance("apply-me", "w1", "second"));
+        Result updated = kubectl("apply", "-f", file.toString());
+        assertThat(updated.exit()).as(updated.out()).isZero();
+        assertThat(updated.out()).contains("nodemaintenance.tenure.dev/apply-me configured");
+        assertThat(cluster.client()
+                        .genericKubernetesResources("tenure.dev/v1alpha1", "NodeMaintenance")
+                        .withName("apply-me")
+                        .get()
+                        .get("spec", "reason")
+                        .toString())
+                .isEqualTo("second");
+    }
+
+    @Test
+    void getShowsTheCrdsPrinterColumnsAndTheBuiltInKindsUsualOnes() throws Exception {
+        // set-up only (--validate=false): apply itself is the first test
+        kubectl(
+                "apply",
+                "--validate=false",
+                "-f",
+                manifest("columns.yaml", maintenance("columns", "w2", "firmware"))
+                        .toString());
+
+        Result maintenances = kubectl("get", "tnm", "columns");
+        assertThat(maintenances.exit()).as(maintenances.out()).isZero();
+        assertThat(maintenances.out().lines().findFirst().orElseThrow().split("\\s+"))
+                .containsExactly("NAME", "NODE", "PHASE", "PROGRESS", "REASON", "AGE");
+        assertThat(maintenances.out()).containsPattern("columns\\s+w2\\s+firmware\\s+\\d+s");
+
+        Result nodes = kubectl("get", "nodes");
+        assertThat(nodes.out().lines().findFirst().orElseThrow().split("\\s+"))
+                .containsExactly("NAME", "STATUS", "ROLES", "AGE", "VERSION");
+        assertThat(nodes.out()).containsPattern("cp1\\s+Ready\\s+control-plane");
+        Result pods = kubectl("get", "pods", "-n", "shop", "-o", "wide");
+        assertThat(pods.out().lines().findFirst().orElseThrow())
+                .containsPattern("NAME\\s+READY\\s+STATUS\\s+RESTARTS\\s+AGE\\s+IP\\s+NODE");
+    }
+
+    @Test
+    void explainDescribesTheNodeMaintenanceSpecFromTheCrdSchema() throws Exception {
+        Result r = kubectl("explain", "tnm.spec");
+        assertThat(r.exit()).as(r.out()).isZero();
+        assertThat(r.out())
+                .contains("KIND:       NodeMaintenance")
+                .contains("nodeName")
+                .contains("drain");
+    }
+
+    @Test
+    void getWatchStreamsAChangeAsItHappens() throws Exception {
+        // set-up only (--validate=false): apply itself is the first test
+        kubectl(
+                "apply",
+                "--validate=false",
+                "-f",
+                manifest("watched.yaml", maintenance("watched", "w1", "before")).toString());
+        Process watch = new ProcessBuilder(
+                        KUBECTL.toString(), "--kubeconfig", kubeconfig.toString(), "get", "tnm", "watched", "-w")
+                .redirectErrorStream(true)
+                .start();
+        try {
+            var lines = new java.io.BufferedReader(
+                    new java.io.InputStreamReader(watch.getInputStream(), StandardCharsets.UTF_8));
+            assertThat(lines.readLine()).startsWith("NAME");
+            assertThat(lines.readLine()).contains("before");
+            cluster.client()
+                    .genericKubernetesResources("tenure.dev/v1alpha1", "NodeMaintenance")
+                    .withName("watched")
+                    .edit(o -> {
+                        ((java.util.Map<String, Object>)
+                                        o.getAdditionalProperties().get("spec"))
+                                .put("reason", "after");
+                        return o;
+                    });
+            java.util.concurrent.CompletableFuture<String> next =
+                    java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                        try {
+                            return lines.readLine();
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    });
+            assertThat(next.get(30, TimeUnit.SECONDS)).contains("watched").contains("after");
+            assertThat(watch.isAlive()).as("the watch stays open").isTrue();
+        } finally {
+            watch.destroyForcibly();
+        }
+    }
+
+    @Test
+    void createNamespaceThenDeleteItWithoutWatchErrors() throws Exception {
+        Result created = kubectl("create", "namespace", "team-a");
+        assertThat(created.exit()).as(created.out()).isZero();
+        assertThat(created.out().strip()).isEqualTo("namespace/team-a created");
+        assertThat(kubectl("get", "ns", "team-a", "-o", "name").out().strip()).isEqualTo("namespace/team-a");
+
+        Result deleted = kubectl("delete", "namespace", "team-a");
+        assertThat(deleted.exit()).as(deleted.out()).isZero();
+        assertThat(deleted.out().strip()).isEqualTo("namespace \"team-a\" deleted");
+    }
+
+    @Test
+    void deleteOfANodeMaintenanceWaitsForItsFinalizerOnAWatchAndPrintsOnlyTheResult() throws Exception {
+        // set-up only (--validate=false): apply itself is the first test. The finalizer stands for the operator's:
+        // the object stays until it is removed, and kubectl delete waits for that on a watch.
+        kubectl(
+                "apply",
+                "--validate=false",
+                "-f",
+                manifest(
+                                "deleted.yaml",
+                                maintenance("deleted", "w2", "gone")
+                                        .replace(
+                                                "  name: deleted\n",
+                                                "  name: deleted\n  finalizers: [tenure.dev/test]\n"))
+                        .toString());
+        var resource = cluster.client()
+                .genericKubernetesResources("tenure.dev/v1alpha1", "NodeMaintenance")
+                .withName("deleted");
+        java.util.concurrent.CompletableFuture<Result> deleting =
+                java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return kubectl("delete", "tnm", "deleted");
+                    } catch (IOException | InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                });
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(20))
+                .until(() ->
+                        resource.get() == null || resource.get().getMetadata().getDeletionTimestamp() != null);
+        Thread.sleep(500); // kubectl is now waiting on its watch
+        resource.edit(o -> {
+            o.getMetadata().setFinalizers(List.of());
+            return o;
+        });
+
+        Result r = deleting.get(30, TimeUnit.SECONDS);
+        assertThat(r.exit()).as(r.out()).isZero();
+        assertThat(r.out().strip()).isEqualTo("nodemaintenance.tenure.dev \"deleted\" deleted");
+        assertThat(resource.get()).isNull();
     }
 
     @AfterAll
