@@ -14,7 +14,7 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
- * The house plan: the election core at the bottom, the two jobs (coordination, maintenance) on it side by side, and
+ * The house plan: the election core (and {@code kube}, the operator's shared fabric8 helpers) at the bottom, the two jobs (coordination, maintenance) on it side by side, and
  * the operator (configuration, CDI wiring, probes, leadership, manifests) on top. A walk from a reconciler to a lease
  * write goes down the layers and never comes back, and no package needs another that needs it.
  */
@@ -31,6 +31,8 @@ class LayeringTest {
             .consideringOnlyDependenciesInLayers()
             .layer("election")
             .definedBy("dev.tenure.election..")
+            .layer("kube")
+            .definedBy("dev.tenure.kube..")
             .layer("coordination")
             .definedBy("dev.tenure.coordination..")
             .layer("maintenance")
@@ -44,6 +46,8 @@ class LayeringTest {
             .whereLayer("maintenance")
             .mayOnlyBeAccessedByLayers("operator")
             .whereLayer("election")
+            .mayOnlyBeAccessedByLayers("coordination", "maintenance", "operator")
+            .whereLayer("kube")
             .mayOnlyBeAccessedByLayers("coordination", "maintenance", "operator");
 
     @Test

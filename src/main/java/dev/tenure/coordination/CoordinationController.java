@@ -7,6 +7,7 @@ import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseStoreException;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.TrimmedNodeStore;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -144,7 +145,8 @@ public final class CoordinationController {
                 .withoutField("metadata.namespace", NODE_LEASE_NAMESPACE)
                 .runnableInformer(0);
         leases.addEventHandler(leaseEvents(queue, candidates));
-        SharedIndexInformer<Node> nodes = client.nodes().runnableInformer(0);
+        // node images, addresses and capacity are never read here: dropped before caching
+        SharedIndexInformer<Node> nodes = client.nodes().runnableInformer(0).itemStore(new TrimmedNodeStore());
         nodes.addEventHandler(nodeEvents(queue, candidates));
 
         try {

@@ -173,6 +173,26 @@ class CoordinationControllerIT {
                         assertThat(r.query().get("fieldSelector")).isEqualTo("metadata.namespace!=kube-node-lease"));
     }
 
+    /** Issue 14.3: the controller's Node cache keeps what availability reads and drops images and addresses. */
+    @Test
+    void theNodeCacheHoldsTrimmedNodes() {
+        client.resource(dev.tenure.testsupport.RealisticNodes.node("n-trim")).create();
+        startController(true, Duration.ofMinutes(30));
+
+        @SuppressWarnings("unchecked")
+        var nodes = (io.fabric8.kubernetes.client.informers.SharedIndexInformer<io.fabric8.kubernetes.api.model.Node>)
+                controller.informers().get("coordination/nodes");
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> nodes.getStore().getByKey("n-trim") != null);
+        var cached = nodes.getStore().getByKey("n-trim");
+        assertThat(client.nodes().withName("n-trim").get().getStatus().getImages())
+                .hasSize(40);
+        assertThat(cached.getStatus().getImages()).isNullOrEmpty();
+        assertThat(cached.getSpec().getUnschedulable()).isTrue();
+        assertThat(NodeAvailability.unavailableReason(cached)).contains("node n-trim is cordoned");
+    }
+
     @Test
     void singleCandidateIsElected() {
         startController(true, Duration.ofMinutes(30));

@@ -1,6 +1,7 @@
 package dev.tenure.maintenance.annotation;
 
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.TrimmedNodeStore;
 import dev.tenure.maintenance.EventRecorder;
 import dev.tenure.maintenance.MaintenanceMachine;
 import dev.tenure.maintenance.MaintenanceSettings;
@@ -35,7 +36,8 @@ import java.util.Optional;
         informer =
                 @Informer(
                         genericFilter = MaintenanceAnnotationReconciler.ConcernsProtocol.class,
-                        onUpdateFilter = MaintenanceAnnotationReconciler.ActedOnChange.class))
+                        onUpdateFilter = MaintenanceAnnotationReconciler.ActedOnChange.class,
+                        itemStore = TrimmedNodeStore.class))
 // Exactly the calls JOSDK's Node informer, the controller and the maintenance machine make for it. The Node rules
 // replace quarkus-operator-sdk's blanket one on the primary resource (create, update, delete on nodes, their status
 // and finalizers), which ManifestAssembly drops; RbacLeastPrivilegeCheck holds these to what the tests saw.

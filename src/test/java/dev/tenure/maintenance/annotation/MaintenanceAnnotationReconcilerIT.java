@@ -40,6 +40,41 @@ class MaintenanceAnnotationReconcilerIT {
 
     static final Duration WAIT = Duration.ofSeconds(30);
 
+    @jakarta.inject.Inject
+    io.javaoperatorsdk.operator.Operator operator;
+
+    /** Issue 14.3: the JOSDK Node informer caches trimmed Nodes (images, addresses, capacity dropped). */
+    @Test
+    void theReconcilersNodeCacheHoldsTrimmedNodes() {
+        Node node = dev.tenure.testsupport.RealisticNodes.node("trim-1");
+        node.getMetadata().setAnnotations(Map.of("example.com/owner", "team-a"));
+        client().resource(node).create();
+
+        // until the controller is registered and started (before, its event source has no cache yet)
+        await().atMost(WAIT)
+                .ignoreExceptions()
+                .until(() -> operator.getRegisteredController(MaintenanceAnnotationReconciler.NAME)
+                        .map(c -> ((io.javaoperatorsdk.operator.processing.Controller<Node>) c)
+                                .getEventSourceManager()
+                                .getControllerEventSource()
+                                .get(new io.javaoperatorsdk.operator.processing.event.ResourceID("trim-1"))
+                                .isPresent())
+                        .orElse(false));
+        Node cached = ((io.javaoperatorsdk.operator.processing.Controller<Node>)
+                        operator.getRegisteredController(MaintenanceAnnotationReconciler.NAME)
+                                .orElseThrow())
+                .getEventSourceManager()
+                .getControllerEventSource()
+                .get(new io.javaoperatorsdk.operator.processing.event.ResourceID("trim-1"))
+                .orElseThrow();
+        assertThat(client().nodes().withName("trim-1").get().getStatus().getImages())
+                .hasSize(40);
+        assertThat(cached.getStatus().getImages()).isNullOrEmpty();
+        assertThat(cached.getMetadata().getAnnotations()).containsEntry("example.com/owner", "team-a");
+        assertThat(cached.getSpec().getTaints()).extracting("key").containsExactly("tenure.dev/drain");
+        client().nodes().withName("trim-1").delete();
+    }
+
     EmulatedCluster cluster() {
         return EmulatedClusterResource.cluster();
     }

@@ -1,0 +1,25 @@
+package dev.tenure.kube;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import io.quarkus.runtime.annotations.RegisterForReflection;
+
+/**
+ * The item store of every Node informer of the operator: fabric8's {@link ReducedStateItemStore} keeping only what
+ * the operator reads from a cached Node — metadata (name, uid, resourceVersion, labels, annotations, deletion), spec
+ * (unschedulable, taints) and the status conditions (the maintenance condition). The rest of the status (~40 image
+ * names and digests, addresses, capacity, node info: most of a Node's bytes) is dropped before caching, so a cache of
+ * 5,000 Nodes costs a fraction of the full objects. Whoever needs the whole Node reads it from the API server (the
+ * reconcilers do, before acting). A no-argument class, as JOSDK's {@code @Informer(itemStore = ...)} instantiates it.
+ */
+@RegisterForReflection // JOSDK instantiates it by class (native image)
+public final class TrimmedNodeStore extends ReducedStateItemStore<Node> {
+
+    /** The fields kept, as dotted paths. */
+    static final String[] KEPT = {"metadata", "spec", "status.conditions"};
+
+    public TrimmedNodeStore() {
+        super(NAME_KEY_STATE, Node.class, new KubernetesSerialization(), KEPT);
+    }
+}

@@ -1,0 +1,36 @@
+package dev.tenure.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.testsupport.RealisticNodes;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import org.junit.jupiter.api.Test;
+
+class TrimmedNodeStoreTest {
+
+    @Test
+    void aCachedNodeKeepsWhatTheOperatorReadsAndDropsImagesAddressesCapacity() {
+        TrimmedNodeStore store = new TrimmedNodeStore();
+        Node full = RealisticNodes.node("w1");
+        store.put(store.getKey(full), full);
+
+        Node cached = store.get("w1");
+        assertThat(cached.getMetadata().getName()).isEqualTo("w1");
+        assertThat(cached.getMetadata().getUid()).isEqualTo("uid-w1");
+        assertThat(cached.getMetadata().getResourceVersion()).isEqualTo("42");
+        assertThat(cached.getMetadata().getAnnotations()).containsKey("lifecycle.metal3.io/maintenance");
+        assertThat(cached.getSpec().getUnschedulable()).isTrue();
+        assertThat(cached.getSpec().getTaints()).extracting("key").containsExactly("tenure.dev/drain");
+        assertThat(cached.getStatus().getConditions()).extracting("type").containsExactly("tenure.dev/Maintenance");
+        assertThat(cached.getStatus().getImages()).isNullOrEmpty();
+        assertThat(cached.getStatus().getAddresses()).isNullOrEmpty();
+        assertThat(cached.getStatus().getCapacity()).isNullOrEmpty();
+        assertThat(cached.getStatus().getNodeInfo()).isNull();
+
+        KubernetesSerialization json = new KubernetesSerialization();
+        assertThat(json.asJson(cached).length())
+                .as("cached bytes vs full")
+                .isLessThan(json.asJson(full).length() / 5);
+    }
+}
