@@ -31,7 +31,7 @@ test-tools: ## Install what the tests need beyond Maven (Prometheus, promtool) b
 # non-daemon threads); the packaged jar is built for the footprint row. BENCH_OPTS=-Dtenure.bench.quick=true
 # is the smoke run.
 bench: ## Side-by-side benchmark; prints a table, writes bench/results.json (BENCH_OPTS=-Dtenure.bench.quick=true)
-	$(MVN) -q package -DskipTests
+	$(MVN) -q package -DskipTests -Dquarkus.package.jar.appcds.enabled=true
 	$(MVN) -q dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/test-classpath.txt
 	java -Djava.util.logging.manager=org.jboss.logmanager.LogManager $(BENCH_OPTS) -cp "target/test-classes:target/classes:$$(cat target/test-classpath.txt)" dev.tenure.bench.Bench
 
@@ -54,8 +54,11 @@ verify-generated: ## Fail when committed olm-bundle/, catalog/ or deploy/ differ
 native: ## Native executable target/*-runner (needs GraalVM/Mandrel, or NATIVE_IN_CONTAINER=true and a container engine)
 	$(MVN) package -Pnative -DskipTests -Dquarkus.native.container-build=$(NATIVE_IN_CONTAINER)
 
+# The AppCDS archive must come from the image's own JDK: Quarkus builds it in that base image.
+APPCDS_IMAGE ?= registry.access.redhat.com/ubi9/openjdk-17-runtime:1.21
 image: ## JVM container image $(IMAGE) from src/main/docker/Dockerfile.jvm (needs docker or podman)
-	$(MVN) package -DskipTests
+	$(MVN) package -DskipTests -Dquarkus.package.jar.appcds.enabled=true \
+		-Dquarkus.package.jar.appcds.use-container=true -Dquarkus.package.jar.appcds.builder-image=$(APPCDS_IMAGE)
 	$(ENGINE) build -f src/main/docker/Dockerfile.jvm -t $(IMAGE) .
 
 image-native: native ## Native container image $(IMAGE) from src/main/docker/Dockerfile.native

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * Row 6: the packaged operator ({@code target/quarkus-app/quarkus-run.jar}) started as a child JVM with
@@ -20,6 +21,22 @@ import java.util.concurrent.TimeUnit;
  */
 final class FootprintBench {
     static final Path JAR = Path.of("target/quarkus-app/quarkus-run.jar");
+    /** Quarkus' AppCDS archive, written by package with quarkus.package.jar.appcds.enabled (make bench asks). */
+    static final Path APP_CDS = Path.of("target/quarkus-app/app-cds.jsa");
+
+    /**
+     * The flags the image runs with (src/main/docker/Dockerfile.jvm, JAVA_OPTS_APPEND), the archive path made local,
+     * under the Deployment's 512Mi memory limit (-XX:MaxRAM stands in for the container's cgroup limit).
+     */
+    static List<String> imageFlags() {
+        return List.of(
+                "-XX:MaxRAM=512m",
+                "-XX:SharedArchiveFile=" + APP_CDS,
+                "-Xshare:auto",
+                "-XX:+UseSerialGC",
+                "-XX:MaxRAMPercentage=50",
+                "-XX:TieredStopAtLevel=1");
+    }
 
     record Result(double secondsToReady, double rssAtReadyMiB, double rssSettledMiB, double hwmMiB) {}
 
@@ -28,22 +45,31 @@ final class FootprintBench {
     }
 
     static Result run(Duration settle) throws Exception {
+        return run(settle, List.of());
+    }
+
+    /** {@code jvmFlags} go before {@code -jar}, as the image's run-java.sh puts JAVA_OPTS_APPEND. */
+    static Result run(Duration settle, List<String> jvmFlags) throws Exception {
         try (EmulatedCluster cluster = EmulatedCluster.start()) {
             cluster.seed().demo();
             installCrds(cluster);
             int port = freePort();
             int managementPort = freePort(); // health and metrics: the management interface of the packaged jar
             Path log = Files.createTempFile("bench-operator", ".log");
-            ProcessBuilder pb = new ProcessBuilder(List.of(
-                            javaBin(),
-                            "-Dquarkus.kubernetes-client.api-server-url=" + cluster.url(),
-                            "-Dquarkus.kubernetes-client.trust-certs=true",
-                            "-Dquarkus.kubernetes-client.namespace=tenure-system",
-                            "-Dquarkus.operator-sdk.enable-ssa=false",
-                            "-Dquarkus.http.port=" + port,
-                            "-Dquarkus.management.port=" + managementPort,
-                            "-jar",
-                            JAR.toString()))
+            List<String> command = new java.util.ArrayList<>(List.of(javaBin()));
+            command.addAll(jvmFlags);
+            ProcessBuilder pb = new ProcessBuilder(java.util.stream.Stream.concat(
+                                    command.stream(),
+                                    Stream.of(
+                                            "-Dquarkus.kubernetes-client.api-server-url=" + cluster.url(),
+                                            "-Dquarkus.kubernetes-client.trust-certs=true",
+                                            "-Dquarkus.kubernetes-client.namespace=tenure-system",
+                                            "-Dquarkus.operator-sdk.enable-ssa=false",
+                                            "-Dquarkus.http.port=" + port,
+                                            "-Dquarkus.management.port=" + managementPort,
+                                            "-jar",
+                                            JAR.toString()))
+                            .toList())
                     .redirectErrorStream(true)
                     .redirectOutput(log.toFile());
             pb.environment().put("KUBECONFIG", cluster.kubeconfig().toString());
