@@ -95,6 +95,7 @@ public final class Bench {
         rows.put("4", this::drain);
         rows.put("5", this::fleet);
         rows.put("6", this::footprint);
+        rows.put("7", this::scale);
         return rows;
     }
 
@@ -467,6 +468,63 @@ public final class Bench {
                         + "memory limit")
                 .note("no peer figure: medik8s' operator is Go and not runnable here")
                 .ok((System.nanoTime() - t0) / 1e9));
+    }
+
+    /** Row 7: the cost curve as the cluster grows; as far as the emulator holds, and where it stops, said. */
+    private List<RowResult> scale() throws Exception {
+        RowResult.Builder row = RowResult.of("7", "Scale: idle operator cost as nodes grow (packaged jar)");
+        if (!FootprintBench.jarPresent()) {
+            return List.of(
+                    row.skipped(FootprintBench.JAR + " is absent: run ./mvnw package -DskipTests (make bench does)"));
+        }
+        long t0 = System.nanoTime();
+        List<Integer> sizes = quick ? List.of(200) : List.of(500, 2000, 5000);
+        int podsPerNode = Integer.getInteger("tenure.bench.scale.pods", 30);
+        Duration idle = Duration.ofSeconds(quick ? 15 : 60);
+        List<ScaleBench.Point> points = new ArrayList<>();
+        String stoppedAt = null;
+        for (int n : sizes) {
+            try {
+                ScaleBench.Point p = ScaleBench.run(n, podsPerNode, idle);
+                points.add(p);
+                String s = n + " nodes";
+                row.measure(s, "operator heap after GC", p.heapAfterGcMiB(), "MiB")
+                        .measure(s, "operator RSS", p.rssMiB(), "MiB")
+                        .measure(s, "operator CPU while idle", p.cpuSecondsPerMinute(), "s/min")
+                        .measure(s, "watch events to the operator while idle", p.watchEventsPerSecond(), "1/s")
+                        .measure(
+                                s,
+                                "kubelet lease writes in the cluster (filtered out)",
+                                p.kubeletLeaseWritesPerSecond(),
+                                "1/s")
+                        .measure(s, "operator time to ready", p.secondsToReady(), "s")
+                        .measure(s, "seeding " + p.pods() + " pods and the nodes", p.seedSeconds(), "s");
+            } catch (Exception | OutOfMemoryError e) {
+                stoppedAt = n + " nodes: " + e;
+                break;
+            }
+        }
+        if (points.size() >= 2) {
+            ScaleBench.Point first = points.get(0);
+            ScaleBench.Point last = points.get(points.size() - 1);
+            row.ratio(
+                    last.heapAfterGcMiB() / first.heapAfterGcMiB(),
+                    "heap after GC at " + last.nodes() + " nodes / at " + first.nodes() + " ("
+                            + (last.nodes() / first.nodes()) + "x the nodes)");
+        }
+        row.note(
+                        "realistic Nodes (40 images with digests, 4 conditions, addresses, capacity, node info), "
+                                + podsPerNode
+                                + " pods on every node, 5 leader-elected workloads with 3 LeaseCandidates each "
+                                + "(MaintenanceAware); simulated kubelets renew every node's Lease in kube-node-lease every 10 s")
+                .note("the packaged operator with default JVM flags, idle " + idle.toSeconds() + " s after it is ready "
+                        + "and 10 s of settling; heap = used after jcmd GC.run (GC.heap_info); CPU from /proc/<pid>/stat; "
+                        + "watch events = WebSocket messages the emulated API server sent while idle")
+                .note("no peer figure: medik8s' operator is Go and not runnable here");
+        if (stoppedAt != null) {
+            row.note("stopped at " + stoppedAt);
+        }
+        return List.of(row.ok((System.nanoTime() - t0) / 1e9));
     }
 
     private static double median(

@@ -12,7 +12,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 
 /**
  * Row 6: the packaged operator ({@code target/quarkus-app/quarkus-run.jar}) started as a child JVM with
@@ -53,70 +52,82 @@ final class FootprintBench {
         try (EmulatedCluster cluster = EmulatedCluster.start()) {
             cluster.seed().demo();
             installCrds(cluster);
-            int port = freePort();
-            int managementPort = freePort(); // health and metrics: the management interface of the packaged jar
-            Path log = Files.createTempFile("bench-operator", ".log");
-            List<String> command = new java.util.ArrayList<>(List.of(javaBin()));
-            command.addAll(jvmFlags);
-            ProcessBuilder pb = new ProcessBuilder(java.util.stream.Stream.concat(
-                                    command.stream(),
-                                    Stream.of(
-                                            "-Dquarkus.kubernetes-client.api-server-url=" + cluster.url(),
-                                            "-Dquarkus.kubernetes-client.trust-certs=true",
-                                            "-Dquarkus.kubernetes-client.namespace=tenure-system",
-                                            "-Dquarkus.operator-sdk.enable-ssa=false",
-                                            "-Dquarkus.http.port=" + port,
-                                            "-Dquarkus.management.port=" + managementPort,
-                                            "-jar",
-                                            JAR.toString()))
-                            .toList())
-                    .redirectErrorStream(true)
-                    .redirectOutput(log.toFile());
-            pb.environment().put("KUBECONFIG", cluster.kubeconfig().toString());
-            long t0 = System.nanoTime();
-            Process p = pb.start();
-            try {
-                HttpClient http = HttpClient.newBuilder()
-                        .connectTimeout(Duration.ofMillis(500))
-                        .build();
-                URI ready = URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready");
-                long deadline = t0 + Duration.ofSeconds(90).toNanos();
-                double secondsToReady = -1;
-                while (System.nanoTime() < deadline && p.isAlive()) {
-                    try {
-                        HttpResponse<String> r = http.send(
-                                HttpRequest.newBuilder(ready)
-                                        .timeout(Duration.ofSeconds(2))
-                                        .build(),
-                                HttpResponse.BodyHandlers.ofString());
-                        if (r.statusCode() == 200) {
-                            secondsToReady = (System.nanoTime() - t0) / 1e9;
-                            break;
-                        }
-                    } catch (IOException notYet) {
-                        // not listening yet
-                    }
-                    Thread.sleep(20);
-                }
-                if (secondsToReady < 0) {
-                    throw new IllegalStateException(
-                            "operator not ready within 90 s (alive=" + p.isAlive() + "); log:\n" + tail(log));
-                }
-                double atReady = rssMiB(p.pid(), "VmRSS");
+            try (Running operator = start(cluster, jvmFlags)) {
+                double atReady = rssMiB(operator.pid(), "VmRSS");
                 Thread.sleep(settle.toMillis());
-                return new Result(secondsToReady, atReady, rssMiB(p.pid(), "VmRSS"), rssMiB(p.pid(), "VmHWM"));
-            } finally {
-                p.destroy();
-                if (!p.waitFor(20, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                }
-                Files.deleteIfExists(log);
+                return new Result(
+                        operator.secondsToReady(),
+                        atReady,
+                        rssMiB(operator.pid(), "VmRSS"),
+                        rssMiB(operator.pid(), "VmHWM"));
             }
         }
     }
 
+    /** The packaged operator, started and ready; closing stops it. */
+    record Running(Process process, double secondsToReady, Path log) implements AutoCloseable {
+        long pid() {
+            return process.pid();
+        }
+
+        @Override
+        public void close() throws Exception {
+            process.destroy();
+            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+            Files.deleteIfExists(log);
+        }
+    }
+
+    /** Starts the packaged jar against {@code cluster} and waits for /q/health/ready (90 s at most). */
+    static Running start(EmulatedCluster cluster, List<String> jvmFlags) throws Exception {
+        int port = freePort();
+        int managementPort = freePort(); // health and metrics: the management interface of the packaged jar
+        Path log = Files.createTempFile("bench-operator", ".log");
+        List<String> command = new java.util.ArrayList<>(List.of(javaBin()));
+        command.addAll(jvmFlags);
+        command.addAll(List.of(
+                "-Dquarkus.kubernetes-client.api-server-url=" + cluster.url(),
+                "-Dquarkus.kubernetes-client.trust-certs=true",
+                "-Dquarkus.kubernetes-client.namespace=tenure-system",
+                "-Dquarkus.operator-sdk.enable-ssa=false",
+                "-Dquarkus.http.port=" + port,
+                "-Dquarkus.management.port=" + managementPort,
+                "-jar",
+                JAR.toString()));
+        ProcessBuilder pb =
+                new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+        pb.environment().put("KUBECONFIG", cluster.kubeconfig().toString());
+        long t0 = System.nanoTime();
+        Process p = pb.start();
+        HttpClient http =
+                HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
+        URI ready = URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready");
+        long deadline = t0 + Duration.ofSeconds(90).toNanos();
+        while (System.nanoTime() < deadline && p.isAlive()) {
+            try {
+                HttpResponse<String> r = http.send(
+                        HttpRequest.newBuilder(ready)
+                                .timeout(Duration.ofSeconds(2))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
+                if (r.statusCode() == 200) {
+                    return new Running(p, (System.nanoTime() - t0) / 1e9, log);
+                }
+            } catch (IOException notYet) {
+                // not listening yet
+            }
+            Thread.sleep(20);
+        }
+        String tail = tail(log);
+        p.destroyForcibly();
+        Files.deleteIfExists(log);
+        throw new IllegalStateException("operator not ready within 90 s (alive=" + p.isAlive() + "); log:\n" + tail);
+    }
+
     /** As an admin would (the packaged operator does not apply CRDs): the CRDs the build generated. */
-    private static void installCrds(EmulatedCluster cluster) throws IOException {
+    static void installCrds(EmulatedCluster cluster) throws IOException {
         try (var files = Files.list(Path.of("target/kubernetes"))) {
             for (Path f : files.filter(p -> p.getFileName().toString().endsWith("-v1.yml"))
                     .toList()) {
@@ -131,7 +142,7 @@ final class FootprintBench {
         }
     }
 
-    private static double rssMiB(long pid, String field) throws IOException {
+    static double rssMiB(long pid, String field) throws IOException {
         for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
             if (line.startsWith(field + ":")) {
                 return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0; // kB

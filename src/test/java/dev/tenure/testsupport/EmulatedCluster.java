@@ -176,12 +176,20 @@ public final class EmulatedCluster implements AutoCloseable {
         this.url = "http://127.0.0.1:" + server.getPort();
         this.kubelets = new KubeletSimulator(store, executor, options);
         dispatcher.kubelets(kubelets);
+        this.dispatcher = dispatcher;
         try {
             this.kubeconfig = writeKubeconfig(Files.createTempFile("emulated-cluster-", ".kubeconfig"));
             kubeconfig.toFile().deleteOnExit();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    private final EmulatorDispatcher dispatcher;
+
+    /** Watch events the emulated API server has sent so far, to every watching client. */
+    public long watchEventsSent() {
+        return dispatcher.watchEventsSent();
     }
 
     /** Starts an emulated cluster with test settings. */

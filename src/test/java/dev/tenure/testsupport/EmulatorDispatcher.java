@@ -89,7 +89,7 @@ final class EmulatorDispatcher extends Dispatcher {
             response.setHeader("Content-Type", "application/json");
         } else {
             response = response.withWebSocketUpgrade(
-                    new WrappingListener(response.getWebSocketListener(), EmulatorDispatcher::wholeFrames));
+                    new WrappingListener(response.getWebSocketListener(), w -> counted(wholeFrames(w))));
         }
         if (api.verb().equals("list") && response.code() == 200) {
             response = typedList(api, response);
@@ -279,6 +279,23 @@ final class EmulatorDispatcher extends Dispatcher {
      * continuation frames, which fabric8's Vert.x client stalls on for good (fabric8io/kubernetes-client#7347): an
      * object that large would silently stop every informer watching its kind, which no real cluster does.
      */
+    private final java.util.concurrent.atomic.AtomicLong watchEventsSent = new java.util.concurrent.atomic.AtomicLong();
+
+    /** Watch events sent to clients so far (every WebSocket message of every watch). */
+    long watchEventsSent() {
+        return watchEventsSent.get();
+    }
+
+    private WebSocket counted(WebSocket w) {
+        return new ForwardingWebSocket(w) {
+            @Override
+            public boolean send(String text) {
+                watchEventsSent.incrementAndGet();
+                return super.send(text);
+            }
+        };
+    }
+
     static WebSocket wholeFrames(WebSocket w) {
         ServerWebSocket server;
         try {
