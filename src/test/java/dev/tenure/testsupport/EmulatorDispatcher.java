@@ -126,17 +126,7 @@ final class EmulatorDispatcher extends Dispatcher {
             }
             io.fabric8.mockwebserver.http.Buffer body = new io.fabric8.mockwebserver.http.Buffer();
             body.writeUtf8(json.get());
-            request = new RecordedRequest(
-                    "HTTP/1.1",
-                    request.method(),
-                    request.getPath(),
-                    request.getHeaders()
-                            .newBuilder()
-                            .removeAll("Content-Type")
-                            .removeAll("content-type")
-                            .set("Content-Type", "application/json")
-                            .build(),
-                    body);
+            request = withBody(request, "application/json", body);
         }
         if (method.equals("GET") && api.path().equals("/version")) {
             return json(
@@ -171,23 +161,29 @@ final class EmulatorDispatcher extends Dispatcher {
         if (method.equals("PATCH")
                 && String.valueOf(request.getHeader("Content-Type")).startsWith(SMP)) {
             // Good enough for what kubectl sends (cordon: spec.unschedulable); list merge keys are not honoured.
-            return crud.dispatch(new RecordedRequest(
-                    "HTTP/1.1",
-                    request.method(),
-                    request.getPath(),
-                    request.getHeaders()
-                            .newBuilder()
-                            .removeAll("Content-Type")
-                            .removeAll("content-type")
-                            .set("Content-Type", "application/merge-patch+json")
-                            .build(),
-                    request.getBody()));
+            return crud.dispatch(withBody(request, "application/merge-patch+json", request.getBody()));
         }
         if ((api.verb().equals("list") || api.verb().equals("watch"))
                 && (api.query().containsKey("fieldSelector") || api.query().containsKey("labelSelector"))) {
             return selected(request, api);
         }
         return crud.dispatch(request);
+    }
+
+    /** The same request with another body and Content-Type (what the CRUD store is given instead). */
+    private static RecordedRequest withBody(
+            RecordedRequest request, String contentType, io.fabric8.mockwebserver.http.Buffer body) {
+        return new RecordedRequest(
+                "HTTP/1.1",
+                request.method(),
+                request.getPath(),
+                request.getHeaders()
+                        .newBuilder()
+                        .removeAll("Content-Type")
+                        .removeAll("content-type")
+                        .set("Content-Type", contentType)
+                        .build(),
+                body);
     }
 
     /**
