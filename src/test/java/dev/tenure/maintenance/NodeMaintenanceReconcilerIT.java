@@ -154,10 +154,13 @@ class NodeMaintenanceReconcilerIT {
             s.setDrain(new DrainSpec());
             s.getDrain().setEvictionRetryDelay("200ms");
         });
-        await().atMost(WAIT)
-                .until(() -> get("mid").getStatus() != null
-                        && get("mid").getStatus().getPendingPods() != null
-                        && eventReasons("mid").contains("EvictionBlocked"));
+        await().atMost(WAIT).until(() -> {
+            // one read per look: two reads may see two versions of the object
+            NodeMaintenance seen = get("mid");
+            return seen.getStatus() != null
+                    && seen.getStatus().getPendingPods() != null
+                    && eventReasons("mid").contains("EvictionBlocked");
+        });
         assertThat(phaseOf("mid")).isEqualTo(Phase.Running);
         // Repeated refusals are one Event with a count, not one Event per retry.
         await().atMost(WAIT)
