@@ -5,7 +5,7 @@ IMAGE ?= ghcr.io/tenure-dev/tenure-operator:$(shell sed -n 's/^version=//p' src/
 NATIVE_IN_CONTAINER ?= false
 .DEFAULT_GOAL := help
 
-.PHONY: help run test test-fast test-tools fmt bench chaos bundle manifests verify-generated native image image-native
+.PHONY: help run test test-fast test-chaos test-tools fmt bench chaos bundle manifests verify-generated native image image-native
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -23,6 +23,9 @@ test-fast: ## The fast tier (~1 min): unit and table tests; no emulated cluster,
 
 fmt: ## Format the Java sources (palantir-java-format via Spotless; make test fails on unformatted code)
 	$(MVN) -q spotless:apply
+
+test-chaos: ## Chaos tier alone (tag chaos) at the runs per suite of make test; make chaos is the long run
+	$(MVN) test -Dgroups=chaos
 
 test-tools: ## Install what the tests need beyond Maven (Prometheus, promtool) before they run
 	@bin/test-tools >/dev/null

@@ -4,6 +4,7 @@ import static dev.tenure.election.ElectorHarness.LD;
 import static dev.tenure.election.ElectorHarness.RP;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.testsupport.Chaos;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -37,6 +38,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Seeds: {@code -Dtenure.chaos.seed=N} replays; {@code -Dtenure.chaos.runs=N} sets the number of runs.
  */
+@Chaos
 class ElectionChaosTest {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
     static final int RUNS = Integer.getInteger("tenure.chaos.runs", 6);

@@ -337,7 +337,9 @@ class HostileInputIT {
             n.getMetadata().getAnnotations().put(MaintenanceAnnotation.REQUEST, "3600");
             return n;
         });
-        await().atMost(WAIT).until(() -> node("hostile-door-1").getSpec().getUnschedulable() == Boolean.TRUE);
+        await().atMost(WAIT)
+                .until(() ->
+                        Boolean.TRUE.equals(node("hostile-door-1").getSpec().getUnschedulable()));
         client().resource(new NodeMaintenance("hostile-door", new NodeMaintenanceSpec("hostile-door-1", "cross-door")))
                 .create();
         await().atMost(WAIT).until(() -> phaseOf("hostile-door") == Phase.Waiting);

@@ -70,7 +70,7 @@ class AnnotationBudgetIT {
                             .contains("already are: w2");
                 });
         f.reconcile(); // looked at again: still held back, the event is not repeated
-        assertThat(f.events(MaintenanceAnnotationController.BUDGET_EVENT)).singleElement();
+        assertThat(f.events(MaintenanceAnnotationController.BUDGET_EVENT)).hasSize(1);
 
         released("w2");
         f.drive(n -> MaintenanceAnnotation.ACTIVE.equals(f.status()));

@@ -1,0 +1,83 @@
+package dev.tenure.testsupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Keeps {@code make test-fast} fast: it runs the tests without the {@code e2e} and {@code chaos} tags, so a test class
+ * that starts an emulated cluster or the Quarkus application must carry {@link EndToEnd}, and a chaos suite
+ * {@link Chaos}. Reads the test sources (no ArchUnit): a class is a test class by surefire's includes ({@code *Test},
+ * {@code *IT}).
+ */
+class TestTiersTest {
+
+    private static final Path TESTS = Path.of("src", "test", "java");
+    private static final Pattern STARTS_CLUSTER_OR_APP = Pattern.compile(
+            "EmulatedCluster\\.start\\(|^@Quarkus(Main|Integration)?Test\\b|^@QuarkusTestResource\\b",
+            Pattern.MULTILINE);
+    private static final Pattern END_TO_END = Pattern.compile("^@(EndToEnd|Tag\\(\"e2e\"\\))\\s*$", Pattern.MULTILINE);
+    private static final Pattern CHAOS = Pattern.compile("^@(Chaos|Tag\\(\"chaos\"\\))\\s*$", Pattern.MULTILINE);
+
+    @Test
+    void everyClusterOrAppTestIsTaggedEndToEnd() throws IOException {
+        List<String> untagged = testClasses()
+                .filter(f -> f.name.endsWith("IT")
+                        || STARTS_CLUSTER_OR_APP.matcher(f.source).find())
+                .filter(f -> !END_TO_END.matcher(f.source).find()
+                        && !CHAOS.matcher(f.source).find())
+                .map(f -> f.name)
+                .toList();
+        assertThat(untagged)
+                .as(
+                        "start an emulated cluster or the app, or are *IT, but lack @EndToEnd (make test-fast would run them)")
+                .isEmpty();
+    }
+
+    @Test
+    void everyChaosSuiteIsTaggedChaos() throws IOException {
+        List<String> untagged = testClasses()
+                .filter(f -> f.name.contains("Chaos") || f.path.startsWith(TESTS.resolve("dev/tenure/chaos")))
+                .filter(f -> !CHAOS.matcher(f.source).find())
+                .map(f -> f.name)
+                .toList();
+        assertThat(untagged).as("chaos suites without @Chaos").isEmpty();
+    }
+
+    @Test
+    void theScanSeesTheTaggedSuites() throws IOException {
+        assertThat(testClasses().map(f -> f.name))
+                .contains(
+                        "OperatorStartIT",
+                        "EmulatedClusterTest",
+                        "LeaseElectionChaosTest",
+                        TestTiersTest.class.getSimpleName());
+    }
+
+    private record TestClass(Path path, String name, String source) {}
+
+    private static Stream<TestClass> testClasses() throws IOException {
+        try (Stream<Path> files = Files.walk(TESTS)) {
+            return files
+                    .filter(p ->
+                            p.toString().endsWith("Test.java") || p.toString().endsWith("IT.java"))
+                    .map(p -> {
+                        try {
+                            String file = p.getFileName().toString();
+                            return new TestClass(
+                                    p, file.substring(0, file.length() - ".java".length()), Files.readString(p));
+                        } catch (IOException e) {
+                            throw new java.io.UncheckedIOException(e);
+                        }
+                    })
+                    .toList()
+                    .stream();
+        }
+    }
+}
