@@ -96,6 +96,31 @@ final class ClusterStore {
         return send(HttpMethod.DELETE, path, "application/json", null);
     }
 
+    /**
+     * The {@code spec.versions[]} entry of the stored CRD serving {@code kind} in {@code group} at {@code version}:
+     * what the emulator's printing (printer columns) and OpenAPI (schema) read. Empty for a built-in kind.
+     */
+    Optional<JsonNode> crdVersion(String group, String version, String kind) {
+        if (group.isEmpty()) {
+            return Optional.empty();
+        }
+        MockResponse r = send(HttpMethod.GET, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", null, null);
+        if (r.code() != 200) {
+            return Optional.empty();
+        }
+        for (JsonNode crd : tree(body(r)).path("items")) {
+            if (group.equals(crd.at("/spec/group").asText())
+                    && kind.equals(crd.at("/spec/names/kind").asText())) {
+                for (JsonNode v : crd.at("/spec/versions")) {
+                    if (version.equals(v.path("name").asText())) {
+                        return Optional.of(v);
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
     JsonNode tree(String body) {
         try {
             return json.readTree(body);

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.fabric8.mockwebserver.dsl.HttpMethod;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -131,22 +130,10 @@ final class OpenApiDocuments {
     }
 
     private Optional<ObjectNode> crdSchema(String group, String version, String kind) {
-        var r = store.send(HttpMethod.GET, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", null, null);
-        if (r.code() != 200 || group.isEmpty()) {
-            return Optional.empty();
-        }
-        for (JsonNode crd : store.tree(ClusterStore.body(r)).path("items")) {
-            if (group.equals(crd.at("/spec/group").asText())
-                    && kind.equals(crd.at("/spec/names/kind").asText())) {
-                for (JsonNode v : crd.at("/spec/versions")) {
-                    JsonNode schema = v.at("/schema/openAPIV3Schema");
-                    if (version.equals(v.path("name").asText()) && schema.isObject()) {
-                        return Optional.of(((ObjectNode) schema).deepCopy());
-                    }
-                }
-            }
-        }
-        return Optional.empty();
+        return store.crdVersion(group, version, kind)
+                .map(v -> v.at("/schema/openAPIV3Schema"))
+                .filter(JsonNode::isObject)
+                .map(schema -> ((ObjectNode) schema).deepCopy());
     }
 
     private static ObjectNode builtInSchema(String kind) {

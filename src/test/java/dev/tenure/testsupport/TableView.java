@@ -166,25 +166,7 @@ final class TableView {
         }
         String group = apiVersion.substring(0, apiVersion.indexOf('/'));
         String version = apiVersion.substring(apiVersion.indexOf('/') + 1);
-        var r = store.send(
-                io.fabric8.mockwebserver.dsl.HttpMethod.GET,
-                "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-                null,
-                null);
-        if (r.code() != 200) {
-            return Optional.empty();
-        }
-        for (JsonNode crd : store.tree(ClusterStore.body(r)).path("items")) {
-            if (group.equals(crd.at("/spec/group").asText())
-                    && kind.equals(crd.at("/spec/names/kind").asText())) {
-                for (JsonNode v : crd.at("/spec/versions")) {
-                    if (version.equals(v.path("name").asText())) {
-                        return Optional.of(v.path("additionalPrinterColumns"));
-                    }
-                }
-            }
-        }
-        return Optional.empty();
+        return store.crdVersion(group, version, kind).map(v -> v.path("additionalPrinterColumns"));
     }
 
     private Column age() {
