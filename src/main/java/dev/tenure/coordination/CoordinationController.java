@@ -7,7 +7,8 @@ import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseStoreException;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.kube.KubeLeaseStore;
-import dev.tenure.kube.TrimmedNodeStore;
+import dev.tenure.kube.KeyedWorkQueue;
+import dev.tenure.kube.NodeCache;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -65,6 +66,8 @@ public final class CoordinationController {
     private final CoordinationMetrics metrics;
     private final Duration gcPeriod;
     private final CandidateEvents events;
+    /** The operator's shared Node watch: this controller reads node availability from it. */
+    private final NodeCache nodeCache;
 
     private Running running;
     private String startFailure;
@@ -76,7 +79,7 @@ public final class CoordinationController {
             Thread worker,
             SharedIndexInformer<GenericKubernetesResource> candidates,
             SharedIndexInformer<Lease> leases,
-            SharedIndexInformer<Node> nodes) {}
+            NodeCache.Subscription nodes) {}
 
     public CoordinationController(
             KubernetesClient client,
@@ -84,8 +87,10 @@ public final class CoordinationController {
             Clock clock,
             LeaseCandidateApi api,
             CoordinationMetrics metrics,
-            Duration gcPeriod) {
+            Duration gcPeriod,
+            NodeCache nodeCache) {
         this.client = Objects.requireNonNull(client, "client");
+        this.nodeCache = Objects.requireNonNull(nodeCache, "nodeCache");
         this.leaseStore = new KubeLeaseStore(client);
         this.planner = Objects.requireNonNull(planner, "planner");
         this.clock = Objects.requireNonNull(clock, "clock");
@@ -145,16 +150,12 @@ public final class CoordinationController {
                 .withoutField("metadata.namespace", NODE_LEASE_NAMESPACE)
                 .runnableInformer(0);
         leases.addEventHandler(leaseEvents(queue, candidates));
-        // node images, addresses and capacity are never read here: dropped before caching
-        SharedIndexInformer<Node> nodes = client.nodes().runnableInformer(0).itemStore(new TrimmedNodeStore());
-        nodes.addEventHandler(nodeEvents(queue, candidates));
-
+        NodeCache.Subscription nodes;
         try {
-            nodes.run();
             leases.run();
             candidates.run();
+            nodes = nodeCache.open(nodeEvents(queue, candidates));
         } catch (RuntimeException e) {
-            nodes.close();
             leases.close();
             candidates.close();
             scheduler.shutdownNow();
@@ -246,7 +247,6 @@ public final class CoordinationController {
         Map<String, SharedIndexInformer<?>> informers = new LinkedHashMap<>();
         informers.put("coordination/leasecandidates", r.candidates());
         informers.put("coordination/leases", r.leases());
-        informers.put("coordination/nodes", r.nodes());
         return informers;
     }
 
@@ -263,7 +263,7 @@ public final class CoordinationController {
         r.queue().shutDown();
         r.candidates().close();
         r.leases().close();
-        r.nodes().close();
+        r.nodes().close(); // this controller's handler; the shared watch stays while another job uses it
         r.scheduler().shutdownNow();
         try {
             r.worker().join(TimeUnit.SECONDS.toMillis(5));
@@ -461,7 +461,7 @@ public final class CoordinationController {
         Set<String> out = new HashSet<>();
         for (CandidateRecord c : candidates) {
             nodeOf(c)
-                    .map(n -> r.nodes().getStore().getByKey(n))
+                    .map(n -> r.nodes().informer().getStore().getByKey(n))
                     .flatMap(NodeAvailability::unavailableReason)
                     .ifPresent(reason -> out.add(c.name()));
         }
@@ -488,7 +488,7 @@ public final class CoordinationController {
 
     private Set<String> unavailableNodes(Running r) {
         Set<String> out = new LinkedHashSet<>();
-        for (Node n : r.nodes().getStore().list()) {
+        for (Node n : r.nodes().informer().getStore().list()) {
             if (NodeAvailability.unavailableReason(n).isPresent()) {
                 out.add(n.getMetadata().getName());
             }

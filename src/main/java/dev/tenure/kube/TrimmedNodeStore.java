@@ -3,17 +3,15 @@ package dev.tenure.kube;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
-import io.quarkus.runtime.annotations.RegisterForReflection;
 
 /**
- * The item store of every Node informer of the operator: fabric8's {@link ReducedStateItemStore} keeping only what
+ * The item store of the operator's one Node informer ({@link NodeCache}): fabric8's {@link ReducedStateItemStore} keeping only what
  * the operator reads from a cached Node — metadata (name, uid, resourceVersion, labels, annotations, deletion), spec
  * (unschedulable, taints) and the status conditions (the maintenance condition). The rest of the status (~40 image
  * names and digests, addresses, capacity, node info: most of a Node's bytes) is dropped before caching, so a cache of
  * 5,000 Nodes costs a fraction of the full objects. Whoever needs the whole Node reads it from the API server (the
- * reconcilers do, before acting). A no-argument class, as JOSDK's {@code @Informer(itemStore = ...)} instantiates it.
+ * reconcilers do, before acting).
  */
-@RegisterForReflection // JOSDK instantiates it by class (native image)
 public final class TrimmedNodeStore extends ReducedStateItemStore<Node> {
 
     /** The fields kept, as dotted paths. */

@@ -29,9 +29,10 @@ import org.jboss.logging.Logger;
  */
 @ControllerConfiguration(name = NodeMaintenanceReconciler.NAME)
 // Exactly the calls JOSDK (informer; finalizer and status by JSON merge patch, SSA being off), the maintenance
-// machine, validator and event recorder make. ManifestAssembly drops quarkus-operator-sdk's blanket rule on the
-// primary resource (every verb on it, its status and finalizers); RbacLeastPrivilegeCheck holds these to what the
-// tests saw the operator call.
+// machine, validator and event recorder make, for both front doors: the annotation door (AnnotationDoor, not a JOSDK
+// reconciler) makes the same calls plus the watch of the shared Node cache (NodeCache). ManifestAssembly drops
+// quarkus-operator-sdk's blanket rule on the primary resource (every verb on it, its status and finalizers);
+// RbacLeastPrivilegeCheck holds these to what the tests saw the operator call.
 @RBACRule(
         apiGroups = NodeMaintenance.GROUP,
         resources = "nodemaintenances",
@@ -40,7 +41,7 @@ import org.jboss.logging.Logger;
 @RBACRule(
         apiGroups = "",
         resources = "nodes",
-        verbs = {"get", "list", "patch"})
+        verbs = {"get", "list", "watch", "patch"})
 @RBACRule(apiGroups = "", resources = "nodes/status", verbs = "patch")
 @RBACRule(
         apiGroups = "",

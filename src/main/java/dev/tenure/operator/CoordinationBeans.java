@@ -5,6 +5,7 @@ import dev.tenure.coordination.CoordinationMetrics;
 import dev.tenure.coordination.ElectionPlanner;
 import dev.tenure.coordination.ElectionTiming;
 import dev.tenure.coordination.LeaseCandidateApi;
+import dev.tenure.kube.NodeCache;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
@@ -24,7 +25,11 @@ public class CoordinationBeans {
     @Produces
     @ApplicationScoped
     CoordinationController coordinationController(
-            KubernetesClient client, TenureConfig config, MeterRegistry registry, Instance<Clock> clocks) {
+            KubernetesClient client,
+            TenureConfig config,
+            MeterRegistry registry,
+            Instance<Clock> clocks,
+            NodeCache nodes) {
         CoordinationConfig c = config.coordination();
         // the wiring supplies the clock: a Clock bean if the application has one, else the system clock
         Clock clock = clocks.isResolvable() ? clocks.get() : Clock.systemUTC();
@@ -38,7 +43,8 @@ public class CoordinationBeans {
                 clock,
                 api,
                 new CoordinationMetrics(registry, clock),
-                c.gcPeriod());
+                c.gcPeriod(),
+                nodes);
     }
 
     void onStop(@Observes ShutdownEvent event, CoordinationController controller) {

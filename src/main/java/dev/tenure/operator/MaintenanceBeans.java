@@ -3,12 +3,14 @@ package dev.tenure.operator;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaseStore;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.EventRecorder;
 import dev.tenure.maintenance.LeadershipHandover;
 import dev.tenure.maintenance.MaintenanceMachine;
 import dev.tenure.maintenance.MaintenanceMetrics;
 import dev.tenure.maintenance.MaintenanceSettings;
 import dev.tenure.maintenance.NodeMaintenanceValidator;
+import dev.tenure.maintenance.annotation.AnnotationDoor;
 import dev.tenure.maintenance.annotation.AnnotationSettings;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -34,6 +36,7 @@ public class MaintenanceBeans {
     private KubernetesClient machineClient;
     private ExecutorScheduler heartbeatScheduler;
     private MaintenanceMachine machine;
+    private AnnotationDoor door;
 
     @Produces
     @Singleton
@@ -115,8 +118,26 @@ public class MaintenanceBeans {
         return machine;
     }
 
+    /** The annotation door; {@code OperatorLeadership} starts it with the reconcilers. */
+    @Produces
+    @Singleton
+    AnnotationDoor annotationDoor(
+            KubernetesClient client,
+            NodeCache nodes,
+            MaintenanceMachine machine,
+            EventRecorder recorder,
+            MaintenanceSettings maintenance,
+            NodeMaintenanceValidator.Limits limits,
+            AnnotationSettings settings) {
+        door = new AnnotationDoor(client, nodes, machine, recorder, maintenance, limits, settings);
+        return door;
+    }
+
     @PreDestroy
     void stop() {
+        if (door != null) {
+            door.stop();
+        }
         if (machine != null) {
             machine.close();
         }

@@ -7,6 +7,7 @@ import dev.tenure.election.LeaderElector;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.MonotonicClock;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.maintenance.annotation.AnnotationDoor;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -58,6 +59,9 @@ public class OperatorLeadership {
     /** The LeaseCandidate controller runs on the leader only, like the reconcilers (null in plain unit tests). */
     @Inject
     Instance<CoordinationController> coordination;
+    /** The annotation door, likewise leader-only (null in plain unit tests). */
+    @Inject
+    Instance<AnnotationDoor> annotationDoor;
     /** How the process exits on lost leadership; replaced in tests. */
     IntConsumer exit = Quarkus::asyncExit;
     /**
@@ -165,6 +169,10 @@ public class OperatorLeadership {
             LOG.info("leading: starting reconcilers");
             operator.start();
         }
+        if (annotationDoor != null && annotationDoor.isResolvable()) {
+            // no catch: a door that cannot watch Nodes is as broken as a reconciler that cannot (the start fails)
+            annotationDoor.get().start();
+        }
         if (coordination != null && coordination.isResolvable()) {
             try {
                 coordination.get().start();
@@ -180,6 +188,9 @@ public class OperatorLeadership {
         // only after a start: touching the bean otherwise would create it (and run discovery) during shutdown
         if (reconcilersStarted && coordination != null && coordination.isResolvable()) {
             coordination.get().stop();
+        }
+        if (reconcilersStarted && annotationDoor != null && annotationDoor.isResolvable()) {
+            annotationDoor.get().stop();
         }
         if (reconcilersStarted && operator.getRegisteredControllersNumber() > 0) {
             try {

@@ -1,6 +1,7 @@
 package dev.tenure.operator;
 
 import dev.tenure.coordination.CoordinationController;
+import dev.tenure.kube.NodeCache;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.RegisteredController;
@@ -20,18 +21,21 @@ import org.eclipse.microprofile.health.HealthCheckResponseBuilder;
 import org.eclipse.microprofile.health.Liveness;
 
 /**
- * Liveness: the leader's watches are alive — every informer of the JOSDK reconcilers and of the coordination
- * controller is running, synced and watching, or has not been otherwise for longer than
+ * Liveness: the leader's watches are alive — every informer of the JOSDK reconcilers, the shared Node cache and the
+ * coordination controller is running, synced and watching, or has not been otherwise for longer than
  * {@code tenure.health.watch-grace}. A standby replica runs no watches and is live.
  */
 @Liveness
 @ApplicationScoped
 public class WatchLivenessCheck implements HealthCheck {
     static final String NAME = "tenure-watches";
+    /** The shared Node cache's watch, as the probe names it. */
+    static final String NODES = "nodes";
 
     private final Operator operator;
     private final OperatorLeadership leadership;
     private final Instance<CoordinationController> coordination;
+    private final NodeCache nodes;
     private final Clock clock;
     private final WatchLiveness liveness;
 
@@ -40,9 +44,11 @@ public class WatchLivenessCheck implements HealthCheck {
             Operator operator,
             OperatorLeadership leadership,
             Instance<CoordinationController> coordination,
+            NodeCache nodes,
             Instance<Clock> clocks,
             TenureConfig config) {
         this.operator = operator;
+        this.nodes = nodes;
         this.leadership = leadership;
         this.coordination = coordination;
         // the wiring supplies the clock: a Clock bean if the application has one, else the system clock
@@ -59,6 +65,7 @@ public class WatchLivenessCheck implements HealthCheck {
         }
         List<WatchLiveness.Watch> watches =
                 new ArrayList<>(reconcilerWatches(operator.getRuntimeInfo().getRegisteredControllers()));
+        nodes.informer().ifPresent(i -> watches.addAll(informerWatches(Map.of(NODES, i))));
         if (coordination.isResolvable()) {
             watches.addAll(informerWatches(coordination.get().informers()));
         }
@@ -68,7 +75,7 @@ public class WatchLivenessCheck implements HealthCheck {
         return b.build();
     }
 
-    /** Plain fabric8 informers (the coordination controller's), one watch each. */
+    /** Plain fabric8 informers (the shared Node cache, the coordination controller's), one watch each. */
     static List<WatchLiveness.Watch> informerWatches(Map<String, ? extends SharedIndexInformer<?>> informers) {
         List<WatchLiveness.Watch> out = new ArrayList<>();
         informers.forEach((name, informer) -> out.add(

@@ -10,6 +10,7 @@ import dev.tenure.election.Candidate;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.LeadershipHandover;
 import dev.tenure.operator.CoordinatedLeadershipHandover;
 import dev.tenure.testsupport.EmulatedCluster;
@@ -72,7 +73,8 @@ final class CoordinatedHandoverBench implements AutoCloseable {
                 clock,
                 api,
                 new CoordinationMetrics(new SimpleMeterRegistry(), clock),
-                Duration.ofMinutes(30));
+                Duration.ofMinutes(30),
+                new NodeCache(client));
         this.handover = new CoordinatedLeadershipHandover(controller);
         this.candidateStore = new KubeLeaseCandidateStore(client, api.version());
         controller.start();

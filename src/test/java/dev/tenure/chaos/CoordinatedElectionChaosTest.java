@@ -14,6 +14,7 @@ import dev.tenure.election.Candidate;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.NodeCache;
 import dev.tenure.operator.CoordinatedLeadershipHandover;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.Chaos;
@@ -415,7 +416,8 @@ class CoordinatedElectionChaosTest {
                 clock,
                 api,
                 new CoordinationMetrics(new SimpleMeterRegistry(), clock),
-                Duration.ofMinutes(30));
+                Duration.ofMinutes(30),
+                new NodeCache(operator));
         controller.start();
         return controller;
     }

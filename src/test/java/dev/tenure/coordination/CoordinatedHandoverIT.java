@@ -7,6 +7,7 @@ import dev.tenure.election.Candidate;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.LeadershipHandover;
 import dev.tenure.operator.CoordinatedLeadershipHandover;
 import dev.tenure.testsupport.EmulatedCluster;
@@ -68,7 +69,8 @@ class CoordinatedHandoverIT {
                 clock,
                 api,
                 new CoordinationMetrics(new SimpleMeterRegistry(), clock),
-                Duration.ofMinutes(30));
+                Duration.ofMinutes(30),
+                new NodeCache(client));
         cleanup.add(controller::stop);
 
         // app-0 has the older emulation version: elected first. Both register before the controller starts:

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tenure.election.CandidateRecord;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
+import dev.tenure.kube.NodeCache;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
@@ -54,6 +55,7 @@ class CoordinationControllerIT {
     private Clock clock = Clock.systemUTC();
     private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
     private CoordinationController controller;
+    private NodeCache nodeCache;
     private SimulatedCandidates processes;
 
     @BeforeAll
@@ -86,13 +88,15 @@ class CoordinationControllerIT {
     }
 
     private void startController(boolean upstreamStrategy, Duration gcPeriod) {
+        nodeCache = new NodeCache(cluster.operatorClient());
         controller = new CoordinationController(
                 cluster.operatorClient(),
                 new ElectionPlanner(ElectionTiming.UPSTREAM, upstreamStrategy),
                 clock,
                 LeaseCandidateApi.of("v1beta1"),
                 new CoordinationMetrics(registry, clock),
-                gcPeriod);
+                gcPeriod,
+                nodeCache);
         controller.start();
     }
 
@@ -173,15 +177,16 @@ class CoordinationControllerIT {
                         assertThat(r.query().get("fieldSelector")).isEqualTo("metadata.namespace!=kube-node-lease"));
     }
 
-    /** Issue 14.3: the controller's Node cache keeps what availability reads and drops images and addresses. */
+    /**
+     * Issue 14.3: the controller reads nodes from the shared cache, which keeps what availability reads and drops
+     * images and addresses; the controller's stop releases it (the last user closes the watch).
+     */
     @Test
     void theNodeCacheHoldsTrimmedNodes() {
         client.resource(dev.tenure.testsupport.RealisticNodes.node("n-trim")).create();
         startController(true, Duration.ofMinutes(30));
 
-        @SuppressWarnings("unchecked")
-        var nodes = (io.fabric8.kubernetes.client.informers.SharedIndexInformer<io.fabric8.kubernetes.api.model.Node>)
-                controller.informers().get("coordination/nodes");
+        var nodes = nodeCache.informer().orElseThrow();
         org.awaitility.Awaitility.await()
                 .atMost(Duration.ofSeconds(20))
                 .until(() -> nodes.getStore().getByKey("n-trim") != null);
@@ -191,6 +196,10 @@ class CoordinationControllerIT {
         assertThat(cached.getStatus().getImages()).isNullOrEmpty();
         assertThat(cached.getSpec().getUnschedulable()).isTrue();
         assertThat(NodeAvailability.unavailableReason(cached)).contains("node n-trim is cordoned");
+        assertThat(controller.informers()).doesNotContainKey("coordination/nodes");
+        controller.stop();
+        assertThat(nodeCache.informer()).isEmpty();
+        assertThat(nodes.isRunning()).isFalse();
     }
 
     @Test
@@ -364,7 +373,8 @@ class CoordinationControllerIT {
                     clock,
                     api,
                     new CoordinationMetrics(registry, clock),
-                    Duration.ofMinutes(30));
+                    Duration.ofMinutes(30),
+                    new NodeCache(without.operatorClient()));
             controller.start();
             assertThat(controller.isRunning()).isFalse();
         }
@@ -694,7 +704,8 @@ class CoordinationControllerIT {
                 clock,
                 new LeaseCandidateApi(null, "LeaseCandidate API not served (test)"),
                 new CoordinationMetrics(registry, clock),
-                Duration.ofMinutes(30));
+                Duration.ofMinutes(30),
+                new NodeCache(client));
         controller.start();
         assertThat(controller.isRunning()).isFalse();
         assertThat(controller.status()).contains("not served");

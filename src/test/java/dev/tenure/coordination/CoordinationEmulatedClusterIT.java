@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tenure.election.CandidateRecord;
+import dev.tenure.kube.NodeCache;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.MicroTime;
@@ -68,7 +69,8 @@ class CoordinationEmulatedClusterIT {
                     clock,
                     LeaseCandidateApi.discover(operator, "auto"),
                     new CoordinationMetrics(new SimpleMeterRegistry(), clock),
-                    Duration.ofMinutes(30));
+                    Duration.ofMinutes(30),
+                    new NodeCache(operator));
             try (SimulatedCandidates processes =
                     new SimulatedCandidates(client, "app", "app-lease", clock, "v1alpha2")) {
                 processes.live("app-a", "app-b", "app-c");

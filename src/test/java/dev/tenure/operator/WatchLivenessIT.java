@@ -10,6 +10,7 @@ import dev.tenure.coordination.CoordinationMetrics;
 import dev.tenure.coordination.ElectionPlanner;
 import dev.tenure.coordination.ElectionTiming;
 import dev.tenure.coordination.LeaseCandidateApi;
+import dev.tenure.kube.NodeCache;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
@@ -69,7 +70,7 @@ class WatchLivenessIT {
                 .forEachRemaining(
                         e -> assertThat(e.getValue().asText()).as(e.getKey()).isEqualTo("watching"));
         assertThat(check.at("/data/coordination~1leasecandidates").asText()).isEqualTo("watching");
-        assertThat(check.at("/data/coordination~1nodes").asText()).isEqualTo("watching");
+        assertThat(check.at("/data/" + WatchLivenessCheck.NODES).asText()).isEqualTo("watching");
     }
 
     @Test
@@ -81,7 +82,8 @@ class WatchLivenessIT {
                 Clock.systemUTC(),
                 LeaseCandidateApi.of("v1beta1"),
                 new CoordinationMetrics(new SimpleMeterRegistry(), Clock.systemUTC()),
-                Duration.ofMinutes(30));
+                Duration.ofMinutes(30),
+                new NodeCache(cluster.operatorClient()));
         WatchLiveness liveness = new WatchLiveness(Duration.ZERO);
         try {
             controller.start();
@@ -92,7 +94,7 @@ class WatchLivenessIT {
                                     .live()
                             && WatchLivenessCheck.informerWatches(controller.informers())
                                             .size()
-                                    == 3);
+                                    == 2);
             cluster.close(); // the API server goes away: every watch drops and cannot come back
             await().atMost(WAIT).untilAsserted(() -> {
                 WatchLiveness.Verdict verdict = liveness.assess(

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Which Node updates wake the annotation reconciler: what the protocol acts on, never kubelet status. */
+/** Which Node updates queue a Node at the annotation door: what the protocol acts on, never kubelet status. */
 class ActedOnChangeTest {
 
     private static Node node() {
@@ -109,10 +109,9 @@ class ActedOnChangeTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("updates")
-    void onlyChangesTheProtocolActsOnWakeTheReconciler(String name, UnaryOperator<NodeBuilder> change, boolean wakes) {
+    void onlyChangesTheProtocolActsOnQueueTheNode(String name, UnaryOperator<NodeBuilder> change, boolean wakes) {
         Node old = node();
         Node updated = change.apply(new NodeBuilder(node())).build();
-        assertThat(new MaintenanceAnnotationReconciler.ActedOnChange().accept(updated, old))
-                .isEqualTo(wakes);
+        assertThat(AnnotationDoor.ACTED_ON_CHANGE.test(updated, old)).isEqualTo(wakes);
     }
 }

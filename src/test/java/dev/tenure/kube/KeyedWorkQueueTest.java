@@ -1,4 +1,4 @@
-package dev.tenure.coordination;
+package dev.tenure.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -28,45 +28,50 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The annotation front door in the running operator: the JOSDK Node reconciler (started by operator
- * leadership like every reconciler) against the emulated API server, with the real clock. Production
+ * The annotation front door in the running operator: {@link AnnotationDoor} on the shared Node cache (started by
+ * operator leadership like every reconciler) against the emulated API server, with the real clock. Production
  * leader-election timings (the shared machine is loaded; leadership is not what this test is about).
  */
 @QuarkusTest
 @TestProfile(RelaxedLeadershipProfile.class)
 @QuarkusTestResource(EmulatedClusterResource.class)
 @EndToEnd
-class MaintenanceAnnotationReconcilerIT {
+class AnnotationDoorIT {
 
     static final Duration WAIT = Duration.ofSeconds(30);
 
     @jakarta.inject.Inject
-    io.javaoperatorsdk.operator.Operator operator;
+    AnnotationDoor door;
 
-    /** Issue 14.3: the JOSDK Node informer caches trimmed Nodes (images, addresses, capacity dropped). */
+    @jakarta.inject.Inject
+    dev.tenure.coordination.CoordinationController coordination;
+
+    @jakarta.inject.Inject
+    dev.tenure.kube.NodeCache nodes;
+
+    /**
+     * Issue 14.3: one Node watch and one trimmed Node cache serve both jobs. With the annotation door and the
+     * coordinated election both running, the operator has opened one watch on nodes, and the cache they share
+     * holds the Node without its images.
+     */
     @Test
-    void theReconcilersNodeCacheHoldsTrimmedNodes() {
+    void bothJobsShareOneTrimmedNodeWatch() {
         Node node = dev.tenure.testsupport.RealisticNodes.node("trim-1");
         node.getMetadata().setAnnotations(Map.of("example.com/owner", "team-a"));
         client().resource(node).create();
 
-        // until the controller is registered and started (before, its event source has no cache yet)
-        await().atMost(WAIT)
-                .ignoreExceptions()
-                .until(() -> operator.getRegisteredController(MaintenanceAnnotationReconciler.NAME)
-                        .map(c -> ((io.javaoperatorsdk.operator.processing.Controller<Node>) c)
-                                .getEventSourceManager()
-                                .getControllerEventSource()
-                                .get(new io.javaoperatorsdk.operator.processing.event.ResourceID("trim-1"))
-                                .isPresent())
-                        .orElse(false));
-        Node cached = ((io.javaoperatorsdk.operator.processing.Controller<Node>)
-                        operator.getRegisteredController(MaintenanceAnnotationReconciler.NAME)
-                                .orElseThrow())
-                .getEventSourceManager()
-                .getControllerEventSource()
-                .get(new io.javaoperatorsdk.operator.processing.event.ResourceID("trim-1"))
-                .orElseThrow();
+        await().atMost(WAIT).until(() -> door.isRunning() && coordination.isRunning());
+        Node cached = await().atMost(WAIT)
+                .until(
+                        () -> nodes.informer()
+                                .map(i -> i.getStore().getByKey("trim-1"))
+                                .orElse(null),
+                        java.util.Objects::nonNull);
+        java.util.function.Predicate<ApiRequest> byOperator =
+                r -> dev.tenure.testsupport.RequestOrigin.of(r) == dev.tenure.testsupport.RequestOrigin.OPERATOR;
+        assertThat(cluster().requests().count(byOperator.and(r -> r.is("watch", "nodes"))))
+                .as("Node watches opened by the operator")
+                .isEqualTo(1);
         assertThat(client().nodes().withName("trim-1").get().getStatus().getImages())
                 .hasSize(40);
         assertThat(cached.getStatus().getImages()).isNullOrEmpty();

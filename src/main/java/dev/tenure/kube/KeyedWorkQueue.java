@@ -1,4 +1,4 @@
-package dev.tenure.coordination;
+package dev.tenure.kube;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -18,7 +18,7 @@ import org.jboss.logging.Logger;
  * while it is processed runs it again afterwards), can be re-added after a delay (the earliest delay wins), and
  * failures are retried with a per-key exponential backoff that resets on success.
  */
-final class KeyedWorkQueue<K> {
+public final class KeyedWorkQueue<K> {
 
     private static final Logger LOG = Logger.getLogger(KeyedWorkQueue.class);
     /** Failures in a row before a key's retries are logged at WARN. */
@@ -36,14 +36,14 @@ final class KeyedWorkQueue<K> {
     private final Map<K, Integer> failures = new HashMap<>();
     private volatile boolean shutDown;
 
-    KeyedWorkQueue(String name, ScheduledExecutorService scheduler, Duration baseBackoff, Duration maxBackoff) {
+    public KeyedWorkQueue(String name, ScheduledExecutorService scheduler, Duration baseBackoff, Duration maxBackoff) {
         this.name = name;
         this.scheduler = scheduler;
         this.baseBackoff = baseBackoff;
         this.maxBackoff = maxBackoff;
     }
 
-    synchronized void add(K key) {
+    public synchronized void add(K key) {
         if (shutDown || !dirty.add(key)) {
             return;
         }
@@ -53,7 +53,7 @@ final class KeyedWorkQueue<K> {
     }
 
     /** Adds {@code key} after {@code delay}; an earlier pending re-add of the same key is kept. */
-    synchronized void addAfter(K key, Duration delay) {
+    public synchronized void addAfter(K key, Duration delay) {
         if (shutDown) {
             return;
         }
@@ -85,17 +85,17 @@ final class KeyedWorkQueue<K> {
                         TimeUnit.NANOSECONDS));
     }
 
-    synchronized Duration backoff(K key) {
+    public synchronized Duration backoff(K key) {
         int n = failures.merge(key, 1, Integer::sum);
         long nanos = baseBackoff.toNanos() << Math.min(n - 1, 30);
         return nanos <= 0 || nanos > maxBackoff.toNanos() ? maxBackoff : Duration.ofNanos(nanos);
     }
 
-    synchronized int failuresInARow(K key) {
+    public synchronized int failuresInARow(K key) {
         return failures.getOrDefault(key, 0);
     }
 
-    synchronized void forget(K key) {
+    public synchronized void forget(K key) {
         failures.remove(key);
     }
 
@@ -103,7 +103,7 @@ final class KeyedWorkQueue<K> {
      * Runs the worker loop on the calling thread until {@link #shutDown()}: {@code handler} returns when to look at
      * the key again (empty: wait for the next event) or throws to be retried with backoff.
      */
-    void run(Function<K, Optional<Duration>> handler) {
+    public void run(Function<K, Optional<Duration>> handler) {
         while (!shutDown) {
             K key;
             try {
@@ -146,7 +146,7 @@ final class KeyedWorkQueue<K> {
         }
     }
 
-    synchronized void shutDown() {
+    public synchronized void shutDown() {
         shutDown = true;
         delayed.values().forEach(f -> f.cancel(false));
         delayed.clear();
@@ -155,7 +155,7 @@ final class KeyedWorkQueue<K> {
         dirty.clear();
     }
 
-    synchronized boolean isShutDown() {
+    public synchronized boolean isShutDown() {
         return shutDown;
     }
 }

@@ -1,0 +1,206 @@
+package dev.tenure.maintenance.annotation;
+
+import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.KeyedWorkQueue;
+import dev.tenure.kube.NodeCache;
+import dev.tenure.maintenance.EventRecorder;
+import dev.tenure.maintenance.MaintenanceMachine;
+import dev.tenure.maintenance.MaintenanceSettings;
+import dev.tenure.maintenance.NodeMaintenanceValidator;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeSpec;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BiPredicate;
+import java.util.function.Predicate;
+import org.jboss.logging.Logger;
+
+/**
+ * The annotation protocol's front door: watches Nodes through the operator's shared {@link NodeCache} and runs
+ * {@link MaintenanceAnnotationController} for each Node that carries one of its annotations (the request, the
+ * status, or Tenure's state record), client-go style: a keyed work queue (one reconcile per Node at a time, timed
+ * re-looks, per-Node backoff on failure) and a few workers. {@code OperatorLeadership} starts it when this replica
+ * leads and stops it, before the lease can go, when leadership ends.
+ *
+ * <p>It is not a JOSDK reconciler on purpose: JOSDK's primary informer is private to its controller, so a Node
+ * reconciler would keep a second Node watch and cache beside the one the coordinated election needs.
+ */
+public final class AnnotationDoor {
+
+    private static final Logger LOG = Logger.getLogger(AnnotationDoor.class);
+    /** Reconciles are short API exchanges (the drain runs on the machine's own threads); a few workers suffice. */
+    static final int WORKERS = 4;
+
+    private static final Duration FIRST_RETRY = Duration.ofMillis(500);
+    private static final Duration LAST_RETRY = Duration.ofMinutes(1);
+    private static final Duration STOP_WAIT = Duration.ofSeconds(5);
+
+    private final MaintenanceAnnotationController controller;
+    private final NodeCache nodes;
+    private final boolean enabled;
+    private Running running;
+
+    private record Running(
+            KeyedWorkQueue<String> queue,
+            ScheduledExecutorService scheduler,
+            List<Thread> workers,
+            NodeCache.Subscription subscription) {}
+
+    public AnnotationDoor(
+            KubernetesClient client,
+            NodeCache nodes,
+            MaintenanceMachine machine,
+            EventRecorder recorder,
+            MaintenanceSettings maintenance,
+            NodeMaintenanceValidator.Limits limits,
+            AnnotationSettings settings) {
+        if (settings.holder().equals(maintenance.holder())) {
+            throw new IllegalArgumentException("tenure.maintenance.annotation.holder: must differ from "
+                    + "tenure.maintenance.lease.holder (" + maintenance.holder() + "), or the lease cannot tell the "
+                    + "annotation's maintenance from a NodeMaintenance's");
+        }
+        this.nodes = Objects.requireNonNull(nodes, "nodes");
+        this.enabled = settings.enabled();
+        this.controller = new MaintenanceAnnotationController(
+                client,
+                new KubeLeaseStore(client),
+                machine,
+                recorder,
+                settings,
+                AnnotatedNodes.budget(client, limits),
+                Clock.systemUTC());
+    }
+
+    /** Whether the door is configured on ({@code tenure.maintenance.annotation.enabled}). */
+    public boolean enabled() {
+        return enabled;
+    }
+
+    public synchronized boolean isRunning() {
+        return running != null;
+    }
+
+    /**
+     * Subscribes to the Node cache and starts the workers; every Node the protocol concerns is looked at once, the
+     * rest only when a change makes them so. No-op when running or when the door is disabled.
+     */
+    public synchronized void start() {
+        if (running != null || !enabled) {
+            return;
+        }
+        ScheduledExecutorService scheduler =
+                Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "tenure-annotation-requeue"));
+        KeyedWorkQueue<String> queue =
+                new KeyedWorkQueue<>("maintenance-annotation", scheduler, FIRST_RETRY, LAST_RETRY);
+        NodeCache.Subscription subscription;
+        try {
+            subscription = nodes.open(events(queue));
+        } catch (RuntimeException e) {
+            scheduler.shutdownNow();
+            throw e;
+        }
+        List<Thread> workers = new ArrayList<>();
+        for (int i = 1; i <= WORKERS; i++) {
+            Thread t = daemon(() -> queue.run(controller::reconcile), "tenure-annotation-worker-" + i);
+            workers.add(t);
+            t.start();
+        }
+        running = new Running(queue, scheduler, workers, subscription);
+        LOG.info("Annotation door started (" + MaintenanceAnnotation.REQUEST + ")");
+    }
+
+    /**
+     * Stops receiving Node events, drops what is queued and waits (bounded) for reconciles in flight: after it
+     * returns no new reconcile begins. Safe to call when stopped.
+     */
+    public void stop() {
+        Running r;
+        synchronized (this) {
+            r = running;
+            running = null;
+        }
+        if (r == null) {
+            return;
+        }
+        r.subscription().close();
+        r.queue().shutDown();
+        r.scheduler().shutdownNow();
+        long deadline = System.nanoTime() + STOP_WAIT.toNanos();
+        for (Thread t : r.workers()) {
+            try {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+        LOG.info("Annotation door stopped");
+    }
+
+    /** Node events to queue keys, filtered as {@link #CONCERNS_PROTOCOL} and {@link #ACTED_ON_CHANGE} say. */
+    static ResourceEventHandler<Node> events(KeyedWorkQueue<String> queue) {
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Node node) {
+                if (CONCERNS_PROTOCOL.test(node)) {
+                    queue.add(node.getMetadata().getName());
+                }
+            }
+
+            @Override
+            public void onUpdate(Node old, Node updated) {
+                if (CONCERNS_PROTOCOL.test(updated) && ACTED_ON_CHANGE.test(updated, old)) {
+                    queue.add(updated.getMetadata().getName());
+                }
+            }
+
+            @Override
+            public void onDelete(Node node, boolean deletedFinalStateUnknown) {
+                // a deleted Node has nothing left to cordon or restore; its lease expires by itself
+            }
+        };
+    }
+
+    /** Only Nodes the protocol concerns are queued; the rest of the fleet costs nothing but the shared cache. */
+    static final Predicate<Node> CONCERNS_PROTOCOL = MaintenanceAnnotationController::concerns;
+
+    private static final List<String> KEYS =
+            List.of(MaintenanceAnnotation.REQUEST, MaintenanceAnnotation.STATUS, MaintenanceAnnotation.STATE);
+
+    /**
+     * A Node update is queued only when it changes what the protocol reads or writes: the protocol's annotations,
+     * the cordon and taints, the deletion. Kubelet status updates (conditions, every 10 s to 1 min per node) are
+     * not; the door's own timed re-looks drive the drain. Arguments: (updated, old).
+     */
+    static final BiPredicate<Node, Node> ACTED_ON_CHANGE = (updated, old) -> !KEYS.stream()
+                    .allMatch(k -> Objects.equals(annotation(updated, k), annotation(old, k)))
+            || !Objects.equals(spec(updated).getUnschedulable(), spec(old).getUnschedulable())
+            || !Objects.equals(spec(updated).getTaints(), spec(old).getTaints())
+            || !Objects.equals(
+                    updated.getMetadata().getDeletionTimestamp(),
+                    old.getMetadata().getDeletionTimestamp());
+
+    private static String annotation(Node node, String key) {
+        Map<String, String> a = node.getMetadata().getAnnotations();
+        return a == null ? null : a.get(key);
+    }
+
+    private static NodeSpec spec(Node node) {
+        return node.getSpec() == null ? new NodeSpec() : node.getSpec();
+    }
+
+    private static Thread daemon(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        return t;
+    }
+}
