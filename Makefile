@@ -57,11 +57,12 @@ verify-generated: ## Fail when committed olm-bundle/, catalog/ or deploy/ differ
 native: ## Native executable target/*-runner (needs GraalVM/Mandrel, or NATIVE_IN_CONTAINER=true and a container engine)
 	$(MVN) package -Pnative -DskipTests -Dquarkus.native.container-build=$(NATIVE_IN_CONTAINER)
 
-# The AppCDS archive must come from the image's own JDK: Quarkus builds it in that base image.
-APPCDS_IMAGE ?= registry.access.redhat.com/ubi9/openjdk-17-runtime:1.21
+# The AOT cache must come from the image's own JDK build: the training run uses java inside the image's base.
+JVM_BASE_IMAGE ?= eclipse-temurin:25-jre-ubi10-minimal
 image: ## JVM container image $(IMAGE) from src/main/docker/Dockerfile.jvm (needs docker or podman)
-	$(MVN) package -DskipTests -Dquarkus.package.jar.appcds.enabled=true \
-		-Dquarkus.package.jar.appcds.use-container=true -Dquarkus.package.jar.appcds.builder-image=$(APPCDS_IMAGE)
+	$(MVN) package -DskipTests
+	$(MVN) -q dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/test-classpath.txt
+	java -cp "target/test-classes:target/classes:$$(cat target/test-classpath.txt)" dev.tenure.bench.AotTraining $(ENGINE) $(JVM_BASE_IMAGE)
 	$(ENGINE) build -f src/main/docker/Dockerfile.jvm -t $(IMAGE) .
 
 image-native: native ## Native container image $(IMAGE) from src/main/docker/Dockerfile.native

@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
@@ -435,39 +436,71 @@ public final class Bench {
         long t0 = System.nanoTime();
         Duration settle = Duration.ofSeconds(quick ? 3 : 10);
         int trials = quick ? 1 : 3;
-        // alternated, so both flag sets see the same machine load; the median of each
-        List<FootprintBench.Result> defaults = new ArrayList<>();
-        List<FootprintBench.Result> image = new ArrayList<>();
+        FootprintBench.Launcher here = FootprintBench.Launcher.thisJdk();
+        Optional<Path> jdk25 = FootprintBench.imageJdk();
+        String limit = FootprintBench.CONTAINER_LIMIT;
+        // subject -> (launcher, flags); the image's own run needs its JDK and a cache trained by that JDK
+        Map<String, Map.Entry<FootprintBench.Launcher, List<String>>> subjects = new LinkedHashMap<>();
+        subjects.put(DEFAULT_FLAGS, Map.entry(here, List.of()));
+        subjects.put(APPCDS_FLAGS, Map.entry(here, with(limit, FootprintBench.appCdsFlags())));
+        double training = 0;
+        if (jdk25.isPresent()) {
+            FootprintBench.Launcher image = FootprintBench.Launcher.jdk(jdk25.get());
+            training = AotTraining.train(image);
+            subjects.put(
+                    IMAGE_FLAGS,
+                    Map.entry(image, with(limit, FootprintBench.imageFlags(image.path(FootprintBench.AOT_CACHE)))));
+        }
+        // alternated, so every flag set sees the same machine load; the median of each
+        Map<String, List<FootprintBench.Result>> results = new LinkedHashMap<>();
         for (int i = 0; i < trials; i++) {
-            defaults.add(FootprintBench.run(settle, List.of()));
-            image.add(FootprintBench.run(settle, FootprintBench.imageFlags()));
+            for (var subject : subjects.entrySet()) {
+                results.computeIfAbsent(subject.getKey(), k -> new ArrayList<>())
+                        .add(FootprintBench.run(
+                                settle,
+                                subject.getValue().getKey(),
+                                subject.getValue().getValue()));
+            }
         }
         String settled = "RSS after " + settle.toSeconds() + " s";
-        for (var subject :
-                List.of(Map.entry("Tenure, default JVM flags", defaults), Map.entry("Tenure, image flags", image))) {
-            List<FootprintBench.Result> rs = subject.getValue();
-            row.measure(subject.getKey(), "time to ready", median(rs, FootprintBench.Result::secondsToReady), "s")
-                    .measure(subject.getKey(), "RSS at ready", median(rs, FootprintBench.Result::rssAtReadyMiB), "MiB")
-                    .measure(subject.getKey(), settled, median(rs, FootprintBench.Result::rssSettledMiB), "MiB")
-                    .measure(subject.getKey(), "peak RSS (VmHWM)", median(rs, FootprintBench.Result::hwmMiB), "MiB");
-        }
-        return List.of(row.ratio(
-                        median(defaults, FootprintBench.Result::rssSettledMiB)
-                                / median(image, FootprintBench.Result::rssSettledMiB),
-                        "settled RSS with default flags / with the image's flags")
+        results.forEach((subject, rs) -> row.measure(
+                        subject, "time to ready", median(rs, FootprintBench.Result::secondsToReady), "s")
+                .measure(subject, "RSS at ready", median(rs, FootprintBench.Result::rssAtReadyMiB), "MiB")
+                .measure(subject, settled, median(rs, FootprintBench.Result::rssSettledMiB), "MiB")
+                .measure(subject, "peak RSS (VmHWM)", median(rs, FootprintBench.Result::hwmMiB), "MiB"));
+        String best = results.containsKey(IMAGE_FLAGS) ? IMAGE_FLAGS : APPCDS_FLAGS;
+        row.ratio(
+                        median(results.get(DEFAULT_FLAGS), FootprintBench.Result::secondsToReady)
+                                / median(results.get(best), FootprintBench.Result::secondsToReady),
+                        "time to ready with default flags / with the image's (" + best + ")")
                 .note(
                         "java -jar target/quarkus-app/quarkus-run.jar pointed at an emulated cluster seeded with the make-run "
                                 + "demo and the generated CRDs; time = process start to /q/health/ready 200; RSS from "
-                                + "/proc/<pid>/status; median of " + trials + " alternated starts per flag set")
-                .note("default JVM flags: none (heap sized from this 24 GiB machine); image flags: the Dockerfile's "
-                        + String.join(
-                                " ",
-                                FootprintBench.imageFlags()
-                                        .subList(1, FootprintBench.imageFlags().size()))
-                        + " (AppCDS archive from package), under -XX:MaxRAM=512m standing in for the Deployment's "
-                        + "memory limit")
-                .note("no peer figure: medik8s' operator is Go and not runnable here")
+                                + "/proc/<pid>/status; median of " + trials + " alternated starts per subject")
+                .note("default JVM flags: none, on this JDK (" + Runtime.version() + "; heap sized from this 24 GiB "
+                        + "machine). JDK 17 + AppCDS: the previous image's flags "
+                        + String.join(" ", FootprintBench.appCdsFlags()) + " (archive from package). "
+                        + "Both image subjects run under " + limit + ", standing in for the Deployment's memory limit");
+        if (jdk25.isPresent()) {
+            row.note("image: src/main/docker/Dockerfile.jvm's JAVA_OPTS "
+                    + String.join(" ", FootprintBench.imageFlags("app.aot")) + " on " + jdk25.get()
+                    + " (the image's JDK 25), with the AOT cache from a training run of " + Math.round(training)
+                    + " s (boot, lead, one NodeMaintenance through drain and undo, SIGTERM) by that JDK");
+        } else {
+            row.note("image subject not measured: no JDK 25 here (set TENURE_IMAGE_JDK to one)");
+        }
+        return List.of(row.note("no peer figure: medik8s' operator is Go and not runnable here")
                 .ok((System.nanoTime() - t0) / 1e9));
+    }
+
+    static final String DEFAULT_FLAGS = "Tenure, default JVM flags";
+    static final String APPCDS_FLAGS = "Tenure, JDK 17 + AppCDS + image sizing flags (previous image)";
+    static final String IMAGE_FLAGS = "Tenure, image: JDK 25 + AOT cache + image flags";
+
+    private static List<String> with(String first, List<String> rest) {
+        List<String> all = new ArrayList<>(List.of(first));
+        all.addAll(rest);
+        return all;
     }
 
     /** Row 7: the cost curve as the cluster grows; as far as the emulator holds, and where it stops, said. */

@@ -10,6 +10,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -22,19 +23,86 @@ final class FootprintBench {
     static final Path JAR = Path.of("target/quarkus-app/quarkus-run.jar");
     /** Quarkus' AppCDS archive, written by package with quarkus.package.jar.appcds.enabled (make bench asks). */
     static final Path APP_CDS = Path.of("target/quarkus-app/app-cds.jsa");
+    /** The JDK 25 AOT cache the image runs with, written here by {@link AotTraining} (row 6 trains it first). */
+    static final Path AOT_CACHE = Path.of("target/quarkus-app/app.aot");
+    /** Where the image keeps the jar and the cache (src/main/docker/Dockerfile.jvm). */
+    static final String IMAGE_DIR = "/deployments";
+
+    /** The Deployment's 512Mi memory limit; -XX:MaxRAM stands in for the container's cgroup limit. */
+    static final String CONTAINER_LIMIT = "-XX:MaxRAM=512m";
+
+    /** The image's JVM flags besides the cache (src/main/docker/Dockerfile.jvm, JAVA_OPTS). */
+    static final List<String> SIZING_FLAGS =
+            List.of("-XX:+UseSerialGC", "-XX:MaxRAMPercentage=50", "-XX:TieredStopAtLevel=1");
+
+    /** The flags the image runs with, reading its AOT cache from {@code cache}. */
+    static List<String> imageFlags(String cache) {
+        List<String> flags = new ArrayList<>(List.of("-XX:AOTCache=" + cache));
+        flags.addAll(SIZING_FLAGS);
+        return flags;
+    }
+
+    /** The image's flags for the training run: the same, writing the cache to {@code cache} at exit. */
+    static List<String> trainingFlags(String cache) {
+        List<String> flags = new ArrayList<>(List.of("-XX:AOTCacheOutput=" + cache));
+        flags.addAll(SIZING_FLAGS);
+        return flags;
+    }
+
+    /** The previous image's flags (JDK 17 with Quarkus' AppCDS archive), kept in row 6 for comparison. */
+    static List<String> appCdsFlags() {
+        List<String> flags = new ArrayList<>(List.of("-XX:SharedArchiveFile=" + APP_CDS, "-Xshare:auto"));
+        flags.addAll(SIZING_FLAGS);
+        return flags;
+    }
 
     /**
-     * The flags the image runs with (src/main/docker/Dockerfile.jvm, JAVA_OPTS_APPEND), the archive path made local,
-     * under the Deployment's 512Mi memory limit (-XX:MaxRAM stands in for the container's cgroup limit).
+     * How the packaged operator is started: the java command (this JVM's, another local JDK's, or java inside a
+     * container) and the path under which that java sees {@code target/quarkus-app}.
      */
-    static List<String> imageFlags() {
-        return List.of(
-                "-XX:MaxRAM=512m",
-                "-XX:SharedArchiveFile=" + APP_CDS,
-                "-Xshare:auto",
-                "-XX:+UseSerialGC",
-                "-XX:MaxRAMPercentage=50",
-                "-XX:TieredStopAtLevel=1");
+    record Launcher(List<String> java, String appDir) {
+        static Launcher thisJdk() {
+            return jdk(Path.of(System.getProperty("java.home")));
+        }
+
+        static Launcher jdk(Path home) {
+            return new Launcher(
+                    List.of(home.resolve("bin/java").toString()),
+                    JAR.getParent().toString());
+        }
+
+        /** java in {@code image}, with target/quarkus-app mounted where the image keeps it and host networking. */
+        static Launcher container(String engine, String image) {
+            return new Launcher(
+                    List.of(
+                            engine,
+                            "run",
+                            "--rm",
+                            "--network=host",
+                            "--user=" + new com.sun.security.auth.module.UnixSystem().getUid(),
+                            "--volume=" + JAR.getParent().toAbsolutePath() + ":" + IMAGE_DIR + ":z",
+                            "--entrypoint=java",
+                            image),
+                    IMAGE_DIR);
+        }
+
+        String jar() {
+            return appDir + "/" + JAR.getFileName();
+        }
+
+        String path(Path inApp) {
+            return appDir + "/" + JAR.getParent().relativize(inApp);
+        }
+    }
+
+    /**
+     * The image's JDK on this machine for row 6: {@code $TENURE_IMAGE_JDK}, else Temurin 25 where Debian installs it;
+     * empty when neither is there (the row then says so).
+     */
+    static java.util.Optional<Path> imageJdk() {
+        String env = System.getenv("TENURE_IMAGE_JDK");
+        Path home = env != null && !env.isBlank() ? Path.of(env) : Path.of("/usr/lib/jvm/temurin-25-jdk-amd64");
+        return Files.isExecutable(home.resolve("bin/java")) ? java.util.Optional.of(home) : java.util.Optional.empty();
     }
 
     record Result(double secondsToReady, double rssAtReadyMiB, double rssSettledMiB, double hwmMiB) {}
@@ -43,16 +111,12 @@ final class FootprintBench {
         return Files.isRegularFile(JAR);
     }
 
-    static Result run(Duration settle) throws Exception {
-        return run(settle, List.of());
-    }
-
-    /** {@code jvmFlags} go before {@code -jar}, as the image's run-java.sh puts JAVA_OPTS_APPEND. */
-    static Result run(Duration settle, List<String> jvmFlags) throws Exception {
+    /** {@code jvmFlags} go before {@code -jar}, as the image's entrypoint puts JAVA_OPTS. */
+    static Result run(Duration settle, Launcher launcher, List<String> jvmFlags) throws Exception {
         try (EmulatedCluster cluster = EmulatedCluster.start()) {
             cluster.seed().demo();
             installCrds(cluster);
-            try (Running operator = start(cluster, jvmFlags)) {
+            try (Running operator = start(cluster, launcher, jvmFlags)) {
                 double atReady = rssMiB(operator.pid(), "VmRSS");
                 Thread.sleep(settle.toMillis());
                 return new Result(
@@ -72,20 +136,32 @@ final class FootprintBench {
 
         @Override
         public void close() throws Exception {
+            stop(Duration.ofSeconds(20));
+        }
+
+        /** SIGTERM (as Kubernetes stops a pod), then waits up to {@code grace}; true when it exited by itself. */
+        boolean stop(Duration grace) throws Exception {
             process.destroy();
-            if (!process.waitFor(20, TimeUnit.SECONDS)) {
+            boolean exited = process.waitFor(grace.toMillis(), TimeUnit.MILLISECONDS);
+            if (!exited) {
                 process.destroyForcibly();
             }
             Files.deleteIfExists(log);
+            return exited;
         }
     }
 
+    /** Starts the packaged jar with this JVM's java (default flags), as {@link #start(EmulatedCluster, Launcher, List)}. */
+    static Running start(EmulatedCluster cluster) throws Exception {
+        return start(cluster, Launcher.thisJdk(), List.of());
+    }
+
     /** Starts the packaged jar against {@code cluster} and waits for /q/health/ready (90 s at most). */
-    static Running start(EmulatedCluster cluster, List<String> jvmFlags) throws Exception {
+    static Running start(EmulatedCluster cluster, Launcher launcher, List<String> jvmFlags) throws Exception {
         int port = freePort();
         int managementPort = freePort(); // health and metrics: the management interface of the packaged jar
         Path log = Files.createTempFile("bench-operator", ".log");
-        List<String> command = new java.util.ArrayList<>(List.of(javaBin()));
+        List<String> command = new ArrayList<>(launcher.java());
         command.addAll(jvmFlags);
         command.addAll(List.of(
                 "-Dquarkus.kubernetes-client.api-server-url=" + cluster.url(),
@@ -95,7 +171,7 @@ final class FootprintBench {
                 "-Dquarkus.http.port=" + port,
                 "-Dquarkus.management.port=" + managementPort,
                 "-jar",
-                JAR.toString()));
+                launcher.jar()));
         ProcessBuilder pb =
                 new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
         pb.environment().put("KUBECONFIG", cluster.kubeconfig().toString());
@@ -154,10 +230,6 @@ final class FootprintBench {
     private static String tail(Path log) throws IOException {
         List<String> lines = Files.readAllLines(log);
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-    }
-
-    private static String javaBin() {
-        return Path.of(System.getProperty("java.home"), "bin", "java").toString();
     }
 
     private static int freePort() throws IOException {

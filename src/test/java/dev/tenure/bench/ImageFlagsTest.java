@@ -7,27 +7,47 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The footprint row measures the flags the image really runs with: the Dockerfile's JAVA_OPTS_APPEND. */
+/** The footprint row measures the flags the image really runs with: the Dockerfile's JAVA_OPTS. */
 class ImageFlagsTest {
+
+    private static final String DOCKERFILE = "src/main/docker/Dockerfile.jvm";
 
     @Test
     void theBenchsImageFlagsAreTheDockerfiles() throws Exception {
-        String dockerfile = Files.readString(Path.of("src/main/docker/Dockerfile.jvm"));
-        String append = dockerfile
+        String dockerfile = Files.readString(Path.of(DOCKERFILE));
+        String opts = dockerfile
                 .lines()
-                .filter(l -> l.startsWith("ENV JAVA_OPTS_APPEND="))
+                .filter(l -> l.startsWith("ENV JAVA_OPTS="))
                 .findFirst()
                 .orElseThrow()
-                .replaceFirst("^ENV JAVA_OPTS_APPEND=\"", "")
+                .replaceFirst("^ENV JAVA_OPTS=\"", "")
                 .replaceFirst("\"$", "");
-        List<String> imageFlags = List.of(append.split(" "));
-
-        List<String> benchFlags = FootprintBench.imageFlags().stream()
-                .filter(f -> !f.startsWith("-XX:MaxRAM=")) // the container's memory limit, not a flag of the image
-                .map(f -> f.replace(FootprintBench.APP_CDS.toString(), "/deployments/app-cds.jsa"))
+        List<String> jvmFlags = List.of(opts.split(" ")).stream()
+                .filter(f -> f.startsWith("-XX:"))
                 .toList();
-        assertThat(imageFlags).containsAll(benchFlags);
-        assertThat(imageFlags.stream().filter(f -> f.startsWith("-XX:") || f.startsWith("-Xshare")))
-                .containsExactlyInAnyOrderElementsOf(benchFlags);
+
+        List<String> benchFlags = FootprintBench.imageFlags(FootprintBench.IMAGE_DIR + "/app.aot");
+        assertThat(jvmFlags).containsExactlyInAnyOrderElementsOf(benchFlags);
+        // the training run writes the cache the image reads, with the same flags otherwise
+        assertThat(FootprintBench.Launcher.container("docker", "x").path(FootprintBench.AOT_CACHE))
+                .isEqualTo(FootprintBench.IMAGE_DIR + "/app.aot");
+        assertThat(FootprintBench.trainingFlags("c").subList(1, benchFlags.size()))
+                .isEqualTo(FootprintBench.imageFlags("c").subList(1, benchFlags.size()));
+        assertThat(dockerfile).contains("COPY --chown=185 target/quarkus-app/app.aot /deployments/");
+    }
+
+    /** The AOT cache is only valid for the JDK build that wrote it: the training runs in the image's base. */
+    @Test
+    void makeImageTrainsTheCacheInTheDockerfilesBaseImage() throws Exception {
+        String base = Files.readString(Path.of(DOCKERFILE))
+                .lines()
+                .filter(l -> l.startsWith("FROM "))
+                .findFirst()
+                .orElseThrow()
+                .substring("FROM ".length())
+                .trim();
+        String makefile = Files.readString(Path.of("Makefile"));
+        assertThat(makefile).contains("JVM_BASE_IMAGE ?= " + base);
+        assertThat(makefile).contains("dev.tenure.bench.AotTraining $(ENGINE) $(JVM_BASE_IMAGE)");
     }
 }

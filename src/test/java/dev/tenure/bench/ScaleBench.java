@@ -63,7 +63,7 @@ final class ScaleBench {
             }
             FootprintBench.installCrds(cluster);
             double seedSeconds = (System.nanoTime() - t0) / 1e9;
-            try (FootprintBench.Running operator = FootprintBench.start(cluster, List.of())) {
+            try (FootprintBench.Running operator = FootprintBench.start(cluster)) {
                 Thread.sleep(10_000); // informers listed, elections settled: the operator is idle from here
                 long events0 = cluster.watchEventsSent();
                 long cpu0 = cpuTicks(operator.pid());
