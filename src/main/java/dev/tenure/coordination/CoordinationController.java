@@ -76,7 +76,6 @@ public final class CoordinationController {
     private record Running(
             KeyedWorkQueue<LeaseKey> queue,
             ScheduledExecutorService scheduler,
-            Thread worker,
             SharedIndexInformer<GenericKubernetesResource> candidates,
             SharedIndexInformer<Lease> leases,
             NodeCache.Subscription nodes) {}
@@ -163,9 +162,8 @@ public final class CoordinationController {
             throw e;
         }
         startFailure = null;
-        Thread worker = daemon(() -> queue.run(this::reconcile), "tenure-coordination-worker");
-        running = new Running(queue, scheduler, worker, candidates, leases, nodes);
-        worker.start();
+        running = new Running(queue, scheduler, candidates, leases, nodes);
+        queue.startWorkers(1, "tenure-coordination-worker", this::reconcile);
         enqueueAll();
         scheduler.scheduleWithFixedDelay(
                 this::collectGarbageSafely, gcPeriod.toMillis(), gcPeriod.toMillis(), TimeUnit.MILLISECONDS);
@@ -260,16 +258,11 @@ public final class CoordinationController {
         if (r == null) {
             return;
         }
-        r.queue().shutDown();
         r.candidates().close();
         r.leases().close();
         r.nodes().close(); // this controller's handler; the shared watch stays while another job uses it
         r.scheduler().shutdownNow();
-        try {
-            r.worker().join(TimeUnit.SECONDS.toMillis(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        r.queue().shutDownAndWait(Duration.ofSeconds(5));
         LOG.info("Coordinated leader election stopped");
     }
 

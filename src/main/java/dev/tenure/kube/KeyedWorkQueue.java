@@ -1,8 +1,10 @@
 package dev.tenure.kube;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -34,6 +36,7 @@ public final class KeyedWorkQueue<K> {
     private final Map<K, ScheduledFuture<?>> delayed = new HashMap<>();
     private final Map<K, Long> delayedAt = new HashMap<>();
     private final Map<K, Integer> failures = new HashMap<>();
+    private final List<Thread> workers = new ArrayList<>();
     private volatile boolean shutDown;
 
     public KeyedWorkQueue(String name, ScheduledExecutorService scheduler, Duration baseBackoff, Duration maxBackoff) {
@@ -144,6 +147,44 @@ public final class KeyedWorkQueue<K> {
                 }
             }
         }
+    }
+
+    /**
+     * Starts {@code count} daemon threads named {@code threadName-<n>} (just {@code threadName} for one), each
+     * running {@link #run(Function)} with {@code handler}.
+     */
+    public synchronized void startWorkers(int count, String threadName, Function<K, Optional<Duration>> handler) {
+        for (int i = 1; i <= count; i++) {
+            Thread t = new Thread(() -> run(handler), count == 1 ? threadName : threadName + "-" + i);
+            t.setDaemon(true);
+            workers.add(t);
+            t.start();
+        }
+    }
+
+    /**
+     * {@link #shutDown()}, then waits up to {@code wait} in all for the workers to finish the key each holds: after
+     * it returns no worker starts another. Returns false when one was still busy at the deadline.
+     */
+    public boolean shutDownAndWait(Duration wait) {
+        List<Thread> started;
+        synchronized (this) {
+            shutDown();
+            started = List.copyOf(workers);
+        }
+        long deadline = System.nanoTime() + wait.toNanos();
+        for (Thread t : started) {
+            try {
+                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+            if (t.isAlive()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     public synchronized void shutDown() {

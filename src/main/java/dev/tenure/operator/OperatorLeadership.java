@@ -170,8 +170,12 @@ public class OperatorLeadership {
             operator.start();
         }
         if (annotationDoor != null && annotationDoor.isResolvable()) {
-            // no catch: a door that cannot watch Nodes is as broken as a reconciler that cannot (the start fails)
-            annotationDoor.get().start();
+            try {
+                annotationDoor.get().start();
+            } catch (RuntimeException e) {
+                // like coordination: the NodeMaintenance door must not go down with it
+                LOG.error("the annotation door could not start (no Node watch)", e);
+            }
         }
         if (coordination != null && coordination.isResolvable()) {
             try {

@@ -93,4 +93,35 @@ class KeyedWorkQueueTest {
         queue.add("k");
         await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 3);
     }
+
+    /**
+     * The fence of a stopping door: shutDownAndWait reports a worker still busy at its deadline, and once that
+     * key's work ends no worker takes another key, although keys were queued.
+     */
+    @Test
+    void afterShutDownAndWaitNoWorkerStartsAnotherKey() throws Exception {
+        CountDownLatch busy = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<String> started = Collections.synchronizedList(new ArrayList<>());
+        queue.startWorkers(1, "test-worker", key -> {
+            started.add(key);
+            if (key.equals("slow")) {
+                busy.countDown();
+                try {
+                    release.await(10, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return Optional.empty();
+        });
+        queue.add("slow");
+        assertThat(busy.await(5, TimeUnit.SECONDS)).isTrue();
+        queue.add("queued"); // waits behind the busy worker
+
+        assertThat(queue.shutDownAndWait(Duration.ofMillis(200))).isFalse();
+        release.countDown();
+        assertThat(queue.shutDownAndWait(Duration.ofSeconds(5))).isTrue();
+        assertThat(started).containsExactly("slow");
+    }
 }

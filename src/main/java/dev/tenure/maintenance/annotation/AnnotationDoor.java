@@ -13,13 +13,11 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiPredicate;
 import java.util.function.Predicate;
 import org.jboss.logging.Logger;
@@ -50,10 +48,7 @@ public final class AnnotationDoor {
     private Running running;
 
     private record Running(
-            KeyedWorkQueue<String> queue,
-            ScheduledExecutorService scheduler,
-            List<Thread> workers,
-            NodeCache.Subscription subscription) {}
+            KeyedWorkQueue<String> queue, ScheduledExecutorService scheduler, NodeCache.Subscription subscription) {}
 
     public AnnotationDoor(
             KubernetesClient client,
@@ -97,8 +92,11 @@ public final class AnnotationDoor {
         if (running != null || !enabled) {
             return;
         }
-        ScheduledExecutorService scheduler =
-                Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "tenure-annotation-requeue"));
+        ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "tenure-annotation-requeue");
+            t.setDaemon(true);
+            return t;
+        });
         KeyedWorkQueue<String> queue =
                 new KeyedWorkQueue<>("maintenance-annotation", scheduler, FIRST_RETRY, LAST_RETRY);
         NodeCache.Subscription subscription;
@@ -108,13 +106,8 @@ public final class AnnotationDoor {
             scheduler.shutdownNow();
             throw e;
         }
-        List<Thread> workers = new ArrayList<>();
-        for (int i = 1; i <= WORKERS; i++) {
-            Thread t = daemon(() -> queue.run(controller::reconcile), "tenure-annotation-worker-" + i);
-            workers.add(t);
-            t.start();
-        }
-        running = new Running(queue, scheduler, workers, subscription);
+        queue.startWorkers(WORKERS, "tenure-annotation-worker", controller::reconcile);
+        running = new Running(queue, scheduler, subscription);
         LOG.info("Annotation door started (" + MaintenanceAnnotation.REQUEST + ")");
     }
 
@@ -132,16 +125,9 @@ public final class AnnotationDoor {
             return;
         }
         r.subscription().close();
-        r.queue().shutDown();
         r.scheduler().shutdownNow();
-        long deadline = System.nanoTime() + STOP_WAIT.toNanos();
-        for (Thread t : r.workers()) {
-            try {
-                t.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            }
+        if (!r.queue().shutDownAndWait(STOP_WAIT)) {
+            LOG.warnf("Annotation door: a reconcile was still running %d s after stop", STOP_WAIT.toSeconds());
         }
         LOG.info("Annotation door stopped");
     }
@@ -196,11 +182,5 @@ public final class AnnotationDoor {
 
     private static NodeSpec spec(Node node) {
         return node.getSpec() == null ? new NodeSpec() : node.getSpec();
-    }
-
-    private static Thread daemon(Runnable r, String name) {
-        Thread t = new Thread(r, name);
-        t.setDaemon(true);
-        return t;
     }
 }
