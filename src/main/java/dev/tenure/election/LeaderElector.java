@@ -439,6 +439,7 @@ public final class LeaderElector {
             try {
                 return apply(decide(start), deadline);
             } catch (LeaseNotFound gone) {
+                takeHeardHolderAsLast();
                 forget();
                 return Outcome.GONE;
             } catch (LeaseStoreException e) {
@@ -450,11 +451,7 @@ public final class LeaderElector {
             observe(call(deadline, () -> store.get(lease)));
         } catch (LeaseNotFound e) {
             boolean wasLeading = leadingView;
-            LeaseRecord heard = heardHolder.getAndSet(null);
-            if (heard != null && (observed == null || !observed.record().hasHolder())) {
-                // A holder we heard of but have not handled yet: its lease vanished from under it, as if seen now.
-                observed = new ObservedLease(heard, monotonic.instant());
-            }
+            takeHeardHolderAsLast();
             forget();
             if (wasLeading) {
                 return Outcome.GONE;
@@ -557,6 +554,25 @@ public final class LeaderElector {
         vanished = null;
         observed = LeaseRules.observe(observed, rec, monotonic.instant());
         noteHolder(rec.holderIdentity());
+    }
+
+    /**
+     * The lease was just found gone: if the watch delivered a record naming a holder that the loop has not handled
+     * yet, that holder is the last one known, not the one we observed before it — even when what we observed was our
+     * own record (a fenced leader whose successor's events are still queued behind its read). Only when the heard
+     * record names us while we observed someone else does the observation stand: another holder is the safe side.
+     */
+    private void takeHeardHolderAsLast() {
+        LeaseRecord heard = heardHolder.getAndSet(null);
+        if (heard == null) {
+            return;
+        }
+        boolean observedAnother = observed != null
+                && observed.record().hasHolder()
+                && !observed.record().isHeldBy(identity);
+        if (!(heard.isHeldBy(identity) && observedAnother)) {
+            observed = new ObservedLease(heard, monotonic.instant());
+        }
     }
 
     /**

@@ -308,6 +308,46 @@ class LeaderElectorTest {
     }
 
     @Test
+    void aFencedLeaderThatFindsItsLeaseGoneHonoursTheSuccessorItHeardButHasNotHandled() {
+        // a led, lost its store for longer than renewDeadline (fenced; its last observation is its own record),
+        // then reads again: meanwhile b took the lease and someone deleted it, both events still queued behind the
+        // read. b may be stopping its work right now, so a must not create the lease at once on the strength of
+        // its own stale record (RealTimeElectionChaosTest found this overlap on CI: 20 ms, b's stop callback).
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        assertThat(a.isLeader()).isTrue();
+        boolean[] outage = {true};
+        boolean[] takenAndDeleted = {false};
+        h.store.intercept(new InMemoryLeaseStore.Interceptor() {
+            @Override
+            public void before(InMemoryLeaseStore.Op op, LeaseKey key) {
+                if (outage[0]) {
+                    throw new LeaseStoreFailure(key, 503, "outage (injected)", null);
+                }
+                if (op == InMemoryLeaseStore.Op.GET && !takenAndDeleted[0]) {
+                    takenAndDeleted[0] = true;
+                    h.store.put(LEASE, LeaseRecord.heldBy("b", LD, h.scheduler.now()));
+                    h.store.delete(LEASE);
+                }
+            }
+        });
+        h.scheduler.advance(RD.plus(RP));
+        assertThat(a.isLeader()).isFalse();
+        outage[0] = false;
+        h.scheduler.advance(RP.multipliedBy(3));
+        assertThat(takenAndDeleted[0]).isTrue();
+        Instant foundGone = h.scheduler.now();
+        assertThat(a.isLeader()).isFalse();
+        assertThat(h.store.peek(LEASE)).isEmpty();
+        h.scheduler.advance(LD.minus(RP.multipliedBy(3)).minusMillis(1));
+        assertThat(a.isLeader())
+                .as("free only a leaseDuration after %s", foundGone)
+                .isFalse();
+        h.scheduler.advance(RP.multipliedBy(6));
+        assertThat(a.isLeader()).isTrue();
+    }
+
+    @Test
     void stoppedFiresEvenWhenNeverLeading() {
         List<String> events = new ArrayList<>();
         h.store.put(LEASE, LeaseRecord.heldBy("someone", LD, h.scheduler.now()));
