@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.logging.Level;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 
 /**
  * {@code make bench}: side-by-side figures, Tenure against its peers, each row measured in one run on the
@@ -423,6 +424,16 @@ public final class Bench {
                 .ok((System.nanoTime() - t0) / 1e9));
     }
 
+    private static String startTimes(Map<String, List<FootprintBench.Result>> results) {
+        return results.entrySet().stream()
+                .map(e -> e.getKey() + " "
+                        + e.getValue().stream()
+                                .map(r -> String.format(Locale.ROOT, "%.2f", r.secondsToReady()))
+                                .collect(Collectors.joining(", "))
+                        + " s")
+                .collect(Collectors.joining("; "));
+    }
+
     private static List<String> labels(List<DrainBench.Variant> variants) {
         return variants.stream().map(DrainBench.Variant::label).toList();
     }
@@ -435,7 +446,9 @@ public final class Bench {
         }
         long t0 = System.nanoTime();
         Duration settle = Duration.ofSeconds(quick ? 3 : 10);
-        int trials = quick ? 1 : 3;
+        // five starts each: one start's time to ready varies by +-0.3 s on two cores (JIT, GC and the emulator share
+        // them)
+        int trials = quick ? 1 : 5;
         FootprintBench.Launcher here = FootprintBench.Launcher.thisJdk();
         Optional<Path> jdk25 = FootprintBench.imageJdk();
         String limit = FootprintBench.CONTAINER_LIMIT;
@@ -477,6 +490,7 @@ public final class Bench {
                         "java -jar target/quarkus-app/quarkus-run.jar pointed at an emulated cluster seeded with the make-run "
                                 + "demo and the generated CRDs; time = process start to /q/health/ready 200; RSS from "
                                 + "/proc/<pid>/status; median of " + trials + " alternated starts per subject")
+                .note("each start's time to ready, in order: " + startTimes(results))
                 .note("default JVM flags: none, on this JDK (" + Runtime.version() + "; heap sized from this 24 GiB "
                         + "machine). JDK 17 + AppCDS: the previous image's flags "
                         + String.join(" ", FootprintBench.appCdsFlags()) + " (archive from package). "
