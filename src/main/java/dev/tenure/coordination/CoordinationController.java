@@ -32,8 +32,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -151,17 +149,12 @@ public final class CoordinationController {
                 .withoutField("metadata.namespace", NODE_LEASE_NAMESPACE)
                 .runnableInformer(0);
         leases.addEventHandler(leaseEvents(queue, candidates));
-        NodeCache.Subscription nodes = null;
+        NodeCache.Subscription nodes;
         try {
-            // the three first LISTs side by side: start() returns at once and completes when the informer has synced
-            CompletableFuture<Void> synced = CompletableFuture.allOf(
-                    leases.start().toCompletableFuture(), candidates.start().toCompletableFuture());
+            leases.run();
+            candidates.run();
             nodes = nodeCache.open(nodeEvents(queue, candidates));
-            joinUnwrapped(synced);
         } catch (RuntimeException e) {
-            if (nodes != null) {
-                nodes.close();
-            }
             leases.close();
             candidates.close();
             scheduler.shutdownNow();
@@ -181,15 +174,6 @@ public final class CoordinationController {
                 planner.handles(LeaseStrategies.OLDEST_EMULATION_VERSION)
                         ? ", " + LeaseStrategies.OLDEST_EMULATION_VERSION
                         : "");
-    }
-
-    /** Waits for {@code f}; a failure is thrown as itself (as informer.run() throws it), not wrapped. */
-    private static void joinUnwrapped(CompletableFuture<Void> f) {
-        try {
-            f.join();
-        } catch (CompletionException e) {
-            throw e.getCause() instanceof RuntimeException r ? r : e;
-        }
     }
 
     private static Thread daemon(Runnable r, String name) {

@@ -25,8 +25,6 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -161,61 +159,33 @@ public class OperatorLeadership {
         }
     }
 
-    /**
-     * Starts JOSDK's reconcilers, the annotation door and coordinated election side by side: each opens its own
-     * watches and waits for their first LIST (the door and coordination share the Node cache, whose first opener
-     * starts it), so a new leader is ready after the slowest of them rather than after their sum. Returns when all
-     * three have started. The door and coordination are add-ons: their failure is logged and the NodeMaintenance
-     * reconciler runs on; when JOSDK cannot start, the add-ons are stopped again and the failure is thrown.
-     */
     private synchronized void startReconcilers() {
         if (reconcilersStarted || shuttingDown) {
             return;
         }
-        CompletableFuture<Void> josdk = inParallel(this::startOperator);
-        CompletableFuture<Void> door = inParallel(() -> {
-            if (annotationDoor != null && annotationDoor.isResolvable()) {
-                try {
-                    annotationDoor.get().start();
-                } catch (RuntimeException e) {
-                    LOG.error("the annotation door could not start (no Node watch)", e);
-                }
-            }
-        });
-        CompletableFuture<Void> coordinated = inParallel(() -> {
-            if (coordination != null && coordination.isResolvable()) {
-                try {
-                    coordination.get().start();
-                } catch (RuntimeException e) {
-                    LOG.error("coordinated leader election could not start", e);
-                }
-            }
-        });
-        CompletableFuture.allOf(door, coordinated).join();
-        try {
-            josdk.join();
-        } catch (CompletionException e) {
-            reconcilersStarted = true; // so that stopping undoes what did start
-            stopReconcilers();
-            throw e.getCause() instanceof RuntimeException r ? r : e;
-        }
-        reconcilersStarted = true;
-    }
-
-    private void startOperator() {
         if (operator.getRegisteredControllersNumber() == 0) {
             LOG.warn("no reconcilers registered; nothing to start");
         } else {
             LOG.info("leading: starting reconcilers");
             operator.start();
         }
-    }
-
-    private static CompletableFuture<Void> inParallel(Runnable start) {
-        // a thread each: on two cores the common pool has one worker, which would run the starts one after another
-        return CompletableFuture.runAsync(
-                start,
-                task -> daemon("tenure-reconcilers-start").newThread(task).start());
+        if (annotationDoor != null && annotationDoor.isResolvable()) {
+            try {
+                annotationDoor.get().start();
+            } catch (RuntimeException e) {
+                // like coordination: the NodeMaintenance door must not go down with it
+                LOG.error("the annotation door could not start (no Node watch)", e);
+            }
+        }
+        if (coordination != null && coordination.isResolvable()) {
+            try {
+                coordination.get().start();
+            } catch (RuntimeException e) {
+                // coordinated election is an add-on: its failure must not keep the reconcilers down
+                LOG.error("coordinated leader election could not start", e);
+            }
+        }
+        reconcilersStarted = true;
     }
 
     private synchronized void stopReconcilers() {
