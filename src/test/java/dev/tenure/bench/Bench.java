@@ -525,7 +525,14 @@ public final class Bench {
                     row.skipped(FootprintBench.JAR + " is absent: run ./mvnw package -DskipTests (make bench does)"));
         }
         long t0 = System.nanoTime();
-        List<Integer> sizes = quick ? List.of(200) : List.of(500, 2000, 5000);
+        // -Dtenure.bench.scale.sizes=5000 measures one size alone (a targeted comparison, not the curve)
+        String only = System.getProperty("tenure.bench.scale.sizes");
+        List<Integer> sizes = only != null
+                ? java.util.Arrays.stream(only.split(","))
+                        .map(String::trim)
+                        .map(Integer::valueOf)
+                        .toList()
+                : quick ? List.of(200) : List.of(500, 2000, 5000);
         int podsPerNode = Integer.getInteger("tenure.bench.scale.pods", 30);
         Duration idle = Duration.ofSeconds(quick ? 15 : 60);
         List<ScaleBench.Point> points = new ArrayList<>();
