@@ -439,8 +439,7 @@ public final class LeaderElector {
             try {
                 return apply(decide(start), deadline);
             } catch (LeaseNotFound gone) {
-                takeHeardHolderAsLast();
-                forget();
+                foundGone();
                 return Outcome.GONE;
             } catch (LeaseStoreException e) {
                 LOG.fine(() ->
@@ -451,8 +450,7 @@ public final class LeaderElector {
             observe(call(deadline, () -> store.get(lease)));
         } catch (LeaseNotFound e) {
             boolean wasLeading = leadingView;
-            takeHeardHolderAsLast();
-            forget();
+            foundGone();
             if (wasLeading) {
                 return Outcome.GONE;
             }
@@ -557,22 +555,21 @@ public final class LeaderElector {
     }
 
     /**
-     * The lease was just found gone: if the watch delivered a record naming a holder that the loop has not handled
-     * yet, that holder is the last one known, not the one we observed before it — even when what we observed was our
-     * own record (a fenced leader whose successor's events are still queued behind its read). Only when the heard
-     * record names us while we observed someone else does the observation stand: another holder is the safe side.
+     * A call found the lease gone (404): {@link #forget()} it, counting as its last holder the one the watch delivered
+     * and the loop has not handled yet, if any, rather than the one we observed before — even when what we observed
+     * was our own record (a fenced leader whose successor's events are still queued behind its read). Only when the
+     * heard record names us while we observed someone else does the observation stand: another holder is the safe
+     * side. (A deletion event is handled by forget() alone: a holder heard then is queued behind it.)
      */
-    private void takeHeardHolderAsLast() {
+    private void foundGone() {
         LeaseRecord heard = heardHolder.getAndSet(null);
-        if (heard == null) {
-            return;
-        }
         boolean observedAnother = observed != null
                 && observed.record().hasHolder()
                 && !observed.record().isHeldBy(identity);
-        if (!(heard.isHeldBy(identity) && observedAnother)) {
+        if (heard != null && !(heard.isHeldBy(identity) && observedAnother)) {
             observed = new ObservedLease(heard, monotonic.instant());
         }
+        forget();
     }
 
     /**

@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -528,7 +529,7 @@ public final class Bench {
         // -Dtenure.bench.scale.sizes=5000 measures one size alone (a targeted comparison, not the curve)
         String only = System.getProperty("tenure.bench.scale.sizes");
         List<Integer> sizes = only != null
-                ? java.util.Arrays.stream(only.split(","))
+                ? Arrays.stream(only.split(","))
                         .map(String::trim)
                         .map(Integer::valueOf)
                         .toList()
