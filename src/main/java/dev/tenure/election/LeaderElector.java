@@ -624,23 +624,35 @@ public final class LeaderElector {
      * only once that callback has completed — the successor may start the moment it sees the release.
      */
     private void yieldTo(String preferred) {
+        long endedTerm;
+        synchronized (termLock) {
+            endedTerm = termSeq;
+        }
         CompletableFuture<Void> workStopped = endTerm("yielded to preferred holder " + preferred, -1);
         if (!stopped) {
             next(jittered(retryPeriod), this::acquireTick);
         }
         workStopped
                 .orTimeout(leaseDuration.toNanos(), TimeUnit.NANOSECONDS)
-                .whenComplete(
-                        (ok, error) -> scheduler.schedule(Duration.ZERO, () -> releaseAfterYield(preferred, error)));
+                .whenComplete((ok, error) ->
+                        scheduler.schedule(Duration.ZERO, () -> releaseAfterYield(preferred, endedTerm, error)));
     }
 
-    private synchronized void releaseAfterYield(String preferred, Throwable stopError) {
+    /**
+     * Releases after a yield once the ended term's work has stopped, unless a newer term has begun since: the lease we
+     * hold now is that term's, whose callbacks may still be queued, and its own end releases it.
+     */
+    private synchronized void releaseAfterYield(String preferred, long endedTerm, Throwable stopError) {
         if (stopError != null) {
             LOG.warning(identity + ": onStoppedLeading did not complete (" + stopError + "), so " + lease
                     + " is not released to " + preferred + "; it expires by itself");
             return;
         }
-        if (!leadingView && observed != null && observed.record().isHeldBy(identity)) {
+        boolean newerTerm;
+        synchronized (termLock) {
+            newerTerm = termSeq != endedTerm;
+        }
+        if (!newerTerm && !leadingView && observed != null && observed.record().isHeldBy(identity)) {
             writeRelease(observed.record());
         }
     }
@@ -678,8 +690,20 @@ public final class LeaderElector {
             fenceTask = fenceScheduler.schedule(Duration.between(monotonic.instant(), fenceAt), () -> fence(seq));
             metrics.leadershipChanged(lease, true);
             LOG.info(() -> identity + " became leader of " + lease);
-            // handed over under the term lock, so a term's start and stop reach the executor in order
-            callbackExecutor.execute(onStartedLeading);
+            // handed over under the term lock, so a term's start and stop reach the executor in order; a start that
+            // reaches the front of the queue after its term has ended never runs (its stop is queued behind it)
+            callbackExecutor.execute(() -> {
+                if (termIsCurrent(seq)) {
+                    onStartedLeading.run();
+                }
+            });
+        }
+    }
+
+    /** Whether term {@code seq} is the active one. */
+    private boolean termIsCurrent(long seq) {
+        synchronized (termLock) {
+            return termActive && termSeq == seq;
         }
     }
 

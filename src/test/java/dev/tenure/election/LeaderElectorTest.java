@@ -9,6 +9,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -444,6 +445,61 @@ class LeaderElectorTest {
         // successor could see the lease free
         assertThat(events).containsSubsequence("stopped", "release stored, a leads: false");
         assertThat(a.isLeader()).isFalse();
+    }
+
+    /**
+     * RealTimeElectionChaosTest seed 63878699765137 (230 ms of overlap): a leader yields while its stop callback is
+     * still queued, the lease is deleted, it re-creates the lease and yields again, all before its callback thread
+     * catches up. Then (1) the first yield's release, due once the first stop has run, released the second term's
+     * lease while that term's start and stop were still queued, and (2) the second term's start ran although the term
+     * had ended: the old leader worked beside the successor the release let in.
+     */
+    @Test
+    void aQueuedStartOfAnEndedTermNeverRunsAndAReleaseWaitsForEveryQueuedCallback() {
+        ArrayDeque<Runnable> callbacks = new ArrayDeque<>();
+        List<String> events = new ArrayList<>();
+        LeaderElector a = h.builder("a", Duration.ZERO)
+                .callbackExecutor(callbacks::add)
+                .onStartedLeading(() -> events.add("a starts"))
+                .onStoppedLeading(() -> events.add("a stops"))
+                .build();
+        a.start();
+        h.scheduler.runDue();
+        while (!callbacks.isEmpty()) {
+            callbacks.poll().run(); // term 1 starts working
+        }
+        assertThat(events).containsExactly("a starts");
+        LeaderElector b = h.start("b", Duration.ZERO);
+        h.scheduler.runDue();
+        h.store.intercept(new InMemoryLeaseStore.Interceptor() {
+            @Override
+            public void after(InMemoryLeaseStore.Op op, LeaseKey key) {
+                h.store
+                        .peek(LEASE)
+                        .filter(r -> !r.hasHolder())
+                        .ifPresent(r -> events.add("release stored, a's callbacks queued: " + callbacks.size()));
+            }
+        });
+        h.store.put(LEASE, h.store.peek(LEASE).orElseThrow().withPreferredHolder("b"));
+        h.scheduler.runDue(); // yield 1: term 1's stop is queued, not run
+        h.store.delete(LEASE);
+        h.scheduler.runDue(); // a re-creates the lease it just gave up: term 2, its start queued
+        assertThat(h.store.peek(LEASE).orElseThrow().holderIdentity()).isEqualTo("a");
+        h.store.put(LEASE, h.store.peek(LEASE).orElseThrow().withPreferredHolder("b"));
+        h.scheduler.runDue(); // yield 2: term 2 ends before its start has run
+        while (!callbacks.isEmpty()) {
+            callbacks.poll().run();
+            h.scheduler.runDue();
+        }
+        h.scheduler.runDue();
+        assertThat(events.stream().filter(e -> e.equals("a starts")))
+                .as(events.toString())
+                .hasSize(1);
+        assertThat(events.stream().filter(e -> e.startsWith("release stored")))
+                .as(events.toString())
+                .isNotEmpty()
+                .allMatch(e -> e.endsWith("queued: 0"));
+        assertThat(b.isLeader()).isTrue();
     }
 
     @Test
