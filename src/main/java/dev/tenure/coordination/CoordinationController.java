@@ -5,6 +5,7 @@ import dev.tenure.election.LeaseConflict;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseStoreException;
+import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.KeyedWorkQueue;
@@ -57,6 +58,8 @@ public final class CoordinationController {
     private static final Logger LOG = Logger.getLogger(CoordinationController.class);
 
     private final KubernetesClient client;
+    /** Each reconcile holds a permit of it (the operator's leadership term); open by default (tests). */
+    private volatile WorkFence fence = WorkFence.alwaysOpen();
     /** Every Lease write goes through the election adapter. */
     private final KubeLeaseStore leaseStore;
 
@@ -121,6 +124,11 @@ public final class CoordinationController {
         return (running != null ? "running" : "stopped (not leading)") + ", " + api.detail();
     }
 
+    /** Runs every reconcile under a permit of {@code fence}: the operator's term, which a stop waits out. */
+    public void fencedBy(WorkFence fence) {
+        this.fence = fence;
+    }
+
     /** Starts informers, the election worker and the candidate garbage collector; no-op when running. */
     public synchronized void start() {
         if (running != null) {
@@ -163,7 +171,7 @@ public final class CoordinationController {
         }
         startFailure = null;
         running = new Running(queue, scheduler, candidates, leases, nodes);
-        queue.startWorkers(1, "tenure-coordination-worker", this::reconcile);
+        queue.startWorkers(1, "tenure-coordination-worker", fence, this::reconcile);
         enqueueAll();
         scheduler.scheduleWithFixedDelay(
                 this::collectGarbageSafely, gcPeriod.toMillis(), gcPeriod.toMillis(), TimeUnit.MILLISECONDS);

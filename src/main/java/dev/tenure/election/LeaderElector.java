@@ -196,6 +196,16 @@ public final class LeaderElector {
         return leadingView && fence != null && monotonic.instant().isBefore(fence);
     }
 
+    /** Time left before this term's fence (lastRenewStart + renewDeadline); empty when not leading. */
+    public Optional<Duration> timeLeft() {
+        Instant fence = fenceAtView;
+        if (!leadingView || fence == null) {
+            return Optional.empty();
+        }
+        Duration left = Duration.between(monotonic.instant(), fence);
+        return left.isNegative() || left.isZero() ? Optional.empty() : Optional.of(left);
+    }
+
     /** Leading, stepping down (onStoppedLeading still running) or standing by. */
     public Role role() {
         if (leadingView) {

@@ -1,5 +1,6 @@
 package dev.tenure.kube;
 
+import dev.tenure.election.WorkFence;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -151,8 +152,21 @@ public final class KeyedWorkQueue<K> {
 
     /**
      * Starts {@code count} daemon threads named {@code threadName-<n>} (just {@code threadName} for one), each
-     * running {@link #run(Function)} with {@code handler}.
+     * running {@link #run(Function)} with {@code handler}; each key is handled under a permit of {@code fence}, so
+     * that the end of a leadership term waits for the key in hand and no key is handled outside a term.
      */
+    public synchronized void startWorkers(
+            int count, String threadName, WorkFence fence, Function<K, Optional<Duration>> handler) {
+        startWorkers(count, threadName, key -> {
+            try (WorkFence.Permit permit = fence.enter()) {
+                return handler.apply(key);
+            } catch (WorkFence.OutsideTerm e) {
+                return Optional.empty(); // leadership ended: the next leader looks at every key again
+            }
+        });
+    }
+
+    /** {@link #startWorkers(int, String, WorkFence, Function)} without a fence. */
     public synchronized void startWorkers(int count, String threadName, Function<K, Optional<Duration>> handler) {
         for (int i = 1; i <= count; i++) {
             Thread t = new Thread(() -> run(handler), count == 1 ? threadName : threadName + "-" + i);

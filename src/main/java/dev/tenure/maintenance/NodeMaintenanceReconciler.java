@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.election.WorkFence;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -73,6 +74,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final NodeMaintenanceValidator.Limits limits;
     private final Clock clock;
     private final NodesMaintainedElsewhere elsewhere;
+    /** The operator's leadership term: every reconcile and cleanup holds a permit of it, so a stop waits them out. */
+    private final WorkFence fence;
 
     @Inject
     public NodeMaintenanceReconciler(
@@ -81,8 +84,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             EventRecorder recorder,
             MaintenanceMetrics metrics,
             NodeMaintenanceValidator.Limits limits,
-            NodesMaintainedElsewhere elsewhere) {
-        this(machine, client, recorder, metrics, limits, elsewhere, Clock.systemUTC());
+            NodesMaintainedElsewhere elsewhere,
+            WorkFence fence) {
+        this(machine, client, recorder, metrics, limits, elsewhere, fence, Clock.systemUTC());
     }
 
     NodeMaintenanceReconciler(
@@ -92,8 +96,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             MaintenanceMetrics metrics,
             NodeMaintenanceValidator.Limits limits,
             NodesMaintainedElsewhere elsewhere,
+            WorkFence fence,
             Clock clock) {
         this.elsewhere = elsewhere;
+        this.fence = fence;
         this.machine = machine;
         this.client = client;
         this.recorder = recorder;
@@ -104,6 +110,12 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     @Override
     public UpdateControl<NodeMaintenance> reconcile(NodeMaintenance nm, Context<NodeMaintenance> context) {
+        try (WorkFence.Permit permit = fence.enter()) {
+            return reconcileInTerm(nm, context);
+        }
+    }
+
+    private UpdateControl<NodeMaintenance> reconcileInTerm(NodeMaintenance nm, Context<NodeMaintenance> context) {
         NodeMaintenanceStatus prior = nm.getStatus();
         MaintenanceState state = NodeMaintenanceStatuses.toState(prior);
         long generation = Optional.ofNullable(nm.getMetadata().getGeneration()).orElse(0L);
@@ -284,6 +296,12 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     @Override
     public DeleteControl cleanup(NodeMaintenance nm, Context<NodeMaintenance> context) {
+        try (WorkFence.Permit permit = fence.enter()) {
+            return cleanupInTerm(nm, context);
+        }
+    }
+
+    private DeleteControl cleanupInTerm(NodeMaintenance nm, Context<NodeMaintenance> context) {
         MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
         // The node it was admitted for, whatever spec.nodeName says now; none when it never named a valid one.
         String nodeName = pinnedNode(nm).orElseGet(() -> NodeMaintenanceValidator.nodeOf(nm));

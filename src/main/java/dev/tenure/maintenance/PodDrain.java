@@ -19,9 +19,9 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
 
 /** The drain's API calls: list the node's pods, look up their DaemonSets, evict or delete a batch. */
 final class PodDrain {
@@ -76,13 +76,30 @@ final class PodDrain {
         return existing;
     }
 
-    /** Evicts (or deletes) the batch in parallel on the eviction pool and waits for the answers. */
+    /**
+     * Evicts (or deletes) the batch in parallel on the eviction pool and waits for the answers. The wait is
+     * interruptible (a stopping operator interrupts its reconcile threads): the calls not yet sent are cancelled and
+     * the interrupt surfaces as a {@link KubernetesClientException}, so the reconcile ends instead of waiting on.
+     */
     List<Outcome> remove(List<PodVerdict> batch, DrainOptions options) {
-        List<CompletableFuture<Outcome>> futures = new ArrayList<>();
+        List<Future<Outcome>> futures = new ArrayList<>();
         for (PodVerdict pod : batch) {
-            futures.add(CompletableFuture.supplyAsync(() -> removeOne(pod, options), evictions));
+            futures.add(evictions.submit(() -> removeOne(pod, options)));
         }
-        return futures.stream().map(CompletableFuture::join).toList();
+        List<Outcome> outcomes = new ArrayList<>();
+        try {
+            for (Future<Outcome> f : futures) {
+                outcomes.add(f.get());
+            }
+        } catch (InterruptedException e) {
+            futures.forEach(f -> f.cancel(true));
+            Thread.currentThread().interrupt();
+            throw new KubernetesClientException("drain interrupted: the operator is stopping", e);
+        } catch (ExecutionException e) {
+            futures.forEach(f -> f.cancel(true));
+            throw e.getCause() instanceof RuntimeException r ? r : new KubernetesClientException(e.getMessage(), e);
+        }
+        return outcomes;
     }
 
     private Outcome removeOne(PodVerdict pod, DrainOptions options) {

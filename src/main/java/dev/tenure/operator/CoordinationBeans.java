@@ -5,6 +5,7 @@ import dev.tenure.coordination.CoordinationMetrics;
 import dev.tenure.coordination.ElectionPlanner;
 import dev.tenure.coordination.ElectionTiming;
 import dev.tenure.coordination.LeaseCandidateApi;
+import dev.tenure.election.WorkFence;
 import dev.tenure.kube.NodeCache;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -29,14 +30,15 @@ public class CoordinationBeans {
             TenureConfig config,
             MeterRegistry registry,
             Instance<Clock> clocks,
-            NodeCache nodes) {
+            NodeCache nodes,
+            WorkFence fence) {
         CoordinationConfig c = config.coordination();
         // the wiring supplies the clock: a Clock bean if the application has one, else the system clock
         Clock clock = clocks.isResolvable() ? clocks.get() : Clock.systemUTC();
         LeaseCandidateApi api = c.enabled()
                 ? LeaseCandidateApi.discover(client, c.leaseCandidateVersion())
                 : new LeaseCandidateApi(null, "disabled (tenure.coordination.enabled=false)");
-        return new CoordinationController(
+        CoordinationController controller = new CoordinationController(
                 client,
                 new ElectionPlanner(
                         ElectionTiming.UPSTREAM, c.oldestEmulationVersion().enabled()),
@@ -45,6 +47,8 @@ public class CoordinationBeans {
                 new CoordinationMetrics(registry, clock),
                 c.gcPeriod(),
                 nodes);
+        controller.fencedBy(fence);
+        return controller;
     }
 
     void onStop(@Observes ShutdownEvent event, CoordinationController controller) {

@@ -2,7 +2,9 @@ package dev.tenure.operator;
 
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaseStore;
+import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.FencedWrites;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.EventRecorder;
 import dev.tenure.maintenance.LeadershipHandover;
@@ -14,7 +16,6 @@ import dev.tenure.maintenance.annotation.AnnotationDoor;
 import dev.tenure.maintenance.annotation.AnnotationSettings;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -94,15 +95,19 @@ public class MaintenanceBeans {
             KubernetesClient operatorClient,
             LeadershipHandover handover,
             MaintenanceMetrics metrics,
-            MaintenanceSettings settings) {
+            MaintenanceSettings settings,
+            WorkFence fence,
+            OperatorInstance instance) {
         // The machine's own client does not retry: a 429 from a PodDisruptionBudget must come back at once
         // (the client would otherwise retry it for ~19 s on a reconcile thread); every failure is retried by
         // the next reconcile instead, with the error in status.
-        machineClient = new KubernetesClientBuilder()
-                .withConfig(new ConfigBuilder(operatorClient.getConfiguration())
+        machineClient = FencedWrites.client(
+                new ConfigBuilder(operatorClient.getConfiguration())
                         .withRequestRetryBackoffLimit(0)
-                        .build())
-                .build();
+                        .build(),
+                operatorClient.getKubernetesSerialization(),
+                fence,
+                instance.identity());
         KubernetesClient client = machineClient;
         LeaseStore leases = new KubeLeaseStore(client);
         AtomicInteger n = new AtomicInteger();
@@ -128,8 +133,10 @@ public class MaintenanceBeans {
             EventRecorder recorder,
             MaintenanceSettings maintenance,
             NodeMaintenanceValidator.Limits limits,
-            AnnotationSettings settings) {
+            AnnotationSettings settings,
+            WorkFence fence) {
         door = new AnnotationDoor(client, nodes, machine, recorder, maintenance, limits, settings);
+        door.fencedBy(fence);
         return door;
     }
 

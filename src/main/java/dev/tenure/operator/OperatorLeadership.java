@@ -6,6 +6,7 @@ import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaderElector;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.MonotonicClock;
+import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.maintenance.annotation.AnnotationDoor;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -24,7 +25,12 @@ import jakarta.inject.Inject;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentLinkedDeque;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadFactory;
@@ -38,24 +44,45 @@ import org.jboss.logging.Logger;
  * leading. Losing leadership exits the process (non-zero) so Kubernetes restarts the pod as a
  * fresh contender: reconcilers and their caches are never half-stopped and reused.
  *
- * <p>The elector fences leadership in real time (a timer ends the term at lastRenewStart +
- * renewDeadline whatever the API calls are doing) and calls {@link #leadershipLost} then; that
- * callback returns only once the reconcilers have stopped. It gives them half the margin
- * (leaseDuration − renewDeadline) and halts the JVM when they take longer: a stopped process is the
- * one fence nothing can outlive. Election requests use their own client with no retries and a
- * request timeout derived from the same margin, and the elector bounds every call by the time its
- * attempt has left.
+ * <p>The fence is on the work, not only on the belief that we lead. A term opens the {@link WorkFence}: every
+ * reconcile and queue item holds a permit of it, and every write the operator's clients send passes it
+ * ({@code FencedWrites}: refused outside the term, timed out before its end). When the elector ends the term (a timer
+ * at lastRenewStart + renewDeadline, whatever the API calls are doing) {@link #leadershipLost} closes the fence at
+ * once, preempts a start still in progress, stops the reconcilers, the annotation door and coordination, and waits
+ * until no permit is left; only then does it return, and only then may the elector release the lease. Past half the
+ * margin (leaseDuration − renewDeadline) it halts the JVM instead, without a release: a stopped process is the one
+ * fence nothing outlives, and the lease then expires. Shutdown (SIGTERM) does the same before it releases.
+ *
+ * <p>Starting runs on a thread of its own, so a slow start (informer cache sync) never delays a stop. A start that
+ * fails (RBAC refusal, missing CRD, cache-sync timeout) is undone and the process exits with
+ * {@link #START_FAILED_EXIT_CODE}; the shutdown releases the lease so another replica can try, and Kubernetes
+ * restarts this one with its crash-loop backoff.
  */
 @ApplicationScoped
 public class OperatorLeadership {
     private static final Logger LOG = Logger.getLogger(OperatorLeadership.class);
     /** Exit code when leadership is lost (distinct from crashes, visible in pod status). */
     public static final int LOST_LEADERSHIP_EXIT_CODE = 3;
+    /** Exit code when the reconcilers could not be started while leading. */
+    public static final int START_FAILED_EXIT_CODE = 4;
+
+    /** Something that runs only while leading; stopped in the reverse order of starting. */
+    interface LeaderWork {
+        String name();
+
+        void start();
+
+        void stop();
+
+        /** A failed start of essential work ends the term; the add-ons' failure only is logged. */
+        boolean essential();
+    }
 
     private final Operator operator;
     private final KubernetesClient client;
     private final LeaderElectionConfig config;
     private final MeterRegistry registry;
+    private final WorkFence fence;
     /** The LeaseCandidate controller runs on the leader only, like the reconcilers (null in plain unit tests). */
     @Inject
     Instance<CoordinationController> coordination;
@@ -71,39 +98,78 @@ public class OperatorLeadership {
     IntConsumer halt = io.quarkus.runtime.LaunchMode.current() == io.quarkus.runtime.LaunchMode.TEST
             ? code -> LOG.errorf("(test run: not halting the test JVM with %d)", code)
             : code -> Runtime.getRuntime().halt(code);
+    /** Told the System.nanoTime() at which each term opened the fence (tests check work against it). */
+    java.util.function.LongConsumer termOpened = t -> {};
+    /** Work run besides the operator's own (tests); started after it. */
+    final List<LeaderWork> extraWork = new CopyOnWriteArrayList<>();
 
     private volatile LeaderElector elector;
     private volatile boolean reconcilersStarted;
     private volatile boolean shuttingDown;
     private volatile boolean lost;
+    /** Set when a term opened; cleared once its work has stopped. */
+    private volatile boolean termOpen;
+    /** When the current term began (System.nanoTime), for the liveness check of a start that never completes. */
+    private volatile long termOpenedAt;
+
+    private volatile Thread starter;
+    private final Deque<LeaderWork> running = new ConcurrentLinkedDeque<>();
     private ExecutorScheduler scheduler;
     private ExecutorScheduler fenceScheduler;
     private ExecutorService storeCalls;
     private ExecutorService callbacks;
     private KubernetesClient electionClient;
 
+    private final String identity;
+
     @Inject
-    public OperatorLeadership(Operator operator, KubernetesClient client, TenureConfig config, MeterRegistry registry) {
-        this(operator, client, config.leaderElection(), registry);
+    public OperatorLeadership(
+            Operator operator,
+            KubernetesClient client,
+            TenureConfig config,
+            MeterRegistry registry,
+            WorkFence fence,
+            OperatorInstance instance) {
+        this(operator, client, config.leaderElection(), registry, fence, instance.identity());
+    }
+
+    /** A replica whose work is not fenced by its clients (unit tests of the election wiring). */
+    OperatorLeadership(
+            Operator operator, KubernetesClient client, LeaderElectionConfig config, MeterRegistry registry) {
+        this(
+                operator,
+                client,
+                config,
+                registry,
+                WorkFence.closed(),
+                OperatorInstance.of(config).identity());
     }
 
     OperatorLeadership(
-            Operator operator, KubernetesClient client, LeaderElectionConfig config, MeterRegistry registry) {
+            Operator operator,
+            KubernetesClient client,
+            LeaderElectionConfig config,
+            MeterRegistry registry,
+            WorkFence fence,
+            String identity) {
         this.operator = operator;
         this.client = client;
         this.config = config;
         this.registry = registry;
+        this.fence = fence;
+        this.identity = identity;
     }
 
     void onStart(@Observes @Priority(jakarta.interceptor.Interceptor.Priority.LIBRARY_AFTER + 100) StartupEvent event) {
         LeaderElectionConfig le = config;
         if (!le.enabled()) {
             LOG.info("leader election disabled (tenure.leader-election.enabled=false): starting reconcilers now");
-            startReconcilers();
+            termOpen = true;
+            termOpenedAt = System.nanoTime();
+            startWork();
             return;
         }
         LeaseKey lease = LeaseKey.of(namespace(le), le.leaseName());
-        String identity = le.identity().orElseGet(OperatorLeadership::defaultIdentity);
         electionClient = new KubernetesClientBuilder()
                 .withConfig(electionClientConfig(client.getConfiguration(), le))
                 .build();
@@ -126,19 +192,26 @@ public class OperatorLeadership {
                 .monotonic(MonotonicClock.system())
                 .random(new SecureRandom())
                 .callbackExecutor(callbacks)
-                .onStartedLeading(this::startReconcilers)
+                .onStartedLeading(this::termStarted)
                 .onStoppedLeading(this::leadershipLost)
                 .onNewLeader(holder -> LOG.infof("leader of %s is now %s", lease, holder))
                 .metrics(new MicrometerElectionMetrics(registry, lease))
                 .build();
+        warmUp(electionClient, lease);
         LOG.infof("contending for lease %s as %s", lease, identity);
         elector.start();
     }
 
     void onStop(@Observes ShutdownEvent event) {
         shuttingDown = true;
-        // Reconcilers first, then the lease: releasing earlier would let the next leader overlap with us.
-        stopReconcilers();
+        // Work first, then the lease: releasing earlier would let the next leader overlap with us. Past the budget,
+        // halt without releasing: the lease then expires.
+        if (!stopWork(stopBudget(config))) {
+            LOG.errorf(
+                    "shutting down: work did not stop within %d ms; halting (exit %d) without releasing the lease",
+                    stopBudget(config).toMillis(), LOST_LEADERSHIP_EXIT_CODE);
+            halt.accept(LOST_LEADERSHIP_EXIT_CODE);
+        }
         if (elector != null) {
             elector.stop();
         }
@@ -159,61 +232,180 @@ public class OperatorLeadership {
         }
     }
 
-    private synchronized void startReconcilers() {
-        if (reconcilersStarted || shuttingDown) {
+    /**
+     * One read of the lease before contending: the first request of a fresh client pays for connection set-up and
+     * class loading (seconds on a busy two-core machine), and an acquire that slow starts a term with its fence
+     * almost due. Errors are left to the elector, which reports them.
+     */
+    private static void warmUp(KubernetesClient electionClient, LeaseKey lease) {
+        try {
+            new KubeLeaseStore(electionClient).find(lease);
+        } catch (RuntimeException e) {
+            LOG.debugf(e, "warm-up read of %s", lease);
+        }
+    }
+
+    /**
+     * onStartedLeading: opens the fence for this term and starts the work on a thread of its own, so that the
+     * callback thread is free for the stop, which must be able to preempt a slow start.
+     */
+    private void termStarted() {
+        if (shuttingDown) {
             return;
         }
+        LeaderElector e = elector;
+        fence.open(e::timeLeft);
+        termOpenedAt = System.nanoTime();
+        termOpened.accept(termOpenedAt);
+        termOpen = true;
+        Thread t = daemon("tenure-reconcilers-start").newThread(this::startWork);
+        starter = t;
+        t.start();
+    }
+
+    private void startWork() {
+        try {
+            for (LeaderWork w : work()) {
+                if (Thread.currentThread().isInterrupted() || (!fence.isOpen() && elector != null)) {
+                    LOG.info("leadership ended while starting: not starting " + w.name());
+                    return;
+                }
+                try {
+                    LOG.infof("leading: starting %s", w.name());
+                    running.push(w);
+                    w.start();
+                } catch (RuntimeException ex) {
+                    if (w.essential()) {
+                        throw ex;
+                    }
+                    running.remove(w);
+                    // an add-on (the annotation door, coordination): its failure must not keep the reconcilers down
+                    LOG.error(w.name() + " could not start", ex);
+                }
+            }
+            reconcilersStarted = true;
+        } catch (RuntimeException ex) {
+            if (!fence.isOpen() && elector != null) {
+                LOG.info("leadership ended while starting; the start was abandoned: " + ex);
+                return;
+            }
+            startFailed(ex);
+        }
+    }
+
+    /** An essential start failed: undo what started, then exit so the lease is released and the pod restarts. */
+    private void startFailed(RuntimeException cause) {
+        LOG.errorf(
+                cause,
+                "could not start the reconcilers while leading; stopping what started and exiting with %d so another"
+                        + " replica can lead and this one restarts with backoff",
+                START_FAILED_EXIT_CODE);
+        lost = true;
+        fence.close();
+        stopStarted();
+        exit.accept(START_FAILED_EXIT_CODE);
+    }
+
+    /** What runs while leading, in start order: the JOSDK reconcilers, the annotation door, coordination. */
+    private List<LeaderWork> work() {
+        List<LeaderWork> all = new ArrayList<>();
         if (operator.getRegisteredControllersNumber() == 0) {
             LOG.warn("no reconcilers registered; nothing to start");
         } else {
-            LOG.info("leading: starting reconcilers");
-            operator.start();
+            all.add(work("reconcilers", true, operator::start, operator::stop));
         }
         if (annotationDoor != null && annotationDoor.isResolvable()) {
-            try {
-                annotationDoor.get().start();
-            } catch (RuntimeException e) {
-                // like coordination: the NodeMaintenance door must not go down with it
-                LOG.error("the annotation door could not start (no Node watch)", e);
-            }
+            AnnotationDoor door = annotationDoor.get();
+            all.add(work("the annotation door", false, door::start, door::stop));
         }
         if (coordination != null && coordination.isResolvable()) {
-            try {
-                coordination.get().start();
-            } catch (RuntimeException e) {
-                // coordinated election is an add-on: its failure must not keep the reconcilers down
-                LOG.error("coordinated leader election could not start", e);
-            }
+            CoordinationController c = coordination.get();
+            all.add(work("coordinated leader election", false, c::start, c::stop));
         }
-        reconcilersStarted = true;
+        all.addAll(extraWork);
+        return all;
     }
 
-    private synchronized void stopReconcilers() {
-        // only after a start: touching the bean otherwise would create it (and run discovery) during shutdown
-        if (reconcilersStarted && coordination != null && coordination.isResolvable()) {
-            coordination.get().stop();
-        }
-        if (reconcilersStarted && annotationDoor != null && annotationDoor.isResolvable()) {
-            annotationDoor.get().stop();
-        }
-        if (reconcilersStarted && operator.getRegisteredControllersNumber() > 0) {
+    static LeaderWork work(String name, boolean essential, Runnable start, Runnable stop) {
+        return new LeaderWork() {
+            public String name() {
+                return name;
+            }
+
+            public void start() {
+                start.run();
+            }
+
+            public void stop() {
+                stop.run();
+            }
+
+            public boolean essential() {
+                return essential;
+            }
+        };
+    }
+
+    /** Stops what started, newest first; one failing stop does not keep the others running. */
+    private void stopStarted() {
+        LeaderWork w;
+        while ((w = running.poll()) != null) {
             try {
-                operator.stop();
+                w.stop();
             } catch (RuntimeException e) {
-                LOG.warn("stopping reconcilers failed", e);
+                LOG.warn("stopping " + w.name() + " failed", e);
             }
         }
         reconcilersStarted = false;
     }
 
     /**
-     * onStoppedLeading: returns only when the reconcilers have stopped (JOSDK stopped: event sources closed,
-     * in-flight reconciles finished or interrupted), so the elector may release the lease after it. When they
-     * take longer than half the margin the JVM is halted instead: the fence must hold before any contender can
-     * see the lease expire.
+     * Closes the fence, preempts a start in progress, stops every started piece of work and waits until no permit
+     * is left, all within {@code budget}. True when the work has really stopped.
+     */
+    private boolean stopWork(Duration budget) {
+        fence.close();
+        if (!termOpen) {
+            return fence.running() == 0;
+        }
+        long deadline = System.nanoTime() + budget.toNanos();
+        Thread stopper = daemon("tenure-reconcilers-stop").newThread(() -> {
+            Thread s = starter;
+            if (s != null) {
+                s.interrupt();
+                try {
+                    s.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+            stopStarted();
+        });
+        stopper.start();
+        try {
+            stopper.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
+            boolean idle =
+                    !stopper.isAlive() && fence.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            if (idle) {
+                termOpen = false;
+            }
+            return idle;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+    }
+
+    /**
+     * onStoppedLeading: returns only when the work has stopped (fence closed, reconcilers, the annotation door and
+     * coordination stopped, no reconcile or queue item still running), so the elector may release the lease after
+     * it. When that takes longer than half the margin the JVM is halted instead: the fence must hold before any
+     * contender can see the lease expire.
      */
     void leadershipLost() {
-        if (shuttingDown || !reconcilersStarted) {
+        if (shuttingDown || !termOpen) {
+            fence.close();
             return; // stop() fires onStoppedLeading too; and a standby has nothing to give up
         }
         lost = true;
@@ -221,17 +413,11 @@ public class OperatorLeadership {
         LOG.errorf(
                 "lost leadership of %s: stopping reconcilers (at most %d ms) and exiting with %d so the pod restarts",
                 elector.lease(), budget.toMillis(), LOST_LEADERSHIP_EXIT_CODE);
-        Thread stopper = daemon("tenure-reconcilers-stop").newThread(this::stopReconcilers);
-        stopper.start();
-        try {
-            stopper.join(budget.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (stopper.isAlive()) {
+        if (!stopWork(budget)) {
             LOG.errorf(
-                    "reconcilers did not stop within %d ms: halting the JVM (exit %d) so no work outlives leadership",
-                    budget.toMillis(), LOST_LEADERSHIP_EXIT_CODE);
+                    "work did not stop within %d ms (%d unit(s) still running): halting the JVM (exit %d) so no work"
+                            + " outlives leadership",
+                    budget.toMillis(), fence.running(), LOST_LEADERSHIP_EXIT_CODE);
             halt.accept(LOST_LEADERSHIP_EXIT_CODE);
         }
         exit.accept(LOST_LEADERSHIP_EXIT_CODE);
@@ -281,6 +467,10 @@ public class OperatorLeadership {
         return Optional.ofNullable(elector);
     }
 
+    Operator operatorForTests() {
+        return operator;
+    }
+
     public boolean reconcilersStarted() {
         return reconcilersStarted;
     }
@@ -322,6 +512,17 @@ public class OperatorLeadership {
 
     public Optional<ElectorHealth> health() {
         return elector().map(LeaderElector::health);
+    }
+
+    /**
+     * How long this replica has led without its reconcilers started (empty when not leading, or started): a start
+     * that never completes (an informer that never syncs) makes liveness fail once this passes its limit.
+     */
+    public Optional<Duration> leadingWithoutReconcilers() {
+        if (!termOpen || reconcilersStarted || lost || shuttingDown) {
+            return Optional.empty();
+        }
+        return Optional.of(Duration.ofNanos(System.nanoTime() - termOpenedAt));
     }
 
     static String namespace(LeaderElectionConfig le) {

@@ -92,6 +92,12 @@ class OperatorLeadershipLossTest {
     }
 
     static LeaderElectionConfig config(String identity) {
+        // Generous enough that a starved CI machine does not miss a renew deadline (which exits).
+        return config(identity, Duration.ofSeconds(10), Duration.ofSeconds(7), Duration.ofSeconds(1));
+    }
+
+    static LeaderElectionConfig config(
+            String identity, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
         return new LeaderElectionConfig() {
             public boolean enabled() {
                 return true;
@@ -108,17 +114,17 @@ class OperatorLeadershipLossTest {
             public Optional<String> identity() {
                 return Optional.of(identity);
             }
-            // Generous enough that a starved CI machine does not miss a renew deadline (which exits).
+
             public Duration leaseDuration() {
-                return Duration.ofSeconds(10);
+                return leaseDuration;
             }
 
             public Duration renewDeadline() {
-                return Duration.ofSeconds(7);
+                return renewDeadline;
             }
 
             public Duration retryPeriod() {
-                return Duration.ofSeconds(1);
+                return retryPeriod;
             }
 
             public Duration healthGrace() {

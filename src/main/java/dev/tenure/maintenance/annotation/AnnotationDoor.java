@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.annotation;
 
+import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.KeyedWorkQueue;
 import dev.tenure.kube.NodeCache;
@@ -44,6 +45,9 @@ public final class AnnotationDoor {
 
     private final MaintenanceAnnotationController controller;
     private final NodeCache nodes;
+    /** Each reconcile holds a permit of it (the operator's leadership term); open by default (tests). */
+    private volatile WorkFence fence = WorkFence.alwaysOpen();
+
     private final boolean enabled;
     private Running running;
 
@@ -84,6 +88,11 @@ public final class AnnotationDoor {
         return running != null;
     }
 
+    /** Runs every reconcile under a permit of {@code fence}: the operator's term, which a stop waits out. */
+    public void fencedBy(WorkFence fence) {
+        this.fence = fence;
+    }
+
     /**
      * Subscribes to the Node cache and starts the workers; every Node the protocol concerns is looked at once, the
      * rest only when a change makes them so. No-op when running or when the door is disabled.
@@ -106,7 +115,7 @@ public final class AnnotationDoor {
             scheduler.shutdownNow();
             throw e;
         }
-        queue.startWorkers(WORKERS, "tenure-annotation-worker", controller::reconcile);
+        queue.startWorkers(WORKERS, "tenure-annotation-worker", fence, controller::reconcile);
         running = new Running(queue, scheduler, subscription);
         LOG.info("Annotation door started (" + MaintenanceAnnotation.REQUEST + ")");
     }

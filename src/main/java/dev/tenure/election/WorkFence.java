@@ -1,0 +1,204 @@
+package dev.tenure.election;
+
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Supplier;
+
+/**
+ * The fence around the work a leader does, not only around its belief that it leads ({@link LeaderElector#isLeader()}
+ * proves nothing about a reconcile that checked it a second ago). Two things pass through it:
+ *
+ * <ul>
+ *   <li><b>Units of work</b> (a reconcile, a queue item): {@link #enter()} admits one only while a term is open and
+ *   has time left, and counts it until its {@link Permit} is closed, so that the end of a term can
+ *   {@linkplain #awaitIdle wait} until no work of it is still running — a stop is then a real stop.</li>
+ *   <li><b>Side effects</b> (every API write): {@link #writeBudget()} says how long a write sent now may take — the
+ *   time left in the term — or refuses it with {@link OutsideTerm} when the term has ended or was closed. A write
+ *   sent with that budget as its timeout is answered (or abandoned) before the term's fence.</li>
+ * </ul>
+ *
+ * A term is opened with the source of its time left (the elector's {@link LeaderElector#timeLeft()}) and closed when
+ * leadership ends; closing refuses new work and new writes at once, whatever the work already running does next.
+ * Each open term has a number ({@link #term()}), which work may record in what it writes.
+ */
+public final class WorkFence {
+    /** Writes are refused when less than this is left: an answer could not come back in time. */
+    public static final Duration MIN_WRITE_BUDGET = Duration.ofMillis(50);
+
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition idle = lock.newCondition();
+    private Supplier<Optional<Duration>> timeLeft; // null: closed
+    private long term;
+    private int running;
+
+    /** A fence with no term open: it admits nothing until {@link #open}. */
+    public static WorkFence closed() {
+        return new WorkFence();
+    }
+
+    /** A fence always open (no leader election): it admits everything and only counts. */
+    public static WorkFence alwaysOpen() {
+        WorkFence f = new WorkFence();
+        f.open(() -> Optional.of(Duration.ofDays(365)));
+        return f;
+    }
+
+    /**
+     * Opens a term whose time left comes from {@code timeLeft} (empty or non-positive: over). Returns its number.
+     */
+    public long open(Supplier<Optional<Duration>> timeLeft) {
+        lock.lock();
+        try {
+            this.timeLeft = timeLeft;
+            return ++term;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Ends the term: from now on no work is admitted and no write allowed. Work already running keeps its permit. */
+    public void close() {
+        lock.lock();
+        try {
+            timeLeft = null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The number of the term open now, or of the last one. */
+    public long term() {
+        lock.lock();
+        try {
+            return term;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Time left in the open term; zero when closed or over. */
+    public Duration timeLeft() {
+        Supplier<Optional<Duration>> source;
+        lock.lock();
+        try {
+            source = timeLeft;
+        } finally {
+            lock.unlock();
+        }
+        if (source == null) {
+            return Duration.ZERO;
+        }
+        Duration left = source.get().orElse(Duration.ZERO);
+        return left.isNegative() ? Duration.ZERO : left;
+    }
+
+    /** Whether a term is open with time left. */
+    public boolean isOpen() {
+        return !timeLeft().isZero();
+    }
+
+    /**
+     * How long a write sent now may take: the time left in the term.
+     *
+     * @throws OutsideTerm when no term is open, or less than {@link #MIN_WRITE_BUDGET} is left
+     */
+    public Duration writeBudget() {
+        Duration left = timeLeft();
+        if (left.compareTo(MIN_WRITE_BUDGET) < 0) {
+            throw new OutsideTerm(
+                    left.isZero()
+                            ? "no leadership term is open"
+                            : "the term ends in " + left.toMillis() + " ms, too soon for a write to be answered");
+        }
+        return left;
+    }
+
+    /**
+     * Admits one unit of work while a term is open; the permit must be closed when it ends.
+     *
+     * @throws OutsideTerm when no term is open
+     */
+    public Permit enter() {
+        lock.lock();
+        try {
+            if (timeLeft == null
+                    || timeLeft.get()
+                            .filter(d -> d.compareTo(Duration.ZERO) > 0)
+                            .isEmpty()) {
+                throw new OutsideTerm("no leadership term is open");
+            }
+            running++;
+            return new Permit(this);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Units of work admitted and not yet finished. */
+    public int running() {
+        lock.lock();
+        try {
+            return running;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Waits until no admitted work is running, at most {@code budget}. Close the fence first, or new work may keep
+     * it busy. Returns whether it became idle.
+     */
+    public boolean awaitIdle(Duration budget) throws InterruptedException {
+        long left = budget.toNanos();
+        lock.lock();
+        try {
+            while (running > 0) {
+                if (left <= 0) {
+                    return false;
+                }
+                left = idle.awaitNanos(left);
+            }
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void exit() {
+        lock.lock();
+        try {
+            if (--running == 0) {
+                idle.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** One admitted unit of work; closing it twice counts once. */
+    public static final class Permit implements AutoCloseable {
+        private final WorkFence fence;
+        private boolean closed;
+
+        private Permit(WorkFence fence) {
+            this.fence = fence;
+        }
+
+        @Override
+        public synchronized void close() {
+            if (!closed) {
+                closed = true;
+                fence.exit();
+            }
+        }
+    }
+
+    /** Work or a write outside a leadership term: refused, not failed — the next leader does it. */
+    public static final class OutsideTerm extends RuntimeException {
+        public OutsideTerm(String message) {
+            super(message);
+        }
+    }
+}

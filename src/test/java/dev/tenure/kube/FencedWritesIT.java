@@ -1,0 +1,102 @@
+package dev.tenure.kube;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.tenure.election.WorkFence;
+import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EndToEnd;
+import io.fabric8.kubernetes.api.model.ConfigMap;
+import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** The operator's client sends a write only inside a leadership term, timed out before the term ends. */
+@EndToEnd
+class FencedWritesIT {
+    // not the operator's own RBAC: the client is a stand-in for any fenced client
+    static final String AGENT = EmulatedCluster.WORKLOAD_USER_AGENT;
+    static final Predicate<ApiRequest> OURS = r -> AGENT.equals(r.userAgent()) && r.is("create", "configmaps", "");
+
+    EmulatedCluster cluster;
+    final AtomicReference<Optional<Duration>> left = new AtomicReference<>(Optional.empty());
+    final WorkFence fence = WorkFence.closed();
+    KubernetesClient client;
+
+    @BeforeEach
+    void start() {
+        cluster = EmulatedCluster.start();
+        cluster.seed().namespace("work");
+        client = FencedWrites.client(
+                new ConfigBuilder(cluster.clientConfig())
+                        .withUserAgent(AGENT)
+                        .withRequestRetryBackoffLimit(0)
+                        .build(),
+                null,
+                fence,
+                "replica-a");
+    }
+
+    @AfterEach
+    void stop() {
+        client.close();
+        cluster.close();
+    }
+
+    ConfigMap map(String name) {
+        return new ConfigMapBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("work")
+                .endMetadata()
+                .withData(Map.of("k", "v"))
+                .build();
+    }
+
+    @Test
+    void outsideATermAWriteIsNeverSentWhileReadsStillWork() {
+        assertThatThrownBy(() -> client.configMaps().resource(map("a")).create())
+                .hasStackTraceContaining("no leadership term is open");
+        assertThat(cluster.requests().count(OURS))
+                .as("the write reached the server")
+                .isZero();
+        assertThat(client.configMaps().inNamespace("work").list().getItems()).isEmpty(); // a standby may read
+
+        left.set(Optional.of(Duration.ofSeconds(5)));
+        fence.open(left::get);
+        client.configMaps().resource(map("a")).create();
+        assertThat(cluster.requests().count(OURS)).isEqualTo(1);
+
+        fence.close();
+        assertThatThrownBy(() -> client.configMaps().resource(map("b")).create())
+                .hasStackTraceContaining("no leadership term is open");
+        assertThatThrownBy(() ->
+                        client.configMaps().inNamespace("work").withName("a").delete())
+                .hasStackTraceContaining("no leadership term is open");
+        assertThat(cluster.requests().count(OURS)).isEqualTo(1);
+        assertThat(cluster.stored(ConfigMap.class, "work", "a")).isPresent();
+    }
+
+    @Test
+    void aWriteThatTheServerDoesNotAnswerIsAbandonedWhenTheTermEndsNotAfterTheClientsOwnTimeout() {
+        left.set(Optional.of(Duration.ofMillis(600)));
+        fence.open(left::get);
+        cluster.faults().delayNext(1, OURS, Duration.ofSeconds(8));
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> client.configMaps().resource(map("slow")).create())
+                .isInstanceOf(RuntimeException.class);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        // the client's own request timeout is far longer; the term's 600 ms bounded this one
+        assertThat(client.getConfiguration().getRequestTimeout()).isGreaterThan(5_000);
+        assertThat(took).isLessThan(Duration.ofSeconds(5));
+    }
+}
