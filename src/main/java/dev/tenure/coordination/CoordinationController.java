@@ -4,7 +4,9 @@ import dev.tenure.election.CandidateRecord;
 import dev.tenure.election.LeaseConflict;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.LeaseRules;
 import dev.tenure.election.LeaseStoreException;
+import dev.tenure.election.ObservedLease;
 import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.kube.KubeLeaseStore;
@@ -33,6 +35,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -58,6 +61,10 @@ public final class CoordinationController {
     private static final Logger LOG = Logger.getLogger(CoordinationController.class);
 
     private final KubernetesClient client;
+    /** The observer view of each Lease's expiry (see {@link #expiryAsSeen}); dropped when the Lease goes. */
+    private final Map<LeaseKey, ObservedLease> seen = new ConcurrentHashMap<>();
+    /** A step whose write or ping failed is retried after this (upstream: defaultRequeueInterval, 5 s). */
+    private final Duration retryAfterFailure = ElectionTiming.UPSTREAM.requeueInterval();
     /** Each reconcile holds a permit of it (the operator's leadership term); open by default (tests). */
     private volatile WorkFence fence = WorkFence.alwaysOpen();
     /** Every Lease write goes through the election adapter. */
@@ -308,6 +315,24 @@ public final class CoordinationController {
 
     // ------------------------------------------------------------------ election step
 
+    /**
+     * The Lease's expiry as this controller can judge it: by its timestamps (upstream) and by the observer view — not
+     * before a whole lease duration has passed on our clock since we last saw the record change (client-go). A holder
+     * whose clock runs behind writes renewTimes that look stale; its renewals still arrive, so it keeps the Lease. The
+     * price: a record first seen (after a restart of the operator) counts as changed then, so a dead holder's Lease
+     * is given on at most one lease duration later than its timestamps alone would allow.
+     */
+    private ElectionPlanner.LeaseExpiry expiryAsSeen(LeaseKey key, LeaseRecord lease, Instant now) {
+        if (lease == null) {
+            seen.remove(key);
+            return ElectionPlanner::isLeaseExpired;
+        }
+        ObservedLease observed = LeaseRules.observe(seen.get(key), lease, now);
+        seen.put(key, observed);
+        return (l, at) -> ElectionPlanner.isLeaseExpired(l, at)
+                && LeaseRules.observerExpired(observed, at, Duration.ofSeconds(5));
+    }
+
     /** One election step for {@code key}: read caches, decide, write; returns when to look again. */
     Optional<Duration> reconcile(LeaseKey key) {
         Running r = current();
@@ -323,7 +348,7 @@ public final class CoordinationController {
                         ? unavailableCandidates(r, candidates)
                         : Set.of();
 
-        ElectionStep decision = planner.decide(key, candidates, lease, unavailable, now);
+        ElectionStep decision = planner.decide(key, candidates, lease, unavailable, now, expiryAsSeen(key, lease, now));
         String strategy =
                 decision.leaseWrite().map(LeaseRecord::strategy).orElse(lease == null ? null : lease.strategy());
         Optional<Instant> leaderless =
@@ -334,14 +359,20 @@ public final class CoordinationController {
             apply(r, key, decision, cached, now);
             log(key, decision);
         } catch (KubernetesClientException e) {
+            // upstream CLE: the error is reported and the step retried after the fixed requeue interval (5 s), not
+            // a growing backoff
             metrics.failure(e.getCode() == 409 ? CoordinationMetrics.WRITE_CONFLICT : CoordinationMetrics.API_ERROR);
-            LOG.debugf("%s: %s not written (%d %s); retrying", key, decision.outcome(), e.getCode(), e.getMessage());
-            throw e;
+            LOG.debugf(
+                    "%s: %s not written (%d %s); retrying in %s",
+                    key, decision.outcome(), e.getCode(), e.getMessage(), retryAfterFailure);
+            return Optional.of(retryAfterFailure);
         } catch (LeaseStoreException e) {
             metrics.failure(
                     e instanceof LeaseConflict ? CoordinationMetrics.WRITE_CONFLICT : CoordinationMetrics.API_ERROR);
-            LOG.debugf("%s: %s not written (%s); retrying", key, decision.outcome(), e.getMessage());
-            throw e;
+            LOG.debugf(
+                    "%s: %s not written (%s); retrying in %s",
+                    key, decision.outcome(), e.getMessage(), retryAfterFailure);
+            return Optional.of(retryAfterFailure);
         }
         metrics.written(key, decision, strategy, leaderless, now);
         return decision.requeue();

@@ -117,12 +117,29 @@ public final class ElectionPlanner {
      */
     public ElectionStep decide(
             LeaseKey key, Collection<CandidateRecord> all, LeaseRecord lease, Set<String> unavailable, Instant now) {
+        return decide(key, all, lease, unavailable, now, ElectionPlanner::isLeaseExpired);
+    }
+
+    /** How a step judges whether the Lease has expired: by its timestamps alone (upstream), or by what was seen. */
+    @FunctionalInterface
+    public interface LeaseExpiry {
+        boolean expired(LeaseRecord lease, Instant now);
+    }
+
+    /** One election step, judging the Lease's expiry by {@code expiry} (see {@link LeaseExpiry}). */
+    public ElectionStep decide(
+            LeaseKey key,
+            Collection<CandidateRecord> all,
+            LeaseRecord lease,
+            Set<String> unavailable,
+            Instant now,
+            LeaseExpiry expiry) {
         Duration requeue = timing.requeueInterval();
         List<CandidateRecord> candidates = admissible(key, all, now);
         if (candidates.isEmpty()) {
             return ElectionStep.notManaged("no unexpired candidates");
         }
-        boolean leaseValid = lease != null && lease.hasHolder() && !isLeaseExpired(lease, now);
+        boolean leaseValid = lease != null && lease.hasHolder() && !expiry.expired(lease, now);
         StrategyChoice prelim = CandidateRanking.pickStrategy(candidates);
         Optional<ElectionStep> notOurs = screenStrategy(candidates, prelim, leaseValid, requeue);
         if (notOurs.isPresent()) {
@@ -141,7 +158,7 @@ public final class ElectionPlanner {
                     requeue);
         }
 
-        if (leaseValid && !electionNeeded(candidates, lease, prelim.strategy(), unavailable, now)) {
+        if (leaseValid && !electionNeeded(candidates, lease, prelim.strategy(), unavailable, now, expiry)) {
             return ElectionStep.noChange(
                     "holder " + (lease == null ? null : lease.holderIdentity()) + " is already the best candidate",
                     requeue);
@@ -152,7 +169,7 @@ public final class ElectionPlanner {
             return pingStep.get();
         }
 
-        return elect(candidates, lease, unavailable, now, requeue);
+        return elect(candidates, lease, unavailable, now, requeue, expiry);
     }
 
     /**
@@ -189,7 +206,8 @@ public final class ElectionPlanner {
             LeaseRecord lease,
             Set<String> unavailable,
             Instant now,
-            Duration requeue) {
+            Duration requeue,
+            LeaseExpiry expiry) {
         List<CandidateRecord> acked =
                 candidates.stream().filter(c -> acked(c, now)).toList();
         if (acked.isEmpty()) {
@@ -216,7 +234,7 @@ public final class ElectionPlanner {
                     requeue);
         }
 
-        electee = preferredHolderOfReleasedLease(strategy, lease, acked, unavailable, now)
+        electee = preferredHolderOfReleasedLease(strategy, lease, acked, unavailable, now, expiry)
                 .orElse(electee);
 
         if (lease == null) {
@@ -231,7 +249,7 @@ public final class ElectionPlanner {
                             : "creating lease for " + electee,
                     requeue);
         }
-        return updateStep(lease, strategy, electee, now, requeue);
+        return updateStep(lease, strategy, electee, now, requeue, expiry);
     }
 
     /**
@@ -242,11 +260,16 @@ public final class ElectionPlanner {
      * the Lease the usual ranking applies again, so a better candidate still gets it by the next preferredHolder.
      */
     private Optional<String> preferredHolderOfReleasedLease(
-            String strategy, LeaseRecord lease, List<CandidateRecord> acked, Set<String> unavailable, Instant now) {
+            String strategy,
+            LeaseRecord lease,
+            List<CandidateRecord> acked,
+            Set<String> unavailable,
+            Instant now,
+            LeaseExpiry expiry) {
         if (!MAINTENANCE_AWARE.equals(strategy)
                 || lease == null
                 || !lease.hasPreferredHolder()
-                || (lease.hasHolder() && !isLeaseExpired(lease, now))
+                || (lease.hasHolder() && !expiry.expired(lease, now))
                 || unavailable.contains(lease.preferredHolder())) {
             return Optional.empty();
         }
@@ -266,7 +289,8 @@ public final class ElectionPlanner {
                 .withAcquireTime(null);
     }
 
-    private ElectionStep updateStep(LeaseRecord lease, String strategy, String electee, Instant now, Duration requeue) {
+    private ElectionStep updateStep(
+            LeaseRecord lease, String strategy, String electee, Instant now, Duration requeue, LeaseExpiry expiry) {
         LeaseRecord desired = lease;
         Outcome outcome = Outcome.NO_CHANGE;
         String detail = "lease already has the best holder " + lease.holderIdentity();
@@ -276,7 +300,7 @@ public final class ElectionPlanner {
             detail = "strategy changed to " + strategy;
         }
         if (electee != null) {
-            boolean expired = isLeaseExpired(lease, now);
+            boolean expired = expiry.expired(lease, now);
             if (!lease.hasHolder() || (expired && !lease.holderIdentity().equals(electee))) {
                 desired = withHolder(desired, electee, now, timing.leaseDurationSeconds());
                 outcome = Outcome.SET_HOLDER;
@@ -308,8 +332,9 @@ public final class ElectionPlanner {
             LeaseRecord lease,
             String strategy,
             Set<String> unavailable,
-            Instant now) {
-        if (lease == null || !lease.hasHolder() || isLeaseExpired(lease, now)) {
+            Instant now,
+            LeaseExpiry expiry) {
+        if (lease == null || !lease.hasHolder() || expiry.expired(lease, now)) {
             return true;
         }
         // every reelectionInterval all candidates are pinged, so live ones never reach candidateValidity

@@ -335,6 +335,38 @@ class CoordinationControllerIT {
                 .isEqualTo(fake.instant());
     }
 
+    /**
+     * The holder's clock runs 7 s behind the controller's: every renewTime it writes looks older than the 5 s lease,
+     * yet it keeps renewing. Judged by timestamps alone (the previous controller) the Lease looked expired and was
+     * given straight to the better candidate while the holder still worked: two leaders. Judged by what the
+     * controller sees change (client-go's observer view), the Lease stays valid, so a better candidate gets it only
+     * through preferredHolder, which this holder (not following it here) never honours.
+     */
+    @Test
+    void aHolderWhoseClockRunsBehindKeepsTheLeaseWhileItKeepsRenewing() throws Exception {
+        processes.close();
+        processes = new SimulatedCandidates(client, NS, LEASE, Clock.offset(Clock.systemUTC(), Duration.ofSeconds(-7)));
+        processes.followPreferredHolder(false);
+        candidate("component-identity-2", "1.20.0", "1.20.0");
+        startController(true, Duration.ofMinutes(30));
+        awaitHolder("component-identity-2");
+        candidate("component-identity-1", "1.19.0", "1.19.0"); // better: the controller wants it to lead
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(lease().getSpec().getPreferredHolder())
+                        .as(
+                                "%s; candidates %s",
+                                lease().getSpec(),
+                                candidateObject("component-identity-2").getSpec())
+                        .isEqualTo("component-identity-1"));
+        long until = System.nanoTime() + Duration.ofSeconds(8).toNanos();
+        while (System.nanoTime() < until) {
+            assertThat(lease().getSpec().getHolderIdentity())
+                    .as("the Lease was taken from a holder that kept renewing")
+                    .isEqualTo("component-identity-2");
+            Thread.sleep(100);
+        }
+    }
+
     private void useClock(Clock c) {
         processes.close();
         clock = c;
