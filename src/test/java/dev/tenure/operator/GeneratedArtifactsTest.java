@@ -618,7 +618,11 @@ class GeneratedArtifactsTest {
         assertThat(documents)
                 .filteredOn(d -> "ClusterRole".equals(d.get("kind")))
                 .extracting(d -> String.valueOf((Object) at(d, "metadata", "name")))
-                .containsExactlyInAnyOrder("tenure-maintenance", "tenure-coordination", "tenure-operator-crd-reader");
+                .containsExactlyInAnyOrder(
+                        "tenure-maintenance",
+                        "tenure-coordination",
+                        "tenure-operator-crd-reader",
+                        "tenure-operator-access-reviewer");
     }
 
     private static void assertHardened(Map<String, Object> deploymentSpec) {
