@@ -69,7 +69,8 @@ public final class ManifestAssembly {
         resources = withManagementServicePort(
                 resources.stream().map(r -> withReleaseImage(r, release)).toList());
 
-        writeDeploy(target.resolve("deploy"), crds, resources, dashboard);
+        List<Map<String, Object>> leaseGuard = parseAll(Files.readString(project.resolve(LEASE_GUARD_SOURCE)));
+        writeDeploy(target.resolve("deploy"), crds, resources, leaseGuard, dashboard);
 
         Path manifests = target.resolve("bundle").resolve(NAME).resolve("manifests");
         Path csvFile = manifests.resolve(NAME + ".clusterserviceversion.yaml");
@@ -575,12 +576,28 @@ public final class ManifestAssembly {
         return Map.of("groups", map(rule, "spec").get("groups"));
     }
 
+    /**
+     * The ValidatingAdmissionPolicy (and binding) bounding the operator's cluster-wide Lease write. OLM bundles
+     * cannot carry one, so it is shipped in deploy/: inside the plain manifests, and alone as
+     * {@value #LEASE_GUARD_FILE} for OLM installs.
+     */
+    static final String LEASE_GUARD_SOURCE = "src/main/kubernetes/policies/lease-guard.yaml";
+
+    static final String LEASE_GUARD_FILE = "lease-guard.yaml";
+
     private static void writeDeploy(
-            Path deploy, List<Map<String, Object>> crds, List<Map<String, Object>> resources, String dashboard)
+            Path deploy,
+            List<Map<String, Object>> crds,
+            List<Map<String, Object>> resources,
+            List<Map<String, Object>> leaseGuard,
+            String dashboard)
             throws IOException {
         Path monitoring = deploy.resolve("monitoring");
         Files.createDirectories(monitoring);
-        Files.writeString(deploy.resolve(NAME + ".yaml"), toYaml(plainOperatorManifests(crds, resources)));
+        List<Map<String, Object>> plain = new ArrayList<>(plainOperatorManifests(crds, resources));
+        plain.addAll(leaseGuard);
+        Files.writeString(deploy.resolve(NAME + ".yaml"), toYaml(plain));
+        Files.writeString(deploy.resolve(LEASE_GUARD_FILE), toYaml(leaseGuard));
         for (String kind : List.of("ServiceMonitor", "PrometheusRule")) {
             List<Map<String, Object>> ofKind =
                     resources.stream().filter(r -> kind.equals(r.get("kind"))).toList();
