@@ -43,6 +43,7 @@ public final class ManifestAssembly {
 
     static final String NAME = TenureCsvMetadata.BUNDLE_NAME;
     static final String NAMESPACE = "tenure-system";
+    static final String SUGGESTED_NAMESPACE_ANNOTATION = "operatorframework.io/suggested-namespace";
     private static final Set<String> MONITORING_KINDS = Set.of("ServiceMonitor", "PrometheusRule");
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
     /** Every custom resource class the operator owns: the source of its CRD's printer-column order. */
@@ -422,6 +423,8 @@ public final class ManifestAssembly {
             }
         }
         spec.put("webhookdefinitions", List.of(webhookDefinition(TenureCsvMetadata.WEBHOOK)));
+        // The console proposes (and creates) this namespace instead of the shared one of AllNamespaces operators.
+        map(map(csv, "metadata"), "annotations").put(SUGGESTED_NAMESPACE_ANNOTATION, NAMESPACE);
 
         Map<String, Object> crds = map(spec, "customresourcedefinitions");
         for (Map<String, Object> owned : list(crds, "owned")) {
@@ -535,11 +538,21 @@ public final class ManifestAssembly {
         return extras;
     }
 
-    /** A ConfigMap the Grafana dashboard sidecar (label grafana_dashboard=1) picks up. */
+    /**
+     * The resource without {@code metadata.namespace}: the monitoring manifests go wherever the operator runs
+     * ({@code kubectl apply -n <operator namespace>}; OpenShift's OLM installs into openshift-operators), and a
+     * namespace in the file would make kubectl refuse any other.
+     */
+    static Map<String, Object> withoutNamespace(Map<String, Object> resource) {
+        Map<String, Object> copy = deepCopy(resource);
+        map(copy, "metadata").remove("namespace");
+        return copy;
+    }
+
+    /** A ConfigMap the Grafana dashboard sidecar (label grafana_dashboard=1) picks up, in the namespace applied to. */
     static Map<String, Object> dashboardConfigMap(String dashboardJson) {
         Map<String, Object> metadata = new LinkedHashMap<>();
         metadata.put("name", NAME + "-dashboard");
-        metadata.put("namespace", NAMESPACE);
         metadata.put(
                 "labels", new java.util.TreeMap<>(Map.of("app.kubernetes.io/name", NAME, "grafana_dashboard", "1")));
         Map<String, Object> configMap = new LinkedHashMap<>();
@@ -599,8 +612,10 @@ public final class ManifestAssembly {
         Files.writeString(deploy.resolve(NAME + ".yaml"), toYaml(plain));
         Files.writeString(deploy.resolve(LEASE_GUARD_FILE), toYaml(leaseGuard));
         for (String kind : List.of("ServiceMonitor", "PrometheusRule")) {
-            List<Map<String, Object>> ofKind =
-                    resources.stream().filter(r -> kind.equals(r.get("kind"))).toList();
+            List<Map<String, Object>> ofKind = resources.stream()
+                    .filter(r -> kind.equals(r.get("kind")))
+                    .map(ManifestAssembly::withoutNamespace)
+                    .toList();
             Files.writeString(monitoring.resolve(kind.toLowerCase() + ".yaml"), toYaml(ofKind));
         }
         Files.writeString(monitoring.resolve("prometheus-rules.yaml"), toYaml(List.of(plainRuleGroups(resources))));
