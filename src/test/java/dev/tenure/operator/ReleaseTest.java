@@ -111,6 +111,27 @@ class ReleaseTest {
         }
     }
 
+    /** `make bundle VERSION=… OPERATOR_DIGEST=… BUNDLE_DIGEST=…` hands the digests to bin/release (dry run). */
+    @Test
+    void makeBundlePassesTheDigestsToTheReleaseStep() throws Exception {
+        String operator = "sha256:" + "a".repeat(64);
+        String bundle = "sha256:" + "b".repeat(64);
+        Process make = new ProcessBuilder(
+                        "make",
+                        "-n",
+                        "bundle",
+                        "VERSION=0.2.0",
+                        "OPERATOR_DIGEST=" + operator,
+                        "BUNDLE_DIGEST=" + bundle)
+                .redirectErrorStream(true)
+                .start();
+        assertThat(make.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        String commands = new String(make.getInputStream().readAllBytes());
+        assertThat(make.exitValue()).as(commands).isZero();
+        assertThat(commands.lines().findFirst().orElse(""))
+                .isEqualTo("OPERATOR_DIGEST=" + operator + " BUNDLE_DIGEST=" + bundle + " bin/release 0.2.0");
+    }
+
     @Test
     void digestsNameEveryImageOfTheRelease() {
         String operator = "sha256:" + "a".repeat(64);
