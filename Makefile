@@ -42,8 +42,8 @@ CHAOS_RUNS ?= 20
 chaos: ## Long chaos run against the emulated cluster (seeded, replayable; CHAOS_RUNS runs per suite)
 	$(MVN) verify -Dtest='*Chaos*' -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dsurefire.failIfNoSpecifiedTests=false
 
-bundle: ## OLM bundle into olm-bundle/, catalog into catalog/, plain manifests into deploy/ (VERSION=x.y.z cuts a release)
-	@bin/release $(VERSION)
+bundle: ## OLM bundle, catalog, plain manifests (VERSION=x.y.z OPERATOR_DIGEST=sha256:… [BUNDLE_DIGEST=sha256:…] cuts a release)
+	@OPERATOR_DIGEST=$(OPERATOR_DIGEST) BUNDLE_DIGEST=$(BUNDLE_DIGEST) bin/release $(VERSION)
 	$(MVN) package -DskipTests
 	@bin/sync-generated
 

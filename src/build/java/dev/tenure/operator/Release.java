@@ -16,15 +16,33 @@ import java.util.stream.Stream;
 /**
  * The release the bundle and catalog describe ({@code src/main/olm/release.properties}, written by
  * {@code make bundle VERSION=x.y.z}): version, the earlier releases of the channel, when it was cut, and
- * the icon. It turns the generator's snapshot-named CSV into a release one: name, version, image tag,
- * {@code replaces}/{@code olm.skipRange}, {@code createdAt}, icon and the OpenShift feature annotations.
+ * the icon, and the digests of the images built for it. It turns the generator's snapshot-named CSV into a
+ * release one: name, version, image reference, {@code relatedImages}, {@code replaces}/{@code olm.skipRange},
+ * {@code createdAt}, icon and the OpenShift feature annotations.
+ *
+ * <p>With digests recorded ({@code make bundle VERSION=x.y.z OPERATOR_DIGEST=sha256:… BUNDLE_DIGEST=sha256:…})
+ * every image is named by digest, so what a catalog installs is exactly what was built and tested; without
+ * them (a release not yet built, like the first one recorded) the images are named by tag.
  *
  * @param version semver without pre-release ("0.1.0"), never a SNAPSHOT
  * @param history earlier releases of the channel, oldest first
  * @param createdAt ISO instant the release was cut
  * @param iconSvg the icon, SVG text
+ * @param operatorDigest digest of the operator image built for this release ({@code sha256:<64 hex>}), or null
+ * @param bundleDigest digest of the bundle image built from olm-bundle/ ({@code sha256:<64 hex>}), or null
  */
-public record Release(String version, List<String> history, String createdAt, String iconSvg) {
+public record Release(
+        String version,
+        List<String> history,
+        String createdAt,
+        String iconSvg,
+        String operatorDigest,
+        String bundleDigest) {
+
+    /** An image digest as registries report it and OLM accepts it in an image reference. */
+    static final Pattern DIGEST = Pattern.compile("sha256:[a-f0-9]{64}");
+
+    static final String OPERATOR_IMAGE_NAME = ManifestAssembly.NAME;
 
     /** Semver 2.0 (what OLM parses spec.version with); a release has no pre-release part. */
     static final Pattern RELEASE_VERSION = Pattern.compile("(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)");
@@ -33,8 +51,8 @@ public record Release(String version, List<String> history, String createdAt, St
 
     /**
      * The features.operators.openshift.io annotations the console and the operatorhub checks read. The
-     * operator runs no proxy-sensitive egress beyond the API server, uses no cloud token auth, and ships by
-     * tag (not digest), so it does not claim disconnected support.
+     * operator runs no proxy-sensitive egress beyond the API server and uses no cloud token auth;
+     * {@code disconnected} is set by {@link #applyTo}: true only when the images are named by digest.
      */
     static final Map<String, String> FEATURES = featureAnnotations();
 
@@ -43,12 +61,37 @@ public record Release(String version, List<String> history, String createdAt, St
             throw new IllegalArgumentException("release version " + version
                     + " is not x.y.z (a SNAPSHOT or pre-release is never a release bundle)");
         }
+        for (String[] digest : new String[][] {{"operator-digest", operatorDigest}, {"bundle-digest", bundleDigest}}) {
+            if (digest[1] != null && !DIGEST.matcher(digest[1]).matches()) {
+                throw new IllegalArgumentException(
+                        digest[0] + " " + digest[1] + " is not sha256:<64 lowercase hex> (an image digest)");
+            }
+        }
+        if (bundleDigest != null && operatorDigest == null) {
+            throw new IllegalArgumentException("bundle-digest " + bundleDigest
+                    + " without an operator-digest: the bundle would name the operator image by tag");
+        }
         history = List.copyOf(history);
         for (String earlier : history) {
             if (!RELEASE_VERSION.matcher(earlier).matches() || compare(earlier, version) >= 0) {
                 throw new IllegalArgumentException("history entry " + earlier + " is not a release before " + version);
             }
         }
+    }
+
+    /** A release whose images are named by tag (not built yet). */
+    public Release(String version, List<String> history, String createdAt, String iconSvg) {
+        this(version, history, createdAt, iconSvg, null, null);
+    }
+
+    /** This release with its images' digests. */
+    Release pinned(String operatorDigest, String bundleDigest) {
+        return new Release(version, history, createdAt, iconSvg, operatorDigest, bundleDigest);
+    }
+
+    /** Whether the operator image is named by digest (the bundle and plain manifests install what was built). */
+    boolean pinned() {
+        return operatorDigest != null;
     }
 
     static Release read(Path olmDir) throws IOException {
@@ -64,7 +107,13 @@ public record Release(String version, List<String> history, String createdAt, St
                 p.getProperty("version", "").strip(),
                 history,
                 p.getProperty("created-at", "").strip(),
-                Files.readString(olmDir.resolve("icon.svg")).strip());
+                Files.readString(olmDir.resolve("icon.svg")).strip(),
+                blankToNull(p.getProperty("operator-digest")),
+                blankToNull(p.getProperty("bundle-digest")));
+    }
+
+    private static String blankToNull(String value) {
+        return value == null || value.isBlank() ? null : value.strip();
     }
 
     String csvName() {
@@ -85,16 +134,26 @@ public record Release(String version, List<String> history, String createdAt, St
         return "<" + version;
     }
 
+    /** The bundle image: by digest once built, else by its release tag. */
     String bundleImage() {
-        return BUNDLE_IMAGE_REPOSITORY + ":v" + version;
+        return bundleDigest != null
+                ? BUNDLE_IMAGE_REPOSITORY + "@" + bundleDigest
+                : BUNDLE_IMAGE_REPOSITORY + ":v" + version;
     }
 
-    /** The image reference with its tag replaced by the release version. */
+    /** The image reference of {@code image}'s repository for this release: by digest once built, else by tag. */
     String image(String image) {
-        int slash = image.lastIndexOf('/');
-        int colon = image.lastIndexOf(':');
-        String repository = colon > slash ? image.substring(0, colon) : image;
-        return repository + ":" + version;
+        String repository = repository(image);
+        return operatorDigest != null ? repository + "@" + operatorDigest : repository + ":" + version;
+    }
+
+    /** The repository of an image reference, without tag or digest. */
+    static String repository(String image) {
+        int at = image.indexOf('@');
+        String withoutDigest = at >= 0 ? image.substring(0, at) : image;
+        int slash = withoutDigest.lastIndexOf('/');
+        int colon = withoutDigest.lastIndexOf(':');
+        return colon > slash ? withoutDigest.substring(0, colon) : withoutDigest;
     }
 
     Map<String, Object> icon() {
@@ -121,7 +180,10 @@ public record Release(String version, List<String> history, String createdAt, St
                         + "and coordinated leader election on Kubernetes Leases.");
         annotations.put("support", "Tenure maintainers");
         annotations.putAll(FEATURES);
-        annotations.put("containerImage", image(String.valueOf(annotations.get("containerImage"))));
+        // Disconnected (mirrored) installs need every image named by digest in relatedImages.
+        annotations.put("features.operators.openshift.io/disconnected", String.valueOf(pinned()));
+        String operatorImage = image(String.valueOf(annotations.get("containerImage")));
+        annotations.put("containerImage", operatorImage);
         metadata.put("annotations", annotations);
         csv.put("metadata", metadata);
 
@@ -133,6 +195,11 @@ public record Release(String version, List<String> history, String createdAt, St
             spec.remove("replaces");
         }
         spec.put("icon", List.of(icon()));
+        // What a mirror must copy for this bundle to install (oc adm catalog mirror, opm render).
+        Map<String, Object> related = new LinkedHashMap<>();
+        related.put("name", OPERATOR_IMAGE_NAME);
+        related.put("image", operatorImage);
+        spec.put("relatedImages", List.of(related));
         List<Map<String, Object>> deployments = ManifestAssembly.at(spec, "install", "spec", "deployments");
         if (deployments != null) {
             for (Map<String, Object> deployment : deployments) {

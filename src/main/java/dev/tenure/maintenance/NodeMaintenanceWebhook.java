@@ -17,7 +17,8 @@ import java.util.Optional;
 
 /**
  * Validating admission webhook for NodeMaintenance (CREATE and UPDATE): the {@link NodeMaintenanceValidator}
- * rules, answered before the object is stored. Register it with a ValidatingWebhookConfiguration pointing at
+ * rules, answered before the object is stored, and the {@link NodeMaintenanceAuthorizer} check that the
+ * requesting user could cordon and drain the node themselves (403, naming the missing rights). Register it with a ValidatingWebhookConfiguration pointing at
  * {@value #PATH} (see docs/node-maintenance.md); without it the reconciler applies the same rules.
  */
 @Path(NodeMaintenanceWebhook.PATH)
@@ -34,6 +35,9 @@ public class NodeMaintenanceWebhook {
     @Inject
     NodesMaintainedElsewhere elsewhere;
 
+    @Inject
+    NodeMaintenanceAuthorizer authorizer;
+
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
@@ -42,7 +46,11 @@ public class NodeMaintenanceWebhook {
         AdmissionReview review = json.unmarshal(body, AdmissionReview.class);
         AdmissionRequest request = review.getRequest();
         List<String> errors = errors(request, json);
-        var response = new AdmissionResponseBuilder().withUid(request.getUid()).withAllowed(errors.isEmpty());
+        // Only a valid request is worth a SubjectAccessReview per right.
+        List<String> refusals = errors.isEmpty() ? refusals(request, json) : List.of();
+        var response = new AdmissionResponseBuilder()
+                .withUid(request.getUid())
+                .withAllowed(errors.isEmpty() && refusals.isEmpty());
         if (!errors.isEmpty()) {
             response.withStatus(new io.fabric8.kubernetes.api.model.StatusBuilder()
                     .withCode(422)
@@ -50,12 +58,32 @@ public class NodeMaintenanceWebhook {
                     .withReason("Invalid")
                     .withMessage(String.join("; ", errors))
                     .build());
+        } else if (!refusals.isEmpty()) {
+            response.withStatus(new io.fabric8.kubernetes.api.model.StatusBuilder()
+                    .withCode(403)
+                    .withStatus("Failure")
+                    .withReason("Forbidden")
+                    .withMessage(String.join("; ", refusals))
+                    .build());
         }
         AdmissionReview answer = new AdmissionReview();
         answer.setApiVersion(review.getApiVersion() == null ? "admission.k8s.io/v1" : review.getApiVersion());
         answer.setKind("AdmissionReview");
         answer.setResponse(response.build());
         return json.asJson(answer);
+    }
+
+    /** CREATE, and an UPDATE (which may turn on disableEviction): the requesting user's rights, checked. */
+    private List<String> refusals(AdmissionRequest request, KubernetesSerialization json) {
+        String operation = request.getOperation();
+        if (!"CREATE".equals(operation) && !"UPDATE".equals(operation)) {
+            return List.of();
+        }
+        NodeMaintenance candidate = json.convertValue(request.getObject(), NodeMaintenance.class);
+        if (candidate.getSpec() == null) {
+            return List.of();
+        }
+        return authorizer.refusals(request.getUserInfo(), candidate.getSpec());
     }
 
     private List<String> errors(AdmissionRequest request, KubernetesSerialization json) {

@@ -79,6 +79,20 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
             objects and picks each Lease's holder like the upstream controller, plus a \
             maintenance-aware strategy that moves leadership off nodes before they are drained.
 
+            **Before installing.** Kubernetes 1.31 or later. A NodeMaintenance does what its creator could do \
+            by hand, so the admission webhook admits it only for a user who may patch the node and create \
+            pods/eviction (and delete pods with `disableEviction`), checked with a SubjectAccessReview. \
+            Coordinated leader election needs the LeaseCandidate API (coordination.k8s.io v1alpha2 in \
+            Kubernetes 1.32, v1beta1 from 1.33), which is off by default: turn on the \
+            CoordinatedLeaderElection feature gate and serve the API, else Tenure does node maintenance only. \
+            Blast radius: to write the Lease a LeaseCandidate names, the operator may create and update \
+            Leases in every namespace. OLM cannot install admission policies, so apply \
+            `deploy/lease-guard.yaml` from the repository (a ValidatingAdmissionPolicy, Kubernetes 1.30+): it \
+            denies the operator every Lease write in kube-node-lease and kube-system and any non-coordinated \
+            Lease write outside its own namespace. Under OLM v1 the bundle's webhook needs one of \
+            operator-controller's webhook feature gates (WebhookProviderCertManager or \
+            WebhookProviderOpenshiftServiceCA); OLM v1 refuses the bundle without one.
+
             Metrics are exposed on `/q/metrics` with the `tenure_` prefix. A ServiceMonitor, a \
             PrometheusRule with alerts and a Grafana dashboard are published beside the bundle \
             (`deploy/monitoring/` in the repository), not in it: the bundle installs on clusters \

@@ -7,12 +7,19 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.RbacAuthorizer;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.authentication.UserInfo;
+import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
+import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder;
+import io.fabric8.kubernetes.api.model.rbac.PolicyRuleBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
+import io.quarkus.test.junit.QuarkusMock;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import java.net.URI;
@@ -24,6 +31,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The NodeMaintenance front door end to end: operator (QOSDK) + emulated API server. */
@@ -40,6 +48,77 @@ class NodeMaintenanceReconcilerIT {
 
     EmulatedCluster cluster() {
         return EmulatedClusterResource.cluster();
+    }
+
+    /**
+     * The emulated cluster serves no SubjectAccessReviews: the test supplies the answers, from the RBAC objects it
+     * seeds into the emulated cluster ({@link RbacAuthorizer}), behind the webhook's review port.
+     */
+    @BeforeEach
+    void answerSubjectAccessReviewsFromSeededRbac() {
+        RbacAuthorizer rbac = new RbacAuthorizer(client());
+        QuarkusMock.installMockForType(
+                new SubjectAccessReviews(null) {
+                    @Override
+                    public boolean allowed(UserInfo user, ResourceAttributes attributes) {
+                        return rbac.allowed(user, attributes);
+                    }
+                },
+                SubjectAccessReviews.class);
+        // A node admin, and a user holding what a cluster-wide `edit` binding gives (pods and evictions, and the
+        // NodeMaintenance rights OLM aggregates into edit) but no right on Nodes.
+        clusterRole(
+                "test-node-admin",
+                rule("", "nodes", "get", "patch"),
+                rule("", "pods/eviction", "create"),
+                rule("", "pods", "get", "list", "delete"));
+        clusterRole(
+                "test-edit",
+                rule("", "pods", "get", "list", "create", "update", "patch", "delete"),
+                rule("", "pods/eviction", "create"),
+                rule("tenure.dev", "nodemaintenances", "get", "list", "create", "update", "patch", "delete"));
+        bind("test-node-admin", NODE_ADMIN);
+        bind("test-edit", EDIT_USER);
+    }
+
+    static final String NODE_ADMIN = "ada";
+    static final String EDIT_USER = "eddie";
+
+    static io.fabric8.kubernetes.api.model.rbac.PolicyRule rule(String group, String resource, String... verbs) {
+        return new PolicyRuleBuilder()
+                .withApiGroups(group)
+                .withResources(resource)
+                .withVerbs(verbs)
+                .build();
+    }
+
+    void clusterRole(String name, io.fabric8.kubernetes.api.model.rbac.PolicyRule... rules) {
+        client().rbac()
+                .clusterRoles()
+                .resource(new ClusterRoleBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .endMetadata()
+                        .withRules(rules)
+                        .build())
+                .createOr(r -> r.update());
+    }
+
+    void bind(String role, String user) {
+        client().rbac()
+                .clusterRoleBindings()
+                .resource(new ClusterRoleBindingBuilder()
+                        .withNewMetadata()
+                        .withName(role + "-" + user)
+                        .endMetadata()
+                        .withNewRoleRef("rbac.authorization.k8s.io", "ClusterRole", role)
+                        .addNewSubject()
+                        .withApiGroup("rbac.authorization.k8s.io")
+                        .withKind("User")
+                        .withName(user)
+                        .endSubject()
+                        .build())
+                .createOr(r -> r.update());
     }
 
     KubernetesClient client() {
@@ -276,14 +355,45 @@ class NodeMaintenanceReconcilerIT {
         client().resources(NodeMaintenance.class).withName("hook-held").delete();
     }
 
+    /** Issue 26: creating a NodeMaintenance is node-admin power; `edit` alone is refused, naming the right. */
+    @Test
+    void webhookRefusesAnEditOnlyUserAndAdmitsANodeAdmin() throws Exception {
+        cluster().seed().node("authz-1").role("worker").create();
+        assertThat(review("CREATE", nmJson("a1", "authz-1", ""), null, EDIT_USER))
+                .contains("\"allowed\":false")
+                .contains("\"code\":403")
+                .contains("user eddie may not put node authz-1 into maintenance")
+                .contains("patch nodes authz-1 (cordon and taint the node)");
+        assertThat(review("CREATE", nmJson("a2", "authz-1", ""), null, NODE_ADMIN))
+                .contains("\"allowed\":true");
+        assertThat(review("CREATE", nmJson("a3", "authz-1", ",\"drain\":{\"disableEviction\":true}"), null, NODE_ADMIN))
+                .contains("\"allowed\":true");
+        // Turning on disableEviction later is checked too: eddie may edit the resource, not delete pods past PDBs.
+        assertThat(review(
+                        "UPDATE",
+                        nmJson("a4", "authz-1", ",\"drain\":{\"disableEviction\":true}"),
+                        nmJson("a4", "authz-1", ""),
+                        EDIT_USER))
+                .contains("\"allowed\":false")
+                .contains("patch nodes authz-1");
+        assertThat(review("CREATE", nmJson("a5", "authz-1", ""), null, "mallory"))
+                .contains("\"allowed\":false")
+                .contains("create pods/eviction (all namespaces)");
+    }
+
     static String nmJson(String name, String node, String extraSpec) {
         return "{\"apiVersion\":\"tenure.dev/v1alpha1\",\"kind\":\"NodeMaintenance\",\"metadata\":{\"name\":\"" + name
                 + "\"},\"spec\":{\"nodeName\":\"" + node + "\"" + extraSpec + "}}";
     }
 
     String review(String operation, String object, String oldObject) throws Exception {
+        return review(operation, object, oldObject, NODE_ADMIN);
+    }
+
+    String review(String operation, String object, String oldObject, String user) throws Exception {
         String body =
                 "{\"apiVersion\":\"admission.k8s.io/v1\",\"kind\":\"AdmissionReview\",\"request\":{\"uid\":\"u-1\","
+                        + "\"userInfo\":{\"username\":\"" + user + "\",\"groups\":[\"system:authenticated\"]},"
                         + "\"kind\":{\"group\":\"tenure.dev\",\"version\":\"v1alpha1\",\"kind\":\"NodeMaintenance\"},"
                         + "\"operation\":\"" + operation + "\",\"object\":" + object
                         + (oldObject == null ? "" : ",\"oldObject\":" + oldObject) + "}}";

@@ -75,6 +75,48 @@ class GeneratedArtifactsTest {
                 .containsExactly("AllNamespaces");
     }
 
+    /**
+     * Issue 26: the console proposes the operator's own namespace, and the CSV states what the install needs and
+     * what it may touch: the LeaseCandidate API's version and default, the Lease guard OLM cannot install, and
+     * OLM v1's webhook feature gate.
+     */
+    @Test
+    void csvSuggestsANamespaceAndStatesPrerequisitesAndBlastRadius() throws IOException {
+        Map<String, Object> csv = csv();
+        assertThat(ManifestAssembly.<String>at(
+                        csv, "metadata", "annotations", "operatorframework.io/suggested-namespace"))
+                .isEqualTo("tenure-system");
+        assertThat(ManifestAssembly.<String>at(csv, "spec", "minKubeVersion")).isEqualTo("1.31.0");
+        assertThat(ManifestAssembly.<String>at(csv, "spec", "description"))
+                .contains("Kubernetes 1.31 or later")
+                .contains("LeaseCandidate API (coordination.k8s.io v1alpha2 in Kubernetes 1.32")
+                .contains("off by default")
+                .contains("Leases in every namespace")
+                .contains("deploy/lease-guard.yaml")
+                .contains("kube-node-lease and kube-system")
+                .contains("OLM v1")
+                .contains("SubjectAccessReview");
+    }
+
+    /** Issue 26: `kubectl apply -n <ns>` of the monitoring manifests works in any namespace (none is written). */
+    @Test
+    void monitoringManifestsNameNoNamespace() throws IOException {
+        try (Stream<Path> files = Files.list(DEPLOY.resolve("monitoring"))) {
+            List<Path> yamls =
+                    files.filter(f -> f.toString().endsWith(".yaml")).sorted().toList();
+            assertThat(yamls).hasSizeGreaterThanOrEqualTo(3);
+            for (Path file : yamls) {
+                for (Map<String, Object> doc : ManifestAssembly.parseAll(Files.readString(file))) {
+                    if (doc.containsKey("kind")) {
+                        assertThat(ManifestAssembly.<Object>at(doc, "metadata", "namespace"))
+                                .as(file + " " + doc.get("kind"))
+                                .isNull();
+                    }
+                }
+            }
+        }
+    }
+
     @Test
     void almExampleIsAValidNodeMaintenance() throws IOException {
         JsonNode examples =
@@ -618,7 +660,11 @@ class GeneratedArtifactsTest {
         assertThat(documents)
                 .filteredOn(d -> "ClusterRole".equals(d.get("kind")))
                 .extracting(d -> String.valueOf((Object) at(d, "metadata", "name")))
-                .containsExactlyInAnyOrder("tenure-maintenance", "tenure-coordination", "tenure-operator-crd-reader");
+                .containsExactlyInAnyOrder(
+                        "tenure-maintenance",
+                        "tenure-coordination",
+                        "tenure-operator-crd-reader",
+                        "tenure-operator-access-reviewer");
     }
 
     private static void assertHardened(Map<String, Object> deploymentSpec) {
