@@ -61,7 +61,8 @@ public final class NodeMaintenanceStatuses {
 
     /**
      * The status for {@code state}; {@code prior} supplies unchanged conditions' lastTransitionTime and
-     * lastUpdate, which moves only when something else changed.
+     * lastUpdate, which moves only when something else changed. Nothing in it moves by itself with time (no
+     * lease renewal times), so an idle maintenance's status is written never, not every renew period.
      */
     public static NodeMaintenanceStatus toStatus(
             MaintenanceState state, NodeMaintenanceStatus prior, long generation, Instant now) {
@@ -74,7 +75,7 @@ public final class NodeMaintenanceStatuses {
         s.setPendingPodsRefs(state.pendingPodsRefs().isEmpty() ? null : state.pendingPodsRefs());
         s.setLastError(state.lastError());
         s.setErrorOnLeaseCount(state.errorOnLeaseCount());
-        s.setLease(state.lease());
+        s.setLease(shown(state.lease()));
         s.setObservedGeneration(generation);
         List<Condition> conditions = new ArrayList<>();
         conditions.add(
@@ -134,6 +135,9 @@ public final class NodeMaintenanceStatuses {
             }
         }
         s.setConditions(conditions);
+        // The front door pins status.nodeName after this; compared without it, every status differed from
+        // its prior and lastUpdate ticked (and the status was written) at every reconcile.
+        s.setNodeName(prior == null ? null : prior.getNodeName());
         s.setLastUpdate(prior == null ? null : prior.getLastUpdate());
         if (!s.equals(prior)) {
             s.setLastUpdate(MaintenanceMachine.text(now));
@@ -141,12 +145,27 @@ public final class NodeMaintenanceStatuses {
         return s;
     }
 
+    /**
+     * The lease as status shows it: which Lease, who holds it, since when. Its renewTime and expireTime move
+     * at every renewal; written here they made every maintenance rewrite its status (a new resourceVersion
+     * and a watch event for every watcher) every renew period while nothing a reader cares about changed.
+     * The Lease object itself carries its renewals.
+     */
+    static LeaseStatus shown(LeaseStatus lease) {
+        return lease == null
+                ? null
+                : new LeaseStatus(
+                        lease.getName(),
+                        lease.getNamespace(),
+                        lease.getHolderIdentity(),
+                        lease.getAcquireTime(),
+                        null,
+                        null);
+    }
+
     private static String leaseMessage(MaintenanceState state) {
         LeaseStatus l = state.lease();
-        return l == null
-                ? ""
-                : "lease " + l.getNamespace() + "/" + l.getName() + " held by " + l.getHolderIdentity()
-                        + (l.getExpireTime() == null ? "" : " until " + l.getExpireTime());
+        return l == null ? "" : "lease " + l.getNamespace() + "/" + l.getName() + " held by " + l.getHolderIdentity();
     }
 
     private static Condition cond(String type, String status, String reason, String message, Instant transition) {
