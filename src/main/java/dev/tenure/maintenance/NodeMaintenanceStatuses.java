@@ -21,6 +21,8 @@ public final class NodeMaintenanceStatuses {
     public static final String CORDONED = "Cordoned";
     public static final String LEADERS_HANDED_OVER = "LeadersHandedOver";
     public static final String DRAINED = "Drained";
+    /** Reason of a False Cordoned condition: the node was deleted while in maintenance. */
+    public static final String NODE_DELETED = "NodeDeleted";
 
     private NodeMaintenanceStatuses() {}
 
@@ -49,7 +51,10 @@ public final class NodeMaintenanceStatuses {
                 .waitingFor(
                         status.getPhase() == Phase.Waiting && status.getLease() != null
                                 ? status.getLease().getHolderIdentity()
-                                : null);
+                                : null)
+                .nodeGone(condition(status, CORDONED)
+                        .filter(c -> NODE_DELETED.equals(c.getReason()))
+                        .isPresent());
         condition(status, LEADERS_HANDED_OVER).ifPresent(c -> b.handoverMessage(c.getMessage()));
         return b.build();
     }
@@ -79,20 +84,30 @@ public final class NodeMaintenanceStatuses {
         s.setObservedGeneration(generation);
         List<Condition> conditions = new ArrayList<>();
         conditions.add(
-                state.leaseAcquiredAt() != null
+                state.leaseAcquiredAt() != null && state.phase() != Phase.Ended
                         ? cond(LEASE_HELD, "True", "Acquired", leaseMessage(state), state.leaseAcquiredAt())
                         : state.phase() == Phase.Waiting
                                 ? cond(LEASE_HELD, "False", "LeaseWaiting", "held by " + state.waitingFor(), null)
                                 : cond(
                                         LEASE_HELD,
                                         "False",
-                                        state.phase() == Phase.Ended ? "Released" : "NotHeld",
+                                        state.phase() == Phase.Ended || state.nodeGone() ? "Released" : "NotHeld",
                                         "",
                                         null));
+        // Cordoned and LeaseHeld say what holds now: never True once the node is gone or the maintenance Ended.
         conditions.add(
-                state.cordonedAt() != null
-                        ? cond(CORDONED, "True", "Cordoned", "node cordoned and tainted", state.cordonedAt())
-                        : cond(CORDONED, "False", state.phase() == Phase.Ended ? "Uncordoned" : "Pending", "", null));
+                state.nodeGone()
+                        ? cond(CORDONED, "False", NODE_DELETED, "the node was deleted", null)
+                        : state.phase() == Phase.Ended
+                                ? cond(CORDONED, "False", "Uncordoned", "", null)
+                                : state.cordonedAt() != null
+                                        ? cond(
+                                                CORDONED,
+                                                "True",
+                                                "Cordoned",
+                                                "node cordoned and tainted",
+                                                state.cordonedAt())
+                                        : cond(CORDONED, "False", "Pending", "", null));
         conditions.add(
                 state.handedOverAt() != null
                         ? cond(

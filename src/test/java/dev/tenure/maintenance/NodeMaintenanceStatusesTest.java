@@ -131,4 +131,22 @@ class NodeMaintenanceStatusesTest {
         assertThat(condition(renewed, "LeaseHeld").getMessage())
                 .isEqualTo("lease tenure-system/node-w1 held by tenure");
     }
+
+    /** Issue 25: an Ended maintenance (window over) no longer says Cordoned=True or LeaseHeld=True. */
+    @Test
+    void anEndedMaintenanceHoldsAndCordonsNothing() {
+        MaintenanceState ended = new MaintenanceState.Builder()
+                .phase(Phase.Ended)
+                .cordonedAt(T0)
+                .handedOverAt(T0)
+                .drainStartedAt(T0)
+                .drainedAt(T0.plusSeconds(1))
+                .drainProgress(100)
+                .build();
+        NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(ended, null, 1, T0.plusSeconds(60));
+        assertThat(condition(status, "Cordoned").getStatus()).isEqualTo("False");
+        assertThat(condition(status, "Cordoned").getReason()).isEqualTo("Uncordoned");
+        assertThat(condition(status, "LeaseHeld").getStatus()).isEqualTo("False");
+        assertThat(condition(status, "Drained").getStatus()).isEqualTo("True");
+    }
 }
