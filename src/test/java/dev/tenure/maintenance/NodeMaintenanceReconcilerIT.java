@@ -328,6 +328,30 @@ class NodeMaintenanceReconcilerIT {
         client().resources(NodeMaintenance.class).withName("hook-held").delete();
     }
 
+    @jakarta.inject.Inject
+    dev.tenure.kube.NodeCache nodeCache;
+
+    /** Issue 25: admission reads the Node from the shared trimmed cache, not with a GET per CREATE. */
+    @Test
+    void webhookReadsTheNodeFromTheSharedCache() throws Exception {
+        cluster().seed().node("cached-1").role("worker").create();
+        await().atMost(WAIT)
+                .until(() -> nodeCache
+                        .informer()
+                        .map(i -> i.getStore().getByKey("cached-1") != null)
+                        .orElse(false));
+        java.util.function.Predicate<ApiRequest> nodeReads = ApiRequest.resource("nodes")
+                .and(r -> r.name().equals("cached-1") || r.verb().equals("list"))
+                .and(r -> r.verb().equals("get") || r.verb().equals("list"));
+        long before = cluster().requests().count(nodeReads);
+
+        assertThat(review("CREATE", nmJson("c1", "cached-1", ""), null)).contains("\"allowed\":true");
+
+        assertThat(cluster().requests().count(nodeReads))
+                .as("GET/LIST of nodes made for one admission review")
+                .isEqualTo(before);
+    }
+
     static String nmJson(String name, String node, String extraSpec) {
         return "{\"apiVersion\":\"tenure.dev/v1alpha1\",\"kind\":\"NodeMaintenance\",\"metadata\":{\"name\":\"" + name
                 + "\"},\"spec\":{\"nodeName\":\"" + node + "\"" + extraSpec + "}}";
