@@ -33,6 +33,16 @@ public final class GoDuration {
             "h",
             3_600_000_000_000L);
 
+    /**
+     * The longest duration any NodeMaintenance field takes, and the longest maintenance either door accepts
+     * ({@code spec.window}, and the upper bound of {@code tenure.maintenance.annotation.max-duration}, whose
+     * default it is): 30 days. One limit, stated in the CRD schema and docs/node-maintenance.md.
+     */
+    public static final Duration MAX = Duration.ofHours(720);
+
+    /** {@link #MAX} as written in the CRD schema's descriptions and in messages. */
+    public static final String MAX_TEXT = "720h";
+
     private GoDuration() {}
 
     /** Thrown for text that is not a non-negative Go duration; the message names the field. */
@@ -42,6 +52,11 @@ public final class GoDuration {
         InvalidDuration(String field, String text) {
             super(field + ": \"" + text + "\" is not a duration; write a non-negative Go duration such as"
                     + " \"90s\", \"5m\" or \"1h30m\" (units ns, us, ms, s, m, h)");
+            this.field = field;
+        }
+
+        InvalidDuration(String field, String text, Duration max) {
+            super(field + ": \"" + text + "\" is too long; at most " + format(max) + " (30 days)");
             this.field = field;
         }
 
@@ -73,11 +88,12 @@ public final class GoDuration {
             BigDecimal value = new BigDecimal(number.startsWith(".") ? "0" + number : number);
             nanos = nanos.add(value.multiply(BigDecimal.valueOf(NANOS_PER_UNIT.get(m.group(2)))));
         }
-        try {
-            return Duration.ofNanos(nanos.longValueExact());
-        } catch (ArithmeticException tooLong) {
-            throw new InvalidDuration(field, text);
+        // Well-formed but longer than any field takes ("1000000h", or beyond what a long holds): too long, not
+        // "not a duration".
+        if (nanos.compareTo(BigDecimal.valueOf(MAX.toNanos())) > 0) {
+            throw new InvalidDuration(field, text, MAX);
         }
+        return Duration.ofNanos(nanos.longValueExact());
     }
 
     /** Shortest Go-style rendering, for messages ("1m30s"). */

@@ -17,6 +17,10 @@ public interface MaintenanceEvents {
     String UNCORDONED = "UncordonNode";
     String REMOVED = "RemovedMaintenance";
     String NODE_NAME_CHANGED = "NodeNameImmutable";
+    /** The node was deleted after its drain succeeded (decommission): the maintenance ended, not failed. */
+    String NODE_DELETED = "NodeDeleted";
+    /** kubectl drain's warnings: pods removed that nothing recreates, or whose emptyDir data is lost. */
+    String DRAIN_WARNING = "DrainWarning";
 
     void emit(boolean warning, String reason, String message);
 

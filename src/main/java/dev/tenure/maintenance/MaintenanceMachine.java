@@ -379,7 +379,7 @@ public final class MaintenanceMachine {
                     Optional.of(renewIn(request, prior, now)));
         }
         MaintenancePlanner.DrainVerdict.Send send = (MaintenancePlanner.DrainVerdict.Send) verdict;
-        return send(request, prior, s, plan, send, started, now, events);
+        return send(request, prior, s, plan, send, pods, started, now, events);
     }
 
     /** Sends one batch of evictions (or deletions) and records what came back. */
@@ -389,11 +389,13 @@ public final class MaintenanceMachine {
             MaintenanceState.Builder s,
             DrainPlan plan,
             MaintenancePlanner.DrainVerdict.Send send,
+            List<Pod> pods,
             Instant started,
             Instant now,
             MaintenanceEvents events) {
         String nodeName = request.nodeName();
         DrainOptions options = request.drain();
+        List<String> removedKeys = new java.util.ArrayList<>();
         String error = null;
         String blocked = null;
         boolean removed = false;
@@ -402,6 +404,9 @@ public final class MaintenanceMachine {
             switch (outcome.result()) {
                 case EVICTED, DELETED, GONE -> {
                     removed = true;
+                    if (outcome.result() != PodDrain.Result.GONE) {
+                        removedKeys.add(outcome.pod().key());
+                    }
                     metrics.eviction(EvictionResult.ok);
                     if (outcome.pod().uid() != null) {
                         refused.remove(outcome.pod().uid());
@@ -425,6 +430,7 @@ public final class MaintenanceMachine {
         if (removed) {
             lastBatchAt.put(nodeName, now);
         }
+        warnAboutRemovals(pods, removedKeys, events);
         s.phase(Phase.Running)
                 .lastError(MaintenancePlanner.lastErrorAfterBatch(error, blocked, removed, prior.lastError()));
         DrainPacing.Progress progress = new DrainPacing.Progress(
@@ -435,6 +441,39 @@ public final class MaintenanceMachine {
                 refused.values().stream().filter(now::isBefore).min(Instant::compareTo),
                 options.timeout().map(started::plus));
         return new Step(s.build(), Optional.of(DrainPacing.next(progress, settings.drainPollInterval(), now)));
+    }
+
+    /**
+     * kubectl drain's warnings, as a Warning event naming the pods: the defaults (force, deleteEmptyDirData) remove
+     * pods that nothing recreates and pods whose emptyDir data goes with them, which must not pass silently.
+     */
+    private static void warnAboutRemovals(List<Pod> pods, List<String> removedKeys, MaintenanceEvents events) {
+        if (removedKeys.isEmpty()) {
+            return;
+        }
+        List<Pod> removed = pods.stream()
+                .filter(p -> removedKeys.contains(
+                        p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))
+                .toList();
+        List<String> unmanaged = removed.stream()
+                .filter(p -> DrainPlan.controllerOf(p) == null)
+                .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
+                .toList();
+        List<String> localData = removed.stream()
+                .filter(DrainPlan::hasEmptyDir)
+                .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
+                .toList();
+        List<String> parts = new java.util.ArrayList<>();
+        if (!unmanaged.isEmpty()) {
+            parts.add("removed pods that declare no controller (nothing recreates them): "
+                    + String.join(", ", unmanaged));
+        }
+        if (!localData.isEmpty()) {
+            parts.add("removed pods with local storage (their emptyDir data is lost): " + String.join(", ", localData));
+        }
+        if (!parts.isEmpty()) {
+            events.emit(true, MaintenanceEvents.DRAIN_WARNING, String.join("; ", parts));
+        }
     }
 
     /**
@@ -462,6 +501,7 @@ public final class MaintenanceMachine {
                     "node " + nodeName + " restored to its state before maintenance (taints and condition removed)");
         }
         forgetDrain(nodeName);
+        metrics.nodeLeft(nodeName);
     }
 
     /** Drops the drain's pacing memory of a node (PDB refusals, last batch). */
@@ -491,17 +531,28 @@ public final class MaintenanceMachine {
                 LOG.debugf(e, "releasing lease of deleted node %s", nodeName);
             }
             forgetDrain(nodeName);
+            metrics.nodeLeft(nodeName);
+            s.leaseAcquiredAt(null)
+                    .cordonedAt(null)
+                    .nodeGone(true)
+                    .lease(null)
+                    .pendingPods(List.of())
+                    .pendingPodsRefs(List.of());
+            if (prior.phase() == Phase.Succeeded) {
+                // Drain, then delete the node: the usual decommission, and a clean end.
+                events.emit(
+                        false,
+                        MaintenanceEvents.NODE_DELETED,
+                        "node " + nodeName
+                                + " was deleted after its drain succeeded; maintenance ended, lease released");
+                return new Step(s.phase(Phase.Ended).lastError(null).build(), Optional.empty());
+            }
             String message = "node " + nodeName + " was deleted during maintenance";
             events.emit(true, MaintenanceEvents.FAILED, message);
-            return new Step(
-                    s.phase(Phase.Failed)
-                            .leaseAcquiredAt(null)
-                            .lastError(message)
-                            .lease(null)
-                            .pendingPods(List.of())
-                            .pendingPodsRefs(List.of())
-                            .build(),
-                    Optional.empty());
+            return new Step(s.phase(Phase.Failed).lastError(message).build(), Optional.empty());
+        }
+        if (prior.nodeGone()) {
+            return new Step(prior, Optional.empty()); // already reported: the node was deleted during maintenance
         }
         return new Step(
                 s.phase(Phase.Failed)

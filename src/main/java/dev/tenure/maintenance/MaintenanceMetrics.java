@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * tenure_maintenance_* metrics. Labels are bounded: phase, result, outcome, and the node name for the
- * per-maintenance pending-pods gauge (never pod names).
+ * per-maintenance pending-pods gauge (never pod names; at most {@link BoundedNames#LABEL_MAX} characters),
+ * whose series exists only while the node is in maintenance.
  */
 public final class MaintenanceMetrics {
 
@@ -31,6 +32,8 @@ public final class MaintenanceMetrics {
         completed,
         timed_out
     }
+
+    static final String PENDING_PODS = "tenure.maintenance.pending.pods";
 
     private final MeterRegistry registry;
     private final Map<String, Phase> phases = new ConcurrentHashMap<>();
@@ -90,14 +93,20 @@ public final class MaintenanceMetrics {
         phases.put(maintenance, phase);
     }
 
+    /** The NodeMaintenance is gone: its phase and its node's series. */
     public void forget(String maintenance, String nodeName) {
         phases.remove(maintenance);
-        AtomicInteger g = pending.remove(nodeName);
-        if (g != null) {
-            registry.find("tenure.maintenance.pending.pods")
-                    .tag("node", nodeName)
-                    .meters()
-                    .forEach(registry::remove);
+        nodeLeft(nodeName);
+    }
+
+    /**
+     * The node left maintenance (restored, deleted, window over): its series goes, so a gauge frozen at its
+     * last value cannot keep an alert firing until the operator restarts.
+     */
+    public void nodeLeft(String nodeName) {
+        String label = BoundedNames.shorten(nodeName, BoundedNames.LABEL_MAX);
+        if (pending.remove(label) != null) {
+            registry.find(PENDING_PODS).tag("node", label).meters().forEach(registry::remove);
         }
     }
 
@@ -113,13 +122,17 @@ public final class MaintenanceMetrics {
                 .increment();
     }
 
+    /** Pods still to evict or terminate on a node being drained; {@code node} is bounded ({@link BoundedNames}). */
     public void pendingPods(String nodeName, int count) {
-        pending.computeIfAbsent(
-                        nodeName,
-                        n -> registry.gauge(
-                                "tenure.maintenance.pending.pods",
-                                io.micrometer.core.instrument.Tags.of("node", n),
-                                new AtomicInteger()))
+        pending.computeIfAbsent(BoundedNames.shorten(nodeName, BoundedNames.LABEL_MAX), label -> {
+                    AtomicInteger value = new AtomicInteger();
+                    Gauge.builder(PENDING_PODS, value, AtomicInteger::get)
+                            .tag("node", label)
+                            .description("Pods still to evict or terminate on a node in maintenance (series removed"
+                                    + " when the node leaves maintenance)")
+                            .register(registry);
+                    return value;
+                })
                 .set(count);
     }
 

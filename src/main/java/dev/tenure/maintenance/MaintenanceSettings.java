@@ -44,8 +44,9 @@ public record MaintenanceSettings(
                 Duration.ofSeconds(30));
     }
 
+    /** {@code <prefix><nodeName>}, hash-suffixed when longer than a Lease name may be ({@link BoundedNames}). */
     public String leaseName(String nodeName) {
-        return leaseNamePrefix + nodeName;
+        return BoundedNames.shorten(leaseNamePrefix + nodeName, BoundedNames.DNS_SUBDOMAIN_MAX);
     }
 
     /** Renew our lease when a third of its duration has passed (kubelet node-lease uses a quarter). */

@@ -26,7 +26,8 @@ public record MaintenanceState(
         String lastError,
         int errorOnLeaseCount,
         LeaseStatus lease,
-        String waitingFor) {
+        String waitingFor,
+        boolean nodeGone) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
@@ -66,6 +67,7 @@ public record MaintenanceState(
         int errorOnLeaseCount;
         LeaseStatus lease;
         String waitingFor;
+        boolean nodeGone;
 
         public Builder() {}
 
@@ -87,6 +89,7 @@ public record MaintenanceState(
             errorOnLeaseCount = s.errorOnLeaseCount;
             lease = s.lease;
             waitingFor = s.waitingFor;
+            nodeGone = s.nodeGone;
         }
 
         public Builder phase(Phase v) {
@@ -174,6 +177,12 @@ public record MaintenanceState(
             return this;
         }
 
+        /** The node was deleted while this maintenance held it: nothing is cordoned or held any more. */
+        public Builder nodeGone(boolean v) {
+            nodeGone = v;
+            return this;
+        }
+
         /** Forget the drain's progress, e.g. to retry a failed drain after the spec changed. */
         public Builder resetDrain() {
             drainStartedAt = null;
@@ -205,7 +214,8 @@ public record MaintenanceState(
                     lastError,
                     errorOnLeaseCount,
                     lease,
-                    waitingFor);
+                    waitingFor,
+                    nodeGone);
         }
     }
 }

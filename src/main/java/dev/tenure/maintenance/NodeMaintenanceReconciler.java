@@ -306,7 +306,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         // The node it was admitted for, whatever spec.nodeName says now; none when it never named a valid one.
         String nodeName = pinnedNode(nm).orElseGet(() -> NodeMaintenanceValidator.nodeOf(nm));
         MaintenanceEvents events = eventsFor(nm, nodeName);
-        if (nodeName != null && state.phase() != Phase.Ended && ownsNode(nm, nodeName, state, context)) {
+        boolean ended = nodeName != null && state.phase() != Phase.Ended && ownsNode(nm, nodeName, state, context);
+        if (ended) {
             try {
                 machine.end(nodeName, events);
             } catch (RuntimeException e) {
@@ -315,12 +316,14 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                         nm.getMetadata().getName(), nodeName, e.getMessage());
                 return DeleteControl.noFinalizerRemoval().rescheduleAfter(END_RETRY);
             }
+            // Only a maintenance that had the node says it is out of maintenance (a waiting or refused one never had
+            // it, and the node may well stay in someone else's maintenance).
+            events.emit(
+                    false,
+                    MaintenanceEvents.REMOVED,
+                    "NodeMaintenance " + nm.getMetadata().getName() + " removed; node " + nodeName
+                            + " is out of maintenance");
         }
-        events.emit(
-                false,
-                MaintenanceEvents.REMOVED,
-                "NodeMaintenance " + nm.getMetadata().getName() + " removed"
-                        + (nodeName == null ? "" : "; node " + nodeName + " is out of maintenance"));
         machine.forget(nm.getMetadata().getName(), nodeName == null ? "" : nodeName);
         LOG.infof("NodeMaintenance %s (node %s) removed", nm.getMetadata().getName(), nodeName);
         return DeleteControl.defaultDelete();
@@ -334,6 +337,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             NodeMaintenance nm, String nodeName, MaintenanceState state, Context<NodeMaintenance> context) {
         if (state.holdsNode()) {
             return true;
+        }
+        if (nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Waiting) {
+            return false; // waited for a lease held elsewhere: the machine touches the node only with the lease
         }
         if (nm.getStatus() != null
                 && nm.getStatus().getPhase() == Phase.Failed

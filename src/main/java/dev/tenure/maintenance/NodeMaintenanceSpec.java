@@ -27,7 +27,8 @@ public class NodeMaintenanceSpec {
     private String reason;
 
     @Pattern(GoDuration.PATTERN)
-    @JsonPropertyDescription("Optional: maintenance ends by itself after this long (phase Ended).")
+    @JsonPropertyDescription("Optional: maintenance ends by itself after this long (phase Ended); a Go duration of"
+            + " at most " + GoDuration.MAX_TEXT + ", the same limit as the node annotation door's.")
     private String window;
 
     @JsonPropertyDescription("How to drain the node (kubectl drain options).")

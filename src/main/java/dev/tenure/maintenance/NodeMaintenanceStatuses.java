@@ -21,6 +21,8 @@ public final class NodeMaintenanceStatuses {
     public static final String CORDONED = "Cordoned";
     public static final String LEADERS_HANDED_OVER = "LeadersHandedOver";
     public static final String DRAINED = "Drained";
+    /** Reason of a False Cordoned condition: the node was deleted while in maintenance. */
+    public static final String NODE_DELETED = "NodeDeleted";
 
     private NodeMaintenanceStatuses() {}
 
@@ -49,7 +51,10 @@ public final class NodeMaintenanceStatuses {
                 .waitingFor(
                         status.getPhase() == Phase.Waiting && status.getLease() != null
                                 ? status.getLease().getHolderIdentity()
-                                : null);
+                                : null)
+                .nodeGone(condition(status, CORDONED)
+                        .filter(c -> NODE_DELETED.equals(c.getReason()))
+                        .isPresent());
         condition(status, LEADERS_HANDED_OVER).ifPresent(c -> b.handoverMessage(c.getMessage()));
         return b.build();
     }
@@ -61,7 +66,8 @@ public final class NodeMaintenanceStatuses {
 
     /**
      * The status for {@code state}; {@code prior} supplies unchanged conditions' lastTransitionTime and
-     * lastUpdate, which moves only when something else changed.
+     * lastUpdate, which moves only when something else changed. Nothing in it moves by itself with time (no
+     * lease renewal times), so an idle maintenance's status is written never, not every renew period.
      */
     public static NodeMaintenanceStatus toStatus(
             MaintenanceState state, NodeMaintenanceStatus prior, long generation, Instant now) {
@@ -74,24 +80,34 @@ public final class NodeMaintenanceStatuses {
         s.setPendingPodsRefs(state.pendingPodsRefs().isEmpty() ? null : state.pendingPodsRefs());
         s.setLastError(state.lastError());
         s.setErrorOnLeaseCount(state.errorOnLeaseCount());
-        s.setLease(state.lease());
+        s.setLease(shown(state.lease()));
         s.setObservedGeneration(generation);
         List<Condition> conditions = new ArrayList<>();
         conditions.add(
-                state.leaseAcquiredAt() != null
+                state.leaseAcquiredAt() != null && state.phase() != Phase.Ended
                         ? cond(LEASE_HELD, "True", "Acquired", leaseMessage(state), state.leaseAcquiredAt())
                         : state.phase() == Phase.Waiting
                                 ? cond(LEASE_HELD, "False", "LeaseWaiting", "held by " + state.waitingFor(), null)
                                 : cond(
                                         LEASE_HELD,
                                         "False",
-                                        state.phase() == Phase.Ended ? "Released" : "NotHeld",
+                                        state.phase() == Phase.Ended || state.nodeGone() ? "Released" : "NotHeld",
                                         "",
                                         null));
+        // Cordoned and LeaseHeld say what holds now: never True once the node is gone or the maintenance Ended.
         conditions.add(
-                state.cordonedAt() != null
-                        ? cond(CORDONED, "True", "Cordoned", "node cordoned and tainted", state.cordonedAt())
-                        : cond(CORDONED, "False", state.phase() == Phase.Ended ? "Uncordoned" : "Pending", "", null));
+                state.nodeGone()
+                        ? cond(CORDONED, "False", NODE_DELETED, "the node was deleted", null)
+                        : state.phase() == Phase.Ended
+                                ? cond(CORDONED, "False", "Uncordoned", "", null)
+                                : state.cordonedAt() != null
+                                        ? cond(
+                                                CORDONED,
+                                                "True",
+                                                "Cordoned",
+                                                "node cordoned and tainted",
+                                                state.cordonedAt())
+                                        : cond(CORDONED, "False", "Pending", "", null));
         conditions.add(
                 state.handedOverAt() != null
                         ? cond(
@@ -134,6 +150,9 @@ public final class NodeMaintenanceStatuses {
             }
         }
         s.setConditions(conditions);
+        // The front door pins status.nodeName after this; compared without it, every status differed from
+        // its prior and lastUpdate ticked (and the status was written) at every reconcile.
+        s.setNodeName(prior == null ? null : prior.getNodeName());
         s.setLastUpdate(prior == null ? null : prior.getLastUpdate());
         if (!s.equals(prior)) {
             s.setLastUpdate(MaintenanceMachine.text(now));
@@ -141,12 +160,27 @@ public final class NodeMaintenanceStatuses {
         return s;
     }
 
+    /**
+     * The lease as status shows it: which Lease, who holds it, since when. Its renewTime and expireTime move
+     * at every renewal; written here they made every maintenance rewrite its status (a new resourceVersion
+     * and a watch event for every watcher) every renew period while nothing a reader cares about changed.
+     * The Lease object itself carries its renewals.
+     */
+    static LeaseStatus shown(LeaseStatus lease) {
+        return lease == null
+                ? null
+                : new LeaseStatus(
+                        lease.getName(),
+                        lease.getNamespace(),
+                        lease.getHolderIdentity(),
+                        lease.getAcquireTime(),
+                        null,
+                        null);
+    }
+
     private static String leaseMessage(MaintenanceState state) {
         LeaseStatus l = state.lease();
-        return l == null
-                ? ""
-                : "lease " + l.getNamespace() + "/" + l.getName() + " held by " + l.getHolderIdentity()
-                        + (l.getExpireTime() == null ? "" : " until " + l.getExpireTime());
+        return l == null ? "" : "lease " + l.getNamespace() + "/" + l.getName() + " held by " + l.getHolderIdentity();
     }
 
     private static Condition cond(String type, String status, String reason, String message, Instant transition) {

@@ -1,10 +1,12 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.kube.NodeCache;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionRequest;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponseBuilder;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -37,6 +39,9 @@ public class NodeMaintenanceWebhook {
 
     @Inject
     NodeMaintenanceAuthorizer authorizer;
+
+    @Inject
+    NodeCache nodeCache;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -104,11 +109,17 @@ public class NodeMaintenanceWebhook {
         }
         String nodeName =
                 candidate.getSpec() == null ? null : candidate.getSpec().getNodeName();
+        // The shared trimmed Node cache when it runs (on the leader), so a CREATE costs no GET and no full Node
+        // LIST inside a fail-closed webhook; a node it has not seen yet (just created) is read from the API server.
+        Optional<SharedIndexInformer<Node>> cache = nodeCache.informer().filter(SharedIndexInformer::hasSynced);
         Optional<Node> node = nodeName == null || nodeName.isBlank()
                 ? Optional.empty()
-                : Optional.ofNullable(client.nodes().withName(nodeName).get());
+                : cache.map(i -> i.getStore().getByKey(nodeName))
+                        .or(() -> Optional.ofNullable(
+                                client.nodes().withName(nodeName).get()));
         List<Node> nodes = node.filter(NodeMaintenanceValidator::isControlPlane).isPresent()
-                ? client.nodes().list().getItems()
+                ? cache.map(i -> i.getStore().list())
+                        .orElseGet(() -> client.nodes().list().getItems())
                 : List.of();
         List<NodeMaintenance> all =
                 client.resources(NodeMaintenance.class).list().getItems();

@@ -4,6 +4,7 @@ import dev.tenure.election.ElectionMetrics;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseStoreException;
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -24,7 +25,10 @@ public final class MicrometerElectionMetrics implements ElectionMetrics {
         // the same lease labels as every tenure_ metric: lease_namespace and lease (a plain `namespace` label would
         // clash with the scrape target's own namespace label, which says which install the series comes from)
         Tags tags = Tags.of("lease_namespace", lease.namespace(), "lease", lease.name());
-        registry.gauge("tenure.leader.is_leader", tags, isLeader);
+        Gauge.builder("tenure.leader.is_leader", isLeader, AtomicInteger::get)
+                .tags(tags)
+                .description("1 while this replica leads the lease, else 0")
+                .register(registry);
         transitions = Counter.builder("tenure.leader.transitions")
                 .tags(tags)
                 .description("Times this replica became leader")

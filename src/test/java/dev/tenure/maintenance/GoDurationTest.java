@@ -36,6 +36,21 @@ class GoDurationTest {
                 .hasMessageContaining("not a duration");
     }
 
+    /** Issue 25: well-formed but longer than any field takes is "too long" (once "not a duration", or accepted). */
+    @ParameterizedTest(name = "\"{0}\" is too long")
+    @ValueSource(strings = {"720h1s", "1000000h", "100000000h", "99999999999999999999h", "43200m1ns"})
+    void refusesDurationsOverTheOneLimitAsTooLong(String text) {
+        assertThatThrownBy(() -> GoDuration.parse("spec.window", text))
+                .isInstanceOf(GoDuration.InvalidDuration.class)
+                .hasMessage("spec.window: \"" + text + "\" is too long; at most 720h (30 days)");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"720h", "43200m", "2592000s"})
+    void theLimitItselfIsAccepted(String text) {
+        assertThat(GoDuration.parse("spec.window", text)).isEqualTo(GoDuration.MAX);
+    }
+
     @ParameterizedTest
     @CsvSource({"90,1m30s", "3600,1h", "5,5s", "0,0s"})
     void formatsShortest(long seconds, String text) {

@@ -155,6 +155,14 @@ class MaintenanceMachineIT {
                 > 0;
     }
 
+    /** The node's tenure_maintenance_pending_pods value, {@code null} when it has no series. */
+    Double pendingPodsGauge(String node) {
+        var g = registry.find("tenure.maintenance.pending.pods")
+                .tag("node", node)
+                .gauge();
+        return g == null ? null : g.value();
+    }
+
     double counter(String name, String tag, String value) {
         var c = registry.find(name).tag(tag, value).counter();
         return c == null ? 0 : c.count();
@@ -222,7 +230,14 @@ class MaintenanceMachineIT {
                 .anyMatch(e -> e.startsWith("Cordoned"))
                 .anyMatch(e -> e.startsWith("SucceedMaintenance"));
 
+        assertThat(pendingPodsGauge("w1"))
+                .as("pending pods of w1, Succeeded and still in maintenance")
+                .isZero();
+
         machine.end("w1", sink);
+        assertThat(pendingPodsGauge("w1"))
+                .as("pending pods series of w1 after it left maintenance")
+                .isNull();
         Node after = client.nodes().withName("w1").get();
         assertThat(after.getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
         assertThat(after.getSpec().getTaints()).isEmpty();
@@ -419,8 +434,15 @@ class MaintenanceMachineIT {
             machine.end("w1", sink);
         }
 
+        events.clear();
         drive(request("w1"), MaintenanceState.initial(), phase(Phase.Succeeded));
         assertThat(names(podsOn("w1"))).singleElement().asString().startsWith("agent");
+        // Under the defaults both go, as with kubectl drain --force --delete-emptydir-data, and are named.
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.DRAIN_WARNING))
+                .as("kubectl drain's warnings as an event naming the pods")
+                .anySatisfy(e -> assertThat(e).contains("declare no controller").contains("app/loner"))
+                .anySatisfy(e -> assertThat(e).contains("local storage").contains("app/cache-"));
     }
 
     @Test
@@ -479,6 +501,46 @@ class MaintenanceMachineIT {
         MaintenanceState done = drive(request("w1"), evicted, phase(Phase.Succeeded));
         assertThat(podsOn("w1")).hasSize(2).allMatch(p -> p.getMetadata().getDeletionTimestamp() != null);
         assertThat(done.drainProgress()).isEqualTo(100);
+    }
+
+    @Test
+    void nodeDeletedAfterItsDrainSucceededEndsTheMaintenanceCleanly() {
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .create();
+        MaintenanceState succeeded = drive(request("w1"), MaintenanceState.initial(), phase(Phase.Succeeded));
+        events.clear();
+        client.nodes().withName("w1").delete();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> client.nodes().withName("w1").get() == null);
+
+        MaintenanceState ended = drive(request("w1"), succeeded, s -> s.phase() != Phase.Succeeded);
+
+        assertThat(ended.phase())
+                .as("drain, then delete the node: the usual decommission")
+                .isEqualTo(Phase.Ended);
+        assertThat(ended.lastError()).isNull();
+        assertThat(ended.holdsNode()).isFalse();
+        assertThat(events).noneMatch(e -> e.startsWith(MaintenanceEvents.FAILED));
+        assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.NODE_DELETED + ": node w1 was deleted after"));
+        var lease =
+                client.leases().inNamespace("tenure-system").withName("node-w1").get();
+        assertThat(lease == null || lease.getSpec().getHolderIdentity() == null).isTrue();
+        assertThat(pendingPodsGauge("w1")).isNull();
+        NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(ended, null, 1, clock.instant());
+        assertThat(status.getConditions())
+                .filteredOn(c -> List.of("Cordoned", "LeaseHeld").contains(c.getType()))
+                .as("conditions describe the present: nothing cordoned or held")
+                .allSatisfy(c -> assertThat(c.getStatus()).isEqualTo("False"));
+        assertThat(NodeMaintenanceStatuses.toState(status).phase()).isEqualTo(Phase.Ended);
+        assertThat(machine.advance(request("w1"), NodeMaintenanceStatuses.toState(status), false, sink)
+                        .state()
+                        .phase())
+                .as("Ended is terminal")
+                .isEqualTo(Phase.Ended);
     }
 
     @Test
@@ -600,11 +662,23 @@ class MaintenanceMachineIT {
                 request("w1"),
                 MaintenanceState.initial(),
                 s -> counter("tenure.maintenance.evictions", "result", "blocked_by_pdb") >= 1);
+        assertThat(pendingPodsGauge("w1")).isEqualTo(1.0);
         client.nodes().withName("w1").delete();
         await().atMost(Duration.ofSeconds(5))
                 .until(() -> client.nodes().withName("w1").get() == null);
 
         MaintenanceState failed = drive(request("w1"), blocked, phase(Phase.Failed));
+        assertThat(pendingPodsGauge("w1"))
+                .as("a deleted node's pending pods series (stale, it kept TenureMaintenanceStuck firing)")
+                .isNull();
+        NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(failed, null, 1, clock.instant());
+        assertThat(NodeMaintenanceStatuses.condition(status, "Cordoned").orElseThrow())
+                .as("Cordoned on a NodeMaintenance whose node is gone")
+                .satisfies(c -> assertThat(c.getStatus()).isEqualTo("False"))
+                .satisfies(c -> assertThat(c.getReason()).isEqualTo("NodeDeleted"));
+        MaintenanceState again = machine.advance(request("w1"), NodeMaintenanceStatuses.toState(status), false, sink)
+                .state();
+        assertThat(again.lastError()).isEqualTo(failed.lastError());
         assertThat(failed.lastError()).contains("node w1 was deleted during maintenance");
         assertThat(failed.holdsNode()).isFalse();
         var lease =

@@ -302,6 +302,58 @@ class NodeMaintenanceReconcilerIT {
     }
 
     @Test
+    void deletingAWaitingMaintenanceLeavesTheNodeAloneAndClaimsNothing() {
+        // The node is in maintenance under another holder of its lease (another Tenure door, another operator),
+        // which cordoned it and set the maintenance condition; this NodeMaintenance only waited.
+        cluster().seed().node("wait-1").role("worker").create();
+        client().leases()
+                .inNamespace("tenure-system")
+                .resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                        .withNewMetadata()
+                        .withName("node-wait-1")
+                        .withNamespace("tenure-system")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withHolderIdentity("tenure-annotation")
+                        .withLeaseDurationSeconds(3600)
+                        .withAcquireTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC))
+                        .withRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC))
+                        .endSpec()
+                        .build())
+                .create();
+        client().nodes().withName("wait-1").edit(n -> {
+            n.getSpec().setUnschedulable(true);
+            return n;
+        });
+        client().nodes().withName("wait-1").editStatus(n -> {
+            n.getStatus()
+                    .getConditions()
+                    .add(new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
+                            .withType(NodeMarks.CONDITION_TYPE)
+                            .withStatus("True")
+                            .withReason("Annotation")
+                            .withMessage("held by the annotation door")
+                            .build());
+            return n;
+        });
+        create("waiting", "wait-1", s -> {});
+        awaitPhase("waiting", Phase.Waiting);
+
+        client().resources(NodeMaintenance.class).withName("waiting").delete();
+        await().atMost(WAIT).until(() -> get("waiting") == null);
+
+        Node node = client().nodes().withName("wait-1").get();
+        assertThat(node.getSpec().getUnschedulable()).isTrue();
+        assertThat(node.getStatus().getConditions())
+                .extracting(NodeCondition::getType)
+                .contains(NodeMarks.CONDITION_TYPE);
+        assertThat(eventReasons("waiting"))
+                .contains("LeaseWaiting")
+                .doesNotContain("UncordonNode", "RemovedMaintenance");
+        assertThat(eventReasons("wait-1")).doesNotContain("UncordonNode");
+    }
+
+    @Test
     void invalidRequestsFailWithTheFieldNamedWhenNoWebhookIsInstalled() {
         create("bad-node", "no-such-node", s -> {});
         awaitPhase("bad-node", Phase.Failed);
@@ -379,6 +431,30 @@ class NodeMaintenanceReconcilerIT {
         assertThat(review("CREATE", nmJson("a5", "authz-1", ""), null, "mallory"))
                 .contains("\"allowed\":false")
                 .contains("create pods/eviction (all namespaces)");
+    }
+
+    @jakarta.inject.Inject
+    dev.tenure.kube.NodeCache nodeCache;
+
+    /** Issue 25: admission reads the Node from the shared trimmed cache, not with a GET per CREATE. */
+    @Test
+    void webhookReadsTheNodeFromTheSharedCache() throws Exception {
+        cluster().seed().node("cached-1").role("worker").create();
+        await().atMost(WAIT)
+                .until(() -> nodeCache
+                        .informer()
+                        .map(i -> i.getStore().getByKey("cached-1") != null)
+                        .orElse(false));
+        java.util.function.Predicate<ApiRequest> nodeReads = ApiRequest.resource("nodes")
+                .and(r -> r.name().equals("cached-1") || r.verb().equals("list"))
+                .and(r -> r.verb().equals("get") || r.verb().equals("list"));
+        long before = cluster().requests().count(nodeReads);
+
+        assertThat(review("CREATE", nmJson("c1", "cached-1", ""), null)).contains("\"allowed\":true");
+
+        assertThat(cluster().requests().count(nodeReads))
+                .as("GET/LIST of nodes made for one admission review")
+                .isEqualTo(before);
     }
 
     static String nmJson(String name, String node, String extraSpec) {

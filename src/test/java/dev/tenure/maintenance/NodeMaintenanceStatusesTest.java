@@ -86,4 +86,67 @@ class NodeMaintenanceStatusesTest {
         assertThat(condition(s, "LeaseHeld").getMessage()).contains("other-operator");
         assertThat(NodeMaintenanceStatuses.toState(s).waitingFor()).isEqualTo("other-operator");
     }
+
+    @Test
+    void aLeaseRenewalLeavesAPinnedStatusAndItsLastUpdateAlone() {
+        MaintenanceState.Builder held = new MaintenanceState.Builder()
+                .phase(Phase.Succeeded)
+                .leaseAcquiredAt(T0)
+                .cordonedAt(T0)
+                .handedOverAt(T0)
+                .drainStartedAt(T0)
+                .drainedAt(T0.plusSeconds(1))
+                .drainProgress(100);
+        NodeMaintenanceStatus first = NodeMaintenanceStatuses.toStatus(
+                held.lease(new LeaseStatus(
+                                "node-w1",
+                                "tenure-system",
+                                "tenure",
+                                T0.toString(),
+                                T0.toString(),
+                                "2026-01-01T12:01:00Z"))
+                        .build(),
+                null,
+                1,
+                T0.plusSeconds(1));
+        first.setNodeName("w1"); // pinned by the front door after toStatus, as the reconciler does
+        NodeMaintenanceStatus renewed = NodeMaintenanceStatuses.toStatus(
+                held.lease(new LeaseStatus(
+                                "node-w1",
+                                "tenure-system",
+                                "tenure",
+                                T0.toString(),
+                                T0.plusSeconds(20).toString(),
+                                "2026-01-01T12:01:20Z"))
+                        .build(),
+                first,
+                1,
+                T0.plusSeconds(21));
+        renewed.setNodeName("w1");
+
+        assertThat(renewed).isEqualTo(first);
+        assertThat(renewed.getLastUpdate()).isEqualTo(T0.plusSeconds(1).toString());
+        assertThat(renewed.getLease().getRenewTime()).isNull();
+        assertThat(renewed.getLease().getExpireTime()).isNull();
+        assertThat(condition(renewed, "LeaseHeld").getMessage())
+                .isEqualTo("lease tenure-system/node-w1 held by tenure");
+    }
+
+    /** Issue 25: an Ended maintenance (window over) no longer says Cordoned=True or LeaseHeld=True. */
+    @Test
+    void anEndedMaintenanceHoldsAndCordonsNothing() {
+        MaintenanceState ended = new MaintenanceState.Builder()
+                .phase(Phase.Ended)
+                .cordonedAt(T0)
+                .handedOverAt(T0)
+                .drainStartedAt(T0)
+                .drainedAt(T0.plusSeconds(1))
+                .drainProgress(100)
+                .build();
+        NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(ended, null, 1, T0.plusSeconds(60));
+        assertThat(condition(status, "Cordoned").getStatus()).isEqualTo("False");
+        assertThat(condition(status, "Cordoned").getReason()).isEqualTo("Uncordoned");
+        assertThat(condition(status, "LeaseHeld").getStatus()).isEqualTo("False");
+        assertThat(condition(status, "Drained").getStatus()).isEqualTo("True");
+    }
 }

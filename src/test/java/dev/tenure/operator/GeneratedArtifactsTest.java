@@ -406,6 +406,50 @@ class GeneratedArtifactsTest {
         assertThat(alerts.values())
                 .allSatisfy(a -> assertThat(ManifestAssembly.<String>at(a, "annotations", "description"))
                         .isNotBlank());
+        assertThat(alerts)
+                .containsKeys(
+                        "TenureOperatorAbsent",
+                        "TenureMaintenanceFailed",
+                        "TenureCoordinatedLeaseLeaderless",
+                        "TenureReconcileErrors",
+                        "TenureEvictionErrors");
+        assertThat((String) alerts.get("TenureOperatorAbsent").get("expr")).contains("absent(");
+    }
+
+    /**
+     * Day two (issue 25): each alert has its own runbook section, a promtool case where it fires and one where
+     * it stays silent, and no expression assumes how the scrape job is named.
+     */
+    @Test
+    void everyAlertHasItsRunbookSectionAndFiringAndSilentTests() throws IOException {
+        Map<String, Object> rule = ManifestAssembly.parseAll(
+                        Files.readString(DEPLOY.resolve("monitoring/prometheusrule.yaml")))
+                .get(0);
+        List<Map<String, Object>> alerts =
+                ManifestAssembly.<List<Map<String, Object>>>at(rule, "spec", "groups").stream()
+                        .flatMap(g -> ManifestAssembly.<List<Map<String, Object>>>at(g, "rules").stream())
+                        .toList();
+        String runbooks = Files.readString(Path.of("docs", "troubleshooting.md"));
+        String tests;
+        try (var in = getClass().getResourceAsStream("/prometheus/alerts-test.yaml")) {
+            tests = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        }
+        assertThat(alerts).isNotEmpty().allSatisfy(a -> {
+            String name = (String) a.get("alert");
+            assertThat(ManifestAssembly.<String>at(a, "annotations", "runbook_url"))
+                    .isEqualTo(REPOSITORY_FILES + "docs/troubleshooting.md#" + name.toLowerCase(java.util.Locale.ROOT));
+            assertThat(runbooks).as("runbook section of " + name).contains("\n### " + name + "\n");
+            assertThat((String) a.get("expr")).as(name).doesNotContain("job=");
+            Pattern firing = Pattern.compile("labels: 'ALERTS\\{alertname=\"" + name + "\", alertstate=\"firing\"");
+            Pattern silent = Pattern.compile(
+                    "expr: ALERTS\\{alertname=\"" + name + "\"[^}]*}\\s+eval_time: \\S+\\s+exp_samples: \\[]");
+            assertThat(firing.matcher(tests).find())
+                    .as("promtool case where " + name + " fires")
+                    .isTrue();
+            assertThat(silent.matcher(tests).find())
+                    .as("promtool case where " + name + " stays silent")
+                    .isTrue();
+        });
     }
 
     @Test

@@ -1,10 +1,12 @@
 package dev.tenure.maintenance.annotation;
 
+import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.NodeMaintenance;
 import dev.tenure.maintenance.NodeMaintenanceValidator;
 import dev.tenure.maintenance.NodesMaintainedElsewhere;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.HashSet;
@@ -15,8 +17,8 @@ import java.util.Set;
 
 /**
  * Nodes in maintenance by the annotation protocol, for NodeMaintenance admission (uniqueness and the cap), and
- * the budget the annotation door applies to itself, counting both doors. Reads the Nodes (and NodeMaintenances)
- * when asked: admission of a new maintenance is rare, and a cache of every Node would cost more than it saves.
+ * the budget the annotation door applies to itself, counting both doors. Admission reads the operator's shared
+ * trimmed Node cache when it runs; the annotation door's budget reads the Nodes (and NodeMaintenances) when asked.
  */
 @ApplicationScoped
 public class AnnotatedNodes implements NodesMaintainedElsewhere {
@@ -24,15 +26,24 @@ public class AnnotatedNodes implements NodesMaintainedElsewhere {
     static final String HELD_BY = "annotation " + MaintenanceAnnotation.REQUEST;
 
     private final KubernetesClient client;
+    private final NodeCache cache;
 
     @Inject
-    public AnnotatedNodes(KubernetesClient client) {
+    public AnnotatedNodes(KubernetesClient client, NodeCache cache) {
         this.client = client;
+        this.cache = cache;
     }
 
+    /**
+     * From the shared trimmed Node cache (annotations are kept) when it runs, on the leader: admission inside a
+     * fail-closed webhook then costs no full Node LIST (issue 25); otherwise one LIST.
+     */
     @Override
     public Map<String, String> nodes() {
-        return heldByAnnotation(client.nodes().list().getItems());
+        return heldByAnnotation(cache.informer()
+                .filter(SharedIndexInformer::hasSynced)
+                .map(i -> i.getStore().list())
+                .orElseGet(() -> client.nodes().list().getItems()));
     }
 
     static Map<String, String> heldByAnnotation(List<Node> nodes) {

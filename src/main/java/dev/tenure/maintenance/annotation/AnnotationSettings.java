@@ -31,9 +31,11 @@ public record AnnotationSettings(
             throw new IllegalArgumentException("tenure.maintenance.annotation.lease-padding: must be a whole number of "
                     + "seconds from 1s to 24h, was " + leasePadding);
         }
-        if (maxDuration.compareTo(Duration.ofSeconds(1)) < 0 || maxDuration.toSeconds() > Integer.MAX_VALUE / 2) {
+        // One limit per concept: no maintenance, from either door, is longer than spec.window may be.
+        if (maxDuration.compareTo(Duration.ofSeconds(1)) < 0
+                || maxDuration.compareTo(dev.tenure.maintenance.GoDuration.MAX) > 0) {
             throw new IllegalArgumentException("tenure.maintenance.annotation.max-duration: must be between 1s and "
-                    + Integer.MAX_VALUE / 2 + "s, was " + maxDuration);
+                    + dev.tenure.maintenance.GoDuration.MAX_TEXT + " (spec.window's limit), was " + maxDuration);
         }
     }
 
@@ -43,6 +45,7 @@ public record AnnotationSettings(
     }
 
     public String leaseName(String nodeName) {
-        return leaseNamePrefix + nodeName;
+        return dev.tenure.maintenance.BoundedNames.shorten(
+                leaseNamePrefix + nodeName, dev.tenure.maintenance.BoundedNames.DNS_SUBDOMAIN_MAX);
     }
 }

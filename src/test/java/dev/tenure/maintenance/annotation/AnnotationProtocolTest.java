@@ -199,7 +199,10 @@ class AnnotationProtocolTest {
                 Arguments.of("lease-padding", (Runnable)
                         () -> new AnnotationSettings("h", Duration.ofMillis(1500), Duration.ofDays(1), "ns", "node-")),
                 Arguments.of("max-duration", (Runnable)
-                        () -> new AnnotationSettings("h", Duration.ofSeconds(30), Duration.ZERO, "ns", "node-")));
+                        () -> new AnnotationSettings("h", Duration.ofSeconds(30), Duration.ZERO, "ns", "node-")),
+                // one limit per concept: the annotation door may not allow longer than spec.window's 720h
+                Arguments.of("max-duration", (Runnable) () ->
+                        new AnnotationSettings("h", Duration.ofSeconds(30), Duration.ofHours(721), "ns", "node-")));
     }
 
     /** request, status, state record present → whether the annotation door holds the node (counts for the limits). */

@@ -1,0 +1,96 @@
+package dev.tenure.maintenance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EmulatedClusterResource;
+import dev.tenure.testsupport.EndToEnd;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import java.time.Duration;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Day two at scale (issue 25): an idle maintenance costs no status writes. The node lease is renewed every
+ * second here (3 s lease), so several renew periods pass in seconds; the Lease carries the renewals, the
+ * NodeMaintenance status changes only when something a reader sees changes.
+ */
+@QuarkusTest
+@TestProfile(QuietStatusProfile.class)
+@QuarkusTestResource(EmulatedClusterResource.class)
+@EndToEnd
+class QuietStatusIT {
+
+    static final Duration WAIT = Duration.ofSeconds(30);
+
+    EmulatedCluster cluster() {
+        return EmulatedClusterResource.cluster();
+    }
+
+    KubernetesClient client() {
+        return cluster().client();
+    }
+
+    NodeMaintenance get(String name) {
+        return client().resources(NodeMaintenance.class).withName(name).get();
+    }
+
+    long count(Predicate<ApiRequest> p) {
+        return cluster().requests().count(p);
+    }
+
+    @Test
+    void anIdleSucceededMaintenanceWritesNoStatusWhileItsLeaseIsRenewed() {
+        cluster().seed().node("idle-1").role("worker").create();
+        cluster()
+                .seed()
+                .deployment("idle")
+                .namespace("idle")
+                .replicas(1)
+                .onNodes("idle-1")
+                .create();
+        client().resource(new NodeMaintenance("idle", new NodeMaintenanceSpec("idle-1", "idle test")))
+                .create();
+        await().atMost(WAIT).until(() -> {
+            NodeMaintenance nm = get("idle");
+            return nm != null && nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Succeeded;
+        });
+        NodeMaintenance succeeded = get("idle");
+        Predicate<ApiRequest> statusWrites = ApiRequest.resource("nodemaintenances", "status")
+                .and(ApiRequest.named("idle"))
+                .and(r -> !r.verb().equals("get"));
+        Predicate<ApiRequest> leaseWrites = ApiRequest.resource("leases")
+                .and(ApiRequest.named("node-idle-1"))
+                .and(ApiRequest.verb("update"));
+        long statusBefore = count(statusWrites);
+        long renewalsBefore = count(leaseWrites);
+
+        // Six renewals of a lease renewed every second: the reconciler looked at least as often (every
+        // renewEvery), each time reading a lease whose renewTime had moved.
+        await().atMost(WAIT).until(() -> count(leaseWrites) >= renewalsBefore + 6);
+
+        assertThat(count(statusWrites))
+                .as("status writes of an idle Succeeded NodeMaintenance over six lease renewals")
+                .isEqualTo(statusBefore);
+        NodeMaintenance now = get("idle");
+        assertThat(now.getMetadata().getResourceVersion())
+                .isEqualTo(succeeded.getMetadata().getResourceVersion());
+        assertThat(now.getStatus().getLastUpdate())
+                .isEqualTo(succeeded.getStatus().getLastUpdate());
+        // The lease block says which Lease and who holds it since when; renewals live on the Lease.
+        LeaseStatus lease = now.getStatus().getLease();
+        assertThat(lease.getName()).isEqualTo("node-idle-1");
+        assertThat(lease.getHolderIdentity()).isEqualTo("tenure");
+        assertThat(lease.getAcquireTime()).isNotNull();
+        assertThat(lease.getRenewTime()).isNull();
+        assertThat(lease.getExpireTime()).isNull();
+
+        client().resources(NodeMaintenance.class).withName("idle").delete();
+        await().atMost(WAIT).until(() -> get("idle") == null);
+    }
+}
