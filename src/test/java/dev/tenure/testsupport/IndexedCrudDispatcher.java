@@ -60,6 +60,65 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         return v;
     }
 
+    /**
+     * Built-in resources served with a status subresource (kube-apiserver's {@code <resource>/status} REST storage,
+     * e.g. pkg/registry/core/node/storage): a write to the main resource keeps the stored status, a write to
+     * {@code /status} keeps everything else. The stock store knows this for CRDs only.
+     */
+    private static final java.util.Set<String> BUILT_IN_STATUS = java.util.Set.of(
+            "nodes",
+            "pods",
+            "namespaces",
+            "services",
+            "replicationcontrollers",
+            "persistentvolumes",
+            "persistentvolumeclaims",
+            "deployments",
+            "replicasets",
+            "statefulsets",
+            "daemonsets",
+            "jobs",
+            "cronjobs",
+            "poddisruptionbudgets",
+            "customresourcedefinitions",
+            "horizontalpodautoscalers");
+
+    /**
+     * Set while a create is handled: a built-in kind keeps the status it is created with (the seeds' nodes and pods,
+     * a kubelet registering its Node), where a custom resource's is dropped (apiextensions strategy.go
+     * PrepareForCreate).
+     */
+    private static final ThreadLocal<Boolean> CREATING = ThreadLocal.withInitial(() -> false);
+
+    @Override
+    public MockResponse handleCreate(io.fabric8.mockwebserver.http.RecordedRequest request) {
+        CREATING.set(true);
+        try {
+            return super.handleCreate(request);
+        } finally {
+            CREATING.set(false);
+        }
+    }
+
+    @Override
+    public boolean isStatusSubresourceEnabledForResource(String path) {
+        if (super.isStatusSubresourceEnabledForResource(path)) {
+            return true;
+        }
+        if (CREATING.get()) {
+            return false;
+        }
+        String plural = single(attributeExtractor.fromPath(path), KubernetesAttributesExtractor.PLURAL);
+        return plural != null && BUILT_IN_STATUS.contains(plural) && isBuiltInPath(path);
+    }
+
+    private static boolean isBuiltInPath(String path) {
+        return path.startsWith("/api/")
+                || !path.startsWith("/apis/")
+                || java.util.Set.of("apps", "batch", "policy", "apiextensions.k8s.io", "autoscaling")
+                        .contains(path.split("/")[2]);
+    }
+
     // ---- reads -------------------------------------------------------------------------------------------------
 
     @Override

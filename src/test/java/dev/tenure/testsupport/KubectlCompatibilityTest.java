@@ -246,6 +246,41 @@ class KubectlCompatibilityTest {
     }
 
     @Test
+    void taintTwiceThenRemoveAndAnnotateThenRemoveBehaveAsOnARealCluster() throws Exception {
+        cluster.seed().node("tainted").role("worker").create();
+        assertThat(kubectl("taint", "node", "tainted", "t1=v:NoSchedule").exit())
+                .isZero();
+        assertThat(kubectl("taint", "node", "tainted", "t2=v:NoSchedule").exit())
+                .isZero();
+        Result again = kubectl("taint", "node", "tainted", "t1=v:NoSchedule");
+        assertThat(again.exit()).as(again.out()).isNotZero();
+        assertThat(again.out()).contains("already has t1 taint(s) with same effect(s) and --overwrite is false");
+        assertThat(taintKeys("tainted")).containsExactlyInAnyOrder("t1", "t2");
+
+        Result removed = kubectl("taint", "node", "tainted", "t1-");
+        assertThat(removed.exit()).as(removed.out()).isZero();
+        assertThat(taintKeys("tainted")).containsExactly("t2");
+
+        assertThat(kubectl("annotate", "node", "tainted", "k=v").exit()).isZero();
+        Result unannotated = kubectl("annotate", "node", "tainted", "k-");
+        assertThat(unannotated.exit()).as(unannotated.out()).isZero();
+        assertThat(cluster.client()
+                        .nodes()
+                        .withName("tainted")
+                        .get()
+                        .getMetadata()
+                        .getAnnotations())
+                .doesNotContainKey("k");
+        cluster.client().nodes().withName("tainted").delete(); // getNodesListsEveryNode counts the seeded ones
+    }
+
+    private static List<String> taintKeys(String node) {
+        return cluster.client().nodes().withName(node).get().getSpec().getTaints().stream()
+                .map(io.fabric8.kubernetes.api.model.Taint::getKey)
+                .toList();
+    }
+
+    @Test
     void getNodesListsEveryNode() throws Exception {
         Result r = kubectl("get", "nodes", "-o", "name");
         assertThat(r.exit()).as(r.out()).isZero();
