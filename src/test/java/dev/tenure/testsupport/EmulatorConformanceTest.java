@@ -1,6 +1,7 @@
 package dev.tenure.testsupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -12,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -36,6 +38,7 @@ class EmulatorConformanceTest {
     private static final String JSON_PATCH = "application/json-patch+json";
     private static final String SMP = "application/strategic-merge-patch+json";
     private static final String NM = "/apis/tenure.dev/v1alpha1/nodemaintenances";
+    private static final String LEASES = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
 
     private static EmulatedCluster cluster;
 
@@ -380,6 +383,38 @@ class EmulatorConformanceTest {
                                             .has("k"))
                                     .isFalse();
                         }),
+                // ---- garbage collection ------------------------------------------------------------------------
+                new Row(
+                        "an object whose owners are all deleted is deleted in the background (a node's Lease)",
+                        "pkg/controller/garbagecollector/garbagecollector.go attemptToDeleteItem (all owners absent:"
+                                + " delete the dependent); docs concepts/architecture/garbage-collection",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            ownedLease(name, name);
+                            assertThat(send("DELETE", "/api/v1/nodes/" + name, null, null)
+                                            .code())
+                                    .isEqualTo(200);
+                            await().atMost(Duration.ofSeconds(10))
+                                    .until(() -> get(LEASES + "/" + name).code() == 404);
+                        }),
+                new Row(
+                        "an object keeps living while one of its owners does",
+                        "pkg/controller/garbagecollector/garbagecollector.go attemptToDeleteItem (some owners remain:"
+                                + " only the dangling references are dropped; the object stays)",
+                        name -> {
+                            cluster.seed().node(name + "-a").create();
+                            cluster.seed().node(name + "-b").create();
+                            cluster.seed().node(name + "-c").create();
+                            ownedLease(name, name + "-a", name + "-b");
+                            ownedLease(name + "-marker", name + "-c");
+                            send("DELETE", "/api/v1/nodes/" + name + "-a", null, null);
+                            send("DELETE", "/api/v1/nodes/" + name + "-c", null, null);
+                            // the collector works in order: once the marker is gone, the lease was judged
+                            await().atMost(Duration.ofSeconds(10))
+                                    .until(() ->
+                                            get(LEASES + "/" + name + "-marker").code() == 404);
+                            assertThat(get(LEASES + "/" + name).code()).isEqualTo(200);
+                        }),
                 new Row(
                         "a namespace name must be a DNS label (no dots, at most 63)",
                         "pkg/apis/core/validation/validation.go ValidateNamespaceName (IsDNS1123Label)",
@@ -393,6 +428,26 @@ class EmulatorConformanceTest {
                             assertThat(refused.body().path("message").asText())
                                     .contains("a lowercase RFC 1123 label must consist of");
                         }));
+    }
+
+    private static void ownedLease(String name, String... ownerNodes) throws Exception {
+        StringBuilder owners = new StringBuilder();
+        for (String node : ownerNodes) {
+            String uid = get("/api/v1/nodes/" + node).body().at("/metadata/uid").asText();
+            owners.append(owners.length() == 0 ? "" : ",")
+                    .append("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"")
+                    .append(node)
+                    .append("\",\"uid\":\"")
+                    .append(uid)
+                    .append("\"}");
+        }
+        Http created = send(
+                "POST",
+                LEASES,
+                JSON_TYPE,
+                "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"" + name
+                        + "\",\"ownerReferences\":[" + owners + "]},\"spec\":{}}");
+        assertThat(created.code()).as(created.body().toString()).isBetween(200, 201);
     }
 
     private static void patch(String path, String type, String body) throws Exception {

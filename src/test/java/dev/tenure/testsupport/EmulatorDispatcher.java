@@ -570,6 +570,27 @@ final class EmulatorDispatcher extends Dispatcher {
         return evicted();
     }
 
+    /**
+     * The garbage collector's delete of an object whose owners are all gone (background propagation): checked again
+     * when it runs, since an owner may have come back meanwhile; a pod goes through graceful termination, as any
+     * deleted pod.
+     */
+    synchronized void collect(IndexedCrudDispatcher.Stored orphan) {
+        Optional<IndexedCrudDispatcher.Stored> now = crud.byUid(orphan.uid());
+        if (now.isEmpty()
+                || now.get().ownerUids().stream().anyMatch(o -> crud.byUid(o).isPresent())) {
+            return;
+        }
+        String path = now.get().path();
+        if ("pods".equals(orphan.plural()) && ("v1".equals(orphan.apiVersion()))) {
+            store.get(path, Pod.class)
+                    .filter(p -> !DisruptionBudgets.isTerminating(p))
+                    .ifPresent(p -> terminate(p, path, null));
+        } else {
+            store.delete(path);
+        }
+    }
+
     /** DELETE of a pod: into termination (deletionTimestamp), removed by the kubelet after the grace period. */
     private synchronized MockResponse deletePod(ApiRequest api, String body) {
         String podPath = "/api/v1/namespaces/" + api.namespace() + "/pods/" + api.name();
