@@ -383,6 +383,104 @@ class EmulatorConformanceTest {
                                             .has("k"))
                                     .isFalse();
                         }),
+                // ---- CRD structural schema and CEL rules --------------------------------------------------------
+                new Row(
+                        "custom resource: a value breaking the schema's pattern is refused, the field named",
+                        "apiextensions-apiserver pkg/apiserver/validation (OpenAPI pattern: \"in body should match\");"
+                                + " pkg/registry/customresource/validator.go",
+                        name -> {
+                            Http refused = send("POST", NM, JSON_TYPE, nodeMaintenance(name, ",\"window\":\"-5m\""));
+                            assertThat(refused.code()).isEqualTo(422);
+                            assertThat(refused.body().path("message").asText())
+                                    .startsWith("NodeMaintenance.tenure.dev \"" + name
+                                            + "\" is invalid: spec.window: Invalid value: \"-5m\": spec.window in body"
+                                            + " should match");
+                            assertThat(refused.body()
+                                            .at("/details/causes/0/field")
+                                            .asText())
+                                    .isEqualTo("spec.window");
+                            assertThat(get(NM + "/" + name).code()).isEqualTo(404);
+                        }),
+                new Row(
+                        "custom resource: required, minimum, maxLength and type are enforced, every violation listed",
+                        "apiextensions-apiserver pkg/apiserver/validation/validation.go (kube-openapi validate);"
+                                + " field.ErrorList aggregated in one 422",
+                        name -> {
+                            Http refused = send(
+                                    "POST",
+                                    NM,
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"tenure.dev/v1alpha1\",\"kind\":\"NodeMaintenance\","
+                                            + "\"metadata\":{\"name\":\"" + name + "\"},\"spec\":{\"reason\":\""
+                                            + "r".repeat(1025) + "\",\"drain\":{\"gracePeriodSeconds\":-2,"
+                                            + "\"force\":\"yes\"}}}");
+                            assertThat(refused.code()).isEqualTo(422);
+                            assertThat(refused.body().at("/details/causes").findValuesAsText("field"))
+                                    .containsExactlyInAnyOrder(
+                                            "spec.nodeName",
+                                            "spec.reason",
+                                            "spec.drain.gracePeriodSeconds",
+                                            "spec.drain.force");
+                            assertThat(refused.body().path("message").asText())
+                                    .contains("spec.nodeName: Required value")
+                                    .contains("spec.drain.gracePeriodSeconds: Invalid value: -2:"
+                                            + " spec.drain.gracePeriodSeconds in body should be greater than or equal"
+                                            + " to -1")
+                                    .contains("spec.drain.force: Invalid value: \"string\": spec.drain.force in body"
+                                            + " must be of type boolean");
+                        }),
+                new Row(
+                        "custom resource: unknown fields are pruned, defaults are set",
+                        "apiextensions-apiserver pkg/apiserver/schema/pruning/algorithm.go;"
+                                + " pkg/apiserver/schema/defaulting/algorithm.go",
+                        name -> {
+                            assertThat(send(
+                                                    "POST",
+                                                    NM,
+                                                    JSON_TYPE,
+                                                    nodeMaintenance(name, ",\"bogus\":1,\"drain\":{\"typo\":true}"))
+                                            .code())
+                                    .isBetween(200, 201);
+                            JsonNode spec = get(NM + "/" + name).body().path("spec");
+                            assertThat(spec.has("bogus")).isFalse();
+                            assertThat(spec.path("drain").has("typo")).isFalse();
+                            assertThat(spec.at("/drain/gracePeriodSeconds").asInt())
+                                    .isEqualTo(-1);
+                            assertThat(spec.at("/drain/evictionRetryDelay").asText())
+                                    .isEqualTo("5s");
+                        }),
+                new Row(
+                        "custom resource: an x-kubernetes-validations transition rule (oldSelf) refuses an update",
+                        "apiextensions-apiserver pkg/apiserver/schema/cel/validation.go (transition rules: oldSelf,"
+                                + " update only); docs tasks/extend-kubernetes/custom-resources#validation-rules",
+                        name -> {
+                            assertThat(send("POST", NM, JSON_TYPE, nodeMaintenance(name))
+                                            .code())
+                                    .isBetween(200, 201);
+                            Http refused =
+                                    send("PATCH", NM + "/" + name, MERGE, "{\"spec\":{\"nodeName\":\"elsewhere\"}}");
+                            assertThat(refused.code()).isEqualTo(422);
+                            assertThat(refused.body().path("message").asText())
+                                    .isEqualTo("NodeMaintenance.tenure.dev \"" + name + "\" is invalid: spec.nodeName:"
+                                            + " Invalid value: \"string\": spec.nodeName is immutable");
+                            JsonNode nm = get(NM + "/" + name).body();
+                            Http jsonPatched = send(
+                                    "PATCH",
+                                    NM + "/" + name,
+                                    JSON_PATCH,
+                                    "[{\"op\":\"replace\",\"path\":\"/spec/nodeName\",\"value\":\"other\"}]");
+                            assertThat(jsonPatched.code()).isEqualTo(422);
+                            ((com.fasterxml.jackson.databind.node.ObjectNode) nm.path("spec")).put("nodeName", "third");
+                            assertThat(send("PUT", NM + "/" + name, JSON_TYPE, nm.toString())
+                                            .code())
+                                    .isEqualTo(422);
+                            patch(NM + "/" + name, MERGE, "{\"spec\":{\"reason\":\"other fields still change\"}}");
+                            assertThat(get(NM + "/" + name)
+                                            .body()
+                                            .at("/spec/nodeName")
+                                            .asText())
+                                    .isEqualTo(name);
+                        }),
                 // ---- garbage collection ------------------------------------------------------------------------
                 new Row(
                         "an object whose owners are all deleted is deleted in the background (a node's Lease)",
@@ -484,8 +582,13 @@ class EmulatorConformanceTest {
     // ---- fixtures ------------------------------------------------------------------------------------------------
 
     private static String nodeMaintenance(String name) {
+        return nodeMaintenance(name, "");
+    }
+
+    /** A NodeMaintenance for node {@code name}; {@code moreSpec} is appended to its spec (",\"window\":\"1h\""). */
+    private static String nodeMaintenance(String name, String moreSpec) {
         return "{\"apiVersion\":\"tenure.dev/v1alpha1\",\"kind\":\"NodeMaintenance\",\"metadata\":{\"name\":\"" + name
-                + "\"},\"spec\":{\"nodeName\":\"" + name + "\",\"reason\":\"conformance\"}}";
+                + "\"},\"spec\":{\"nodeName\":\"" + name + "\",\"reason\":\"conformance\"" + moreSpec + "}}";
     }
 
     /** A NodeMaintenance created, then given a status through /status (as the operator writes it). */

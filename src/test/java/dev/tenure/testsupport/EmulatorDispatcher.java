@@ -33,6 +33,7 @@ final class EmulatorDispatcher extends Dispatcher {
     static final String PDB_VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget.";
     private static final String SMP = "application/strategic-merge-patch+json";
     private static final String MERGE_PATCH = "application/merge-patch+json";
+    private static final String JSON_PATCH = "application/json-patch+json";
     /** API groups of built-in kinds (strategic merge patch applies); any other group is a CRD's. */
     private static final java.util.Set<String> BUILT_IN_GROUPS = java.util.Set.of(
             "",
@@ -179,16 +180,41 @@ final class EmulatorDispatcher extends Dispatcher {
                 && api.isResourceRequest()
                 && !api.name().isEmpty()
                 && (contentType.startsWith(SMP) || contentType.startsWith(MERGE_PATCH))) {
-            return mergePatch(api, contentType.startsWith(SMP), request.getUtf8Body());
+            return mergePatch(api, contentType.startsWith(SMP), false, request.getUtf8Body());
+        }
+        if (method.equals("PATCH")
+                && api.isResourceRequest()
+                && !api.name().isEmpty()
+                && api.subresource().isEmpty()
+                && contentType.startsWith(JSON_PATCH)
+                && schema(api).isPresent()) {
+            // a custom resource's JSON patch: the result goes through its schema and rules like any write
+            return mergePatch(api, false, true, request.getUtf8Body());
         }
         if ((method.equals("POST") || method.equals("PUT"))
                 && api.isResourceRequest()
                 && api.subresource().isEmpty()) {
             String body = request.getUtf8Body(); // consumes the request's body: handed on anew below
-            Optional<MockResponse> invalid =
-                    body == null || !body.trim().startsWith("{") ? Optional.empty() : invalid(api, store.tree(body));
-            if (invalid.isPresent()) {
-                return invalid.get();
+            if (body != null && body.trim().startsWith("{")) {
+                JsonNode object = store.tree(body);
+                Optional<MockResponse> invalid = invalid(api, object);
+                if (invalid.isPresent()) {
+                    return invalid.get();
+                }
+                Optional<StructuralSchema> schema = schema(api);
+                if (schema.isPresent() && object instanceof ObjectNode written) {
+                    JsonNode old = null;
+                    if (method.equals("PUT")) {
+                        MockResponse current =
+                                store.send(io.fabric8.mockwebserver.dsl.HttpMethod.GET, api.path(), null, null);
+                        old = current.code() == 200 ? store.tree(ClusterStore.body(current)) : null;
+                    }
+                    Optional<MockResponse> refused = admitted(api, schema.get(), written, old);
+                    if (refused.isPresent()) {
+                        return refused.get();
+                    }
+                    body = written.toString();
+                }
             }
             io.fabric8.mockwebserver.http.Buffer again = new io.fabric8.mockwebserver.http.Buffer();
             again.writeUtf8(body == null ? "" : body);
@@ -208,7 +234,7 @@ final class EmulatorDispatcher extends Dispatcher {
      * names a resourceVersion (then it is the client's precondition: 409). Strategic merge patch of a custom
      * resource is refused with 415, as upstream (apiextensions-apiserver serves no Go type to take strategies from).
      */
-    private MockResponse mergePatch(ApiRequest api, boolean strategic, String body) {
+    private MockResponse mergePatch(ApiRequest api, boolean strategic, boolean jsonPatch, String body) {
         if (strategic && !BUILT_IN_GROUPS.contains(api.apiGroup())) {
             return status(
                     415,
@@ -227,8 +253,9 @@ final class EmulatorDispatcher extends Dispatcher {
         String objectPath = "status".equals(api.subresource())
                 ? api.path().substring(0, api.path().length() - "/status".length())
                 : api.path();
-        boolean preconditioned =
-                !patch.path("metadata").path("resourceVersion").asText("").isEmpty();
+        boolean preconditioned = jsonPatch
+                ? patch.toString().contains("/metadata/resourceVersion")
+                : !patch.path("metadata").path("resourceVersion").asText("").isEmpty();
         for (int attempt = 0; ; attempt++) {
             MockResponse current = store.send(io.fabric8.mockwebserver.dsl.HttpMethod.GET, objectPath, null, null);
             if (current.code() == 404) {
@@ -237,11 +264,18 @@ final class EmulatorDispatcher extends Dispatcher {
             JsonNode before = store.tree(ClusterStore.body(current));
             JsonNode after;
             try {
-                after = strategic
-                        ? MergePatches.strategic(api.resource(), before, patch)
-                        : MergePatches.json(before, patch);
+                after = jsonPatch
+                        ? io.fabric8.zjsonpatch.JsonPatch.apply(patch, before)
+                        : strategic
+                                ? MergePatches.strategic(api.resource(), before, patch)
+                                : MergePatches.json(before, patch);
             } catch (MergePatches.Invalid e) {
                 return status(422, "Invalid", e.getMessage(), null);
+            } catch (RuntimeException e) {
+                if (!jsonPatch) {
+                    throw e;
+                }
+                return status(422, "Invalid", "the JSON patch does not apply: " + e.getMessage(), null);
             }
             if (!(after.path("metadata") instanceof ObjectNode meta)) {
                 return status(422, "Invalid", "metadata: Required value: a patch cannot remove metadata", null);
@@ -255,6 +289,13 @@ final class EmulatorDispatcher extends Dispatcher {
                 Optional<MockResponse> invalid = invalid(api, after);
                 if (invalid.isPresent()) {
                     return invalid.get();
+                }
+                Optional<StructuralSchema> schema = schema(api);
+                if (schema.isPresent()) {
+                    Optional<MockResponse> refused = admitted(api, schema.get(), (ObjectNode) after, before);
+                    if (refused.isPresent()) {
+                        return refused.get();
+                    }
                 }
             }
             io.fabric8.mockwebserver.http.Buffer buffer = new io.fabric8.mockwebserver.http.Buffer();
@@ -271,6 +312,38 @@ final class EmulatorDispatcher extends Dispatcher {
         }
     }
 
+    /** The structural schema of the custom resource a request writes, if its CRD is stored and has one. */
+    private Optional<StructuralSchema> schema(ApiRequest api) {
+        if (BUILT_IN_GROUPS.contains(api.apiGroup())) {
+            return Optional.empty();
+        }
+        return store.crdSchema(api.apiGroup(), api.version(), api.resource()).map(StructuralSchema::new);
+    }
+
+    /**
+     * Prunes and defaults a written custom resource in place, then validates it against its schema and rules
+     * ({@code old}: the stored object of an update, for transition rules): 422 Invalid naming every refused field.
+     */
+    private Optional<MockResponse> admitted(ApiRequest api, StructuralSchema schema, ObjectNode object, JsonNode old) {
+        schema.pruneAndDefault(object);
+        List<StructuralSchema.Violation> violations = schema.validate(object, old);
+        if (violations.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(invalid(
+                api,
+                object,
+                violations.stream()
+                        .map(v -> new Cause(
+                                v.field(),
+                                v.detail(),
+                                v.detail().startsWith("Required") ? "FieldValueRequired" : "FieldValueInvalid"))
+                        .toList()));
+    }
+
+    /** A field refused, with the reason kube-apiserver gives it (FieldValueInvalid, FieldValueRequired...). */
+    private record Cause(String field, String message, String reason) {}
+
     /**
      * 422 Invalid, shaped as kube-apiserver's (apimachinery errors.NewInvalid), when the object's name or labels
      * break {@link ObjectNames}.
@@ -280,6 +353,15 @@ final class EmulatorDispatcher extends Dispatcher {
         if (causes.isEmpty()) {
             return Optional.empty();
         }
+        return Optional.of(invalid(
+                api,
+                object,
+                causes.stream()
+                        .map(c -> new Cause(c.field(), c.message(), "FieldValueInvalid"))
+                        .toList()));
+    }
+
+    private MockResponse invalid(ApiRequest api, JsonNode object, List<Cause> causes) {
         String kind = object.path("kind").asText("");
         if (kind.isEmpty()) {
             kind = discovery.kind(api.apiGroup(), api.resource()).orElse(api.resource());
@@ -296,11 +378,10 @@ final class EmulatorDispatcher extends Dispatcher {
         details.put("kind", kind);
         ArrayNode list = details.putArray("causes");
         causes.forEach(c -> list.addObject()
-                .put("reason", "FieldValueInvalid")
+                .put("reason", c.reason())
                 .put("message", c.message())
                 .put("field", c.field()));
-        return Optional.of(
-                status(422, "Invalid", qualifiedKind + " \"" + name + "\" is invalid: " + fields, details, true));
+        return status(422, "Invalid", qualifiedKind + " \"" + name + "\" is invalid: " + fields, details, true);
     }
 
     /** The same request with another body and Content-Type (what the CRUD store is given instead). */
