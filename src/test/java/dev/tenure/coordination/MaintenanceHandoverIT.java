@@ -273,7 +273,10 @@ class MaintenanceHandoverIT {
     }
 
     private static void awaitPhase(String name, Phase phase) {
-        await().atMost(WAIT).until(() -> status(name) != null && status(name).getPhase() == phase);
+        await().atMost(WAIT).until(() -> {
+            NodeMaintenanceStatus seen = status(name); // one read per look: judge one version of the object
+            return seen != null && seen.getPhase() == phase;
+        });
     }
 
     private static Condition condition(String name) {
