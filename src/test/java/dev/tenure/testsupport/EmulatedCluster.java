@@ -345,6 +345,15 @@ public final class EmulatedCluster implements AutoCloseable {
         return kubelets.isDown(node);
     }
 
+    /**
+     * Whether custom resources are pruned, defaulted and validated against their CRD's schema and CEL rules (on by
+     * default, as kube-apiserver). Off emulates an API server that enforces neither (a CRD applied without its
+     * schema, or validation rules on a server too old for them), for tests of the operator's own input checks.
+     */
+    public void enforceCrdSchemas(boolean enforce) {
+        dispatcher.enforceCrdSchemas(enforce);
+    }
+
     public Options options() {
         return options;
     }
