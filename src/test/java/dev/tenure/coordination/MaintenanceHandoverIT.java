@@ -285,7 +285,9 @@ class MaintenanceHandoverIT {
         return status.getConditions().stream()
                 .filter(c -> "LeadersHandedOver".equals(c.getType()))
                 .findFirst()
-                .orElseThrow();
+                // an AssertionError, which untilAsserted retries: a status written before the handover step has
+                // no such condition yet (NoSuchElementException would end the wait at once)
+                .orElseThrow(() -> new AssertionError("no LeadersHandedOver condition yet in the status of " + name));
     }
 
     private static void deleteAndAwait(String name) {
