@@ -281,6 +281,26 @@ class KubectlCompatibilityTest {
     }
 
     @Test
+    void applyOfAnInvalidNodeMaintenanceIsRefusedNamingTheField() throws Exception {
+        Path file = manifest(
+                "invalid.yaml",
+                maintenance("refused", "w1", "bad window").replace("  reason:", "  window: -5m\n  reason:"));
+        Result refused = kubectl("apply", "-f", file.toString());
+        assertThat(refused.exit()).as(refused.out()).isNotZero();
+        assertThat(refused.out())
+                .contains("The NodeMaintenance \"refused\" is invalid")
+                .contains("spec.window: Invalid value: \"-5m\"");
+
+        Files.writeString(file, maintenance("renamed", "w1", "first"));
+        assertThat(kubectl("apply", "-f", file.toString()).exit()).isZero();
+        Files.writeString(file, maintenance("renamed", "w2", "moved"));
+        Result moved = kubectl("apply", "-f", file.toString());
+        assertThat(moved.exit()).as(moved.out()).isNotZero();
+        assertThat(moved.out()).contains("spec.nodeName: Invalid value: \"string\": spec.nodeName is immutable");
+        kubectl("delete", "tnm", "renamed", "--wait=false");
+    }
+
+    @Test
     void getNodesListsEveryNode() throws Exception {
         Result r = kubectl("get", "nodes", "-o", "name");
         assertThat(r.exit()).as(r.out()).isZero();
