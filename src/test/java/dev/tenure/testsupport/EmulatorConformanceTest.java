@@ -481,6 +481,27 @@ class EmulatorConformanceTest {
                                             .asText())
                                     .isEqualTo(name);
                         }),
+                new Row(
+                        "custom resource: an update keeping an invalid stored value is admitted (ratcheting)",
+                        "KEP-4008 CRD validation ratcheting (CRDValidationRatcheting, on by default since 1.30);"
+                                + " apiextensions-apiserver pkg/apiserver/schema/cel/ratcheting",
+                        name -> {
+                            cluster.enforceCrdSchemas(false);
+                            try {
+                                assertThat(send("POST", NM, JSON_TYPE, nodeMaintenance(name, ",\"window\":\"soon\""))
+                                                .code())
+                                        .isBetween(200, 201);
+                            } finally {
+                                cluster.enforceCrdSchemas(true);
+                            }
+                            patch(NM + "/" + name, MERGE, "{\"metadata\":{\"finalizers\":[\"tenure.dev/f\"]}}");
+                            patch(NM + "/" + name, MERGE, "{\"spec\":{\"reason\":\"still invalid window\"}}");
+                            assertThat(send("PATCH", NM + "/" + name, MERGE, "{\"spec\":{\"window\":\"later\"}}")
+                                            .code())
+                                    .as("a changed value is validated")
+                                    .isEqualTo(422);
+                            patch(NM + "/" + name, MERGE, "{\"metadata\":{\"finalizers\":null}}");
+                        }),
                 // ---- garbage collection ------------------------------------------------------------------------
                 new Row(
                         "an object whose owners are all deleted is deleted in the background (a node's Lease)",

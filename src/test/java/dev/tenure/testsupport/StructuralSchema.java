@@ -27,8 +27,9 @@ import java.util.regex.Pattern;
  * (defaulting/algorithm.go), then the OpenAPI v3 validation (type, required, pattern, enum, minimum/maximum,
  * minLength/maxLength, minItems/maxItems) and the {@code x-kubernetes-validations} CEL rules (cel/validation.go),
  * evaluated by a real CEL implementation ({@code dev.cel}); a rule that names {@code oldSelf} is a transition rule,
- * checked on updates only where an old value exists. Only {@code spec}, {@code status} and other top-level fields
- * are walked; metadata is the API server's own.
+ * checked on updates only where an old value exists. An update is checked only where it changes a value
+ * (validation ratcheting). Only {@code spec}, {@code status} and other top-level fields are walked; metadata is
+ * the API server's own.
  */
 final class StructuralSchema {
     /** One refused field: its path, what kube-apiserver says of it (the text after "path: "). */
@@ -129,6 +130,11 @@ final class StructuralSchema {
     }
 
     private static void validate(String path, JsonNode schema, JsonNode value, JsonNode old, List<Violation> out) {
+        if (old != null && old.equals(value)) {
+            // validation ratcheting (KEP-4008, on by default since 1.30): an update may keep a stored value that
+            // no longer validates; only what it changes is checked
+            return;
+        }
         if (value.isNull()) {
             if (!schema.path("nullable").asBoolean()) {
                 out.add(new Violation(
