@@ -46,7 +46,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 class CoordinationControllerIT {
 
     private static final String NS = "kube-system";
-    private static final String LEASE = "component-A";
+    private static final String LEASE = "component-a";
     private static final Duration WAIT = Duration.ofSeconds(40);
 
     static EmulatedCluster cluster;
@@ -508,13 +508,13 @@ class CoordinationControllerIT {
                 Arguments.of(
                         "delete expired lease candidates",
                         List.of(
-                                new Object[] {"candidate1", "component-A", expired},
-                                new Object[] {"candidate2", "component-B", expired},
-                                new Object[] {"candidate3", "component-C", Duration.ZERO}),
+                                new Object[] {"candidate1", "component-a", expired},
+                                new Object[] {"candidate2", "component-b", expired},
+                                new Object[] {"candidate3", "component-c", Duration.ZERO}),
                         2),
                 Arguments.of(
                         "no expired lease candidates",
-                        List.<Object[]>of(new Object[] {"candidate1", "component-A", Duration.ZERO}),
+                        List.<Object[]>of(new Object[] {"candidate1", "component-a", Duration.ZERO}),
                         0));
     }
 

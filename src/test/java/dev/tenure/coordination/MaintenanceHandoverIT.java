@@ -273,7 +273,10 @@ class MaintenanceHandoverIT {
     }
 
     private static void awaitPhase(String name, Phase phase) {
-        await().atMost(WAIT).until(() -> status(name) != null && status(name).getPhase() == phase);
+        await().atMost(WAIT).until(() -> {
+            NodeMaintenanceStatus seen = status(name); // one read per look: judge one version of the object
+            return seen != null && seen.getPhase() == phase;
+        });
     }
 
     private static Condition condition(String name) {
@@ -282,7 +285,9 @@ class MaintenanceHandoverIT {
         return status.getConditions().stream()
                 .filter(c -> "LeadersHandedOver".equals(c.getType()))
                 .findFirst()
-                .orElseThrow();
+                // an AssertionError, which untilAsserted retries: a status written before the handover step has
+                // no such condition yet (NoSuchElementException would end the wait at once)
+                .orElseThrow(() -> new AssertionError("no LeadersHandedOver condition yet in the status of " + name));
     }
 
     private static void deleteAndAwait(String name) {

@@ -30,8 +30,9 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * Issue 16's hostile-input suite, end to end (operator + emulated API server, which like an old API server or
- * a cluster with validation off enforces neither the CRD schema nor its CEL rule): every input gets a status
+ * Issue 16's hostile-input suite, end to end (operator + emulated API server, told to act like an old API server
+ * or a CRD applied without its schema, which enforce neither the CRD schema nor its CEL rule — a real cluster's
+ * refusals are EmulatorConformanceTest's and KubectlCompatibilityTest's): every input gets a status
  * naming the field, the cluster is left as it was (Node not cordoned or tainted, no node lease held), and
  * after each case the controller still takes a fresh, valid NodeMaintenance from create to delete.
  */
@@ -47,6 +48,16 @@ class HostileInputIT {
 
     EmulatedCluster cluster() {
         return EmulatedClusterResource.cluster();
+    }
+
+    @org.junit.jupiter.api.BeforeEach
+    void schemasNotEnforced() {
+        cluster().enforceCrdSchemas(false);
+    }
+
+    @org.junit.jupiter.api.AfterEach
+    void schemasEnforcedAgain() {
+        cluster().enforceCrdSchemas(true);
     }
 
     KubernetesClient client() {

@@ -39,13 +39,13 @@ public final class MaintenanceDemo {
                                             .withName(CRD)
                                             .get()
                                     == null) {
-                                // java -jar runs in prod mode, where QOSDK does not apply CRDs: apply the built one.
-                                client.resource(client.getKubernetesSerialization()
-                                                .unmarshal(
-                                                        Files.readString(
-                                                                Path.of("target/kubernetes/" + CRD + "-v1.yml")),
-                                                        CustomResourceDefinition.class))
-                                        .create();
+                                // java -jar runs in prod mode, where QOSDK does not apply CRDs: apply the shipped
+                                // one (deploy/, with its printer columns and validation rules), as a user would.
+                                try (var in = Files.newInputStream(Path.of("deploy", "tenure-operator.yaml"))) {
+                                    client.load(in).items().stream()
+                                            .filter(o -> o instanceof CustomResourceDefinition)
+                                            .forEach(crd -> client.resource(crd).create());
+                                }
                             }
                             var lease = client.leases()
                                     .inNamespace("tenure-system")

@@ -121,6 +121,32 @@ final class ClusterStore {
         return Optional.empty();
     }
 
+    /**
+     * The {@code openAPIV3Schema} of the stored CRD serving {@code plural} in {@code group} at {@code version};
+     * empty for a built-in kind or a version without a schema.
+     */
+    Optional<JsonNode> crdSchema(String group, String version, String plural) {
+        if (group.isEmpty()) {
+            return Optional.empty();
+        }
+        MockResponse r = send(HttpMethod.GET, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", null, null);
+        if (r.code() != 200) {
+            return Optional.empty();
+        }
+        for (JsonNode crd : tree(body(r)).path("items")) {
+            if (group.equals(crd.at("/spec/group").asText())
+                    && plural.equals(crd.at("/spec/names/plural").asText())) {
+                for (JsonNode v : crd.at("/spec/versions")) {
+                    JsonNode schema = v.at("/schema/openAPIV3Schema");
+                    if (version.equals(v.path("name").asText()) && schema.isObject()) {
+                        return Optional.of(schema);
+                    }
+                }
+            }
+        }
+        return Optional.empty();
+    }
+
     JsonNode tree(String body) {
         try {
             return json.readTree(body);

@@ -25,7 +25,9 @@ import java.util.function.Function;
 /**
  * An emulated Kubernetes API server shared by the tests, the benchmark and {@code make run}: the fabric8 mock
  * API server in CRUD mode, plus eviction with PodDisruptionBudgets, graceful pod termination by simulated
- * kubelets (with node leases), field selectors, discovery for kubectl, a request log and a fault hook.
+ * kubelets (with node leases), field selectors, discovery for kubectl, a request log and a fault hook; and, as
+ * kube-apiserver, status subresources, merge and strategic merge patches, name validation and an ownerReference
+ * garbage collector ({@link EmulatorConformanceTest} is the table of these contracts).
  *
  * <pre>
  * try (EmulatedCluster cluster = EmulatedCluster.start()) {
@@ -176,6 +178,7 @@ public final class EmulatedCluster implements AutoCloseable {
         this.url = "http://127.0.0.1:" + server.getPort();
         this.kubelets = new KubeletSimulator(store, executor, options);
         dispatcher.kubelets(kubelets);
+        crud.onOrphans(orphan -> executor.execute(() -> dispatcher.collect(orphan)));
         this.dispatcher = dispatcher;
         try {
             this.kubeconfig = writeKubeconfig(Files.createTempFile("emulated-cluster-", ".kubeconfig"));
@@ -340,6 +343,15 @@ public final class EmulatedCluster implements AutoCloseable {
 
     public boolean isKubeletDown(String node) {
         return kubelets.isDown(node);
+    }
+
+    /**
+     * Whether custom resources are pruned, defaulted and validated against their CRD's schema and CEL rules (on by
+     * default, as kube-apiserver). Off emulates an API server that enforces neither (a CRD applied without its
+     * schema, or validation rules on a server too old for them), for tests of the operator's own input checks.
+     */
+    public void enforceCrdSchemas(boolean enforce) {
+        dispatcher.enforceCrdSchemas(enforce);
     }
 
     public Options options() {

@@ -607,7 +607,7 @@ class EmulatedClusterTest {
     }
 
     @Test
-    void strategicMergePatchIsAppliedAsMergePatch() throws Exception {
+    void strategicMergePatchSetsAScalarField() throws Exception {
         cluster.seed().node("smp").create();
         HttpRequest request = HttpRequest.newBuilder(URI.create(cluster.url() + "/api/v1/nodes/smp"))
                 .header("Content-Type", "application/strategic-merge-patch+json")

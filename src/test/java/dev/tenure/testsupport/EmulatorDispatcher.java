@@ -32,6 +32,23 @@ import java.util.stream.Collectors;
 final class EmulatorDispatcher extends Dispatcher {
     static final String PDB_VIOLATION = "Cannot evict pod as it would violate the pod's disruption budget.";
     private static final String SMP = "application/strategic-merge-patch+json";
+    private static final String MERGE_PATCH = "application/merge-patch+json";
+    private static final String JSON_PATCH = "application/json-patch+json";
+    /** API groups of built-in kinds (strategic merge patch applies); any other group is a CRD's. */
+    private static final java.util.Set<String> BUILT_IN_GROUPS = java.util.Set.of(
+            "",
+            "apps",
+            "batch",
+            "policy",
+            "coordination.k8s.io",
+            "events.k8s.io",
+            "apiextensions.k8s.io",
+            "rbac.authorization.k8s.io",
+            "admissionregistration.k8s.io",
+            "networking.k8s.io",
+            "storage.k8s.io",
+            "scheduling.k8s.io",
+            "discovery.k8s.io");
 
     private final IndexedCrudDispatcher crud;
     private final ClusterStore store;
@@ -158,16 +175,220 @@ final class EmulatorDispatcher extends Dispatcher {
                 return deletePod(api, request.getUtf8Body());
             }
         }
+        String contentType = String.valueOf(request.getHeader("Content-Type"));
         if (method.equals("PATCH")
-                && String.valueOf(request.getHeader("Content-Type")).startsWith(SMP)) {
-            // Good enough for what kubectl sends (cordon: spec.unschedulable); list merge keys are not honoured.
-            return crud.dispatch(withBody(request, "application/merge-patch+json", request.getBody()));
+                && api.isResourceRequest()
+                && !api.name().isEmpty()
+                && (contentType.startsWith(SMP) || contentType.startsWith(MERGE_PATCH))) {
+            return mergePatch(api, contentType.startsWith(SMP), false, request.getUtf8Body());
+        }
+        if (method.equals("PATCH")
+                && api.isResourceRequest()
+                && !api.name().isEmpty()
+                && api.subresource().isEmpty()
+                && contentType.startsWith(JSON_PATCH)
+                && schema(api).isPresent()) {
+            // a custom resource's JSON patch: the result goes through its schema and rules like any write
+            return mergePatch(api, false, true, request.getUtf8Body());
+        }
+        if ((method.equals("POST") || method.equals("PUT"))
+                && api.isResourceRequest()
+                && api.subresource().isEmpty()) {
+            String body = request.getUtf8Body(); // consumes the request's body: handed on anew below
+            if (body != null && body.trim().startsWith("{")) {
+                JsonNode object = store.tree(body);
+                Optional<MockResponse> invalid = invalid(api, object);
+                if (invalid.isPresent()) {
+                    return invalid.get();
+                }
+                Optional<StructuralSchema> schema = schema(api);
+                if (schema.isPresent() && object instanceof ObjectNode written) {
+                    JsonNode old = null;
+                    if (method.equals("PUT")) {
+                        MockResponse current =
+                                store.send(io.fabric8.mockwebserver.dsl.HttpMethod.GET, api.path(), null, null);
+                        old = current.code() == 200 ? store.tree(ClusterStore.body(current)) : null;
+                    }
+                    Optional<MockResponse> refused = admitted(api, schema.get(), written, old);
+                    if (refused.isPresent()) {
+                        return refused.get();
+                    }
+                    body = written.toString();
+                }
+            }
+            io.fabric8.mockwebserver.http.Buffer again = new io.fabric8.mockwebserver.http.Buffer();
+            again.writeUtf8(body == null ? "" : body);
+            request = withBody(request, contentType, again);
         }
         if ((api.verb().equals("list") || api.verb().equals("watch"))
                 && (api.query().containsKey("fieldSelector") || api.query().containsKey("labelSelector"))) {
             return selected(request, api);
         }
         return crud.dispatch(request);
+    }
+
+    /**
+     * JSON merge patch (RFC 7386) and strategic merge patch, computed here ({@link MergePatches}) and written as an
+     * update of the version read: the CRUD store's own merge appends to lists and keeps nulls. As kube-apiserver's
+     * GuaranteedUpdate, a conflict with a concurrent write is retried on the newer version, unless the patch itself
+     * names a resourceVersion (then it is the client's precondition: 409). Strategic merge patch of a custom
+     * resource is refused with 415, as upstream (apiextensions-apiserver serves no Go type to take strategies from).
+     */
+    private MockResponse mergePatch(ApiRequest api, boolean strategic, boolean jsonPatch, String body) {
+        if (strategic && !BUILT_IN_GROUPS.contains(api.apiGroup())) {
+            return status(
+                    415,
+                    "UnsupportedMediaType",
+                    "the body of the request was in an unknown format - accepted media types include: "
+                            + "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml",
+                    null);
+        }
+        JsonNode patch;
+        try {
+            patch = store.tree(body == null || body.isBlank() ? "{}" : body);
+        } catch (java.io.UncheckedIOException e) {
+            return status(
+                    400, "BadRequest", "error decoding patch: " + e.getCause().getMessage(), null);
+        }
+        String objectPath = "status".equals(api.subresource())
+                ? api.path().substring(0, api.path().length() - "/status".length())
+                : api.path();
+        boolean preconditioned = jsonPatch
+                ? patch.toString().contains("/metadata/resourceVersion")
+                : !patch.path("metadata").path("resourceVersion").asText("").isEmpty();
+        for (int attempt = 0; ; attempt++) {
+            MockResponse current = store.send(io.fabric8.mockwebserver.dsl.HttpMethod.GET, objectPath, null, null);
+            if (current.code() == 404) {
+                return notFound(api);
+            }
+            JsonNode before = store.tree(ClusterStore.body(current));
+            JsonNode after;
+            try {
+                after = jsonPatch
+                        ? io.fabric8.zjsonpatch.JsonPatch.apply(patch, before)
+                        : strategic
+                                ? MergePatches.strategic(api.resource(), before, patch)
+                                : MergePatches.json(before, patch);
+            } catch (MergePatches.Invalid e) {
+                return status(422, "Invalid", e.getMessage(), null);
+            } catch (RuntimeException e) {
+                if (!jsonPatch) {
+                    throw e;
+                }
+                return status(422, "Invalid", "the JSON patch does not apply: " + e.getMessage(), null);
+            }
+            if (!(after.path("metadata") instanceof ObjectNode meta)) {
+                return status(422, "Invalid", "metadata: Required value: a patch cannot remove metadata", null);
+            }
+            if (!preconditioned) {
+                meta.put(
+                        "resourceVersion",
+                        before.path("metadata").path("resourceVersion").asText());
+            }
+            if (api.subresource().isEmpty()) {
+                Optional<MockResponse> invalid = invalid(api, after);
+                if (invalid.isPresent()) {
+                    return invalid.get();
+                }
+                Optional<StructuralSchema> schema = schema(api);
+                if (schema.isPresent()) {
+                    Optional<MockResponse> refused = admitted(api, schema.get(), (ObjectNode) after, before);
+                    if (refused.isPresent()) {
+                        return refused.get();
+                    }
+                }
+            }
+            io.fabric8.mockwebserver.http.Buffer buffer = new io.fabric8.mockwebserver.http.Buffer();
+            buffer.writeUtf8(after.toString());
+            io.fabric8.mockwebserver.http.Headers headers = io.fabric8.mockwebserver.http.Headers.builder()
+                    .set("Content-Type", "application/json")
+                    .build();
+            MockResponse written = crud.dispatch(new RecordedRequest(
+                    "HTTP/1.1", io.fabric8.mockwebserver.dsl.HttpMethod.PUT, api.path(), headers, buffer));
+            if (written.code() == 409 && !preconditioned && attempt < 20) {
+                continue;
+            }
+            return written;
+        }
+    }
+
+    private volatile boolean enforceCrdSchemas = true;
+
+    /** Off: custom resources are stored as written, as by an API server that does not enforce CRD schemas. */
+    void enforceCrdSchemas(boolean enforce) {
+        this.enforceCrdSchemas = enforce;
+    }
+
+    /** The structural schema of the custom resource a request writes, if its CRD is stored and has one. */
+    private Optional<StructuralSchema> schema(ApiRequest api) {
+        if (!enforceCrdSchemas || BUILT_IN_GROUPS.contains(api.apiGroup())) {
+            return Optional.empty();
+        }
+        return store.crdSchema(api.apiGroup(), api.version(), api.resource()).map(StructuralSchema::new);
+    }
+
+    /**
+     * Prunes and defaults a written custom resource in place, then validates it against its schema and rules
+     * ({@code old}: the stored object of an update, for transition rules): 422 Invalid naming every refused field.
+     */
+    private Optional<MockResponse> admitted(ApiRequest api, StructuralSchema schema, ObjectNode object, JsonNode old) {
+        schema.pruneAndDefault(object);
+        List<StructuralSchema.Violation> violations = schema.validate(object, old);
+        if (violations.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(invalid(
+                api,
+                object,
+                violations.stream()
+                        .map(v -> new Cause(
+                                v.field(),
+                                v.detail(),
+                                v.detail().startsWith("Required") ? "FieldValueRequired" : "FieldValueInvalid"))
+                        .toList()));
+    }
+
+    /** A field refused, with the reason kube-apiserver gives it (FieldValueInvalid, FieldValueRequired...). */
+    private record Cause(String field, String message, String reason) {}
+
+    /**
+     * 422 Invalid, shaped as kube-apiserver's (apimachinery errors.NewInvalid), when the object's name or labels
+     * break {@link ObjectNames}.
+     */
+    private Optional<MockResponse> invalid(ApiRequest api, JsonNode object) {
+        List<ObjectNames.Cause> causes = ObjectNames.check(api.resource(), object);
+        if (causes.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of(invalid(
+                api,
+                object,
+                causes.stream()
+                        .map(c -> new Cause(c.field(), c.message(), "FieldValueInvalid"))
+                        .toList()));
+    }
+
+    private MockResponse invalid(ApiRequest api, JsonNode object, List<Cause> causes) {
+        String kind = object.path("kind").asText("");
+        if (kind.isEmpty()) {
+            kind = discovery.kind(api.apiGroup(), api.resource()).orElse(api.resource());
+        }
+        String qualifiedKind = api.apiGroup().isEmpty() ? kind : kind + "." + api.apiGroup();
+        String name = object.path("metadata").path("name").asText(api.name());
+        String fields = causes.size() == 1
+                ? causes.get(0).field() + ": " + causes.get(0).message()
+                : causes.stream().map(c -> c.field() + ": " + c.message()).collect(Collectors.joining(", ", "[", "]"));
+        ObjectNode details = store.json.createObjectNode().put("name", name);
+        if (!api.apiGroup().isEmpty()) {
+            details.put("group", api.apiGroup());
+        }
+        details.put("kind", kind);
+        ArrayNode list = details.putArray("causes");
+        causes.forEach(c -> list.addObject()
+                .put("reason", c.reason())
+                .put("message", c.message())
+                .put("field", c.field()));
+        return status(422, "Invalid", qualifiedKind + " \"" + name + "\" is invalid: " + fields, details, true);
     }
 
     /** The same request with another body and Content-Type (what the CRUD store is given instead). */
@@ -437,6 +658,27 @@ final class EmulatorDispatcher extends Dispatcher {
         return evicted();
     }
 
+    /**
+     * The garbage collector's delete of an object whose owners are all gone (background propagation): checked again
+     * when it runs, since an owner may have come back meanwhile; a pod goes through graceful termination, as any
+     * deleted pod.
+     */
+    synchronized void collect(IndexedCrudDispatcher.Stored orphan) {
+        Optional<IndexedCrudDispatcher.Stored> now = crud.byUid(orphan.uid());
+        if (now.isEmpty()
+                || now.get().ownerUids().stream().anyMatch(o -> crud.byUid(o).isPresent())) {
+            return;
+        }
+        String path = now.get().path();
+        if ("pods".equals(orphan.plural()) && ("v1".equals(orphan.apiVersion()))) {
+            store.get(path, Pod.class)
+                    .filter(p -> !DisruptionBudgets.isTerminating(p))
+                    .ifPresent(p -> terminate(p, path, null));
+        } else {
+            store.delete(path);
+        }
+    }
+
     /** DELETE of a pod: into termination (deletionTimestamp), removed by the kubelet after the grace period. */
     private synchronized MockResponse deletePod(ApiRequest api, String body) {
         String podPath = "/api/v1/namespaces/" + api.namespace() + "/pods/" + api.name();
@@ -486,8 +728,8 @@ final class EmulatorDispatcher extends Dispatcher {
 
     private MockResponse notFound(ApiRequest api) {
         ObjectNode details =
-                store.json.createObjectNode().put("name", api.name()).put("kind", "pods");
-        return status(404, "NotFound", "pods \"" + api.name() + "\" not found", details, true);
+                store.json.createObjectNode().put("name", api.name()).put("kind", api.resource());
+        return status(404, "NotFound", api.resource() + " \"" + api.name() + "\" not found", details, true);
     }
 
     // ---- responses -----------------------------------------------------------------------------------------------

@@ -42,14 +42,39 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
     /** {@code /api}, {@code /api/v1}, {@code /apis}, {@code /apis/<group>}, {@code /apis/<group>/<version>}. */
     private static final Pattern API_GROUP_PATH = Pattern.compile("^(/api(/[^/?]+)?|/apis(/[^/?]+){0,2})/?(\\?.*)?$");
 
-    /** One stored object: its store key and JSON, when it was last written, and (pods) its node. */
-    record Stored(long seq, AttributeSet key, String json, String plural, String name, String nodeName) {}
+    /**
+     * One stored object: its store key and JSON, when it was last written, (pods) its node, and what the garbage
+     * collector needs: where it lives, its uid and the uids of its owners.
+     */
+    record Stored(
+            long seq,
+            AttributeSet key,
+            String json,
+            String plural,
+            String name,
+            String nodeName,
+            String apiVersion,
+            String namespace,
+            String uid,
+            List<String> ownerUids) {
+        /** The object's path, e.g. {@code /apis/coordination.k8s.io/v1/namespaces/ns/leases/l}. */
+        String path() {
+            return ClusterStore.collectionPath(apiVersion, plural, namespace) + "/" + name;
+        }
+    }
 
     private final ReadWriteLock indexLock = new ReentrantReadWriteLock();
     private final Map<String, Map<AttributeSet, Stored>> byPlural = new HashMap<>();
     private final Map<String, Map<AttributeSet, Stored>> byPluralAndName = new HashMap<>();
     private final Map<String, Map<AttributeSet, Stored>> podsByNode = new HashMap<>();
     private final Map<AttributeSet, Stored> byKey = new HashMap<>();
+    /** Stored objects by their uid, and the uids of dependents by their owners' uids (garbage collection). */
+    private final Map<String, Stored> byUid = new HashMap<>();
+
+    private final Map<String, java.util.Set<String>> dependentsByOwner = new HashMap<>();
+    /** Told of each object whose owners are all gone (the garbage collector deletes it, in the background). */
+    private volatile java.util.function.Consumer<Stored> orphans = s -> {};
+
     private final AtomicLong writes = new AtomicLong();
     private final AtomicLong resourceVersion = new AtomicLong();
 
@@ -58,6 +83,65 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         long v = super.requestResourceVersion();
         resourceVersion.accumulateAndGet(v, Math::max);
         return v;
+    }
+
+    /**
+     * Built-in resources served with a status subresource (kube-apiserver's {@code <resource>/status} REST storage,
+     * e.g. pkg/registry/core/node/storage): a write to the main resource keeps the stored status, a write to
+     * {@code /status} keeps everything else. The stock store knows this for CRDs only.
+     */
+    private static final java.util.Set<String> BUILT_IN_STATUS = java.util.Set.of(
+            "nodes",
+            "pods",
+            "namespaces",
+            "services",
+            "replicationcontrollers",
+            "persistentvolumes",
+            "persistentvolumeclaims",
+            "deployments",
+            "replicasets",
+            "statefulsets",
+            "daemonsets",
+            "jobs",
+            "cronjobs",
+            "poddisruptionbudgets",
+            "customresourcedefinitions",
+            "horizontalpodautoscalers");
+
+    /**
+     * Set while a create is handled: a built-in kind keeps the status it is created with (the seeds' nodes and pods,
+     * a kubelet registering its Node), where a custom resource's is dropped (apiextensions strategy.go
+     * PrepareForCreate).
+     */
+    private static final ThreadLocal<Boolean> CREATING = ThreadLocal.withInitial(() -> false);
+
+    @Override
+    public MockResponse handleCreate(io.fabric8.mockwebserver.http.RecordedRequest request) {
+        CREATING.set(true);
+        try {
+            return super.handleCreate(request);
+        } finally {
+            CREATING.set(false);
+        }
+    }
+
+    @Override
+    public boolean isStatusSubresourceEnabledForResource(String path) {
+        if (super.isStatusSubresourceEnabledForResource(path)) {
+            return true;
+        }
+        if (CREATING.get()) {
+            return false;
+        }
+        String plural = single(attributeExtractor.fromPath(path), KubernetesAttributesExtractor.PLURAL);
+        return plural != null && BUILT_IN_STATUS.contains(plural) && isBuiltInPath(path);
+    }
+
+    private static boolean isBuiltInPath(String path) {
+        return path.startsWith("/api/")
+                || !path.startsWith("/apis/")
+                || java.util.Set.of("apps", "batch", "policy", "apiextensions.k8s.io", "autoscaling")
+                        .contains(path.split("/")[2]);
     }
 
     // ---- reads -------------------------------------------------------------------------------------------------
@@ -188,23 +272,45 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
             String plural = single(key, KubernetesAttributesExtractor.PLURAL);
             String name = single(key, KubernetesAttributesExtractor.NAME);
             String node = "pods".equals(plural) ? nodeName(resource, newState) : null;
-            added = new Stored(writes.incrementAndGet(), key, newState, plural, name, node);
+            Stored previous;
+            indexLock.readLock().lock();
+            try {
+                previous = oldAttributes == null ? null : byKey.get(oldAttributes);
+            } finally {
+                indexLock.readLock().unlock();
+            }
+            Identity identity = identity(resource, newState, previous);
+            added = new Stored(
+                    writes.incrementAndGet(),
+                    key,
+                    newState,
+                    plural,
+                    name,
+                    node,
+                    identity.apiVersion(),
+                    identity.namespace(),
+                    identity.uid(),
+                    identity.ownerUids());
         }
+        List<Stored> orphaned = new ArrayList<>();
         indexLock.writeLock().lock();
         try {
-            if (oldAttributes != null) {
-                Stored old = byKey.remove(oldAttributes);
-                if (old != null) {
-                    remove(byPlural, old.plural(), old);
-                    remove(byPluralAndName, old.plural() + "/" + old.name(), old);
-                    remove(podsByNode, old.nodeName(), old);
-                }
+            Stored old = oldAttributes == null ? null : byKey.remove(oldAttributes);
+            if (old != null) {
+                remove(byPlural, old.plural(), old);
+                remove(byPluralAndName, old.plural() + "/" + old.name(), old);
+                remove(podsByNode, old.nodeName(), old);
+                forget(old);
             }
             if (added != null) {
                 byKey.put(added.key(), added);
                 add(byPlural, added.plural(), added);
                 add(byPluralAndName, added.plural() + "/" + added.name(), added);
                 add(podsByNode, added.nodeName(), added);
+                remember(added);
+            }
+            if (old != null && added == null && old.uid() != null) {
+                orphaned.addAll(orphansOf(old.uid()));
             }
         } finally {
             indexLock.writeLock().unlock();
@@ -212,6 +318,111 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         super.processEvent(path, pathAttributes, oldAttributes, resource, newState);
         if (added != null && map.get(added.key()) != newState) {
             throw new IllegalStateException("emulated cluster: index out of step with the CRUD store at " + path);
+        }
+        orphaned.forEach(orphans);
+    }
+
+    /** Where the garbage collector hears of objects whose owners are all gone. */
+    void onOrphans(java.util.function.Consumer<Stored> orphans) {
+        this.orphans = orphans;
+    }
+
+    /** The stored object with this uid, if any (the garbage collector's check before it deletes). */
+    Optional<Stored> byUid(String uid) {
+        indexLock.readLock().lock();
+        try {
+            return Optional.ofNullable(byUid.get(uid));
+        } finally {
+            indexLock.readLock().unlock();
+        }
+    }
+
+    /**
+     * The dependents of a removed owner none of whose owners is left (garbage collector: an object is deleted in
+     * the background once every owner named by its ownerReferences is gone; kube-controller-manager
+     * pkg/controller/garbagecollector/garbagecollector.go attemptToDeleteItem, "all owners are absent").
+     */
+    private List<Stored> orphansOf(String ownerUid) {
+        List<Stored> out = new ArrayList<>();
+        for (String dependentUid : dependentsByOwner.getOrDefault(ownerUid, java.util.Set.of())) {
+            Stored dependent = byUid.get(dependentUid);
+            if (dependent != null && dependent.ownerUids().stream().noneMatch(byUid::containsKey)) {
+                out.add(dependent);
+            }
+        }
+        return out;
+    }
+
+    private void remember(Stored s) {
+        if (s.uid() == null) {
+            return;
+        }
+        byUid.put(s.uid(), s);
+        for (String owner : s.ownerUids()) {
+            dependentsByOwner
+                    .computeIfAbsent(owner, k -> new java.util.HashSet<>())
+                    .add(s.uid());
+        }
+    }
+
+    private void forget(Stored s) {
+        if (s.uid() == null) {
+            return;
+        }
+        byUid.remove(s.uid());
+        for (String owner : s.ownerUids()) {
+            java.util.Set<String> dependents = dependentsByOwner.get(owner);
+            if (dependents != null) {
+                dependents.remove(s.uid());
+                if (dependents.isEmpty()) {
+                    dependentsByOwner.remove(owner);
+                }
+            }
+        }
+    }
+
+    private record Identity(String apiVersion, String namespace, String uid, List<String> ownerUids) {}
+
+    /**
+     * apiVersion, namespace, uid and owner uids of a written object: from the parsed resource when the store has
+     * one, else from the JSON (an update: the uid is the one already stored, and only a body that names
+     * ownerReferences is parsed for them).
+     */
+    private static Identity identity(GenericKubernetesResource resource, String json, Stored previous) {
+        if (resource != null && resource.getMetadata() != null) {
+            var meta = resource.getMetadata();
+            return new Identity(
+                    resource.getApiVersion(),
+                    meta.getNamespace(),
+                    meta.getUid(),
+                    meta.getOwnerReferences() == null
+                            ? List.of()
+                            : meta.getOwnerReferences().stream()
+                                    .map(io.fabric8.kubernetes.api.model.OwnerReference::getUid)
+                                    .filter(java.util.Objects::nonNull)
+                                    .toList());
+        }
+        if (previous != null
+                && !json.contains("\"ownerReferences\"")
+                && previous.ownerUids().isEmpty()) {
+            return new Identity(previous.apiVersion(), previous.namespace(), previous.uid(), List.of());
+        }
+        try {
+            JsonNode tree = Serialization.jsonMapper().readTree(json);
+            JsonNode meta = tree.path("metadata");
+            List<String> owners = new ArrayList<>();
+            meta.path("ownerReferences").forEach(o -> {
+                if (o.hasNonNull("uid")) {
+                    owners.add(o.get("uid").asText());
+                }
+            });
+            return new Identity(
+                    tree.path("apiVersion").asText(null),
+                    meta.path("namespace").asText(null),
+                    meta.path("uid").asText(previous == null ? null : previous.uid()),
+                    List.copyOf(owners));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return new Identity(null, null, previous == null ? null : previous.uid(), List.of());
         }
     }
 
@@ -221,6 +432,8 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         indexLock.writeLock().lock();
         try {
             byKey.clear();
+            byUid.clear();
+            dependentsByOwner.clear();
             byPlural.clear();
             byPluralAndName.clear();
             podsByNode.clear();

@@ -246,6 +246,61 @@ class KubectlCompatibilityTest {
     }
 
     @Test
+    void taintTwiceThenRemoveAndAnnotateThenRemoveBehaveAsOnARealCluster() throws Exception {
+        cluster.seed().node("tainted").role("worker").create();
+        assertThat(kubectl("taint", "node", "tainted", "t1=v:NoSchedule").exit())
+                .isZero();
+        assertThat(kubectl("taint", "node", "tainted", "t2=v:NoSchedule").exit())
+                .isZero();
+        Result again = kubectl("taint", "node", "tainted", "t1=v:NoSchedule");
+        assertThat(again.exit()).as(again.out()).isNotZero();
+        assertThat(again.out()).contains("already has t1 taint(s) with same effect(s) and --overwrite is false");
+        assertThat(taintKeys("tainted")).containsExactlyInAnyOrder("t1", "t2");
+
+        Result removed = kubectl("taint", "node", "tainted", "t1-");
+        assertThat(removed.exit()).as(removed.out()).isZero();
+        assertThat(taintKeys("tainted")).containsExactly("t2");
+
+        assertThat(kubectl("annotate", "node", "tainted", "k=v").exit()).isZero();
+        Result unannotated = kubectl("annotate", "node", "tainted", "k-");
+        assertThat(unannotated.exit()).as(unannotated.out()).isZero();
+        assertThat(cluster.client()
+                        .nodes()
+                        .withName("tainted")
+                        .get()
+                        .getMetadata()
+                        .getAnnotations())
+                .doesNotContainKey("k");
+        cluster.client().nodes().withName("tainted").delete(); // getNodesListsEveryNode counts the seeded ones
+    }
+
+    private static List<String> taintKeys(String node) {
+        return cluster.client().nodes().withName(node).get().getSpec().getTaints().stream()
+                .map(io.fabric8.kubernetes.api.model.Taint::getKey)
+                .toList();
+    }
+
+    @Test
+    void applyOfAnInvalidNodeMaintenanceIsRefusedNamingTheField() throws Exception {
+        Path file = manifest(
+                "invalid.yaml",
+                maintenance("refused", "w1", "bad window").replace("  reason:", "  window: -5m\n  reason:"));
+        Result refused = kubectl("apply", "-f", file.toString());
+        assertThat(refused.exit()).as(refused.out()).isNotZero();
+        assertThat(refused.out())
+                .contains("The NodeMaintenance \"refused\" is invalid")
+                .contains("spec.window: Invalid value: \"-5m\"");
+
+        Files.writeString(file, maintenance("renamed", "w1", "first"));
+        assertThat(kubectl("apply", "-f", file.toString()).exit()).isZero();
+        Files.writeString(file, maintenance("renamed", "w2", "moved"));
+        Result moved = kubectl("apply", "-f", file.toString());
+        assertThat(moved.exit()).as(moved.out()).isNotZero();
+        assertThat(moved.out()).contains("spec.nodeName: Invalid value: \"string\": spec.nodeName is immutable");
+        kubectl("delete", "tnm", "renamed", "--wait=false");
+    }
+
+    @Test
     void getNodesListsEveryNode() throws Exception {
         Result r = kubectl("get", "nodes", "-o", "name");
         assertThat(r.exit()).as(r.out()).isZero();

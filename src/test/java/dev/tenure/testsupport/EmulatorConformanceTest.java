@@ -1,0 +1,645 @@
+package dev.tenure.testsupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The contracts of kube-apiserver that the emulated cluster keeps, one row each, run against the emulator over
+ * plain HTTP (what any client sees). Each row names the upstream behaviour it mirrors (a source file of
+ * kubernetes/kubernetes or a documentation page), so a reviewer can check the emulator against Kubernetes row by
+ * row. Where the emulator differs from kube-apiserver, tests prove nothing about real clusters: a contract found
+ * broken gets a row here before it is fixed.
+ */
+@EndToEnd
+class EmulatorConformanceTest {
+    private static final HttpClient HTTP = HttpClient.newHttpClient();
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final AtomicInteger NAMES = new AtomicInteger();
+    private static final String JSON_TYPE = "application/json";
+    private static final String MERGE = "application/merge-patch+json";
+    private static final String JSON_PATCH = "application/json-patch+json";
+    private static final String SMP = "application/strategic-merge-patch+json";
+    private static final String NM = "/apis/tenure.dev/v1alpha1/nodemaintenances";
+    private static final String LEASES = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
+
+    private static EmulatedCluster cluster;
+
+    /** One contract: what it is, the kube-apiserver source or doc it mirrors, and the check. */
+    record Row(String contract, String upstream, Check check) {
+        @Override
+        public String toString() {
+            return contract;
+        }
+    }
+
+    @FunctionalInterface
+    interface Check {
+        void run(String name) throws Exception;
+    }
+
+    record Http(int code, JsonNode body) {}
+
+    @BeforeAll
+    static void start() throws IOException {
+        cluster = EmulatedCluster.start();
+        try (InputStream in = Files.newInputStream(Path.of("deploy", "tenure-operator.yaml"))) {
+            cluster.client().load(in).items().stream()
+                    .filter(o -> o.getKind().equals("CustomResourceDefinition"))
+                    .forEach(crd -> cluster.client().resource(crd).create());
+        }
+    }
+
+    @AfterAll
+    static void stop() {
+        if (cluster != null) {
+            cluster.close();
+        }
+    }
+
+    static Stream<Row> contracts() {
+        return Stream.of(
+                // ---- status subresource -------------------------------------------------------------------
+                new Row(
+                        "custom resource: a main-resource PUT keeps the status",
+                        "apiextensions-apiserver pkg/registry/customresource/strategy.go PrepareForUpdate"
+                                + " (status subresource enabled: new status := old status)",
+                        name -> {
+                            nodeMaintenanceWithStatus(name);
+                            JsonNode nm = get(NM + "/" + name).body();
+                            ((com.fasterxml.jackson.databind.node.ObjectNode) nm).remove("status");
+                            ((com.fasterxml.jackson.databind.node.ObjectNode) nm.path("metadata"))
+                                    .putArray("finalizers")
+                                    .add("tenure.dev/finalizer");
+                            assertThat(send("PUT", NM + "/" + name, JSON_TYPE, nm.toString())
+                                            .code())
+                                    .isEqualTo(200);
+                            assertThat(get(NM + "/" + name)
+                                            .body()
+                                            .at("/status/phase")
+                                            .asText())
+                                    .isEqualTo("Running");
+                        }),
+                new Row(
+                        "custom resource: a main-resource patch that names status leaves the status alone",
+                        "apiextensions-apiserver pkg/registry/customresource/strategy.go PrepareForUpdate",
+                        name -> {
+                            nodeMaintenanceWithStatus(name);
+                            assertThat(send(
+                                                    "PATCH",
+                                                    NM + "/" + name,
+                                                    MERGE,
+                                                    "{\"spec\":{\"reason\":\"edited\"},\"status\":null}")
+                                            .code())
+                                    .isBetween(200, 202);
+                            JsonNode nm = get(NM + "/" + name).body();
+                            assertThat(nm.at("/spec/reason").asText()).isEqualTo("edited");
+                            assertThat(nm.at("/status/phase").asText()).isEqualTo("Running");
+                        }),
+                new Row(
+                        "custom resource: a /status write keeps spec and metadata",
+                        "apiextensions-apiserver pkg/registry/customresource/status_strategy.go PrepareForUpdate"
+                                + " (only status is taken from the request)",
+                        name -> {
+                            nodeMaintenanceWithStatus(name);
+                            assertThat(send(
+                                                    "PATCH",
+                                                    NM + "/" + name + "/status",
+                                                    MERGE,
+                                                    "{\"spec\":{\"reason\":\"sneaked\"},"
+                                                            + "\"status\":{\"phase\":\"Succeeded\"}}")
+                                            .code())
+                                    .isBetween(200, 202);
+                            JsonNode nm = get(NM + "/" + name).body();
+                            assertThat(nm.at("/spec/reason").asText()).isEqualTo("conformance");
+                            assertThat(nm.at("/status/phase").asText()).isEqualTo("Succeeded");
+                        }),
+                new Row(
+                        "custom resource: status in a create is dropped",
+                        "apiextensions-apiserver pkg/registry/customresource/strategy.go PrepareForCreate"
+                                + " (status subresource enabled: status is cleared)",
+                        name -> {
+                            assertThat(send(
+                                                    "POST",
+                                                    NM,
+                                                    JSON_TYPE,
+                                                    nodeMaintenance(name)
+                                                            .replaceFirst(
+                                                                    "}$", ",\"status\":{\"phase\":\"Succeeded\"}}"))
+                                            .code())
+                                    .isBetween(200, 201);
+                            assertThat(get(NM + "/" + name).body().has("status"))
+                                    .isFalse();
+                        }),
+                new Row(
+                        "Node: a main-resource update keeps the status (conditions written by the kubelet)",
+                        "pkg/registry/core/node/strategy.go nodeStrategy.PrepareForUpdate (newNode.Status ="
+                                + " oldNode.Status)",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            JsonNode node = get("/api/v1/nodes/" + name).body();
+                            assertThat(node.at("/status/conditions").size()).isPositive();
+                            ((com.fasterxml.jackson.databind.node.ObjectNode) node).remove("status");
+                            ((com.fasterxml.jackson.databind.node.ObjectNode) node.path("spec"))
+                                    .put("unschedulable", true);
+                            assertThat(send("PUT", "/api/v1/nodes/" + name, JSON_TYPE, node.toString())
+                                            .code())
+                                    .isEqualTo(200);
+                            JsonNode after = get("/api/v1/nodes/" + name).body();
+                            assertThat(after.at("/spec/unschedulable").asBoolean())
+                                    .isTrue();
+                            assertThat(after.at("/status/conditions").size()).isPositive();
+                        }),
+                new Row(
+                        "Node: a /status patch keeps the spec",
+                        "pkg/registry/core/node/strategy.go nodeStatusStrategy.PrepareForUpdate (newNode.Spec ="
+                                + " oldNode.Spec)",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            assertThat(send(
+                                                    "PATCH",
+                                                    "/api/v1/nodes/" + name + "/status",
+                                                    MERGE,
+                                                    "{\"spec\":{\"unschedulable\":true},"
+                                                            + "\"status\":{\"phase\":\"Running\"}}")
+                                            .code())
+                                    .isBetween(200, 202);
+                            JsonNode after = get("/api/v1/nodes/" + name).body();
+                            assertThat(after.at("/spec/unschedulable").asBoolean(false))
+                                    .isFalse();
+                            assertThat(after.at("/status/phase").asText()).isEqualTo("Running");
+                        }),
+                // ---- JSON merge patch --------------------------------------------------------------------------
+                new Row(
+                        "merge patch: a null deletes the key (kubectl annotate node n1 k-)",
+                        "RFC 7386; apimachinery pkg/util/jsonmergepatch, evanphx/json-patch MergePatch",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            patch("/api/v1/nodes/" + name, MERGE, "{\"metadata\":{\"annotations\":{\"k\":\"v\"}}}");
+                            patch("/api/v1/nodes/" + name, MERGE, "{\"metadata\":{\"annotations\":{\"k\":null}}}");
+                            assertThat(get("/api/v1/nodes/" + name)
+                                            .body()
+                                            .at("/metadata/annotations")
+                                            .has("k"))
+                                    .isFalse();
+                        }),
+                new Row(
+                        "merge patch: a list is replaced whole, never appended to",
+                        "RFC 7386 (arrays are values: the patch's replaces the target's)",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            patch("/api/v1/nodes/" + name, MERGE, taints("t1"));
+                            patch("/api/v1/nodes/" + name, MERGE, taints("t2"));
+                            assertThat(taintKeys(name)).containsExactly("t2");
+                        }),
+                // ---- strategic merge patch ---------------------------------------------------------------------
+                new Row(
+                        "strategic merge patch: Node spec.taints has no patch strategy, so it is replaced whole"
+                                + " (kubectl taint sends the full list)",
+                        "k8s.io/api core/v1 types.go NodeSpec.Taints (no patchStrategy tag: atomic);"
+                                + " apimachinery pkg/util/strategicpatch/patch.go mergeSliceHandler",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            patch("/api/v1/nodes/" + name, SMP, taints("t1"));
+                            patch("/api/v1/nodes/" + name, SMP, taints("t1", "t2"));
+                            assertThat(taintKeys(name)).containsExactly("t1", "t2");
+                            patch("/api/v1/nodes/" + name, SMP, taints("t2"));
+                            assertThat(taintKeys(name)).containsExactly("t2");
+                        }),
+                new Row(
+                        "strategic merge patch: Node status.conditions merge by type, $patch: delete removes one",
+                        "k8s.io/api core/v1 types.go NodeStatus.Conditions (patchStrategy:\"merge\""
+                                + " patchMergeKey:\"type\"); strategicpatch mergeSlice, $patch directive",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            patch(
+                                    "/api/v1/nodes/" + name + "/status",
+                                    SMP,
+                                    "{\"status\":{\"conditions\":[{\"type\":\"tenure.dev/Maintenance\","
+                                            + "\"status\":\"True\"}]}}");
+                            assertThat(conditionTypes(name)).containsExactly("Ready", "tenure.dev/Maintenance");
+                            patch(
+                                    "/api/v1/nodes/" + name + "/status",
+                                    SMP,
+                                    "{\"status\":{\"conditions\":[{\"type\":\"Ready\",\"status\":\"False\"}]}}");
+                            assertThat(conditionTypes(name)).containsExactly("Ready", "tenure.dev/Maintenance");
+                            assertThat(get("/api/v1/nodes/" + name)
+                                            .body()
+                                            .at("/status/conditions/0/reason")
+                                            .asText())
+                                    .as("a merged element keeps the fields the patch does not name")
+                                    .isEqualTo("KubeletReady");
+                            patch(
+                                    "/api/v1/nodes/" + name + "/status",
+                                    SMP,
+                                    "{\"status\":{\"conditions\":[{\"type\":\"tenure.dev/Maintenance\","
+                                            + "\"$patch\":\"delete\"}]}}");
+                            assertThat(conditionTypes(name)).containsExactly("Ready");
+                        }),
+                new Row(
+                        "strategic merge patch: finalizers merge as a set; $deleteFromPrimitiveList removes",
+                        "k8s.io/apimachinery meta/v1 types.go ObjectMeta.Finalizers (patchStrategy:\"merge\");"
+                                + " strategicpatch deleteFromPrimitiveListDirectivePrefix",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            patch("/api/v1/nodes/" + name, SMP, "{\"metadata\":{\"finalizers\":[\"a/x\"]}}");
+                            patch("/api/v1/nodes/" + name, SMP, "{\"metadata\":{\"finalizers\":[\"b/y\",\"a/x\"]}}");
+                            assertThat(get("/api/v1/nodes/" + name)
+                                            .body()
+                                            .at("/metadata/finalizers")
+                                            .toString())
+                                    .isEqualTo("[\"a/x\",\"b/y\"]");
+                            patch(
+                                    "/api/v1/nodes/" + name,
+                                    SMP,
+                                    "{\"metadata\":{\"$deleteFromPrimitiveList/finalizers\":[\"a/x\",\"b/y\"]}}");
+                            assertThat(get("/api/v1/nodes/" + name)
+                                            .body()
+                                            .at("/metadata/finalizers")
+                                            .size())
+                                    .isZero();
+                        }),
+                new Row(
+                        "strategic merge patch: $retainKeys clears the fields it does not list",
+                        "k8s.io/api apps/v1 types.go DeploymentSpec.Strategy (patchStrategy:\"retainKeys\");"
+                                + " strategicpatch retainKeysDirective",
+                        name -> {
+                            String ns = name;
+                            String path = "/apis/apps/v1/namespaces/" + ns + "/deployments/web";
+                            cluster.seed()
+                                    .deployment("web")
+                                    .namespace(ns)
+                                    .replicas(0)
+                                    .create();
+                            patch(
+                                    path,
+                                    MERGE,
+                                    "{\"spec\":{\"strategy\":{\"type\":\"RollingUpdate\","
+                                            + "\"rollingUpdate\":{\"maxSurge\":1}}}}");
+                            patch(
+                                    path,
+                                    SMP,
+                                    "{\"spec\":{\"strategy\":{\"$retainKeys\":[\"type\"],\"type\":\"Recreate\"}}}");
+                            assertThat(get(path).body().at("/spec/strategy").toString())
+                                    .isEqualTo("{\"type\":\"Recreate\"}");
+                        }),
+                new Row(
+                        "strategic merge patch of a custom resource is refused with 415",
+                        "apiextensions-apiserver pkg/apiserver/customresource_handler.go (supported patch types:"
+                                + " json, merge, apply)",
+                        name -> {
+                            assertThat(send("POST", NM, JSON_TYPE, nodeMaintenance(name))
+                                            .code())
+                                    .isBetween(200, 201);
+                            Http refused = send("PATCH", NM + "/" + name, SMP, "{\"spec\":{\"reason\":\"smp\"}}");
+                            assertThat(refused.code()).isEqualTo(415);
+                            assertThat(refused.body().path("reason").asText()).isEqualTo("UnsupportedMediaType");
+                            assertThat(get(NM + "/" + name)
+                                            .body()
+                                            .at("/spec/reason")
+                                            .asText())
+                                    .isEqualTo("conformance");
+                        }),
+                // ---- names and labels --------------------------------------------------------------------------
+                new Row(
+                        "a name longer than 253 characters is refused: 422 Invalid naming metadata.name",
+                        "apimachinery pkg/util/validation/validation.go IsDNS1123Subdomain (DNS1123SubdomainMaxLength"
+                                + " 253); pkg/api/errors NewInvalid",
+                        name -> {
+                            String longName = "l".repeat(258);
+                            Http refused = send(
+                                    "POST",
+                                    "/apis/coordination.k8s.io/v1/namespaces/default/leases",
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\","
+                                            + "\"metadata\":{\"name\":\"" + longName + "\"},\"spec\":{}}");
+                            assertThat(refused.code()).isEqualTo(422);
+                            assertThat(refused.body().path("reason").asText()).isEqualTo("Invalid");
+                            assertThat(refused.body().path("message").asText())
+                                    .startsWith("Lease.coordination.k8s.io \"" + longName
+                                            + "\" is invalid: metadata.name:" + " Invalid value: \"" + longName
+                                            + "\": must be no more than 253 characters");
+                            assertThat(refused.body()
+                                            .at("/details/causes/0/field")
+                                            .asText())
+                                    .isEqualTo("metadata.name");
+                            assertThat(get("/apis/coordination.k8s.io/v1/namespaces/default/leases/" + longName)
+                                            .code())
+                                    .isEqualTo(404);
+                        }),
+                new Row(
+                        "a name that is not a DNS subdomain is refused (uppercase, underscore)",
+                        "apimachinery pkg/util/validation/validation.go IsDNS1123Subdomain",
+                        name -> {
+                            Http refused = send(
+                                    "POST",
+                                    "/api/v1/namespaces/default/configmaps",
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"W2_Bad\"}}");
+                            assertThat(refused.code()).isEqualTo(422);
+                            assertThat(refused.body().path("message").asText())
+                                    .contains("a lowercase RFC 1123 subdomain must consist of");
+                        }),
+                new Row(
+                        "a label value longer than 63 characters is refused, also when patched in",
+                        "apimachinery pkg/util/validation/validation.go IsValidLabelValue (LabelValueMaxLength 63)",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            String value = "v".repeat(64);
+                            Http refused = send(
+                                    "PATCH",
+                                    "/api/v1/nodes/" + name,
+                                    MERGE,
+                                    "{\"metadata\":{\"labels\":{\"k\":\"" + value + "\"}}}");
+                            assertThat(refused.code()).isEqualTo(422);
+                            assertThat(refused.body()
+                                            .at("/details/causes/0/field")
+                                            .asText())
+                                    .isEqualTo("metadata.labels");
+                            assertThat(refused.body()
+                                            .at("/details/causes/0/message")
+                                            .asText())
+                                    .isEqualTo("Invalid value: \"" + value + "\": must be no more than 63 characters");
+                            assertThat(get("/api/v1/nodes/" + name)
+                                            .body()
+                                            .at("/metadata/labels")
+                                            .has("k"))
+                                    .isFalse();
+                        }),
+                // ---- CRD structural schema and CEL rules --------------------------------------------------------
+                new Row(
+                        "custom resource: a value breaking the schema's pattern is refused, the field named",
+                        "apiextensions-apiserver pkg/apiserver/validation (OpenAPI pattern: \"in body should match\");"
+                                + " pkg/registry/customresource/validator.go",
+                        name -> {
+                            Http refused = send("POST", NM, JSON_TYPE, nodeMaintenance(name, ",\"window\":\"-5m\""));
+                            assertThat(refused.code()).isEqualTo(422);
+                            assertThat(refused.body().path("message").asText())
+                                    .startsWith("NodeMaintenance.tenure.dev \"" + name
+                                            + "\" is invalid: spec.window: Invalid value: \"-5m\": spec.window in body"
+                                            + " should match");
+                            assertThat(refused.body()
+                                            .at("/details/causes/0/field")
+                                            .asText())
+                                    .isEqualTo("spec.window");
+                            assertThat(get(NM + "/" + name).code()).isEqualTo(404);
+                        }),
+                new Row(
+                        "custom resource: required, minimum, maxLength and type are enforced, every violation listed",
+                        "apiextensions-apiserver pkg/apiserver/validation/validation.go (kube-openapi validate);"
+                                + " field.ErrorList aggregated in one 422",
+                        name -> {
+                            Http refused = send(
+                                    "POST",
+                                    NM,
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"tenure.dev/v1alpha1\",\"kind\":\"NodeMaintenance\","
+                                            + "\"metadata\":{\"name\":\"" + name + "\"},\"spec\":{\"reason\":\""
+                                            + "r".repeat(1025) + "\",\"drain\":{\"gracePeriodSeconds\":-2,"
+                                            + "\"force\":\"yes\"}}}");
+                            assertThat(refused.code()).isEqualTo(422);
+                            assertThat(refused.body().at("/details/causes").findValuesAsText("field"))
+                                    .containsExactlyInAnyOrder(
+                                            "spec.nodeName",
+                                            "spec.reason",
+                                            "spec.drain.gracePeriodSeconds",
+                                            "spec.drain.force");
+                            assertThat(refused.body().path("message").asText())
+                                    .contains("spec.nodeName: Required value")
+                                    .contains("spec.drain.gracePeriodSeconds: Invalid value: -2:"
+                                            + " spec.drain.gracePeriodSeconds in body should be greater than or equal"
+                                            + " to -1")
+                                    .contains("spec.drain.force: Invalid value: \"string\": spec.drain.force in body"
+                                            + " must be of type boolean");
+                        }),
+                new Row(
+                        "custom resource: unknown fields are pruned, defaults are set",
+                        "apiextensions-apiserver pkg/apiserver/schema/pruning/algorithm.go;"
+                                + " pkg/apiserver/schema/defaulting/algorithm.go",
+                        name -> {
+                            assertThat(send(
+                                                    "POST",
+                                                    NM,
+                                                    JSON_TYPE,
+                                                    nodeMaintenance(name, ",\"bogus\":1,\"drain\":{\"typo\":true}"))
+                                            .code())
+                                    .isBetween(200, 201);
+                            JsonNode spec = get(NM + "/" + name).body().path("spec");
+                            assertThat(spec.has("bogus")).isFalse();
+                            assertThat(spec.path("drain").has("typo")).isFalse();
+                            assertThat(spec.at("/drain/gracePeriodSeconds").asInt())
+                                    .isEqualTo(-1);
+                            assertThat(spec.at("/drain/evictionRetryDelay").asText())
+                                    .isEqualTo("5s");
+                        }),
+                new Row(
+                        "custom resource: an x-kubernetes-validations transition rule (oldSelf) refuses an update",
+                        "apiextensions-apiserver pkg/apiserver/schema/cel/validation.go (transition rules: oldSelf,"
+                                + " update only); docs tasks/extend-kubernetes/custom-resources#validation-rules",
+                        name -> {
+                            assertThat(send("POST", NM, JSON_TYPE, nodeMaintenance(name))
+                                            .code())
+                                    .isBetween(200, 201);
+                            Http refused =
+                                    send("PATCH", NM + "/" + name, MERGE, "{\"spec\":{\"nodeName\":\"elsewhere\"}}");
+                            assertThat(refused.code()).isEqualTo(422);
+                            assertThat(refused.body().path("message").asText())
+                                    .isEqualTo("NodeMaintenance.tenure.dev \"" + name + "\" is invalid: spec.nodeName:"
+                                            + " Invalid value: \"string\": spec.nodeName is immutable");
+                            JsonNode nm = get(NM + "/" + name).body();
+                            Http jsonPatched = send(
+                                    "PATCH",
+                                    NM + "/" + name,
+                                    JSON_PATCH,
+                                    "[{\"op\":\"replace\",\"path\":\"/spec/nodeName\",\"value\":\"other\"}]");
+                            assertThat(jsonPatched.code()).isEqualTo(422);
+                            ((com.fasterxml.jackson.databind.node.ObjectNode) nm.path("spec")).put("nodeName", "third");
+                            assertThat(send("PUT", NM + "/" + name, JSON_TYPE, nm.toString())
+                                            .code())
+                                    .isEqualTo(422);
+                            patch(NM + "/" + name, MERGE, "{\"spec\":{\"reason\":\"other fields still change\"}}");
+                            assertThat(get(NM + "/" + name)
+                                            .body()
+                                            .at("/spec/nodeName")
+                                            .asText())
+                                    .isEqualTo(name);
+                        }),
+                new Row(
+                        "custom resource: an update keeping an invalid stored value is admitted (ratcheting)",
+                        "KEP-4008 CRD validation ratcheting (CRDValidationRatcheting, on by default since 1.30);"
+                                + " apiextensions-apiserver pkg/apiserver/schema/cel/ratcheting",
+                        name -> {
+                            cluster.enforceCrdSchemas(false);
+                            try {
+                                assertThat(send("POST", NM, JSON_TYPE, nodeMaintenance(name, ",\"window\":\"soon\""))
+                                                .code())
+                                        .isBetween(200, 201);
+                            } finally {
+                                cluster.enforceCrdSchemas(true);
+                            }
+                            patch(NM + "/" + name, MERGE, "{\"metadata\":{\"finalizers\":[\"tenure.dev/f\"]}}");
+                            patch(NM + "/" + name, MERGE, "{\"spec\":{\"reason\":\"still invalid window\"}}");
+                            assertThat(send("PATCH", NM + "/" + name, MERGE, "{\"spec\":{\"window\":\"later\"}}")
+                                            .code())
+                                    .as("a changed value is validated")
+                                    .isEqualTo(422);
+                            patch(NM + "/" + name, MERGE, "{\"metadata\":{\"finalizers\":null}}");
+                        }),
+                // ---- garbage collection ------------------------------------------------------------------------
+                new Row(
+                        "an object whose owners are all deleted is deleted in the background (a node's Lease)",
+                        "pkg/controller/garbagecollector/garbagecollector.go attemptToDeleteItem (all owners absent:"
+                                + " delete the dependent); docs concepts/architecture/garbage-collection",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            ownedLease(name, name);
+                            assertThat(send("DELETE", "/api/v1/nodes/" + name, null, null)
+                                            .code())
+                                    .isEqualTo(200);
+                            await().atMost(Duration.ofSeconds(10))
+                                    .until(() -> get(LEASES + "/" + name).code() == 404);
+                        }),
+                new Row(
+                        "an object keeps living while one of its owners does",
+                        "pkg/controller/garbagecollector/garbagecollector.go attemptToDeleteItem (some owners remain:"
+                                + " only the dangling references are dropped; the object stays)",
+                        name -> {
+                            cluster.seed().node(name + "-a").create();
+                            cluster.seed().node(name + "-b").create();
+                            cluster.seed().node(name + "-c").create();
+                            ownedLease(name, name + "-a", name + "-b");
+                            ownedLease(name + "-marker", name + "-c");
+                            send("DELETE", "/api/v1/nodes/" + name + "-a", null, null);
+                            send("DELETE", "/api/v1/nodes/" + name + "-c", null, null);
+                            // the collector works in order: once the marker is gone, the lease was judged
+                            await().atMost(Duration.ofSeconds(10))
+                                    .until(() ->
+                                            get(LEASES + "/" + name + "-marker").code() == 404);
+                            assertThat(get(LEASES + "/" + name).code()).isEqualTo(200);
+                        }),
+                new Row(
+                        "a namespace name must be a DNS label (no dots, at most 63)",
+                        "pkg/apis/core/validation/validation.go ValidateNamespaceName (IsDNS1123Label)",
+                        name -> {
+                            Http refused = send(
+                                    "POST",
+                                    "/api/v1/namespaces",
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a.b\"}}");
+                            assertThat(refused.code()).isEqualTo(422);
+                            assertThat(refused.body().path("message").asText())
+                                    .contains("a lowercase RFC 1123 label must consist of");
+                        }));
+    }
+
+    private static void ownedLease(String name, String... ownerNodes) throws Exception {
+        StringBuilder owners = new StringBuilder();
+        for (String node : ownerNodes) {
+            String uid = get("/api/v1/nodes/" + node).body().at("/metadata/uid").asText();
+            owners.append(owners.length() == 0 ? "" : ",")
+                    .append("{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"name\":\"")
+                    .append(node)
+                    .append("\",\"uid\":\"")
+                    .append(uid)
+                    .append("\"}");
+        }
+        Http created = send(
+                "POST",
+                LEASES,
+                JSON_TYPE,
+                "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"" + name
+                        + "\",\"ownerReferences\":[" + owners + "]},\"spec\":{}}");
+        assertThat(created.code()).as(created.body().toString()).isBetween(200, 201);
+    }
+
+    private static void patch(String path, String type, String body) throws Exception {
+        Http r = send("PATCH", path, type, body);
+        assertThat(r.code()).as(path + " " + body + " -> " + r.body()).isBetween(200, 202);
+    }
+
+    private static String taints(String... keys) {
+        StringBuilder b = new StringBuilder("{\"spec\":{\"taints\":[");
+        for (int i = 0; i < keys.length; i++) {
+            b.append(i == 0 ? "" : ",")
+                    .append("{\"key\":\"")
+                    .append(keys[i])
+                    .append("\",\"value\":\"v\",\"effect\":\"NoSchedule\"}");
+        }
+        return b.append("]}}").toString();
+    }
+
+    private static java.util.List<String> taintKeys(String node) throws Exception {
+        return get("/api/v1/nodes/" + node).body().at("/spec/taints").findValuesAsText("key");
+    }
+
+    private static java.util.List<String> conditionTypes(String node) throws Exception {
+        return get("/api/v1/nodes/" + node).body().at("/status/conditions").findValuesAsText("type");
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("contracts")
+    void emulatorKeeps(Row row) throws Exception {
+        assertThat(row.upstream()).as("each row names the upstream behaviour").isNotBlank();
+        row.check().run("c" + NAMES.incrementAndGet());
+    }
+
+    // ---- fixtures ------------------------------------------------------------------------------------------------
+
+    private static String nodeMaintenance(String name) {
+        return nodeMaintenance(name, "");
+    }
+
+    /** A NodeMaintenance for node {@code name}; {@code moreSpec} is appended to its spec (",\"window\":\"1h\""). */
+    private static String nodeMaintenance(String name, String moreSpec) {
+        return "{\"apiVersion\":\"tenure.dev/v1alpha1\",\"kind\":\"NodeMaintenance\",\"metadata\":{\"name\":\"" + name
+                + "\"},\"spec\":{\"nodeName\":\"" + name + "\",\"reason\":\"conformance\"" + moreSpec + "}}";
+    }
+
+    /** A NodeMaintenance created, then given a status through /status (as the operator writes it). */
+    private static void nodeMaintenanceWithStatus(String name) throws Exception {
+        assertThat(send("POST", NM, JSON_TYPE, nodeMaintenance(name)).code()).isBetween(200, 201);
+        Http written = send(
+                "PATCH",
+                NM + "/" + name + "/status",
+                JSON_PATCH,
+                "[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"phase\":\"Running\"}}]");
+        assertThat(written.code()).as(written.body().toString()).isBetween(200, 202);
+        assertThat(get(NM + "/" + name).body().at("/status/phase").asText()).isEqualTo("Running");
+    }
+
+    static Http get(String path) throws IOException, InterruptedException {
+        return send("GET", path, null, null);
+    }
+
+    static Http send(String method, String path, String contentType, String body)
+            throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(cluster.url() + path))
+                .method(
+                        method,
+                        body == null ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofString(body));
+        if (contentType != null) {
+            b.header("Content-Type", contentType);
+        }
+        // the harness, not the operator: the RBAC check charges every other User-Agent to the operator
+        b.header("User-Agent", EmulatedCluster.HARNESS_USER_AGENT);
+        HttpResponse<String> r = HTTP.send(b.build(), HttpResponse.BodyHandlers.ofString());
+        return new Http(r.statusCode(), r.body().isEmpty() ? JSON.createObjectNode() : JSON.readTree(r.body()));
+    }
+}
