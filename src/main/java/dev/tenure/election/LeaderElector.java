@@ -376,7 +376,23 @@ public final class LeaderElector {
             stepDown("lease was taken by " + rec.holderIdentity());
         } else if (rec.preferredHolder() != null && !rec.preferredHolder().equals(identity)) {
             yieldTo(rec.preferredHolder());
+        } else if (shortenedByAnother(rec)) {
+            // Contenders count expiry from the record's duration: with a shorter one (a hand edit, 15 → 1) they may
+            // take over before our fence. End the term now; a fresh read first, so a stale event cannot end it.
+            Optional<LeaseRecord> current = confirmed(rec);
+            if (current.isPresent() && current.get().isHeldBy(identity) && shortenedByAnother(current.get())) {
+                stepDown("lease duration was edited to " + current.get().leaseDurationSeconds()
+                        + " s by another writer, shorter than our " + leaseDuration + ": contenders may take over"
+                        + " before our fence");
+            }
         }
+    }
+
+    /** A record naming us that we did not write, with a lease duration shorter than ours (not in coordinated mode). */
+    private boolean shortenedByAnother(LeaseRecord rec) {
+        return !coordinated
+                && !Objects.equals(rec.resourceVersion(), ownVersion)
+                && rec.leaseDuration().map(d -> d.compareTo(leaseDuration) < 0).orElse(false);
     }
 
     /**

@@ -518,6 +518,33 @@ class LeaderElectorTest {
         assertThat(a.isLeader()).isFalse();
     }
 
+    /**
+     * A hand edit shortens the lease (15 s → 1 s) while a leads: a contender that sees it may take over after 1 s,
+     * long before a's fence (renewDeadline after its last renew). The previous elector went on leading (its next
+     * renew put 15 s back, too late for a contender that had already counted 1 s); now a ends its term on the event.
+     */
+    @Test
+    void aLeaderWhoseLeaseIsShortenedByAnotherWriterEndsItsTermAtOnce() {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        LeaderElector b = h.start("b", Duration.ZERO);
+        h.scheduler.advance(Duration.ofMillis(500));
+        Instant edited = h.scheduler.now();
+        h.store.put(LEASE, h.store.peek(LEASE).orElseThrow().withLeaseDurationSeconds(1));
+        h.scheduler.runDue();
+        assertThat(a.isLeader())
+                .as("a still leads after its lease was shortened to 1 s")
+                .isFalse();
+        assertThat(h.intervals)
+                .singleElement()
+                .satisfies(i -> assertThat(i.end()).isEqualTo(edited));
+        h.scheduler.advance(LD);
+        h.closeOpen(List.of(a, b));
+        assertThat(h.overlaps()).isEmpty();
+        // a renewal of our own (duration as configured) is not an edit: the new leader keeps leading
+        assertThat(h.intervals).hasSizeGreaterThanOrEqualTo(2);
+    }
+
     @Test
     void acquireRetriesAreJitteredBetweenOneAndTwoPointTwoRetryPeriods() {
         List<Duration> delays = new ArrayList<>();
