@@ -16,6 +16,7 @@ import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * The emulator's own reads and writes, straight into the CRUD store (bypassing request log and faults),
@@ -101,24 +102,8 @@ final class ClusterStore {
      * what the emulator's printing (printer columns) and OpenAPI (schema) read. Empty for a built-in kind.
      */
     Optional<JsonNode> crdVersion(String group, String version, String kind) {
-        if (group.isEmpty()) {
-            return Optional.empty();
-        }
-        MockResponse r = send(HttpMethod.GET, "/apis/apiextensions.k8s.io/v1/customresourcedefinitions", null, null);
-        if (r.code() != 200) {
-            return Optional.empty();
-        }
-        for (JsonNode crd : tree(body(r)).path("items")) {
-            if (group.equals(crd.at("/spec/group").asText())
-                    && kind.equals(crd.at("/spec/names/kind").asText())) {
-                for (JsonNode v : crd.at("/spec/versions")) {
-                    if (version.equals(v.path("name").asText())) {
-                        return Optional.of(v);
-                    }
-                }
-            }
-        }
-        return Optional.empty();
+        return servedVersion(
+                group, version, crd -> kind.equals(crd.at("/spec/names/kind").asText()));
     }
 
     /**
@@ -126,6 +111,16 @@ final class ClusterStore {
      * empty for a built-in kind or a version without a schema.
      */
     Optional<JsonNode> crdSchema(String group, String version, String plural) {
+        return servedVersion(
+                        group,
+                        version,
+                        crd -> plural.equals(crd.at("/spec/names/plural").asText()))
+                .map(v -> v.at("/schema/openAPIV3Schema"))
+                .filter(JsonNode::isObject);
+    }
+
+    /** The {@code spec.versions[]} entry {@code version} of the stored CRD in {@code group} that {@code names}. */
+    private Optional<JsonNode> servedVersion(String group, String version, Predicate<JsonNode> names) {
         if (group.isEmpty()) {
             return Optional.empty();
         }
@@ -134,12 +129,10 @@ final class ClusterStore {
             return Optional.empty();
         }
         for (JsonNode crd : tree(body(r)).path("items")) {
-            if (group.equals(crd.at("/spec/group").asText())
-                    && plural.equals(crd.at("/spec/names/plural").asText())) {
+            if (group.equals(crd.at("/spec/group").asText()) && names.test(crd)) {
                 for (JsonNode v : crd.at("/spec/versions")) {
-                    JsonNode schema = v.at("/schema/openAPIV3Schema");
-                    if (version.equals(v.path("name").asText()) && schema.isObject()) {
-                        return Optional.of(schema);
+                    if (version.equals(v.path("name").asText())) {
+                        return Optional.of(v);
                     }
                 }
             }
