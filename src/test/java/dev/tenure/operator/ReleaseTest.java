@@ -116,15 +116,20 @@ class ReleaseTest {
     void makeBundlePassesTheDigestsToTheReleaseStep() throws Exception {
         String operator = "sha256:" + "a".repeat(64);
         String bundle = "sha256:" + "b".repeat(64);
-        Process make = new ProcessBuilder(
+        ProcessBuilder builder = new ProcessBuilder(
                         "make",
                         "-n",
+                        "--no-print-directory",
                         "bundle",
                         "VERSION=0.2.0",
                         "OPERATOR_DIGEST=" + operator,
                         "BUNDLE_DIGEST=" + bundle)
-                .redirectErrorStream(true)
-                .start();
+                .redirectErrorStream(true);
+        // under `make test` the parent make's flags (-w: "Entering directory") and level would leak in
+        builder.environment().remove("MAKEFLAGS");
+        builder.environment().remove("MFLAGS");
+        builder.environment().remove("MAKELEVEL");
+        Process make = builder.start();
         assertThat(make.waitFor(30, TimeUnit.SECONDS)).isTrue();
         String commands = new String(make.getInputStream().readAllBytes());
         assertThat(make.exitValue()).as(commands).isZero();
