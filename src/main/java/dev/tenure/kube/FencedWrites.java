@@ -49,9 +49,16 @@ public final class FencedWrites implements Interceptor {
                 .build();
     }
 
+    /**
+     * API groups whose POSTs ask a question and change nothing (SubjectAccessReview, TokenReview): the admission
+     * webhook asks them on every replica, standbys included, so they are not writes to fence.
+     */
+    private static final Set<String> REVIEW_PATHS =
+            Set.of("/apis/authorization.k8s.io/", "/apis/authentication.k8s.io/");
+
     @Override
     public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
-        if (!WRITES.contains(request.method())) {
+        if (!WRITES.contains(request.method()) || isReview(request)) {
             return;
         }
         Duration budget = fence.writeBudget(); // throws OutsideTerm: the write is not sent
@@ -59,5 +66,10 @@ public final class FencedWrites implements Interceptor {
             b.timeout(budget.toMillis(), TimeUnit.MILLISECONDS);
         }
         builder.setHeader(TERM_HEADER, instance + "; term " + fence.term());
+    }
+
+    private static boolean isReview(HttpRequest request) {
+        String path = request.uri().getPath();
+        return request.method().equals("POST") && REVIEW_PATHS.stream().anyMatch(path::startsWith);
     }
 }

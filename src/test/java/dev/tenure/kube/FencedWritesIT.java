@@ -86,6 +86,34 @@ class FencedWritesIT {
         assertThat(cluster.stored(ConfigMap.class, "work", "a")).isPresent();
     }
 
+    /**
+     * The admission webhook asks SubjectAccessReviews on every replica, standbys included (their fence is closed): a
+     * review is a question, not a write, and must reach the server, or a standby refuses every NodeMaintenance.
+     */
+    @Test
+    void aSubjectAccessReviewIsAskedOutsideATerm() {
+        Predicate<ApiRequest> reviews =
+                r -> AGENT.equals(r.userAgent()) && r.resource().equals("subjectaccessreviews");
+        try {
+            client.authorization()
+                    .v1()
+                    .subjectAccessReview()
+                    .create(new io.fabric8.kubernetes.api.model.authorization.v1.SubjectAccessReviewBuilder()
+                            .withNewSpec()
+                            .withUser("eddie")
+                            .withNewResourceAttributes()
+                            .withVerb("patch")
+                            .withResource("nodes")
+                            .endResourceAttributes()
+                            .endSpec()
+                            .build());
+        } catch (RuntimeException answeredByTheServer) {
+            // the emulated cluster does not answer reviews; what matters is that the request was sent
+            assertThat(answeredByTheServer).hasStackTraceContaining("Failure executing");
+        }
+        assertThat(cluster.requests().count(reviews)).isEqualTo(1);
+    }
+
     @Test
     void aWriteThatTheServerDoesNotAnswerIsAbandonedWhenTheTermEndsNotAfterTheClientsOwnTimeout() {
         left.set(Optional.of(Duration.ofMillis(600)));
