@@ -385,8 +385,11 @@ public class OperatorLeadership {
         stopper.start();
         try {
             stopper.join(Math.max(1, (deadline - System.nanoTime()) / 1_000_000));
-            boolean idle =
-                    !stopper.isAlive() && fence.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
+            Thread s = starter;
+            // a start deaf to the interrupt may still start work after the stop: not idle until it has ended too
+            boolean idle = !stopper.isAlive()
+                    && (s == null || !s.isAlive())
+                    && fence.awaitIdle(Duration.ofNanos(Math.max(0, deadline - System.nanoTime())));
             if (idle) {
                 termOpen = false;
             }

@@ -331,6 +331,31 @@ class OperatorWorkFenceIT {
         assertThat(a.fence.isOpen()).isFalse();
     }
 
+    /** A start deaf to the interrupt could start work after the release: past the budget, halt instead. */
+    @Test
+    void aStartThatIgnoresTheStopHaltsTheProcessWithoutARelease() throws Exception {
+        Replica a = new Replica("a");
+        CountDownLatch starting = new CountDownLatch(1);
+        a.leadership.extraWork.add(OperatorLeadership.work(
+                "a start deaf to interrupts",
+                true,
+                () -> {
+                    starting.countDown();
+                    parkFor(Duration.ofSeconds(8)); // longer than the 4 s stop budget
+                },
+                () -> {}));
+        a.contend();
+        assertThat(starting.await(20, TimeUnit.SECONDS)).isTrue();
+        KubeLeaseStore store = new KubeLeaseStore(cluster.client());
+        await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
+            store.update(
+                    LEASE, LeaseRules.heldRecord(store.get(LEASE), "intruder", Instant.now(), Duration.ofSeconds(60)));
+            return true;
+        });
+        await().atMost(Duration.ofSeconds(15)).until(() -> !exits.isEmpty());
+        assertThat(halts).containsExactly("a:" + OperatorLeadership.LOST_LEADERSHIP_EXIT_CODE);
+    }
+
     @Test
     void aStartThatFailsIsUndoneAndTheProcessExitsSoAnotherReplicaCanLead() throws Exception {
         Replica a = new Replica("a");
