@@ -87,6 +87,11 @@ public final class WorkFence {
         } finally {
             lock.unlock();
         }
+        return leftOf(source);
+    }
+
+    /** What {@code source} says is left, never negative; zero for a closed fence (null source). */
+    private static Duration leftOf(Supplier<Optional<Duration>> source) {
         if (source == null) {
             return Duration.ZERO;
         }
@@ -123,10 +128,7 @@ public final class WorkFence {
     public Permit enter() {
         lock.lock();
         try {
-            if (timeLeft == null
-                    || timeLeft.get()
-                            .filter(d -> d.compareTo(Duration.ZERO) > 0)
-                            .isEmpty()) {
+            if (leftOf(timeLeft).isZero()) {
                 throw new OutsideTerm("no leadership term is open");
             }
             running++;
