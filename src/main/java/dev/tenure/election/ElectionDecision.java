@@ -25,4 +25,11 @@ public sealed interface ElectionDecision {
      * {@code released} (holder cleared) so the preferred one can take it at once.
      */
     record Yield(LeaseRecord released, String preferredHolder) implements ElectionDecision {}
+
+    /**
+     * The lease's deletion was requested and its holder let its record expire without letting it go (it died):
+     * write {@code released} (holder cleared), which lets the deletion finish. This takes nothing: the next term
+     * begins with a new Lease.
+     */
+    record FinishDeletion(LeaseRecord released) implements ElectionDecision {}
 }

@@ -374,6 +374,8 @@ public final class LeaderElector {
         }
         if (!rec.isHeldBy(identity)) {
             stepDown("lease was taken by " + rec.holderIdentity());
+        } else if (rec.deletionRequested()) {
+            yieldTo(""); // stop the work, then let the Lease go: only then can anyone start on a new one
         } else if (rec.preferredHolder() != null && !rec.preferredHolder().equals(identity)) {
             yieldTo(rec.preferredHolder());
         } else if (shortenedByAnother(rec)) {
@@ -429,6 +431,7 @@ public final class LeaderElector {
 
     private boolean heldWithoutRival(LeaseRecord rec) {
         return rec.isHeldBy(identity)
+                && !rec.deletionRequested()
                 && (rec.preferredHolder() == null || rec.preferredHolder().equals(identity));
     }
 
@@ -531,6 +534,12 @@ public final class LeaderElector {
         } else if (decision instanceof ElectionDecision.Yield yield) {
             yieldTo(yield.preferredHolder());
             return Outcome.YIELDED;
+        } else if (decision instanceof ElectionDecision.FinishDeletion finish) {
+            call(deadline, () -> store.update(lease, finish.released()));
+            LOG.info(() -> identity + ": " + lease + " was being deleted and its holder had expired; let it go");
+            observed = null;
+            vanished = null;
+            return Outcome.NOT_LEADING;
         } else {
             return Outcome.NOT_LEADING;
         }
@@ -654,7 +663,11 @@ public final class LeaderElector {
         synchronized (termLock) {
             endedTerm = termSeq;
         }
-        CompletableFuture<Void> workStopped = endTerm("yielded to preferred holder " + preferred, -1);
+        CompletableFuture<Void> workStopped = endTerm(
+                preferred.isEmpty()
+                        ? "deletion of the lease was requested"
+                        : "yielded to preferred holder " + preferred,
+                -1);
         if (!stopped) {
             next(jittered(retryPeriod), this::acquireTick);
         }

@@ -9,7 +9,8 @@ import java.util.Optional;
 /**
  * The state of a {@code coordination.k8s.io/v1} Lease that elections care about, plus the
  * store's {@code resourceVersion} (for optimistic writes) and owner references (adapter
- * business, carried so a heartbeat can tell whether they are set).
+ * business, carried so a heartbeat can tell whether they are set), and whether the Lease's deletion was requested
+ * (it carries a deletionTimestamp while a finalizer holds it: see {@link LeaseRules#decide}).
  *
  * <p>Normalised on construction: an absent holder is {@code ""}, an absent preferred holder is
  * {@code null}, owners are never null.
@@ -23,7 +24,32 @@ public record LeaseRecord(
         String strategy,
         String preferredHolder,
         List<LeaseOwner> owners,
-        String resourceVersion) {
+        String resourceVersion,
+        boolean deletionRequested) {
+
+    /** A record of a lease whose deletion nobody requested. */
+    public LeaseRecord(
+            String holderIdentity,
+            Integer leaseDurationSeconds,
+            Instant acquireTime,
+            Instant renewTime,
+            int leaseTransitions,
+            String strategy,
+            String preferredHolder,
+            List<LeaseOwner> owners,
+            String resourceVersion) {
+        this(
+                holderIdentity,
+                leaseDurationSeconds,
+                acquireTime,
+                renewTime,
+                leaseTransitions,
+                strategy,
+                preferredHolder,
+                owners,
+                resourceVersion,
+                false);
+    }
 
     public LeaseRecord {
         holderIdentity = holderIdentity == null ? "" : holderIdentity;
@@ -80,7 +106,8 @@ public record LeaseRecord(
                 && Objects.equals(renewTime, other.renewTime)
                 && leaseTransitions == other.leaseTransitions
                 && Objects.equals(strategy, other.strategy)
-                && Objects.equals(preferredHolder, other.preferredHolder);
+                && Objects.equals(preferredHolder, other.preferredHolder)
+                && deletionRequested == other.deletionRequested;
     }
 
     public LeaseRecord withHolderIdentity(String value) {
@@ -93,7 +120,8 @@ public record LeaseRecord(
                 strategy,
                 preferredHolder,
                 owners,
-                resourceVersion);
+                resourceVersion,
+                deletionRequested);
     }
 
     public LeaseRecord withLeaseDurationSeconds(Integer value) {
@@ -106,7 +134,8 @@ public record LeaseRecord(
                 strategy,
                 preferredHolder,
                 owners,
-                resourceVersion);
+                resourceVersion,
+                deletionRequested);
     }
 
     public LeaseRecord withAcquireTime(Instant value) {
@@ -119,7 +148,8 @@ public record LeaseRecord(
                 strategy,
                 preferredHolder,
                 owners,
-                resourceVersion);
+                resourceVersion,
+                deletionRequested);
     }
 
     public LeaseRecord withRenewTime(Instant value) {
@@ -132,7 +162,8 @@ public record LeaseRecord(
                 strategy,
                 preferredHolder,
                 owners,
-                resourceVersion);
+                resourceVersion,
+                deletionRequested);
     }
 
     public LeaseRecord withLeaseTransitions(int value) {
@@ -145,7 +176,8 @@ public record LeaseRecord(
                 strategy,
                 preferredHolder,
                 owners,
-                resourceVersion);
+                resourceVersion,
+                deletionRequested);
     }
 
     public LeaseRecord withStrategy(String value) {
@@ -158,7 +190,8 @@ public record LeaseRecord(
                 value,
                 preferredHolder,
                 owners,
-                resourceVersion);
+                resourceVersion,
+                deletionRequested);
     }
 
     public LeaseRecord withPreferredHolder(String value) {
@@ -171,7 +204,8 @@ public record LeaseRecord(
                 strategy,
                 value,
                 owners,
-                resourceVersion);
+                resourceVersion,
+                deletionRequested);
     }
 
     public LeaseRecord withOwners(List<LeaseOwner> value) {
@@ -184,7 +218,8 @@ public record LeaseRecord(
                 strategy,
                 preferredHolder,
                 value,
-                resourceVersion);
+                resourceVersion,
+                deletionRequested);
     }
 
     public LeaseRecord withResourceVersion(String value) {
@@ -197,6 +232,25 @@ public record LeaseRecord(
                 strategy,
                 preferredHolder,
                 owners,
+                value,
+                deletionRequested);
+    }
+
+    /**
+     * This record with the lease's deletion requested (or not): a Lease that carries its holder's finalizer is
+     * not deleted at once; it shows a deletionTimestamp until the holder, having stopped, lets it go.
+     */
+    public LeaseRecord withDeletionRequested(boolean value) {
+        return new LeaseRecord(
+                holderIdentity,
+                leaseDurationSeconds,
+                acquireTime,
+                renewTime,
+                leaseTransitions,
+                strategy,
+                preferredHolder,
+                owners,
+                resourceVersion,
                 value);
     }
 

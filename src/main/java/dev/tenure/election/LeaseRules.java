@@ -142,7 +142,8 @@ public final class LeaseRules {
                 current.strategy(),
                 current.preferredHolder(),
                 current.owners(),
-                current.resourceVersion());
+                current.resourceVersion(),
+                current.deletionRequested());
     }
 
     /**
@@ -178,6 +179,9 @@ public final class LeaseRules {
             return new ElectionDecision.Create(createdRecord(identity, wallNow, leaseDuration));
         }
         LeaseRecord rec = observed.record();
+        if (rec.deletionRequested()) {
+            return decideDeleted(identity, observed, now, wallNow, leaseDuration);
+        }
         if (rec.isHeldBy(identity)) {
             String preferred = rec.preferredHolder();
             if (preferred != null && !preferred.equals(identity)) {
@@ -194,6 +198,27 @@ public final class LeaseRules {
             return new ElectionDecision.Wait(preferred, expiry);
         }
         return new ElectionDecision.Write(heldRecord(rec, identity, wallNow, leaseDuration), true);
+    }
+
+    /**
+     * A Lease whose deletion was requested while its holder's finalizer keeps it (the operator's own lease): the
+     * holder steps down and releases, which lets it go ({@link ElectionDecision.Yield} to nobody); anyone else waits
+     * until the record has not changed for its duration — the holder may still be working — and then lets it go
+     * itself ({@link ElectionDecision.FinishDeletion}) rather than taking it, so the next term starts on a new Lease.
+     * A Lease deleted by hand is therefore never a free lease while its holder works.
+     */
+    static ElectionDecision decideDeleted(
+            String identity, ObservedLease observed, Instant now, Instant wallNow, Duration leaseDuration) {
+        LeaseRecord rec = observed.record();
+        if (rec.isHeldBy(identity)) {
+            return new ElectionDecision.Yield(releasedRecord(rec, wallNow), "");
+        }
+        Instant expiry = observerExpiry(observed, leaseDuration);
+        if (!rec.hasHolder() || now.isBefore(expiry)) {
+            // a released lease still in deletion waits for its other finalizers; a held one for its holder
+            return new ElectionDecision.Wait(rec.holderIdentity(), rec.hasHolder() ? expiry : now);
+        }
+        return new ElectionDecision.FinishDeletion(releasedRecord(rec, wallNow));
     }
 
     /**
@@ -224,6 +249,23 @@ public final class LeaseRules {
      */
     public static ClaimDecision claim(
             String holder, LeaseRecord current, Instant now, Duration leaseDuration, Duration futureTolerance) {
+        return claim(holder, h -> false, current, now, leaseDuration, futureTolerance);
+    }
+
+    /**
+     * {@link #claim(String, LeaseRecord, Instant, Duration, Duration)} by a successor: a lease held by one of
+     * {@code predecessors} (an earlier instance of the same controller, whose work has provably stopped — its term
+     * ended before the caller's began) is taken over at once, valid or not, as an explicit change of holder
+     * ({@code leaseTransitions} + 1, acquireTime now; {@link ClaimDecision.TakeOver#previous()} says it was valid).
+     * Two instances never both believe they hold it: the predecessor's next write finds the new holder.
+     */
+    public static ClaimDecision claim(
+            String holder,
+            java.util.function.Predicate<String> predecessors,
+            LeaseRecord current,
+            Instant now,
+            Duration leaseDuration,
+            Duration futureTolerance) {
         if (current == null) {
             return new ClaimDecision.Create(createdRecord(holder, now, leaseDuration));
         }
@@ -231,7 +273,7 @@ public final class LeaseRules {
             return new ClaimDecision.Renew(heldRecord(current, holder, now, leaseDuration));
         }
         AuthorityStatus status = authorityStatus(current, now, futureTolerance);
-        if (status instanceof AuthorityStatus.Valid valid) {
+        if (status instanceof AuthorityStatus.Valid valid && !predecessors.test(valid.holder())) {
             return new ClaimDecision.HeldElsewhere(valid.holder(), valid.expiresAt());
         }
         return new ClaimDecision.TakeOver(heldRecord(current, holder, now, leaseDuration), status);

@@ -78,7 +78,10 @@ public final class WorkFence {
         }
     }
 
-    /** Time left in the open term; zero when closed or over. */
+    /**
+     * Time left in the open term; zero when closed or over. Inside {@link #bounded} it is never more than the bound's
+     * time left: the bound narrows every fence's budget on that thread.
+     */
     public Duration timeLeft() {
         Supplier<Optional<Duration>> source;
         lock.lock();
@@ -87,7 +90,82 @@ public final class WorkFence {
         } finally {
             lock.unlock();
         }
-        return leftOf(source);
+        Duration left = leftOf(source);
+        Bound bound = BOUND.get();
+        if (bound != null && !left.isZero()) {
+            Duration narrower = leftOf(bound.timeLeft());
+            return narrower.compareTo(left) < 0 ? narrower : left;
+        }
+        return left;
+    }
+
+    /**
+     * A second lease the work of this thread depends on (the node lease of a maintenance): {@code what} names it in a
+     * refusal, {@code timeLeft} says how long it still holds.
+     */
+    public record Bound(String what, Supplier<Optional<Duration>> timeLeft) {}
+
+    private static final ThreadLocal<Bound> BOUND = new ThreadLocal<>();
+
+    /**
+     * Runs {@code work} with every write it sends on this thread bounded by {@code bound} as well as by the term: a
+     * write goes out only while both hold, with a timeout no longer than the shorter of the two, and is refused
+     * ({@link OutsideTerm} naming {@code bound.what()}) once either has ended. Work handed to another thread carries
+     * the bound there with {@link #carry}.
+     */
+    public static <T> T bounded(Bound bound, Supplier<T> work) {
+        Bound outer = BOUND.get();
+        BOUND.set(bound);
+        try {
+            return work.get();
+        } finally {
+            if (outer == null) {
+                BOUND.remove();
+            } else {
+                BOUND.set(outer);
+            }
+        }
+    }
+
+    /** The refusal of a write outside the term (or past a {@link Bound}) somewhere in {@code failure}'s causes. */
+    public static Optional<OutsideTerm> refusal(Throwable failure) {
+        Throwable t = failure;
+        for (int depth = 0; t != null && depth < 16; depth++, t = t.getCause()) {
+            if (t instanceof OutsideTerm refused) {
+                return Optional.of(refused);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** {@code task} running under the bound of the calling thread (if any), on whichever thread runs it. */
+    public static <T> java.util.concurrent.Callable<T> carry(java.util.concurrent.Callable<T> task) {
+        Bound bound = BOUND.get();
+        if (bound == null) {
+            return task;
+        }
+        return () -> {
+            Bound outer = BOUND.get();
+            BOUND.set(bound);
+            try {
+                return task.call();
+            } finally {
+                if (outer == null) {
+                    BOUND.remove();
+                } else {
+                    BOUND.set(outer);
+                }
+            }
+        };
+    }
+
+    private Supplier<Optional<Duration>> currentSource() {
+        lock.lock();
+        try {
+            return timeLeft;
+        } finally {
+            lock.unlock();
+        }
     }
 
     /** What {@code source} says is left, never negative; zero for a closed fence (null source). */
@@ -110,12 +188,18 @@ public final class WorkFence {
      * @throws OutsideTerm when no term is open, or less than {@link #MIN_WRITE_BUDGET} is left
      */
     public Duration writeBudget() {
+        Duration term = leftOf(currentSource());
         Duration left = timeLeft();
         if (left.compareTo(MIN_WRITE_BUDGET) < 0) {
+            boolean byBound = term.compareTo(MIN_WRITE_BUDGET) >= 0;
+            String what = byBound ? BOUND.get().what() : "the term";
             throw new OutsideTerm(
-                    left.isZero()
+                    term.isZero()
                             ? "no leadership term is open"
-                            : "the term ends in " + left.toMillis() + " ms, too soon for a write to be answered");
+                            : left.isZero()
+                                    ? what + " has ended"
+                                    : what + " ends in " + left.toMillis()
+                                            + " ms, too soon for a write to be answered");
         }
         return left;
     }

@@ -9,6 +9,11 @@ public interface MaintenanceEvents {
 
     String BEGIN = "BeginMaintenance";
     String LEASE_WAITING = "LeaseWaiting";
+    /** A new operator instance took the node lease over from the previous one (failover, leaseTransitions + 1). */
+    String LEASE_TAKEN_OVER = "LeaseTakenOver";
+    /** At the end, another controller held the node's lease: the node is left as its maintenance needs it. */
+    String NODE_LEFT_TO_HOLDER = "NodeLeftToLeaseHolder";
+
     String CORDONED = "Cordoned";
     String HANDOVER_TIMED_OUT = "HandoverTimedOut";
     String EVICTION_BLOCKED = "EvictionBlocked";

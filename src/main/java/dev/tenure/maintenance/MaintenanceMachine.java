@@ -12,6 +12,7 @@ import dev.tenure.election.LeaseRules;
 import dev.tenure.election.LeaseStore;
 import dev.tenure.election.LeaseStoreException;
 import dev.tenure.election.Scheduler;
+import dev.tenure.election.WorkFence;
 import dev.tenure.maintenance.DrainPlan.Action;
 import dev.tenure.maintenance.DrainPlan.PodVerdict;
 import dev.tenure.maintenance.MaintenanceMetrics.EvictionResult;
@@ -146,7 +147,23 @@ public final class MaintenanceMachine {
                 || (prior.phase() == Phase.Failed && !heldFailure)) {
             s.phase(Phase.Running).lastError(null);
         }
-        return afterLease(request, prior, s, heldFailure, now, events);
+        // Every side effect from here on (cordon, evictions, handover) is sent only while the node lease holds too.
+        Instant sendUntil = nodeLease.sendUntil(claim.held().orElseThrow());
+        try {
+            return WorkFence.bounded(
+                    nodeLeaseBound(leaseKey, sendUntil), () -> afterLease(request, prior, s, heldFailure, now, events));
+        } catch (RuntimeException e) {
+            WorkFence.OutsideTerm refused = WorkFence.refusal(e).orElseThrow(() -> e);
+            return new Step(
+                    s.lastError("not sent: " + refused.getMessage()).build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
+    }
+
+    /** The node lease as a bound on the writes of this thread: they go out only until {@code sendUntil}. */
+    private WorkFence.Bound nodeLeaseBound(LeaseKey key, Instant sendUntil) {
+        return new WorkFence.Bound(
+                "node lease " + key, () -> Optional.of(Duration.between(clock.instant(), sendUntil)));
     }
 
     /** Window over: the maintenance ends by itself (phase Ended). */
@@ -198,15 +215,29 @@ public final class MaintenanceMachine {
         if (request.window().isEmpty()) {
             keepRenewed(leaseKey, nodeName, nodeUid);
         }
+        String predecessor = claim instanceof ClaimResult.TookOver t
+                        && t.previous() instanceof AuthorityStatus.Valid valid
+                        && settings.isPredecessor(valid.holder())
+                ? valid.holder()
+                : null;
         if (prior.leaseAcquiredAt() == null) {
             s.leaseAcquiredAt(now);
             events.emit(
                     false,
                     MaintenanceEvents.BEGIN,
                     "lease " + leaseKey + " held by " + settings.holder()
-                            + (takenOver ? " (taken over from an expired holder)" : "")
+                            + (predecessor != null
+                                    ? " (taken over from " + predecessor + ")"
+                                    : takenOver ? " (taken over from an expired holder)" : "")
                             + "; starting maintenance of node " + nodeName
                             + (request.reason().isEmpty() ? "" : ": " + request.reason()));
+        } else if (predecessor != null) {
+            events.emit(
+                    false,
+                    MaintenanceEvents.LEASE_TAKEN_OVER,
+                    "lease " + leaseKey + " taken over from " + predecessor + " by " + settings.holder()
+                            + " (transition " + claim.held().orElseThrow().leaseTransitions()
+                            + "); maintenance of node " + nodeName + " continues");
         }
     }
 
@@ -482,8 +513,30 @@ public final class MaintenanceMachine {
      * Throws on API errors so the caller retries.
      */
     public void end(String nodeName, MaintenanceEvents events) {
-        restoreNode(nodeName, events);
-        heartbeats.stop(nodeLease.keyOf(nodeName));
+        LeaseKey key = nodeLease.keyOf(nodeName);
+        heartbeats.stop(key);
+        Optional<LeaseRecord> lease = leases.find(key).filter(LeaseRecord::hasHolder);
+        if (lease.isEmpty()) {
+            restoreNode(nodeName, events); // nobody holds the node: ours to undo
+            return;
+        }
+        // The undo is a side effect like the others: only under the node lease (claimed again: a predecessor's is
+        // taken over, ours renewed), never under another controller's maintenance of the node.
+        ClaimResult claim = nodeLease.claim(nodeName, null, clock.instant().plus(settings.leaseDuration()), false);
+        if (claim instanceof LeaseHeldElsewhere elsewhere) {
+            forgetDrain(nodeName);
+            metrics.nodeLeft(nodeName);
+            events.emit(
+                    true,
+                    MaintenanceEvents.NODE_LEFT_TO_HOLDER,
+                    "lease " + key + " is held by " + elsewhere.holder() + "; node " + nodeName
+                            + " is left as that maintenance needs it (not uncordoned)");
+            return;
+        }
+        WorkFence.bounded(nodeLeaseBound(key, nodeLease.sendUntil(claim.held().orElseThrow())), () -> {
+            restoreNode(nodeName, events);
+            return null;
+        });
         nodeLease.release(nodeName);
     }
 

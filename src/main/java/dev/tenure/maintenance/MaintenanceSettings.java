@@ -49,6 +49,29 @@ public record MaintenanceSettings(
         return BoundedNames.shorten(leaseNamePrefix + nodeName, BoundedNames.DNS_SUBDOMAIN_MAX);
     }
 
+    /**
+     * The holder every instance of this operator shares as a prefix: {@code holder} up to its first {@code /}
+     * ({@code tenure} for {@code tenure/<instance>}); the whole holder when it has no {@code /}.
+     */
+    public String holderFamily() {
+        int slash = holder.indexOf('/');
+        return slash < 0 ? holder : holder.substring(0, slash);
+    }
+
+    /**
+     * Whether {@code other} is an earlier instance of this operator ({@code <family>/<another instance>}, or the bare
+     * family an operator before instance holders wrote): a successor takes such a node lease over at once.
+     */
+    public boolean isPredecessor(String other) {
+        String family = holderFamily();
+        return other != null && !other.equals(holder) && (other.equals(family) || other.startsWith(family + "/"));
+    }
+
+    /** {@code family/instance}: the node-lease holder of one operator instance. */
+    public static String instanceHolder(String family, String instance) {
+        return family + "/" + instance;
+    }
+
     /** Renew our lease when a third of its duration has passed (kubelet node-lease uses a quarter). */
     public Duration renewEvery() {
         return leaseDuration.dividedBy(3);

@@ -46,10 +46,33 @@ final class NodeLease {
                 nodeUid == null ? Optional.empty() : Optional.of(LeaseOwner.node(nodeName, nodeUid));
         return claims.claim(
                 keyOf(nodeName),
-                (current, now) ->
-                        LeaseRules.claim(settings.holder(), current, now, durationUntil(until, now), FUTURE_TOLERANCE),
+                (current, now) -> LeaseRules.claim(
+                        settings.holder(),
+                        settings::isPredecessor,
+                        current,
+                        now,
+                        durationUntil(until, now),
+                        FUTURE_TOLERANCE),
                 owner,
                 (current, now) -> renewDue(current, until, fixedExpiry, now));
+    }
+
+    /**
+     * How long side effects may still be sent under {@code held} (our record as last written or read): until its
+     * {@code renewTime + leaseDuration} on our clock, less {@link #skewAllowance} — another controller judging the
+     * lease with a clock ahead of ours sees it expire that much sooner.
+     */
+    Instant sendUntil(LeaseRecord held) {
+        Duration duration = held.leaseDuration().orElse(Duration.ZERO);
+        return held.renewTime() == null
+                ? Instant.MIN
+                : held.renewTime().plus(duration).minus(skewAllowance(duration));
+    }
+
+    /** A fifth of the lease, at most 5 s: the clock lead of another controller tolerated before it could take over. */
+    static Duration skewAllowance(Duration leaseDuration) {
+        Duration fifth = leaseDuration.dividedBy(5);
+        return fifth.compareTo(Duration.ofSeconds(5)) < 0 ? fifth : Duration.ofSeconds(5);
     }
 
     /** Gives the lease up if it is ours (holder cleared); a foreign lease is never touched. */

@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.election.WorkFence;
 import dev.tenure.maintenance.DrainPlan.PodVerdict;
 import io.fabric8.kubernetes.api.model.DeleteOptionsBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReference;
@@ -18,6 +19,7 @@ import java.net.URL;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -84,7 +86,8 @@ final class PodDrain {
     List<Outcome> remove(List<PodVerdict> batch, DrainOptions options) {
         List<Future<Outcome>> futures = new ArrayList<>();
         for (PodVerdict pod : batch) {
-            futures.add(evictions.submit(() -> removeOne(pod, options)));
+            // the node lease's bound on this thread's writes goes with each eviction to the pool's thread
+            futures.add(evictions.submit(WorkFence.carry(() -> removeOne(pod, options))));
         }
         List<Outcome> outcomes = new ArrayList<>();
         try {
@@ -128,15 +131,28 @@ final class PodDrain {
                     .withDeleteOptions(delete.build())
                     .build();
             return evict(pod, e);
-        } catch (KubernetesClientException e) {
-            if (e.getCode() == 404) {
-                return new Outcome(pod, Result.GONE, "already gone");
+        } catch (RuntimeException e) {
+            Optional<WorkFence.OutsideTerm> refused = WorkFence.refusal(e);
+            if (refused.isPresent()) {
+                // past the term or the node lease: not sent, and not to be sent by this reconcile
+                return new Outcome(
+                        pod, Result.FAILED, "not sent: " + refused.get().getMessage());
             }
-            if (e.getCode() == 429) {
-                return new Outcome(pod, Result.BLOCKED, "refused by a PodDisruptionBudget (429): " + brief(e));
+            if (e instanceof KubernetesClientException k) {
+                return failure(pod, k);
             }
-            return new Outcome(pod, Result.FAILED, "HTTP " + e.getCode() + ": " + brief(e));
+            throw e;
         }
+    }
+
+    private static Outcome failure(PodVerdict pod, KubernetesClientException e) {
+        if (e.getCode() == 404) {
+            return new Outcome(pod, Result.GONE, "already gone");
+        }
+        if (e.getCode() == 429) {
+            return new Outcome(pod, Result.BLOCKED, "refused by a PodDisruptionBudget (429): " + brief(e));
+        }
+        return new Outcome(pod, Result.FAILED, "HTTP " + e.getCode() + ": " + brief(e));
     }
 
     /**

@@ -34,4 +34,11 @@ public interface LeaderElectionConfig {
     /** Liveness fails when leading and not renewed for leaseDuration + this. */
     @WithDefault("20s")
     Duration healthGrace();
+
+    /**
+     * Liveness fails when this replica has led this long without its reconcilers started (a start that hangs, e.g.
+     * an informer that never syncs): the restart hands leadership to another replica.
+     */
+    @WithDefault("3m")
+    Duration startLimit();
 }

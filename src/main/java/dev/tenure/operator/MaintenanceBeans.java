@@ -41,13 +41,15 @@ public class MaintenanceBeans {
 
     @Produces
     @Singleton
-    MaintenanceSettings settings(TenureConfig config) {
+    MaintenanceSettings settings(TenureConfig config, OperatorInstance instance) {
         MaintenanceConfig m = config.maintenance();
         String leaseNamespace = m.lease().namespace().orElseGet(OperatorNamespace::current);
         return new MaintenanceSettings(
                 leaseNamespace,
                 m.lease().namePrefix(),
-                m.lease().holder(),
+                // each instance holds node leases in its own name, so a successor's takeover is a recorded change
+                // of holder and two replicas never both believe they hold a node
+                MaintenanceSettings.instanceHolder(m.lease().holder(), instance.identity()),
                 m.lease().duration(),
                 m.lease().windowPadding(),
                 m.lease().waitRetry(),

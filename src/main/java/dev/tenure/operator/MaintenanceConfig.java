@@ -23,7 +23,11 @@ public interface MaintenanceConfig {
         @WithDefault("node-")
         String namePrefix();
 
-        /** holderIdentity written into the lease. */
+        /**
+         * The holder family of the node leases: each operator instance writes {@code <holder>/<its identity>} as
+         * holderIdentity, and takes over a lease held by another {@code <holder>/…} (or the bare {@code <holder>})
+         * at once, as the successor of an instance whose term has ended (leaseTransitions + 1).
+         */
         @WithDefault("tenure")
         String holder();
 

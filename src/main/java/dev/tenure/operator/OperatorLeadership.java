@@ -184,7 +184,7 @@ public class OperatorLeadership {
                 .renewDeadline(le.renewDeadline())
                 .retryPeriod(le.retryPeriod())
                 .healthGrace(le.healthGrace())
-                .store(new KubeLeaseStore(electionClient))
+                .store(KubeLeaseStore.withFinalizer(electionClient, LEASE_FINALIZER))
                 .scheduler(scheduler)
                 .fenceScheduler(fenceScheduler)
                 .storeCalls(storeCalls)
@@ -527,6 +527,12 @@ public class OperatorLeadership {
         }
         return Optional.of(Duration.ofNanos(System.nanoTime() - termOpenedAt));
     }
+
+    /**
+     * Kept on the operator's Lease while a replica holds it: deleting the Lease then only requests its deletion, which
+     * the leader sees, answers by stopping its work, and then lets go (contenders wait meanwhile).
+     */
+    public static final String LEASE_FINALIZER = "tenure.dev/leader-lease";
 
     static String namespace(LeaderElectionConfig le) {
         return le.namespace().orElseGet(OperatorNamespace::current);

@@ -309,6 +309,57 @@ class LeaseRulesTest {
     }
 
     @Test
+    void aSuccessorTakesAValidLeaseOfAPredecessorAtOnceAndOnlyThat() {
+        java.util.function.Predicate<String> predecessors = h -> h.startsWith("tenure/") && !h.equals(ME);
+        ClaimDecision fromPredecessor = LeaseRules.claim(
+                ME, predecessors, held("tenure/old", 15, at(0)), at(1), Duration.ofSeconds(90), TOLERANCE);
+        assertThat(fromPredecessor).isInstanceOf(ClaimDecision.TakeOver.class);
+        ClaimDecision.TakeOver t = (ClaimDecision.TakeOver) fromPredecessor;
+        assertThat(t.previous())
+                .as("taken while still valid: the predecessor's term, not its lease, ended")
+                .isEqualTo(new AuthorityStatus.Valid("tenure/old", at(15)));
+        assertThat(t.desired().holderIdentity()).isEqualTo(ME);
+        assertThat(t.desired().leaseTransitions())
+                .as("recorded as a change of holder")
+                .isEqualTo(4);
+        assertThat(t.desired().acquireTime()).isEqualTo(at(1));
+
+        assertThat(LeaseRules.claim(ME, predecessors, held(OTHER, 15, at(0)), at(1), Duration.ofSeconds(90), TOLERANCE))
+                .as("another controller's valid lease is still waited for")
+                .isEqualTo(new ClaimDecision.HeldElsewhere(OTHER, at(15)));
+        assertThat(LeaseRules.claim(ME, held("tenure/old", 15, at(0)), at(1), Duration.ofSeconds(90), TOLERANCE))
+                .as("without predecessors, a sibling is a holder like any other")
+                .isInstanceOf(ClaimDecision.HeldElsewhere.class);
+    }
+
+    @Test
+    void aLeaseInDeletionIsLetGoByItsHolderAndNeverTakenByAnother() {
+        LeaseRecord deleting = held(ME, 15, at(0)).withDeletionRequested(true);
+        ElectionDecision holder = LeaseRules.decide(ME, new ObservedLease(deleting, at(0)), at(1), LD);
+        assertThat(holder).isInstanceOf(ElectionDecision.Yield.class);
+        LeaseRecord released = ((ElectionDecision.Yield) holder).released();
+        assertThat(released.hasHolder()).isFalse();
+        assertThat(released.deletionRequested())
+                .as("the release lets the deletion finish")
+                .isTrue();
+
+        LeaseRecord othersInDeletion = held(OTHER, 15, at(0)).withDeletionRequested(true);
+        assertThat(LeaseRules.decide(ME, new ObservedLease(othersInDeletion, at(0)), at(14), LD))
+                .as("its holder may still be working")
+                .isEqualTo(new ElectionDecision.Wait(OTHER, at(15)));
+        ElectionDecision afterExpiry = LeaseRules.decide(ME, new ObservedLease(othersInDeletion, at(0)), at(15), LD);
+        assertThat(afterExpiry)
+                .as("an expired holder's lease in deletion is let go, not taken")
+                .isInstanceOf(ElectionDecision.FinishDeletion.class);
+        assertThat(((ElectionDecision.FinishDeletion) afterExpiry).released().hasHolder())
+                .isFalse();
+
+        assertThat(new ObservedLease(othersInDeletion, at(0)).record().sameElectionState(held(OTHER, 15, at(0))))
+                .as("a requested deletion is a change: observers restart their clock")
+                .isFalse();
+    }
+
+    @Test
     void releaseNeverClearsSomeoneElsesHolding() {
         assertThat(LeaseRules.release(held(OTHER, 15, at(0)), ME, at(1))).isEmpty();
         LeaseRecord released =

@@ -67,6 +67,44 @@ class WorkFenceTest {
     }
 
     @Test
+    void aBoundNarrowsTheWritesOfItsThreadAndGoesWithTheWorkItHandsOn() throws Exception {
+        WorkFence fence = WorkFence.closed();
+        fence.open(() -> Optional.of(Duration.ofSeconds(10)));
+        AtomicReference<Optional<Duration>> nodeLease = new AtomicReference<>(Optional.of(Duration.ofSeconds(3)));
+        WorkFence.Bound bound = new WorkFence.Bound("node lease ns/node-w1", nodeLease::get);
+
+        assertThat(WorkFence.bounded(bound, fence::writeBudget)).isEqualTo(Duration.ofSeconds(3));
+        assertThat(fence.writeBudget()).as("outside the bound").isEqualTo(Duration.ofSeconds(10));
+
+        nodeLease.set(Optional.of(Duration.ZERO));
+        assertThatThrownBy(() -> WorkFence.bounded(bound, fence::writeBudget))
+                .isInstanceOf(WorkFence.OutsideTerm.class)
+                .hasMessage("node lease ns/node-w1 has ended");
+        assertThat(fence.isOpen()).as("the bound ends writes, not the term").isTrue();
+
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newSingleThreadExecutor();
+        try {
+            java.util.concurrent.Callable<Duration> handedOn =
+                    WorkFence.bounded(bound, () -> WorkFence.carry(fence::writeBudget));
+            assertThatThrownBy(() -> pool.submit(handedOn).get())
+                    .as("a write on the pool's thread is bounded as on the thread that handed it on")
+                    .hasCauseInstanceOf(WorkFence.OutsideTerm.class);
+            assertThat(pool.submit(fence::writeBudget).get())
+                    .as("the pool's thread keeps no bound after the task")
+                    .isEqualTo(Duration.ofSeconds(10));
+        } finally {
+            pool.shutdownNow();
+        }
+
+        fence.close();
+        assertThatThrownBy(() -> WorkFence.bounded(
+                        new WorkFence.Bound("x", () -> Optional.of(Duration.ofSeconds(5))), fence::writeBudget))
+                .hasMessage("no leadership term is open");
+        assertThat(WorkFence.refusal(new RuntimeException("wrapped", new WorkFence.OutsideTerm("gone"))))
+                .hasValueSatisfying(r -> assertThat(r.getMessage()).isEqualTo("gone"));
+    }
+
+    @Test
     void aPermitClosedTwiceCountsOnce() throws Exception {
         WorkFence fence = WorkFence.alwaysOpen();
         WorkFence.Permit a = fence.enter();

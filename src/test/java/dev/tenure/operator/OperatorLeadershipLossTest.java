@@ -130,6 +130,11 @@ class OperatorLeadershipLossTest {
             public Duration healthGrace() {
                 return Duration.ofSeconds(5);
             }
+
+            @Override
+            public Duration startLimit() {
+                return Duration.ofMinutes(3);
+            }
         };
     }
 }

@@ -154,7 +154,11 @@ class OperatorWorkFenceIT {
                     new SimpleMeterRegistry(),
                     fence,
                     identity);
-            leadership.exit = code -> exits.add(identity + ":" + code);
+            leadership.exit = code -> {
+                exits.add(identity + ":" + code);
+                // System.exit runs the shutdown, as in the pod: it stops what still runs and releases what is held
+                new Thread(() -> leadership.onStop(null)).start();
+            };
             leadership.halt = code -> halts.add(identity + ":" + code);
             leadership.termOpened = t -> termStarts.add(new Interval(identity, t, t));
             replicas.add(this);
@@ -258,6 +262,39 @@ class OperatorWorkFenceIT {
     }
 
     /**
+     * The Lease deleted by hand while the leader works, and a contender that never saw the leader (started after the
+     * delete): the leader's finalizer turns the delete into "deletion requested", the leader stops its work and then
+     * lets the Lease go, and only then can anyone start on a new one.
+     */
+    @Test
+    void aLeaseDeletedWhileHeldStartsNoOtherReplicaBeforeTheLeadersWorkHasStopped() throws Exception {
+        Replica a = new Replica("a");
+        Replica b = new Replica("b");
+        leaderMidReconcile(a, b);
+        cluster.client()
+                .resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
+                .inNamespace(LEASE.namespace())
+                .withName(LEASE.name())
+                .delete();
+        var deleting = cluster.client()
+                .resources(io.fabric8.kubernetes.api.model.coordination.v1.Lease.class)
+                .inNamespace(LEASE.namespace())
+                .withName(LEASE.name())
+                .get();
+        assertThat(deleting)
+                .as("the finalizer keeps the Lease while a holds it")
+                .isNotNull();
+        assertThat(deleting.getMetadata().getDeletionTimestamp()).isNotNull();
+        Replica c = new Replica("c").contend(); // a fresh contender: it never saw a holding the lease
+        await().atMost(Duration.ofSeconds(30))
+                .until(() -> reconciles.stream().anyMatch(i -> !i.replica().equals("a")));
+        assertThat(exits).contains("a:" + OperatorLeadership.LOST_LEADERSHIP_EXIT_CODE);
+        assertThat(halts).isEmpty();
+        assertThat(overlaps()).isEmpty();
+        assertThat(c.leadership.isLeader() || b.leadership.isLeader()).isTrue();
+    }
+
+    /**
      * The stop callback itself, timed: with a unit of work that ignores interrupts still holding its permit, the
      * callback (after which the elector may release) returns only once the permit is back.
      */
@@ -329,6 +366,36 @@ class OperatorWorkFenceIT {
         assertThat(halts).isEmpty();
         assertThat(a.leadership.reconcilersStarted()).isFalse();
         assertThat(a.fence.isOpen()).isFalse();
+    }
+
+    /** A leader whose start hangs holds the lease and does nothing: liveness says so once the start limit passes. */
+    @Test
+    void livenessFailsForALeaderWhoseStartHangsPastTheLimit() throws Exception {
+        Replica a = new Replica("a");
+        CountDownLatch starting = new CountDownLatch(1);
+        a.leadership.extraWork.add(OperatorLeadership.work(
+                "an informer that never syncs",
+                true,
+                () -> {
+                    starting.countDown();
+                    try {
+                        Thread.sleep(60_000);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException("start interrupted", e);
+                    }
+                },
+                () -> {}));
+        a.contend();
+        assertThat(starting.await(20, TimeUnit.SECONDS)).isTrue();
+        var patient = new LeadershipHealthChecks(a.leadership, Duration.ofMinutes(10)).liveness();
+        var strict = new LeadershipHealthChecks(a.leadership, Duration.ofMillis(500)).liveness();
+        assertThat(patient.call().getStatus()).isEqualTo(org.eclipse.microprofile.health.HealthCheckResponse.Status.UP);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() ->
+                        strict.call().getStatus() == org.eclipse.microprofile.health.HealthCheckResponse.Status.DOWN);
+        assertThat(strict.call().getData().orElseThrow().get("detail").toString())
+                .contains("without the reconcilers started");
+        assertThat(a.leadership.reconcilersStarted()).isFalse();
     }
 
     /** A start deaf to the interrupt could start work after the release: past the budget, halt instead. */

@@ -46,8 +46,25 @@ public final class KubeLeaseStore implements LeaseStore {
     /** The object last seen per lease: what an update is written onto. */
     private final Map<LeaseKey, Lease> lastSeen = new ConcurrentHashMap<>();
 
+    /** Kept on every lease this store writes a holder into; empty: none. */
+    private final Optional<String> finalizer;
+
     public KubeLeaseStore(KubernetesClient client) {
+        this(client, Optional.empty());
+    }
+
+    private KubeLeaseStore(KubernetesClient client, Optional<String> finalizer) {
         this.client = client;
+        this.finalizer = finalizer;
+    }
+
+    /**
+     * A store that keeps {@code finalizer} on every lease it writes held, and lets it go with the release of a lease
+     * whose deletion was requested: a delete of a held lease then becomes "deletion requested", which its holder sees
+     * and answers by stopping its work before the Lease disappears (the operator's own lease).
+     */
+    public static KubeLeaseStore withFinalizer(KubernetesClient client, String finalizer) {
+        return new KubeLeaseStore(client, Optional.of(finalizer));
     }
 
     @Override
@@ -73,7 +90,7 @@ public final class KubeLeaseStore implements LeaseStore {
         try {
             return seen(
                     key,
-                    client.resource(toLease(key, record.withResourceVersion(null)))
+                    client.resource(finalized(toLease(key, record.withResourceVersion(null)), record))
                             .create());
         } catch (RuntimeException e) {
             throw KubeErrors.map(key, e, true);
@@ -86,8 +103,11 @@ public final class KubeLeaseStore implements LeaseStore {
             throw new IllegalArgumentException(key + ": an update needs the resourceVersion it was read at");
         }
         try {
-            return seen(
-                    key, client.resource(onto(base(key, record), key, record)).update());
+            return written(
+                    key,
+                    client.resource(finalized(onto(base(key, record), key, record), record))
+                            .update(),
+                    record);
         } catch (RuntimeException e) {
             LeaseStoreException mapped = KubeErrors.map(key, e, false);
             if (mapped instanceof LeaseNotFound) {
@@ -135,9 +155,42 @@ public final class KubeLeaseStore implements LeaseStore {
         }
     }
 
+    /**
+     * {@code lease} with this store's finalizer while {@code record} names a holder, without it once released (which
+     * lets a requested deletion finish). Other finalizers are kept.
+     */
+    private Lease finalized(Lease lease, LeaseRecord record) {
+        if (finalizer.isEmpty()) {
+            return lease;
+        }
+        List<String> finalizers = new ArrayList<>(
+                lease.getMetadata().getFinalizers() == null
+                        ? List.of()
+                        : lease.getMetadata().getFinalizers());
+        if (!record.hasHolder()) {
+            finalizers.remove(finalizer.get()); // released: nobody's work depends on it any more
+        } else if (!record.deletionRequested() && !finalizers.contains(finalizer.get())) {
+            finalizers.add(finalizer.get()); // (no finalizer may be added to an object in deletion)
+        }
+        lease.getMetadata().setFinalizers(finalizers.isEmpty() ? null : finalizers);
+        return lease;
+    }
+
     private LeaseRecord seen(LeaseKey key, Lease lease) {
         lastSeen.put(key, lease);
         return toRecord(lease);
+    }
+
+    /**
+     * What an update wrote: the object as answered, or — when the answer has no object because the write let a
+     * requested deletion finish (its last finalizer removed) — the record written, on a lease now gone.
+     */
+    private LeaseRecord written(LeaseKey key, Lease answer, LeaseRecord record) {
+        if (answer == null) {
+            lastSeen.remove(key);
+            return record;
+        }
+        return seen(key, answer);
     }
 
     /** The object the update is written onto: the one seen at the record's resourceVersion, else a fresh read. */
@@ -240,7 +293,8 @@ public final class KubeLeaseStore implements LeaseStore {
                 s.getStrategy(),
                 s.getPreferredHolder(),
                 owners,
-                lease.getMetadata().getResourceVersion());
+                lease.getMetadata().getResourceVersion(),
+                lease.getMetadata().getDeletionTimestamp() != null);
     }
 
     static Lease toLease(LeaseKey key, LeaseRecord r) {

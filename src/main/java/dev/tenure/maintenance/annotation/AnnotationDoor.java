@@ -62,10 +62,11 @@ public final class AnnotationDoor {
             MaintenanceSettings maintenance,
             NodeMaintenanceValidator.Limits limits,
             AnnotationSettings settings) {
-        if (settings.holder().equals(maintenance.holder())) {
+        if (settings.holder().equals(maintenance.holder()) || maintenance.isPredecessor(settings.holder())) {
             throw new IllegalArgumentException("tenure.maintenance.annotation.holder: must differ from "
-                    + "tenure.maintenance.lease.holder (" + maintenance.holder() + "), or the lease cannot tell the "
-                    + "annotation's maintenance from a NodeMaintenance's");
+                    + "tenure.maintenance.lease.holder (" + maintenance.holderFamily() + ") and not start with "
+                    + maintenance.holderFamily() + "/, or the lease cannot tell the annotation's maintenance from a "
+                    + "NodeMaintenance's");
         }
         this.nodes = Objects.requireNonNull(nodes, "nodes");
         this.enabled = settings.enabled();
