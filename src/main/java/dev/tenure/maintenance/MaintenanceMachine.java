@@ -273,7 +273,22 @@ public final class MaintenanceMachine {
         if (!heldFailure && prior.phase() != Phase.Running && prior.phase() != Phase.Succeeded) {
             s.phase(Phase.Running).lastError(null);
         }
-        return afterLease(request, prior, s, heldFailure, now, events);
+        if (lease.getExpireTime() == null) {
+            return afterLease(request, prior, s, heldFailure, now, events);
+        }
+        // the caller's lease bounds the side effects as the node lease does in advance()
+        Instant expire = Instant.parse(lease.getExpireTime());
+        Instant sendUntil = expire.minus(NodeLease.skewAllowance(Duration.between(now, expire)));
+        try {
+            return WorkFence.bounded(
+                    nodeLeaseBound(LeaseKey.of(lease.getNamespace(), lease.getName()), sendUntil),
+                    () -> afterLease(request, prior, s, heldFailure, now, events));
+        } catch (RuntimeException e) {
+            WorkFence.OutsideTerm refused = WorkFence.refusal(e).orElseThrow(() -> e);
+            return new Step(
+                    s.lastError("not sent: " + refused.getMessage()).build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
     }
 
     /** Steps 2-4 (cordon, handover, drain), once the lease is held. */

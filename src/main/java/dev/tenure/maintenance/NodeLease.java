@@ -71,6 +71,9 @@ final class NodeLease {
 
     /** A fifth of the lease, at most 5 s: the clock lead of another controller tolerated before it could take over. */
     static Duration skewAllowance(Duration leaseDuration) {
+        if (leaseDuration.isNegative()) {
+            return Duration.ZERO;
+        }
         Duration fifth = leaseDuration.dividedBy(5);
         return fifth.compareTo(Duration.ofSeconds(5)) < 0 ? fifth : Duration.ofSeconds(5);
     }
