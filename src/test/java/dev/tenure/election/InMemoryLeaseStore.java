@@ -115,12 +115,38 @@ public final class InMemoryLeaseStore implements LeaseStore {
             if (!current.resourceVersion().equals(record.resourceVersion())) {
                 throw new LeaseConflict(key, false, null);
             }
-            stored = record.withResourceVersion(Long.toString(version.incrementAndGet()));
-            leases.put(key, stored);
-            notifyWatchers(key, Optional.of(stored));
+            stored = record.withResourceVersion(Long.toString(version.incrementAndGet()))
+                    .withDeletionRequested(current.deletionRequested());
+            if (stored.deletionRequested() && !stored.hasHolder()) {
+                // released in deletion: the holder's finalizer goes with the release, and the deletion finishes
+                leases.remove(key);
+                notifyWatchers(key, Optional.empty());
+            } else {
+                leases.put(key, stored);
+                notifyWatchers(key, Optional.of(stored));
+            }
         }
         interceptor.after(Op.UPDATE, key);
         return stored;
+    }
+
+    /**
+     * Test backdoor: a delete of a lease whose holder keeps a finalizer on it (the operator's own lease): a held lease
+     * stays, marked for deletion, until a write releases it; a free one goes at once.
+     */
+    public synchronized void requestDeletion(LeaseKey key) {
+        LeaseRecord current = leases.get(key);
+        if (current == null) {
+            return;
+        }
+        if (!current.hasHolder()) {
+            delete(key);
+            return;
+        }
+        LeaseRecord marked =
+                current.withDeletionRequested(true).withResourceVersion(Long.toString(version.incrementAndGet()));
+        leases.put(key, marked);
+        notifyWatchers(key, Optional.of(marked));
     }
 
     /** Test backdoor: write without conditions (a foreign writer, e.g. a CLE controller). */

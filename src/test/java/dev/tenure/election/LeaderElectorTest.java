@@ -502,6 +502,52 @@ class LeaderElectorTest {
         assertThat(b.isLeader()).isTrue();
     }
 
+    /**
+     * The operator's Lease deleted while held (its holder keeps a finalizer): the leader stops, then lets it go; a
+     * contender — one that never saw the leader too — waits, and starts only on a new Lease, after the leader's term.
+     */
+    @Test
+    void aLeaseWhoseDeletionWasRequestedIsLetGoByItsLeaderAfterItsWorkAndNeverTakenMeanwhile() {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        assertThat(a.isLeader()).isTrue();
+        h.store.requestDeletion(LEASE);
+        LeaderElector fresh = h.start("fresh", Duration.ZERO); // started after the delete: it never saw a lead
+        h.scheduler.runDue();
+        assertThat(h.intervals)
+                .as("the leader's term ended on the requested deletion")
+                .extracting(ElectorHarness.Interval::identity)
+                .containsExactly("a");
+        // the release let the deletion finish; whoever leads now (a again, here: its work had stopped) does so on a
+        // new Lease, and nobody took the old one while a worked
+        LeaseRecord now = h.store.peek(LEASE).orElseThrow();
+        assertThat(now.deletionRequested()).isFalse();
+        assertThat(Long.parseLong(now.resourceVersion())).isGreaterThan(2);
+        h.scheduler.advance(LD.multipliedBy(3));
+        assertThat(a.isLeader() ^ fresh.isLeader()).isTrue();
+        assertThat(h.overlaps()).isEmpty();
+        h.closeOpen(List.of(a, fresh));
+    }
+
+    /** The leader died with its Lease in deletion: after the record's duration a contender lets it go, then leads. */
+    @Test
+    void aLeaseInDeletionWhoseHolderDiedIsLetGoAfterItsDurationAndOnlyThen() {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        a.stopWithoutRelease(); // crashed: no release, no finalizer removal
+        h.store.requestDeletion(LEASE);
+        Instant deleted = h.scheduler.now();
+        LeaderElector b = h.start("b", Duration.ZERO);
+        h.scheduler.advance(LD.minusSeconds(1));
+        assertThat(b.isLeader()).as("a may still be working").isFalse();
+        assertThat(h.store.peek(LEASE)).as("still in deletion").isPresent();
+        h.scheduler.advance(RP.multipliedBy(4));
+        assertThat(b.isLeader()).isTrue();
+        assertThat(h.intervals.get(0).end()).isBeforeOrEqualTo(deleted);
+        assertThat(h.overlaps()).isEmpty();
+        h.closeOpen(List.of(b));
+    }
+
     @Test
     void aStaleWatchEventNamingAnotherHolderDoesNotEndAValidLeadership() {
         LeaderElector a = h.start("a", Duration.ZERO);
