@@ -56,9 +56,19 @@ public final class FencedWrites implements Interceptor {
     private static final Set<String> REVIEW_PATHS =
             Set.of("/apis/authorization.k8s.io/", "/apis/authentication.k8s.io/");
 
+    /**
+     * CustomResourceDefinitions: written only by the extension's CRD apply at start in dev and test runs (off in
+     * production, where the operator's RBAC can only read them). That apply runs at start, whether or not this
+     * replica leads yet, and is not the work of a term: fenced, it was refused whenever the start outran the first
+     * election, and the cluster was left without the CRD.
+     */
+    private static final String CRD_PATH = "/apis/apiextensions.k8s.io/";
+
     @Override
     public void before(BasicBuilder builder, HttpRequest request, RequestTags tags) {
-        if (!WRITES.contains(request.method()) || isReview(request)) {
+        if (!WRITES.contains(request.method())
+                || isReview(request)
+                || request.uri().getPath().startsWith(CRD_PATH)) {
             return;
         }
         Duration budget = fence.writeBudget(); // throws OutsideTerm: the write is not sent

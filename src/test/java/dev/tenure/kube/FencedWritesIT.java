@@ -114,6 +114,48 @@ class FencedWritesIT {
         assertThat(cluster.requests().count(reviews)).isEqualTo(1);
     }
 
+    /**
+     * The extension applies the CRDs at start in dev and test runs, on this client, before the first election may
+     * have opened a term: refused, the cluster had no NodeMaintenance CRD whenever the start outran the election (a
+     * loaded machine), and every test after it failed on the missing CRD.
+     */
+    @Test
+    void theCrdApplyAtStartIsNotTheWorkOfATermAndIsNotFenced() {
+        var crd = new io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionBuilder()
+                .withNewMetadata()
+                .withName("probes.example.dev")
+                .endMetadata()
+                .withNewSpec()
+                .withGroup("example.dev")
+                .withScope("Namespaced")
+                .withNewNames()
+                .withKind("Probe")
+                .withPlural("probes")
+                .withSingular("probe")
+                .endNames()
+                .addNewVersion()
+                .withName("v1")
+                .withServed(true)
+                .withStorage(true)
+                .withNewSchema()
+                .withNewOpenAPIV3Schema()
+                .withType("object")
+                .withXKubernetesPreserveUnknownFields(true)
+                .endOpenAPIV3Schema()
+                .endSchema()
+                .endVersion()
+                .endSpec()
+                .build();
+        client.apiextensions().v1().customResourceDefinitions().resource(crd).create(); // no term is open
+        assertThat(cluster.client()
+                        .apiextensions()
+                        .v1()
+                        .customResourceDefinitions()
+                        .withName("probes.example.dev")
+                        .get())
+                .isNotNull();
+    }
+
     @Test
     void aWriteThatTheServerDoesNotAnswerIsAbandonedWhenTheTermEndsNotAfterTheClientsOwnTimeout() {
         left.set(Optional.of(Duration.ofMillis(600)));
