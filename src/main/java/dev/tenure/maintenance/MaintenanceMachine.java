@@ -30,6 +30,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
 import org.jboss.logging.Logger;
 
 /**
@@ -149,9 +150,16 @@ public final class MaintenanceMachine {
         }
         // Every side effect from here on (cordon, evictions, handover) is sent only while the node lease holds too.
         Instant sendUntil = nodeLease.sendUntil(claim.held().orElseThrow());
+        return underLease(leaseKey, sendUntil, s, () -> afterLease(request, prior, s, heldFailure, now, events));
+    }
+
+    /**
+     * {@code step} with its writes bounded by the lease {@code key} until {@code sendUntil}; a write refused past it
+     * (or past the term) ends the step with the refusal in lastError, to be tried again after the lease is renewed.
+     */
+    private Step underLease(LeaseKey key, Instant sendUntil, MaintenanceState.Builder s, Supplier<Step> step) {
         try {
-            return WorkFence.bounded(
-                    nodeLeaseBound(leaseKey, sendUntil), () -> afterLease(request, prior, s, heldFailure, now, events));
+            return WorkFence.bounded(nodeLeaseBound(key, sendUntil), step);
         } catch (RuntimeException e) {
             WorkFence.OutsideTerm refused = WorkFence.refusal(e).orElseThrow(() -> e);
             return new Step(
@@ -279,16 +287,11 @@ public final class MaintenanceMachine {
         // the caller's lease bounds the side effects as the node lease does in advance()
         Instant expire = Instant.parse(lease.getExpireTime());
         Instant sendUntil = expire.minus(NodeLease.skewAllowance(Duration.between(now, expire)));
-        try {
-            return WorkFence.bounded(
-                    nodeLeaseBound(LeaseKey.of(lease.getNamespace(), lease.getName()), sendUntil),
-                    () -> afterLease(request, prior, s, heldFailure, now, events));
-        } catch (RuntimeException e) {
-            WorkFence.OutsideTerm refused = WorkFence.refusal(e).orElseThrow(() -> e);
-            return new Step(
-                    s.lastError("not sent: " + refused.getMessage()).build(),
-                    Optional.of(settings.drainPollInterval()));
-        }
+        return underLease(
+                LeaseKey.of(lease.getNamespace(), lease.getName()),
+                sendUntil,
+                s,
+                () -> afterLease(request, prior, s, heldFailure, now, events));
     }
 
     /** Steps 2-4 (cordon, handover, drain), once the lease is held. */
