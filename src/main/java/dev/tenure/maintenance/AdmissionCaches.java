@@ -5,9 +5,13 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.function.Function;
 
 /**
  * What admission decisions read — the Nodes and the NodeMaintenances — for both front doors: the NodeMaintenance
@@ -42,6 +46,9 @@ public final class AdmissionCaches implements AutoCloseable {
     private final NodeCache nodeCache;
     private NodeCache.Subscription nodes;
     private volatile SharedIndexInformer<NodeMaintenance> maintenances;
+    /** The indexes added to each Node informer seen (a new leadership term may start a new one). */
+    private final Map<SharedIndexInformer<Node>, Set<String>> indexed = new java.util.WeakHashMap<>();
+
     private boolean closed;
 
     public AdmissionCaches(KubernetesClient client, NodeCache nodeCache) {
@@ -92,6 +99,30 @@ public final class AdmissionCaches implements AutoCloseable {
         return nodeStore()
                 .map(i -> i.getStore().list())
                 .orElseGet(() -> client.nodes().list().getItems());
+    }
+
+    /**
+     * The Nodes {@code indexer} files under {@code key}: from an index of the Node cache (added at the first call;
+     * a review then reads only the matching Nodes, not a copy of every cached Node), or one LIST filtered when the
+     * cache is off.
+     */
+    public List<Node> nodesIndexed(String index, Function<Node, List<String>> indexer, String key) {
+        Optional<SharedIndexInformer<Node>> store = nodeStore();
+        if (store.isEmpty()) {
+            return client.nodes().list().getItems().stream()
+                    .filter(n -> indexer.apply(n).contains(key))
+                    .toList();
+        }
+        SharedIndexInformer<Node> informer = store.get();
+        synchronized (indexed) {
+            if (!indexed.computeIfAbsent(informer, i -> new HashSet<>()).contains(index)) {
+                if (!informer.getIndexer().getIndexers().containsKey(index)) {
+                    informer.addIndexers(Map.of(index, indexer));
+                }
+                indexed.get(informer).add(index);
+            }
+        }
+        return informer.getIndexer().byIndex(index, key);
     }
 
     /** All NodeMaintenances, or one LIST when the cache is off. */

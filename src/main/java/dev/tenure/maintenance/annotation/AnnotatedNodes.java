@@ -30,9 +30,18 @@ public class AnnotatedNodes implements NodesMaintainedElsewhere {
         this.caches = caches;
     }
 
+    /** The index of the Node cache that files the Nodes the annotation door holds under {@link #HELD_BY}. */
+    static final String HELD_INDEX = "tenure.dev/held-by-annotation";
+
     @Override
     public Map<String, String> nodes() {
-        return heldByAnnotation(caches.nodes());
+        return heldByAnnotation(caches.nodesIndexed(HELD_INDEX, AnnotatedNodes::heldKey, HELD_BY));
+    }
+
+    private static List<String> heldKey(Node n) {
+        return MaintenanceAnnotation.holdsNode(MaintenanceAnnotationController.annotationsOf(n))
+                ? List.of(HELD_BY)
+                : List.of();
     }
 
     static Map<String, String> heldByAnnotation(List<Node> nodes) {
@@ -53,8 +62,11 @@ public class AnnotatedNodes implements NodesMaintainedElsewhere {
      */
     public static MaintenanceBudget budget(AdmissionCaches caches, NodeMaintenanceValidator.Limits limits) {
         return node -> {
-            List<Node> nodes = caches.nodes();
-            Set<String> busy = new HashSet<>(heldByAnnotation(nodes).keySet());
+            // every Node only for a control-plane node's budget; the door's holds from their index
+            List<Node> nodes = NodeMaintenanceValidator.isControlPlane(node) ? caches.nodes() : List.of();
+            Set<String> busy =
+                    new HashSet<>(heldByAnnotation(caches.nodesIndexed(HELD_INDEX, AnnotatedNodes::heldKey, HELD_BY))
+                            .keySet());
             for (NodeMaintenance nm : caches.maintenances()) {
                 if (nm.getMetadata().getDeletionTimestamp() == null
                         && nm.getSpec() != null
