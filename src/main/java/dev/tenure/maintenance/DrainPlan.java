@@ -42,9 +42,36 @@ public record DrainPlan(List<PodVerdict> verdicts) {
         REFUSE
     }
 
-    public record PodVerdict(String namespace, String name, String uid, Action action, String reason) {
+    /**
+     * @param refusal the last PodDisruptionBudget refusal of this pod's eviction (the 429's message), null if none
+     * @param graceEnded for a pod still terminating past the end of its grace period: that end (its
+     *     deletionTimestamp, which the API server sets to the deletion time plus the grace period); else null
+     */
+    public record PodVerdict(
+            String namespace,
+            String name,
+            String uid,
+            Action action,
+            String reason,
+            String refusal,
+            Instant graceEnded) {
+
+        public PodVerdict(String namespace, String name, String uid, Action action, String reason) {
+            this(namespace, name, uid, action, reason, null, null);
+        }
+
         public String key() {
             return namespace + "/" + name;
+        }
+
+        /** Terminating past its grace period: something holds it (a finalizer, a hung kubelet or container). */
+        public boolean stuckTerminating() {
+            return action == Action.WAIT_TERMINATING && graceEnded != null;
+        }
+
+        /** The PodDisruptionBudgets, "namespace/name", its last refused eviction named. */
+        public List<String> blockingBudgets() {
+            return budgetsNamed(namespace, refusal);
         }
 
         /** Still to go before the drain is complete. */
@@ -64,15 +91,26 @@ public record DrainPlan(List<PodVerdict> verdicts) {
      * @param kubeletStale the node's kubelet lease is expired: terminating pods there never finish
      * @param staleNodeSkipWait used as skipWaitForDeleteTimeout on a stale node when the spec sets none
      * @param retryNotBefore pod uid → earliest time to retry an eviction a PodDisruptionBudget refused
+     * @param refusals pod uid → the message of its last eviction a PodDisruptionBudget refused (the 429's)
      */
     public record Observed(
             Set<String> existingDaemonSets,
             boolean kubeletStale,
             Duration staleNodeSkipWait,
-            Map<String, Instant> retryNotBefore) {
+            Map<String, Instant> retryNotBefore,
+            Map<String, String> refusals) {
         public Observed {
             existingDaemonSets = Set.copyOf(existingDaemonSets);
             retryNotBefore = Map.copyOf(retryNotBefore);
+            refusals = Map.copyOf(refusals);
+        }
+
+        public Observed(
+                Set<String> existingDaemonSets,
+                boolean kubeletStale,
+                Duration staleNodeSkipWait,
+                Map<String, Instant> retryNotBefore) {
+            this(existingDaemonSets, kubeletStale, staleNodeSkipWait, retryNotBefore, Map.of());
         }
 
         public static Observed healthyNode() {
@@ -89,7 +127,7 @@ public record DrainPlan(List<PodVerdict> verdicts) {
             skipWait = Optional.of(observed.staleNodeSkipWait());
         }
         for (Pod pod : podsOnNode) {
-            verdicts.add(judge(pod, options, observed, skipWait, now));
+            verdicts.add(noted(judge(pod, options, observed, skipWait, now), pod, observed, now));
         }
         return new DrainPlan(List.copyOf(verdicts));
     }
@@ -162,6 +200,54 @@ public record DrainPlan(List<PodVerdict> verdicts) {
         return o.disableEviction()
                 ? new PodVerdict(ns, name, uid, Action.DELETE, "delete (spec.drain.disableEviction)")
                 : new PodVerdict(ns, name, uid, Action.EVICT, "evict");
+    }
+
+    /** The verdict with what the drain has seen of the pod: its last PDB refusal, a grace period it outlived. */
+    private static PodVerdict noted(PodVerdict v, Pod pod, Observed observed, Instant now) {
+        String refusal =
+                v.uid() == null || !v.pending() ? null : observed.refusals().get(v.uid());
+        Instant deletedAt = parseTime(pod.getMetadata().getDeletionTimestamp());
+        Instant graceEnded =
+                v.action() == Action.WAIT_TERMINATING && deletedAt != null && now.isAfter(deletedAt) ? deletedAt : null;
+        return refusal == null && graceEnded == null
+                ? v
+                : new PodVerdict(v.namespace(), v.name(), v.uid(), v.action(), v.reason(), refusal, graceEnded);
+    }
+
+    /** Pods still on the node past the end of their grace period. */
+    public List<PodVerdict> stuckTerminating() {
+        return verdicts.stream().filter(PodVerdict::stuckTerminating).toList();
+    }
+
+    /** The PodDisruptionBudgets ("namespace/name", sorted) that refused the last evictions of pods still to go. */
+    public List<String> blockingBudgets() {
+        return pending().stream()
+                .flatMap(v -> v.blockingBudgets().stream())
+                .distinct()
+                .sorted()
+                .toList();
+    }
+
+    // kube-apiserver's eviction refusals (pkg/registry/core/pod/storage/eviction.go): "The disruption budget <name>
+    // needs <n> healthy pods and has <m> currently", "The disruption budget <name> is still being processed by the
+    // server."
+    private static final java.util.regex.Pattern BUDGET_NAMED =
+            java.util.regex.Pattern.compile("The disruption budget (\\S+?)\\.? (?:needs|is still)");
+
+    /** The PodDisruptionBudgets (in the pod's {@code namespace}) a 429 message names; empty when none. */
+    static List<String> budgetsNamed(String namespace, String refusal) {
+        if (refusal == null) {
+            return List.of();
+        }
+        List<String> out = new ArrayList<>();
+        java.util.regex.Matcher m = BUDGET_NAMED.matcher(refusal);
+        while (m.find()) {
+            String budget = namespace + "/" + m.group(1);
+            if (!out.contains(budget)) {
+                out.add(budget);
+            }
+        }
+        return out;
     }
 
     public List<PodVerdict> with(Action action) {

@@ -26,6 +26,8 @@ public interface MaintenanceEvents {
     String NODE_DELETED = "NodeDeleted";
     /** kubectl drain's warnings: pods removed that nothing recreates, or whose emptyDir data is lost. */
     String DRAIN_WARNING = "DrainWarning";
+    /** Pods on the node past the end of their grace period, which the drain waits for: named once each. */
+    String STUCK_TERMINATING = "PodsStuckTerminating";
 
     void emit(boolean warning, String reason, String message);
 

@@ -379,7 +379,11 @@ public final class MaintenanceMachine {
             pods = drain.podsOn(nodeName);
             Map<String, Instant> refused = refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
             DrainPlan.Observed observed = new DrainPlan.Observed(
-                    drain.existingDaemonSets(pods), kubeletStale(nodeName, now), settings.staleNodeSkipWait(), refused);
+                    drain.existingDaemonSets(pods),
+                    kubeletStale(nodeName, now),
+                    settings.staleNodeSkipWait(),
+                    refused,
+                    drain.refusals());
             plan = DrainPlan.of(pods, options, observed, now);
         } catch (KubernetesClientException | LeaseStoreException e) {
             return new Step(
@@ -402,6 +406,8 @@ public final class MaintenanceMachine {
                         .toList())
                 .drainProgress(plan.progress(evictionPods));
         metrics.pendingPods(nodeName, pending.size());
+        MaintenancePlanner.stuckTerminating(nodeName, drain.firstReports(plan.stuckTerminating()))
+                .ifPresent(m -> events.emit(true, MaintenanceEvents.STUCK_TERMINATING, m));
 
         MaintenancePlanner.DrainVerdict verdict = MaintenancePlanner.drain(
                 nodeName, plan, options, evictionPods, started, settings.evictionParallelism(), now);

@@ -141,8 +141,13 @@ final class MaintenancePlanner {
             String blocking = plan.pending().stream()
                     .map(v -> v.key() + " (" + describe(v) + ")")
                     .collect(Collectors.joining(", "));
+            List<String> budgets = plan.blockingBudgets();
             return new DrainVerdict.TimedOut("drain of node " + nodeName + " did not finish within "
-                    + GoDuration.format(timeout.get()) + "; pods still on it: " + blocking);
+                    + GoDuration.format(timeout.get()) + "; pods still on it: " + blocking
+                    + (budgets.isEmpty()
+                            ? ""
+                            : "; the last evictions were refused by PodDisruptionBudget "
+                                    + String.join(", ", budgets)));
         }
         List<PodVerdict> toSend = Stream.concat(plan.with(Action.EVICT).stream(), plan.with(Action.DELETE).stream())
                 .toList();
@@ -169,11 +174,33 @@ final class MaintenancePlanner {
     }
 
     private static String describe(PodVerdict v) {
+        if (!v.blockingBudgets().isEmpty()) {
+            return "eviction refused by PodDisruptionBudget " + String.join(", ", v.blockingBudgets());
+        }
+        if (v.stuckTerminating()) {
+            return "terminating past its grace period, which ended " + v.graceEnded();
+        }
         return switch (v.action()) {
             case RETRY_LATER -> "eviction refused by a PodDisruptionBudget";
             case WAIT_TERMINATING -> "terminating";
             default -> "not yet evicted";
         };
+    }
+
+    /**
+     * The Warning that explains a drain waiting on pods that outlived their grace period, naming {@code firstSeen}
+     * (the stuck pods not reported before: each pod once, not at every poll); empty when there are none.
+     */
+    static Optional<String> stuckTerminating(String nodeName, List<PodVerdict> firstSeen) {
+        if (firstSeen.isEmpty()) {
+            return Optional.empty();
+        }
+        return Optional.of("pods still on node " + nodeName + " past the end of their grace period: "
+                + firstSeen.stream()
+                        .map(v -> v.key() + " (grace period ended " + v.graceEnded() + ")")
+                        .collect(Collectors.joining(", "))
+                + "; the drain waits for them (something holds them: a finalizer, an unreachable kubelet, a container "
+                + "that does not stop)");
     }
 
     static Duration min(Duration a, Duration b) {

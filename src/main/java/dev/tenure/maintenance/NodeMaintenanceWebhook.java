@@ -1,12 +1,10 @@
 package dev.tenure.maintenance;
 
-import dev.tenure.kube.NodeCache;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionRequest;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponseBuilder;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import jakarta.inject.Inject;
 import jakarta.ws.rs.Consumes;
@@ -41,7 +39,7 @@ public class NodeMaintenanceWebhook {
     NodeMaintenanceAuthorizer authorizer;
 
     @Inject
-    NodeCache nodeCache;
+    AdmissionCaches caches;
 
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
@@ -107,27 +105,32 @@ public class NodeMaintenanceWebhook {
                     new NodeMaintenanceValidator.ClusterView(Optional.empty(), List.of(), List.of()),
                     limits);
         }
+        return errorsOfCreate(candidate, caches, elsewhere, limits);
+    }
+
+    /**
+     * A CREATE's refusals, read from {@code caches} (every replica runs them: no GET or LIST per review once they
+     * have synced). A cache that lags may admit a duplicate of a NodeMaintenance created a moment before; the
+     * reconciler refuses the later one ({@link NodeMaintenanceValidator#ahead}).
+     */
+    public static List<String> errorsOfCreate(
+            NodeMaintenance candidate,
+            AdmissionCaches caches,
+            NodesMaintainedElsewhere elsewhere,
+            NodeMaintenanceValidator.Limits limits) {
         String nodeName =
                 candidate.getSpec() == null ? null : candidate.getSpec().getNodeName();
-        // The shared trimmed Node cache when it runs (on the leader), so a CREATE costs no GET and no full Node
-        // LIST inside a fail-closed webhook; a node it has not seen yet (just created) is read from the API server.
-        Optional<SharedIndexInformer<Node>> cache = nodeCache.informer().filter(SharedIndexInformer::hasSynced);
-        Optional<Node> node = nodeName == null || nodeName.isBlank()
-                ? Optional.empty()
-                : cache.map(i -> i.getStore().getByKey(nodeName))
-                        .or(() -> Optional.ofNullable(
-                                client.nodes().withName(nodeName).get()));
-        List<Node> nodes = node.filter(NodeMaintenanceValidator::isControlPlane).isPresent()
-                ? cache.map(i -> i.getStore().list())
-                        .orElseGet(() -> client.nodes().list().getItems())
-                : List.of();
-        List<NodeMaintenance> all =
-                client.resources(NodeMaintenance.class).list().getItems();
+        Optional<Node> node = nodeName == null || nodeName.isBlank() ? Optional.empty() : caches.node(nodeName);
+        List<Node> nodes =
+                node.filter(NodeMaintenanceValidator::isControlPlane).isPresent() ? caches.nodes() : List.of();
         return NodeMaintenanceValidator.validate(
                 candidate,
                 null,
                 new NodeMaintenanceValidator.ClusterView(
-                        node, nodes, NodeMaintenanceValidator.ahead(candidate, all), elsewhere.nodes()),
+                        node,
+                        nodes,
+                        NodeMaintenanceValidator.ahead(candidate, caches.maintenances()),
+                        elsewhere.nodes()),
                 limits);
     }
 }

@@ -18,22 +18,76 @@ import java.io.IOException;
 import java.net.URL;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Future;
 
-/** The drain's API calls: list the node's pods, look up their DaemonSets, evict or delete a batch. */
+/**
+ * The drain's API calls: list the node's pods, look up their DaemonSets, evict or delete a batch; and what their
+ * answers told, for the messages: each pod's last PodDisruptionBudget refusal (the final "timed out" message names
+ * the budgets), and which stuck pods were already reported (one event per pod, not one per poll). Both are
+ * bounded and kept in memory only: a restarted operator reports a stuck pod once more.
+ */
 final class PodDrain {
+
+    /** Pods remembered at most, per memory: the oldest entries go first. */
+    static final int REMEMBERED = 10_000;
 
     private final KubernetesClient client;
     private final ExecutorService evictions;
+    private final Map<String, String> refusals = bounded();
+    private final Map<String, String> reportedStuck = bounded();
 
     PodDrain(KubernetesClient client, ExecutorService evictions) {
         this.client = client;
         this.evictions = evictions;
+    }
+
+    /** Pod uid → the message of its last eviction a PodDisruptionBudget refused; a removed pod is forgotten. */
+    Map<String, String> refusals() {
+        synchronized (refusals) {
+            return Map.copyOf(refusals);
+        }
+    }
+
+    /** Of {@code stuck}, the pods not reported before; they count as reported from now on. */
+    List<PodVerdict> firstReports(List<PodVerdict> stuck) {
+        synchronized (reportedStuck) {
+            return stuck.stream()
+                    .filter(v -> reportedStuck.put(idOf(v), v.key()) == null)
+                    .toList();
+        }
+    }
+
+    private static String idOf(PodVerdict v) {
+        return v.uid() != null ? v.uid() : v.key();
+    }
+
+    private static Map<String, String> bounded() {
+        return new LinkedHashMap<>() {
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<String, String> eldest) {
+                return size() > REMEMBERED;
+            }
+        };
+    }
+
+    private Outcome remembered(Outcome outcome) {
+        if (outcome.pod().uid() != null) {
+            synchronized (refusals) {
+                if (outcome.result() == Result.BLOCKED) {
+                    refusals.put(outcome.pod().uid(), outcome.message());
+                } else if (outcome.result() != Result.FAILED) {
+                    refusals.remove(outcome.pod().uid());
+                }
+            }
+        }
+        return outcome;
     }
 
     enum Result {
@@ -87,7 +141,7 @@ final class PodDrain {
         List<Future<Outcome>> futures = new ArrayList<>();
         for (PodVerdict pod : batch) {
             // the node lease's bound on this thread's writes goes with each eviction to the pool's thread
-            futures.add(evictions.submit(WorkFence.carry(() -> removeOne(pod, options))));
+            futures.add(evictions.submit(WorkFence.carry(() -> remembered(removeOne(pod, options)))));
         }
         List<Outcome> outcomes = new ArrayList<>();
         try {

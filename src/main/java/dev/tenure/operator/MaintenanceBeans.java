@@ -6,6 +6,7 @@ import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.FencedWrites;
 import dev.tenure.kube.NodeCache;
+import dev.tenure.maintenance.AdmissionCaches;
 import dev.tenure.maintenance.EventRecorder;
 import dev.tenure.maintenance.LeadershipHandover;
 import dev.tenure.maintenance.MaintenanceMachine;
@@ -131,13 +132,14 @@ public class MaintenanceBeans {
     AnnotationDoor annotationDoor(
             KubernetesClient client,
             NodeCache nodes,
+            AdmissionCaches caches,
             MaintenanceMachine machine,
             EventRecorder recorder,
             MaintenanceSettings maintenance,
             NodeMaintenanceValidator.Limits limits,
             AnnotationSettings settings,
             WorkFence fence) {
-        door = new AnnotationDoor(client, nodes, machine, recorder, maintenance, limits, settings);
+        door = new AnnotationDoor(client, nodes, caches, machine, recorder, maintenance, limits, settings);
         door.fencedBy(fence);
         return door;
     }

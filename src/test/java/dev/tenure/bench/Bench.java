@@ -99,6 +99,8 @@ public final class Bench {
         rows.put("5", this::fleet);
         rows.put("6", this::footprint);
         rows.put("7", this::scale);
+        rows.put("8", this::idleWrites);
+        rows.put("9", this::admission);
         return rows;
     }
 
@@ -519,6 +521,73 @@ public final class Bench {
     }
 
     /** Row 7: the cost curve as the cluster grows; as far as the emulator holds, and where it stops, said. */
+    /** Row 8 (issue 25): API writes of idle Succeeded maintenances, per maintenance per hour. */
+    private List<RowResult> idleWrites() throws Exception {
+        RowResult.Builder row = RowResult.of("8", "Idle maintenances: API writes per NodeMaintenance per hour");
+        if (!FootprintBench.jarPresent()) {
+            return List.of(
+                    row.skipped(FootprintBench.JAR + " is absent: run ./mvnw package -DskipTests (make bench does)"));
+        }
+        long t0 = System.nanoTime();
+        int n = Integer.getInteger("tenure.bench.idle.maintenances", quick ? 50 : 200);
+        Duration idle = Duration.ofSeconds(quick ? 60 : 180);
+        IdleWritesBench.Result r = IdleWritesBench.run(n, Duration.ofSeconds(5), idle);
+        String s = "Tenure, " + n + " idle maintenances";
+        row.measure(s, "NodeMaintenance writes (status included)", r.perMaintenancePerHour(r.maintenanceWrites()), "/h")
+                .measure(s, "node Lease writes (renewals)", r.perMaintenancePerHour(r.nodeLeaseWrites()), "/h")
+                .measure(s, "NodeMaintenance writes in the window", r.maintenanceWrites(), "")
+                .measure(s, "node Lease writes in the window", r.nodeLeaseWrites(), "")
+                .measure(
+                        s,
+                        "operator Lease writes (one per install)",
+                        r.operatorLeaseWrites() / r.idleSeconds() * 3600,
+                        "/h")
+                .measure(s, "time to all Succeeded", r.secondsToSucceeded(), "s")
+                .note(
+                        "the packaged operator with its defaults (node lease 60 s, renewed by its heartbeat every 15 s, a "
+                                + "quarter of it as the kubelet does; operator lease "
+                                + "renewed every 2 s); " + n
+                                + " nodes without pods, one NodeMaintenance each, all Succeeded, "
+                                + "then 5 s of settling and an idle window of " + Math.round(r.idleSeconds()) + " s")
+                .note("writes = POST/PUT/PATCH/DELETE in the emulated API server's request log; node Lease writes "
+                        + "exclude the kubelets' own in kube-node-lease; the goal is 0 NodeMaintenance writes")
+                .note("no peer figure: before issue 25 every idle maintenance rewrote its status at each renewal "
+                        + "(QuietStatusIT counts it on the old code)");
+        return List.of(row.ok((System.nanoTime() - t0) / 1e9));
+    }
+
+    /** Row 9 (issue 25): the webhook's CREATE review at 5,000 nodes, API reads against the caches. */
+    private List<RowResult> admission() throws Exception {
+        long t0 = System.nanoTime();
+        int nodes = Integer.getInteger("tenure.bench.admission.nodes", 5000);
+        int trials = quick ? 10 : 50;
+        AdmissionBench.Result r = AdmissionBench.run(nodes, 50, trials);
+        RowResult.Builder row = RowResult.of("9", "Admission: NodeMaintenance CREATE review at " + nodes + " nodes");
+        for (var e :
+                List.of(Map.entry("API reads (before issue 25)", r.api()), Map.entry("Tenure caches", r.cached()))) {
+            row.measure(e.getKey(), "p50 review", e.getValue().medianMillis(), "ms")
+                    .measure(e.getKey(), "p99 review", e.getValue().p99Millis(), "ms")
+                    .measure(e.getKey(), "reviews", e.getValue().count(), "")
+                    .measure(
+                            e.getKey(),
+                            "reviews past the 10 s timeout (refused: fail-closed)",
+                            e.getValue().failures(),
+                            "");
+        }
+        if (r.api().count() > 0) {
+            row.ratio(r.api().medianMillis() / r.cached().medianMillis(), "API reads p50 / cache p50");
+        }
+        row.note(nodes + " realistic Nodes (40 images with digests each, as row 7) and " + r.maintenances()
+                        + " NodeMaintenances; " + trials + " reviews per path after a warm-up, alternated; the "
+                        + "operator client's 10 s request timeout is the webhook's timeout")
+                .note("timed: the review's reads and rules (NodeMaintenanceWebhook.errorsOfCreate) for a worker "
+                        + "node; the HTTP round trip and the SubjectAccessReviews are the same on both paths and "
+                        + "not included")
+                .note("API reads = the same code before its caches sync: GET the Node, LIST all Nodes (the "
+                        + "annotation door's holds), LIST all NodeMaintenances, as every review did before issue 25");
+        return List.of(row.ok((System.nanoTime() - t0) / 1e9));
+    }
+
     private List<RowResult> scale() throws Exception {
         RowResult.Builder row = RowResult.of("7", "Scale: idle operator cost as nodes grow (packaged jar)");
         if (!FootprintBench.jarPresent()) {

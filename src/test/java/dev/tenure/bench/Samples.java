@@ -5,7 +5,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-/** Durations collected over trials, summarised as median and p95 (nearest rank). */
+/** Durations collected over trials, summarised as median, p95 and p99 (nearest rank). */
 final class Samples {
     private final List<Duration> values = new ArrayList<>();
     private int failures;
@@ -33,6 +33,10 @@ final class Samples {
 
     synchronized double p95Millis() {
         return percentileMillis(95);
+    }
+
+    synchronized double p99Millis() {
+        return percentileMillis(99);
     }
 
     synchronized double maxMillis() {

@@ -370,4 +370,72 @@ class DrainPlanTest {
         assertThat(DrainPlan.selects(selector, Map.of("tier", "c"))).isFalse();
         assertThat(DrainPlan.selects(selector, Map.of("tier", "a", "skip", ""))).isFalse();
     }
+
+    // ------------------------------------------------------------------ what the messages name (issue 25)
+
+    static Stream<Arguments> refusalsNamingBudgets() {
+        return Stream.of(
+                Arguments.of(
+                        "kube-apiserver 429, cause appended",
+                        "Cannot evict pod as it would violate the pod's disruption budget. The disruption budget "
+                                + "web-pdb needs 2 healthy pods and has 2 currently",
+                        List.of("ns/web-pdb")),
+                Arguments.of(
+                        "budget not yet observed by its controller",
+                        "Cannot evict pod as it would violate the pod's disruption budget. The disruption budget "
+                                + "db is still being processed by the server.",
+                        List.of("ns/db")),
+                Arguments.of(
+                        "no cause (an older or proxied API server)",
+                        "Cannot evict pod as it would violate the pod's disruption budget.",
+                        List.of()),
+                Arguments.of("no refusal", null, List.of()));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("refusalsNamingBudgets")
+    void aRefusalNamesItsBudgetsInThePodsNamespace(String name, String refusal, List<String> budgets) {
+        assertThat(DrainPlan.budgetsNamed("ns", refusal)).isEqualTo(budgets);
+    }
+
+    @Test
+    void aPodsLastRefusalIsCarriedWhileItIsStillToGo() {
+        DrainPlan.Observed refusedOnce = new DrainPlan.Observed(
+                Set.of("ns/ds"),
+                false,
+                Duration.ZERO,
+                Map.of("uid-a", NOW.minusSeconds(1)),
+                Map.of(
+                        "uid-a",
+                        "Cannot evict pod as it would violate the pod's disruption budget. The disruption budget web "
+                                + "needs 2 healthy pods and has 2 currently",
+                        "uid-ds",
+                        "The disruption budget other needs 1 healthy pods and has 1 currently"));
+
+        DrainPlan plan = DrainPlan.of(List.of(rs("a"), rs("b"), ds("ds")), DEFAULTS, refusedOnce, NOW);
+
+        assertThat(plan.verdicts().get(0).action())
+                .as("retry time passed: evicted again")
+                .isEqualTo(Action.EVICT);
+        assertThat(plan.verdicts().get(0).blockingBudgets()).containsExactly("ns/web");
+        assertThat(plan.verdicts().get(1).refusal()).isNull();
+        assertThat(plan.blockingBudgets())
+                .as("a pod left alone (DaemonSet) names no budget")
+                .containsExactly("ns/web");
+    }
+
+    @Test
+    void aPodTerminatingPastTheEndOfItsGracePeriodIsStuck() {
+        // deletionTimestamp is the end of the grace period (the API server sets deletion time + grace)
+        Pod past = terminating(owned("past", "ReplicaSet", "rs"), Duration.ofSeconds(1));
+        Pod within = terminating(owned("within", "ReplicaSet", "rs"), Duration.ofSeconds(-20));
+
+        DrainPlan plan = DrainPlan.of(List.of(past, within, rs("running")), DEFAULTS, HEALTHY, NOW);
+
+        assertThat(plan.stuckTerminating()).singleElement().satisfies(v -> {
+            assertThat(v.key()).isEqualTo("ns/past");
+            assertThat(v.graceEnded()).isEqualTo(NOW.minusSeconds(1));
+        });
+        assertThat(plan.with(Action.WAIT_TERMINATING)).hasSize(2);
+    }
 }

@@ -570,8 +570,59 @@ class MaintenanceMachineIT {
         MaintenanceState failed = drive(req, blocked, phase(Phase.Failed));
         assertThat(failed.lastError())
                 .contains("did not finish within 30s")
-                .contains("app/" + pods.get(0).getMetadata().getName());
+                .contains("app/" + pods.get(0).getMetadata().getName()
+                        + " (eviction refused by PodDisruptionBudget app/web)")
+                .endsWith("the last evictions were refused by PodDisruptionBudget app/web");
         assertThat(events).anyMatch(e -> e.startsWith("FailedMaintenance"));
+    }
+
+    /**
+     * Issue 25: a pod that outlives its grace period (here a finalizer holds it) keeps the drain waiting; a Warning
+     * names it once, not at every poll.
+     */
+    @Test
+    void aPodStuckTerminatingIsNamedOnceInAWarning() {
+        Pod held = cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .create()
+                .get(0);
+        String name = held.getMetadata().getName();
+        client.pods().inNamespace("app").withName(name).edit(p -> {
+            p.getMetadata().getFinalizers().add("example.com/hold");
+            return p;
+        });
+        MaintenanceState evicted = drive(
+                request("w1"),
+                MaintenanceState.initial(),
+                s -> s.phase() == Phase.Running
+                        && podsOn("w1").stream().allMatch(p -> p.getMetadata().getDeletionTimestamp() != null));
+        assertThat(events).noneMatch(e -> e.startsWith(MaintenanceEvents.STUCK_TERMINATING));
+
+        clock.advance(Duration.ofSeconds(31)); // past the 30 s grace period
+        MaintenanceState waiting = drive(
+                request("w1"),
+                evicted,
+                s -> events.stream().anyMatch(e -> e.startsWith(MaintenanceEvents.STUCK_TERMINATING)));
+        for (int i = 0; i < 5; i++) {
+            clock.advance(Duration.ofSeconds(1));
+            waiting = NodeMaintenanceStatuses.toState(NodeMaintenanceStatuses.toStatus(
+                    machine.advance(request("w1"), waiting, false, sink).state(), null, 1, clock.instant()));
+        }
+
+        assertThat(waiting.phase()).isEqualTo(Phase.Running);
+        assertThat(waiting.pendingPods()).containsExactly("app/" + name);
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.STUCK_TERMINATING))
+                .singleElement()
+                .asString()
+                .contains("app/" + name + " (grace period ended");
+        client.pods().inNamespace("app").withName(name).edit(p -> {
+            p.getMetadata().getFinalizers().remove("example.com/hold");
+            return p;
+        });
     }
 
     @Test

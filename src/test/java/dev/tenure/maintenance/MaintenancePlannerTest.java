@@ -78,6 +78,46 @@ class MaintenancePlannerTest {
     }
 
     @Test
+    void pastTheDrainTimeoutTheBudgetsThatRefusedTheLastEvictionsAreNamed() {
+        String refusal = "Cannot evict pod as it would violate the pod's disruption budget. The disruption budget web "
+                + "needs 2 healthy pods and has 2 currently";
+        DrainPlan plan = new DrainPlan(List.of(
+                new PodVerdict("shop", "a", "uid-a", Action.RETRY_LATER, "", refusal, null),
+                new PodVerdict("shop", "c", "uid-c", Action.EVICT, "", refusal, null),
+                new PodVerdict(
+                        "shop",
+                        "b",
+                        "uid-b",
+                        Action.WAIT_TERMINATING,
+                        "",
+                        null,
+                        Instant.parse("2026-03-01T09:59:00Z"))));
+
+        DrainVerdict v =
+                MaintenancePlanner.drain("w1", plan, timeout(Duration.ofSeconds(30)), 3, NOW.minusSeconds(30), 10, NOW);
+
+        assertThat(v)
+                .isEqualTo(new DrainVerdict.TimedOut("drain of node w1 did not finish within 30s; pods still on it: "
+                        + "shop/a (eviction refused by PodDisruptionBudget shop/web), "
+                        + "shop/c (eviction refused by PodDisruptionBudget shop/web), "
+                        + "shop/b (terminating past its grace period, which ended 2026-03-01T09:59:00Z); "
+                        + "the last evictions were refused by PodDisruptionBudget shop/web"));
+    }
+
+    @Test
+    void stuckPodsAreExplainedByNameAndNothingIsSaidWithoutNewOnes() {
+        PodVerdict stuck = new PodVerdict(
+                "shop", "b", "uid-b", Action.WAIT_TERMINATING, "", null, Instant.parse("2026-03-01T09:59:00Z"));
+
+        assertThat(MaintenancePlanner.stuckTerminating("w1", List.of(stuck)))
+                .hasValueSatisfying(m -> assertThat(m)
+                        .startsWith("pods still on node w1 past the end of their grace period: shop/b (grace period "
+                                + "ended 2026-03-01T09:59:00Z)")
+                        .contains("finalizer"));
+        assertThat(MaintenancePlanner.stuckTerminating("w1", List.of())).isEmpty();
+    }
+
+    @Test
     void oneBatchIsAtMostTheParallelismEvictionsFirstThenDeletions() {
         List<PodVerdict> verdicts = new java.util.ArrayList<>(
                 IntStream.range(0, 4).mapToObj(i -> pod("e" + i, Action.EVICT)).toList());

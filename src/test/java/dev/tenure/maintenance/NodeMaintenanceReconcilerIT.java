@@ -441,27 +441,54 @@ class NodeMaintenanceReconcilerIT {
     }
 
     @jakarta.inject.Inject
-    dev.tenure.kube.NodeCache nodeCache;
+    AdmissionCaches caches;
 
-    /** Issue 25: admission reads the Node from the shared trimmed cache, not with a GET per CREATE. */
+    /** Issue 25: admission reads the Node and the NodeMaintenances from the caches, not a GET and LISTs per CREATE. */
     @Test
     void webhookReadsTheNodeFromTheSharedCache() throws Exception {
         cluster().seed().node("cached-1").role("worker").create();
+        create("cached-other", "cached-2", s -> {});
         await().atMost(WAIT)
-                .until(() -> nodeCache
-                        .informer()
-                        .map(i -> i.getStore().getByKey("cached-1") != null)
-                        .orElse(false));
-        java.util.function.Predicate<ApiRequest> nodeReads = ApiRequest.resource("nodes")
+                .until(() -> caches.cached()
+                        && caches.node("cached-1").isPresent()
+                        && caches.maintenances().stream()
+                                .anyMatch(nm ->
+                                        "cached-other".equals(nm.getMetadata().getName())));
+        java.util.function.Predicate<ApiRequest> reads = ApiRequest.resource("nodes")
                 .and(r -> r.name().equals("cached-1") || r.verb().equals("list"))
+                .or(ApiRequest.resource("nodemaintenances").and(ApiRequest.verb("list")))
                 .and(r -> r.verb().equals("get") || r.verb().equals("list"));
-        long before = cluster().requests().count(nodeReads);
+        long before = cluster().requests().count(reads);
 
         assertThat(review("CREATE", nmJson("c1", "cached-1", ""), null)).contains("\"allowed\":true");
 
-        assertThat(cluster().requests().count(nodeReads))
-                .as("GET/LIST of nodes made for one admission review")
+        assertThat(cluster().requests().count(reads))
+                .as("GET/LIST of nodes and LIST of nodemaintenances made for one admission review")
                 .isEqualTo(before);
+        client().resources(NodeMaintenance.class).withName("cached-other").delete();
+    }
+
+    /**
+     * A webhook whose cache lags may admit a second NodeMaintenance of a node a moment after the first (both
+     * CREATEs reviewed before the first reached the cache). The reconciler's refusal rules decide between them:
+     * created together, the earlier goes ahead and the later ends Failed before touching the node.
+     */
+    @Test
+    void twoMaintenancesOfOneNodeCreatedTogetherStartOnlyTheEarlier() {
+        cluster().seed().node("lag-1").role("worker").create();
+        create("lag-a", "lag-1", s -> {});
+        create("lag-b", "lag-1", s -> {});
+
+        awaitPhase("lag-a", Phase.Succeeded);
+        awaitPhase("lag-b", Phase.Failed);
+        assertThat(get("lag-b").getStatus().getLastError()).contains("already has an active NodeMaintenance lag-a");
+        assertThat(eventReasons("lag-b")).doesNotContain(MaintenanceEvents.CORDONED, MaintenanceEvents.BEGIN);
+
+        client().resources(NodeMaintenance.class).withName("lag-b").delete();
+        client().resources(NodeMaintenance.class).withName("lag-a").delete();
+        await().atMost(WAIT).until(() -> get("lag-a") == null && get("lag-b") == null);
+        assertThat(client().nodes().withName("lag-1").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
     }
 
     static String nmJson(String name, String node, String extraSpec) {

@@ -1,12 +1,10 @@
 package dev.tenure.maintenance.annotation;
 
-import dev.tenure.kube.NodeCache;
+import dev.tenure.maintenance.AdmissionCaches;
 import dev.tenure.maintenance.NodeMaintenance;
 import dev.tenure.maintenance.NodeMaintenanceValidator;
 import dev.tenure.maintenance.NodesMaintainedElsewhere;
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
 import java.util.HashSet;
@@ -17,33 +15,33 @@ import java.util.Set;
 
 /**
  * Nodes in maintenance by the annotation protocol, for NodeMaintenance admission (uniqueness and the cap), and
- * the budget the annotation door applies to itself, counting both doors. Admission reads the operator's shared
- * trimmed Node cache when it runs; the annotation door's budget reads the Nodes (and NodeMaintenances) when asked.
+ * the budget the annotation door applies to itself, counting both doors. Both read the {@link AdmissionCaches}
+ * (no LIST per request once they have synced; a LIST each before).
  */
 @ApplicationScoped
 public class AnnotatedNodes implements NodesMaintainedElsewhere {
 
     static final String HELD_BY = "annotation " + MaintenanceAnnotation.REQUEST;
 
-    private final KubernetesClient client;
-    private final NodeCache cache;
+    private final AdmissionCaches caches;
 
     @Inject
-    public AnnotatedNodes(KubernetesClient client, NodeCache cache) {
-        this.client = client;
-        this.cache = cache;
+    public AnnotatedNodes(AdmissionCaches caches) {
+        this.caches = caches;
     }
 
-    /**
-     * From the shared trimmed Node cache (annotations are kept) when it runs, on the leader: admission inside a
-     * fail-closed webhook then costs no full Node LIST (issue 25); otherwise one LIST.
-     */
+    /** The index of the Node cache that files the Nodes the annotation door holds under {@link #HELD_BY}. */
+    static final String HELD_INDEX = "tenure.dev/held-by-annotation";
+
     @Override
     public Map<String, String> nodes() {
-        return heldByAnnotation(cache.informer()
-                .filter(SharedIndexInformer::hasSynced)
-                .map(i -> i.getStore().list())
-                .orElseGet(() -> client.nodes().list().getItems()));
+        return heldByAnnotation(caches.nodesIndexed(HELD_INDEX, AnnotatedNodes::heldKey, HELD_BY));
+    }
+
+    private static List<String> heldKey(Node n) {
+        return MaintenanceAnnotation.holdsNode(MaintenanceAnnotationController.annotationsOf(n))
+                ? List.of(HELD_BY)
+                : List.of();
     }
 
     static Map<String, String> heldByAnnotation(List<Node> nodes) {
@@ -56,13 +54,20 @@ public class AnnotatedNodes implements NodesMaintainedElsewhere {
         return out;
     }
 
-    /** The budget of the annotation door: the other nodes held by either door count against the limits. */
-    public static MaintenanceBudget budget(KubernetesClient client, NodeMaintenanceValidator.Limits limits) {
+    /**
+     * The budget of the annotation door: the other nodes held by either door count against the limits. From the
+     * caches: a hold written a moment ago by another worker may not be in them yet (the watch's delivery delay),
+     * as a LIST racing that write would not see it either; the door's own node is current, its event woke the
+     * reconcile and the informer delivers in order.
+     */
+    public static MaintenanceBudget budget(AdmissionCaches caches, NodeMaintenanceValidator.Limits limits) {
         return node -> {
-            List<Node> nodes = client.nodes().list().getItems();
-            Set<String> busy = new HashSet<>(heldByAnnotation(nodes).keySet());
-            for (NodeMaintenance nm :
-                    client.resources(NodeMaintenance.class).list().getItems()) {
+            // every Node only for a control-plane node's budget; the door's holds from their index
+            List<Node> nodes = NodeMaintenanceValidator.isControlPlane(node) ? caches.nodes() : List.of();
+            Set<String> busy =
+                    new HashSet<>(heldByAnnotation(caches.nodesIndexed(HELD_INDEX, AnnotatedNodes::heldKey, HELD_BY))
+                            .keySet());
+            for (NodeMaintenance nm : caches.maintenances()) {
                 if (nm.getMetadata().getDeletionTimestamp() == null
                         && nm.getSpec() != null
                         && NodeMaintenanceValidator.nodeOf(nm) != null

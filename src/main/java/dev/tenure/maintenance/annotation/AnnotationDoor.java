@@ -4,6 +4,7 @@ import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.KeyedWorkQueue;
 import dev.tenure.kube.NodeCache;
+import dev.tenure.maintenance.AdmissionCaches;
 import dev.tenure.maintenance.EventRecorder;
 import dev.tenure.maintenance.MaintenanceMachine;
 import dev.tenure.maintenance.MaintenanceSettings;
@@ -57,6 +58,7 @@ public final class AnnotationDoor {
     public AnnotationDoor(
             KubernetesClient client,
             NodeCache nodes,
+            AdmissionCaches caches,
             MaintenanceMachine machine,
             EventRecorder recorder,
             MaintenanceSettings maintenance,
@@ -76,7 +78,7 @@ public final class AnnotationDoor {
                 machine,
                 recorder,
                 settings,
-                AnnotatedNodes.budget(client, limits),
+                AnnotatedNodes.budget(caches, limits),
                 Clock.systemUTC());
     }
 

@@ -1,14 +1,19 @@
 package dev.tenure.maintenance.annotation;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import dev.tenure.kube.NodeCache;
+import dev.tenure.maintenance.AdmissionCaches;
 import dev.tenure.maintenance.NodeMaintenanceValidator.Limits;
+import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -22,9 +27,19 @@ class AnnotationBudgetIT {
 
     private final AnnotationFixture f = new AnnotationFixture();
 
+    private AdmissionCaches caches;
+
     @AfterEach
     void close() {
+        if (caches != null) {
+            caches.close();
+        }
         f.close();
+    }
+
+    /** Caches not started: every budget decision reads the API server (the fallback before they sync). */
+    private AdmissionCaches apiReads() {
+        return new AdmissionCaches(f.operatorClient, new NodeCache(f.operatorClient));
     }
 
     /** Marks {@code node} as held by the annotation door (a request whose lease was written). */
@@ -50,7 +65,7 @@ class AnnotationBudgetIT {
 
     @Test
     void aRequestOverTheClusterWideCapWaitsUntilAnotherMaintenanceEnds() {
-        f.budget = AnnotatedNodes.budget(f.operatorClient, new Limits(OptionalInt.of(1), OptionalInt.empty()));
+        f.budget = AnnotatedNodes.budget(apiReads(), new Limits(OptionalInt.of(1), OptionalInt.empty()));
         f.restart();
         heldByAnnotation("w2");
         f.request("600");
@@ -83,7 +98,7 @@ class AnnotationBudgetIT {
         for (String cp : new String[] {"cp1", "cp2", "cp3"}) {
             f.cluster.seed().node(cp).role("control-plane").create();
         }
-        f.budget = AnnotatedNodes.budget(f.operatorClient, Limits.none());
+        f.budget = AnnotatedNodes.budget(apiReads(), Limits.none());
         f.restart();
         heldByAnnotation("cp2");
         f.client
@@ -111,7 +126,7 @@ class AnnotationBudgetIT {
 
     @Test
     void aNodeTheDoorAlreadyHoldsIsNotHeldBackByItsOwnCount() {
-        f.budget = AnnotatedNodes.budget(f.operatorClient, new Limits(OptionalInt.of(1), OptionalInt.empty()));
+        f.budget = AnnotatedNodes.budget(apiReads(), new Limits(OptionalInt.of(1), OptionalInt.empty()));
         f.restart();
         f.request("600");
         f.drive(n -> MaintenanceAnnotation.ACTIVE.equals(f.status()));
@@ -120,5 +135,35 @@ class AnnotationBudgetIT {
         f.drive(n ->
                 MaintenanceAnnotation.ACTIVE.equals(f.status()) && f.lease().leaseDurationSeconds() == 930);
         assertThat(f.events(MaintenanceAnnotationController.BUDGET_EVENT)).isEmpty();
+    }
+
+    /**
+     * Issue 25: the door's budget reads the admission caches, not a LIST of Nodes and one of NodeMaintenances per
+     * decision; the cap still holds once the cache has seen the other node's hold.
+     */
+    @Test
+    void theBudgetReadsTheCachesNotTheApiServer() {
+        caches = new AdmissionCaches(f.operatorClient, new NodeCache(f.operatorClient));
+        caches.start();
+        f.budget = AnnotatedNodes.budget(caches, new Limits(OptionalInt.of(1), OptionalInt.empty()));
+        f.restart();
+        heldByAnnotation("w2");
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> caches.nodes().stream()
+                        .anyMatch(n -> "w2".equals(n.getMetadata().getName())
+                                && MaintenanceAnnotation.ACTIVE.equals(
+                                        n.getMetadata().getAnnotations().get(MaintenanceAnnotation.STATUS))));
+        Predicate<ApiRequest> lists =
+                ApiRequest.verb("list").and(ApiRequest.resource("nodes").or(ApiRequest.resource("nodemaintenances")));
+        long before = f.cluster.requests().count(lists);
+        f.request("600");
+
+        assertThat(f.reconcile()).contains(MaintenanceAnnotationController.BUDGET_RETRY);
+        assertThat(f.reconcile()).contains(MaintenanceAnnotationController.BUDGET_RETRY);
+
+        assertThat(f.status()).isEqualTo(MaintenanceAnnotation.WAITING);
+        assertThat(f.cluster.requests().count(lists))
+                .as("LISTs of nodes or nodemaintenances for two budget decisions")
+                .isEqualTo(before);
     }
 }
