@@ -55,6 +55,7 @@ public final class EmulatedCluster implements AutoCloseable {
         private int nodeLeaseDurationSeconds = 40;
         private List<String> leaseCandidateVersions = List.of("v1beta1", "v1alpha2");
         private int port;
+        private int watchCacheSize = 1000;
 
         /** Fast kubelets for tests: 30 s grace → 300 ms, node leases renewed every 200 ms. */
         public static Options forTests() {
@@ -106,6 +107,22 @@ public final class EmulatedCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Changes kept per resource for watches from a resourceVersion; a watch from one older gets 410 Gone
+         * (kube-apiserver keeps at least 100 per resource, more when they are younger than 75 s).
+         */
+        public Options watchCacheSize(int changes) {
+            if (changes < 1) {
+                throw new IllegalArgumentException("watchCacheSize must be >= 1, was " + changes);
+            }
+            this.watchCacheSize = changes;
+            return this;
+        }
+
+        public int watchCacheSize() {
+            return watchCacheSize;
+        }
+
         /** Port to listen on (0 = any free port). */
         public Options port(int port) {
             this.port = port;
@@ -151,7 +168,7 @@ public final class EmulatedCluster implements AutoCloseable {
 
     private EmulatedCluster(Options options) {
         this.options = options;
-        IndexedCrudDispatcher crud = new IndexedCrudDispatcher();
+        IndexedCrudDispatcher crud = new IndexedCrudDispatcher(options.watchCacheSize);
         this.store = new ClusterStore(crud);
         TableView tables = new TableView(store, options.clock);
         EmulatorDispatcher dispatcher = new EmulatorDispatcher(
@@ -180,6 +197,7 @@ public final class EmulatedCluster implements AutoCloseable {
         dispatcher.kubelets(kubelets);
         crud.onOrphans(orphan -> executor.execute(() -> dispatcher.collect(orphan)));
         this.dispatcher = dispatcher;
+        this.crud = crud;
         try {
             this.kubeconfig = writeKubeconfig(Files.createTempFile("emulated-cluster-", ".kubeconfig"));
             kubeconfig.toFile().deleteOnExit();
@@ -189,6 +207,7 @@ public final class EmulatedCluster implements AutoCloseable {
     }
 
     private final EmulatorDispatcher dispatcher;
+    private final IndexedCrudDispatcher crud;
 
     /** Watch events the emulated API server has sent so far, to every watching client. */
     public long watchEventsSent() {
@@ -352,6 +371,14 @@ public final class EmulatedCluster implements AutoCloseable {
      */
     public void enforceCrdSchemas(boolean enforce) {
         dispatcher.enforceCrdSchemas(enforce);
+    }
+
+    /**
+     * The API server ends every watch, as kube-apiserver does when a watch reaches its request timeout: clients watch
+     * again from the resourceVersion they last saw (and are told 410 Gone if the watch cache no longer has it).
+     */
+    public void closeWatches() {
+        crud.closeWatches();
     }
 
     public Options options() {

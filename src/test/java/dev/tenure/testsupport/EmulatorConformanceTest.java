@@ -41,6 +41,8 @@ class EmulatorConformanceTest {
     private static final String LEASES = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
 
     private static EmulatedCluster cluster;
+    /** Changes the conformance cluster keeps per resource for watches (the 410 row writes more). */
+    private static final int WATCH_CACHE = 50;
 
     /** One contract: what it is, the kube-apiserver source or doc it mirrors, and the check. */
     record Row(String contract, String upstream, Check check) {
@@ -59,7 +61,7 @@ class EmulatorConformanceTest {
 
     @BeforeAll
     static void start() throws IOException {
-        cluster = EmulatedCluster.start();
+        cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().watchCacheSize(WATCH_CACHE));
         try (InputStream in = Files.newInputStream(Path.of("deploy", "tenure-operator.yaml"))) {
             cluster.client().load(in).items().stream()
                     .filter(o -> o.getKind().equals("CustomResourceDefinition"))
@@ -502,6 +504,80 @@ class EmulatorConformanceTest {
                                     .isEqualTo(422);
                             patch(NM + "/" + name, MERGE, "{\"metadata\":{\"finalizers\":null}}");
                         }),
+                // ---- watches ----------------------------------------------------------------------------------
+                new Row(
+                        "a watch from a resourceVersion is sent every change after it, deletions included",
+                        "staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go getAllEventsSinceLocked;"
+                                + " docs reference/using-api/api-concepts \"Efficient detection of changes\"",
+                        name -> {
+                            ownedLease(name);
+                            ownedLease(name + "-gone");
+                            String since = get(LEASES)
+                                    .body()
+                                    .at("/metadata/resourceVersion")
+                                    .asText();
+                            patch(LEASES + "/" + name, MERGE, "{\"spec\":{\"holderIdentity\":\"after-list\"}}");
+                            assertThat(send("DELETE", LEASES + "/" + name + "-gone", null, null)
+                                            .code())
+                                    .isEqualTo(200);
+                            java.util.List<JsonNode> events =
+                                    watch(LEASES + "?watch=true&timeoutSeconds=1&resourceVersion=" + since);
+                            assertThat(events)
+                                    .extracting(e -> e.path("type").asText() + " "
+                                            + e.at("/object/metadata/name").asText())
+                                    .containsExactly("MODIFIED " + name, "DELETED " + name + "-gone");
+                            long modified = events.get(0)
+                                    .at("/object/metadata/resourceVersion")
+                                    .asLong();
+                            long deleted = events.get(1)
+                                    .at("/object/metadata/resourceVersion")
+                                    .asLong();
+                            assertThat(deleted)
+                                    .as("a deletion has a resourceVersion of its own")
+                                    .isGreaterThan(modified);
+                            assertThat(modified).isGreaterThan(Long.parseLong(since));
+                        }),
+                new Row(
+                        "a watch from a resourceVersion older than the watch cache keeps gets 410 Gone",
+                        "staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go getAllEventsSinceLocked"
+                                + " (too old resource version); cacher.go Watch (newErrWatcher: one ERROR event)",
+                        name -> {
+                            String path = "/api/v1/namespaces/default/configmaps";
+                            Http created = send(
+                                    "POST",
+                                    path,
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" + name
+                                            + "\"},\"data\":{\"n\":\"0\"}}");
+                            assertThat(created.code()).isEqualTo(201);
+                            String since = created.body()
+                                    .at("/metadata/resourceVersion")
+                                    .asText();
+                            for (int i = 1; i <= WATCH_CACHE + 1; i++) {
+                                patch(path + "/" + name, MERGE, "{\"data\":{\"n\":\"" + i + "\"}}");
+                            }
+                            java.util.List<JsonNode> events =
+                                    watch(path + "?watch=true&timeoutSeconds=1&resourceVersion=" + since);
+                            assertThat(events).hasSize(1);
+                            assertThat(events.get(0).path("type").asText()).isEqualTo("ERROR");
+                            assertThat(events.get(0).at("/object/code").asInt()).isEqualTo(410);
+                            assertThat(events.get(0).at("/object/reason").asText())
+                                    .isEqualTo("Expired");
+                            assertThat(events.get(0).at("/object/message").asText())
+                                    .startsWith("too old resource version: " + since + " (");
+                        }),
+                new Row(
+                        "a watch without a resourceVersion starts with the current objects, as ADDED",
+                        "staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go getAllEventsSinceLocked"
+                                + " (resourceVersion 0 or unset: the current state first)",
+                        name -> {
+                            ownedLease(name);
+                            assertThat(watch(LEASES + "?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3D"
+                                            + name))
+                                    .extracting(e -> e.path("type").asText() + " "
+                                            + e.at("/object/metadata/name").asText())
+                                    .containsExactly("ADDED " + name);
+                        }),
                 // ---- garbage collection ------------------------------------------------------------------------
                 new Row(
                         "an object whose owners are all deleted is deleted in the background (a node's Lease)",
@@ -567,6 +643,24 @@ class EmulatorConformanceTest {
                 "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"" + name
                         + "\",\"ownerReferences\":[" + owners + "]},\"spec\":{}}");
         assertThat(created.code()).as(created.body().toString()).isBetween(200, 201);
+    }
+
+    /** The events of an HTTP watch that ends by itself (timeoutSeconds), one JSON object per line. */
+    private static java.util.List<JsonNode> watch(String path) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(cluster.url() + path))
+                .header("User-Agent", EmulatedCluster.HARNESS_USER_AGENT)
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build();
+        HttpResponse<Stream<String>> r = HTTP.send(request, HttpResponse.BodyHandlers.ofLines());
+        assertThat(r.statusCode()).isEqualTo(200);
+        java.util.List<JsonNode> events = new java.util.ArrayList<>();
+        for (String line : (Iterable<String>) r.body()::iterator) {
+            if (!line.isBlank()) {
+                events.add(JSON.readTree(line));
+            }
+        }
+        return events;
     }
 
     private static void patch(String path, String type, String body) throws Exception {

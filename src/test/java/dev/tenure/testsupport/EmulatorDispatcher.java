@@ -442,12 +442,13 @@ final class EmulatorDispatcher extends Dispatcher {
         Optional<String> node = selector.equalTo("spec.nodeName").filter(n -> !n.isEmpty()); // "" = unscheduled pods
         if (node.isPresent() && api.verb().equals("list")) {
             // kubectl drain's and Tenure's list of a node's pods: only that node's pods are read and tested.
-            Optional<List<String>> onNode = crud.podsOnNode(path, node.get());
+            Optional<IndexedCrudDispatcher.Listing> onNode = crud.podsOnNode(path, node.get());
             if (onNode.isPresent()) {
-                List<String> kept = onNode.get().stream()
+                List<String> kept = onNode.get().items().stream()
+                        .map(IndexedCrudDispatcher.Stored::json)
                         .filter(pod -> selector.test(store.tree(pod)))
                         .toList();
-                return json(200, crud.list(kept));
+                return json(200, crud.list(kept, onNode.get().resourceVersion()));
             }
         }
         MockResponse response = crud.dispatch(

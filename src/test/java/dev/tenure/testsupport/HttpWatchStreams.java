@@ -99,11 +99,7 @@ final class HttpWatchStreams {
                             .putHeader(
                                     "Content-Type",
                                     table ? "application/json;as=Table;v=v1;g=meta.k8s.io" : "application/json");
-                    long since = numeric(request.getParam("resourceVersion"));
                     ws.textMessageHandler(event -> {
-                        if (replayed(event, since)) {
-                            return;
-                        }
                         if (!response.ended() && !response.closed()) {
                             response.write(Buffer.buffer(
                                     rewrite.apply(event, accept, request.getParam("includeObject")) + "\n"));
@@ -129,25 +125,6 @@ final class HttpWatchStreams {
                                     + "\"reason\":\"InternalError\",\"message\":\"emulated cluster: watch: "
                                     + String.valueOf(e.getMessage()).replace("\"", "'") + "\"}");
                 });
-    }
-
-    private static final java.util.regex.Pattern EVENT_HEAD =
-            java.util.regex.Pattern.compile("^\\{\"type\":\"ADDED\".*?\"resourceVersion\":\"(\\d+)\"");
-
-    /**
-     * The mock server starts every watch with an ADDED event per existing object; a client watching from the
-     * resourceVersion of its list has those already (kube-apiserver sends only later changes), so they are dropped.
-     */
-    static boolean replayed(String event, long since) {
-        if (since < 0) {
-            return false;
-        }
-        var m = EVENT_HEAD.matcher(event);
-        return m.find() && Long.parseLong(m.group(1)) <= since;
-    }
-
-    private static long numeric(String resourceVersion) {
-        return resourceVersion != null && resourceVersion.matches("\\d{1,18}") ? Long.parseLong(resourceVersion) : -1;
     }
 
     /** What is sent for one watch event. */
