@@ -160,6 +160,9 @@ public final class EmulatedCluster implements AutoCloseable {
     private final RequestLog requests = new RequestLog();
     private final Faults faults = new Faults();
     private final ScheduledExecutorService executor;
+    /** Writes that call admission webhooks run here, not on the mock server's event loop. */
+    private final java.util.concurrent.ExecutorService admissionCallers;
+
     private final KubeletSimulator kubelets;
     private final String url;
     private final Path kubeconfig;
@@ -185,10 +188,19 @@ public final class EmulatedCluster implements AutoCloseable {
             return t;
         });
         this.server = new MockWebServer();
+        this.admissionCallers = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "emulated-admission");
+            t.setDaemon(true);
+            return t;
+        });
         HttpWatchStreams.install(
                 server,
                 (event, accept, includeObject) ->
-                        TableView.wanted(accept) ? tables.watchEvent(event, includeObject) : event);
+                        TableView.wanted(accept) ? tables.watchEvent(event, includeObject) : event,
+                request -> request.method() != io.vertx.core.http.HttpMethod.GET
+                        && dispatcher.webhooks().any(),
+                dispatcher,
+                admissionCallers);
         server.setDispatcher(dispatcher);
         server.start(InetAddress.getLoopbackAddress(), options.port);
         OperatorRequestRecorder.forCluster(server.getPort()).ifPresent(r -> requests.observe(r::record));
@@ -381,6 +393,14 @@ public final class EmulatedCluster implements AutoCloseable {
         crud.closeWatches();
     }
 
+    /**
+     * Where a ValidatingWebhookConfiguration's {@code clientConfig.service} {@code namespace/name} is reached, e.g. the
+     * {@code @QuarkusTest} application's base URL (the emulated cluster has no Service network).
+     */
+    public void serviceUrl(String namespace, String name, String baseUrl) {
+        dispatcher.webhooks().serviceUrl(namespace, name, baseUrl);
+    }
+
     public Options options() {
         return options;
     }
@@ -388,6 +408,7 @@ public final class EmulatedCluster implements AutoCloseable {
     @Override
     public void close() {
         executor.shutdownNow();
+        admissionCallers.shutdownNow();
         clients.values().forEach(KubernetesClient::close);
         server.shutdown();
     }

@@ -58,6 +58,7 @@ final class EmulatorDispatcher extends Dispatcher {
     private final RequestLog log;
     private final Faults faults;
     private final Clock clock;
+    private final AdmissionWebhooks webhooks;
     private volatile KubeletSimulator kubelets;
 
     EmulatorDispatcher(
@@ -76,6 +77,13 @@ final class EmulatorDispatcher extends Dispatcher {
         this.log = log;
         this.faults = faults;
         this.clock = clock;
+        this.webhooks = new AdmissionWebhooks(() -> crud.stored("validatingwebhookconfigurations").stream()
+                .map(store::tree)
+                .toList());
+    }
+
+    AdmissionWebhooks webhooks() {
+        return webhooks;
     }
 
     void kubelets(KubeletSimulator kubelets) {
@@ -172,7 +180,17 @@ final class EmulatorDispatcher extends Dispatcher {
                 return evict(api, request.getUtf8Body());
             }
             if (api.is("delete", "pods")) {
+                Optional<MockResponse> refused = admission(api, "DELETE", null);
+                if (refused.isPresent()) {
+                    return refused.get();
+                }
                 return deletePod(api, request.getUtf8Body());
+            }
+        }
+        if (method.equals("DELETE") && api.isResourceRequest() && !api.name().isEmpty()) {
+            Optional<MockResponse> refused = admission(api, "DELETE", null);
+            if (refused.isPresent()) {
+                return refused.get();
             }
         }
         String contentType = String.valueOf(request.getHeader("Content-Type"));
@@ -214,6 +232,10 @@ final class EmulatorDispatcher extends Dispatcher {
                         return refused.get();
                     }
                     body = written.toString();
+                }
+                Optional<MockResponse> refused = admission(api, method.equals("POST") ? "CREATE" : "UPDATE", object);
+                if (refused.isPresent()) {
+                    return refused.get();
                 }
             }
             io.fabric8.mockwebserver.http.Buffer again = new io.fabric8.mockwebserver.http.Buffer();
@@ -298,6 +320,11 @@ final class EmulatorDispatcher extends Dispatcher {
                     }
                 }
             }
+            JsonNode stored = before;
+            Optional<MockResponse> refused = admission(api, "UPDATE", after, () -> stored);
+            if (refused.isPresent()) {
+                return refused.get();
+            }
             io.fabric8.mockwebserver.http.Buffer buffer = new io.fabric8.mockwebserver.http.Buffer();
             buffer.writeUtf8(after.toString());
             io.fabric8.mockwebserver.http.Headers headers = io.fabric8.mockwebserver.http.Headers.builder()
@@ -313,6 +340,61 @@ final class EmulatorDispatcher extends Dispatcher {
     }
 
     private volatile boolean enforceCrdSchemas = true;
+
+    /**
+     * The validating admission webhooks a write must pass ({@link AdmissionWebhooks}), after its schema, as in
+     * kube-apiserver; {@code object} is null for a DELETE, the stored object is read only if a webhook asks.
+     */
+    private Optional<MockResponse> admission(ApiRequest api, String operation, JsonNode object) {
+        return admission(api, operation, object, () -> {
+            MockResponse current = store.send(io.fabric8.mockwebserver.dsl.HttpMethod.GET, objectPath(api), null, null);
+            return current.code() == 200 ? store.tree(ClusterStore.body(current)) : null;
+        });
+    }
+
+    private Optional<MockResponse> admission(
+            ApiRequest api, String operation, JsonNode object, java.util.function.Supplier<JsonNode> old) {
+        if (!webhooks.any()) {
+            return Optional.empty();
+        }
+        String kind = object == null ? "" : object.path("kind").asText("");
+        if (kind.isEmpty()) {
+            kind = discovery.kind(api.apiGroup(), api.resource()).orElse("");
+        }
+        String name = api.name().isEmpty() && object != null
+                ? object.path("metadata").path("name").asText("")
+                : api.name();
+        return webhooks.review(new AdmissionWebhooks.Attributes(
+                        operation,
+                        api.apiGroup(),
+                        api.version(),
+                        api.resource(),
+                        api.subresource(),
+                        api.namespace() == null ? "" : api.namespace(),
+                        name,
+                        kind,
+                        username(api),
+                        object,
+                        old))
+                .map(r -> json(r.code(), r.status().toString()));
+    }
+
+    /** The user a request is taken to come from (the emulator has no authentication; RequestOrigin stands in). */
+    private static String username(ApiRequest api) {
+        return switch (RequestOrigin.of(api)) {
+            case OPERATOR -> "system:serviceaccount:tenure-system:tenure-operator";
+            case WORKLOAD -> "system:serviceaccount:default:workload";
+            default -> "kubernetes-admin";
+        };
+    }
+
+    /** The path of the object a request names, without its subresource. */
+    private static String objectPath(ApiRequest api) {
+        return api.subresource().isEmpty()
+                ? api.path()
+                : api.path()
+                        .substring(0, api.path().length() - api.subresource().length() - 1);
+    }
 
     /** Off: custom resources are stored as written, as by an API server that does not enforce CRD schemas. */
     void enforceCrdSchemas(boolean enforce) {

@@ -437,6 +437,22 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         }
     }
 
+    /** The JSON of every stored object of a resource (plural), in store order. */
+    List<String> stored(String plural) {
+        indexLock.readLock().lock();
+        try {
+            Map<AttributeSet, Stored> bucket = byPlural.get(plural);
+            return bucket == null
+                    ? List.of()
+                    : bucket.values().stream()
+                            .sorted(Comparator.comparingLong(Stored::seq))
+                            .map(Stored::json)
+                            .toList();
+        } finally {
+            indexLock.readLock().unlock();
+        }
+    }
+
     /** Where the garbage collector hears of objects whose owners are all gone. */
     void onOrphans(java.util.function.Consumer<Stored> orphans) {
         this.orphans = orphans;
