@@ -137,6 +137,34 @@ class EmulatorConformanceTest {
                             assertThat(nm.at("/status/phase").asText()).isEqualTo("Succeeded");
                         }),
                 new Row(
+                        "custom resource: a /status write is validated against the schema (the whole object)",
+                        "apiextensions-apiserver pkg/registry/customresource/status_strategy.go ValidateUpdate"
+                                + " (customResourceValidator.Validate of the whole object)",
+                        name -> {
+                            nodeMaintenanceWithStatus(name);
+                            for (String[] write : new String[][] {
+                                {MERGE, "{\"status\":{\"phase\":\"Bogus\"}}"},
+                                {JSON_PATCH, "[{\"op\":\"replace\",\"path\":\"/status/phase\",\"value\":\"Bogus\"}]"},
+                                {MERGE, "{\"status\":{\"drainProgress\":150}}"}
+                            }) {
+                                Http refused = send("PATCH", NM + "/" + name + "/status", write[0], write[1]);
+                                assertThat(refused.code()).as(write[1]).isEqualTo(422);
+                                assertThat(refused.body().path("message").asText())
+                                        .contains("status.");
+                            }
+                            JsonNode nm = get(NM + "/" + name).body();
+                            ((com.fasterxml.jackson.databind.node.ObjectNode) nm.path("status")).put("phase", "Bogus");
+                            Http put = send("PUT", NM + "/" + name + "/status", JSON_TYPE, nm.toString());
+                            assertThat(put.code()).isEqualTo(422);
+                            assertThat(put.body().path("message").asText()).contains("status.phase");
+                            assertThat(get(NM + "/" + name)
+                                            .body()
+                                            .at("/status/phase")
+                                            .asText())
+                                    .isEqualTo("Running");
+                            patch(NM + "/" + name + "/status", MERGE, "{\"status\":{\"phase\":\"Succeeded\"}}");
+                        }),
+                new Row(
                         "custom resource: status in a create is dropped",
                         "apiextensions-apiserver pkg/registry/customresource/strategy.go PrepareForCreate"
                                 + " (status subresource enabled: status is cleared)",

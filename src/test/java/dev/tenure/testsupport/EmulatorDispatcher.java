@@ -203,11 +203,38 @@ final class EmulatorDispatcher extends Dispatcher {
         if (method.equals("PATCH")
                 && api.isResourceRequest()
                 && !api.name().isEmpty()
-                && api.subresource().isEmpty()
+                && (api.subresource().isEmpty() || api.subresource().equals("status"))
                 && contentType.startsWith(JSON_PATCH)
                 && schema(api).isPresent()) {
-            // a custom resource's JSON patch: the result goes through its schema and rules like any write
+            // a custom resource's JSON patch (also of /status): the result goes through its schema and rules like any
+            // write
             return mergePatch(api, false, true, request.getUtf8Body());
+        }
+        if (method.equals("PUT") && api.isResourceRequest() && api.subresource().equals("status")) {
+            Optional<StructuralSchema> schema = schema(api);
+            String body = request.getUtf8Body(); // consumes the request's body: handed on anew below
+            if (schema.isPresent() && body != null && body.trim().startsWith("{")) {
+                JsonNode written = store.tree(body);
+                MockResponse current =
+                        store.send(io.fabric8.mockwebserver.dsl.HttpMethod.GET, objectPath(api), null, null);
+                if (current.code() == 200 && written instanceof ObjectNode w) {
+                    // the whole object is validated, with only its status taken from the request (see mergePatch)
+                    JsonNode old = store.tree(ClusterStore.body(current));
+                    ObjectNode candidate = (ObjectNode) old.deepCopy();
+                    candidate.set("status", w.path("status").deepCopy());
+                    Optional<MockResponse> refused = admitted(api, schema.get(), candidate, old);
+                    if (refused.isPresent()) {
+                        return refused.get();
+                    }
+                    if (candidate.has("status")) {
+                        w.set("status", candidate.get("status"));
+                    }
+                    body = w.toString();
+                }
+            }
+            io.fabric8.mockwebserver.http.Buffer again = new io.fabric8.mockwebserver.http.Buffer();
+            again.writeUtf8(body == null ? "" : body);
+            request = withBody(request, String.valueOf(request.getHeader("Content-Type")), again);
         }
         if ((method.equals("POST") || method.equals("PUT"))
                 && api.isResourceRequest()
@@ -306,6 +333,22 @@ final class EmulatorDispatcher extends Dispatcher {
                 meta.put(
                         "resourceVersion",
                         before.path("metadata").path("resourceVersion").asText());
+            }
+            if (api.subresource().equals("status") && after instanceof ObjectNode written) {
+                // kube-apiserver validates the whole object on a status write (apiextensions-apiserver
+                // pkg/registry/customresource/status_strategy.go ValidateUpdate): only status is taken from it
+                Optional<StructuralSchema> schema = schema(api);
+                if (schema.isPresent()) {
+                    ObjectNode candidate = ((ObjectNode) before.deepCopy());
+                    candidate.set("status", written.path("status").deepCopy());
+                    Optional<MockResponse> refused = admitted(api, schema.get(), candidate, before);
+                    if (refused.isPresent()) {
+                        return refused.get();
+                    }
+                    if (candidate.has("status")) {
+                        written.set("status", candidate.get("status"));
+                    }
+                }
             }
             if (api.subresource().isEmpty()) {
                 Optional<MockResponse> invalid = invalid(api, after);
