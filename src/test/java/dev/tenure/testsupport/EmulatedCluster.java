@@ -56,6 +56,8 @@ public final class EmulatedCluster implements AutoCloseable {
         private List<String> leaseCandidateVersions = List.of("v1beta1", "v1alpha2");
         private int port;
         private int watchCacheSize = 1000;
+        private Duration readinessDelay;
+        private Duration controllerInterval = Duration.ofMillis(200);
 
         /** Fast kubelets for tests: 30 s grace → 300 ms, node leases renewed every 200 ms. */
         public static Options forTests() {
@@ -119,6 +121,33 @@ public final class EmulatedCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * A living cluster ({@link LivingCluster}): ReplicaSets and StatefulSets replace deleted and evicted pods, a
+         * scheduler binds new pods to nodes that fit, and a bound pod becomes Ready {@code readinessDelay} later (on
+         * {@link #clock}). Off by default: a test's cluster changes only as the test and the operator change it.
+         */
+        public Options living(Duration readinessDelay) {
+            if (readinessDelay.isNegative()) {
+                throw new IllegalArgumentException("readinessDelay must be >= 0, was " + readinessDelay);
+            }
+            this.readinessDelay = readinessDelay;
+            return this;
+        }
+
+        /** How often the living cluster's controllers look (default 200 ms). */
+        public Options controllerInterval(Duration interval) {
+            if (interval.isZero() || interval.isNegative()) {
+                throw new IllegalArgumentException("controllerInterval must be positive, was " + interval);
+            }
+            this.controllerInterval = interval;
+            return this;
+        }
+
+        /** The readiness delay of a living cluster; null when the cluster is not living. */
+        public Duration readinessDelay() {
+            return readinessDelay;
+        }
+
         public int watchCacheSize() {
             return watchCacheSize;
         }
@@ -160,6 +189,8 @@ public final class EmulatedCluster implements AutoCloseable {
     private final RequestLog requests = new RequestLog();
     private final Faults faults = new Faults();
     private final ScheduledExecutorService executor;
+    /** Seeding a workload and a living cluster's controller round exclude each other (no pod created twice). */
+    private final java.util.concurrent.locks.ReentrantLock workloads = new java.util.concurrent.locks.ReentrantLock();
     /** Writes that call admission webhooks run here, not on the mock server's event loop. */
     private final java.util.concurrent.ExecutorService admissionCallers;
 
@@ -206,6 +237,10 @@ public final class EmulatedCluster implements AutoCloseable {
         OperatorRequestRecorder.forCluster(server.getPort()).ifPresent(r -> requests.observe(r::record));
         this.url = "http://127.0.0.1:" + server.getPort();
         this.kubelets = new KubeletSimulator(store, executor, options);
+        if (options.readinessDelay != null) {
+            new LivingCluster(
+                    store, executor, options.clock, options.controllerInterval, options.readinessDelay, workloads);
+        }
         dispatcher.kubelets(kubelets);
         crud.onOrphans(orphan -> executor.execute(() -> dispatcher.collect(orphan)));
         this.dispatcher = dispatcher;
@@ -343,7 +378,7 @@ public final class EmulatedCluster implements AutoCloseable {
 
     /** Fluent creation of nodes, workloads, pods, PDBs and namespaces (not recorded in the request log). */
     public ClusterSeed seed() {
-        return new ClusterSeed(store, kubelets, options.clock);
+        return new ClusterSeed(store, kubelets, options.clock, workloads);
     }
 
     /** An object as stored, read without an API request (so also from inside a request observer). */
