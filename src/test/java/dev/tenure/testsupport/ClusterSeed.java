@@ -52,7 +52,11 @@ public final class ClusterSeed {
     private final KubeletSimulator kubelets;
     private final Clock clock;
 
-    ClusterSeed(ClusterStore store, KubeletSimulator kubelets, Clock clock) {
+    /** Held while a workload and its pods are created, so a living cluster's controllers see them together. */
+    private final java.util.concurrent.locks.Lock workloads;
+
+    ClusterSeed(ClusterStore store, KubeletSimulator kubelets, Clock clock, java.util.concurrent.locks.Lock workloads) {
+        this.workloads = workloads;
         this.store = store;
         this.kubelets = kubelets;
         this.clock = clock;
@@ -343,6 +347,15 @@ public final class ClusterSeed {
 
         /** Creates the owner chain and the pods; returns the pods as stored. */
         public List<Pod> create() {
+            workloads.lock();
+            try {
+                return createAll();
+            } finally {
+                workloads.unlock();
+            }
+        }
+
+        private List<Pod> createAll() {
             namespace(namespace);
             List<Pod> pods = new ArrayList<>();
             Random names = new Random((namespace + "/" + name).hashCode());

@@ -55,6 +55,9 @@ public final class EmulatedCluster implements AutoCloseable {
         private int nodeLeaseDurationSeconds = 40;
         private List<String> leaseCandidateVersions = List.of("v1beta1", "v1alpha2");
         private int port;
+        private int watchCacheSize = 1000;
+        private Duration readinessDelay;
+        private Duration controllerInterval = Duration.ofMillis(200);
 
         /** Fast kubelets for tests: 30 s grace → 300 ms, node leases renewed every 200 ms. */
         public static Options forTests() {
@@ -106,6 +109,49 @@ public final class EmulatedCluster implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Changes kept per resource for watches from a resourceVersion; a watch from one older gets 410 Gone
+         * (kube-apiserver keeps at least 100 per resource, more when they are younger than 75 s).
+         */
+        public Options watchCacheSize(int changes) {
+            if (changes < 1) {
+                throw new IllegalArgumentException("watchCacheSize must be >= 1, was " + changes);
+            }
+            this.watchCacheSize = changes;
+            return this;
+        }
+
+        /**
+         * A living cluster ({@link LivingCluster}): ReplicaSets and StatefulSets replace deleted and evicted pods, a
+         * scheduler binds new pods to nodes that fit, and a bound pod becomes Ready {@code readinessDelay} later (on
+         * {@link #clock}). Off by default: a test's cluster changes only as the test and the operator change it.
+         */
+        public Options living(Duration readinessDelay) {
+            if (readinessDelay.isNegative()) {
+                throw new IllegalArgumentException("readinessDelay must be >= 0, was " + readinessDelay);
+            }
+            this.readinessDelay = readinessDelay;
+            return this;
+        }
+
+        /** How often the living cluster's controllers look (default 200 ms). */
+        public Options controllerInterval(Duration interval) {
+            if (interval.isZero() || interval.isNegative()) {
+                throw new IllegalArgumentException("controllerInterval must be positive, was " + interval);
+            }
+            this.controllerInterval = interval;
+            return this;
+        }
+
+        /** The readiness delay of a living cluster; null when the cluster is not living. */
+        public Duration readinessDelay() {
+            return readinessDelay;
+        }
+
+        public int watchCacheSize() {
+            return watchCacheSize;
+        }
+
         /** Port to listen on (0 = any free port). */
         public Options port(int port) {
             this.port = port;
@@ -143,6 +189,11 @@ public final class EmulatedCluster implements AutoCloseable {
     private final RequestLog requests = new RequestLog();
     private final Faults faults = new Faults();
     private final ScheduledExecutorService executor;
+    /** Seeding a workload and a living cluster's controller round exclude each other (no pod created twice). */
+    private final java.util.concurrent.locks.ReentrantLock workloads = new java.util.concurrent.locks.ReentrantLock();
+    /** Writes that call admission webhooks run here, not on the mock server's event loop. */
+    private final java.util.concurrent.ExecutorService admissionCallers;
+
     private final KubeletSimulator kubelets;
     private final String url;
     private final Path kubeconfig;
@@ -151,7 +202,7 @@ public final class EmulatedCluster implements AutoCloseable {
 
     private EmulatedCluster(Options options) {
         this.options = options;
-        IndexedCrudDispatcher crud = new IndexedCrudDispatcher();
+        IndexedCrudDispatcher crud = new IndexedCrudDispatcher(options.watchCacheSize);
         this.store = new ClusterStore(crud);
         TableView tables = new TableView(store, options.clock);
         EmulatorDispatcher dispatcher = new EmulatorDispatcher(
@@ -168,18 +219,32 @@ public final class EmulatedCluster implements AutoCloseable {
             return t;
         });
         this.server = new MockWebServer();
+        this.admissionCallers = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "emulated-admission");
+            t.setDaemon(true);
+            return t;
+        });
         HttpWatchStreams.install(
                 server,
                 (event, accept, includeObject) ->
-                        TableView.wanted(accept) ? tables.watchEvent(event, includeObject) : event);
+                        TableView.wanted(accept) ? tables.watchEvent(event, includeObject) : event,
+                request -> request.method() != io.vertx.core.http.HttpMethod.GET
+                        && dispatcher.webhooks().any(),
+                dispatcher,
+                admissionCallers);
         server.setDispatcher(dispatcher);
         server.start(InetAddress.getLoopbackAddress(), options.port);
         OperatorRequestRecorder.forCluster(server.getPort()).ifPresent(r -> requests.observe(r::record));
         this.url = "http://127.0.0.1:" + server.getPort();
         this.kubelets = new KubeletSimulator(store, executor, options);
+        if (options.readinessDelay != null) {
+            new LivingCluster(
+                    store, executor, options.clock, options.controllerInterval, options.readinessDelay, workloads);
+        }
         dispatcher.kubelets(kubelets);
         crud.onOrphans(orphan -> executor.execute(() -> dispatcher.collect(orphan)));
         this.dispatcher = dispatcher;
+        this.crud = crud;
         try {
             this.kubeconfig = writeKubeconfig(Files.createTempFile("emulated-cluster-", ".kubeconfig"));
             kubeconfig.toFile().deleteOnExit();
@@ -189,6 +254,7 @@ public final class EmulatedCluster implements AutoCloseable {
     }
 
     private final EmulatorDispatcher dispatcher;
+    private final IndexedCrudDispatcher crud;
 
     /** Watch events the emulated API server has sent so far, to every watching client. */
     public long watchEventsSent() {
@@ -312,7 +378,7 @@ public final class EmulatedCluster implements AutoCloseable {
 
     /** Fluent creation of nodes, workloads, pods, PDBs and namespaces (not recorded in the request log). */
     public ClusterSeed seed() {
-        return new ClusterSeed(store, kubelets, options.clock);
+        return new ClusterSeed(store, kubelets, options.clock, workloads);
     }
 
     /** An object as stored, read without an API request (so also from inside a request observer). */
@@ -354,6 +420,22 @@ public final class EmulatedCluster implements AutoCloseable {
         dispatcher.enforceCrdSchemas(enforce);
     }
 
+    /**
+     * The API server ends every watch, as kube-apiserver does when a watch reaches its request timeout: clients watch
+     * again from the resourceVersion they last saw (and are told 410 Gone if the watch cache no longer has it).
+     */
+    public void closeWatches() {
+        crud.closeWatches();
+    }
+
+    /**
+     * Where a ValidatingWebhookConfiguration's {@code clientConfig.service} {@code namespace/name} is reached, e.g. the
+     * {@code @QuarkusTest} application's base URL (the emulated cluster has no Service network).
+     */
+    public void serviceUrl(String namespace, String name, String baseUrl) {
+        dispatcher.webhooks().serviceUrl(namespace, name, baseUrl);
+    }
+
     public Options options() {
         return options;
     }
@@ -361,6 +443,7 @@ public final class EmulatedCluster implements AutoCloseable {
     @Override
     public void close() {
         executor.shutdownNow();
+        admissionCallers.shutdownNow();
         clients.values().forEach(KubernetesClient::close);
         server.shutdown();
     }

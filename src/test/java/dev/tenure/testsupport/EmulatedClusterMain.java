@@ -2,6 +2,7 @@ package dev.tenure.testsupport;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -32,8 +33,10 @@ public final class EmulatedClusterMain {
         Path kubeconfig = Path.of(args.length > 0 ? args[0] : "target/emulated-cluster.kubeconfig")
                 .toAbsolutePath();
         int port = args.length > 1 ? Integer.parseInt(args[1]) : 0;
-        EmulatedCluster cluster =
-                EmulatedCluster.start(EmulatedCluster.Options.forDemo().port(port));
+        EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forDemo()
+                .port(port)
+                .living(Duration.ofSeconds(5))
+                .controllerInterval(Duration.ofSeconds(1)));
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime()
                 .addShutdownHook(new Thread(

@@ -26,9 +26,21 @@ public class EmulatedClusterResource implements QuarkusTestResourceLifecycleMana
         return c;
     }
 
+    /** Init arg: a living cluster whose pods become Ready this long after they are bound (an ISO-8601 duration). */
+    public static final String LIVING = "living-readiness-delay";
+
+    private EmulatedCluster.Options options = EmulatedCluster.Options.forTests();
+
+    @Override
+    public void init(Map<String, String> initArgs) {
+        if (initArgs.containsKey(LIVING)) {
+            options = options.living(java.time.Duration.parse(initArgs.get(LIVING)));
+        }
+    }
+
     @Override
     public Map<String, String> start() {
-        current = EmulatedCluster.start(EmulatedCluster.Options.forTests());
+        current = EmulatedCluster.start(options);
         current.seed().namespace("tenure-system");
         return Map.of(
                 "quarkus.kubernetes-client.api-server-url", current.url(),

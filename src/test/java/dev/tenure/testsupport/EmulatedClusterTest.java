@@ -658,4 +658,58 @@ class EmulatedClusterTest {
             informer.close();
         }
     }
+
+    /**
+     * A fabric8 informer whose watch comes back with a resourceVersion the watch cache no longer keeps (here: more
+     * Lease changes in another namespace than the cache holds) is told 410 Gone and lists again, as client-go's
+     * reflector does; it ends up with the cluster's objects.
+     */
+    @Test
+    void anInformerListsAgainWhenItsResourceVersionIsGone() {
+        try (EmulatedCluster own =
+                EmulatedCluster.start(EmulatedCluster.Options.forTests().watchCacheSize(5))) {
+            KubernetesClient c = own.client();
+            c.leases().resource(lease("default", "kept")).create();
+            var informer = c.leases().inNamespace("default").inform();
+            try {
+                await().atMost(Duration.ofSeconds(20))
+                        .until(() -> informer.getStore().list().size() == 1);
+                java.util.function.Predicate<ApiRequest> leaseLists =
+                        r -> r.verb().equals("list") && r.resource().equals("leases");
+                long listsBefore = own.requests().count(leaseLists);
+
+                c.namespaces()
+                        .resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                                .withNewMetadata()
+                                .withName("elsewhere")
+                                .endMetadata()
+                                .build())
+                        .create();
+                for (int i = 0; i < 6; i++) {
+                    c.leases().resource(lease("elsewhere", "l" + i)).create();
+                }
+                own.closeWatches();
+                c.leases().resource(lease("default", "created")).create();
+
+                await().atMost(Duration.ofSeconds(30))
+                        .untilAsserted(() -> assertThat(informer.getStore().list())
+                                .extracting(l -> l.getMetadata().getName())
+                                .containsExactlyInAnyOrder("kept", "created"));
+                assertThat(own.requests().count(leaseLists))
+                        .as("the informer listed again after its watch was told 410 Gone")
+                        .isGreaterThan(listsBefore);
+            } finally {
+                informer.close();
+            }
+        }
+    }
+
+    private static Lease lease(String namespace, String name) {
+        return new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                .withNewMetadata()
+                .withNamespace(namespace)
+                .withName(name)
+                .endMetadata()
+                .build();
+    }
 }

@@ -41,6 +41,8 @@ class EmulatorConformanceTest {
     private static final String LEASES = "/apis/coordination.k8s.io/v1/namespaces/default/leases";
 
     private static EmulatedCluster cluster;
+    /** Changes the conformance cluster keeps per resource for watches (the 410 row writes more). */
+    private static final int WATCH_CACHE = 50;
 
     /** One contract: what it is, the kube-apiserver source or doc it mirrors, and the check. */
     record Row(String contract, String upstream, Check check) {
@@ -59,7 +61,7 @@ class EmulatorConformanceTest {
 
     @BeforeAll
     static void start() throws IOException {
-        cluster = EmulatedCluster.start();
+        cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().watchCacheSize(WATCH_CACHE));
         try (InputStream in = Files.newInputStream(Path.of("deploy", "tenure-operator.yaml"))) {
             cluster.client().load(in).items().stream()
                     .filter(o -> o.getKind().equals("CustomResourceDefinition"))
@@ -69,6 +71,9 @@ class EmulatorConformanceTest {
 
     @AfterAll
     static void stop() {
+        if (WEBHOOK != null) {
+            WEBHOOK.close();
+        }
         if (cluster != null) {
             cluster.close();
         }
@@ -130,6 +135,34 @@ class EmulatorConformanceTest {
                             JsonNode nm = get(NM + "/" + name).body();
                             assertThat(nm.at("/spec/reason").asText()).isEqualTo("conformance");
                             assertThat(nm.at("/status/phase").asText()).isEqualTo("Succeeded");
+                        }),
+                new Row(
+                        "custom resource: a /status write is validated against the schema (the whole object)",
+                        "apiextensions-apiserver pkg/registry/customresource/status_strategy.go ValidateUpdate"
+                                + " (customResourceValidator.Validate of the whole object)",
+                        name -> {
+                            nodeMaintenanceWithStatus(name);
+                            for (String[] write : new String[][] {
+                                {MERGE, "{\"status\":{\"phase\":\"Bogus\"}}"},
+                                {JSON_PATCH, "[{\"op\":\"replace\",\"path\":\"/status/phase\",\"value\":\"Bogus\"}]"},
+                                {MERGE, "{\"status\":{\"drainProgress\":150}}"}
+                            }) {
+                                Http refused = send("PATCH", NM + "/" + name + "/status", write[0], write[1]);
+                                assertThat(refused.code()).as(write[1]).isEqualTo(422);
+                                assertThat(refused.body().path("message").asText())
+                                        .contains("status.");
+                            }
+                            JsonNode nm = get(NM + "/" + name).body();
+                            ((com.fasterxml.jackson.databind.node.ObjectNode) nm.path("status")).put("phase", "Bogus");
+                            Http put = send("PUT", NM + "/" + name + "/status", JSON_TYPE, nm.toString());
+                            assertThat(put.code()).isEqualTo(422);
+                            assertThat(put.body().path("message").asText()).contains("status.phase");
+                            assertThat(get(NM + "/" + name)
+                                            .body()
+                                            .at("/status/phase")
+                                            .asText())
+                                    .isEqualTo("Running");
+                            patch(NM + "/" + name + "/status", MERGE, "{\"status\":{\"phase\":\"Succeeded\"}}");
                         }),
                 new Row(
                         "custom resource: status in a create is dropped",
@@ -502,6 +535,168 @@ class EmulatorConformanceTest {
                                     .isEqualTo(422);
                             patch(NM + "/" + name, MERGE, "{\"metadata\":{\"finalizers\":null}}");
                         }),
+                // ---- watches ----------------------------------------------------------------------------------
+                new Row(
+                        "a watch from a resourceVersion is sent every change after it, deletions included",
+                        "staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go getAllEventsSinceLocked;"
+                                + " docs reference/using-api/api-concepts \"Efficient detection of changes\"",
+                        name -> {
+                            ownedLease(name);
+                            ownedLease(name + "-gone");
+                            String since = get(LEASES)
+                                    .body()
+                                    .at("/metadata/resourceVersion")
+                                    .asText();
+                            patch(LEASES + "/" + name, MERGE, "{\"spec\":{\"holderIdentity\":\"after-list\"}}");
+                            assertThat(send("DELETE", LEASES + "/" + name + "-gone", null, null)
+                                            .code())
+                                    .isEqualTo(200);
+                            java.util.List<JsonNode> events =
+                                    watch(LEASES + "?watch=true&timeoutSeconds=1&resourceVersion=" + since);
+                            assertThat(events)
+                                    .extracting(e -> e.path("type").asText() + " "
+                                            + e.at("/object/metadata/name").asText())
+                                    .containsExactly("MODIFIED " + name, "DELETED " + name + "-gone");
+                            long modified = events.get(0)
+                                    .at("/object/metadata/resourceVersion")
+                                    .asLong();
+                            long deleted = events.get(1)
+                                    .at("/object/metadata/resourceVersion")
+                                    .asLong();
+                            assertThat(deleted)
+                                    .as("a deletion has a resourceVersion of its own")
+                                    .isGreaterThan(modified);
+                            assertThat(modified).isGreaterThan(Long.parseLong(since));
+                        }),
+                new Row(
+                        "a watch from a resourceVersion older than the watch cache keeps gets 410 Gone",
+                        "staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go getAllEventsSinceLocked"
+                                + " (too old resource version); cacher.go Watch (newErrWatcher: one ERROR event)",
+                        name -> {
+                            String path = "/api/v1/namespaces/default/configmaps";
+                            Http created = send(
+                                    "POST",
+                                    path,
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" + name
+                                            + "\"},\"data\":{\"n\":\"0\"}}");
+                            assertThat(created.code()).isEqualTo(201);
+                            String since = created.body()
+                                    .at("/metadata/resourceVersion")
+                                    .asText();
+                            for (int i = 1; i <= WATCH_CACHE + 1; i++) {
+                                patch(path + "/" + name, MERGE, "{\"data\":{\"n\":\"" + i + "\"}}");
+                            }
+                            java.util.List<JsonNode> events =
+                                    watch(path + "?watch=true&timeoutSeconds=1&resourceVersion=" + since);
+                            assertThat(events).hasSize(1);
+                            assertThat(events.get(0).path("type").asText()).isEqualTo("ERROR");
+                            assertThat(events.get(0).at("/object/code").asInt()).isEqualTo(410);
+                            assertThat(events.get(0).at("/object/reason").asText())
+                                    .isEqualTo("Expired");
+                            assertThat(events.get(0).at("/object/message").asText())
+                                    .startsWith("too old resource version: " + since + " (");
+                        }),
+                new Row(
+                        "a watch without a resourceVersion starts with the current objects, as ADDED",
+                        "staging/src/k8s.io/apiserver/pkg/storage/cacher/watch_cache.go getAllEventsSinceLocked"
+                                + " (resourceVersion 0 or unset: the current state first)",
+                        name -> {
+                            ownedLease(name);
+                            assertThat(watch(LEASES + "?watch=true&timeoutSeconds=1&fieldSelector=metadata.name%3D"
+                                            + name))
+                                    .extracting(e -> e.path("type").asText() + " "
+                                            + e.at("/object/metadata/name").asText())
+                                    .containsExactly("ADDED " + name);
+                        }),
+                // ---- validating admission webhooks -------------------------------------------------------------
+                new Row(
+                        "a matching webhook is sent an AdmissionReview; its refusal is the client's answer",
+                        "staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/validating/dispatcher.go;"
+                                + " webhook/errors/statuserror.go ToStatusErr (\"admission webhook %q denied the request\")",
+                        name -> withWebhook(
+                                name, "/verdict", "Fail", 10, "[\"CREATE\",\"UPDATE\"]", "[\"configmaps\"]", () -> {
+                                    Http denied = createConfigMap(name + "-no", "deny");
+                                    assertThat(denied.code()).isEqualTo(403);
+                                    assertThat(denied.body().path("message").asText())
+                                            .isEqualTo("admission webhook \"" + name
+                                                    + ".conformance.tenure.dev\" denied the request: verdict deny");
+                                    assertThat(get("/api/v1/namespaces/default/configmaps/" + name + "-no")
+                                                    .code())
+                                            .isEqualTo(404);
+                                    assertThat(createConfigMap(name + "-yes", "allow")
+                                                    .code())
+                                            .isEqualTo(201);
+                                    JsonNode review = WEBHOOK.reviews.get(WEBHOOK.reviews.size() - 1);
+                                    assertThat(review.at("/request/operation").asText())
+                                            .isEqualTo("CREATE");
+                                    assertThat(review.at("/request/resource/resource")
+                                                    .asText())
+                                            .isEqualTo("configmaps");
+                                    assertThat(review.at("/request/object/metadata/name")
+                                                    .asText())
+                                            .isEqualTo(name + "-yes");
+                                    Http update = send(
+                                            "PATCH",
+                                            "/api/v1/namespaces/default/configmaps/" + name + "-yes",
+                                            MERGE,
+                                            "{\"data\":{\"verdict\":\"deny\"}}");
+                                    assertThat(update.code())
+                                            .as("a patch is reviewed as the object it makes")
+                                            .isEqualTo(403);
+                                    review = WEBHOOK.reviews.get(WEBHOOK.reviews.size() - 1);
+                                    assertThat(review.at("/request/operation").asText())
+                                            .isEqualTo("UPDATE");
+                                    assertThat(review.at("/request/oldObject/data/verdict")
+                                                    .asText())
+                                            .isEqualTo("allow");
+                                })),
+                new Row(
+                        "rules: a write whose operation or resource no rule lists is not sent to the webhook",
+                        "staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/predicates/rules/rules.go Matcher",
+                        name -> withWebhook(name, "/verdict", "Fail", 10, "[\"DELETE\"]", "[\"configmaps\"]", () -> {
+                            int before = WEBHOOK.reviews.size();
+                            assertThat(createConfigMap(name, "deny").code()).isEqualTo(201);
+                            assertThat(WEBHOOK.reviews).hasSize(before);
+                            Http delete = send("DELETE", "/api/v1/namespaces/default/configmaps/" + name, null, null);
+                            assertThat(delete.code()).isEqualTo(403);
+                            assertThat(WEBHOOK.reviews
+                                            .get(before)
+                                            .at("/request/oldObject/data/verdict")
+                                            .asText())
+                                    .isEqualTo("deny");
+                        })),
+                new Row(
+                        "failurePolicy Fail: a webhook that cannot be called fails the request with 500",
+                        "staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/validating/dispatcher.go"
+                                + " (ErrCallingWebhook, failurePolicy Fail: apierrors.NewInternalError)",
+                        name -> withWebhookAt(name, "http://127.0.0.1:" + closedPort() + "/", "Fail", 10, () -> {
+                            Http failed = createConfigMap(name, "allow");
+                            assertThat(failed.code()).isEqualTo(500);
+                            assertThat(failed.body().path("message").asText())
+                                    .startsWith("Internal error occurred: failed calling webhook \"" + name
+                                            + ".conformance.tenure.dev\": failed to call webhook: Post");
+                        })),
+                new Row(
+                        "failurePolicy Ignore: a webhook that cannot be called is skipped",
+                        "staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/validating/dispatcher.go"
+                                + " (failurePolicy Ignore: the call's error is logged, the request admitted)",
+                        name -> withWebhookAt(
+                                name,
+                                "http://127.0.0.1:" + closedPort() + "/",
+                                "Ignore",
+                                10,
+                                () -> assertThat(createConfigMap(name, "allow").code())
+                                        .isEqualTo(201))),
+                new Row(
+                        "timeoutSeconds: a webhook slower than its timeout is a failed call",
+                        "staging/src/k8s.io/apiserver/pkg/admission/plugin/webhook/validating/dispatcher.go"
+                                + " (context deadline of timeoutSeconds)",
+                        name -> withWebhook(name, "/stall", "Fail", 1, "[\"CREATE\"]", "[\"configmaps\"]", () -> {
+                            Http failed = createConfigMap(name, "allow");
+                            assertThat(failed.code()).isEqualTo(500);
+                            assertThat(failed.body().path("message").asText()).endsWith("context deadline exceeded");
+                        })),
                 // ---- garbage collection ------------------------------------------------------------------------
                 new Row(
                         "an object whose owners are all deleted is deleted in the background (a node's Lease)",
@@ -567,6 +762,139 @@ class EmulatorConformanceTest {
                 "{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\",\"metadata\":{\"name\":\"" + name
                         + "\",\"ownerReferences\":[" + owners + "]},\"spec\":{}}");
         assertThat(created.code()).as(created.body().toString()).isBetween(200, 201);
+    }
+
+    /** The events of an HTTP watch that ends by itself (timeoutSeconds), one JSON object per line. */
+    private static java.util.List<JsonNode> watch(String path) throws Exception {
+        HttpRequest request = HttpRequest.newBuilder(URI.create(cluster.url() + path))
+                .header("User-Agent", EmulatedCluster.HARNESS_USER_AGENT)
+                .timeout(Duration.ofSeconds(30))
+                .GET()
+                .build();
+        HttpResponse<Stream<String>> r = HTTP.send(request, HttpResponse.BodyHandlers.ofLines());
+        assertThat(r.statusCode()).isEqualTo(200);
+        java.util.List<JsonNode> events = new java.util.ArrayList<>();
+        for (String line : (Iterable<String>) r.body()::iterator) {
+            if (!line.isBlank()) {
+                events.add(JSON.readTree(line));
+            }
+        }
+        return events;
+    }
+
+    /** A webhook server for the admission rows: {@code /verdict} denies when data.verdict is "deny". */
+    static final class Webhook implements AutoCloseable {
+        final java.util.List<JsonNode> reviews = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        final com.sun.net.httpserver.HttpServer server;
+
+        Webhook() throws IOException {
+            server = com.sun.net.httpserver.HttpServer.create(
+                    new java.net.InetSocketAddress(java.net.InetAddress.getLoopbackAddress(), 0), 0);
+            server.setExecutor(java.util.concurrent.Executors.newCachedThreadPool());
+            server.createContext("/", exchange -> {
+                JsonNode review = JSON.readTree(exchange.getRequestBody());
+                reviews.add(review);
+                if (exchange.getRequestURI().getPath().equals("/stall")) {
+                    try {
+                        release.await(30, java.util.concurrent.TimeUnit.SECONDS); // until the row is over
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                JsonNode object = review.at("/request/object").isMissingNode()
+                        ? review.at("/request/oldObject")
+                        : review.at("/request/object");
+                boolean deny = object.at("/data/verdict").asText().equals("deny");
+                com.fasterxml.jackson.databind.node.ObjectNode answer = JSON.createObjectNode()
+                        .put("apiVersion", "admission.k8s.io/v1")
+                        .put("kind", "AdmissionReview");
+                com.fasterxml.jackson.databind.node.ObjectNode response = answer.putObject("response")
+                        .put("uid", review.at("/request/uid").asText())
+                        .put("allowed", !deny);
+                if (deny) {
+                    response.putObject("status").put("code", 403).put("message", "verdict deny");
+                }
+                byte[] bytes = answer.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+                exchange.getResponseHeaders().add("Content-Type", JSON_TYPE);
+                exchange.sendResponseHeaders(200, bytes.length);
+                exchange.getResponseBody().write(bytes);
+                exchange.close();
+            });
+            server.start();
+        }
+
+        String url(String path) {
+            return "http://127.0.0.1:" + server.getAddress().getPort() + path;
+        }
+
+        @Override
+        public void close() {
+            release.countDown();
+            server.stop(0);
+        }
+    }
+
+    private static Webhook WEBHOOK;
+
+    @FunctionalInterface
+    interface Body {
+        void run() throws Exception;
+    }
+
+    /** Runs {@code body} with a ValidatingWebhookConfiguration for configmaps calling the test webhook at {@code path}. */
+    private static void withWebhook(
+            String name, String path, String failurePolicy, int timeout, String operations, String resources, Body body)
+            throws Exception {
+        if (WEBHOOK == null) {
+            WEBHOOK = new Webhook();
+        }
+        withWebhookConfiguration(name, WEBHOOK.url(path), failurePolicy, timeout, operations, resources, body);
+    }
+
+    private static void withWebhookAt(String name, String url, String failurePolicy, int timeout, Body body)
+            throws Exception {
+        withWebhookConfiguration(name, url, failurePolicy, timeout, "[\"CREATE\"]", "[\"configmaps\"]", body);
+    }
+
+    private static void withWebhookConfiguration(
+            String name, String url, String failurePolicy, int timeout, String operations, String resources, Body body)
+            throws Exception {
+        String configurations = "/apis/admissionregistration.k8s.io/v1/validatingwebhookconfigurations";
+        Http created = send(
+                "POST",
+                configurations,
+                JSON_TYPE,
+                "{\"apiVersion\":\"admissionregistration.k8s.io/v1\",\"kind\":\"ValidatingWebhookConfiguration\","
+                        + "\"metadata\":{\"name\":\"" + name + "\"},\"webhooks\":[{\"name\":\"" + name
+                        + ".conformance.tenure.dev\",\"admissionReviewVersions\":[\"v1\"],\"sideEffects\":\"None\","
+                        + "\"failurePolicy\":\"" + failurePolicy + "\",\"timeoutSeconds\":" + timeout + ","
+                        + "\"clientConfig\":{\"url\":\"" + url + "\"},\"rules\":[{\"operations\":" + operations
+                        + ",\"apiGroups\":[\"\"],\"apiVersions\":[\"v1\"],\"resources\":" + resources + "}]}]}");
+        assertThat(created.code()).as(created.body().toString()).isEqualTo(201);
+        try {
+            body.run();
+        } finally {
+            assertThat(send("DELETE", configurations + "/" + name, null, null).code())
+                    .isEqualTo(200);
+        }
+    }
+
+    private static Http createConfigMap(String name, String verdict) throws Exception {
+        return send(
+                "POST",
+                "/api/v1/namespaces/default/configmaps",
+                JSON_TYPE,
+                "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" + name
+                        + "\"},\"data\":{\"verdict\":\"" + verdict + "\"}}");
+    }
+
+    /** A local port nothing listens on. */
+    private static int closedPort() throws IOException {
+        try (java.net.ServerSocket socket =
+                new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
     }
 
     private static void patch(String path, String type, String body) throws Exception {

@@ -58,6 +58,7 @@ final class EmulatorDispatcher extends Dispatcher {
     private final RequestLog log;
     private final Faults faults;
     private final Clock clock;
+    private final AdmissionWebhooks webhooks;
     private volatile KubeletSimulator kubelets;
 
     EmulatorDispatcher(
@@ -76,6 +77,13 @@ final class EmulatorDispatcher extends Dispatcher {
         this.log = log;
         this.faults = faults;
         this.clock = clock;
+        this.webhooks = new AdmissionWebhooks(() -> crud.stored("validatingwebhookconfigurations").stream()
+                .map(store::tree)
+                .toList());
+    }
+
+    AdmissionWebhooks webhooks() {
+        return webhooks;
     }
 
     void kubelets(KubeletSimulator kubelets) {
@@ -172,7 +180,17 @@ final class EmulatorDispatcher extends Dispatcher {
                 return evict(api, request.getUtf8Body());
             }
             if (api.is("delete", "pods")) {
+                Optional<MockResponse> refused = admission(api, "DELETE", null);
+                if (refused.isPresent()) {
+                    return refused.get();
+                }
                 return deletePod(api, request.getUtf8Body());
+            }
+        }
+        if (method.equals("DELETE") && api.isResourceRequest() && !api.name().isEmpty()) {
+            Optional<MockResponse> refused = admission(api, "DELETE", null);
+            if (refused.isPresent()) {
+                return refused.get();
             }
         }
         String contentType = String.valueOf(request.getHeader("Content-Type"));
@@ -185,11 +203,38 @@ final class EmulatorDispatcher extends Dispatcher {
         if (method.equals("PATCH")
                 && api.isResourceRequest()
                 && !api.name().isEmpty()
-                && api.subresource().isEmpty()
+                && (api.subresource().isEmpty() || api.subresource().equals("status"))
                 && contentType.startsWith(JSON_PATCH)
                 && schema(api).isPresent()) {
-            // a custom resource's JSON patch: the result goes through its schema and rules like any write
+            // a custom resource's JSON patch (also of /status): the result goes through its schema and rules like any
+            // write
             return mergePatch(api, false, true, request.getUtf8Body());
+        }
+        if (method.equals("PUT") && api.isResourceRequest() && api.subresource().equals("status")) {
+            Optional<StructuralSchema> schema = schema(api);
+            String body = request.getUtf8Body(); // consumes the request's body: handed on anew below
+            if (schema.isPresent() && body != null && body.trim().startsWith("{")) {
+                JsonNode written = store.tree(body);
+                MockResponse current =
+                        store.send(io.fabric8.mockwebserver.dsl.HttpMethod.GET, objectPath(api), null, null);
+                if (current.code() == 200 && written instanceof ObjectNode w) {
+                    // the whole object is validated, with only its status taken from the request (see mergePatch)
+                    JsonNode old = store.tree(ClusterStore.body(current));
+                    ObjectNode candidate = (ObjectNode) old.deepCopy();
+                    candidate.set("status", w.path("status").deepCopy());
+                    Optional<MockResponse> refused = admitted(api, schema.get(), candidate, old);
+                    if (refused.isPresent()) {
+                        return refused.get();
+                    }
+                    if (candidate.has("status")) {
+                        w.set("status", candidate.get("status"));
+                    }
+                    body = w.toString();
+                }
+            }
+            io.fabric8.mockwebserver.http.Buffer again = new io.fabric8.mockwebserver.http.Buffer();
+            again.writeUtf8(body == null ? "" : body);
+            request = withBody(request, String.valueOf(request.getHeader("Content-Type")), again);
         }
         if ((method.equals("POST") || method.equals("PUT"))
                 && api.isResourceRequest()
@@ -214,6 +259,10 @@ final class EmulatorDispatcher extends Dispatcher {
                         return refused.get();
                     }
                     body = written.toString();
+                }
+                Optional<MockResponse> refused = admission(api, method.equals("POST") ? "CREATE" : "UPDATE", object);
+                if (refused.isPresent()) {
+                    return refused.get();
                 }
             }
             io.fabric8.mockwebserver.http.Buffer again = new io.fabric8.mockwebserver.http.Buffer();
@@ -285,6 +334,22 @@ final class EmulatorDispatcher extends Dispatcher {
                         "resourceVersion",
                         before.path("metadata").path("resourceVersion").asText());
             }
+            if (api.subresource().equals("status") && after instanceof ObjectNode written) {
+                // kube-apiserver validates the whole object on a status write (apiextensions-apiserver
+                // pkg/registry/customresource/status_strategy.go ValidateUpdate): only status is taken from it
+                Optional<StructuralSchema> schema = schema(api);
+                if (schema.isPresent()) {
+                    ObjectNode candidate = ((ObjectNode) before.deepCopy());
+                    candidate.set("status", written.path("status").deepCopy());
+                    Optional<MockResponse> refused = admitted(api, schema.get(), candidate, before);
+                    if (refused.isPresent()) {
+                        return refused.get();
+                    }
+                    if (candidate.has("status")) {
+                        written.set("status", candidate.get("status"));
+                    }
+                }
+            }
             if (api.subresource().isEmpty()) {
                 Optional<MockResponse> invalid = invalid(api, after);
                 if (invalid.isPresent()) {
@@ -297,6 +362,11 @@ final class EmulatorDispatcher extends Dispatcher {
                         return refused.get();
                     }
                 }
+            }
+            JsonNode stored = before;
+            Optional<MockResponse> refused = admission(api, "UPDATE", after, () -> stored);
+            if (refused.isPresent()) {
+                return refused.get();
             }
             io.fabric8.mockwebserver.http.Buffer buffer = new io.fabric8.mockwebserver.http.Buffer();
             buffer.writeUtf8(after.toString());
@@ -313,6 +383,61 @@ final class EmulatorDispatcher extends Dispatcher {
     }
 
     private volatile boolean enforceCrdSchemas = true;
+
+    /**
+     * The validating admission webhooks a write must pass ({@link AdmissionWebhooks}), after its schema, as in
+     * kube-apiserver; {@code object} is null for a DELETE, the stored object is read only if a webhook asks.
+     */
+    private Optional<MockResponse> admission(ApiRequest api, String operation, JsonNode object) {
+        return admission(api, operation, object, () -> {
+            MockResponse current = store.send(io.fabric8.mockwebserver.dsl.HttpMethod.GET, objectPath(api), null, null);
+            return current.code() == 200 ? store.tree(ClusterStore.body(current)) : null;
+        });
+    }
+
+    private Optional<MockResponse> admission(
+            ApiRequest api, String operation, JsonNode object, java.util.function.Supplier<JsonNode> old) {
+        if (!webhooks.any()) {
+            return Optional.empty();
+        }
+        String kind = object == null ? "" : object.path("kind").asText("");
+        if (kind.isEmpty()) {
+            kind = discovery.kind(api.apiGroup(), api.resource()).orElse("");
+        }
+        String name = api.name().isEmpty() && object != null
+                ? object.path("metadata").path("name").asText("")
+                : api.name();
+        return webhooks.review(new AdmissionWebhooks.Attributes(
+                        operation,
+                        api.apiGroup(),
+                        api.version(),
+                        api.resource(),
+                        api.subresource(),
+                        api.namespace() == null ? "" : api.namespace(),
+                        name,
+                        kind,
+                        username(api),
+                        object,
+                        old))
+                .map(r -> json(r.code(), r.status().toString()));
+    }
+
+    /** The user a request is taken to come from (the emulator has no authentication; RequestOrigin stands in). */
+    private static String username(ApiRequest api) {
+        return switch (RequestOrigin.of(api)) {
+            case OPERATOR -> "system:serviceaccount:tenure-system:tenure-operator";
+            case WORKLOAD -> "system:serviceaccount:default:workload";
+            default -> "kubernetes-admin";
+        };
+    }
+
+    /** The path of the object a request names, without its subresource. */
+    private static String objectPath(ApiRequest api) {
+        return api.subresource().isEmpty()
+                ? api.path()
+                : api.path()
+                        .substring(0, api.path().length() - api.subresource().length() - 1);
+    }
 
     /** Off: custom resources are stored as written, as by an API server that does not enforce CRD schemas. */
     void enforceCrdSchemas(boolean enforce) {
@@ -442,12 +567,13 @@ final class EmulatorDispatcher extends Dispatcher {
         Optional<String> node = selector.equalTo("spec.nodeName").filter(n -> !n.isEmpty()); // "" = unscheduled pods
         if (node.isPresent() && api.verb().equals("list")) {
             // kubectl drain's and Tenure's list of a node's pods: only that node's pods are read and tested.
-            Optional<List<String>> onNode = crud.podsOnNode(path, node.get());
+            Optional<IndexedCrudDispatcher.Listing> onNode = crud.podsOnNode(path, node.get());
             if (onNode.isPresent()) {
-                List<String> kept = onNode.get().stream()
+                List<String> kept = onNode.get().items().stream()
+                        .map(IndexedCrudDispatcher.Stored::json)
                         .filter(pod -> selector.test(store.tree(pod)))
                         .toList();
-                return json(200, crud.list(kept));
+                return json(200, crud.list(kept, onNode.get().resourceVersion()));
             }
         }
         MockResponse response = crud.dispatch(

@@ -39,6 +39,21 @@ final class HttpWatchStreams {
      * @param rewrite the line to send for an event line, given the request's Accept header and includeObject
      */
     static void install(MockWebServer server, Rewrite rewrite) {
+        install(server, rewrite, request -> false, null, null);
+    }
+
+    /**
+     * As {@link #install(MockWebServer, Rewrite)}; besides, a request {@code offLoop} picks is dispatched to
+     * {@code dispatcher} on {@code workers} instead of the server's one event loop: a write that calls an admission
+     * webhook waits for it, and the webhook may call this server back meanwhile (the operator's webhook reads
+     * NodeMaintenances), which an event loop blocked on the call could never answer.
+     */
+    static void install(
+            MockWebServer server,
+            Rewrite rewrite,
+            java.util.function.Predicate<HttpServerRequest> offLoop,
+            io.fabric8.mockwebserver.http.Dispatcher dispatcher,
+            java.util.concurrent.Executor workers) {
         try {
             Field field = MockWebServer.class.getDeclaredField("vertx");
             field.setAccessible(true);
@@ -55,6 +70,8 @@ final class HttpWatchStreams {
                                 if (isHttpWatch(request)) {
                                     port.set(request.localAddress().port());
                                     stream(real, request, port.get(), rewrite);
+                                } else if (offLoop.test(request)) {
+                                    dispatchOffLoop(real, request, dispatcher, workers);
                                 } else {
                                     mock.handle(request);
                                 }
@@ -69,6 +86,53 @@ final class HttpWatchStreams {
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException("cannot wrap the mock server's request handler", e);
         }
+    }
+
+    private static void dispatchOffLoop(
+            Vertx vertx,
+            HttpServerRequest request,
+            io.fabric8.mockwebserver.http.Dispatcher dispatcher,
+            java.util.concurrent.Executor workers) {
+        io.vertx.core.Context context = vertx.getOrCreateContext();
+        request.body()
+                .onSuccess(body -> workers.execute(() -> {
+                    io.fabric8.mockwebserver.http.MockResponse response;
+                    try {
+                        response = dispatcher.dispatch(new io.fabric8.mockwebserver.http.RecordedRequest(
+                                "HTTP/1.1",
+                                io.fabric8.mockwebserver.dsl.HttpMethod.fromVertx(request.method()),
+                                request.uri(),
+                                io.fabric8.mockwebserver.http.Headers.builder()
+                                        .addAll(request.headers())
+                                        .build(),
+                                new io.fabric8.mockwebserver.http.Buffer(body.getBytes())));
+                    } catch (RuntimeException e) {
+                        response = new io.fabric8.mockwebserver.http.MockResponse()
+                                .setResponseCode(500)
+                                .setBody(
+                                        "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"code\":500,"
+                                                + "\"reason\":\"InternalError\"}");
+                    }
+                    io.fabric8.mockwebserver.http.MockResponse answer = response;
+                    Handler<Void> write = v -> {
+                        HttpServerResponse out = request.response().setStatusCode(answer.code());
+                        answer.getHeaders().toMultimap().forEach((name, values) -> out.putHeader(name, values));
+                        byte[] bytes = answer.getBody() == null
+                                ? new byte[0]
+                                : answer.getBody().getBytes();
+                        out.end(Buffer.buffer(bytes));
+                    };
+                    long delay = answer.getBodyDelay() == null
+                            ? 0
+                            : answer.getBodyDelay().toMillis();
+                    context.runOnContext(v -> {
+                        if (delay > 0) {
+                            vertx.setTimer(delay, id -> write.handle(null));
+                        } else {
+                            write.handle(null);
+                        }
+                    });
+                }));
     }
 
     static boolean isHttpWatch(HttpServerRequest request) {
@@ -99,11 +163,7 @@ final class HttpWatchStreams {
                             .putHeader(
                                     "Content-Type",
                                     table ? "application/json;as=Table;v=v1;g=meta.k8s.io" : "application/json");
-                    long since = numeric(request.getParam("resourceVersion"));
                     ws.textMessageHandler(event -> {
-                        if (replayed(event, since)) {
-                            return;
-                        }
                         if (!response.ended() && !response.closed()) {
                             response.write(Buffer.buffer(
                                     rewrite.apply(event, accept, request.getParam("includeObject")) + "\n"));
@@ -129,25 +189,6 @@ final class HttpWatchStreams {
                                     + "\"reason\":\"InternalError\",\"message\":\"emulated cluster: watch: "
                                     + String.valueOf(e.getMessage()).replace("\"", "'") + "\"}");
                 });
-    }
-
-    private static final java.util.regex.Pattern EVENT_HEAD =
-            java.util.regex.Pattern.compile("^\\{\"type\":\"ADDED\".*?\"resourceVersion\":\"(\\d+)\"");
-
-    /**
-     * The mock server starts every watch with an ADDED event per existing object; a client watching from the
-     * resourceVersion of its list has those already (kube-apiserver sends only later changes), so they are dropped.
-     */
-    static boolean replayed(String event, long since) {
-        if (since < 0) {
-            return false;
-        }
-        var m = EVENT_HEAD.matcher(event);
-        return m.find() && Long.parseLong(m.group(1)) <= since;
-    }
-
-    private static long numeric(String resourceVersion) {
-        return resourceVersion != null && resourceVersion.matches("\\d{1,18}") ? Long.parseLong(resourceVersion) : -1;
     }
 
     /** What is sent for one watch event. */

@@ -76,13 +76,74 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
     private volatile java.util.function.Consumer<Stored> orphans = s -> {};
 
     private final AtomicLong writes = new AtomicLong();
-    private final AtomicLong resourceVersion = new AtomicLong();
+    /** The resourceVersion of the last change indexed: what a list of the index reflects (under indexLock). */
+    private long indexedResourceVersion;
+    /** The resourceVersion the store gave the write this thread is handling (its new object's), if any. */
+    private static final ThreadLocal<Long> WRITTEN_VERSION = new ThreadLocal<>();
+
+    private final WatchCache watchCache;
+    /** The CRUD store's own lock: writes hold it exclusively, so a watch opens between two of them. */
+    private final java.util.concurrent.locks.Lock storeReadLock;
+
+    /** @param watchCacheCapacity changes kept per resource for watches from a resourceVersion ({@link WatchCache}) */
+    IndexedCrudDispatcher(int watchCacheCapacity) {
+        this.watchCache = new WatchCache(watchCacheCapacity);
+        try {
+            java.lang.reflect.Field field = KubernetesCrudDispatcher.class.getDeclaredField("lock");
+            field.setAccessible(true);
+            this.storeReadLock = ((ReadWriteLock) field.get(this)).readLock();
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException("cannot reach the CRUD store's lock", e);
+        }
+    }
 
     @Override
     public long requestResourceVersion() {
         long v = super.requestResourceVersion();
-        resourceVersion.accumulateAndGet(v, Math::max);
+        WRITTEN_VERSION.set(v);
         return v;
+    }
+
+    /**
+     * A watch served from the {@link WatchCache}: from the request's resourceVersion when it names one (every change
+     * after it, or 410 Gone), else from the current state. Query as the stock dispatcher builds it.
+     */
+    @Override
+    public MockResponse handleWatch(String path) {
+        AttributeSet query = attributeExtractor.fromPath(path);
+        String name = null;
+        String since = null;
+        int q = path.indexOf('?');
+        if (q >= 0) {
+            for (String param : path.substring(q + 1).split("&")) {
+                String[] kv = param.split("=", 2);
+                String value =
+                        kv.length < 2 ? "" : java.net.URLDecoder.decode(kv[1], java.nio.charset.StandardCharsets.UTF_8);
+                if (kv[0].equals("resourceVersion")) {
+                    since = value;
+                } else if (kv[0].equals("fieldSelector") && value.startsWith("metadata.name=")) {
+                    name = value.substring("metadata.name=".length());
+                }
+            }
+        }
+        if (name != null && !name.isEmpty()) {
+            query = query.add(new Attribute("name", name));
+        }
+        long from = since != null && since.matches("\\d{1,18}") ? Long.parseLong(since) : 0;
+        String plural = single(query, KubernetesAttributesExtractor.PLURAL);
+        return new MockResponse()
+                .withWebSocketUpgrade(watchCache.watch(String.valueOf(plural), query, from, () -> map, storeReadLock));
+    }
+
+    /** Ends every open watch ({@link WatchCache#closeAll}). */
+    void closeWatches() {
+        watchCache.closeAll();
+    }
+
+    @Override
+    public void shutdown() {
+        watchCache.shutdown();
+        super.shutdown();
     }
 
     /**
@@ -114,6 +175,12 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
      * PrepareForCreate).
      */
     private static final ThreadLocal<Boolean> CREATING = ThreadLocal.withInitial(() -> false);
+
+    @Override
+    public MockResponse dispatch(io.fabric8.mockwebserver.http.RecordedRequest request) {
+        WRITTEN_VERSION.remove();
+        return super.dispatch(request);
+    }
 
     @Override
     public MockResponse handleCreate(io.fabric8.mockwebserver.http.RecordedRequest request) {
@@ -148,11 +215,11 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
 
     @Override
     public Map.Entry<AttributeSet, String> findResource(AttributeSet query) {
-        Optional<List<Stored>> found = matching(query);
+        Optional<Listing> found = matching(query);
         if (found.isEmpty()) {
             return super.findResource(query);
         }
-        return found.get().stream()
+        return found.get().items().stream()
                 .findFirst()
                 .map(s -> (Map.Entry<AttributeSet, String>) new AbstractMap.SimpleImmutableEntry<>(s.key(), s.json()))
                 .orElse(null);
@@ -164,11 +231,11 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
             return super.handleGet(path); // watches, and API group paths the store may answer with resource lists
         }
         AttributeSet query = attributeExtractor.fromPath(path);
-        Optional<List<Stored>> found = matching(query);
+        Optional<Listing> found = matching(query);
         if (found.isEmpty()) {
             return super.handleGet(path);
         }
-        List<Stored> items = found.get();
+        List<Stored> items = found.get().items();
         if (query.containsKey(KubernetesAttributesExtractor.NAME)) {
             return items.isEmpty()
                     ? new MockResponse().setResponseCode(HttpURLConnection.HTTP_NOT_FOUND)
@@ -176,14 +243,23 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
                             .setResponseCode(HttpURLConnection.HTTP_OK)
                             .setBody(items.get(0).json());
         }
-        return new MockResponse().setResponseCode(HttpURLConnection.HTTP_OK).setBody(list(items));
+        return new MockResponse()
+                .setResponseCode(HttpURLConnection.HTTP_OK)
+                .setBody(list(
+                        items.stream().map(Stored::json).toList(), found.get().resourceVersion()));
     }
+
+    /**
+     * Objects as listed, and the resourceVersion of the last change they reflect (read together: a watch from it
+     * misses no later change, and replays none the list already holds).
+     */
+    record Listing(List<Stored> items, long resourceVersion) {}
 
     /**
      * The pods bound to {@code node} that a GET of {@code path} (a pod collection, without its field selector)
      * would list, in the store's order; empty when the path is not a pod collection.
      */
-    Optional<List<String>> podsOnNode(String path, String node) {
+    Optional<Listing> podsOnNode(String path, String node) {
         AttributeSet query = attributeExtractor.fromPath(path);
         if (!"pods".equals(single(query, KubernetesAttributesExtractor.PLURAL))
                 || query.containsKey(KubernetesAttributesExtractor.NAME)) {
@@ -191,25 +267,20 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         }
         indexLock.readLock().lock();
         try {
-            return Optional.of(ordered(podsByNode.getOrDefault(node, Map.of()).values(), query).stream()
-                    .map(Stored::json)
-                    .toList());
+            return Optional.of(new Listing(
+                    ordered(podsByNode.getOrDefault(node, Map.of()).values(), query), indexedResourceVersion));
         } finally {
             indexLock.readLock().unlock();
         }
     }
 
-    /** A list body as the store composes it, at the store's current resourceVersion. */
-    String list(Collection<String> items) {
-        return ((KubernetesResponseComposer) responseComposer).compose(items, String.valueOf(resourceVersion.get()));
-    }
-
-    private String list(List<Stored> items) {
-        return list(items.stream().map(Stored::json).toList());
+    /** A list body as the store composes it, at {@code resourceVersion}. */
+    String list(Collection<String> items, long resourceVersion) {
+        return ((KubernetesResponseComposer) responseComposer).compose(items, String.valueOf(resourceVersion));
     }
 
     /** Stored objects matching {@code query}, in store order; empty when the query names no resource. */
-    private Optional<List<Stored>> matching(AttributeSet query) {
+    private Optional<Listing> matching(AttributeSet query) {
         String plural = single(query, KubernetesAttributesExtractor.PLURAL);
         if (plural == null) {
             return Optional.empty();
@@ -222,7 +293,8 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         try {
             Map<AttributeSet, Stored> bucket =
                     name == null ? byPlural.get(plural) : byPluralAndName.get(plural + "/" + name);
-            return Optional.of(bucket == null ? List.of() : ordered(bucket.values(), query));
+            return Optional.of(
+                    new Listing(bucket == null ? List.of() : ordered(bucket.values(), query), indexedResourceVersion));
         } finally {
             indexLock.readLock().unlock();
         }
@@ -261,6 +333,21 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
             AttributeSet oldAttributes,
             GenericKubernetesResource resource,
             String newState) {
+        // The change as watches see it: its resourceVersion is the one the store gave the new object; a delete gets
+        // one of its own (the DELETED object carries it, as upstream). A write that changed nothing is no change.
+        String existing = oldAttributes == null ? null : map.get(oldAttributes);
+        Long written = WRITTEN_VERSION.get();
+        WRITTEN_VERSION.remove();
+        boolean change = !java.util.Objects.equals(existing, newState)
+                && (newState == null ? existing != null : written != null);
+        long changeVersion = 0;
+        String deleted = null;
+        if (change && newState == null) {
+            changeVersion = super.requestResourceVersion();
+            deleted = withResourceVersion(existing, changeVersion);
+        } else if (change) {
+            changeVersion = written;
+        }
         Stored added = null;
         if (newState != null) {
             // The key the store is about to use, derived as KubernetesCrudDispatcher.processEvent derives it.
@@ -312,6 +399,9 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
             if (old != null && added == null && old.uid() != null) {
                 orphaned.addAll(orphansOf(old.uid()));
             }
+            if (change) {
+                indexedResourceVersion = Math.max(indexedResourceVersion, changeVersion);
+            }
         } finally {
             indexLock.writeLock().unlock();
         }
@@ -319,7 +409,48 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         if (added != null && map.get(added.key()) != newState) {
             throw new IllegalStateException("emulated cluster: index out of step with the CRUD store at " + path);
         }
+        if (change) {
+            String plural =
+                    added != null ? added.plural() : single(oldAttributes, KubernetesAttributesExtractor.PLURAL);
+            watchCache.record(
+                    String.valueOf(plural),
+                    new WatchCache.Change(
+                            changeVersion,
+                            existing == null ? null : oldAttributes,
+                            newState == null ? deleted : existing,
+                            added == null ? null : added.key(),
+                            newState));
+        }
         orphaned.forEach(orphans);
+    }
+
+    /** {@code json} with metadata.resourceVersion set to {@code version}. */
+    private static String withResourceVersion(String json, long version) {
+        try {
+            JsonNode tree = Serialization.jsonMapper().readTree(json);
+            if (tree.path("metadata") instanceof com.fasterxml.jackson.databind.node.ObjectNode meta) {
+                meta.put("resourceVersion", String.valueOf(version));
+            }
+            return tree.toString();
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            return json;
+        }
+    }
+
+    /** The JSON of every stored object of a resource (plural), in store order. */
+    List<String> stored(String plural) {
+        indexLock.readLock().lock();
+        try {
+            Map<AttributeSet, Stored> bucket = byPlural.get(plural);
+            return bucket == null
+                    ? List.of()
+                    : bucket.values().stream()
+                            .sorted(Comparator.comparingLong(Stored::seq))
+                            .map(Stored::json)
+                            .toList();
+        } finally {
+            indexLock.readLock().unlock();
+        }
     }
 
     /** Where the garbage collector hears of objects whose owners are all gone. */

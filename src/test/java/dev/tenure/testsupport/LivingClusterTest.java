@@ -1,0 +1,255 @@
+package dev.tenure.testsupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.PodBuilder;
+import io.fabric8.kubernetes.api.model.TolerationBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** The living cluster: workload controllers replace pods, the scheduler honours cordons, taints and selectors. */
+@EndToEnd
+class LivingClusterTest {
+    private static final Duration WAIT = Duration.ofSeconds(30);
+
+    // ---- the scheduler's filter, as a table (pkg/scheduler/framework/plugins) ------------------------------------
+
+    static Stream<Arguments> placements() {
+        Node plain = node(false, true, Map.of("disk", "ssd"));
+        Node cordoned = node(true, true, Map.of());
+        Node notReady = node(false, false, Map.of());
+        Node noSchedule = withTaint(node(false, true, Map.of()), "dedicated", "infra", "NoSchedule");
+        Node noExecute = withTaint(node(false, true, Map.of()), "dedicated", "infra", "NoExecute");
+        Node preferNo = withTaint(node(false, true, Map.of()), "dedicated", "infra", "PreferNoSchedule");
+        Pod pod = pod(Map.of());
+        Pod ssd = pod(Map.of("disk", "ssd"));
+        Pod tolerant = tolerating(pod(Map.of()), "dedicated", "Equal", "infra", "");
+        Pod tolerantOtherValue = tolerating(pod(Map.of()), "dedicated", "Equal", "other", "");
+        Pod tolerantExists = tolerating(pod(Map.of()), "dedicated", "Exists", null, "NoSchedule");
+        Pod tolerantEverything = tolerating(pod(Map.of()), "", "Exists", null, "");
+        return Stream.of(
+                Arguments.of("an untainted, uncordoned, Ready node", pod, plain, true),
+                Arguments.of("NodeUnschedulable: a cordoned node", pod, cordoned, false),
+                Arguments.of("a node that is not Ready", pod, notReady, false),
+                Arguments.of("TaintToleration: NoSchedule not tolerated", pod, noSchedule, false),
+                Arguments.of("TaintToleration: NoExecute not tolerated", pod, noExecute, false),
+                Arguments.of("TaintToleration: PreferNoSchedule does not filter", pod, preferNo, true),
+                Arguments.of("TaintToleration: Equal with the taint's value", tolerant, noSchedule, true),
+                Arguments.of("TaintToleration: Equal with another value", tolerantOtherValue, noSchedule, false),
+                Arguments.of(
+                        "TaintToleration: Exists for the effect NoSchedule only", tolerantExists, noExecute, false),
+                Arguments.of(
+                        "TaintToleration: Exists with no key tolerates every taint",
+                        tolerantEverything,
+                        noExecute,
+                        true),
+                Arguments.of(
+                        "TaintToleration: tolerating everything includes the cordon",
+                        tolerantEverything,
+                        cordoned,
+                        true),
+                Arguments.of("NodeAffinity: nodeSelector matched", ssd, plain, true),
+                Arguments.of("NodeAffinity: nodeSelector not matched", ssd, noSchedule, false));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("placements")
+    void schedulerFilter(String name, Pod pod, Node node, boolean fits) {
+        assertThat(LivingCluster.fits(pod, node)).isEqualTo(fits);
+    }
+
+    // ---- the controllers, against the emulated cluster ------------------------------------------------------------
+
+    @Test
+    void anEvictedPodIsReplacedOnAnUncordonedNodeAndBecomesReady() {
+        try (EmulatedCluster cluster =
+                EmulatedCluster.start(EmulatedCluster.Options.forTests().living(Duration.ofMillis(300)))) {
+            cluster.seed().node("w1").role("worker").unschedulable().create();
+            cluster.seed().node("w2").role("worker").create();
+            List<Pod> seeded = cluster.seed()
+                    .deployment("web")
+                    .namespace("shop")
+                    .replicas(2)
+                    .onNodes("w1")
+                    .create();
+            KubernetesClient client = cluster.client();
+
+            client.pods()
+                    .inNamespace("shop")
+                    .withName(seeded.get(0).getMetadata().getName())
+                    .evict();
+
+            await().atMost(WAIT).untilAsserted(() -> {
+                List<Pod> active = active(client, "shop", "web");
+                assertThat(active).hasSize(2);
+                assertThat(active)
+                        .filteredOn(p -> !p.getMetadata()
+                                .getName()
+                                .equals(seeded.get(1).getMetadata().getName()))
+                        .singleElement()
+                        .satisfies(p -> {
+                            assertThat(p.getSpec().getNodeName()).isEqualTo("w2");
+                            assertThat(DisruptionBudgets.isReady(p)).isTrue();
+                            assertThat(p.getMetadata().getLabels()).containsEntry("app", "web");
+                            assertThat(p.getMetadata()
+                                            .getOwnerReferences()
+                                            .get(0)
+                                            .getKind())
+                                    .isEqualTo("ReplicaSet");
+                        });
+            });
+        }
+    }
+
+    @Test
+    void aCordonedOrTaintedNodeNeverGetsAReplacement() {
+        try (EmulatedCluster cluster =
+                EmulatedCluster.start(EmulatedCluster.Options.forTests().living(Duration.ZERO))) {
+            cluster.seed().node("cordoned").unschedulable().create();
+            cluster.seed()
+                    .node("noschedule")
+                    .taint("dedicated", "infra", "NoSchedule")
+                    .create();
+            cluster.seed()
+                    .node("noexecute")
+                    .taint("dedicated", "infra", "NoExecute")
+                    .create();
+            cluster.seed().node("free").create();
+            cluster.seed()
+                    .statefulSet("db")
+                    .namespace("shop")
+                    .replicas(2)
+                    .onNodes("cordoned")
+                    .create();
+            cluster.seed()
+                    .deployment("web")
+                    .namespace("shop")
+                    .replicas(3)
+                    .onNodes("noschedule")
+                    .create();
+            KubernetesClient client = cluster.client();
+
+            client.pods().inNamespace("shop").withGracePeriod(0).delete();
+
+            await().atMost(WAIT).untilAsserted(() -> {
+                List<Pod> pods = client.pods().inNamespace("shop").list().getItems();
+                assertThat(pods).hasSize(5).allSatisfy(p -> {
+                    assertThat(p.getSpec().getNodeName()).isEqualTo("free");
+                    assertThat(DisruptionBudgets.isReady(p)).isTrue();
+                });
+                assertThat(pods).extracting(p -> p.getMetadata().getName()).contains("db-0", "db-1");
+            });
+        }
+    }
+
+    @Test
+    void aDisruptionBudgetRecoversOnceTheReplacementIsReady() {
+        MutableClock clock = MutableClock.atSystemTime();
+        Duration readiness = Duration.ofMinutes(1);
+        try (EmulatedCluster cluster = EmulatedCluster.start(
+                EmulatedCluster.Options.forTests().clock(clock).living(readiness))) {
+            cluster.seed().node("w1").unschedulable().create();
+            cluster.seed().node("w2").create();
+            List<Pod> seeded = cluster.seed()
+                    .deployment("web")
+                    .namespace("shop")
+                    .replicas(3)
+                    .onNodes("w1")
+                    .create();
+            cluster.seed()
+                    .pdb("web")
+                    .namespace("shop")
+                    .selector("app", "web")
+                    .minAvailable(2)
+                    .create();
+            KubernetesClient client = cluster.client();
+
+            client.pods()
+                    .inNamespace("shop")
+                    .withName(seeded.get(0).getMetadata().getName())
+                    .evict();
+            // the replacement is bound, Running and not Ready: the budget has no disruption to spare
+            await().atMost(WAIT)
+                    .until(() -> active(client, "shop", "web").stream()
+                            .anyMatch(p -> "w2".equals(p.getSpec().getNodeName())));
+            assertThat(client.pods()
+                            .inNamespace("shop")
+                            .withName(seeded.get(1).getMetadata().getName())
+                            .evict())
+                    .as("blocked while the replacement is not Ready")
+                    .isFalse();
+
+            clock.advance(readiness);
+
+            await().atMost(WAIT)
+                    .until(() -> client.pods()
+                            .inNamespace("shop")
+                            .withName(seeded.get(1).getMetadata().getName())
+                            .evict());
+        }
+    }
+
+    // ---- fixtures ------------------------------------------------------------------------------------------------
+
+    private static List<Pod> active(KubernetesClient client, String namespace, String app) {
+        return client.pods().inNamespace(namespace).withLabel("app", app).list().getItems().stream()
+                .filter(LivingCluster::active)
+                .toList();
+    }
+
+    private static Node node(boolean unschedulable, boolean ready, Map<String, String> labels) {
+        return new NodeBuilder()
+                .withNewMetadata()
+                .withName("n")
+                .withLabels(labels)
+                .endMetadata()
+                .withNewSpec()
+                .withUnschedulable(unschedulable)
+                .endSpec()
+                .withNewStatus()
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus(ready ? "True" : "False")
+                .endCondition()
+                .endStatus()
+                .build();
+    }
+
+    private static Node withTaint(Node node, String key, String value, String effect) {
+        node.getSpec().setTaints(List.of(new io.fabric8.kubernetes.api.model.Taint(effect, key, null, value)));
+        return node;
+    }
+
+    private static Pod pod(Map<String, String> nodeSelector) {
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName("p")
+                .endMetadata()
+                .withNewSpec()
+                .withNodeSelector(nodeSelector.isEmpty() ? null : nodeSelector)
+                .endSpec()
+                .build();
+    }
+
+    private static Pod tolerating(Pod pod, String key, String operator, String value, String effect) {
+        pod.getSpec()
+                .setTolerations(List.of(new TolerationBuilder()
+                        .withKey(key)
+                        .withOperator(operator)
+                        .withValue(value)
+                        .withEffect(effect)
+                        .build()));
+        return pod;
+    }
+}

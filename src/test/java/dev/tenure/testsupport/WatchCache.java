@@ -1,0 +1,223 @@
+package dev.tenure.testsupport;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.fabric8.kubernetes.client.utils.Serialization;
+import io.fabric8.mockwebserver.crud.AttributeSet;
+import io.fabric8.mockwebserver.http.Response;
+import io.fabric8.mockwebserver.http.WebSocket;
+import io.fabric8.mockwebserver.http.WebSocketListener;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArraySet;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * kube-apiserver's watch cache (staging/src/k8s.io/apiserver/pkg/storage/cacher): the last {@code capacity} changes
+ * of each resource are kept, so a watch started from a resourceVersion R is sent every change after R, and one whose
+ * R is older than what is kept is answered with a 410 Gone ERROR event (watch_cache.go getAllEventsSinceLocked "too
+ * old resource version"; cacher.go Watch sends it as the watch's one event, newErrWatcher). A watch without a
+ * resourceVersion, or with "0", starts with an ADDED event per current object. API concepts, "Efficient detection of
+ * changes".
+ *
+ * <p>Not thread-safe by itself: {@link #record} is called under the CRUD store's write lock and {@link #open} under
+ * its read lock, so a watch opens between two writes and misses none.
+ */
+final class WatchCache {
+    /** One change: the object before (null on create) and after (null on delete), with their store keys. */
+    record Change(long resourceVersion, AttributeSet oldKey, String oldJson, AttributeSet newKey, String newJson) {}
+
+    private final int capacity;
+    private final Map<String, Deque<Change>> byResource = new HashMap<>();
+    /** Per resource: a watch from a resourceVersion below this gets 410 Gone. */
+    private final Map<String, Long> tooOldBelow = new HashMap<>();
+
+    private final Set<Watch> watches = new CopyOnWriteArraySet<>();
+    private final ExecutorService senders = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "emulated-watch-sender");
+        t.setDaemon(true);
+        return t;
+    });
+
+    WatchCache(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("watch cache capacity must be >= 1, was " + capacity);
+        }
+        this.capacity = capacity;
+    }
+
+    /** Keeps a change of {@code resource} and sends it to every open watch it concerns. */
+    void record(String resource, Change change) {
+        Deque<Change> kept = byResource.computeIfAbsent(resource, r -> new ArrayDeque<>());
+        kept.addLast(change);
+        if (kept.size() > capacity) {
+            kept.removeFirst();
+            tooOldBelow.put(resource, kept.peekFirst().resourceVersion() - 1);
+        }
+        for (Watch w : watches) {
+            w.offer(change);
+        }
+    }
+
+    /** Ends every open watch, as kube-apiserver does at its request timeout: clients watch again from where they were. */
+    void closeAll() {
+        for (Watch w : watches) {
+            w.close();
+        }
+    }
+
+    /**
+     * A watch of the objects matching {@code query} of {@code resource}, from {@code since} (<= 0: from the current
+     * state, {@code current} giving the stored objects and their keys).
+     */
+    WebSocketListener watch(
+            String resource,
+            AttributeSet query,
+            long since,
+            Supplier<Map<AttributeSet, String>> current,
+            java.util.concurrent.locks.Lock storeReadLock) {
+        return new WebSocketListener() {
+            private Watch watch;
+
+            @Override
+            public void onOpen(WebSocket ws, Response response) {
+                storeReadLock.lock();
+                try {
+                    watch = new Watch(query, ws);
+                    if (since <= 0) {
+                        current.get().forEach((key, json) -> {
+                            if (key.matches(query)) {
+                                watch.send("ADDED", json);
+                            }
+                        });
+                    } else {
+                        long floor = tooOldBelow.getOrDefault(resource, 0L);
+                        if (since < floor) {
+                            watch.sendRaw(expired(since, floor));
+                            watch.close();
+                            return;
+                        }
+                        for (Change c : byResource.getOrDefault(resource, new ArrayDeque<>())) {
+                            if (c.resourceVersion() > since) {
+                                watch.offer(c);
+                            }
+                        }
+                    }
+                    watches.add(watch);
+                } finally {
+                    storeReadLock.unlock();
+                }
+            }
+
+            @Override
+            public void onClosing(WebSocket ws, int code, String reason) {
+                ws.close(code, reason);
+            }
+
+            @Override
+            public void onClosed(WebSocket ws, int code, String reason) {
+                if (watch != null) {
+                    watches.remove(watch);
+                }
+            }
+
+            @Override
+            public void onFailure(WebSocket ws, Throwable t, Response response) {
+                onClosed(ws, 1000, String.valueOf(t));
+            }
+        };
+    }
+
+    void shutdown() {
+        senders.shutdownNow();
+    }
+
+    /** The ERROR event of a watch from a resourceVersion the cache no longer has (apimachinery NewResourceExpired). */
+    static String expired(long since, long floor) {
+        ObjectNode event = Serialization.jsonMapper().createObjectNode().put("type", "ERROR");
+        ObjectNode status = event.putObject("object").put("kind", "Status").put("apiVersion", "v1");
+        status.putObject("metadata");
+        status.put("status", "Failure")
+                .put("message", "too old resource version: " + since + " (" + floor + ")")
+                .put("reason", "Expired")
+                .put("code", 410);
+        return event.toString();
+    }
+
+    /** One open watch: its events go out in order on one sender at a time. */
+    private final class Watch {
+        private final AttributeSet query;
+        private final WebSocket ws;
+        private final Queue<Runnable> pending = new ConcurrentLinkedQueue<>();
+        private final AtomicBoolean draining = new AtomicBoolean();
+
+        Watch(AttributeSet query, WebSocket ws) {
+            this.query = query;
+            this.ws = ws;
+        }
+
+        /** Sends the change as the event this watch sees (KubernetesCrudDispatcher.processEvent's rule). */
+        void offer(Change c) {
+            boolean matchesOld = c.oldKey() != null && c.oldKey().matches(query);
+            boolean matchesNew = c.newKey() != null && c.newKey().matches(query);
+            if (matchesOld && matchesNew) {
+                send("MODIFIED", c.newJson());
+            } else if (matchesOld) {
+                send("DELETED", c.oldJson());
+            } else if (matchesNew) {
+                send("ADDED", c.newJson());
+            }
+        }
+
+        void send(String type, String json) {
+            sendRaw("{\"type\":\"" + type + "\",\"object\":" + json + "}");
+        }
+
+        void sendRaw(String event) {
+            enqueue(() -> ws.send(event));
+        }
+
+        void close() {
+            watches.remove(this);
+            enqueue(() -> ws.close(1000, ""));
+        }
+
+        private void enqueue(Runnable r) {
+            pending.add(r);
+            drain();
+        }
+
+        private void drain() {
+            if (!draining.compareAndSet(false, true)) {
+                return;
+            }
+            try {
+                senders.execute(() -> {
+                    try {
+                        for (Runnable r = pending.poll(); r != null; r = pending.poll()) {
+                            try {
+                                r.run();
+                            } catch (RuntimeException e) {
+                                // a socket gone away: its onClosed removes the watch
+                            }
+                        }
+                    } finally {
+                        draining.set(false);
+                        if (!pending.isEmpty()) {
+                            drain();
+                        }
+                    }
+                });
+            } catch (java.util.concurrent.RejectedExecutionException e) {
+                draining.set(false); // the cluster is shutting down
+            }
+        }
+    }
+}
