@@ -75,6 +75,7 @@ import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -473,16 +474,41 @@ class OperatorChaosIT {
                 }
                 case API_STALL -> {
                     Duration stall = RD.plus(Duration.ofMillis(500 + rnd.nextInt(2000)));
-                    cluster.faults()
-                            .delayNext(
-                                    6,
-                                    from(leader.agent + ELECTION_SUFFIX)
-                                            .and(r -> r.resource().equals("leases")),
-                                    stall);
-                    // and its work's answers too: a reconcile waits in an eviction or a status write past the fence
+                    // the leader's work waits for its answers: a reconcile is in an eviction or a status write
                     cluster.faults().delayNext(4, from(leader.agent).and(ApiRequest::isWrite), stall);
-                    note("leader " + leader.id + "'s lease requests and writes answered " + stall.toMillis()
-                            + " ms late");
+                    if (rnd.nextBoolean()) {
+                        // and its renews stall past the renew deadline: the fence ends the term
+                        cluster.faults()
+                                .delayNext(
+                                        6,
+                                        from(leader.agent + ELECTION_SUFFIX)
+                                                .and(r -> r.resource().equals("leases")),
+                                        stall);
+                        note("leader " + leader.id + "'s lease requests and writes answered " + stall.toMillis()
+                                + " ms late");
+                    } else {
+                        // and a rolling update sends it SIGTERM while it waits for an eviction's answer: the stop
+                        // must outwait (or interrupt) the stalled work before it releases
+                        long since = System.nanoTime();
+                        cluster.faults()
+                                .delayNext(
+                                        4,
+                                        from(leader.agent)
+                                                .and(r -> r.subresource().equals("eviction")),
+                                        stall);
+                        try {
+                            await().atMost(Duration.ofSeconds(5))
+                                    .pollInterval(Duration.ofMillis(10))
+                                    .until(() -> writes.stream()
+                                            .anyMatch(w -> w.at() > since
+                                                    && w.instance().equals(leader.id)
+                                                    && w.what().contains("eviction")));
+                        } catch (ConditionTimeoutException e) {
+                            note("no eviction by " + leader.id + " within 5 s (its drain is done)");
+                        }
+                        note("leader " + leader.id + "'s evictions answered " + stall.toMillis() + " ms late; SIGTERM");
+                        shutdown(leader, true);
+                    }
                 }
                 case CLOCK_STEP -> {
                     Duration step = Duration.ofSeconds(rnd.nextBoolean() ? 30 : -30);
