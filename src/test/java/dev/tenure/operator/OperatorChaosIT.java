@@ -809,6 +809,15 @@ class OperatorChaosIT {
         }
     }
 
+    /** This JVM's open file descriptors (Linux), to watch a trial for leaks; -1 elsewhere. */
+    static long openFiles() {
+        try (Stream<java.nio.file.Path> fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            return fds.count();
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
     static void sleepMillis(long ms) {
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(ms));
     }
@@ -884,7 +893,8 @@ class OperatorChaosIT {
         }
         System.out.printf(
                 "operator chaos trial %d: fault %s, %d terms, %d reconciles and %d tagged writes checked, %d after a"
-                        + " halt, %d violations; closest handover of writes %s, longest reconcile %d ms; %d ms%n",
+                        + " halt, %d violations; closest handover of writes %s, longest reconcile %d ms; %d ms; %d open"
+                        + " files%n",
                 seed,
                 fault,
                 terms,
@@ -894,7 +904,8 @@ class OperatorChaosIT {
                 violations.size(),
                 closest,
                 longest,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - took));
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - took),
+                openFiles());
         if (TRACE) {
             System.out.println(trace);
         }
