@@ -42,8 +42,11 @@ CHAOS_RUNS ?= 20
 # The in-memory real-time election suite runs 10 trials per run: 100 runs are the 1,000 trials that catch a
 # once-in-a-few-hundred overlap every time.
 REALTIME_CHAOS_RUNS ?= 100
-chaos: ## Long chaos run (seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials)
-	$(MVN) verify -Dtest='*Chaos*' -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true
+# OperatorChaosIT: trials of two real operator instances (reconcilers, annotation door, coordination), ~10 s each;
+# make test runs 3.
+OPERATOR_CHAOS_TRIALS ?= 200
+chaos: ## Long chaos run (seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials)
+	$(MVN) verify -Dtest='*Chaos*' -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dtenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true
 
 bundle: ## OLM bundle, catalog, plain manifests (VERSION=x.y.z OPERATOR_DIGEST=sha256:… [BUNDLE_DIGEST=sha256:…] cuts a release)
 	@OPERATOR_DIGEST=$(OPERATOR_DIGEST) BUNDLE_DIGEST=$(BUNDLE_DIGEST) bin/release $(VERSION)

@@ -25,7 +25,52 @@ public record ApiRequest(
         String userAgent,
         String method,
         String path,
-        Map<String, String> query) {
+        Map<String, String> query,
+        String term) {
+
+    /** A request that names no operator term (no {@code Tenure-Term} header). */
+    public ApiRequest(
+            String verb,
+            String apiGroup,
+            String version,
+            String resource,
+            String subresource,
+            String namespace,
+            String name,
+            String userAgent,
+            String method,
+            String path,
+            Map<String, String> query) {
+        this(verb, apiGroup, version, resource, subresource, namespace, name, userAgent, method, path, query, "");
+    }
+
+    /**
+     * This request as sent with the operator's term header ({@code FencedWrites.TERM_HEADER}: {@code <identity>; term
+     * <n>}); empty when the header was absent.
+     */
+    public ApiRequest withTerm(String header) {
+        return new ApiRequest(
+                verb,
+                apiGroup,
+                version,
+                resource,
+                subresource,
+                namespace,
+                name,
+                userAgent,
+                method,
+                path,
+                query,
+                nullToEmpty(header));
+    }
+
+    /** POST, PUT, PATCH or DELETE: a request that changes something (or asks to). */
+    public boolean isWrite() {
+        return switch (method) {
+            case "POST", "PUT", "PATCH", "DELETE" -> true;
+            default -> false;
+        };
+    }
 
     /** Resources under a namespace path segment that are subresources of the Namespace itself. */
     private static final Set<String> NAMESPACE_SUBRESOURCES = Set.of("status", "finalize");

@@ -3,6 +3,7 @@ package dev.tenure.testsupport;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenure.kube.FencedWrites;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.mockwebserver.http.ByteString;
@@ -92,7 +93,8 @@ final class EmulatorDispatcher extends Dispatcher {
 
     @Override
     public MockResponse dispatch(RecordedRequest request) {
-        ApiRequest api = ApiRequest.parse(request.getMethod(), request.getPath(), request.getHeader("User-Agent"));
+        ApiRequest api = ApiRequest.parse(request.getMethod(), request.getPath(), request.getHeader("User-Agent"))
+                .withTerm(request.getHeader(FencedWrites.TERM_HEADER));
         log.record(api);
         Optional<Faults.Fault> fault = faults.next(api);
         MockResponse response;

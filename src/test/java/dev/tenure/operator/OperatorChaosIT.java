@@ -1,0 +1,925 @@
+package dev.tenure.operator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tenure.coordination.CoordinationController;
+import dev.tenure.coordination.CoordinationMetrics;
+import dev.tenure.coordination.ElectionPlanner;
+import dev.tenure.coordination.ElectionTiming;
+import dev.tenure.coordination.LeaseCandidateApi;
+import dev.tenure.coordination.LeaseStrategies;
+import dev.tenure.election.ExecutorScheduler;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.LeaseRules;
+import dev.tenure.election.WorkFence;
+import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.FencedWrites;
+import dev.tenure.kube.NodeCache;
+import dev.tenure.maintenance.DrainSpec;
+import dev.tenure.maintenance.EventRecorder;
+import dev.tenure.maintenance.MaintenanceMachine;
+import dev.tenure.maintenance.MaintenanceMetrics;
+import dev.tenure.maintenance.MaintenanceSettings;
+import dev.tenure.maintenance.NodeMaintenance;
+import dev.tenure.maintenance.NodeMaintenanceReconciler;
+import dev.tenure.maintenance.NodeMaintenanceSpec;
+import dev.tenure.maintenance.NodeMaintenanceValidator;
+import dev.tenure.maintenance.annotation.AnnotatedNodes;
+import dev.tenure.maintenance.annotation.AnnotationDoor;
+import dev.tenure.maintenance.annotation.AnnotationSettings;
+import dev.tenure.maintenance.annotation.MaintenanceAnnotation;
+import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.Chaos;
+import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EndToEnd;
+import io.fabric8.kubernetes.api.model.MicroTime;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
+import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate;
+import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidateBuilder;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.javaoperatorsdk.operator.Operator;
+import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
+import io.javaoperatorsdk.operator.api.reconciler.Context;
+import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.Ignore;
+import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.SplittableRandom;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The real operator twice (issue 24): two operator instances in one JVM, each with everything a replica runs while
+ * leading — its own {@link WorkFence}, its own fenced clients ({@link FencedWrites} with its own identity), a JOSDK
+ * {@link Operator} with the real {@link NodeMaintenanceReconciler} (built as {@code MaintenanceBeans} builds it), the
+ * real {@link AnnotationDoor} and the real {@link CoordinationController} — each started and stopped by a real
+ * {@link OperatorLeadership} on one shared operator Lease, on the emulated cluster, on real threads in real time.
+ *
+ * <p>Each trial (a seed) runs a workload — NodeMaintenances and an annotated node with pods to drain under a
+ * PodDisruptionBudget, LeaseCandidates for coordination on the nodes — and one fault drawn from the seed, done to the
+ * leader: a yield (preferredHolder), a SIGTERM, a slow or a failing start of the successor, an API stall past the
+ * renew deadline, a clock step (besides the clock skew every instance has), deletion of the operator Lease, or a hand
+ * edit of it (leaseDurationSeconds shortened, holder changed). An instance that exits is restarted as a fresh one, as
+ * Kubernetes restarts the pod.
+ *
+ * <p>Checked on work, never on belief: (a) every write (POST/PUT/PATCH/DELETE) the emulator receives from an
+ * instance's work clients carries the {@code Tenure-Term} header of that instance, and the span from the first to
+ * the last write of one (instance, term) holds no write of another instance; (b) no reconcile of the real reconciler
+ * (observed by a wrapper that only times it) overlaps another instance's reconcile or is still running when another
+ * instance's term opens.
+ *
+ * <p>{@code -Dtenure.chaos.operator.trials=N} (3 in {@code make test}, {@code make chaos} asks for
+ * {@code OPERATOR_CHAOS_TRIALS}); {@code -Dtenure.chaos.seed=N} replays the trial seeds of a run;
+ * {@code -Dtenure.chaos.trial=<seed>} makes every trial the one a failure names.
+ */
+@EndToEnd
+@Chaos
+class OperatorChaosIT {
+    static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
+    static final int TRIALS = Integer.getInteger("tenure.chaos.operator.trials", 3);
+    static final Long REPLAY_TRIAL = Long.getLong("tenure.chaos.trial");
+    /** One fault for every trial (a name of {@link Fault}), instead of one drawn from the seed. */
+    static final String ONLY_FAULT = System.getProperty("tenure.chaos.operator.fault", "");
+    /** Prints every trial's trace, not only a failing one's. */
+    static final boolean TRACE = Boolean.getBoolean("tenure.chaos.operator.trace");
+
+    static final LeaseKey LEASE = LeaseKey.of("tenure-system", "tenure-operator");
+    /** Short terms so that a trial takes seconds; the stop budget is (LD - RD) / 2 = 1.5 s. */
+    static final Duration LD = Duration.ofSeconds(6);
+
+    static final Duration RD = Duration.ofSeconds(3);
+    static final Duration RETRY = Duration.ofMillis(500);
+    static final String WORK_NS = "work";
+    static final String APPS_NS = "apps";
+    static final List<String> NODES = List.of("n1", "n2", "n3", "n4");
+    static final String AGENT_PREFIX = EmulatedCluster.OPERATOR_USER_AGENT + "/";
+    static final String ELECTION_SUFFIX = "/election";
+
+    static final MaintenanceSettings SETTINGS = new MaintenanceSettings(
+            LEASE.namespace(),
+            "node-",
+            "tenure",
+            Duration.ofSeconds(60),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(1),
+            10,
+            Duration.ofMillis(200),
+            Duration.ofSeconds(1));
+    static final AnnotationSettings ANNOTATIONS = new AnnotationSettings(
+            "tenure-annotation", Duration.ofSeconds(30), Duration.ofHours(720), LEASE.namespace(), "node-");
+
+    enum Fault {
+        YIELD,
+        SIGTERM,
+        SLOW_START,
+        FAILING_START,
+        API_STALL,
+        CLOCK_STEP,
+        LEASE_DELETED,
+        DURATION_SHORTENED,
+        HOLDER_CHANGED
+    }
+
+    record Interval(String instance, long start, long end) {
+        boolean overlaps(Interval o) {
+            return start < o.end && o.start < end;
+        }
+    }
+
+    /** One write the emulator received from an instance's work clients: arrival time, sender, term header. */
+    record Write(long at, String instance, String term, String what) {}
+
+    /** A clock that runs at system speed, off by an offset that the trial steps. */
+    static final class SkewedClock extends Clock {
+        volatile Duration offset;
+
+        SkewedClock(Duration offset) {
+            this.offset = offset;
+        }
+
+        @Override
+        public Instant instant() {
+            return Clock.systemUTC().instant().plus(offset);
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+    }
+
+    /**
+     * The real reconciler, timed: calls it and records when it ran, nothing else. A reconcile the fence refused
+     * ({@link WorkFence.OutsideTerm} before any work) is not work and is not recorded.
+     */
+    @Ignore // a test double: not one of the application's reconcilers
+    @ControllerConfiguration(name = NodeMaintenanceReconciler.NAME)
+    static final class TimedReconciler implements Reconciler<NodeMaintenance>, Cleaner<NodeMaintenance> {
+        final NodeMaintenanceReconciler real;
+        final String instance;
+        final ConcurrentLinkedQueue<Interval> out;
+
+        TimedReconciler(NodeMaintenanceReconciler real, String instance, ConcurrentLinkedQueue<Interval> out) {
+            this.real = real;
+            this.instance = instance;
+            this.out = out;
+        }
+
+        @Override
+        public UpdateControl<NodeMaintenance> reconcile(NodeMaintenance nm, Context<NodeMaintenance> context) {
+            long start = System.nanoTime();
+            boolean refused = false;
+            try {
+                return real.reconcile(nm, context);
+            } catch (WorkFence.OutsideTerm e) {
+                refused = refusedAtTheDoor(e);
+                throw e;
+            } finally {
+                if (!refused) {
+                    out.add(new Interval(instance, start, System.nanoTime()));
+                }
+            }
+        }
+
+        @Override
+        public DeleteControl cleanup(NodeMaintenance nm, Context<NodeMaintenance> context) {
+            long start = System.nanoTime();
+            boolean refused = false;
+            try {
+                return real.cleanup(nm, context);
+            } catch (WorkFence.OutsideTerm e) {
+                refused = refusedAtTheDoor(e);
+                throw e;
+            } finally {
+                if (!refused) {
+                    out.add(new Interval(instance, start, System.nanoTime()));
+                }
+            }
+        }
+    }
+
+    /** The fence refused the reconcile before it began (not a write refused midway, after work was done). */
+    static boolean refusedAtTheDoor(WorkFence.OutsideTerm e) {
+        return Stream.of(e.getStackTrace())
+                .anyMatch(f -> f.getClassName().equals(WorkFence.class.getName())
+                        && f.getMethodName().equals("enter"));
+    }
+
+    /** One trial: a cluster, the instances, what they did. */
+    final class Trial implements AutoCloseable {
+        final long seed;
+        final Random rnd;
+        final long t0 = System.nanoTime();
+        final EmulatedCluster cluster = EmulatedCluster.start();
+        final List<Instance> instances = new CopyOnWriteArrayList<>();
+        final ConcurrentLinkedQueue<Interval> reconciles = new ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<Interval> termStarts = new ConcurrentLinkedQueue<>();
+        final ConcurrentLinkedQueue<Write> writes = new ConcurrentLinkedQueue<>();
+        /** Writes of a halted instance after its halt: a halted JVM sends none, so they are left out of the check. */
+        final ConcurrentLinkedQueue<Write> afterHalt = new ConcurrentLinkedQueue<>();
+
+        final ConcurrentLinkedQueue<String> trace = new ConcurrentLinkedQueue<>();
+        final AtomicInteger generation = new AtomicInteger();
+        final List<Thread> shutdowns = new CopyOnWriteArrayList<>();
+        volatile boolean ending;
+        final KubeLeaseStore harnessLeases;
+
+        Trial(long seed) {
+            this.seed = seed;
+            // mixed: java.util.Random's first draws of neighbouring seeds are alike, and trial seeds are neighbours
+            this.rnd = new Random(new SplittableRandom(seed).nextLong());
+            harnessLeases = new KubeLeaseStore(cluster.client());
+            cluster.requests().observe(r -> {
+                if (!r.isWrite() || !r.userAgent().startsWith(AGENT_PREFIX)) {
+                    return;
+                }
+                long at = System.nanoTime();
+                String sender = r.userAgent().substring(AGENT_PREFIX.length());
+                String what = r.method() + " " + r.resourceWithSubresource() + " " + r.name();
+                if (sender.endsWith(ELECTION_SUFFIX)) {
+                    note(at, sender + " " + what); // the election's own lease writes: unfenced by design
+                    return;
+                }
+                Write w = new Write(at, sender, r.term(), what);
+                Instance from = byId(sender);
+                if (from != null && from.haltedAt != 0) {
+                    afterHalt.add(w);
+                } else {
+                    writes.add(w);
+                }
+            });
+        }
+
+        void note(String text) {
+            note(System.nanoTime(), text);
+        }
+
+        void note(long at, String text) {
+            trace.add(String.format("%7d ms  %s", TimeUnit.NANOSECONDS.toMillis(at - t0), text));
+        }
+
+        Instance byId(String id) {
+            return instances.stream().filter(i -> i.id.equals(id)).findFirst().orElse(null);
+        }
+
+        List<Instance> alive() {
+            return instances.stream().filter(i -> !i.gone && !i.stopping).toList();
+        }
+
+        Optional<Instance> leader() {
+            return alive().stream()
+                    .filter(i -> i.leadership.reconcilersStarted())
+                    .findFirst();
+        }
+
+        Instance awaitLeader(Predicate<Instance> which, Duration within) {
+            Instance[] found = new Instance[1];
+            await().atMost(within).pollInterval(Duration.ofMillis(20)).until(() -> {
+                Optional<Instance> l = leader().filter(which);
+                l.ifPresent(i -> found[0] = i);
+                return l.isPresent();
+            });
+            return found[0];
+        }
+
+        Instance start(String slot, Duration skew) {
+            Instance i = new Instance(this, slot + generation.incrementAndGet(), skew);
+            instances.add(i);
+            note(i.id + " starts (clock " + skew.toMillis() + " ms off)");
+            i.leadership.onStart(null);
+            return i;
+        }
+
+        /** The process ends (an exit or a SIGTERM): the shutdown stops the work and releases; a fresh pod follows. */
+        void shutdown(Instance i, boolean restart) {
+            if (i.stopping) {
+                return;
+            }
+            i.stopping = true;
+            Thread t = new Thread(
+                    () -> {
+                        i.leadership.onStop(null);
+                        i.gone = true;
+                        note(i.id + " shut down");
+                        i.close();
+                        if (restart && !ending) {
+                            start(i.id.substring(0, 1), i.clock.offset);
+                        }
+                    },
+                    "chaos-shutdown-" + i.id);
+            t.setDaemon(true);
+            shutdowns.add(t);
+            t.start();
+        }
+
+        void seedWorkload() {
+            cluster.seed().namespace(LEASE.namespace());
+            cluster.seed().namespace(WORK_NS);
+            cluster.seed().namespace(APPS_NS);
+            NODES.forEach(n -> cluster.seed().node(n).create());
+            // drains that outlast the fault: pods take ~2 s to terminate, one at a time under the budget, and the
+            // evictions the budget refuses are retried every 250 ms (NodeMaintenance spec): a steady stream of writes
+            cluster.seed()
+                    .deployment("web")
+                    .namespace(WORK_NS)
+                    .replicas(8)
+                    .onNodes("n1")
+                    .gracePeriod(200)
+                    .create();
+            cluster.seed()
+                    .pdb("web")
+                    .namespace(WORK_NS)
+                    .selector("app", "web")
+                    .maxUnavailable(1)
+                    .create();
+            cluster.seed()
+                    .deployment("db")
+                    .namespace(WORK_NS)
+                    .replicas(3)
+                    .onNodes("n2")
+                    .gracePeriod(100)
+                    .create();
+            cluster.seed()
+                    .pdb("db")
+                    .namespace(WORK_NS)
+                    .selector("app", "db")
+                    .maxUnavailable(1)
+                    .create();
+            cluster.seed()
+                    .deployment("batch")
+                    .namespace(WORK_NS)
+                    .replicas(3)
+                    .onNodes("n3")
+                    .gracePeriod(100)
+                    .create();
+            for (String node : List.of("n1", "n4")) {
+                cluster.workloadClient()
+                        .resources(LeaseCandidate.class)
+                        .inNamespace(APPS_NS)
+                        .resource(new LeaseCandidateBuilder()
+                                .withNewMetadata()
+                                .withName("app-" + node)
+                                .withNamespace(APPS_NS)
+                                .withLabels(Map.of("tenure.dev/node", node))
+                                .endMetadata()
+                                .withNewSpec()
+                                .withLeaseName("app")
+                                .withEmulationVersion("1.31.0")
+                                .withBinaryVersion("1.31.0")
+                                .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
+                                .withRenewTime(
+                                        new MicroTime(DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'")
+                                                .withZone(ZoneOffset.UTC)
+                                                .format(Instant.now())))
+                                .endSpec()
+                                .build())
+                        .create();
+            }
+        }
+
+        void createMaintenance(String name, String node) {
+            NodeMaintenanceSpec spec = new NodeMaintenanceSpec(node, "chaos " + seed);
+            DrainSpec drain = new DrainSpec();
+            drain.setEvictionRetryDelay("250ms");
+            spec.setDrain(drain);
+            cluster.client().resource(new NodeMaintenance(name, spec)).create();
+            note("harness: NodeMaintenance " + name + " on " + node);
+        }
+
+        /** The driver's edit of the operator Lease, retried while the leader's renews conflict with it. */
+        void editLease(String what, java.util.function.UnaryOperator<LeaseRecord> edit) {
+            await().atMost(Duration.ofSeconds(10))
+                    .ignoreExceptions()
+                    .pollInterval(Duration.ofMillis(50))
+                    .until(() -> {
+                        harnessLeases.update(LEASE, edit.apply(harnessLeases.get(LEASE)));
+                        return true;
+                    });
+            note("harness: " + what);
+        }
+
+        Predicate<ApiRequest> from(String agent) {
+            return r -> r.userAgent().equals(agent);
+        }
+
+        /** Applies the trial's fault to {@code leader}, with {@code standby} the other live instance. */
+        void apply(Fault fault, Instance leader, Instance standby) {
+            note("FAULT " + fault + " on leader " + leader.id);
+            switch (fault) {
+                case YIELD -> editLease("preferredHolder " + standby.id, r -> r.withPreferredHolder(standby.id));
+                case SIGTERM -> shutdown(leader, true);
+                case SLOW_START -> {
+                    // the standby's caches sync slowly: its informers' lists are answered late
+                    Duration slow = Duration.ofMillis(1000 + rnd.nextInt(2500));
+                    cluster.faults()
+                            .delayNext(8, from(standby.agent).and(r -> r.verb().equals("list")), slow);
+                    note("standby " + standby.id + "'s lists answered " + slow.toMillis() + " ms late");
+                    shutdown(leader, true);
+                    if (rnd.nextBoolean()) {
+                        // and its leadership ends while it is still starting: the stop must preempt the start
+                        await().atMost(Duration.ofSeconds(20))
+                                .until(() -> standby.termsOpened.get() > 0 || standby.gone);
+                        sleepMillis(200 + rnd.nextInt(500));
+                        editLease(
+                                "holder changed to intruder during " + standby.id + "'s start",
+                                r -> LeaseRules.heldRecord(r, "intruder", Instant.now(), Duration.ofSeconds(2)));
+                    }
+                }
+                case FAILING_START -> {
+                    standby.leadership.extraWork.add(OperatorLeadership.work(
+                            "a controller whose CRD is missing",
+                            true,
+                            () -> {
+                                throw new IllegalStateException("the server could not find the requested resource");
+                            },
+                            () -> {}));
+                    note("standby " + standby.id + "'s start will fail");
+                    shutdown(leader, true);
+                }
+                case API_STALL -> {
+                    Duration stall = RD.plus(Duration.ofMillis(500 + rnd.nextInt(2000)));
+                    // the leader's work waits for its answers: a reconcile is in an eviction or a status write
+                    cluster.faults().delayNext(4, from(leader.agent).and(ApiRequest::isWrite), stall);
+                    if (rnd.nextBoolean()) {
+                        // and its renews stall past the renew deadline: the fence ends the term
+                        cluster.faults()
+                                .delayNext(
+                                        6,
+                                        from(leader.agent + ELECTION_SUFFIX)
+                                                .and(r -> r.resource().equals("leases")),
+                                        stall);
+                        note("leader " + leader.id + "'s lease requests and writes answered " + stall.toMillis()
+                                + " ms late");
+                    } else {
+                        // and a rolling update sends it SIGTERM while it waits for an eviction's answer: the stop
+                        // must outwait (or interrupt) the stalled work before it releases
+                        long since = System.nanoTime();
+                        cluster.faults()
+                                .delayNext(
+                                        4,
+                                        from(leader.agent)
+                                                .and(r -> r.subresource().equals("eviction")),
+                                        stall);
+                        try {
+                            await().atMost(Duration.ofSeconds(5))
+                                    .pollInterval(Duration.ofMillis(10))
+                                    .until(() -> writes.stream()
+                                            .anyMatch(w -> w.at() > since
+                                                    && w.instance().equals(leader.id)
+                                                    && w.what().contains("eviction")));
+                        } catch (ConditionTimeoutException e) {
+                            note("no eviction by " + leader.id + " within 5 s (its drain is done)");
+                        }
+                        note("leader " + leader.id + "'s evictions answered " + stall.toMillis() + " ms late; SIGTERM");
+                        shutdown(leader, true);
+                    }
+                }
+                case CLOCK_STEP -> {
+                    Duration step = Duration.ofSeconds(rnd.nextBoolean() ? 30 : -30);
+                    leader.clock.offset = leader.clock.offset.plus(step);
+                    standby.clock.offset = standby.clock.offset.minus(Duration.ofSeconds(rnd.nextInt(8)));
+                    editLease(
+                            "preferredHolder " + standby.id + " after a clock step",
+                            r -> r.withPreferredHolder(standby.id));
+                }
+                case LEASE_DELETED -> {
+                    cluster.client()
+                            .resources(Lease.class)
+                            .inNamespace(LEASE.namespace())
+                            .withName(LEASE.name())
+                            .delete();
+                    note("harness: operator Lease deleted");
+                }
+                case DURATION_SHORTENED -> editLease("leaseDurationSeconds 1", r -> r.withLeaseDurationSeconds(1));
+                case HOLDER_CHANGED ->
+                    editLease("holder " + standby.id, r -> LeaseRules.heldRecord(r, standby.id, Instant.now(), LD));
+            }
+        }
+
+        /** Every finding of the trial: untagged or mislabelled writes, overlapping spans, overlapping reconciles. */
+        List<String> violations() {
+            List<String> bad = new ArrayList<>();
+            List<Write> all =
+                    writes.stream().sorted(Comparator.comparingLong(Write::at)).toList();
+            for (Write w : all) {
+                if (w.term().isEmpty()) {
+                    bad.add("untagged write by " + w.instance() + " at " + ms(w.at()) + ": " + w.what());
+                } else if (!w.term().startsWith(w.instance() + ";")) {
+                    bad.add("write by " + w.instance() + " tagged " + w.term() + ": " + w.what());
+                }
+            }
+            Map<String, List<Write>> byTerm =
+                    all.stream().collect(Collectors.groupingBy(Write::term, LinkedHashMap::new, Collectors.toList()));
+            for (Map.Entry<String, List<Write>> term : byTerm.entrySet()) {
+                List<Write> own = term.getValue();
+                long first = own.get(0).at();
+                long last = own.get(own.size() - 1).at();
+                String instance = own.get(0).instance();
+                for (Write w : all) {
+                    if (!w.instance().equals(instance) && first <= w.at() && w.at() <= last) {
+                        bad.add("write of " + w.term() + " (" + w.what() + ") at " + ms(w.at()) + " inside the span of "
+                                + term.getKey() + " [" + ms(first) + ", " + ms(last) + "]");
+                    }
+                }
+            }
+            // a halted JVM runs nothing: the test cannot stop a halted instance's threads, so its reconciles are cut
+            // at the halt (the halt itself is checked: it must come before any other instance's term)
+            List<Interval> work = reconciles.stream()
+                    .map(this::untilHalt)
+                    .flatMap(Optional::stream)
+                    .toList();
+            for (Interval a : work) {
+                for (Interval b : work) {
+                    if (!a.instance().equals(b.instance()) && a.overlaps(b) && a.start() <= b.start()) {
+                        bad.add("reconcile of " + a.instance() + " [" + ms(a.start()) + ", " + ms(a.end())
+                                + "] overlaps one of " + b.instance() + " [" + ms(b.start()) + ", " + ms(b.end())
+                                + "]");
+                    }
+                }
+                for (Interval t : termStarts) {
+                    if (!a.instance().equals(t.instance()) && a.start() <= t.start() && t.start() < a.end()) {
+                        bad.add("reconcile of " + a.instance() + " [" + ms(a.start()) + ", " + ms(a.end())
+                                + "] still ran when " + t.instance() + "'s term opened at " + ms(t.start()));
+                    }
+                }
+            }
+            return bad;
+        }
+
+        /**
+         * The closest approach: the least time from the last write of one instance's term to the first write of the
+         * next term of another instance (negative when they interleave); empty with one term of writes.
+         */
+        Optional<Duration> closestHandover() {
+            Map<String, List<Write>> byTerm = writes.stream()
+                    .sorted(Comparator.comparingLong(Write::at))
+                    .collect(Collectors.groupingBy(Write::term, LinkedHashMap::new, Collectors.toList()));
+            List<List<Write>> spans = new ArrayList<>(byTerm.values());
+            Optional<Duration> closest = Optional.empty();
+            for (int i = 1; i < spans.size(); i++) {
+                List<Write> before = spans.get(i - 1);
+                List<Write> after = spans.get(i);
+                if (!before.get(0).instance().equals(after.get(0).instance())) {
+                    Duration gap = Duration.ofNanos(
+                            after.get(0).at() - before.get(before.size() - 1).at());
+                    closest = closest.filter(c -> c.compareTo(gap) <= 0).or(() -> Optional.of(gap));
+                }
+            }
+            return closest;
+        }
+
+        /** The longest reconcile of the real reconciler. */
+        Duration longestReconcile() {
+            return Duration.ofNanos(reconciles.stream()
+                    .mapToLong(i -> i.end() - i.start())
+                    .max()
+                    .orElse(0));
+        }
+
+        Optional<Interval> untilHalt(Interval i) {
+            Instance of = byId(i.instance());
+            long halted = of == null ? 0 : of.haltedAt;
+            if (halted == 0 || i.end() <= halted) {
+                return Optional.of(i);
+            }
+            return i.start() >= halted ? Optional.empty() : Optional.of(new Interval(i.instance(), i.start(), halted));
+        }
+
+        String ms(long nanos) {
+            return TimeUnit.NANOSECONDS.toMillis(nanos - t0) + " ms";
+        }
+
+        /** The trial's events and, per term, its writes, in time order. */
+        String traceText() {
+            List<String> lines = new ArrayList<>(trace);
+            Map<String, List<Write>> byTerm = writes.stream()
+                    .collect(Collectors.groupingBy(Write::term, LinkedHashMap::new, Collectors.toList()));
+            byTerm.forEach((term, ws) -> lines.add(String.format(
+                    "%7d ms  writes of [%s]: %d until %s",
+                    TimeUnit.NANOSECONDS.toMillis(ws.get(0).at() - t0),
+                    term,
+                    ws.size(),
+                    ms(ws.get(ws.size() - 1).at()))));
+            lines.sort(Comparator.comparingLong(
+                    l -> Long.parseLong(l.substring(0, 7).trim())));
+            return String.join("\n", lines);
+        }
+
+        @Override
+        public void close() {
+            ending = true;
+            for (Thread t : shutdowns) {
+                try {
+                    t.join(TimeUnit.SECONDS.toMillis(10));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            // standbys first, so that the leader's release is taken by nobody
+            List<Instance> order = new ArrayList<>(instances);
+            order.sort(Comparator.comparing(i -> i.leadership.reconcilersStarted()));
+            for (Instance i : order) {
+                i.stopping = true;
+                if (!i.closed) {
+                    i.leadership.onStop(null);
+                    i.gone = true;
+                    i.close();
+                }
+            }
+            cluster.close();
+        }
+    }
+
+    /** One operator process: what the Quarkus beans build, by hand, around one fence and one identity. */
+    static final class Instance {
+        final Trial trial;
+        final String id;
+        final String agent;
+        final SkewedClock clock;
+        final WorkFence fence = WorkFence.closed();
+        final KubernetesClient work;
+        final KubernetesClient machineClient;
+        final KubernetesClient electionBase;
+        final NodeCache nodes;
+        final ExecutorService evictions;
+        final ExecutorScheduler heartbeats;
+        final MaintenanceMachine machine;
+        final CoordinationController coordination;
+        final AnnotationDoor door;
+        final Operator operator;
+        final OperatorLeadership leadership;
+        final AtomicInteger termsOpened = new AtomicInteger();
+        volatile boolean gone;
+        volatile boolean stopping;
+        volatile boolean closed;
+        volatile long haltedAt;
+
+        Instance(Trial trial, String id, Duration skew) {
+            this.trial = trial;
+            this.id = id;
+            this.agent = AGENT_PREFIX + id;
+            this.clock = new SkewedClock(skew);
+            EmulatedCluster cluster = trial.cluster;
+            // WorkFenceBeans: the client every piece of work uses, fenced, tagged with this instance
+            work = FencedWrites.client(
+                    new ConfigBuilder(cluster.operatorClientConfig())
+                            .withUserAgent(agent)
+                            .build(),
+                    null,
+                    fence,
+                    id);
+            // MaintenanceBeans: the machine's own fenced client, without retries
+            machineClient = FencedWrites.client(
+                    new ConfigBuilder(work.getConfiguration())
+                            .withRequestRetryBackoffLimit(0)
+                            .build(),
+                    null,
+                    fence,
+                    id);
+            // the election builds its own unfenced client from this one's configuration
+            electionBase = new KubernetesClientBuilder()
+                    .withConfig(new ConfigBuilder(cluster.operatorClientConfig())
+                            .withUserAgent(agent + ELECTION_SUFFIX)
+                            .build())
+                    .build();
+            nodes = new NodeCache(work);
+            AtomicInteger n = new AtomicInteger();
+            evictions = Executors.newFixedThreadPool(SETTINGS.evictionParallelism(), r -> {
+                Thread t = new Thread(r, "chaos-eviction-" + id + "-" + n.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+            });
+            heartbeats = new ExecutorScheduler("chaos-heartbeats-" + id);
+            // CoordinationBeans
+            coordination = new CoordinationController(
+                    work,
+                    new ElectionPlanner(ElectionTiming.UPSTREAM, false),
+                    clock,
+                    LeaseCandidateApi.of("v1beta1"),
+                    new CoordinationMetrics(new SimpleMeterRegistry(), clock),
+                    Duration.ofMinutes(30),
+                    nodes);
+            coordination.fencedBy(fence);
+            machine = new MaintenanceMachine(
+                    machineClient,
+                    new KubeLeaseStore(machineClient),
+                    new CoordinatedLeadershipHandover(coordination),
+                    new MaintenanceMetrics(new SimpleMeterRegistry()),
+                    SETTINGS,
+                    evictions,
+                    heartbeats,
+                    clock);
+            EventRecorder recorder = new EventRecorder(work, clock);
+            door = new AnnotationDoor(
+                    work, nodes, machine, recorder, SETTINGS, NodeMaintenanceValidator.Limits.none(), ANNOTATIONS);
+            door.fencedBy(fence);
+            NodeMaintenanceReconciler real = new NodeMaintenanceReconciler(
+                    machine,
+                    work,
+                    recorder,
+                    new MaintenanceMetrics(new SimpleMeterRegistry()),
+                    NodeMaintenanceValidator.Limits.none(),
+                    new AnnotatedNodes(work, nodes),
+                    fence);
+            // as the extension configures JOSDK: the client is a bean (not closed by JOSDK), no SSA
+            operator = new Operator(o ->
+                    o.withKubernetesClient(work).withCloseClientOnStop(false).withUseSSAToPatchPrimaryResource(false));
+            operator.register(new TimedReconciler(real, id, trial.reconciles));
+            leadership = new OperatorLeadership(
+                    operator,
+                    electionBase,
+                    OperatorLeadershipLossTest.config(id, LD, RD, RETRY),
+                    new SimpleMeterRegistry(),
+                    fence,
+                    id);
+            // OperatorLeadership.work(): the reconcilers, then the door, then coordination (add-ons: not essential)
+            leadership.extraWork.add(OperatorLeadership.work("the annotation door", false, door::start, door::stop));
+            leadership.extraWork.add(OperatorLeadership.work(
+                    "coordinated leader election", false, coordination::start, coordination::stop));
+            leadership.termOpened = t -> {
+                termsOpened.incrementAndGet();
+                trial.termStarts.add(new Interval(id, t, t));
+                trial.note(t, id + " term " + fence.term() + " opened");
+            };
+            leadership.exit = code -> {
+                trial.note(id + " exits " + code);
+                trial.shutdown(this, true);
+            };
+            leadership.halt = code -> {
+                // a real halt ends the process at once: nothing of it reaches the cluster any more, no release
+                haltedAt = System.nanoTime();
+                trial.note(id + " HALTS " + code + " (" + fence.running() + " unit(s) still running)");
+                trial.cluster
+                        .faults()
+                        .failNext(Integer.MAX_VALUE, r -> r.userAgent().startsWith(agent), 503);
+                gone = true;
+                while (!trial.ending) {
+                    LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(50)); // this thread would not exist
+                }
+            };
+        }
+
+        synchronized void close() {
+            if (closed) {
+                return;
+            }
+            closed = true;
+            machine.close();
+            heartbeats.close();
+            evictions.shutdownNow();
+            machineClient.close();
+            work.close();
+            electionBase.close();
+        }
+    }
+
+    /** This JVM's open file descriptors (Linux), to watch a trial for leaks; -1 elsewhere. */
+    static long openFiles() {
+        try (Stream<java.nio.file.Path> fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            return fds.count();
+        } catch (java.io.IOException | RuntimeException e) {
+            return -1;
+        }
+    }
+
+    static void sleepMillis(long ms) {
+        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(ms));
+    }
+
+    static Stream<Long> seeds() {
+        System.out.println("OperatorChaosIT base seed " + BASE_SEED + " (replay: -Dtenure.chaos.seed=" + BASE_SEED
+                + "; one failing trial: -Dtenure.chaos.trial=<its seed>), " + TRIALS + " trials");
+        return LongStream.range(0, TRIALS).mapToObj(i -> REPLAY_TRIAL != null ? REPLAY_TRIAL : BASE_SEED * 31 + i);
+    }
+
+    @ParameterizedTest(name = "trial {0}")
+    @MethodSource("seeds")
+    void noWorkOfTwoOperatorInstancesOverlapsWhateverEndsALeadersTerm(long seed) throws Exception {
+        Fault fault;
+        List<String> violations;
+        String trace;
+        int terms;
+        int writes;
+        int afterHalt;
+        int reconciles;
+        String closest;
+        long longest;
+        long took = System.nanoTime();
+        try (Trial trial = new Trial(seed)) {
+            Random rnd = trial.rnd;
+            fault = Fault.values()[rnd.nextInt(Fault.values().length)];
+            if (!ONLY_FAULT.isEmpty()) {
+                fault = Fault.valueOf(ONLY_FAULT);
+            }
+            trial.note("seed " + seed + ": fault " + fault);
+            trial.seedWorkload();
+            // clocks skewed between the instances (the cluster's clock is the system's)
+            List<Duration> skews = List.of(Duration.ZERO, Duration.ofSeconds(3), Duration.ofSeconds(-7));
+            Instance a = trial.start("a", skews.get(rnd.nextInt(skews.size())));
+            Instance b = trial.start("b", skews.get(rnd.nextInt(skews.size())));
+            trial.createMaintenance("m1", "n1");
+            trial.cluster.client().nodes().withName("n3").edit(n -> {
+                n.getMetadata().getAnnotations().put(MaintenanceAnnotation.REQUEST, "60");
+                return n;
+            });
+            trial.note("harness: n3 annotated for maintenance");
+            Instance leader = trial.awaitLeader(i -> true, Duration.ofSeconds(30));
+            Instance standby = leader == a ? b : a;
+            // the leader is at work (cordons, evictions, status) when the fault strikes
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> trial.writes.stream()
+                                    .filter(w -> w.instance().equals(leader.id))
+                                    .count()
+                            >= 5);
+            sleepMillis(rnd.nextInt(1500));
+            trial.apply(fault, leader, standby);
+            // a successor leads (another instance, or a restart of the first)
+            Instance previous = leader;
+            Instance next = trial.awaitLeader(i -> i != previous, Duration.ofSeconds(40));
+            trial.note(next.id + " leads");
+            // work for the successor: a new maintenance, and the first one ended (cleanup: uncordon, lease release)
+            trial.createMaintenance("m2", "n2");
+            trial.cluster
+                    .client()
+                    .resources(NodeMaintenance.class)
+                    .withName("m1")
+                    .delete();
+            trial.note("harness: NodeMaintenance m1 deleted");
+            sleepMillis(800 + rnd.nextInt(1200));
+            violations = trial.violations();
+            trace = trial.traceText();
+            terms = trial.termStarts.size();
+            writes = trial.writes.size();
+            afterHalt = trial.afterHalt.size();
+            reconciles = trial.reconciles.size();
+            closest = trial.closestHandover().map(d -> d.toMillis() + " ms").orElse("-");
+            longest = trial.longestReconcile().toMillis();
+        }
+        System.out.printf(
+                "operator chaos trial %d: fault %s, %d terms, %d reconciles and %d tagged writes checked, %d after a"
+                        + " halt, %d violations; closest handover of writes %s, longest reconcile %d ms; %d ms; %d open"
+                        + " files%n",
+                seed,
+                fault,
+                terms,
+                reconciles,
+                writes,
+                afterHalt,
+                violations.size(),
+                closest,
+                longest,
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - took),
+                openFiles());
+        if (TRACE) {
+            System.out.println(trace);
+        }
+        if (!violations.isEmpty()) {
+            System.out.println("OVERLAP seed " + seed + " (" + fault + "):\n  "
+                    + String.join("\n  ", violations.subList(0, Math.min(20, violations.size()))) + "\n" + trace);
+        }
+        assertThat(terms).as("leadership moved").isGreaterThanOrEqualTo(2);
+        assertThat(reconciles).as("the real reconciler ran").isPositive();
+        assertThat(writes).as("the operator's work wrote").isPositive();
+        assertThat(violations)
+                .as(
+                        "work of two operator instances overlapped (seed %d, fault %s; replay: -Dtenure.chaos.trial=%d)\n%s",
+                        seed, fault, seed, trace)
+                .isEmpty();
+    }
+}
