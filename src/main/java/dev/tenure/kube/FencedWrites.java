@@ -40,7 +40,20 @@ public final class FencedWrites implements Interceptor {
     /** A client on {@code config} whose writes pass {@code fence}. */
     public static KubernetesClient client(
             Config config, KubernetesSerialization serialization, WorkFence fence, String instance) {
+        return client(config, serialization, fence, instance, null);
+    }
+
+    /** {@link #client(Config, KubernetesSerialization, WorkFence, String)} on {@code httpClients} (null: default). */
+    public static KubernetesClient client(
+            Config config,
+            KubernetesSerialization serialization,
+            WorkFence fence,
+            String instance,
+            io.fabric8.kubernetes.client.http.HttpClient.Factory httpClients) {
         KubernetesClientBuilder builder = new KubernetesClientBuilder().withConfig(config);
+        if (httpClients != null) {
+            builder.withHttpClientFactory(httpClients);
+        }
         if (serialization != null) {
             builder.withKubernetesSerialization(serialization);
         }

@@ -100,6 +100,12 @@ public class OperatorLeadership {
             : code -> Runtime.getRuntime().halt(code);
     /** Told the System.nanoTime() at which each term opened the fence (tests check work against it). */
     java.util.function.LongConsumer termOpened = t -> {};
+
+    /**
+     * Tests that start many operator instances in one JVM share one HTTP client factory: each fabric8 client built
+     * with its own keeps ~10 file descriptors after it is closed. Null: fabric8's default (one process, one client).
+     */
+    io.fabric8.kubernetes.client.http.HttpClient.Factory electionHttpClients;
     /** Work run besides the operator's own (tests); started after it. */
     final List<LeaderWork> extraWork = new CopyOnWriteArrayList<>();
 
@@ -170,9 +176,12 @@ public class OperatorLeadership {
             return;
         }
         LeaseKey lease = LeaseKey.of(namespace(le), le.leaseName());
-        electionClient = new KubernetesClientBuilder()
-                .withConfig(electionClientConfig(client.getConfiguration(), le))
-                .build();
+        KubernetesClientBuilder election =
+                new KubernetesClientBuilder().withConfig(electionClientConfig(client.getConfiguration(), le));
+        if (electionHttpClients != null) {
+            election.withHttpClientFactory(electionHttpClients);
+        }
+        electionClient = election.build();
         scheduler = new ExecutorScheduler("tenure-leader-election");
         fenceScheduler = new ExecutorScheduler("tenure-leader-fence");
         storeCalls = Executors.newCachedThreadPool(daemon("tenure-leader-election-calls"));
