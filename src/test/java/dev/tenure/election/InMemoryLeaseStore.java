@@ -135,6 +135,11 @@ public final class InMemoryLeaseStore implements LeaseStore {
      * stays, marked for deletion, until a write releases it; a free one goes at once.
      */
     public synchronized void requestDeletion(LeaseKey key) {
+        requestDeletion(key, true);
+    }
+
+    /** {@link #requestDeletion(LeaseKey)}, its watch event lost when {@code watched} is false (a watch down). */
+    public synchronized void requestDeletion(LeaseKey key, boolean watched) {
         LeaseRecord current = leases.get(key);
         if (current == null) {
             return;
@@ -146,7 +151,9 @@ public final class InMemoryLeaseStore implements LeaseStore {
         LeaseRecord marked =
                 current.withDeletionRequested(true).withResourceVersion(Long.toString(version.incrementAndGet()));
         leases.put(key, marked);
-        notifyWatchers(key, Optional.of(marked));
+        if (watched) {
+            notifyWatchers(key, Optional.of(marked));
+        }
     }
 
     /** Test backdoor: write without conditions (a foreign writer, e.g. a CLE controller). */

@@ -529,6 +529,30 @@ class LeaderElectorTest {
         h.closeOpen(List.of(a, fresh));
     }
 
+    /**
+     * The same with the leader's watch down (the event lost): the leader finds the requested deletion on its next
+     * renew, and meanwhile a contender, fresh or not, still treats the Lease in deletion as held.
+     */
+    @Test
+    void aRequestedDeletionTheLeaderDidNotSeeOnItsWatchEndsItsTermAtItsNextRenewAndNobodyTakesTheLease() {
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        h.store.requestDeletion(LEASE, false);
+        LeaderElector fresh = h.start("fresh", Duration.ZERO);
+        h.scheduler.runDue();
+        assertThat(fresh.isLeader()).as("the Lease in deletion is not free").isFalse();
+        assertThat(h.intervals).as("the leader has not seen it yet").isEmpty();
+        h.scheduler.advance(RP.multipliedBy(2));
+        assertThat(h.intervals)
+                .as("its next renew found the deletion and ended the term")
+                .extracting(ElectorHarness.Interval::identity)
+                .containsExactly("a");
+        h.scheduler.advance(LD.multipliedBy(3));
+        assertThat(a.isLeader() ^ fresh.isLeader()).isTrue();
+        assertThat(h.overlaps()).isEmpty();
+        h.closeOpen(List.of(a, fresh));
+    }
+
     /** The leader died with its Lease in deletion: after the record's duration a contender lets it go, then leads. */
     @Test
     void aLeaseInDeletionWhoseHolderDiedIsLetGoAfterItsDurationAndOnlyThen() {
