@@ -11,7 +11,6 @@ import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.authentication.UserInfo;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
-import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusMock;
 import io.quarkus.test.junit.QuarkusTest;
@@ -36,7 +35,6 @@ import org.junit.jupiter.api.Test;
  */
 @QuarkusTest
 @io.quarkus.test.junit.TestProfile(StandbyAdmissionIT.Standby.class)
-@QuarkusTestResource(StandbyAdmissionIT.HeldElsewhere.class)
 @EndToEnd
 class StandbyAdmissionIT {
 
@@ -68,10 +66,24 @@ class StandbyAdmissionIT {
         }
     }
 
+    /**
+     * Its cluster comes with the profile, not a {@code @QuarkusTestResource}: those are global, and this one would
+     * have started a second emulated cluster, with the lease held elsewhere, in every Quarkus test's application.
+     */
     public static class Standby implements QuarkusTestProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
             return Map.of("tenure.leader-election.lease-name", LEASE);
+        }
+
+        @Override
+        public java.util.List<TestResourceEntry> testResources() {
+            return java.util.List.of(new TestResourceEntry(HeldElsewhere.class));
+        }
+
+        @Override
+        public boolean disableGlobalTestResources() {
+            return true;
         }
     }
 

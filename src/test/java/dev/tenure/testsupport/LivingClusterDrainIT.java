@@ -9,12 +9,11 @@ import dev.tenure.maintenance.Phase;
 import dev.tenure.maintenance.RelaxedLeadershipProfile;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.quarkus.test.common.QuarkusTestResource;
-import io.quarkus.test.common.ResourceArg;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -24,12 +23,29 @@ import org.junit.jupiter.api.Test;
  * for good.
  */
 @QuarkusTest
-@TestProfile(RelaxedLeadershipProfile.class)
-@QuarkusTestResource(
-        value = EmulatedClusterResource.class,
-        initArgs = @ResourceArg(name = EmulatedClusterResource.LIVING, value = "PT1S"))
+@TestProfile(LivingClusterDrainIT.Living.class)
 @EndToEnd
 class LivingClusterDrainIT {
+
+    /**
+     * The relaxed leadership of the maintenance tests, on a living cluster of its own. A {@code @QuarkusTestResource}
+     * is global (every Quarkus test class starts every one declared anywhere), so one with arguments of its own
+     * started a second emulated cluster beside the plain one in every application, and which of them the operator
+     * and the test talked to depended on the order of the classes: in a full run this test drained a cluster
+     * without workload controllers. A profile's resources apply to its own classes, and global ones are left out.
+     */
+    public static class Living extends RelaxedLeadershipProfile {
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(
+                    EmulatedClusterResource.class, Map.of(EmulatedClusterResource.LIVING, "PT1S")));
+        }
+
+        @Override
+        public boolean disableGlobalTestResources() {
+            return true;
+        }
+    }
 
     @Test
     void aDrainWithADisruptionBudgetSucceedsAndThePodsLiveOnElsewhere() {
