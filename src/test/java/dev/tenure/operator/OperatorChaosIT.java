@@ -857,6 +857,7 @@ class OperatorChaosIT {
         List<String> violations;
         String trace;
         int terms;
+        boolean leaderKeptItsLease; // DURATION_SHORTENED: its renew wrote its duration back first
         int writes;
         int afterHalt;
         int reconciles;
@@ -906,6 +907,7 @@ class OperatorChaosIT {
                                             .orElse(false),
                             Duration.ofSeconds(40))
                     : trial.awaitLeader(i -> i != previous, Duration.ofSeconds(40));
+            leaderKeptItsLease = next == previous;
             trial.note(next.id + " leads");
             // work for the successor: a new maintenance, and the first one ended (cleanup: uncordon, lease release)
             trial.createMaintenance("m2", "n2");
@@ -947,7 +949,7 @@ class OperatorChaosIT {
             System.out.println("OVERLAP seed " + seed + " (" + fault + "):\n  "
                     + String.join("\n  ", violations.subList(0, Math.min(20, violations.size()))) + "\n" + trace);
         }
-        assertThat(terms).as("leadership moved").isGreaterThanOrEqualTo(2);
+        assertThat(terms).as("leadership moved").isGreaterThanOrEqualTo(leaderKeptItsLease ? 1 : 2);
         assertThat(reconciles).as("the real reconciler ran").isPositive();
         assertThat(writes).as("the operator's work wrote").isPositive();
         assertThat(violations)
