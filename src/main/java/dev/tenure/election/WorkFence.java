@@ -83,20 +83,17 @@ public final class WorkFence {
      * time left: the bound narrows every fence's budget on that thread.
      */
     public Duration timeLeft() {
-        Supplier<Optional<Duration>> source;
-        lock.lock();
-        try {
-            source = timeLeft;
-        } finally {
-            lock.unlock();
-        }
-        Duration left = leftOf(source);
+        return narrowed(leftOf(currentSource()));
+    }
+
+    /** {@code term} (the term's time left), no longer than what this thread's {@link Bound} has left, if any. */
+    private static Duration narrowed(Duration term) {
         Bound bound = BOUND.get();
-        if (bound != null && !left.isZero()) {
-            Duration narrower = leftOf(bound.timeLeft());
-            return narrower.compareTo(left) < 0 ? narrower : left;
+        if (bound == null || term.isZero()) {
+            return term;
         }
-        return left;
+        Duration left = leftOf(bound.timeLeft());
+        return left.compareTo(term) < 0 ? left : term;
     }
 
     /**
@@ -114,10 +111,21 @@ public final class WorkFence {
      * the bound there with {@link #carry}.
      */
     public static <T> T bounded(Bound bound, Supplier<T> work) {
+        try {
+            return within(bound, work::get);
+        } catch (RuntimeException | Error e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e); // a Supplier throws no checked exception
+        }
+    }
+
+    /** Runs {@code task} with {@code bound} as this thread's bound, restoring the one it had. */
+    private static <T> T within(Bound bound, java.util.concurrent.Callable<T> task) throws Exception {
         Bound outer = BOUND.get();
         BOUND.set(bound);
         try {
-            return work.get();
+            return task.call();
         } finally {
             if (outer == null) {
                 BOUND.remove();
@@ -141,22 +149,7 @@ public final class WorkFence {
     /** {@code task} running under the bound of the calling thread (if any), on whichever thread runs it. */
     public static <T> java.util.concurrent.Callable<T> carry(java.util.concurrent.Callable<T> task) {
         Bound bound = BOUND.get();
-        if (bound == null) {
-            return task;
-        }
-        return () -> {
-            Bound outer = BOUND.get();
-            BOUND.set(bound);
-            try {
-                return task.call();
-            } finally {
-                if (outer == null) {
-                    BOUND.remove();
-                } else {
-                    BOUND.set(outer);
-                }
-            }
-        };
+        return bound == null ? task : () -> within(bound, task);
     }
 
     private Supplier<Optional<Duration>> currentSource() {
@@ -188,8 +181,9 @@ public final class WorkFence {
      * @throws OutsideTerm when no term is open, or less than {@link #MIN_WRITE_BUDGET} is left
      */
     public Duration writeBudget() {
+        // one read of the term's time left for both: two reads could disagree about which of the two ran out
         Duration term = leftOf(currentSource());
-        Duration left = timeLeft();
+        Duration left = narrowed(term);
         if (left.compareTo(MIN_WRITE_BUDGET) < 0) {
             boolean byBound = term.compareTo(MIN_WRITE_BUDGET) >= 0;
             String what = byBound ? BOUND.get().what() : "the term";

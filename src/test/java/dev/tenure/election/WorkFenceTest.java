@@ -104,6 +104,16 @@ class WorkFenceTest {
                 .hasValueSatisfying(r -> assertThat(r.getMessage()).isEqualTo("gone"));
     }
 
+    /** The term's time left read once per write: two reads that disagree must not blame a bound there is none of. */
+    @Test
+    void aWriteBudgetReadsTheTermOnce() {
+        WorkFence fence = WorkFence.closed();
+        java.util.Iterator<Duration> shrinking =
+                java.util.List.of(Duration.ofMillis(51), Duration.ofMillis(49)).iterator();
+        fence.open(() -> Optional.of(shrinking.hasNext() ? shrinking.next() : Duration.ZERO));
+        assertThat(fence.writeBudget()).isEqualTo(Duration.ofMillis(51));
+    }
+
     @Test
     void aPermitClosedTwiceCountsOnce() throws Exception {
         WorkFence fence = WorkFence.alwaysOpen();
