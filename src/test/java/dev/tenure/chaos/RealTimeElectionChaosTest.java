@@ -22,7 +22,9 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.ConcurrentLinkedQueue;
@@ -203,23 +205,49 @@ class RealTimeElectionChaosTest {
     void onTheEmulatedApiServerWithHiddenClientRetriesWorkNeverOverlapsEither(long seed) throws Exception {
         try (EmulatedCluster cluster = EmulatedCluster.start()) {
             cluster.seed().namespace(LEASE.namespace());
-            ExecutorService trials = Executors.newFixedThreadPool(EMULATED_TRIALS_PER_RUN);
-            List<Emulated> backends = new ArrayList<>();
-            List<Future<Trial>> futures = new ArrayList<>();
-            for (int t = 0; t < EMULATED_TRIALS_PER_RUN; t++) {
-                Emulated backend = new Emulated(cluster, "realtime-" + t);
-                backends.add(backend);
-                long trialSeed = trialSeed(seed, t);
-                futures.add(trials.submit(() -> runTrial(trialSeed, backend)));
-            }
+            warmUp();
+            // three trials at a time share one server; on a loaded machine three may not show every kind of event the
+            // run claims to exercise (a stop fenced in a call is rarer here than in memory), so the run goes on, three
+            // trials more at a time, until they have (at most three rounds) — and fails if they still have not
             List<Trial> done = new ArrayList<>();
-            for (Future<Trial> f : futures) {
-                done.add(f.get(2, TimeUnit.MINUTES));
+            for (int round = 0; round < 3 && (round == 0 || !exercised(done)); round++) {
+                ExecutorService trials = Executors.newFixedThreadPool(EMULATED_TRIALS_PER_RUN);
+                List<Emulated> backends = new ArrayList<>();
+                List<Future<Trial>> futures = new ArrayList<>();
+                for (int i = 0; i < EMULATED_TRIALS_PER_RUN; i++) {
+                    int t = round * EMULATED_TRIALS_PER_RUN + i;
+                    Emulated backend = new Emulated(cluster, "realtime-" + t);
+                    backends.add(backend);
+                    long trialSeed = trialSeed(seed, t);
+                    futures.add(trials.submit(() -> runTrial(trialSeed, backend)));
+                }
+                for (Future<Trial> f : futures) {
+                    done.add(f.get(2, TimeUnit.MINUTES));
+                }
+                trials.shutdownNow();
+                backends.forEach(Emulated::close);
             }
-            trials.shutdownNow();
-            backends.forEach(Emulated::close);
             check("emulated API server", seed, done);
         }
+    }
+
+    /**
+     * fabric8 builds its table of every Kubernetes type the first time a client decodes an event of unknown kind (a
+     * watch event), holding a class lock for seconds on a loaded machine, while each elector's event loop waits on
+     * it: the first trials of a cold JVM then had no answer for seconds, and their leader its term cut short, with
+     * nobody leading again in the time left (seed 21167533767044, run first: 3 terms in 3 trials, then 0, while the
+     * same driver draws run second gave 7 to 11). The trials' time starts when that is done.
+     */
+    private static void warmUp() {
+        new io.fabric8.kubernetes.client.utils.KubernetesSerialization()
+                .unmarshal("{\"apiVersion\":\"coordination.k8s.io/v1\",\"kind\":\"Lease\"}");
+    }
+
+    /** Whether the trials saw what {@link #check} asks of a run besides no overlap. */
+    private static boolean exercised(List<Trial> done) {
+        return done.stream().mapToInt(t -> t.sections().size()).sum() > done.size()
+                && done.stream().mapToInt(Trial::fencedInCall).sum() > 0
+                && done.stream().mapToInt(Trial::yields).sum() > 0;
     }
 
     private static void check(String where, long seed, List<Trial> done) {
@@ -259,13 +287,16 @@ class RealTimeElectionChaosTest {
 
         void delete();
 
-        /** A store call of the current leader answers {@code d} late; false to stall on the client side instead. */
-        default boolean stallOnServer(Duration d) {
+        /** The next write of {@code identity} is answered {@code d} late; false to stall on the client side instead. */
+        default boolean stallOnServer(String identity, Duration d) {
             return false;
         }
 
-        /** The next {@code n} writes fail with 500 on the server, which the client retries unseen; false if not here. */
-        default boolean failWritesRetriedByTheClient(int n) {
+        /**
+         * The next {@code n} writes of {@code identity} fail with 500 on the server, which its client retries unseen;
+         * false if not here.
+         */
+        default boolean failWritesRetriedByTheClient(String identity, int n) {
             return false;
         }
     }
@@ -310,6 +341,8 @@ class RealTimeElectionChaosTest {
         private final LeaseKey key;
         private final KubeLeaseStore harness;
         private final List<KubernetesClient> clients = new ArrayList<>();
+        private final Map<String, Predicate<ApiRequest>> stalled = new HashMap<>();
+        private final Map<String, Predicate<ApiRequest>> failed = new HashMap<>();
 
         Emulated(EmulatedCluster cluster, String name) {
             this.cluster = cluster;
@@ -327,6 +360,7 @@ class RealTimeElectionChaosTest {
             // fabric8's defaults: 10 retries with backoff on 5xx, unseen by the caller
             KubernetesClient c = new KubernetesClientBuilder()
                     .withConfig(new ConfigBuilder(cluster.operatorClientConfig())
+                            .withUserAgent(userAgentOf(identity))
                             .withRequestRetryBackoffLimit(10)
                             .withRequestRetryBackoffInterval(100)
                             .build())
@@ -360,21 +394,40 @@ class RealTimeElectionChaosTest {
                     .delete();
         }
 
-        private Predicate<ApiRequest> electorWrites() {
-            return ApiRequest.named(key.name())
-                    .and(ApiRequest.verb("update"))
-                    .and(r -> !EmulatedCluster.HARNESS_USER_AGENT.equals(r.userAgent()));
+        /** Each elector's own agent (any but the harness's counts as the operator), so a fault can aim at one. */
+        private static String userAgentOf(String identity) {
+            return EmulatedCluster.OPERATOR_USER_AGENT + "/" + identity;
         }
 
+        private Predicate<ApiRequest> writesOf(String identity) {
+            return ApiRequest.named(key.name())
+                    .and(ApiRequest.verb("update"))
+                    .and(r -> userAgentOf(identity).equals(r.userAgent()));
+        }
+
+        // "the leader's next call", as the in-memory backend's stallNext and retryNext mean it: aimed at one elector,
+        // at most one of each pending per elector. A fault aimed at every elector's writes and queued behind the
+        // ones not yet used stalled each contender's acquiring write past its attempt budget, for the rest of the
+        // trial, once a leader had lost its lease: nobody led again (a run of 3 trials with 3 terms in all).
         @Override
-        public boolean stallOnServer(Duration d) {
-            cluster.faults().delayNext(1, electorWrites(), d);
+        public synchronized boolean stallOnServer(String identity, Duration d) {
+            Predicate<ApiRequest> pending = stalled.get(identity);
+            if (pending == null || !cluster.faults().pending(pending)) {
+                Predicate<ApiRequest> next = writesOf(identity);
+                stalled.put(identity, next);
+                cluster.faults().delayNext(1, next, d);
+            }
             return true;
         }
 
         @Override
-        public boolean failWritesRetriedByTheClient(int n) {
-            cluster.faults().failNext(n, electorWrites(), 500);
+        public synchronized boolean failWritesRetriedByTheClient(String identity, int n) {
+            Predicate<ApiRequest> pending = failed.get(identity);
+            if (pending == null || !cluster.faults().pending(pending)) {
+                Predicate<ApiRequest> next = writesOf(identity);
+                failed.put(identity, next);
+                cluster.faults().failNext(n, next, 500);
+            }
             return true;
         }
 
@@ -402,28 +455,35 @@ class RealTimeElectionChaosTest {
         int yields = 0;
         int deletions = 0;
         long end = System.nanoTime() + TRIAL.toNanos();
-        // a busy machine injects fewer faults in the same wall time: a trial lasts until it has had its share of
-        // them too (at most three times as long), so what it claims to exercise does not depend on the load
+        // a busy machine injects fewer faults in the same wall time, and its slow answers end terms early and keep
+        // the next one from starting: a trial lasts until it has had its share of faults and seen leadership move
+        // (at most three times as long), so what it claims to exercise does not depend on the load
         long latest = System.nanoTime() + TRIAL.multipliedBy(3).toNanos();
-        while (System.nanoTime() < end || (faults < MIN_FAULTS_PER_TRIAL && System.nanoTime() < latest)) {
+        while (System.nanoTime() < end
+                || ((faults < MIN_FAULTS_PER_TRIAL || sections.size() < 2) && System.nanoTime() < latest)) {
             sleep(Duration.ofMillis(150 + rnd.nextInt(350)));
             Optional<LeaseRecord> current = backend.peek();
-            Process leader = current.flatMap(r -> processes.stream()
-                            .filter(p -> r.isHeldBy(p.identity))
-                            .findFirst())
-                    .orElse(processes.get(rnd.nextInt(processes.size())));
+            // the leader is the elector that leads now by its own account; the holder on record may be one whose
+            // term has ended (its renew applied, its answer lost): aiming every "leader's next call" fault at it
+            // renews its hold on the record with each late write while it never leads again, and nobody leads for
+            // the rest of the trial (seed 21167533767044: 3 terms in 3 trials)
+            int draw = rnd.nextInt(processes.size());
+            Process leader = processes.stream()
+                    .filter(p -> p.elector.isLeader())
+                    .findFirst()
+                    .orElse(processes.get(draw));
             Process any = processes.get(rnd.nextInt(processes.size()));
             switch (rnd.nextInt(9)) {
                 case 0, 1 -> {
                     Duration stall = Duration.ofMillis(2000 + rnd.nextInt(2000));
                     trace(leader.identity, "driver: stall next call " + stall.toMillis() + " ms");
-                    if (!backend.stallOnServer(stall)) {
+                    if (!backend.stallOnServer(leader.identity, stall)) {
                         leader.view.stallNext(stall, rnd.nextBoolean());
                     }
                 }
                 case 2 -> {
                     int n = 1 + rnd.nextInt(4);
-                    if (!backend.failWritesRetriedByTheClient(n)) {
+                    if (!backend.failWritesRetriedByTheClient(leader.identity, n)) {
                         leader.view.retryNext(n);
                     }
                 }

@@ -43,6 +43,14 @@ public final class Faults {
     }
 
     /**
+     * Whether a {@link #failNext} or {@link #delayNext} rule made with this very {@code match} still has requests
+     * left to act on: a driver that means "the next call" checks it so its faults do not pile up while nobody calls.
+     */
+    public boolean pending(Predicate<ApiRequest> match) {
+        return rules.stream().anyMatch(r -> r.match == match && r.remaining.get() > 0);
+    }
+
+    /**
      * Chaos mode: each request matching {@code match} fails with {@code probability}, with a status drawn
      * from {@code statuses}; the same seed and request sequence give the same faults.
      */
