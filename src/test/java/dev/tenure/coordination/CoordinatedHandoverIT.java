@@ -80,7 +80,8 @@ class CoordinatedHandoverIT {
         Candidate app1 = candidate(client, api, "app-1", "1.31.0", "w2");
         app0.start();
         app1.start();
-        await().atMost(WAIT)
+        await("both LeaseCandidates registered")
+                .atMost(WAIT)
                 .until(() -> client.genericKubernetesResources(api.context())
                                 .inNamespace(NS)
                                 .list()
@@ -88,7 +89,7 @@ class CoordinatedHandoverIT {
                                 .size()
                         == 2);
         controller.start();
-        await().atMost(WAIT).until(app0::isLeader);
+        await("app-0 leads on the controller's first assignment").atMost(WAIT).until(app0::isLeader);
         assertThat(holder(client)).isEqualTo("app-0");
 
         // the NodeMaintenance step: cordon and taint, then hand over in the same reconcile
@@ -102,11 +103,13 @@ class CoordinatedHandoverIT {
         assertThat(requested.done()).as(requested.message()).isFalse();
         assertThat(requested.message()).contains("app-0 -> app-1");
 
-        await().atMost(WAIT).until(app1::isLeader);
+        await("app-0 yields and app-1 leads on the controller's assignment")
+                .atMost(WAIT)
+                .until(app1::isLeader);
         assertThat(app0.isLeader()).isFalse();
         assertThat(events).containsExactly("app-0 started", "app-0 stopped", "app-1 started");
         assertThat(holder(client)).isEqualTo("app-1");
-        await().atMost(WAIT).until(() -> controller.handedOver("w1"));
+        await("the controller sees the handover off w1 done").atMost(WAIT).until(() -> controller.handedOver("w1"));
         assertThat(new CoordinatedLeadershipHandover(controller)
                         .handOver("w1", now, clock.instant())
                         .done())
