@@ -262,6 +262,12 @@ public class OperatorLeadership {
         if (shuttingDown) {
             return;
         }
+        if (lost) {
+            // this process is exiting after a lost term (or a failed start): its elector may still win a new term
+            // before the shutdown stops it, but the work must not start again in a process on its way out
+            LOG.warn("won a new term while exiting after a lost one: not starting the work; the shutdown releases");
+            return;
+        }
         LeaderElector e = elector;
         fence.open(e::timeLeft);
         termOpenedAt = System.nanoTime();

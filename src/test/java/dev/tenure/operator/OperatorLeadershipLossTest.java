@@ -79,6 +79,28 @@ class OperatorLeadershipLossTest {
     }
 
     @Test
+    void anInstanceExitingAfterALostTermDoesNotStartTheWorkAgainWhenItWinsAnother() {
+        OperatorLeadership a = replica("a");
+        await().atMost(Duration.ofSeconds(10)).until(() -> a.isLeader() && a.reconcilersStarted());
+        KubeLeaseStore store = new KubeLeaseStore(client);
+        store.update(LEASE, LeaseRules.heldRecord(store.get(LEASE), "intruder", Instant.now(), Duration.ofSeconds(30)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !exits.isEmpty());
+        assertThat(a.reconcilersStarted()).isFalse();
+
+        // the exit is asynchronous (Quarkus.asyncExit): before the shutdown stops a's elector, the intruder lets go
+        // and a wins a new term in the process that is exiting
+        LeaseRecord taken = store.get(LEASE);
+        store.update(LEASE, LeaseRules.heldRecord(taken, "", Instant.now(), Duration.ofSeconds(30)));
+        await().atMost(Duration.ofSeconds(10)).until(a::isLeader);
+        await("the work stays stopped in the exiting process")
+                .during(Duration.ofSeconds(2))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> !a.reconcilersStarted());
+        a.onStop(null);
+        assertThat(exits).containsExactly(OperatorLeadership.LOST_LEADERSHIP_EXIT_CODE);
+    }
+
+    @Test
     void shutdownReleasesSoTheStandbyTakesOver() {
         OperatorLeadership a = replica("a");
         await().atMost(Duration.ofSeconds(10)).until(a::isLeader);
