@@ -102,6 +102,19 @@ public final class MaintenanceMachine {
      */
     public Step advance(
             MaintenanceRequest request, MaintenanceState prior, boolean retryFailed, MaintenanceEvents events) {
+        return advance(request, prior, retryFailed, Optional.empty(), events);
+    }
+
+    /**
+     * {@link #advance(MaintenanceRequest, MaintenanceState, boolean, MaintenanceEvents)} with the Node as the
+     * caller read it a moment ago in the same step ({@code observed}), so it is not read twice; empty: read it.
+     */
+    Step advance(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            boolean retryFailed,
+            Optional<Node> observed,
+            MaintenanceEvents events) {
         Instant now = clock.instant();
         String nodeName = request.nodeName();
         MaintenanceState.Builder s = prior.toBuilder();
@@ -113,7 +126,7 @@ public final class MaintenanceMachine {
             s.resetDrain().phase(Phase.Running);
         }
 
-        Node node = client.nodes().withName(nodeName).get();
+        Node node = observed.orElseGet(() -> client.nodes().withName(nodeName).get());
         if (node == null) {
             return nodeMissing(nodeName, prior, s, now, events);
         }

@@ -58,18 +58,44 @@ public final class NodeMaintenanceValidator {
     private NodeMaintenanceValidator() {}
 
     /**
+     * What the rules say about {@code candidate}: the reasons that refuse it for good, else the operator-wide limits
+     * that hold it for now (checked on create only), and the request its spec resolves to when it is not refused.
+     */
+    public record Verdict(List<String> refusals, List<String> holds, Optional<MaintenanceRequest> request) {
+        public Verdict {
+            refusals = List.copyOf(refusals);
+            holds = List.copyOf(holds);
+        }
+
+        /** Every reason to refuse it now, as the webhook answers: the refusals, else the holds. */
+        public List<String> reasons() {
+            return refusals.isEmpty() ? holds : refusals;
+        }
+    }
+
+    /**
      * The reasons to refuse {@code candidate} ({@code old} is its previous version on update, else null);
      * empty when it is acceptable. Each message starts with the field or rule it is about.
      */
     public static List<String> validate(
             NodeMaintenance candidate, NodeMaintenance old, ClusterView view, Limits limits) {
-        List<String> errors = refusals(candidate, old, view);
-        if (errors.isEmpty() && old == null) {
+        return review(candidate, old, view, limits).reasons();
+    }
+
+    /** Every rule at once, the spec resolved once: {@link #refusals}, then (on create) the {@link #budget}. */
+    public static Verdict review(NodeMaintenance candidate, NodeMaintenance old, ClusterView view, Limits limits) {
+        List<String> errors = new ArrayList<>();
+        Optional<MaintenanceRequest> request = refusals(candidate, old, view, errors);
+        if (!errors.isEmpty()) {
+            return new Verdict(errors, List.of(), Optional.empty());
+        }
+        List<String> holds = List.of();
+        if (old == null) {
             Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
             view.ahead().forEach(nm -> inMaintenance.add(nodeOf(nm)));
-            errors.addAll(budget(view.node().get(), view.nodes(), inMaintenance, limits));
+            holds = budget(view.node().get(), view.nodes(), inMaintenance, limits);
         }
-        return errors;
+        return new Verdict(List.of(), holds, request);
     }
 
     /**
@@ -80,20 +106,28 @@ public final class NodeMaintenanceValidator {
      */
     public static List<String> refusals(NodeMaintenance candidate, NodeMaintenance old, ClusterView view) {
         List<String> errors = new ArrayList<>();
+        refusals(candidate, old, view, errors);
+        return errors;
+    }
+
+    /** Adds the refusals to {@code errors}; the request the spec resolves to, empty when the spec is refused. */
+    private static Optional<MaintenanceRequest> refusals(
+            NodeMaintenance candidate, NodeMaintenance old, ClusterView view, List<String> errors) {
         NodeMaintenanceSpec spec = candidate.getSpec();
         if (spec == null) {
             errors.add("spec: required (with spec.nodeName)");
-            return errors;
+            return Optional.empty();
         }
         if (spec.getNodeName() == null || spec.getNodeName().isBlank()) {
             errors.add("spec.nodeName: required");
-            return errors;
+            return Optional.empty();
         }
+        MaintenanceRequest request;
         try {
-            MaintenanceRequest.from(spec);
+            request = MaintenanceRequest.from(spec);
         } catch (IllegalArgumentException e) {
             errors.add(e.getMessage());
-            return errors;
+            return Optional.empty();
         }
         String nodeName = spec.getNodeName();
         if (old != null
@@ -101,22 +135,23 @@ public final class NodeMaintenanceValidator {
                 && old.getSpec().getNodeName() != null
                 && !old.getSpec().getNodeName().equals(nodeName)) {
             errors.add("spec.nodeName: is immutable (was " + old.getSpec().getNodeName() + ", now " + nodeName + ")");
-            return errors;
+            return Optional.empty();
         }
         if (old != null) {
-            return errors; // node, uniqueness and budgets were checked when it was admitted
+            return Optional.of(request); // node, uniqueness and budgets were checked when it was admitted
         }
         if (view.node().isEmpty()) {
             errors.add("spec.nodeName: node " + nodeName + " not found");
-            return errors;
+            return Optional.empty();
         }
         List<NodeMaintenance> sameNode =
                 view.ahead().stream().filter(nm -> nodeName.equals(nodeOf(nm))).toList();
         if (!sameNode.isEmpty()) {
             errors.add("spec.nodeName: node " + nodeName + " already has an active NodeMaintenance "
                     + sameNode.get(0).getMetadata().getName());
+            return Optional.empty();
         }
-        return errors;
+        return Optional.of(request);
     }
 
     /**
