@@ -8,7 +8,7 @@ import dev.tenure.coordination.CoordinationMetrics;
 import dev.tenure.coordination.ElectionPlanner;
 import dev.tenure.coordination.ElectionTiming;
 import dev.tenure.coordination.LeaseCandidateApi;
-import dev.tenure.coordination.LeaseStrategies;
+import dev.tenure.coordination.MaintenanceAware;
 import dev.tenure.coordination.NodeAvailability;
 import dev.tenure.election.Candidate;
 import dev.tenure.election.ExecutorScheduler;
@@ -439,7 +439,7 @@ class CoordinatedElectionChaosTest {
                 .leaseName(lease)
                 .binaryVersion("1.31.0")
                 .emulationVersion(emulationVersion)
-                .strategy(LeaseStrategies.MAINTENANCE_AWARE)
+                .strategy(MaintenanceAware.NAME)
                 .nodeName(node)
                 .candidateStore(candidateStore)
                 .leaseStore(leaseStore)

@@ -122,7 +122,7 @@ class CoordinatedHandoverIT {
                 .leaseName(LEASE)
                 .binaryVersion("1.31.0")
                 .emulationVersion(emulationVersion)
-                .strategy(LeaseStrategies.MAINTENANCE_AWARE)
+                .strategy(MaintenanceAware.NAME)
                 .nodeName(node)
                 .candidateStore(new KubeLeaseCandidateStore(client, api.version()))
                 .leaseStore(new KubeLeaseStore(client))

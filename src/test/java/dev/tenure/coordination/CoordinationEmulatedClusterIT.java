@@ -101,7 +101,7 @@ class CoordinationEmulatedClusterIT {
                         .withLeaseName("app-lease")
                         .withEmulationVersion(emulation)
                         .withBinaryVersion(binary)
-                        .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
+                        .withStrategy(MaintenanceAware.NAME)
                         .withRenewTime(new MicroTime(KubeObjects.microTime(clock.instant())))
                         .endSpec()
                         .build())

@@ -227,7 +227,7 @@ class MaintenanceHandoverIT {
                         .withLeaseName("app-lease")
                         .withEmulationVersion(emulationVersion)
                         .withBinaryVersion("1.31.0")
-                        .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
+                        .withStrategy(MaintenanceAware.NAME)
                         .withRenewTime(new MicroTime(
                                 KubeObjects.microTime(Clock.systemUTC().instant())))
                         .endSpec()

@@ -8,7 +8,7 @@ import dev.tenure.coordination.CoordinationMetrics;
 import dev.tenure.coordination.ElectionPlanner;
 import dev.tenure.coordination.ElectionTiming;
 import dev.tenure.coordination.LeaseCandidateApi;
-import dev.tenure.coordination.LeaseStrategies;
+import dev.tenure.coordination.MaintenanceAware;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseRecord;
@@ -403,7 +403,7 @@ class OperatorChaosIT {
                                 .withLeaseName("app")
                                 .withEmulationVersion("1.31.0")
                                 .withBinaryVersion("1.31.0")
-                                .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
+                                .withStrategy(MaintenanceAware.NAME)
                                 .withRenewTime(
                                         new MicroTime(DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'")
                                                 .withZone(ZoneOffset.UTC)
