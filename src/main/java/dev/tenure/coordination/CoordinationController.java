@@ -92,6 +92,7 @@ public final class CoordinationController {
 
     public CoordinationController(
             KubernetesClient client,
+            KubeLeaseStore leaseStore,
             ElectionPlanner planner,
             Clock clock,
             LeaseCandidateApi api,
@@ -100,7 +101,7 @@ public final class CoordinationController {
             NodeCache nodeCache) {
         this.client = Objects.requireNonNull(client, "client");
         this.nodeCache = Objects.requireNonNull(nodeCache, "nodeCache");
-        this.leaseStore = new KubeLeaseStore(client);
+        this.leaseStore = Objects.requireNonNull(leaseStore, "leaseStore");
         this.planner = Objects.requireNonNull(planner, "planner");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.api = Objects.requireNonNull(api, "api");

@@ -731,14 +731,8 @@ public final class MaintenanceMachine {
                 key.name(),
                 key.namespace(),
                 r.holderIdentity().isEmpty() ? null : r.holderIdentity(),
-                text(r.acquireTime()),
-                text(r.renewTime()),
-                text(expire));
-    }
-
-    static String text(Instant t) {
-        return t == null
-                ? null
-                : t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+                NodeMaintenanceStatuses.text(r.acquireTime()),
+                NodeMaintenanceStatuses.text(r.renewTime()),
+                NodeMaintenanceStatuses.text(expire));
     }
 }

@@ -88,17 +88,6 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             MaintenanceMetrics metrics,
             NodeMaintenanceValidator.Limits limits,
             NodesMaintainedElsewhere elsewhere,
-            WorkFence fence) {
-        this(machine, client, recorder, metrics, limits, elsewhere, fence, Clock.systemUTC());
-    }
-
-    NodeMaintenanceReconciler(
-            MaintenanceMachine machine,
-            KubernetesClient client,
-            EventRecorder recorder,
-            MaintenanceMetrics metrics,
-            NodeMaintenanceValidator.Limits limits,
-            NodesMaintainedElsewhere elsewhere,
             WorkFence fence,
             Clock clock) {
         this.elsewhere = elsewhere;

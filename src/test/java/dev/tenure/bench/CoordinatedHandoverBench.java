@@ -69,6 +69,7 @@ final class CoordinatedHandoverBench implements AutoCloseable {
         this.api = LeaseCandidateApi.discover(client, "auto");
         this.controller = new CoordinationController(
                 client,
+                new KubeLeaseStore(client),
                 new ElectionPlanner(ElectionTiming.UPSTREAM, false),
                 clock,
                 api,

@@ -412,6 +412,7 @@ class CoordinatedElectionChaosTest {
     static CoordinationController controller(KubernetesClient operator, LeaseCandidateApi api, Clock clock) {
         CoordinationController controller = new CoordinationController(
                 operator,
+                new KubeLeaseStore(operator),
                 new ElectionPlanner(ElectionTiming.UPSTREAM, false),
                 clock,
                 api,

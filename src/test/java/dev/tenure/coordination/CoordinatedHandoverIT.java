@@ -65,6 +65,7 @@ class CoordinatedHandoverIT {
         LeaseCandidateApi api = LeaseCandidateApi.discover(client, "auto");
         CoordinationController controller = new CoordinationController(
                 client,
+                new KubeLeaseStore(client),
                 new ElectionPlanner(ElectionTiming.UPSTREAM, false),
                 clock,
                 api,

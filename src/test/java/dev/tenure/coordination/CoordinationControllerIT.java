@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tenure.election.CandidateRecord;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
+import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
@@ -91,6 +92,7 @@ class CoordinationControllerIT {
         nodeCache = new NodeCache(cluster.operatorClient());
         controller = new CoordinationController(
                 cluster.operatorClient(),
+                new KubeLeaseStore(cluster.operatorClient()),
                 new ElectionPlanner(ElectionTiming.UPSTREAM, upstreamStrategy),
                 clock,
                 LeaseCandidateApi.of("v1beta1"),
@@ -401,6 +403,7 @@ class CoordinationControllerIT {
             assertThat(api.detail()).contains("not served");
             controller = new CoordinationController(
                     without.operatorClient(),
+                    new KubeLeaseStore(without.operatorClient()),
                     new ElectionPlanner(ElectionTiming.UPSTREAM, true),
                     clock,
                     api,
@@ -732,6 +735,7 @@ class CoordinationControllerIT {
     void withoutTheLeaseCandidateApiTheControllerStaysInactive() {
         controller = new CoordinationController(
                 client,
+                new KubeLeaseStore(client),
                 new ElectionPlanner(ElectionTiming.UPSTREAM, true),
                 clock,
                 new LeaseCandidateApi(null, "LeaseCandidate API not served (test)"),

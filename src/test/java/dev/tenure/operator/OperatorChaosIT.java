@@ -734,6 +734,7 @@ class OperatorChaosIT {
             // CoordinationBeans
             coordination = new CoordinationController(
                     work,
+                    new KubeLeaseStore(work),
                     new ElectionPlanner(ElectionTiming.UPSTREAM, false),
                     clock,
                     LeaseCandidateApi.of("v1beta1"),
@@ -755,13 +756,15 @@ class OperatorChaosIT {
             caches = new AdmissionCaches(work, nodes);
             door = new AnnotationDoor(
                     work,
+                    new KubeLeaseStore(work),
                     nodes,
                     caches,
                     machine,
                     recorder,
                     SETTINGS,
                     NodeMaintenanceValidator.Limits.none(),
-                    ANNOTATIONS);
+                    ANNOTATIONS,
+                    clock);
             door.fencedBy(fence);
             NodeMaintenanceReconciler real = new NodeMaintenanceReconciler(
                     machine,
@@ -770,7 +773,8 @@ class OperatorChaosIT {
                     new MaintenanceMetrics(new SimpleMeterRegistry()),
                     NodeMaintenanceValidator.Limits.none(),
                     new AnnotatedNodes(caches),
-                    fence);
+                    fence,
+                    clock);
             // as the extension configures JOSDK: the client is a bean (not closed by JOSDK), no SSA
             operator = new Operator(o ->
                     o.withKubernetesClient(work).withCloseClientOnStop(false).withUseSSAToPatchPrimaryResource(false));
