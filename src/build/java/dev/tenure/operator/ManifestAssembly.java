@@ -339,7 +339,7 @@ public final class ManifestAssembly {
 
     /**
      * The CRD with each version's printer columns in the order the custom resource class declares its
-     * {@code @AdditionalPrinterColumn}s (DESIGN §3: Node, Phase, Progress, Reason, Age), instead of the
+     * {@code @AdditionalPrinterColumn}s (Node, Phase, Progress, Reason, Age, as NodeMaintenance declares them), instead of the
      * generator's order (by JSON path). Fails on a CRD of a class missing from {@link #CUSTOM_RESOURCES}.
      */
     /** RFC 3339 timestamps in the NodeMaintenance status: schema paths under status.properties. */
