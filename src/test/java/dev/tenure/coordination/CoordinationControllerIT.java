@@ -618,15 +618,20 @@ class CoordinationControllerIT {
         candidate("m2", "1.31.0", "1.31.0", MaintenanceAware.NAME, clock.instant(), Map.of());
         startController(false, Duration.ofMinutes(30));
         awaitHolder("m1");
-        assertThat(controller.leasesHeldOn("n1")).containsExactly(new LeaseKey(NS, LEASE));
+        // awaitHolder reads the server; leasesHeldOn reads the controller's Lease cache, whose watch may lag behind
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () -> assertThat(controller.leasesHeldOn("n1")).containsExactly(new LeaseKey(NS, LEASE)));
         assertThat(controller.handedOver("n1")).isFalse();
 
         client.nodes()
                 .withName("n1")
                 .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":true}}");
         awaitHolder("m2");
-        assertThat(controller.handedOver("n1")).isTrue();
-        assertThat(controller.leasesHeldOn("n2")).containsExactly(new LeaseKey(NS, LEASE));
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(controller.handedOver("n1")).isTrue();
+            assertThat(controller.leasesHeldOn("n2")).containsExactly(new LeaseKey(NS, LEASE));
+        });
     }
 
     @Test
