@@ -64,7 +64,7 @@ class WiringArchitectureTest {
     /** The maintenance side's decide steps: (observed objects, now, settings) -> decision. */
     private static final Pattern PLANNERS = Pattern.compile("dev\\.tenure\\.maintenance\\.(annotation\\.)?"
             + "(MaintenancePlanner|NodeMaintenanceAdmission|NodeMaintenanceValidator|NodeMaintenanceStatuses|DrainPlan"
-            + "|DrainPacing|MaintenanceRequest|AnnotationProtocol)(\\$.*)?");
+            + "|DrainPacing|MaintenanceRequest|MaintenanceLimits|AnnotationProtocol)(\\$.*)?");
 
     /** What a planner may be given or use: values and other planners, never a client, store, machine or framework. */
     private static final Set<String> VALUES = Set.of(

@@ -90,7 +90,7 @@ final class NodeMaintenanceAdmission {
         return !unchanged(nm, state) && pinned.isEmpty() && !NodeMaintenanceValidator.started(nm);
     }
 
-    static Decision decide(Observed observed, NodeMaintenanceValidator.Limits limits) {
+    static Decision decide(Observed observed, MaintenanceLimits limits) {
         NodeMaintenance nm = observed.nm();
         MaintenanceState state = observed.state();
         if (unchanged(nm, state)) {

@@ -74,7 +74,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final KubernetesClient client;
     private final EventRecorder recorder;
     private final MaintenanceMetrics metrics;
-    private final NodeMaintenanceValidator.Limits limits;
+    private final MaintenanceLimits limits;
     private final Clock clock;
     private final NodesMaintainedElsewhere elsewhere;
     /** The operator's leadership term: every reconcile and cleanup holds a permit of it, so a stop waits them out. */
@@ -86,7 +86,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             KubernetesClient client,
             EventRecorder recorder,
             MaintenanceMetrics metrics,
-            NodeMaintenanceValidator.Limits limits,
+            MaintenanceLimits limits,
             NodesMaintainedElsewhere elsewhere,
             WorkFence fence,
             Clock clock) {
@@ -226,7 +226,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         Optional<Node> node = nodeName == null
                 ? Optional.empty()
                 : Optional.ofNullable(client.nodes().withName(nodeName).get());
-        List<Node> nodes = node.filter(NodeMaintenanceValidator::isControlPlane).isPresent()
+        List<Node> nodes = node.filter(MaintenanceLimits::isControlPlane).isPresent()
                 ? client.nodes().list().getItems()
                 : List.of();
         List<NodeMaintenance> all = context.getPrimaryCache().list().toList();

@@ -12,7 +12,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -21,16 +20,6 @@ import java.util.Set;
  * passes what it read.
  */
 public final class NodeMaintenanceValidator {
-
-    static final String CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane";
-    static final String MASTER_LABEL = "node-role.kubernetes.io/master";
-
-    /** Operator-wide limits (from {@code tenure.maintenance.*}). */
-    public record Limits(OptionalInt maxNodesInMaintenance, OptionalInt controlPlaneMinAvailable) {
-        public static Limits none() {
-            return new Limits(OptionalInt.empty(), OptionalInt.empty());
-        }
-    }
 
     /**
      * What the rules look at.
@@ -78,12 +67,13 @@ public final class NodeMaintenanceValidator {
      * empty when it is acceptable. Each message starts with the field or rule it is about.
      */
     public static List<String> validate(
-            NodeMaintenance candidate, NodeMaintenance old, ClusterView view, Limits limits) {
+            NodeMaintenance candidate, NodeMaintenance old, ClusterView view, MaintenanceLimits limits) {
         return review(candidate, old, view, limits).reasons();
     }
 
-    /** Every rule at once, the spec resolved once: {@link #refusals}, then (on create) the {@link #budget}. */
-    public static Verdict review(NodeMaintenance candidate, NodeMaintenance old, ClusterView view, Limits limits) {
+    /** Every rule at once, the spec resolved once: {@link #refusals}, then (on create) the {@link MaintenanceLimits}. */
+    public static Verdict review(
+            NodeMaintenance candidate, NodeMaintenance old, ClusterView view, MaintenanceLimits limits) {
         List<String> errors = new ArrayList<>();
         Optional<MaintenanceRequest> request = refusals(candidate, old, view, errors);
         if (!errors.isEmpty()) {
@@ -93,7 +83,7 @@ public final class NodeMaintenanceValidator {
         if (old == null) {
             Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
             view.ahead().forEach(nm -> inMaintenance.add(nodeOf(nm)));
-            holds = budget(view.node().get(), view.nodes(), inMaintenance, limits);
+            holds = limits.refusals(view.node().get(), view.nodes(), inMaintenance);
         }
         return new Verdict(List.of(), holds, request);
     }
@@ -168,52 +158,6 @@ public final class NodeMaintenanceValidator {
                         || nm.getSpec().getNodeName().isBlank()
                 ? null
                 : nm.getSpec().getNodeName();
-    }
-
-    /**
-     * The operator-wide limits for putting {@code node} into maintenance, whichever front door asks: the
-     * cluster-wide cap and the control-plane budget. {@code inMaintenance} are the other nodes in maintenance
-     * now (by any front door); {@code nodes} all Nodes (read only when {@code node} is a control-plane node).
-     * Empty when the limits allow it.
-     */
-    public static List<String> budget(Node node, List<Node> nodes, Set<String> inMaintenance, Limits limits) {
-        List<String> errors = new ArrayList<>();
-        String nodeName = node.getMetadata().getName();
-        Set<String> others = new HashSet<>(inMaintenance);
-        others.remove(nodeName);
-        if (limits.maxNodesInMaintenance().isPresent()
-                && others.size() + 1 > limits.maxNodesInMaintenance().getAsInt()) {
-            errors.add("tenure.maintenance.max-nodes-in-maintenance: at most "
-                    + limits.maxNodesInMaintenance().getAsInt()
-                    + " node(s) may be in maintenance at once; " + others.size() + " already are: "
-                    + String.join(", ", others.stream().sorted().toList()));
-        }
-        if (isControlPlane(node)) {
-            List<String> controlPlane = nodes.stream()
-                    .filter(NodeMaintenanceValidator::isControlPlane)
-                    .map(n -> n.getMetadata().getName())
-                    .toList();
-            int total = Math.max(controlPlane.size(), 1);
-            int minAvailable = limits.controlPlaneMinAvailable().orElse(total / 2 + 1);
-            long busy = controlPlane.stream().filter(others::contains).count();
-            long availableAfter = total - busy - 1;
-            if (availableAfter < minAvailable) {
-                errors.add(
-                        "control-plane budget: node " + nodeName + " is a control-plane node; with it in maintenance "
-                                + availableAfter + " of " + total + " control-plane node(s) would stay available, but "
-                                + minAvailable + " must ("
-                                + (limits.controlPlaneMinAvailable().isPresent()
-                                        ? "tenure.maintenance.control-plane-min-available"
-                                        : "a majority, for etcd quorum")
-                                + ")");
-            }
-        }
-        return errors;
-    }
-
-    public static boolean isControlPlane(Node node) {
-        Map<String, String> labels = node.getMetadata().getLabels();
-        return labels != null && (labels.containsKey(CONTROL_PLANE_LABEL) || labels.containsKey(MASTER_LABEL));
     }
 
     /**

@@ -9,10 +9,10 @@ import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.AdmissionCaches;
 import dev.tenure.maintenance.EventRecorder;
 import dev.tenure.maintenance.LeadershipHandover;
+import dev.tenure.maintenance.MaintenanceLimits;
 import dev.tenure.maintenance.MaintenanceMachine;
 import dev.tenure.maintenance.MaintenanceMetrics;
 import dev.tenure.maintenance.MaintenanceSettings;
-import dev.tenure.maintenance.NodeMaintenanceValidator;
 import dev.tenure.maintenance.annotation.AnnotationDoor;
 import dev.tenure.maintenance.annotation.AnnotationSettings;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -88,8 +88,8 @@ public class MaintenanceBeans {
 
     @Produces
     @Singleton
-    NodeMaintenanceValidator.Limits limits(TenureConfig config) {
-        return new NodeMaintenanceValidator.Limits(
+    MaintenanceLimits limits(TenureConfig config) {
+        return new MaintenanceLimits(
                 config.maintenance().maxNodesInMaintenance(),
                 config.maintenance().controlPlaneMinAvailable());
     }
@@ -151,7 +151,7 @@ public class MaintenanceBeans {
             MaintenanceMachine machine,
             EventRecorder recorder,
             MaintenanceSettings maintenance,
-            NodeMaintenanceValidator.Limits limits,
+            MaintenanceLimits limits,
             AnnotationSettings settings,
             WorkFence fence,
             Clock clock) {

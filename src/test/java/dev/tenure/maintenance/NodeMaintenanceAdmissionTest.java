@@ -14,7 +14,6 @@ import dev.tenure.maintenance.NodeMaintenanceAdmission.Observed;
 import dev.tenure.maintenance.NodeMaintenanceAdmission.Refuse;
 import dev.tenure.maintenance.NodeMaintenanceAdmission.Unchanged;
 import dev.tenure.maintenance.NodeMaintenanceValidator.ClusterView;
-import dev.tenure.maintenance.NodeMaintenanceValidator.Limits;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.Phase;
@@ -62,7 +61,7 @@ class NodeMaintenanceAdmissionTest {
         };
     }
 
-    private static Decision decide(NodeMaintenance nm, Optional<ClusterView> view, Limits limits) {
+    private static Decision decide(NodeMaintenance nm, Optional<ClusterView> view, MaintenanceLimits limits) {
         Optional<String> pinned = NodeMaintenanceAdmission.pinnedNode(nm, PREFIX);
         MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
         assertThat(NodeMaintenanceAdmission.needsClusterView(nm, state, pinned))
@@ -72,7 +71,7 @@ class NodeMaintenanceAdmissionTest {
     }
 
     static Stream<Arguments> decisions() {
-        Limits one = new Limits(OptionalInt.of(1), OptionalInt.empty());
+        MaintenanceLimits one = new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty());
         ClusterView w2ByAnnotation = new ClusterView(
                 NODES.stream()
                         .filter(n -> n.getMetadata().getName().equals("w1"))
@@ -85,7 +84,7 @@ class NodeMaintenanceAdmissionTest {
                         "new, node exists: admitted, with the node as read",
                         resource("w1", nm -> {}),
                         Optional.of(view("w1")),
-                        Limits.none(),
+                        MaintenanceLimits.none(),
                         new Admit(
                                 MaintenanceRequest.from(nm("m", "w1").getSpec()),
                                 false,
@@ -96,25 +95,25 @@ class NodeMaintenanceAdmissionTest {
                         "new, no such node: refused, announced",
                         resource("w9", nm -> {}),
                         Optional.of(view("w9")),
-                        Limits.none(),
+                        MaintenanceLimits.none(),
                         new Refuse("spec.nodeName: node w9 not found", true)),
                 Arguments.of(
                         "new, refused again with the error already shown: not announced again",
                         resource("w9", nm -> nm.getStatus().setLastError("spec.nodeName: node w9 not found")),
                         Optional.of(view("w9")),
-                        Limits.none(),
+                        MaintenanceLimits.none(),
                         new Refuse("spec.nodeName: node w9 not found", false)),
                 Arguments.of(
                         "new, another NodeMaintenance holds the node: refused",
                         resource("w1", nm -> {}),
                         Optional.of(view("w1", running("first", "w1"))),
-                        Limits.none(),
+                        MaintenanceLimits.none(),
                         new Refuse("spec.nodeName: node w1 already has an active NodeMaintenance first", true)),
                 Arguments.of(
                         "new, bad spec: refused with the field named",
                         resource("w1", nm -> nm.getSpec().setWindow("soon")),
                         Optional.of(view("w1")),
-                        Limits.none(),
+                        MaintenanceLimits.none(),
                         new Refuse(
                                 "spec.window: \"soon\" is not a duration; write a non-negative Go duration such as"
                                         + " \"90s\", \"5m\" or \"1h30m\" (units ns, us, ms, s, m, h)",
@@ -130,13 +129,13 @@ class NodeMaintenanceAdmissionTest {
                         "refused before, spec not edited since: nothing to do, nothing read",
                         resource("w9", failedUnadmitted("spec.nodeName: node w9 not found", 1)),
                         Optional.empty(),
-                        Limits.none(),
+                        MaintenanceLimits.none(),
                         new Unchanged()),
                 Arguments.of(
                         "refused before, spec edited since: decided again, the failure retried",
                         resource("w1", failedUnadmitted("spec.nodeName: node w1 not found", 0)),
                         Optional.of(view("w1")),
-                        Limits.none(),
+                        MaintenanceLimits.none(),
                         new Admit(
                                 MaintenanceRequest.from(nm("m", "w1").getSpec()),
                                 true,
@@ -147,7 +146,7 @@ class NodeMaintenanceAdmissionTest {
                         "pinned: only the spec is read again, no cluster view, the machine reads the node",
                         resource("w1", pinnedTo("w1")),
                         Optional.empty(),
-                        Limits.none(),
+                        MaintenanceLimits.none(),
                         new Admit(
                                 MaintenanceRequest.from(nm("m", "w1").getSpec()),
                                 false,
@@ -172,7 +171,7 @@ class NodeMaintenanceAdmissionTest {
                             nm.getStatus().setLease(new LeaseStatus("node-w1", "ns", "other", null, null, null));
                         }),
                         Optional.empty(),
-                        Limits.none(),
+                        MaintenanceLimits.none(),
                         new Admit(
                                 MaintenanceRequest.from(nm("m", "w1").getSpec()),
                                 false,
@@ -183,7 +182,7 @@ class NodeMaintenanceAdmissionTest {
                         "pinned to w1, spec.nodeName edited to w2: stays on w1, the move noted and announced",
                         resource("w2", pinnedTo("w1")),
                         Optional.empty(),
-                        Limits.none(),
+                        MaintenanceLimits.none(),
                         new Admit(
                                 MaintenanceRequest.from(nm("m", "w1").getSpec()),
                                 false,
@@ -198,7 +197,7 @@ class NodeMaintenanceAdmissionTest {
                                         .andThen(
                                                 nm -> nm.getStatus().setLastError(MOVED_W1_TO_W2 + "; drain blocked"))),
                         Optional.empty(),
-                        Limits.none(),
+                        MaintenanceLimits.none(),
                         new Admit(
                                 MaintenanceRequest.from(nm("m", "w1").getSpec()),
                                 false,
@@ -209,13 +208,13 @@ class NodeMaintenanceAdmissionTest {
                         "pinned, spec edited into a bad one: refused, the node kept",
                         resource("w1", pinnedTo("w1").andThen(nm -> nm.getSpec().setWindow("0"))),
                         Optional.empty(),
-                        Limits.none(),
+                        MaintenanceLimits.none(),
                         new Refuse("spec.window: must be more than 0 (omit it for no window)", true)),
                 Arguments.of(
                         "started by a status without its node (running, no lease recorded): not admitted again",
                         resource("w1", nm -> nm.getStatus().setPhase(Phase.Running)),
                         Optional.empty(),
-                        Limits.none(),
+                        MaintenanceLimits.none(),
                         new Admit(
                                 MaintenanceRequest.from(nm("m", "w1").getSpec()),
                                 false,
@@ -226,7 +225,8 @@ class NodeMaintenanceAdmissionTest {
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("decisions")
-    void decides(String name, NodeMaintenance nm, Optional<ClusterView> view, Limits limits, Decision expected) {
+    void decides(
+            String name, NodeMaintenance nm, Optional<ClusterView> view, MaintenanceLimits limits, Decision expected) {
         assertThat(decide(nm, view, limits)).isEqualTo(expected);
     }
 
@@ -236,7 +236,7 @@ class NodeMaintenanceAdmissionTest {
         MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
 
         assertThatThrownBy(() -> NodeMaintenanceAdmission.decide(
-                        new Observed(nm, state, Optional.empty(), Optional.empty()), Limits.none()))
+                        new Observed(nm, state, Optional.empty(), Optional.empty()), MaintenanceLimits.none()))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 

@@ -19,11 +19,11 @@ import dev.tenure.kube.FencedWrites;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.AdmissionCaches;
 import dev.tenure.maintenance.EventRecorder;
+import dev.tenure.maintenance.MaintenanceLimits;
 import dev.tenure.maintenance.MaintenanceMachine;
 import dev.tenure.maintenance.MaintenanceMetrics;
 import dev.tenure.maintenance.MaintenanceSettings;
 import dev.tenure.maintenance.NodeMaintenanceReconciler;
-import dev.tenure.maintenance.NodeMaintenanceValidator;
 import dev.tenure.maintenance.annotation.AnnotatedNodes;
 import dev.tenure.maintenance.annotation.AnnotationDoor;
 import dev.tenure.maintenance.annotation.AnnotationSettings;
@@ -762,7 +762,7 @@ class OperatorChaosIT {
                     machine,
                     recorder,
                     SETTINGS,
-                    NodeMaintenanceValidator.Limits.none(),
+                    MaintenanceLimits.none(),
                     ANNOTATIONS,
                     clock);
             door.fencedBy(fence);
@@ -771,7 +771,7 @@ class OperatorChaosIT {
                     work,
                     recorder,
                     new MaintenanceMetrics(new SimpleMeterRegistry()),
-                    NodeMaintenanceValidator.Limits.none(),
+                    MaintenanceLimits.none(),
                     new AnnotatedNodes(caches),
                     fence,
                     clock);

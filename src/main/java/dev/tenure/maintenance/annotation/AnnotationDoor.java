@@ -6,9 +6,9 @@ import dev.tenure.kube.KeyedWorkQueue;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.AdmissionCaches;
 import dev.tenure.maintenance.EventRecorder;
+import dev.tenure.maintenance.MaintenanceLimits;
 import dev.tenure.maintenance.MaintenanceMachine;
 import dev.tenure.maintenance.MaintenanceSettings;
-import dev.tenure.maintenance.NodeMaintenanceValidator;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -63,7 +63,7 @@ public final class AnnotationDoor {
             MaintenanceMachine machine,
             EventRecorder recorder,
             MaintenanceSettings maintenance,
-            NodeMaintenanceValidator.Limits limits,
+            MaintenanceLimits limits,
             AnnotationSettings settings,
             Clock clock) {
         if (settings.holder().equals(maintenance.holder()) || maintenance.isPredecessor(settings.holder())) {
