@@ -1,6 +1,6 @@
 package dev.tenure.operator;
 
-import dev.tenure.maintenance.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenance;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
@@ -339,7 +339,7 @@ public final class ManifestAssembly {
 
     /**
      * The CRD with each version's printer columns in the order the custom resource class declares its
-     * {@code @AdditionalPrinterColumn}s (DESIGN §3: Node, Phase, Progress, Reason, Age), instead of the
+     * {@code @AdditionalPrinterColumn}s (Node, Phase, Progress, Reason, Age, as NodeMaintenance declares them), instead of the
      * generator's order (by JSON path). Fails on a CRD of a class missing from {@link #CUSTOM_RESOURCES}.
      */
     /** RFC 3339 timestamps in the NodeMaintenance status: schema paths under status.properties. */

@@ -92,6 +92,7 @@ public final class CoordinationController {
 
     public CoordinationController(
             KubernetesClient client,
+            KubeLeaseStore leaseStore,
             ElectionPlanner planner,
             Clock clock,
             LeaseCandidateApi api,
@@ -100,7 +101,7 @@ public final class CoordinationController {
             NodeCache nodeCache) {
         this.client = Objects.requireNonNull(client, "client");
         this.nodeCache = Objects.requireNonNull(nodeCache, "nodeCache");
-        this.leaseStore = new KubeLeaseStore(client);
+        this.leaseStore = Objects.requireNonNull(leaseStore, "leaseStore");
         this.planner = Objects.requireNonNull(planner, "planner");
         this.clock = Objects.requireNonNull(clock, "clock");
         this.api = Objects.requireNonNull(api, "api");
@@ -185,10 +186,8 @@ public final class CoordinationController {
         LOG.infof(
                 "Coordinated leader election started (%s, strategies: %s%s)",
                 api.detail(),
-                LeaseStrategies.MAINTENANCE_AWARE,
-                planner.handles(LeaseStrategies.OLDEST_EMULATION_VERSION)
-                        ? ", " + LeaseStrategies.OLDEST_EMULATION_VERSION
-                        : "");
+                MaintenanceAware.NAME,
+                planner.handles(OldestEmulationVersion.NAME) ? ", " + OldestEmulationVersion.NAME : "");
     }
 
     private static Thread daemon(Runnable r, String name) {
@@ -303,7 +302,7 @@ public final class CoordinationController {
             KeyedWorkQueue<LeaseKey> queue, SharedIndexInformer<GenericKubernetesResource> candidates) {
         for (GenericKubernetesResource g : candidates.getStore().list()) {
             CandidateRecord c = KubeLeaseCandidateStore.toRecord(g);
-            if (LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy())) {
+            if (LeaseStrategy.of(c.strategy()).avoidsUnavailableNodes()) {
                 enqueue(queue, c);
             }
         }
@@ -344,7 +343,7 @@ public final class CoordinationController {
         Lease cached = r.leases().getStore().getByKey(key.namespace() + "/" + key.name());
         LeaseRecord lease = cached == null ? null : KubeLeaseStore.toRecord(cached);
         Set<String> unavailable =
-                candidates.stream().anyMatch(c -> LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy()))
+                candidates.stream().anyMatch(c -> LeaseStrategy.of(c.strategy()).avoidsUnavailableNodes())
                         ? unavailableCandidates(r, candidates)
                         : Set.of();
 
@@ -429,9 +428,7 @@ public final class CoordinationController {
             } else {
                 events.resolved(c, CandidateEvents.CONFLICTING_STRATEGY);
             }
-            boolean ranked = LeaseStrategies.OLDEST_EMULATION_VERSION.equals(c.strategy())
-                    || LeaseStrategies.MAINTENANCE_AWARE.equals(c.strategy());
-            if (ranked
+            if (LeaseStrategy.of(c.strategy()).ranked()
                     && decision.outcome() != ElectionStep.Outcome.NOT_MANAGED
                     && !CandidateRanking.validForOldestEmulationVersion(c)) {
                 events.warn(

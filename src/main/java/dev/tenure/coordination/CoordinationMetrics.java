@@ -81,7 +81,7 @@ public final class CoordinationMetrics {
         if (outcome == null) {
             return;
         }
-        String label = LeaseStrategies.metricLabel(strategy);
+        String label = LeaseStrategy.of(strategy).metricLabel();
         Counter.builder("tenure.coordination.elections")
                 .description("Lease holders written and hand-overs requested by the coordination controller")
                 .tag("strategy", label)

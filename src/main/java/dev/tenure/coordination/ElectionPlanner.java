@@ -1,8 +1,5 @@
 package dev.tenure.coordination;
 
-import static dev.tenure.coordination.LeaseStrategies.MAINTENANCE_AWARE;
-import static dev.tenure.coordination.LeaseStrategies.OLDEST_EMULATION_VERSION;
-
 import dev.tenure.coordination.CandidateRanking.StrategyChoice;
 import dev.tenure.coordination.ElectionStep.FailureReason;
 import dev.tenure.coordination.ElectionStep.Outcome;
@@ -52,13 +49,13 @@ public final class ElectionPlanner {
 
     /** MaintenanceAware always; OldestEmulationVersion and third-party strategies only in upstream mode. */
     public boolean handles(String strategy) {
-        return MAINTENANCE_AWARE.equals(strategy) || upstreamStrategyEnabled;
+        return LeaseStrategy.of(strategy).alwaysOn() || upstreamStrategyEnabled;
     }
 
     /** The strategies Tenure itself elects by: MaintenanceAware, and OldestEmulationVersion in upstream mode. */
     boolean ownsStrategy(String strategy) {
-        return MAINTENANCE_AWARE.equals(strategy)
-                || (upstreamStrategyEnabled && OLDEST_EMULATION_VERSION.equals(strategy));
+        LeaseStrategy s = LeaseStrategy.of(strategy);
+        return s.ranked() && (s.alwaysOn() || upstreamStrategyEnabled);
     }
 
     /**
@@ -96,16 +93,7 @@ public final class ElectionPlanner {
      */
     public static Optional<CandidateRecord> bestFor(
             String strategy, Collection<CandidateRecord> candidates, Set<String> unavailable) {
-        if (OLDEST_EMULATION_VERSION.equals(strategy)) {
-            return CandidateRanking.pickBest(candidates);
-        }
-        if (MAINTENANCE_AWARE.equals(strategy)) {
-            List<CandidateRecord> available = candidates.stream()
-                    .filter(c -> !unavailable.contains(c.name()))
-                    .toList();
-            return CandidateRanking.pickBest(available).or(() -> CandidateRanking.pickBest(candidates));
-        }
-        return Optional.empty();
+        return LeaseStrategy.of(strategy).best(candidates, unavailable);
     }
 
     /**
@@ -188,7 +176,8 @@ public final class ElectionPlanner {
             }
         } else if (prelim.isConflict()) {
             boolean ours = upstreamStrategyEnabled
-                    || candidates.stream().anyMatch(c -> MAINTENANCE_AWARE.equals(c.strategy()));
+                    || candidates.stream()
+                            .anyMatch(c -> LeaseStrategy.of(c.strategy()).alwaysOn());
             return Optional.of(
                     ours
                             ? ElectionStep.failed(FailureReason.STRATEGY_CONFLICT, prelim.conflict(), requeue)
@@ -224,7 +213,7 @@ public final class ElectionPlanner {
         if (!handles(strategy)) {
             return ElectionStep.notManaged("strategy " + strategy + " is left to another controller");
         }
-        boolean ranked = OLDEST_EMULATION_VERSION.equals(strategy) || MAINTENANCE_AWARE.equals(strategy);
+        boolean ranked = LeaseStrategy.of(strategy).ranked();
         String electee =
                 bestFor(strategy, acked, unavailable).map(CandidateRecord::name).orElse(null);
         if (ranked && electee == null) {
@@ -266,7 +255,7 @@ public final class ElectionPlanner {
             Set<String> unavailable,
             Instant now,
             LeaseExpiry expiry) {
-        if (!MAINTENANCE_AWARE.equals(strategy)
+        if (!LeaseStrategy.of(strategy).avoidsUnavailableNodes()
                 || lease == null
                 || !lease.hasPreferredHolder()
                 || (lease.hasHolder() && !expiry.expired(lease, now))
@@ -312,7 +301,7 @@ public final class ElectionPlanner {
                     outcome = Outcome.SET_PREFERRED_HOLDER;
                     detail = "held by " + lease.holderIdentity() + ", should be held by " + electee;
                 }
-            } else if (lease.hasPreferredHolder() && MAINTENANCE_AWARE.equals(strategy)) {
+            } else if (lease.hasPreferredHolder() && LeaseStrategy.of(strategy).avoidsUnavailableNodes()) {
                 // the holder's node is back from maintenance; OldestEmulationVersion keeps upstream's behaviour
                 // (a preferredHolder stays until the holder changes), so a handover request is not undone
                 desired = desired.withPreferredHolder(null);
@@ -348,7 +337,7 @@ public final class ElectionPlanner {
             return false;
         }
         if (best.get().name().equals(lease.holderIdentity())) {
-            return MAINTENANCE_AWARE.equals(strategy)
+            return LeaseStrategy.of(strategy).avoidsUnavailableNodes()
                     && lease.hasPreferredHolder()
                     && !lease.preferredHolder().equals(lease.holderIdentity());
         }

@@ -17,6 +17,9 @@ import dev.tenure.maintenance.DrainPlan.Action;
 import dev.tenure.maintenance.DrainPlan.PodVerdict;
 import dev.tenure.maintenance.MaintenanceMetrics.EvictionResult;
 import dev.tenure.maintenance.MaintenanceMetrics.LeaseOutcome;
+import dev.tenure.maintenance.api.GoDuration;
+import dev.tenure.maintenance.api.LeaseStatus;
+import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -99,6 +102,19 @@ public final class MaintenanceMachine {
      */
     public Step advance(
             MaintenanceRequest request, MaintenanceState prior, boolean retryFailed, MaintenanceEvents events) {
+        return advance(request, prior, retryFailed, Optional.empty(), events);
+    }
+
+    /**
+     * {@link #advance(MaintenanceRequest, MaintenanceState, boolean, MaintenanceEvents)} with the Node as the
+     * caller read it a moment ago in the same step ({@code observed}), so it is not read twice; empty: read it.
+     */
+    Step advance(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            boolean retryFailed,
+            Optional<Node> observed,
+            MaintenanceEvents events) {
         Instant now = clock.instant();
         String nodeName = request.nodeName();
         MaintenanceState.Builder s = prior.toBuilder();
@@ -110,7 +126,7 @@ public final class MaintenanceMachine {
             s.resetDrain().phase(Phase.Running);
         }
 
-        Node node = client.nodes().withName(nodeName).get();
+        Node node = observed.orElseGet(() -> client.nodes().withName(nodeName).get());
         if (node == null) {
             return nodeMissing(nodeName, prior, s, now, events);
         }
@@ -715,14 +731,8 @@ public final class MaintenanceMachine {
                 key.name(),
                 key.namespace(),
                 r.holderIdentity().isEmpty() ? null : r.holderIdentity(),
-                text(r.acquireTime()),
-                text(r.renewTime()),
-                text(expire));
-    }
-
-    static String text(Instant t) {
-        return t == null
-                ? null
-                : t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
+                NodeMaintenanceStatuses.text(r.acquireTime()),
+                NodeMaintenanceStatuses.text(r.renewTime()),
+                NodeMaintenanceStatuses.text(expire));
     }
 }

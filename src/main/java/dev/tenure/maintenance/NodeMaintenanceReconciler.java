@@ -1,6 +1,9 @@
 package dev.tenure.maintenance;
 
 import dev.tenure.election.WorkFence;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -71,7 +74,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final KubernetesClient client;
     private final EventRecorder recorder;
     private final MaintenanceMetrics metrics;
-    private final NodeMaintenanceValidator.Limits limits;
+    private final MaintenanceLimits limits;
     private final Clock clock;
     private final NodesMaintainedElsewhere elsewhere;
     /** The operator's leadership term: every reconcile and cleanup holds a permit of it, so a stop waits them out. */
@@ -83,18 +86,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             KubernetesClient client,
             EventRecorder recorder,
             MaintenanceMetrics metrics,
-            NodeMaintenanceValidator.Limits limits,
-            NodesMaintainedElsewhere elsewhere,
-            WorkFence fence) {
-        this(machine, client, recorder, metrics, limits, elsewhere, fence, Clock.systemUTC());
-    }
-
-    NodeMaintenanceReconciler(
-            MaintenanceMachine machine,
-            KubernetesClient client,
-            EventRecorder recorder,
-            MaintenanceMetrics metrics,
-            NodeMaintenanceValidator.Limits limits,
+            MaintenanceLimits limits,
             NodesMaintainedElsewhere elsewhere,
             WorkFence fence,
             Clock clock) {
@@ -115,84 +107,26 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         }
     }
 
+    /** Observe (the resource; for a request not yet admitted, one cluster view), decide (pure), act. */
     private UpdateControl<NodeMaintenance> reconcileInTerm(NodeMaintenance nm, Context<NodeMaintenance> context) {
         NodeMaintenanceStatus prior = nm.getStatus();
         MaintenanceState state = NodeMaintenanceStatuses.toState(prior);
-        long generation = Optional.ofNullable(nm.getMetadata().getGeneration()).orElse(0L);
-        boolean specChanged =
-                prior != null && prior.getObservedGeneration() != null && prior.getObservedGeneration() != generation;
-        if (refusedForGood(prior, state) && !specChanged) {
-            return UpdateControl.noUpdate(); // refused before it started: final until the spec is edited
-        }
         Optional<String> pinned = pinnedNode(nm);
-        String nodeName = pinned.orElseGet(() -> NodeMaintenanceValidator.nodeOf(nm));
-        MaintenanceEvents events = eventsFor(nm, nodeName);
-
-        MaintenanceMachine.Step step;
-        Optional<String> refusal = pinned.isPresent() || NodeMaintenanceValidator.started(nm)
-                ? specError(nm, pinned.orElse(nodeName))
-                : refusal(nm, context);
-        Optional<String> budget = refusal.isPresent() || pinned.isPresent() || NodeMaintenanceValidator.started(nm)
-                ? Optional.empty()
-                : budgetHold(nm, context);
-        Optional<String> moved = pinned.filter(p ->
-                        !p.equals(nm.getSpec() == null ? null : nm.getSpec().getNodeName()))
-                .map(p -> "spec.nodeName: is immutable: edited to "
-                        + MaintenanceRequest.shown(String.valueOf(
-                                nm.getSpec() == null ? null : nm.getSpec().getNodeName()))
-                        + " after the maintenance of node " + p
-                        + " started; it stays on node " + p + " (delete this NodeMaintenance to end it, and create one"
-                        + " for the other node)");
-        if (refusal.isPresent()) {
-            if (!refusal.get().equals(state.lastError())) {
-                events.emit(true, MaintenanceEvents.FAILED, refusal.get());
-            }
-            step = new MaintenanceMachine.Step(
-                    state.toBuilder()
-                            .phase(Phase.Failed)
-                            .lastError(refusal.get())
-                            .build(),
-                    state.holdsNode() ? Optional.of(machine.settings().renewEvery()) : Optional.empty());
-        } else if (budget.isPresent()) {
-            // The operator-wide limits change as other maintenances end: look again, nothing is touched meanwhile.
-            step = new MaintenanceMachine.Step(
-                    state.toBuilder()
-                            .phase(Phase.Pending)
-                            .lastError(budget.get())
-                            .build(),
-                    Optional.of(REFUSED_RETRY));
-        } else {
-            try {
-                MaintenanceRequest request = MaintenanceRequest.from(nm.getSpec(), nodeName);
-                step = machine.advance(request, state, specChanged, events);
-            } catch (RuntimeException e) {
-                // API trouble the machine did not expect (e.g. reading the Node): report it, look again soon.
-                LOG.debugf(
-                        e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
-                step = new MaintenanceMachine.Step(
-                        state.toBuilder().lastError(e.getMessage()).build(), Optional.of(END_RETRY));
-            }
-            if (moved.isPresent()) {
-                if (prior == null
-                        || prior.getLastError() == null
-                        || !prior.getLastError().contains(moved.get())) {
-                    events.emit(true, MaintenanceEvents.NODE_NAME_CHANGED, moved.get());
-                }
-                // The machine carries the last status's error forward: drop our own note from it before prefixing.
-                String error = step.state().lastError();
-                if (error != null && error.startsWith(moved.get())) {
-                    error = error.substring(moved.get().length()).replaceFirst("^; ", "");
-                }
-                step = new MaintenanceMachine.Step(
-                        step.state().toBuilder()
-                                .lastError(error == null || error.isEmpty() ? moved.get() : moved.get() + "; " + error)
-                                .build(),
-                        step.requeueAfter());
-            }
+        Optional<NodeMaintenanceValidator.ClusterView> view =
+                NodeMaintenanceAdmission.needsClusterView(nm, state, pinned)
+                        ? Optional.of(view(nm, context))
+                        : Optional.empty();
+        NodeMaintenanceAdmission.Decision decision =
+                NodeMaintenanceAdmission.decide(new NodeMaintenanceAdmission.Observed(nm, state, pinned, view), limits);
+        if (decision instanceof NodeMaintenanceAdmission.Unchanged) {
+            return UpdateControl.noUpdate();
         }
-        NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(step.state(), prior, generation, clock.instant());
+        String nodeName = NodeMaintenanceAdmission.nodeName(nm, pinned);
+        MaintenanceMachine.Step step = act(nm, state, nodeName, decision);
+        NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
+                step.state(), prior, NodeMaintenanceAdmission.generation(nm), clock.instant());
         // Admitted (the machine ran for it): the node is pinned, so an edit of spec.nodeName cannot move it.
-        next.setNodeName(refusal.isEmpty() && budget.isEmpty() ? nodeName : pinned.orElse(null));
+        next.setNodeName(decision instanceof NodeMaintenanceAdmission.Admit ? nodeName : pinned.orElse(null));
         metrics.phase(nm.getMetadata().getName(), next.getPhase());
         if (prior == null
                 || prior.getPhase() != next.getPhase()
@@ -213,32 +147,64 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         return step.requeueAfter().map(control::rescheduleAfter).orElse(control);
     }
 
-    /** Failed before it held its node (bad spec, unknown node, a duplicate): nothing to do until the spec changes. */
-    private static boolean refusedForGood(NodeMaintenanceStatus prior, MaintenanceState state) {
-        return prior != null
-                && prior.getPhase() == Phase.Failed
-                && !state.holdsNode()
-                && (prior.getNodeName() == null || prior.getNodeName().isBlank())
-                && prior.getLease() == null;
+    /** Carries out the admission's decision: the next machine state and when to look again. */
+    private MaintenanceMachine.Step act(
+            NodeMaintenance nm, MaintenanceState state, String nodeName, NodeMaintenanceAdmission.Decision decision) {
+        MaintenanceEvents events = eventsFor(nm, nodeName);
+        if (decision instanceof NodeMaintenanceAdmission.Refuse refuse) {
+            if (refuse.announce()) {
+                events.emit(true, MaintenanceEvents.FAILED, refuse.error());
+            }
+            return new MaintenanceMachine.Step(
+                    state.toBuilder()
+                            .phase(Phase.Failed)
+                            .lastError(refuse.error())
+                            .build(),
+                    state.holdsNode() ? Optional.of(machine.settings().renewEvery()) : Optional.empty());
+        }
+        if (decision instanceof NodeMaintenanceAdmission.Hold hold) {
+            // The operator-wide limits change as other maintenances end: look again, nothing is touched meanwhile.
+            return new MaintenanceMachine.Step(
+                    state.toBuilder()
+                            .phase(Phase.Pending)
+                            .lastError(hold.error())
+                            .build(),
+                    Optional.of(REFUSED_RETRY));
+        }
+        return advance(nm, state, (NodeMaintenanceAdmission.Admit) decision, events);
     }
 
-    /**
-     * The node this maintenance was admitted for: {@code status.nodeName}, or for a status written before it
-     * was recorded, the node of the lease it holds or waits for ({@code <prefix><node>}).
-     */
+    private MaintenanceMachine.Step advance(
+            NodeMaintenance nm,
+            MaintenanceState state,
+            NodeMaintenanceAdmission.Admit admit,
+            MaintenanceEvents events) {
+        MaintenanceMachine.Step step;
+        try {
+            step = machine.advance(admit.request(), state, admit.retryFailed(), admit.node(), events);
+        } catch (RuntimeException e) {
+            // API trouble the machine did not expect (e.g. reading the Node): report it, look again soon.
+            LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
+            step = new MaintenanceMachine.Step(
+                    state.toBuilder().lastError(e.getMessage()).build(), Optional.of(END_RETRY));
+        }
+        if (admit.moved().isEmpty()) {
+            return step;
+        }
+        String note = admit.moved().get();
+        if (admit.announceMove()) {
+            events.emit(true, MaintenanceEvents.NODE_NAME_CHANGED, note);
+        }
+        return new MaintenanceMachine.Step(
+                step.state().toBuilder()
+                        .lastError(NodeMaintenanceAdmission.withMoveNote(
+                                step.state().lastError(), note))
+                        .build(),
+                step.requeueAfter());
+    }
+
     private Optional<String> pinnedNode(NodeMaintenance nm) {
-        NodeMaintenanceStatus st = nm.getStatus();
-        if (st == null) {
-            return Optional.empty();
-        }
-        if (st.getNodeName() != null && !st.getNodeName().isBlank()) {
-            return Optional.of(st.getNodeName());
-        }
-        String prefix = machine.settings().leaseNamePrefix();
-        return Optional.ofNullable(st.getLease())
-                .map(LeaseStatus::getName)
-                .filter(n -> n.startsWith(prefix) && n.length() > prefix.length())
-                .map(n -> n.substring(prefix.length()));
+        return NodeMaintenanceAdmission.pinnedNode(nm, machine.settings().leaseNamePrefix());
     }
 
     /**
@@ -255,38 +221,12 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         nm.setStatus(status);
     }
 
-    /** The spec read for {@code nodeName} (pinned, or being admitted); a bad field is the message. */
-    private static Optional<String> specError(NodeMaintenance nm, String nodeName) {
-        try {
-            MaintenanceRequest.from(nm.getSpec(), nodeName);
-            return Optional.empty();
-        } catch (IllegalArgumentException e) {
-            return Optional.of(e.getMessage());
-        }
-    }
-
-    /**
-     * The webhook's rules that refuse a request for good (spec, node, a NodeMaintenance ahead of it on the
-     * node), applied here too for clusters without the webhook, before anything is written to the Node.
-     */
-    private Optional<String> refusal(NodeMaintenance nm, Context<NodeMaintenance> context) {
-        List<String> errors = NodeMaintenanceValidator.refusals(nm, null, view(nm, context));
-        return errors.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", errors));
-    }
-
-    /** The operator-wide limits (cap, control-plane budget) that keep an admissible request Pending for now. */
-    private Optional<String> budgetHold(NodeMaintenance nm, Context<NodeMaintenance> context) {
-        var view = view(nm, context);
-        List<String> errors = NodeMaintenanceValidator.validate(nm, null, view, limits);
-        return errors.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", errors));
-    }
-
     private NodeMaintenanceValidator.ClusterView view(NodeMaintenance nm, Context<NodeMaintenance> context) {
         String nodeName = NodeMaintenanceValidator.nodeOf(nm);
         Optional<Node> node = nodeName == null
                 ? Optional.empty()
                 : Optional.ofNullable(client.nodes().withName(nodeName).get());
-        List<Node> nodes = node.filter(NodeMaintenanceValidator::isControlPlane).isPresent()
+        List<Node> nodes = node.filter(MaintenanceLimits::isControlPlane).isPresent()
                 ? client.nodes().list().getItems()
                 : List.of();
         List<NodeMaintenance> all = context.getPrimaryCache().list().toList();
@@ -304,7 +244,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private DeleteControl cleanupInTerm(NodeMaintenance nm, Context<NodeMaintenance> context) {
         MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
         // The node it was admitted for, whatever spec.nodeName says now; none when it never named a valid one.
-        String nodeName = pinnedNode(nm).orElseGet(() -> NodeMaintenanceValidator.nodeOf(nm));
+        String nodeName = NodeMaintenanceAdmission.nodeName(nm, pinnedNode(nm));
         MaintenanceEvents events = eventsFor(nm, nodeName);
         boolean ended = nodeName != null && state.phase() != Phase.Ended && ownsNode(nm, nodeName, state, context);
         if (ended) {

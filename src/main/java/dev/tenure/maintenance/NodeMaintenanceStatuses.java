@@ -1,5 +1,8 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.LeaseStatus;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.time.Instant;
@@ -146,7 +149,7 @@ public final class NodeMaintenanceStatuses {
                 // Steps without a timestamp of their own: keep the time of the last change of status.
                 c.setLastTransitionTime(before.filter(b -> Objects.equals(b.getStatus(), c.getStatus()))
                         .map(Condition::getLastTransitionTime)
-                        .orElse(MaintenanceMachine.text(now)));
+                        .orElse(text(now)));
             }
         }
         s.setConditions(conditions);
@@ -155,7 +158,7 @@ public final class NodeMaintenanceStatuses {
         s.setNodeName(prior == null ? null : prior.getNodeName());
         s.setLastUpdate(prior == null ? null : prior.getLastUpdate());
         if (!s.equals(prior)) {
-            s.setLastUpdate(MaintenanceMachine.text(now));
+            s.setLastUpdate(text(now));
         }
         return s;
     }
@@ -189,7 +192,7 @@ public final class NodeMaintenanceStatuses {
                 .withStatus(status)
                 .withReason(reason)
                 .withMessage(message)
-                .withLastTransitionTime(MaintenanceMachine.text(transition))
+                .withLastTransitionTime(text(transition))
                 .build();
     }
 
@@ -221,5 +224,12 @@ public final class NodeMaintenanceStatuses {
 
     private static String nz(String s) {
         return s == null ? "" : s;
+    }
+
+    /** A time as status and the lease status show it: RFC 3339, whole seconds. */
+    static String text(Instant t) {
+        return t == null
+                ? null
+                : t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS).toString();
     }
 }

@@ -1,5 +1,9 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -8,7 +12,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalInt;
 import java.util.Set;
 
 /**
@@ -17,16 +20,6 @@ import java.util.Set;
  * passes what it read.
  */
 public final class NodeMaintenanceValidator {
-
-    static final String CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane";
-    static final String MASTER_LABEL = "node-role.kubernetes.io/master";
-
-    /** Operator-wide limits (from {@code tenure.maintenance.*}). */
-    public record Limits(OptionalInt maxNodesInMaintenance, OptionalInt controlPlaneMinAvailable) {
-        public static Limits none() {
-            return new Limits(OptionalInt.empty(), OptionalInt.empty());
-        }
-    }
 
     /**
      * What the rules look at.
@@ -54,18 +47,45 @@ public final class NodeMaintenanceValidator {
     private NodeMaintenanceValidator() {}
 
     /**
+     * What the rules say about {@code candidate}: the reasons that refuse it for good, else the operator-wide limits
+     * that hold it for now (checked on create only), and the request its spec resolves to when it is not refused.
+     */
+    public record Verdict(List<String> refusals, List<String> holds, Optional<MaintenanceRequest> request) {
+        public Verdict {
+            refusals = List.copyOf(refusals);
+            holds = List.copyOf(holds);
+        }
+
+        /** Every reason to refuse it now, as the webhook answers: the refusals, else the holds. */
+        public List<String> reasons() {
+            return refusals.isEmpty() ? holds : refusals;
+        }
+    }
+
+    /**
      * The reasons to refuse {@code candidate} ({@code old} is its previous version on update, else null);
      * empty when it is acceptable. Each message starts with the field or rule it is about.
      */
     public static List<String> validate(
-            NodeMaintenance candidate, NodeMaintenance old, ClusterView view, Limits limits) {
-        List<String> errors = refusals(candidate, old, view);
-        if (errors.isEmpty() && old == null) {
+            NodeMaintenance candidate, NodeMaintenance old, ClusterView view, MaintenanceLimits limits) {
+        return review(candidate, old, view, limits).reasons();
+    }
+
+    /** Every rule at once, the spec resolved once: {@link #refusals}, then (on create) the {@link MaintenanceLimits}. */
+    public static Verdict review(
+            NodeMaintenance candidate, NodeMaintenance old, ClusterView view, MaintenanceLimits limits) {
+        List<String> errors = new ArrayList<>();
+        Optional<MaintenanceRequest> request = refusals(candidate, old, view, errors);
+        if (!errors.isEmpty()) {
+            return new Verdict(errors, List.of(), Optional.empty());
+        }
+        List<String> holds = List.of();
+        if (old == null) {
             Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
             view.ahead().forEach(nm -> inMaintenance.add(nodeOf(nm)));
-            errors.addAll(budget(view.node().get(), view.nodes(), inMaintenance, limits));
+            holds = limits.refusals(view.node().get(), view.nodes(), inMaintenance);
         }
-        return errors;
+        return new Verdict(List.of(), holds, request);
     }
 
     /**
@@ -76,20 +96,28 @@ public final class NodeMaintenanceValidator {
      */
     public static List<String> refusals(NodeMaintenance candidate, NodeMaintenance old, ClusterView view) {
         List<String> errors = new ArrayList<>();
+        refusals(candidate, old, view, errors);
+        return errors;
+    }
+
+    /** Adds the refusals to {@code errors}; the request the spec resolves to, empty when the spec is refused. */
+    private static Optional<MaintenanceRequest> refusals(
+            NodeMaintenance candidate, NodeMaintenance old, ClusterView view, List<String> errors) {
         NodeMaintenanceSpec spec = candidate.getSpec();
         if (spec == null) {
             errors.add("spec: required (with spec.nodeName)");
-            return errors;
+            return Optional.empty();
         }
         if (spec.getNodeName() == null || spec.getNodeName().isBlank()) {
             errors.add("spec.nodeName: required");
-            return errors;
+            return Optional.empty();
         }
+        MaintenanceRequest request;
         try {
-            MaintenanceRequest.from(spec);
+            request = MaintenanceRequest.from(spec);
         } catch (IllegalArgumentException e) {
             errors.add(e.getMessage());
-            return errors;
+            return Optional.empty();
         }
         String nodeName = spec.getNodeName();
         if (old != null
@@ -97,22 +125,23 @@ public final class NodeMaintenanceValidator {
                 && old.getSpec().getNodeName() != null
                 && !old.getSpec().getNodeName().equals(nodeName)) {
             errors.add("spec.nodeName: is immutable (was " + old.getSpec().getNodeName() + ", now " + nodeName + ")");
-            return errors;
+            return Optional.empty();
         }
         if (old != null) {
-            return errors; // node, uniqueness and budgets were checked when it was admitted
+            return Optional.of(request); // node, uniqueness and budgets were checked when it was admitted
         }
         if (view.node().isEmpty()) {
             errors.add("spec.nodeName: node " + nodeName + " not found");
-            return errors;
+            return Optional.empty();
         }
         List<NodeMaintenance> sameNode =
                 view.ahead().stream().filter(nm -> nodeName.equals(nodeOf(nm))).toList();
         if (!sameNode.isEmpty()) {
             errors.add("spec.nodeName: node " + nodeName + " already has an active NodeMaintenance "
                     + sameNode.get(0).getMetadata().getName());
+            return Optional.empty();
         }
-        return errors;
+        return Optional.of(request);
     }
 
     /**
@@ -129,52 +158,6 @@ public final class NodeMaintenanceValidator {
                         || nm.getSpec().getNodeName().isBlank()
                 ? null
                 : nm.getSpec().getNodeName();
-    }
-
-    /**
-     * The operator-wide limits for putting {@code node} into maintenance, whichever front door asks: the
-     * cluster-wide cap and the control-plane budget. {@code inMaintenance} are the other nodes in maintenance
-     * now (by any front door); {@code nodes} all Nodes (read only when {@code node} is a control-plane node).
-     * Empty when the limits allow it.
-     */
-    public static List<String> budget(Node node, List<Node> nodes, Set<String> inMaintenance, Limits limits) {
-        List<String> errors = new ArrayList<>();
-        String nodeName = node.getMetadata().getName();
-        Set<String> others = new HashSet<>(inMaintenance);
-        others.remove(nodeName);
-        if (limits.maxNodesInMaintenance().isPresent()
-                && others.size() + 1 > limits.maxNodesInMaintenance().getAsInt()) {
-            errors.add("tenure.maintenance.max-nodes-in-maintenance: at most "
-                    + limits.maxNodesInMaintenance().getAsInt()
-                    + " node(s) may be in maintenance at once; " + others.size() + " already are: "
-                    + String.join(", ", others.stream().sorted().toList()));
-        }
-        if (isControlPlane(node)) {
-            List<String> controlPlane = nodes.stream()
-                    .filter(NodeMaintenanceValidator::isControlPlane)
-                    .map(n -> n.getMetadata().getName())
-                    .toList();
-            int total = Math.max(controlPlane.size(), 1);
-            int minAvailable = limits.controlPlaneMinAvailable().orElse(total / 2 + 1);
-            long busy = controlPlane.stream().filter(others::contains).count();
-            long availableAfter = total - busy - 1;
-            if (availableAfter < minAvailable) {
-                errors.add(
-                        "control-plane budget: node " + nodeName + " is a control-plane node; with it in maintenance "
-                                + availableAfter + " of " + total + " control-plane node(s) would stay available, but "
-                                + minAvailable + " must ("
-                                + (limits.controlPlaneMinAvailable().isPresent()
-                                        ? "tenure.maintenance.control-plane-min-available"
-                                        : "a majority, for etcd quorum")
-                                + ")");
-            }
-        }
-        return errors;
-    }
-
-    public static boolean isControlPlane(Node node) {
-        Map<String, String> labels = node.getMetadata().getLabels();
-        return labels != null && (labels.containsKey(CONTROL_PLANE_LABEL) || labels.containsKey(MASTER_LABEL));
     }
 
     /**

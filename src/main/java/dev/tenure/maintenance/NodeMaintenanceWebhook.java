@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.NodeMaintenance;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionRequest;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponseBuilder;
@@ -30,7 +31,7 @@ public class NodeMaintenanceWebhook {
     KubernetesClient client;
 
     @Inject
-    NodeMaintenanceValidator.Limits limits;
+    MaintenanceLimits limits;
 
     @Inject
     NodesMaintainedElsewhere elsewhere;
@@ -117,12 +118,11 @@ public class NodeMaintenanceWebhook {
             NodeMaintenance candidate,
             AdmissionCaches caches,
             NodesMaintainedElsewhere elsewhere,
-            NodeMaintenanceValidator.Limits limits) {
+            MaintenanceLimits limits) {
         String nodeName =
                 candidate.getSpec() == null ? null : candidate.getSpec().getNodeName();
         Optional<Node> node = nodeName == null || nodeName.isBlank() ? Optional.empty() : caches.node(nodeName);
-        List<Node> nodes =
-                node.filter(NodeMaintenanceValidator::isControlPlane).isPresent() ? caches.nodes() : List.of();
+        List<Node> nodes = node.filter(MaintenanceLimits::isControlPlane).isPresent() ? caches.nodes() : List.of();
         return NodeMaintenanceValidator.validate(
                 candidate,
                 null,

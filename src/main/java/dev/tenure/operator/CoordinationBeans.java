@@ -6,13 +6,13 @@ import dev.tenure.coordination.ElectionPlanner;
 import dev.tenure.coordination.ElectionTiming;
 import dev.tenure.coordination.LeaseCandidateApi;
 import dev.tenure.election.WorkFence;
+import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.NodeCache;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.runtime.ShutdownEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
-import jakarta.enterprise.inject.Instance;
 import jakarta.enterprise.inject.Produces;
 import java.time.Clock;
 
@@ -29,17 +29,17 @@ public class CoordinationBeans {
             KubernetesClient client,
             TenureConfig config,
             MeterRegistry registry,
-            Instance<Clock> clocks,
+            Clock clock,
             NodeCache nodes,
             WorkFence fence) {
         CoordinationConfig c = config.coordination();
-        // the wiring supplies the clock: a Clock bean if the application has one, else the system clock
-        Clock clock = clocks.isResolvable() ? clocks.get() : Clock.systemUTC();
         LeaseCandidateApi api = c.enabled()
                 ? LeaseCandidateApi.discover(client, c.leaseCandidateVersion())
                 : new LeaseCandidateApi(null, "disabled (tenure.coordination.enabled=false)");
         CoordinationController controller = new CoordinationController(
                 client,
+                // Lease writes on the shared client: optimistic (409 is not retried), transient failures retried
+                new KubeLeaseStore(client),
                 new ElectionPlanner(
                         ElectionTiming.UPSTREAM, c.oldestEmulationVersion().enabled()),
                 clock,

@@ -9,10 +9,10 @@ import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.AdmissionCaches;
 import dev.tenure.maintenance.EventRecorder;
 import dev.tenure.maintenance.LeadershipHandover;
+import dev.tenure.maintenance.MaintenanceLimits;
 import dev.tenure.maintenance.MaintenanceMachine;
 import dev.tenure.maintenance.MaintenanceMetrics;
 import dev.tenure.maintenance.MaintenanceSettings;
-import dev.tenure.maintenance.NodeMaintenanceValidator;
 import dev.tenure.maintenance.annotation.AnnotationDoor;
 import dev.tenure.maintenance.annotation.AnnotationSettings;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -28,8 +28,22 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * CDI wiring of the maintenance package (both front doors and the machine): configuration in, the system clock
- * supplied here only. Lives with the configuration so that {@code maintenance} never imports {@code operator}.
+ * CDI wiring of the maintenance package (both front doors and the machine): configuration, clients, lease stores
+ * and the clock ({@link Clocks}) go in here only. Lives with the configuration so that {@code maintenance} never
+ * imports {@code operator}.
+ *
+ * <p>Which client each lease write goes through, and why:
+ * <ul>
+ *   <li>the machine (NodeMaintenance door, and the annotation door's cordon, handover and drain): its own client
+ *       with client retries off. A 429 from a PodDisruptionBudget must come back at once, not after ~19 s of
+ *       retries on a reconcile thread, and its node-lease writes are bounded by the node lease's own time; every
+ *       failure is retried by the next reconcile, with the error in status;</li>
+ *   <li>the annotation door's protocol lease writes (create, renew, take over, release of the lease the annotation
+ *       protocol prescribes): the operator's shared client, which retries transient failures (5xx, 429, I/O) with
+ *       backoff. Those writes are optimistic (a stale resourceVersion answers 409, which is not retried), so a
+ *       retry cannot overwrite another holder's write; and both clients pass the {@code WorkFence}, which bounds
+ *       every attempt by the time the operator's term has left.</li>
+ * </ul>
  */
 @ApplicationScoped
 public class MaintenanceBeans {
@@ -74,8 +88,8 @@ public class MaintenanceBeans {
 
     @Produces
     @Singleton
-    NodeMaintenanceValidator.Limits limits(TenureConfig config) {
-        return new NodeMaintenanceValidator.Limits(
+    MaintenanceLimits limits(TenureConfig config) {
+        return new MaintenanceLimits(
                 config.maintenance().maxNodesInMaintenance(),
                 config.maintenance().controlPlaneMinAvailable());
     }
@@ -88,8 +102,8 @@ public class MaintenanceBeans {
 
     @Produces
     @Singleton
-    EventRecorder eventRecorder(KubernetesClient client) {
-        return new EventRecorder(client, Clock.systemUTC());
+    EventRecorder eventRecorder(KubernetesClient client, Clock clock) {
+        return new EventRecorder(client, clock);
     }
 
     @Produces
@@ -100,7 +114,8 @@ public class MaintenanceBeans {
             MaintenanceMetrics metrics,
             MaintenanceSettings settings,
             WorkFence fence,
-            OperatorInstance instance) {
+            OperatorInstance instance,
+            Clock clock) {
         // The machine's own client does not retry: a 429 from a PodDisruptionBudget must come back at once
         // (the client would otherwise retry it for ~19 s on a reconcile thread); every failure is retried by
         // the next reconcile instead, with the error in status.
@@ -122,7 +137,7 @@ public class MaintenanceBeans {
         });
         heartbeatScheduler = new ExecutorScheduler("tenure-maintenance-heartbeats");
         machine = new MaintenanceMachine(
-                client, leases, handover, metrics, settings, evictionPool, heartbeatScheduler, Clock.systemUTC());
+                client, leases, handover, metrics, settings, evictionPool, heartbeatScheduler, clock);
         return machine;
     }
 
@@ -136,10 +151,22 @@ public class MaintenanceBeans {
             MaintenanceMachine machine,
             EventRecorder recorder,
             MaintenanceSettings maintenance,
-            NodeMaintenanceValidator.Limits limits,
+            MaintenanceLimits limits,
             AnnotationSettings settings,
-            WorkFence fence) {
-        door = new AnnotationDoor(client, nodes, caches, machine, recorder, maintenance, limits, settings);
+            WorkFence fence,
+            Clock clock) {
+        // the protocol's lease writes on the shared (retrying) client: see the class comment
+        door = new AnnotationDoor(
+                client,
+                new KubeLeaseStore(client),
+                nodes,
+                caches,
+                machine,
+                recorder,
+                maintenance,
+                limits,
+                settings,
+                clock);
         door.fencedBy(fence);
         return door;
     }

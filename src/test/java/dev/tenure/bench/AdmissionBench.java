@@ -2,11 +2,11 @@ package dev.tenure.bench;
 
 import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.AdmissionCaches;
-import dev.tenure.maintenance.NodeMaintenance;
-import dev.tenure.maintenance.NodeMaintenanceSpec;
-import dev.tenure.maintenance.NodeMaintenanceValidator;
+import dev.tenure.maintenance.MaintenanceLimits;
 import dev.tenure.maintenance.NodeMaintenanceWebhook;
 import dev.tenure.maintenance.annotation.AnnotatedNodes;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;
@@ -47,7 +47,7 @@ final class AdmissionBench {
             AdmissionCaches apiReads = new AdmissionCaches(client, new NodeCache(client));
             try (AdmissionCaches caches = new AdmissionCaches(client, new NodeCache(client))) {
                 startWithRetries(caches);
-                NodeMaintenanceValidator.Limits limits = NodeMaintenanceValidator.Limits.none();
+                MaintenanceLimits limits = MaintenanceLimits.none();
                 AnnotatedNodes apiHolds = new AnnotatedNodes(apiReads);
                 AnnotatedNodes cachedHolds = new AnnotatedNodes(caches);
                 Samples api = new Samples();
@@ -95,7 +95,7 @@ final class AdmissionBench {
      * client's 10 s request timeout, the webhook's own timeout (fail-closed: the CREATE would be refused).
      */
     private static Duration review(
-            AdmissionCaches caches, AnnotatedNodes holds, NodeMaintenanceValidator.Limits limits, int nodes, int t) {
+            AdmissionCaches caches, AnnotatedNodes holds, MaintenanceLimits limits, int nodes, int t) {
         String node = "n" + ((t * 97 + 1) % nodes);
         NodeMaintenance candidate = new NodeMaintenance("candidate-" + t, new NodeMaintenanceSpec(node, "bench"));
         long s = System.nanoTime();

@@ -5,7 +5,7 @@ import dev.tenure.coordination.CoordinationMetrics;
 import dev.tenure.coordination.ElectionPlanner;
 import dev.tenure.coordination.ElectionTiming;
 import dev.tenure.coordination.LeaseCandidateApi;
-import dev.tenure.coordination.LeaseStrategies;
+import dev.tenure.coordination.MaintenanceAware;
 import dev.tenure.election.Candidate;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
@@ -69,6 +69,7 @@ final class CoordinatedHandoverBench implements AutoCloseable {
         this.api = LeaseCandidateApi.discover(client, "auto");
         this.controller = new CoordinationController(
                 client,
+                new KubeLeaseStore(client),
                 new ElectionPlanner(ElectionTiming.UPSTREAM, false),
                 clock,
                 api,
@@ -238,7 +239,7 @@ final class CoordinatedHandoverBench implements AutoCloseable {
                 .leaseName(lease)
                 .binaryVersion("1.31.0")
                 .emulationVersion(emulationVersion)
-                .strategy(LeaseStrategies.MAINTENANCE_AWARE)
+                .strategy(MaintenanceAware.NAME)
                 .nodeName(node)
                 .candidateStore(candidateStore)
                 .leaseStore(new KubeLeaseStore(client))

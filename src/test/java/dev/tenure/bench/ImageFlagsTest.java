@@ -49,5 +49,14 @@ class ImageFlagsTest {
         String makefile = Files.readString(Path.of("Makefile"));
         assertThat(makefile).contains("JVM_BASE_IMAGE ?= " + base);
         assertThat(makefile).contains("dev.tenure.bench.AotTraining $(ENGINE) $(JVM_BASE_IMAGE)");
+        // the training the image build runs is build code (src/build/java), on the classpath make image runs it from
+        assertThat(Path.of("src/build/java/dev/tenure/bench/AotTraining.java")).isRegularFile();
+        assertThat(Path.of("src/test/java/dev/tenure/bench/AotTraining.java")).doesNotExist();
+        assertThat(AotTraining.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .getPath())
+                .endsWith("/test-classes/");
     }
 }

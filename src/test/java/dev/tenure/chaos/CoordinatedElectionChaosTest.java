@@ -8,7 +8,7 @@ import dev.tenure.coordination.CoordinationMetrics;
 import dev.tenure.coordination.ElectionPlanner;
 import dev.tenure.coordination.ElectionTiming;
 import dev.tenure.coordination.LeaseCandidateApi;
-import dev.tenure.coordination.LeaseStrategies;
+import dev.tenure.coordination.MaintenanceAware;
 import dev.tenure.coordination.NodeAvailability;
 import dev.tenure.election.Candidate;
 import dev.tenure.election.ExecutorScheduler;
@@ -412,6 +412,7 @@ class CoordinatedElectionChaosTest {
     static CoordinationController controller(KubernetesClient operator, LeaseCandidateApi api, Clock clock) {
         CoordinationController controller = new CoordinationController(
                 operator,
+                new KubeLeaseStore(operator),
                 new ElectionPlanner(ElectionTiming.UPSTREAM, false),
                 clock,
                 api,
@@ -439,7 +440,7 @@ class CoordinatedElectionChaosTest {
                 .leaseName(lease)
                 .binaryVersion("1.31.0")
                 .emulationVersion(emulationVersion)
-                .strategy(LeaseStrategies.MAINTENANCE_AWARE)
+                .strategy(MaintenanceAware.NAME)
                 .nodeName(node)
                 .candidateStore(candidateStore)
                 .leaseStore(leaseStore)

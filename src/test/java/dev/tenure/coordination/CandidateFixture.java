@@ -16,7 +16,7 @@ final class CandidateFixture {
     private String leaseName = "component-A";
     private String binaryVersion;
     private String emulationVersion;
-    private String strategy = LeaseStrategies.OLDEST_EMULATION_VERSION;
+    private String strategy = OldestEmulationVersion.NAME;
     private Instant renewTime;
     private Instant pingTime;
     private Instant creation;

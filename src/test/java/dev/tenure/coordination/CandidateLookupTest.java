@@ -42,7 +42,7 @@ class CandidateLookupTest {
                                 "emulationVersion",
                                 "1.31.0",
                                 "strategy",
-                                LeaseStrategies.OLDEST_EMULATION_VERSION)))
+                                OldestEmulationVersion.NAME)))
                 .build();
     }
 

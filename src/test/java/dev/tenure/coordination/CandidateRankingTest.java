@@ -15,7 +15,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /** Upstream election_test.go, restated as tables (one row per upstream case, same names). */
 class CandidateRankingTest {
 
-    private static final String OEV = LeaseStrategies.OLDEST_EMULATION_VERSION;
+    private static final String OEV = OldestEmulationVersion.NAME;
     private static final Duration HOUR = Duration.ofHours(1);
 
     static Stream<Arguments> pickBestLeaderOldestEmulationVersion() {
@@ -260,8 +260,8 @@ class CandidateRankingTest {
                         List.of(
                                 cand("candidate1").binary("1.31.0").strategy(OEV),
                                 cand("candidate2").binary("1.31.0").strategy("foo.com/bar"),
-                                cand("candidate3").binary("1.32.0").strategy(LeaseStrategies.MAINTENANCE_AWARE)),
-                        LeaseStrategies.MAINTENANCE_AWARE,
+                                cand("candidate3").binary("1.32.0").strategy(MaintenanceAware.NAME)),
+                        MaintenanceAware.NAME,
                         false));
     }
 

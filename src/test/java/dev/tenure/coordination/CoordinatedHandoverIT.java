@@ -65,6 +65,7 @@ class CoordinatedHandoverIT {
         LeaseCandidateApi api = LeaseCandidateApi.discover(client, "auto");
         CoordinationController controller = new CoordinationController(
                 client,
+                new KubeLeaseStore(client),
                 new ElectionPlanner(ElectionTiming.UPSTREAM, false),
                 clock,
                 api,
@@ -125,7 +126,7 @@ class CoordinatedHandoverIT {
                 .leaseName(LEASE)
                 .binaryVersion("1.31.0")
                 .emulationVersion(emulationVersion)
-                .strategy(LeaseStrategies.MAINTENANCE_AWARE)
+                .strategy(MaintenanceAware.NAME)
                 .nodeName(node)
                 .candidateStore(new KubeLeaseCandidateStore(client, api.version()))
                 .leaseStore(new KubeLeaseStore(client))

@@ -32,7 +32,7 @@ class CoordinationArchitectureTest {
             .or()
             .haveSimpleNameStartingWith("HandoverPlanner")
             .or()
-            .haveSimpleName("LeaseStrategies")
+            .areAssignableTo(LeaseStrategy.class)
             .should()
             .onlyDependOnClassesThat()
             .resideInAnyPackage("java..", "dev.tenure.coordination..", "dev.tenure.election..");

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tenure.election.CandidateRecord;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
+import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
@@ -91,6 +92,7 @@ class CoordinationControllerIT {
         nodeCache = new NodeCache(cluster.operatorClient());
         controller = new CoordinationController(
                 cluster.operatorClient(),
+                new KubeLeaseStore(cluster.operatorClient()),
                 new ElectionPlanner(ElectionTiming.UPSTREAM, upstreamStrategy),
                 clock,
                 LeaseCandidateApi.of("v1beta1"),
@@ -123,7 +125,7 @@ class CoordinationControllerIT {
     }
 
     private void candidate(String name, String emulation, String binary) {
-        candidate(name, emulation, binary, LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant(), Map.of());
+        candidate(name, emulation, binary, OldestEmulationVersion.NAME, clock.instant(), Map.of());
     }
 
     private Lease lease() {
@@ -142,8 +144,8 @@ class CoordinationControllerIT {
     @Test
     void aCandidateWhosePingKeepsFailingDoesNotStarveTheOthers() {
         Instant stale = clock.instant().minus(Duration.ofSeconds(30)); // both must be pinged before an election
-        candidate("c-a", "1.19.0", "1.19.0", LeaseStrategies.OLDEST_EMULATION_VERSION, stale, Map.of());
-        candidate("c-b", "1.20.0", "1.20.0", LeaseStrategies.OLDEST_EMULATION_VERSION, stale, Map.of());
+        candidate("c-a", "1.19.0", "1.19.0", OldestEmulationVersion.NAME, stale, Map.of());
+        candidate("c-b", "1.20.0", "1.20.0", OldestEmulationVersion.NAME, stale, Map.of());
         cluster.faults()
                 .failNext(
                         Integer.MAX_VALUE,
@@ -208,7 +210,7 @@ class CoordinationControllerIT {
         candidate("component-identity-1", "1.19.0", "1.19.0");
         awaitHolder("component-identity-1");
         Lease l = lease();
-        assertThat(l.getSpec().getStrategy()).isEqualTo(LeaseStrategies.OLDEST_EMULATION_VERSION);
+        assertThat(l.getSpec().getStrategy()).isEqualTo(OldestEmulationVersion.NAME);
         assertThat(l.getSpec().getLeaseDurationSeconds()).isEqualTo(5);
     }
 
@@ -242,7 +244,7 @@ class CoordinationControllerIT {
                         .withLeaseName("probe-lease")
                         .withEmulationVersion("1.0.0")
                         .withBinaryVersion("1.0.0")
-                        .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
+                        .withStrategy(MaintenanceAware.NAME)
                         .withRenewTime(new MicroTime(KubeObjects.microTime(clock.instant())))
                         .endSpec()
                         .build())
@@ -292,7 +294,7 @@ class CoordinationControllerIT {
                         .withNewSpec()
                         .withHolderIdentity("some-other-component")
                         .withLeaseDurationSeconds(10)
-                        .withStrategy(LeaseStrategies.OLDEST_EMULATION_VERSION)
+                        .withStrategy(OldestEmulationVersion.NAME)
                         .withRenewTime(clock.instant().minusSeconds(11).atZone(java.time.ZoneOffset.UTC))
                         .endSpec()
                         .build())
@@ -401,6 +403,7 @@ class CoordinationControllerIT {
             assertThat(api.detail()).contains("not served");
             controller = new CoordinationController(
                     without.operatorClient(),
+                    new KubeLeaseStore(without.operatorClient()),
                     new ElectionPlanner(ElectionTiming.UPSTREAM, true),
                     clock,
                     api,
@@ -466,7 +469,7 @@ class CoordinationControllerIT {
                         .withNewSpec()
                         .withPreferredHolder("component-identity-gone")
                         .withLeaseDurationSeconds(1)
-                        .withStrategy(LeaseStrategies.OLDEST_EMULATION_VERSION)
+                        .withStrategy(OldestEmulationVersion.NAME)
                         .withRenewTime(clock.instant().atZone(java.time.ZoneOffset.UTC))
                         .endSpec()
                         .build())
@@ -483,7 +486,7 @@ class CoordinationControllerIT {
                 "stale",
                 "1.19.0",
                 "1.19.0",
-                LeaseStrategies.OLDEST_EMULATION_VERSION,
+                OldestEmulationVersion.NAME,
                 clock.instant().minus(Duration.ofMinutes(31)),
                 Map.of());
         candidate("fresh", "1.19.0", "1.19.0");
@@ -533,7 +536,7 @@ class CoordinationControllerIT {
                             .withLeaseName((String) c[1])
                             .withEmulationVersion("1.19.0")
                             .withBinaryVersion("1.19.0")
-                            .withStrategy(LeaseStrategies.OLDEST_EMULATION_VERSION)
+                            .withStrategy(OldestEmulationVersion.NAME)
                             .withRenewTime(new MicroTime(
                                     KubeObjects.microTime(clock.instant().minus((Duration) c[2]))))
                             .endSpec()
@@ -561,7 +564,7 @@ class CoordinationControllerIT {
                 LEASE,
                 "1.19.0",
                 "1.19.0",
-                LeaseStrategies.OLDEST_EMULATION_VERSION,
+                OldestEmulationVersion.NAME,
                 clock.instant().minus(Duration.ofHours(1)),
                 null,
                 null,
@@ -609,21 +612,26 @@ class CoordinationControllerIT {
                 "m1",
                 "1.30.0",
                 "1.30.0",
-                LeaseStrategies.MAINTENANCE_AWARE,
+                MaintenanceAware.NAME,
                 clock.instant(),
                 Map.of(CandidateRecord.NODE_LABEL, "n1"));
-        candidate("m2", "1.31.0", "1.31.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(), Map.of());
+        candidate("m2", "1.31.0", "1.31.0", MaintenanceAware.NAME, clock.instant(), Map.of());
         startController(false, Duration.ofMinutes(30));
         awaitHolder("m1");
-        assertThat(controller.leasesHeldOn("n1")).containsExactly(new LeaseKey(NS, LEASE));
+        // awaitHolder reads the server; leasesHeldOn reads the controller's Lease cache, whose watch may lag behind
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () -> assertThat(controller.leasesHeldOn("n1")).containsExactly(new LeaseKey(NS, LEASE)));
         assertThat(controller.handedOver("n1")).isFalse();
 
         client.nodes()
                 .withName("n1")
                 .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"spec\":{\"unschedulable\":true}}");
         awaitHolder("m2");
-        assertThat(controller.handedOver("n1")).isTrue();
-        assertThat(controller.leasesHeldOn("n2")).containsExactly(new LeaseKey(NS, LEASE));
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(controller.handedOver("n1")).isTrue();
+            assertThat(controller.leasesHeldOn("n2")).containsExactly(new LeaseKey(NS, LEASE));
+        });
     }
 
     @Test
@@ -645,14 +653,14 @@ class CoordinationControllerIT {
                 "m1",
                 "1.30.0",
                 "1.30.0",
-                LeaseStrategies.MAINTENANCE_AWARE,
+                MaintenanceAware.NAME,
                 clock.instant(),
                 Map.of(CandidateRecord.NODE_LABEL, "n1"));
         candidate(
                 "m2",
                 "1.31.0",
                 "1.31.0",
-                LeaseStrategies.MAINTENANCE_AWARE,
+                MaintenanceAware.NAME,
                 clock.instant(),
                 Map.of(CandidateRecord.NODE_LABEL, "n2"));
         startController(false, Duration.ofMinutes(30));
@@ -665,14 +673,14 @@ class CoordinationControllerIT {
                 "c1",
                 "1.30.0",
                 "1.30.0",
-                LeaseStrategies.OLDEST_EMULATION_VERSION,
+                OldestEmulationVersion.NAME,
                 clock.instant(),
                 Map.of(CandidateRecord.NODE_LABEL, "n1"));
         candidate(
                 "c2",
                 "1.31.0",
                 "1.31.0",
-                LeaseStrategies.OLDEST_EMULATION_VERSION,
+                OldestEmulationVersion.NAME,
                 clock.instant(),
                 Map.of(CandidateRecord.NODE_LABEL, "n2"));
         startController(true, Duration.ofMinutes(30));
@@ -692,8 +700,8 @@ class CoordinationControllerIT {
 
     @Test
     void conflictingStrategiesAreReportedOnTheCandidatesAndNothingIsElected() {
-        candidate("a", "1.19.0", "1.31.0", LeaseStrategies.MAINTENANCE_AWARE, clock.instant(), Map.of());
-        candidate("b", "1.19.0", "1.31.0", LeaseStrategies.OLDEST_EMULATION_VERSION, clock.instant(), Map.of());
+        candidate("a", "1.19.0", "1.31.0", MaintenanceAware.NAME, clock.instant(), Map.of());
+        candidate("b", "1.19.0", "1.31.0", OldestEmulationVersion.NAME, clock.instant(), Map.of());
         startController(true, Duration.ofMinutes(30));
         await().atMost(WAIT)
                 .untilAsserted(() -> assertThat(warnings(CandidateEvents.CONFLICTING_STRATEGY))
@@ -732,6 +740,7 @@ class CoordinationControllerIT {
     void withoutTheLeaseCandidateApiTheControllerStaysInactive() {
         controller = new CoordinationController(
                 client,
+                new KubeLeaseStore(client),
                 new ElectionPlanner(ElectionTiming.UPSTREAM, true),
                 clock,
                 new LeaseCandidateApi(null, "LeaseCandidate API not served (test)"),

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tenure.election.CandidateRecord;
+import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
@@ -65,6 +66,7 @@ class CoordinationEmulatedClusterIT {
             KubernetesClient operator = cluster.operatorClient();
             CoordinationController controller = new CoordinationController(
                     operator,
+                    new KubeLeaseStore(operator),
                     new ElectionPlanner(ElectionTiming.UPSTREAM, false),
                     clock,
                     LeaseCandidateApi.discover(operator, "auto"),
@@ -101,7 +103,7 @@ class CoordinationEmulatedClusterIT {
                         .withLeaseName("app-lease")
                         .withEmulationVersion(emulation)
                         .withBinaryVersion(binary)
-                        .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
+                        .withStrategy(MaintenanceAware.NAME)
                         .withRenewTime(new MicroTime(KubeObjects.microTime(clock.instant())))
                         .endSpec()
                         .build())

@@ -91,7 +91,7 @@ class CoordinationWiringTest {
                         .withLeaseName("app")
                         .withEmulationVersion("1.0.0")
                         .withBinaryVersion("1.0.0")
-                        .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
+                        .withStrategy(MaintenanceAware.NAME)
                         .withRenewTime(new MicroTime(
                                 KubeObjects.microTime(Clock.systemUTC().instant())))
                         .endSpec()

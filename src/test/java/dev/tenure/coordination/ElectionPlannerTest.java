@@ -27,8 +27,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class ElectionPlannerTest {
 
-    private static final String OEV = LeaseStrategies.OLDEST_EMULATION_VERSION;
-    private static final String MA = LeaseStrategies.MAINTENANCE_AWARE;
+    private static final String OEV = OldestEmulationVersion.NAME;
+    private static final String MA = MaintenanceAware.NAME;
     private static final Duration WINDOW = ElectionTiming.UPSTREAM.electionWindow();
     private static final LeaseKey KEY = new LeaseKey("default", "component-A");
 

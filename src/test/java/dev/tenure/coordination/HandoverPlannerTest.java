@@ -25,7 +25,7 @@ class HandoverPlannerTest {
     private static final LeaseKey A = new LeaseKey("default", "component-A");
 
     static LeaseRecord heldBy(String holder, java.time.Instant renew) {
-        return new LeaseRecord(holder, 5, null, renew, 0, LeaseStrategies.MAINTENANCE_AWARE, null, List.of(), "1");
+        return new LeaseRecord(holder, 5, null, renew, 0, MaintenanceAware.NAME, null, List.of(), "1");
     }
 
     static Stream<Arguments> plan() {

@@ -9,7 +9,7 @@ import com.tngtech.archunit.lang.ArchRule;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-/** DESIGN §1: the election core stays a library: no framework, no client, no hidden clock. */
+/** docs/development.md, "The code's layers": the election core stays a library: no framework, no client, no hidden clock. */
 class ElectionArchitectureTest {
     static JavaClasses core;
 
@@ -36,7 +36,7 @@ class ElectionArchitectureTest {
                         "io.javaoperatorsdk..",
                         "io.micrometer..",
                         "io.smallrye..")
-                .because("the election core must stay free of Quarkus, CDI and fabric8 (DESIGN §1)");
+                .because("the election core must stay free of Quarkus, CDI and fabric8 (docs/development.md)");
         rule.check(core);
     }
 

@@ -3,7 +3,11 @@ package dev.tenure.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.maintenance.NodeMaintenanceValidator.ClusterView;
-import dev.tenure.maintenance.NodeMaintenanceValidator.Limits;
+import dev.tenure.maintenance.api.DrainSpec;
+import dev.tenure.maintenance.api.HandoverSpec;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -78,7 +82,7 @@ class NodeMaintenanceValidatorTest {
     }
 
     static Stream<Arguments> refusals() {
-        Limits none = Limits.none();
+        MaintenanceLimits none = MaintenanceLimits.none();
         return Stream.of(
                 Arguments.of("nodeName missing", nm("a", null), null, view("w1"), none, "spec.nodeName: required"),
                 Arguments.of(
@@ -222,7 +226,7 @@ class NodeMaintenanceValidatorTest {
                         null,
                         new ClusterView(
                                 Optional.of(worker("w2")), NODES, List.of(), java.util.Map.of("w1", "annotation")),
-                        new Limits(OptionalInt.of(1), OptionalInt.empty()),
+                        new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty()),
                         "at most 1 node(s)"),
                 Arguments.of(
                         "nodeName changed",
@@ -236,7 +240,7 @@ class NodeMaintenanceValidatorTest {
                         nm("c", "w3"),
                         null,
                         view("w3", running("a", "w1"), running("b", "w2")),
-                        new Limits(OptionalInt.of(2), OptionalInt.empty()),
+                        new MaintenanceLimits(OptionalInt.of(2), OptionalInt.empty()),
                         "tenure.maintenance.max-nodes-in-maintenance: at most 2 node(s)"),
                 Arguments.of(
                         "control-plane majority (3 nodes, 1 already down)",
@@ -257,7 +261,7 @@ class NodeMaintenanceValidatorTest {
                         nm("a", "cp1"),
                         null,
                         view("cp1"),
-                        new Limits(OptionalInt.empty(), OptionalInt.of(3)),
+                        new MaintenanceLimits(OptionalInt.empty(), OptionalInt.of(3)),
                         "tenure.maintenance.control-plane-min-available"));
     }
 
@@ -268,7 +272,7 @@ class NodeMaintenanceValidatorTest {
             NodeMaintenance candidate,
             NodeMaintenance old,
             ClusterView view,
-            Limits limits,
+            MaintenanceLimits limits,
             String message) {
         assertThat(NodeMaintenanceValidator.validate(candidate, old, view, limits))
                 .anySatisfy(e -> assertThat(e).contains(message));
@@ -285,14 +289,19 @@ class NodeMaintenanceValidatorTest {
                         }),
                         null,
                         view("w1"),
-                        Limits.none()),
+                        MaintenanceLimits.none()),
                 Arguments.of(
                         "other node in maintenance",
                         nm("b", "w2"),
                         null,
                         view("w2", running("a", "w1")),
-                        Limits.none()),
-                Arguments.of("first of three control-plane nodes", nm("a", "cp1"), null, view("cp1"), Limits.none()),
+                        MaintenanceLimits.none()),
+                Arguments.of(
+                        "first of three control-plane nodes",
+                        nm("a", "cp1"),
+                        null,
+                        view("cp1"),
+                        MaintenanceLimits.none()),
                 // Across front doors the later request waits for the node's lease (phase Waiting), it is not refused.
                 Arguments.of(
                         "node in maintenance by the annotation protocol",
@@ -303,24 +312,25 @@ class NodeMaintenanceValidatorTest {
                                 NODES,
                                 List.of(),
                                 java.util.Map.of("w1", "annotation lifecycle.metal3.io/maintenance")),
-                        Limits.none()),
+                        MaintenanceLimits.none()),
                 Arguments.of(
                         "cap not reached",
                         nm("b", "w2"),
                         null,
                         view("w2", running("a", "w1")),
-                        new Limits(OptionalInt.of(2), OptionalInt.empty())),
+                        new MaintenanceLimits(OptionalInt.of(2), OptionalInt.empty())),
                 Arguments.of(
                         "update keeping nodeName (node since deleted)",
                         nm("a", "ghost", s -> s.setReason("x")),
                         nm("a", "ghost"),
                         view("ghost"),
-                        Limits.none()));
+                        MaintenanceLimits.none()));
     }
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("admissions")
-    void admits(String name, NodeMaintenance candidate, NodeMaintenance old, ClusterView view, Limits limits) {
+    void admits(
+            String name, NodeMaintenance candidate, NodeMaintenance old, ClusterView view, MaintenanceLimits limits) {
         assertThat(NodeMaintenanceValidator.validate(candidate, old, view, limits))
                 .isEmpty();
     }
@@ -362,12 +372,12 @@ class NodeMaintenanceValidatorTest {
                 a,
                 null,
                 new ClusterView(Optional.of(worker("w1")), NODES, NodeMaintenanceValidator.ahead(a, List.of(a, b))),
-                Limits.none());
+                MaintenanceLimits.none());
         var forB = NodeMaintenanceValidator.validate(
                 b,
                 null,
                 new ClusterView(Optional.of(worker("w1")), NODES, NodeMaintenanceValidator.ahead(b, List.of(a, b))),
-                Limits.none());
+                MaintenanceLimits.none());
         assertThat(forA).isEmpty();
         assertThat(forB).singleElement().asString().contains("already has an active NodeMaintenance a");
     }

@@ -186,7 +186,8 @@ class GeneratedArtifactsTest {
                 .findFirst()
                 .orElseThrow();
         List<Map<String, Object>> columns = at(v1alpha1, "additionalPrinterColumns");
-        // DESIGN §3's order (ManifestAssembly; the generator alone sorts them by JSON path).
+        // The order NodeMaintenance declares them in, as kubectl shows them (ManifestAssembly; the generator
+        // alone sorts them by JSON path).
         assertThat(columns)
                 .extracting(c -> c.get("name"))
                 .containsExactly("Node", "Phase", "Progress", "Reason", "Age");

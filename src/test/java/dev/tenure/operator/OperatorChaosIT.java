@@ -8,7 +8,7 @@ import dev.tenure.coordination.CoordinationMetrics;
 import dev.tenure.coordination.ElectionPlanner;
 import dev.tenure.coordination.ElectionTiming;
 import dev.tenure.coordination.LeaseCandidateApi;
-import dev.tenure.coordination.LeaseStrategies;
+import dev.tenure.coordination.MaintenanceAware;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseRecord;
@@ -18,19 +18,19 @@ import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.FencedWrites;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.AdmissionCaches;
-import dev.tenure.maintenance.DrainSpec;
 import dev.tenure.maintenance.EventRecorder;
+import dev.tenure.maintenance.MaintenanceLimits;
 import dev.tenure.maintenance.MaintenanceMachine;
 import dev.tenure.maintenance.MaintenanceMetrics;
 import dev.tenure.maintenance.MaintenanceSettings;
-import dev.tenure.maintenance.NodeMaintenance;
 import dev.tenure.maintenance.NodeMaintenanceReconciler;
-import dev.tenure.maintenance.NodeMaintenanceSpec;
-import dev.tenure.maintenance.NodeMaintenanceValidator;
 import dev.tenure.maintenance.annotation.AnnotatedNodes;
 import dev.tenure.maintenance.annotation.AnnotationDoor;
 import dev.tenure.maintenance.annotation.AnnotationSettings;
 import dev.tenure.maintenance.annotation.MaintenanceAnnotation;
+import dev.tenure.maintenance.api.DrainSpec;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.EmulatedCluster;
@@ -403,7 +403,7 @@ class OperatorChaosIT {
                                 .withLeaseName("app")
                                 .withEmulationVersion("1.31.0")
                                 .withBinaryVersion("1.31.0")
-                                .withStrategy(LeaseStrategies.MAINTENANCE_AWARE)
+                                .withStrategy(MaintenanceAware.NAME)
                                 .withRenewTime(
                                         new MicroTime(DateTimeFormatter.ofPattern("yyyy-MM-dd'T'HH:mm:ss.SSSSSS'Z'")
                                                 .withZone(ZoneOffset.UTC)
@@ -734,6 +734,7 @@ class OperatorChaosIT {
             // CoordinationBeans
             coordination = new CoordinationController(
                     work,
+                    new KubeLeaseStore(work),
                     new ElectionPlanner(ElectionTiming.UPSTREAM, false),
                     clock,
                     LeaseCandidateApi.of("v1beta1"),
@@ -755,22 +756,25 @@ class OperatorChaosIT {
             caches = new AdmissionCaches(work, nodes);
             door = new AnnotationDoor(
                     work,
+                    new KubeLeaseStore(work),
                     nodes,
                     caches,
                     machine,
                     recorder,
                     SETTINGS,
-                    NodeMaintenanceValidator.Limits.none(),
-                    ANNOTATIONS);
+                    MaintenanceLimits.none(),
+                    ANNOTATIONS,
+                    clock);
             door.fencedBy(fence);
             NodeMaintenanceReconciler real = new NodeMaintenanceReconciler(
                     machine,
                     work,
                     recorder,
                     new MaintenanceMetrics(new SimpleMeterRegistry()),
-                    NodeMaintenanceValidator.Limits.none(),
+                    MaintenanceLimits.none(),
                     new AnnotatedNodes(caches),
-                    fence);
+                    fence,
+                    clock);
             // as the extension configures JOSDK: the client is a bean (not closed by JOSDK), no SSA
             operator = new Operator(o ->
                     o.withKubernetesClient(work).withCloseClientOnStop(false).withUseSSAToPatchPrimaryResource(false));

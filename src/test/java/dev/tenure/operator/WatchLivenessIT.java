@@ -10,6 +10,7 @@ import dev.tenure.coordination.CoordinationMetrics;
 import dev.tenure.coordination.ElectionPlanner;
 import dev.tenure.coordination.ElectionTiming;
 import dev.tenure.coordination.LeaseCandidateApi;
+import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
@@ -78,6 +79,7 @@ class WatchLivenessIT {
         EmulatedCluster cluster = EmulatedCluster.start();
         CoordinationController controller = new CoordinationController(
                 cluster.operatorClient(),
+                new KubeLeaseStore(cluster.operatorClient()),
                 new ElectionPlanner(ElectionTiming.UPSTREAM, false),
                 Clock.systemUTC(),
                 LeaseCandidateApi.of("v1beta1"),

@@ -1,9 +1,10 @@
 package dev.tenure.maintenance.annotation;
 
 import dev.tenure.maintenance.AdmissionCaches;
-import dev.tenure.maintenance.NodeMaintenance;
+import dev.tenure.maintenance.MaintenanceLimits;
 import dev.tenure.maintenance.NodeMaintenanceValidator;
 import dev.tenure.maintenance.NodesMaintainedElsewhere;
+import dev.tenure.maintenance.api.NodeMaintenance;
 import io.fabric8.kubernetes.api.model.Node;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;
@@ -60,10 +61,10 @@ public class AnnotatedNodes implements NodesMaintainedElsewhere {
      * as a LIST racing that write would not see it either; the door's own node is current, its event woke the
      * reconcile and the informer delivers in order.
      */
-    public static MaintenanceBudget budget(AdmissionCaches caches, NodeMaintenanceValidator.Limits limits) {
+    public static MaintenanceBudget budget(AdmissionCaches caches, MaintenanceLimits limits) {
         return node -> {
             // every Node only for a control-plane node's budget; the door's holds from their index
-            List<Node> nodes = NodeMaintenanceValidator.isControlPlane(node) ? caches.nodes() : List.of();
+            List<Node> nodes = MaintenanceLimits.isControlPlane(node) ? caches.nodes() : List.of();
             Set<String> busy =
                     new HashSet<>(heldByAnnotation(caches.nodesIndexed(HELD_INDEX, AnnotatedNodes::heldKey, HELD_BY))
                             .keySet());
@@ -75,7 +76,7 @@ public class AnnotatedNodes implements NodesMaintainedElsewhere {
                     busy.add(NodeMaintenanceValidator.nodeOf(nm));
                 }
             }
-            return NodeMaintenanceValidator.budget(node, nodes, busy, limits);
+            return limits.refusals(node, nodes, busy);
         };
     }
 }

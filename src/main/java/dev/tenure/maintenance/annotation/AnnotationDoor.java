@@ -1,14 +1,14 @@
 package dev.tenure.maintenance.annotation;
 
+import dev.tenure.election.LeaseStore;
 import dev.tenure.election.WorkFence;
-import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.KeyedWorkQueue;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.AdmissionCaches;
 import dev.tenure.maintenance.EventRecorder;
+import dev.tenure.maintenance.MaintenanceLimits;
 import dev.tenure.maintenance.MaintenanceMachine;
 import dev.tenure.maintenance.MaintenanceSettings;
-import dev.tenure.maintenance.NodeMaintenanceValidator;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -57,13 +57,15 @@ public final class AnnotationDoor {
 
     public AnnotationDoor(
             KubernetesClient client,
+            LeaseStore leases,
             NodeCache nodes,
             AdmissionCaches caches,
             MaintenanceMachine machine,
             EventRecorder recorder,
             MaintenanceSettings maintenance,
-            NodeMaintenanceValidator.Limits limits,
-            AnnotationSettings settings) {
+            MaintenanceLimits limits,
+            AnnotationSettings settings,
+            Clock clock) {
         if (settings.holder().equals(maintenance.holder()) || maintenance.isPredecessor(settings.holder())) {
             throw new IllegalArgumentException("tenure.maintenance.annotation.holder: must differ from "
                     + "tenure.maintenance.lease.holder (" + maintenance.holderFamily() + ") and not start with "
@@ -73,13 +75,7 @@ public final class AnnotationDoor {
         this.nodes = Objects.requireNonNull(nodes, "nodes");
         this.enabled = settings.enabled();
         this.controller = new MaintenanceAnnotationController(
-                client,
-                new KubeLeaseStore(client),
-                machine,
-                recorder,
-                settings,
-                AnnotatedNodes.budget(caches, limits),
-                Clock.systemUTC());
+                client, leases, machine, recorder, settings, AnnotatedNodes.budget(caches, limits), clock);
     }
 
     /** Whether the door is configured on ({@code tenure.maintenance.annotation.enabled}). */

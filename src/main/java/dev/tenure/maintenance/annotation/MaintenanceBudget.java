@@ -6,7 +6,7 @@ import java.util.List;
 /**
  * The operator-wide limits (cluster-wide cap, control-plane budget) as the annotation front door sees them:
  * why {@code node} may not go into maintenance now, empty when it may. The same rules as NodeMaintenance
- * admission ({@code NodeMaintenanceValidator.budget}), counting the nodes held by either front door.
+ * admission ({@code MaintenanceLimits.refusals}), counting the nodes held by either front door.
  */
 @FunctionalInterface
 public interface MaintenanceBudget {

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.AdmissionCaches;
-import dev.tenure.maintenance.NodeMaintenanceValidator.Limits;
+import dev.tenure.maintenance.MaintenanceLimits;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
@@ -65,7 +65,7 @@ class AnnotationBudgetIT {
 
     @Test
     void aRequestOverTheClusterWideCapWaitsUntilAnotherMaintenanceEnds() {
-        f.budget = AnnotatedNodes.budget(apiReads(), new Limits(OptionalInt.of(1), OptionalInt.empty()));
+        f.budget = AnnotatedNodes.budget(apiReads(), new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty()));
         f.restart();
         heldByAnnotation("w2");
         f.request("600");
@@ -98,7 +98,7 @@ class AnnotationBudgetIT {
         for (String cp : new String[] {"cp1", "cp2", "cp3"}) {
             f.cluster.seed().node(cp).role("control-plane").create();
         }
-        f.budget = AnnotatedNodes.budget(apiReads(), Limits.none());
+        f.budget = AnnotatedNodes.budget(apiReads(), MaintenanceLimits.none());
         f.restart();
         heldByAnnotation("cp2");
         f.client
@@ -126,7 +126,7 @@ class AnnotationBudgetIT {
 
     @Test
     void aNodeTheDoorAlreadyHoldsIsNotHeldBackByItsOwnCount() {
-        f.budget = AnnotatedNodes.budget(apiReads(), new Limits(OptionalInt.of(1), OptionalInt.empty()));
+        f.budget = AnnotatedNodes.budget(apiReads(), new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty()));
         f.restart();
         f.request("600");
         f.drive(n -> MaintenanceAnnotation.ACTIVE.equals(f.status()));
@@ -145,7 +145,7 @@ class AnnotationBudgetIT {
     void theBudgetReadsTheCachesNotTheApiServer() {
         caches = new AdmissionCaches(f.operatorClient, new NodeCache(f.operatorClient));
         caches.start();
-        f.budget = AnnotatedNodes.budget(caches, new Limits(OptionalInt.of(1), OptionalInt.empty()));
+        f.budget = AnnotatedNodes.budget(caches, new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty()));
         f.restart();
         heldByAnnotation("w2");
         await().atMost(Duration.ofSeconds(10))

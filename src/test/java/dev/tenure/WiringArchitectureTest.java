@@ -1,0 +1,127 @@
+package dev.tenure;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+import com.tngtech.archunit.base.DescribedPredicate;
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaConstructorCall;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import dev.tenure.election.MonotonicClock;
+import dev.tenure.election.kube.KubeLeaseCandidateStore;
+import dev.tenure.election.kube.KubeLeaseStore;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Wiring lives in {@code operator}: the jobs (maintenance, coordination) are handed their lease-store adapters and
+ * their clock, and never build them; and the maintenance planners are pure (what they decide depends on what they are
+ * given, no client, no clock, no framework). Coordination's planners have the same rule in
+ * {@code CoordinationArchitectureTest}, the election core in {@code ElectionArchitectureTest}.
+ */
+class WiringArchitectureTest {
+
+    private static final JavaClasses MAIN = new ClassFileImporter()
+            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+            .importPackages("dev.tenure");
+
+    private static final DescribedPredicate<JavaConstructorCall> BUILDS_A_LEASE_STORE_ADAPTER =
+            DescribedPredicate.describe(
+                    "builds a lease store adapter (KubeLeaseStore, KubeLeaseCandidateStore)",
+                    call -> call.getTargetOwner().isAssignableTo(KubeLeaseStore.class)
+                            || call.getTargetOwner().isAssignableTo(KubeLeaseCandidateStore.class));
+
+    /** The adapters' own package may offer factories; everything else is handed its store by operator's wiring. */
+    static final ArchRule ADAPTERS_ARE_BUILT_IN_THE_WIRING = noClasses()
+            .that()
+            .resideOutsideOfPackages("dev.tenure.operator..", "dev.tenure.election.kube..")
+            .should()
+            .callConstructorWhere(BUILDS_A_LEASE_STORE_ADAPTER)
+            .because("jobs are handed their adapters by dev.tenure.operator (issue 27)");
+
+    /** The system clock is read in the wiring only ({@code Clocks}); the core's monotonic clock anchors on it once. */
+    static final ArchRule THE_CLOCK_IS_SUPPLIED_BY_THE_WIRING = noClasses()
+            .that()
+            .resideOutsideOfPackage("dev.tenure.operator..")
+            .and()
+            .doNotBelongToAnyOf(MonotonicClock.class)
+            .should()
+            .callMethod(Clock.class, "systemUTC")
+            .orShould()
+            .callMethod(Clock.class, "systemDefaultZone")
+            .orShould()
+            .callMethod(Instant.class, "now")
+            .orShould()
+            .callMethod(System.class, "currentTimeMillis")
+            .because("time is injected: dev.tenure.operator.Clocks supplies the one wall clock");
+
+    /** The maintenance side's decide steps: (observed objects, now, settings) -> decision. */
+    private static final Pattern PLANNERS = Pattern.compile("dev\\.tenure\\.maintenance\\.(annotation\\.)?"
+            + "(MaintenancePlanner|NodeMaintenanceAdmission|NodeMaintenanceValidator|NodeMaintenanceStatuses|DrainPlan"
+            + "|DrainPacing|MaintenanceRequest|MaintenanceLimits|AnnotationProtocol)(\\$.*)?");
+
+    /** What a planner may be given or use: values and other planners, never a client, store, machine or framework. */
+    private static final Set<String> VALUES = Set.of(
+            "MaintenanceState",
+            "DrainOptions",
+            "HandoverOptions",
+            "MaintenanceSettings",
+            "BoundedNames",
+            "MaintenanceAnnotation",
+            "AnnotationSettings",
+            "AnnotationDecision",
+            "RecordedState",
+            "LeadershipHandover$Outcome");
+
+    private static final DescribedPredicate<JavaClass> PURE = DescribedPredicate.describe(
+            "JDK types, the NodeMaintenance API, Kubernetes model objects, the election core's rules and records, "
+                    + "maintenance values and planners",
+            WiringArchitectureTest::pure);
+
+    private static boolean pure(JavaClass c) {
+        if (c.isArray()) {
+            return pure(c.getBaseComponentType());
+        }
+        String name = c.getName();
+        String pkg = c.getPackageName();
+        String outer = name.contains("$") ? name.substring(0, name.indexOf('$')) : name;
+        String simple = outer.substring(outer.lastIndexOf('.') + 1);
+        String nested = name.substring(name.lastIndexOf('.') + 1);
+        return pkg.startsWith("java.")
+                || c.isPrimitive()
+                || (c.isArray() && !c.getBaseComponentType().getPackageName().startsWith("dev.tenure"))
+                || pkg.equals("dev.tenure.maintenance.api")
+                || pkg.startsWith("io.fabric8.kubernetes.api.model")
+                || pkg.equals("dev.tenure.election")
+                || PLANNERS.matcher(name).matches()
+                || (pkg.startsWith("dev.tenure.maintenance") && (VALUES.contains(simple) || VALUES.contains(nested)));
+    }
+
+    static final ArchRule MAINTENANCE_PLANNERS_ARE_PURE = classes()
+            .that()
+            .haveNameMatching(PLANNERS.pattern())
+            .should()
+            .onlyDependOnClassesThat(PURE)
+            .because("decisions are pure functions of what was observed (STYLE habit 1); I/O stays in reconcilers");
+
+    @Test
+    void adaptersAreBuiltInTheWiring() {
+        ADAPTERS_ARE_BUILT_IN_THE_WIRING.check(MAIN);
+    }
+
+    @Test
+    void theClockIsSuppliedByTheWiring() {
+        THE_CLOCK_IS_SUPPLIED_BY_THE_WIRING.check(MAIN);
+    }
+
+    @Test
+    void maintenancePlannersArePure() {
+        MAINTENANCE_PLANNERS_ARE_PURE.check(MAIN);
+    }
+}
