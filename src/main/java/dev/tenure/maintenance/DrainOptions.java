@@ -13,6 +13,8 @@ import java.util.Optional;
  * @param timeout whole-drain limit; empty = none
  * @param gracePeriodSeconds -1 = each pod's own
  * @param skipWaitForDeleteTimeout pods terminating longer than this count as gone; empty = wait
+ * @param rules each pod's behaviour and wave ({@code spec.drain.rules})
+ * @param waitCompletedTimeout how long the drain waits for WaitCompleted pods, from its start; empty = no limit
  */
 public record DrainOptions(
         Optional<Duration> timeout,
@@ -23,7 +25,9 @@ public record DrainOptions(
         LabelSelector podSelector,
         Duration evictionRetryDelay,
         Optional<Duration> skipWaitForDeleteTimeout,
-        boolean disableEviction) {
+        boolean disableEviction,
+        DrainRules rules,
+        Optional<Duration> waitCompletedTimeout) {
 
     public static final Duration DEFAULT_EVICTION_RETRY_DELAY = Duration.ofSeconds(5);
 
@@ -32,6 +36,33 @@ public record DrainOptions(
             throw new IllegalArgumentException(
                     "spec.drain.gracePeriodSeconds: must be -1 (pod's own) or >= 0, was " + gracePeriodSeconds);
         }
+        rules = rules == null ? DrainRules.none() : rules;
+        waitCompletedTimeout = waitCompletedTimeout == null ? Optional.empty() : waitCompletedTimeout;
+    }
+
+    /** kubectl drain's options without rules: every pod Drain, waves by the default order (priority ascending). */
+    public DrainOptions(
+            Optional<Duration> timeout,
+            long gracePeriodSeconds,
+            boolean ignoreDaemonSets,
+            boolean deleteEmptyDirData,
+            boolean force,
+            LabelSelector podSelector,
+            Duration evictionRetryDelay,
+            Optional<Duration> skipWaitForDeleteTimeout,
+            boolean disableEviction) {
+        this(
+                timeout,
+                gracePeriodSeconds,
+                ignoreDaemonSets,
+                deleteEmptyDirData,
+                force,
+                podSelector,
+                evictionRetryDelay,
+                skipWaitForDeleteTimeout,
+                disableEviction,
+                DrainRules.none(),
+                Optional.empty());
     }
 
     /** Tenure's defaults: kubectl drain with --ignore-daemonsets --delete-emptydir-data --force. */

@@ -383,7 +383,8 @@ public final class MaintenanceMachine {
                     kubeletStale(nodeName, now),
                     settings.staleNodeSkipWait(),
                     refused,
-                    drain.refusals());
+                    drain.refusals(),
+                    options.rules().readsNamespaces() ? drain.namespaceLabels(pods) : Map.of());
             plan = DrainPlan.of(pods, options, observed, now);
         } catch (KubernetesClientException | LeaseStoreException e) {
             return new Step(
@@ -405,6 +406,22 @@ public final class MaintenanceMachine {
                                 .build())
                         .toList())
                 .drainProgress(plan.progress(evictionPods));
+        DrainWaves waves = DrainWaves.of(plan);
+        s.waves(waves);
+        Integer priorWave = prior.waves() == null ? null : prior.waves().current();
+        if (waves.current() != null && !waves.current().equals(priorWave)) {
+            events.emit(
+                    false,
+                    MaintenanceEvents.DRAIN_WAVE,
+                    "draining wave " + MaintenancePlanner.wave(waves.current()) + " of node " + nodeName + " ("
+                            + plan.currentWavePods().size() + " pod(s))"
+                            + (waves.later().isEmpty()
+                                    ? ""
+                                    : "; then wave(s) "
+                                            + waves.later().stream()
+                                                    .map(MaintenancePlanner::wave)
+                                                    .collect(java.util.stream.Collectors.joining(", "))));
+        }
         metrics.pendingPods(nodeName, pending.size());
         MaintenancePlanner.stuckTerminating(nodeName, drain.firstReports(plan.stuckTerminating()))
                 .ifPresent(m -> events.emit(true, MaintenanceEvents.STUCK_TERMINATING, m));
@@ -426,6 +443,11 @@ public final class MaintenanceMachine {
                             .drainProgress(100)
                             .lastError(null)
                             .build(),
+                    Optional.of(renewIn(request, prior, now)));
+        } else if (verdict instanceof MaintenancePlanner.DrainVerdict.WaitCompletedTimedOut timedOut) {
+            events.emit(true, MaintenanceEvents.WAIT_COMPLETED_TIMED_OUT, timedOut.message());
+            return new Step(
+                    s.phase(Phase.Failed).lastError(timedOut.message()).build(),
                     Optional.of(renewIn(request, prior, now)));
         } else if (verdict instanceof MaintenancePlanner.DrainVerdict.TimedOut timedOut) {
             events.emit(true, MaintenanceEvents.FAILED, timedOut.message());

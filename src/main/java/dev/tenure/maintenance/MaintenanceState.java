@@ -27,7 +27,8 @@ public record MaintenanceState(
         int errorOnLeaseCount,
         LeaseStatus lease,
         String waitingFor,
-        boolean nodeGone) {
+        boolean nodeGone,
+        DrainWaves waves) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
@@ -68,6 +69,7 @@ public record MaintenanceState(
         LeaseStatus lease;
         String waitingFor;
         boolean nodeGone;
+        DrainWaves waves;
 
         public Builder() {}
 
@@ -90,6 +92,7 @@ public record MaintenanceState(
             lease = s.lease;
             waitingFor = s.waitingFor;
             nodeGone = s.nodeGone;
+            waves = s.waves;
         }
 
         public Builder phase(Phase v) {
@@ -183,8 +186,15 @@ public record MaintenanceState(
             return this;
         }
 
+        /** Where an ordered drain stands (null: no drain step yet, or none since the drain ended). */
+        public Builder waves(DrainWaves v) {
+            waves = v;
+            return this;
+        }
+
         /** Forget the drain's progress, e.g. to retry a failed drain after the spec changed. */
         public Builder resetDrain() {
+            waves = null;
             drainStartedAt = null;
             drainedAt = null;
             totalPods = null;
@@ -215,7 +225,8 @@ public record MaintenanceState(
                     errorOnLeaseCount,
                     lease,
                     waitingFor,
-                    nodeGone);
+                    nodeGone,
+                    waves);
         }
     }
 }

@@ -109,6 +109,23 @@ final class PodDrain {
                 .getItems();
     }
 
+    /** The labels of these pods' namespaces (one GET each), for drain rules that select by namespace. */
+    Map<String, Map<String, String>> namespaceLabels(List<Pod> pods) {
+        Map<String, Map<String, String>> labels = new java.util.HashMap<>();
+        for (Pod pod : pods) {
+            String ns = pod.getMetadata().getNamespace();
+            if (!labels.containsKey(ns)) {
+                var namespace = client.namespaces().withName(ns).get();
+                labels.put(
+                        ns,
+                        namespace == null || namespace.getMetadata().getLabels() == null
+                                ? Map.of()
+                                : Map.copyOf(namespace.getMetadata().getLabels()));
+            }
+        }
+        return labels;
+    }
+
     /** "namespace/name" of the DaemonSets controlling these pods that still exist (kubectl daemonSetFilter's GET). */
     Set<String> existingDaemonSets(List<Pod> pods) {
         Set<String> asked = new HashSet<>();
