@@ -1,6 +1,7 @@
 package dev.tenure.maintenance;
 
 import dev.tenure.maintenance.api.DrainBehavior;
+import dev.tenure.maintenance.api.GoDuration;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.OwnerReference;
