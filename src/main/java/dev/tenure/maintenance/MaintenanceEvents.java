@@ -30,6 +30,8 @@ public interface MaintenanceEvents {
     String STUCK_TERMINATING = "PodsStuckTerminating";
     /** WaitCompleted pods outlived spec.drain.waitCompletedTimeout: the maintenance fails (phase Failed). */
     String WAIT_COMPLETED_TIMED_OUT = "WaitCompletedTimedOut";
+    /** VolumeAttachments still named the node at spec.drain.volumeDetach.timeout: the maintenance fails. */
+    String VOLUME_DETACH_TIMED_OUT = "VolumeDetachTimedOut";
     /** The drain moved on to its next wave (each wave's pods gone before the next is evicted). */
     String DRAIN_WAVE = "DrainWave";
 

@@ -361,6 +361,11 @@ public final class MaintenanceMachine {
         if (prior.phase() == Phase.Succeeded) {
             return new Step(s.build(), Optional.of(renewIn(request, prior, now)));
         }
+        if (prior.drainedAt() != null
+                && prior.phase() == Phase.Running
+                && request.drain().volumeDetach().enabled()) {
+            return volumeStep(request, prior, s, prior.drainedAt(), now, events);
+        }
 
         // 4. Drain: one bounded step.
         return drainStep(request, prior, s, now, events);
@@ -439,6 +444,10 @@ public final class MaintenanceMachine {
         } else if (verdict instanceof MaintenancePlanner.DrainVerdict.Complete complete) {
             metrics.drained(Duration.between(started, now));
             forgetDrain(nodeName);
+            if (options.volumeDetach().enabled()) {
+                s.phase(Phase.Running).drainedAt(now).drainProgress(100).lastError(null);
+                return volumeStep(request, prior, s, now, now, events);
+            }
             events.emit(false, MaintenanceEvents.SUCCEEDED, complete.message());
             return new Step(
                     s.phase(Phase.Succeeded)
@@ -460,6 +469,54 @@ public final class MaintenanceMachine {
         }
         MaintenancePlanner.DrainVerdict.Send send = (MaintenancePlanner.DrainVerdict.Send) verdict;
         return send(request, prior, s, plan, send, pods, started, now, events);
+    }
+
+    /**
+     * After the drain (phase Running, Drained): waits until no VolumeAttachment names the node (Cluster API's wait
+     * for volume detach), then Succeeded; past spec.drain.volumeDetach.timeout, Failed with the attachments named.
+     */
+    private Step volumeStep(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Instant drainedAt,
+            Instant now,
+            MaintenanceEvents events) {
+        String nodeName = request.nodeName();
+        VolumeDetach.Verdict verdict;
+        try {
+            verdict = VolumeDetach.decide(
+                    nodeName,
+                    drain.volumeAttachmentsOn(nodeName),
+                    request.drain().volumeDetach(),
+                    drainedAt,
+                    settings.drainPollInterval(),
+                    now);
+        } catch (KubernetesClientException e) {
+            return new Step(
+                    s.lastError("listing VolumeAttachments of node " + nodeName + ": " + e.getMessage())
+                            .build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
+        if (verdict instanceof VolumeDetach.Verdict.Waiting waiting) {
+            return new Step(
+                    s.attachedVolumes(waiting.waitingFor()).lastError(null).build(),
+                    Optional.of(waiting.requeueAfter()));
+        }
+        if (verdict instanceof VolumeDetach.Verdict.TimedOut timedOut) {
+            events.emit(true, MaintenanceEvents.VOLUME_DETACH_TIMED_OUT, timedOut.message());
+            return new Step(
+                    s.phase(Phase.Failed).lastError(timedOut.message()).build(),
+                    Optional.of(renewIn(request, prior, now)));
+        }
+        String detached = ((VolumeDetach.Verdict.Detached) verdict).message();
+        events.emit(false, MaintenanceEvents.SUCCEEDED, "node " + nodeName + " drained; " + detached);
+        return new Step(
+                s.phase(Phase.Succeeded)
+                        .attachedVolumes(List.of())
+                        .lastError(null)
+                        .build(),
+                Optional.of(renewIn(request, prior, now)));
     }
 
     /** Sends one batch of evictions (or deletions) and records what came back. */

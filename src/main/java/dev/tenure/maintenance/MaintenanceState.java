@@ -30,12 +30,14 @@ public record MaintenanceState(
         LeaseStatus lease,
         String waitingFor,
         boolean nodeGone,
-        DrainWaves waves) {
+        DrainWaves waves,
+        List<String> attachedVolumes) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
         pendingPods = pendingPods == null ? List.of() : List.copyOf(pendingPods);
         pendingPodsRefs = pendingPodsRefs == null ? List.of() : List.copyOf(pendingPodsRefs);
+        attachedVolumes = attachedVolumes == null ? List.of() : List.copyOf(attachedVolumes);
     }
 
     public static MaintenanceState initial() {
@@ -72,6 +74,7 @@ public record MaintenanceState(
         String waitingFor;
         boolean nodeGone;
         DrainWaves waves;
+        List<String> attachedVolumes = List.of();
 
         public Builder() {}
 
@@ -95,6 +98,7 @@ public record MaintenanceState(
             waitingFor = s.waitingFor;
             nodeGone = s.nodeGone;
             waves = s.waves;
+            attachedVolumes = s.attachedVolumes;
         }
 
         public Builder phase(Phase v) {
@@ -194,9 +198,16 @@ public record MaintenanceState(
             return this;
         }
 
+        /** The VolumeAttachments naming the node that the maintenance waits on after the drain (shown). */
+        public Builder attachedVolumes(List<String> v) {
+            attachedVolumes = v;
+            return this;
+        }
+
         /** Forget the drain's progress, e.g. to retry a failed drain after the spec changed. */
         public Builder resetDrain() {
             waves = null;
+            attachedVolumes = List.of();
             drainStartedAt = null;
             drainedAt = null;
             totalPods = null;
@@ -228,7 +239,8 @@ public record MaintenanceState(
                     lease,
                     waitingFor,
                     nodeGone,
-                    waves);
+                    waves,
+                    attachedVolumes);
         }
     }
 }

@@ -54,6 +54,9 @@ import org.jboss.logging.Logger;
         verbs = {"list", "delete"})
 @RBACRule(apiGroups = "", resources = "pods/eviction", verbs = "create")
 @RBACRule(apiGroups = "apps", resources = "daemonsets", verbs = "get")
+// issue 29: drain rules that select by namespace read the pods' namespaces; the wait for volume detach lists them
+@RBACRule(apiGroups = "", resources = "namespaces", verbs = "get")
+@RBACRule(apiGroups = "storage.k8s.io", resources = "volumeattachments", verbs = "list")
 @RBACRule(
         apiGroups = "",
         resources = "events",

@@ -109,6 +109,23 @@ final class PodDrain {
                 .getItems();
     }
 
+    /**
+     * The VolumeAttachments naming the node ({@code spec.nodeName}). kube-apiserver has no field selector for it, so
+     * all are listed and filtered here, as Cluster API's wait for volume detach does.
+     */
+    List<VolumeDetach.Attachment> volumeAttachmentsOn(String nodeName) {
+        return client.storage().v1().volumeAttachments().list().getItems().stream()
+                .filter(va ->
+                        va.getSpec() != null && nodeName.equals(va.getSpec().getNodeName()))
+                .map(va -> new VolumeDetach.Attachment(
+                        va.getMetadata().getName(),
+                        va.getSpec().getAttacher(),
+                        va.getSpec().getSource() == null
+                                ? null
+                                : va.getSpec().getSource().getPersistentVolumeName()))
+                .toList();
+    }
+
     /** The labels of these pods' namespaces (one GET each), for drain rules that select by namespace. */
     Map<String, Map<String, String>> namespaceLabels(List<Pod> pods) {
         Map<String, Map<String, String>> labels = new java.util.HashMap<>();

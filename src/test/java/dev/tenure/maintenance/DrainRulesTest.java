@@ -217,7 +217,8 @@ class DrainRulesTest {
                 d.skipWaitForDeleteTimeout(),
                 d.disableEviction(),
                 new DrainRules(List.of(rules)),
-                Optional.empty());
+                Optional.empty(),
+                VolumeDetach.Options.off());
     }
 
     static Stream<Arguments> behaviours() {
@@ -234,7 +235,8 @@ class DrainRulesTest {
                 Optional.empty(),
                 false,
                 new DrainRules(List.of(rule(null, labels("app", "bare"), DrainBehavior.Skip, null))),
-                Optional.empty());
+                Optional.empty(),
+                VolumeDetach.Options.off());
         return Stream.of(
                 Arguments.of("Skip is never evicted", skip, web("a").build(), Action.SKIP),
                 Arguments.of("WaitCompleted is never evicted", waitCompleted, web("a").build(), Action.WAIT_COMPLETED),
@@ -270,7 +272,8 @@ class DrainRulesTest {
                                 Optional.empty(),
                                 false,
                                 new DrainRules(List.of(rule(null, null, DrainBehavior.WaitCompleted, null))),
-                                Optional.empty()),
+                                Optional.empty(),
+                                VolumeDetach.Options.off()),
                         web("a").build(),
                         Action.LEAVE));
     }
