@@ -17,6 +17,7 @@ import dev.tenure.maintenance.DrainPlan.Action;
 import dev.tenure.maintenance.DrainPlan.PodVerdict;
 import dev.tenure.maintenance.MaintenanceMetrics.EvictionResult;
 import dev.tenure.maintenance.MaintenanceMetrics.LeaseOutcome;
+import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.Phase;
@@ -52,6 +53,8 @@ public final class MaintenanceMachine {
     private static final Logger LOG = Logger.getLogger(MaintenanceMachine.class);
     static final String KUBELET_LEASE_NAMESPACE = "kube-node-lease";
     private static final Duration NODE_MISSING_RETRY = Duration.ofSeconds(30);
+    /** A preview is recomputed this often: pods come and go on the node meanwhile. */
+    static final Duration PREVIEW_REFRESH = Duration.ofSeconds(30);
 
     private final KubernetesClient client;
     private final LeaseStore leases;
@@ -517,6 +520,50 @@ public final class MaintenanceMachine {
                         .lastError(null)
                         .build(),
                 Optional.of(renewIn(request, prior, now)));
+    }
+
+    /**
+     * {@code spec.preview}: the plan the drain would follow on the node now, each pod with its behaviour, wave and the
+     * PodDisruptionBudgets that would refuse its eviction. Reads only: no lease, no cordon, no eviction.
+     */
+    public Step preview(MaintenanceRequest request, MaintenanceState prior) {
+        String nodeName = request.nodeName();
+        Instant now = clock.instant();
+        MaintenanceState.Builder s = prior.toBuilder().phase(Phase.Pending);
+        try {
+            if (client.nodes().withName(nodeName).get() == null) {
+                return new Step(
+                        s.preview(List.of())
+                                .lastError("spec.nodeName: node " + nodeName + " not found")
+                                .build(),
+                        Optional.of(NODE_MISSING_RETRY));
+            }
+            List<Pod> pods = drain.podsOn(nodeName);
+            DrainOptions options = request.drain();
+            DrainPlan plan = DrainPlan.of(
+                    pods,
+                    options,
+                    new DrainPlan.Observed(
+                            drain.existingDaemonSets(pods),
+                            kubeletStale(nodeName, now),
+                            settings.staleNodeSkipWait(),
+                            Map.of(),
+                            Map.of(),
+                            options.rules().readsNamespaces() ? drain.namespaceLabels(pods) : Map.of()),
+                    now);
+            List<DrainPlanStatus.PlannedPod> planned = DrainPreview.of(plan, pods, drain.budgetsOf(pods));
+            // a pod the drain would refuse (kubectl's filters) is worth saying before anything starts
+            String refusal = MaintenancePlanner.drain(nodeName, plan, options, 0, now, 0, now)
+                            instanceof MaintenancePlanner.DrainVerdict.Refused r
+                    ? "preview: " + r.message()
+                    : null;
+            return new Step(s.preview(planned).lastError(refusal).build(), Optional.of(PREVIEW_REFRESH));
+        } catch (KubernetesClientException | LeaseStoreException e) {
+            return new Step(
+                    s.lastError("preview of node " + nodeName + ": " + e.getMessage())
+                            .build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
     }
 
     /** Sends one batch of evictions (or deletions) and records what came back. */

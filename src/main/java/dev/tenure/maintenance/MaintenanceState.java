@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.ObjectReference;
@@ -31,13 +32,15 @@ public record MaintenanceState(
         String waitingFor,
         boolean nodeGone,
         DrainWaves waves,
-        List<String> attachedVolumes) {
+        List<String> attachedVolumes,
+        List<DrainPlanStatus.PlannedPod> preview) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
         pendingPods = pendingPods == null ? List.of() : List.copyOf(pendingPods);
         pendingPodsRefs = pendingPodsRefs == null ? List.of() : List.copyOf(pendingPodsRefs);
         attachedVolumes = attachedVolumes == null ? List.of() : List.copyOf(attachedVolumes);
+        preview = preview == null ? List.of() : List.copyOf(preview);
     }
 
     public static MaintenanceState initial() {
@@ -75,6 +78,7 @@ public record MaintenanceState(
         boolean nodeGone;
         DrainWaves waves;
         List<String> attachedVolumes = List.of();
+        List<DrainPlanStatus.PlannedPod> preview = List.of();
 
         public Builder() {}
 
@@ -99,6 +103,7 @@ public record MaintenanceState(
             nodeGone = s.nodeGone;
             waves = s.waves;
             attachedVolumes = s.attachedVolumes;
+            preview = s.preview;
         }
 
         public Builder phase(Phase v) {
@@ -204,6 +209,12 @@ public record MaintenanceState(
             return this;
         }
 
+        /** spec.preview: the plan for each pod on the node (nothing done); empty otherwise. */
+        public Builder preview(List<DrainPlanStatus.PlannedPod> v) {
+            preview = v;
+            return this;
+        }
+
         /** Forget the drain's progress, e.g. to retry a failed drain after the spec changed. */
         public Builder resetDrain() {
             waves = null;
@@ -240,7 +251,8 @@ public record MaintenanceState(
                     waitingFor,
                     nodeGone,
                     waves,
-                    attachedVolumes);
+                    attachedVolumes,
+                    preview);
         }
     }
 }

@@ -191,10 +191,11 @@ public final class NodeMaintenanceStatuses {
     /** The ordered drain's state as status.drainPlan shows it; null when there is nothing to show. */
     static DrainPlanStatus drainPlanOf(MaintenanceState state) {
         DrainWaves w = state.waves();
-        if (w == null && state.attachedVolumes().isEmpty()) {
+        if (w == null && state.attachedVolumes().isEmpty() && state.preview().isEmpty()) {
             return null;
         }
         DrainPlanStatus p = new DrainPlanStatus();
+        p.setPods(orNull(state.preview()));
         if (w != null) {
             p.setCurrentWave(w.current());
             p.setLaterWaves(orNull(w.later()));
@@ -203,7 +204,7 @@ public final class NodeMaintenanceStatuses {
             p.setWaitingForCompletion(orNull(w.waitingForCompletion()));
         }
         p.setVolumeAttachments(orNull(state.attachedVolumes()));
-        return p;
+        return p.equals(new DrainPlanStatus()) ? null : p;
     }
 
     private static DrainWaves wavesOf(DrainPlanStatus p) {

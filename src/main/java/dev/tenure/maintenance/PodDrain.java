@@ -126,6 +126,26 @@ final class PodDrain {
                 .toList();
     }
 
+    /** The PodDisruptionBudgets of these pods' namespaces (one list each), for a preview. */
+    Map<String, List<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget>> budgetsOf(List<Pod> pods) {
+        Map<String, List<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget>> budgets =
+                new java.util.HashMap<>();
+        for (Pod pod : pods) {
+            String ns = pod.getMetadata().getNamespace();
+            if (!budgets.containsKey(ns)) {
+                budgets.put(
+                        ns,
+                        client.policy()
+                                .v1()
+                                .podDisruptionBudget()
+                                .inNamespace(ns)
+                                .list()
+                                .getItems());
+            }
+        }
+        return budgets;
+    }
+
     /** The labels of these pods' namespaces (one GET each), for drain rules that select by namespace. */
     Map<String, Map<String, String>> namespaceLabels(List<Pod> pods) {
         Map<String, Map<String, String>> labels = new java.util.HashMap<>();
