@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.DrainBehavior;
 import dev.tenure.maintenance.api.GoDuration;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
@@ -20,6 +21,10 @@ import java.util.Set;
  * <p>Filters run in kubectl drain's order (deleted-long-ago, DaemonSet, mirror, emptyDir, unmanaged),
  * the first filter that keeps a pod ends its evaluation, and any refused pod stops the whole drain
  * before anything is evicted, as kubectl does.
+ *
+ * <p>Each pod has a behaviour and a wave ({@link DrainRules}): a Skip pod is left (and named), a WaitCompleted pod is
+ * waited for and never evicted, and of the Drain pods only those of the lowest wave with a pod still on the node are
+ * sent (Cluster API's drain order; KEP-4212's priority order by default).
  */
 public record DrainPlan(List<PodVerdict> verdicts) {
 
@@ -40,13 +45,18 @@ public record DrainPlan(List<PodVerdict> verdicts) {
         /** Terminating; wait until it is gone. */
         WAIT_TERMINATING,
         /** Cannot be drained under the options (kubectl's fatal filter errors). */
-        REFUSE
+        REFUSE,
+        /** Behaviour Skip: never evicted, not waited for; counted and named. */
+        SKIP,
+        /** Behaviour WaitCompleted, still running: never evicted; the drain waits until it finishes. */
+        WAIT_COMPLETED
     }
 
     /**
      * @param refusal the last PodDisruptionBudget refusal of this pod's eviction (the 429's message), null if none
      * @param graceEnded for a pod still terminating past the end of its grace period: that end (its
      *     deletionTimestamp, which the API server sets to the deletion time plus the grace period); else null
+     * @param wave the pod's order ({@link DrainRules}): Drain pods of a higher wave wait for the lower ones
      */
     public record PodVerdict(
             String namespace,
@@ -55,10 +65,34 @@ public record DrainPlan(List<PodVerdict> verdicts) {
             Action action,
             String reason,
             String refusal,
-            Instant graceEnded) {
+            Instant graceEnded,
+            int wave) {
 
         public PodVerdict(String namespace, String name, String uid, Action action, String reason) {
-            this(namespace, name, uid, action, reason, null, null);
+            this(namespace, name, uid, action, reason, null, null, 0);
+        }
+
+        public PodVerdict(
+                String namespace,
+                String name,
+                String uid,
+                Action action,
+                String reason,
+                String refusal,
+                Instant graceEnded) {
+            this(namespace, name, uid, action, reason, refusal, graceEnded, 0);
+        }
+
+        PodVerdict inWave(int order) {
+            return new PodVerdict(namespace, name, uid, action, reason, refusal, graceEnded, order);
+        }
+
+        /** Evicted (or deleted) by the drain in its wave, and waited for until gone. */
+        public boolean drained() {
+            return action == Action.EVICT
+                    || action == Action.DELETE
+                    || action == Action.RETRY_LATER
+                    || action == Action.WAIT_TERMINATING;
         }
 
         public String key() {
@@ -81,7 +115,8 @@ public record DrainPlan(List<PodVerdict> verdicts) {
                     || action == Action.DELETE
                     || action == Action.RETRY_LATER
                     || action == Action.WAIT_TERMINATING
-                    || action == Action.REFUSE;
+                    || action == Action.REFUSE
+                    || action == Action.WAIT_COMPLETED;
         }
     }
 
@@ -93,17 +128,29 @@ public record DrainPlan(List<PodVerdict> verdicts) {
      * @param staleNodeSkipWait used as skipWaitForDeleteTimeout on a stale node when the spec sets none
      * @param retryNotBefore pod uid → earliest time to retry an eviction a PodDisruptionBudget refused
      * @param refusals pod uid → the message of its last eviction a PodDisruptionBudget refused (the 429's)
+     * @param namespaceLabels namespace → its labels, for rules with a namespaceSelector (empty when none needs them)
      */
     public record Observed(
             Set<String> existingDaemonSets,
             boolean kubeletStale,
             Duration staleNodeSkipWait,
             Map<String, Instant> retryNotBefore,
-            Map<String, String> refusals) {
+            Map<String, String> refusals,
+            Map<String, Map<String, String>> namespaceLabels) {
         public Observed {
             existingDaemonSets = Set.copyOf(existingDaemonSets);
             retryNotBefore = Map.copyOf(retryNotBefore);
             refusals = Map.copyOf(refusals);
+            namespaceLabels = Map.copyOf(namespaceLabels);
+        }
+
+        public Observed(
+                Set<String> existingDaemonSets,
+                boolean kubeletStale,
+                Duration staleNodeSkipWait,
+                Map<String, Instant> retryNotBefore,
+                Map<String, String> refusals) {
+            this(existingDaemonSets, kubeletStale, staleNodeSkipWait, retryNotBefore, refusals, Map.of());
         }
 
         public Observed(
@@ -128,13 +175,23 @@ public record DrainPlan(List<PodVerdict> verdicts) {
             skipWait = Optional.of(observed.staleNodeSkipWait());
         }
         for (Pod pod : podsOnNode) {
-            verdicts.add(noted(judge(pod, options, observed, skipWait, now), pod, observed, now));
+            DrainRules.Decision decision = options.rules()
+                    .decide(
+                            pod,
+                            observed.namespaceLabels().get(pod.getMetadata().getNamespace()));
+            verdicts.add(noted(judge(pod, options, observed, skipWait, decision, now), pod, observed, now)
+                    .inWave(decision.order()));
         }
         return new DrainPlan(List.copyOf(verdicts));
     }
 
     private static PodVerdict judge(
-            Pod pod, DrainOptions o, Observed observed, Optional<Duration> skipWait, Instant now) {
+            Pod pod,
+            DrainOptions o,
+            Observed observed,
+            Optional<Duration> skipWait,
+            DrainRules.Decision decision,
+            Instant now) {
         String ns = pod.getMetadata().getNamespace();
         String name = pod.getMetadata().getName();
         String uid = pod.getMetadata().getUid();
@@ -156,6 +213,16 @@ public record DrainPlan(List<PodVerdict> verdicts) {
                                     + GoDuration.format(skipWait.get()));
         }
         boolean finished = isFinished(pod);
+        // behaviour before kubectl's refusing filters: a pod that is never evicted cannot make the eviction unsafe
+        if (decision.behavior() == DrainBehavior.Skip) {
+            return new PodVerdict(ns, name, uid, Action.SKIP, "skipped: " + decision.why());
+        }
+        if (decision.behavior() == DrainBehavior.WaitCompleted) {
+            return finished
+                    ? new PodVerdict(ns, name, uid, Action.LEAVE, "completed (WaitCompleted: " + decision.why() + ")")
+                    : new PodVerdict(
+                            ns, name, uid, Action.WAIT_COMPLETED, "waiting for it to complete: " + decision.why());
+        }
         OwnerReference controller = controllerOf(pod);
         // 2. DaemonSet (kubectl daemonSetFilter)
         if (controller != null && "DaemonSet".equals(controller.getKind()) && !finished) {
@@ -260,9 +327,50 @@ public record DrainPlan(List<PodVerdict> verdicts) {
         return verdicts.stream().filter(PodVerdict::pending).toList();
     }
 
-    /** Pods the drain is about: everything not left alone. */
+    /** Pods the drain is about: everything not left alone or skipped. */
     public int toDrainCount() {
-        return (int) verdicts.stream().filter(v -> v.action() != Action.LEAVE).count();
+        return (int) verdicts.stream()
+                .filter(v -> v.action() != Action.LEAVE && v.action() != Action.SKIP)
+                .count();
+    }
+
+    /** The wave being drained: the lowest order of a Drain pod still on the node; empty when none is left. */
+    public Optional<Integer> currentWave() {
+        return verdicts.stream()
+                .filter(PodVerdict::drained)
+                .map(PodVerdict::wave)
+                .min(Integer::compare);
+    }
+
+    /** The orders of the waves after the current one, ascending. */
+    public List<Integer> laterWaves() {
+        Optional<Integer> current = currentWave();
+        return verdicts.stream()
+                .filter(PodVerdict::drained)
+                .map(PodVerdict::wave)
+                .filter(w -> w > current.orElseThrow())
+                .distinct()
+                .sorted()
+                .toList();
+    }
+
+    /** The current wave's pods still on the node: what the next wave waits for. */
+    public List<PodVerdict> currentWavePods() {
+        Optional<Integer> current = currentWave();
+        return current.isEmpty()
+                ? List.of()
+                : verdicts.stream()
+                        .filter(v -> v.drained() && v.wave() == current.get())
+                        .toList();
+    }
+
+    /** The evictions, then the deletions, to send now: those of the current wave. */
+    public List<PodVerdict> toSend() {
+        List<PodVerdict> wave = currentWavePods();
+        return java.util.stream.Stream.concat(
+                        wave.stream().filter(v -> v.action() == Action.EVICT),
+                        wave.stream().filter(v -> v.action() == Action.DELETE))
+                .toList();
     }
 
     public boolean refused() {

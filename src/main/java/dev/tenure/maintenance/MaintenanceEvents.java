@@ -28,6 +28,12 @@ public interface MaintenanceEvents {
     String DRAIN_WARNING = "DrainWarning";
     /** Pods on the node past the end of their grace period, which the drain waits for: named once each. */
     String STUCK_TERMINATING = "PodsStuckTerminating";
+    /** WaitCompleted pods outlived spec.drain.waitCompletedTimeout: the maintenance fails (phase Failed). */
+    String WAIT_COMPLETED_TIMED_OUT = "WaitCompletedTimedOut";
+    /** VolumeAttachments still named the node at spec.drain.volumeDetach.timeout: the maintenance fails. */
+    String VOLUME_DETACH_TIMED_OUT = "VolumeDetachTimedOut";
+    /** The drain moved on to its next wave (each wave's pods gone before the next is evicted). */
+    String DRAIN_WAVE = "DrainWave";
 
     void emit(boolean warning, String reason, String message);
 

@@ -17,6 +17,7 @@ import dev.tenure.maintenance.DrainPlan.Action;
 import dev.tenure.maintenance.DrainPlan.PodVerdict;
 import dev.tenure.maintenance.MaintenanceMetrics.EvictionResult;
 import dev.tenure.maintenance.MaintenanceMetrics.LeaseOutcome;
+import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.Phase;
@@ -52,6 +53,8 @@ public final class MaintenanceMachine {
     private static final Logger LOG = Logger.getLogger(MaintenanceMachine.class);
     static final String KUBELET_LEASE_NAMESPACE = "kube-node-lease";
     private static final Duration NODE_MISSING_RETRY = Duration.ofSeconds(30);
+    /** A preview is recomputed this often: pods come and go on the node meanwhile. */
+    static final Duration PREVIEW_REFRESH = Duration.ofSeconds(30);
 
     private final KubernetesClient client;
     private final LeaseStore leases;
@@ -374,6 +377,11 @@ public final class MaintenanceMachine {
         if (prior.phase() == Phase.Succeeded) {
             return new Step(s.build(), Optional.of(renewIn(request, prior, now)));
         }
+        if (prior.drainedAt() != null
+                && prior.phase() == Phase.Running
+                && request.drain().volumeDetach().enabled()) {
+            return volumeStep(request, prior, s, prior.drainedAt(), now, events);
+        }
 
         // 4. Drain: one bounded step.
         return drainStep(request, prior, s, now, events);
@@ -399,7 +407,8 @@ public final class MaintenanceMachine {
                     kubeletStale(nodeName, now),
                     settings.staleNodeSkipWait(),
                     refused,
-                    drain.refusals());
+                    drain.refusals(),
+                    options.rules().readsNamespaces() ? drain.namespaceLabels(pods) : Map.of());
             plan = DrainPlan.of(pods, options, observed, now);
         } catch (KubernetesClientException | LeaseStoreException e) {
             return new Step(
@@ -421,6 +430,22 @@ public final class MaintenanceMachine {
                                 .build())
                         .toList())
                 .drainProgress(plan.progress(evictionPods));
+        DrainWaves waves = DrainWaves.of(plan);
+        s.waves(waves);
+        Integer priorWave = prior.waves() == null ? null : prior.waves().current();
+        if (waves.current() != null && !waves.current().equals(priorWave)) {
+            events.emit(
+                    false,
+                    MaintenanceEvents.DRAIN_WAVE,
+                    "draining wave " + MaintenancePlanner.wave(waves.current()) + " of node " + nodeName + " ("
+                            + plan.currentWavePods().size() + " pod(s))"
+                            + (waves.later().isEmpty()
+                                    ? ""
+                                    : "; then wave(s) "
+                                            + waves.later().stream()
+                                                    .map(MaintenancePlanner::wave)
+                                                    .collect(java.util.stream.Collectors.joining(", "))));
+        }
         metrics.pendingPods(nodeName, pending.size());
         MaintenancePlanner.stuckTerminating(nodeName, drain.firstReports(plan.stuckTerminating()))
                 .ifPresent(m -> events.emit(true, MaintenanceEvents.STUCK_TERMINATING, m));
@@ -435,6 +460,10 @@ public final class MaintenanceMachine {
         } else if (verdict instanceof MaintenancePlanner.DrainVerdict.Complete complete) {
             metrics.drained(Duration.between(started, now));
             forgetDrain(nodeName);
+            if (options.volumeDetach().enabled()) {
+                s.phase(Phase.Running).drainedAt(now).drainProgress(100).lastError(null);
+                return volumeStep(request, prior, s, now, now, events);
+            }
             events.emit(false, MaintenanceEvents.SUCCEEDED, complete.message());
             return new Step(
                     s.phase(Phase.Succeeded)
@@ -442,6 +471,11 @@ public final class MaintenanceMachine {
                             .drainProgress(100)
                             .lastError(null)
                             .build(),
+                    Optional.of(renewIn(request, prior, now)));
+        } else if (verdict instanceof MaintenancePlanner.DrainVerdict.WaitCompletedTimedOut timedOut) {
+            events.emit(true, MaintenanceEvents.WAIT_COMPLETED_TIMED_OUT, timedOut.message());
+            return new Step(
+                    s.phase(Phase.Failed).lastError(timedOut.message()).build(),
                     Optional.of(renewIn(request, prior, now)));
         } else if (verdict instanceof MaintenancePlanner.DrainVerdict.TimedOut timedOut) {
             events.emit(true, MaintenanceEvents.FAILED, timedOut.message());
@@ -451,6 +485,98 @@ public final class MaintenanceMachine {
         }
         MaintenancePlanner.DrainVerdict.Send send = (MaintenancePlanner.DrainVerdict.Send) verdict;
         return send(request, prior, s, plan, send, pods, started, now, events);
+    }
+
+    /**
+     * After the drain (phase Running, Drained): waits until no VolumeAttachment names the node (Cluster API's wait
+     * for volume detach), then Succeeded; past spec.drain.volumeDetach.timeout, Failed with the attachments named.
+     */
+    private Step volumeStep(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Instant drainedAt,
+            Instant now,
+            MaintenanceEvents events) {
+        String nodeName = request.nodeName();
+        VolumeDetach.Verdict verdict;
+        try {
+            verdict = VolumeDetach.decide(
+                    nodeName,
+                    drain.volumeAttachmentsOn(nodeName),
+                    request.drain().volumeDetach(),
+                    drainedAt,
+                    settings.drainPollInterval(),
+                    now);
+        } catch (KubernetesClientException e) {
+            return new Step(
+                    s.lastError("listing VolumeAttachments of node " + nodeName + ": " + e.getMessage())
+                            .build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
+        if (verdict instanceof VolumeDetach.Verdict.Waiting waiting) {
+            return new Step(
+                    s.attachedVolumes(waiting.waitingFor()).lastError(null).build(),
+                    Optional.of(waiting.requeueAfter()));
+        }
+        if (verdict instanceof VolumeDetach.Verdict.TimedOut timedOut) {
+            events.emit(true, MaintenanceEvents.VOLUME_DETACH_TIMED_OUT, timedOut.message());
+            return new Step(
+                    s.phase(Phase.Failed).lastError(timedOut.message()).build(),
+                    Optional.of(renewIn(request, prior, now)));
+        }
+        String detached = ((VolumeDetach.Verdict.Detached) verdict).message();
+        events.emit(false, MaintenanceEvents.SUCCEEDED, "node " + nodeName + " drained; " + detached);
+        return new Step(
+                s.phase(Phase.Succeeded)
+                        .attachedVolumes(List.of())
+                        .lastError(null)
+                        .build(),
+                Optional.of(renewIn(request, prior, now)));
+    }
+
+    /**
+     * {@code spec.preview}: the plan the drain would follow on the node now, each pod with its behaviour, wave and the
+     * PodDisruptionBudgets that would refuse its eviction. Reads only: no lease, no cordon, no eviction.
+     */
+    public Step preview(MaintenanceRequest request, MaintenanceState prior) {
+        String nodeName = request.nodeName();
+        Instant now = clock.instant();
+        MaintenanceState.Builder s = prior.toBuilder().phase(Phase.Pending);
+        try {
+            if (client.nodes().withName(nodeName).get() == null) {
+                return new Step(
+                        s.preview(List.of())
+                                .lastError("spec.nodeName: node " + nodeName + " not found")
+                                .build(),
+                        Optional.of(NODE_MISSING_RETRY));
+            }
+            List<Pod> pods = drain.podsOn(nodeName);
+            DrainOptions options = request.drain();
+            DrainPlan plan = DrainPlan.of(
+                    pods,
+                    options,
+                    new DrainPlan.Observed(
+                            drain.existingDaemonSets(pods),
+                            kubeletStale(nodeName, now),
+                            settings.staleNodeSkipWait(),
+                            Map.of(),
+                            Map.of(),
+                            options.rules().readsNamespaces() ? drain.namespaceLabels(pods) : Map.of()),
+                    now);
+            List<DrainPlanStatus.PlannedPod> planned = DrainPreview.of(plan, pods, drain.budgetsOf(pods));
+            // a pod the drain would refuse (kubectl's filters) is worth saying before anything starts
+            String refusal = MaintenancePlanner.drain(nodeName, plan, options, 0, now, 0, now)
+                            instanceof MaintenancePlanner.DrainVerdict.Refused r
+                    ? "preview: " + r.message()
+                    : null;
+            return new Step(s.preview(planned).lastError(refusal).build(), Optional.of(PREVIEW_REFRESH));
+        } catch (KubernetesClientException | LeaseStoreException e) {
+            return new Step(
+                    s.lastError("preview of node " + nodeName + ": " + e.getMessage())
+                            .build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
     }
 
     /** Sends one batch of evictions (or deletions) and records what came back. */

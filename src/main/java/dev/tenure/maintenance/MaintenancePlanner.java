@@ -8,7 +8,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 /**
  * The decisions of one node's maintenance, pure: what the request, the state kept so far and what was observed
@@ -22,6 +21,8 @@ final class MaintenancePlanner {
     static final Duration HANDOVER_CHECK = Duration.ofMillis(500);
     /** Start of the LeadersHandedOver message when the step gave up; the condition's reason is then TimedOut. */
     static final String HANDOVER_TIMED_OUT = "handover did not finish within ";
+    /** Start of lastError when WaitCompleted pods outlived their timeout: the named failure. */
+    static final String WAIT_COMPLETED_TIMED_OUT = "WaitCompletedTimedOut: pods did not complete within ";
 
     private static final Duration MIN_RENEW_LOOK = Duration.ofMillis(100);
 
@@ -115,6 +116,9 @@ final class MaintenancePlanner {
         /** {@code spec.drain.timeout} passed with pods still on the node. */
         record TimedOut(String message) implements DrainVerdict {}
 
+        /** {@code spec.drain.waitCompletedTimeout} passed with WaitCompleted pods still running. */
+        record WaitCompletedTimedOut(String message) implements DrainVerdict {}
+
         /** Send {@code batch} (evictions, or deletions where the options say so); {@code left} wait for later. */
         record Send(List<PodVerdict> batch, int left) implements DrainVerdict {}
     }
@@ -137,6 +141,14 @@ final class MaintenancePlanner {
             return new DrainVerdict.Complete(
                     "node " + nodeName + " drained: " + evictionPods + " pod(s) evicted or gone");
         }
+        Optional<Duration> waitLimit = options.waitCompletedTimeout();
+        List<PodVerdict> running = plan.with(Action.WAIT_COMPLETED);
+        if (waitLimit.isPresent() && !running.isEmpty() && !now.isBefore(started.plus(waitLimit.get()))) {
+            return new DrainVerdict.WaitCompletedTimedOut(WAIT_COMPLETED_TIMED_OUT + GoDuration.format(waitLimit.get())
+                    + " on node " + nodeName + ": "
+                    + running.stream().map(PodVerdict::key).collect(Collectors.joining(", "))
+                    + " (behaviour WaitCompleted by spec.drain.rules: never evicted)");
+        }
         Optional<Duration> timeout = options.timeout();
         if (timeout.isPresent() && !now.isBefore(started.plus(timeout.get()))) {
             String blocking = plan.pending().stream()
@@ -150,8 +162,7 @@ final class MaintenancePlanner {
                             : "; the last evictions were refused by PodDisruptionBudget "
                                     + String.join(", ", budgets)));
         }
-        List<PodVerdict> toSend = Stream.concat(plan.with(Action.EVICT).stream(), plan.with(Action.DELETE).stream())
-                .toList();
+        List<PodVerdict> toSend = plan.toSend();
         List<PodVerdict> batch = toSend.stream().limit(parallelism).toList();
         return new DrainVerdict.Send(batch, toSend.size() - batch.size());
     }
@@ -184,8 +195,34 @@ final class MaintenancePlanner {
         return switch (v.action()) {
             case RETRY_LATER -> "eviction refused by a PodDisruptionBudget";
             case WAIT_TERMINATING -> "terminating";
-            default -> "not yet evicted";
+            case WAIT_COMPLETED -> "WaitCompleted: waiting for it to complete";
+            default -> "not yet evicted, wave " + wave(v.wave());
         };
+    }
+
+    /** A wave's order as status and messages show it. */
+    static String wave(int order) {
+        return order == DrainRules.LAST ? "last" : Integer.toString(order);
+    }
+
+    /** Pods listed in status at most (the rest are counted): a node can hold hundreds. */
+    static final int LISTED = 20;
+
+    /** What the current wave waits for, as status shows it: each of its pods still on the node, and why. */
+    static List<String> waveBlockers(DrainPlan plan) {
+        return listed(plan.currentWavePods().stream()
+                .map(v -> v.key() + " (" + describe(v) + ")")
+                .toList());
+    }
+
+    /** {@code items}, the first {@link #LISTED} of them and a count of the rest. */
+    static List<String> listed(List<String> items) {
+        if (items.size() <= LISTED) {
+            return items;
+        }
+        List<String> out = new java.util.ArrayList<>(items.subList(0, LISTED));
+        out.add("... and " + (items.size() - LISTED) + " more");
+        return List.copyOf(out);
     }
 
     /**

@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.ObjectReference;
@@ -29,12 +30,17 @@ public record MaintenanceState(
         int errorOnLeaseCount,
         LeaseStatus lease,
         String waitingFor,
-        boolean nodeGone) {
+        boolean nodeGone,
+        DrainWaves waves,
+        List<String> attachedVolumes,
+        List<DrainPlanStatus.PlannedPod> preview) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
         pendingPods = pendingPods == null ? List.of() : List.copyOf(pendingPods);
         pendingPodsRefs = pendingPodsRefs == null ? List.of() : List.copyOf(pendingPodsRefs);
+        attachedVolumes = attachedVolumes == null ? List.of() : List.copyOf(attachedVolumes);
+        preview = preview == null ? List.of() : List.copyOf(preview);
     }
 
     public static MaintenanceState initial() {
@@ -70,6 +76,9 @@ public record MaintenanceState(
         LeaseStatus lease;
         String waitingFor;
         boolean nodeGone;
+        DrainWaves waves;
+        List<String> attachedVolumes = List.of();
+        List<DrainPlanStatus.PlannedPod> preview = List.of();
 
         public Builder() {}
 
@@ -92,6 +101,9 @@ public record MaintenanceState(
             lease = s.lease;
             waitingFor = s.waitingFor;
             nodeGone = s.nodeGone;
+            waves = s.waves;
+            attachedVolumes = s.attachedVolumes;
+            preview = s.preview;
         }
 
         public Builder phase(Phase v) {
@@ -185,8 +197,28 @@ public record MaintenanceState(
             return this;
         }
 
+        /** Where an ordered drain stands (null: no drain step yet, or none since the drain ended). */
+        public Builder waves(DrainWaves v) {
+            waves = v;
+            return this;
+        }
+
+        /** The VolumeAttachments naming the node that the maintenance waits on after the drain (shown). */
+        public Builder attachedVolumes(List<String> v) {
+            attachedVolumes = v;
+            return this;
+        }
+
+        /** spec.preview: the plan for each pod on the node (nothing done); empty otherwise. */
+        public Builder preview(List<DrainPlanStatus.PlannedPod> v) {
+            preview = v;
+            return this;
+        }
+
         /** Forget the drain's progress, e.g. to retry a failed drain after the spec changed. */
         public Builder resetDrain() {
+            waves = null;
+            attachedVolumes = List.of();
             drainStartedAt = null;
             drainedAt = null;
             totalPods = null;
@@ -217,7 +249,10 @@ public record MaintenanceState(
                     errorOnLeaseCount,
                     lease,
                     waitingFor,
-                    nodeGone);
+                    nodeGone,
+                    waves,
+                    attachedVolumes,
+                    preview);
         }
     }
 }

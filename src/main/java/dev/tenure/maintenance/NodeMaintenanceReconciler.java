@@ -53,6 +53,11 @@ import org.jboss.logging.Logger;
         verbs = {"list", "delete"})
 @RBACRule(apiGroups = "", resources = "pods/eviction", verbs = "create")
 @RBACRule(apiGroups = "apps", resources = "daemonsets", verbs = "get")
+// issue 29: drain rules that select by namespace read the pods' namespaces; the wait for volume detach lists
+// VolumeAttachments; a preview lists the budgets that would refuse an eviction
+@RBACRule(apiGroups = "", resources = "namespaces", verbs = "get")
+@RBACRule(apiGroups = "storage.k8s.io", resources = "volumeattachments", verbs = "list")
+@RBACRule(apiGroups = "policy", resources = "poddisruptionbudgets", verbs = "list")
 @RBACRule(
         apiGroups = "",
         resources = "events",
@@ -112,6 +117,14 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         NodeMaintenanceStatus prior = nm.getStatus();
         MaintenanceState state = NodeMaintenanceStatuses.toState(prior);
         Optional<String> pinned = pinnedNode(nm);
+        if (previewing(nm, state, pinned)) {
+            return preview(
+                    nm,
+                    prior,
+                    state,
+                    NodeMaintenanceAdmission.nodeName(nm, pinned),
+                    NodeMaintenanceAdmission.generation(nm));
+        }
         Optional<NodeMaintenanceValidator.ClusterView> view =
                 NodeMaintenanceAdmission.needsClusterView(nm, state, pinned)
                         ? Optional.of(view(nm, context))
@@ -203,6 +216,39 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 step.requeueAfter());
     }
 
+    /** spec.preview on a maintenance that has not started: plan only, touch nothing. */
+    private static boolean previewing(NodeMaintenance nm, MaintenanceState state, Optional<String> pinned) {
+        return nm.getSpec() != null
+                && Boolean.TRUE.equals(nm.getSpec().getPreview())
+                && pinned.isEmpty()
+                && !state.holdsNode();
+    }
+
+    /**
+     * The preview's status: phase Pending, status.drainPlan.pods the plan, the node not pinned (the maintenance is
+     * admitted, and its node pinned, only when spec.preview goes back to false). Refreshed every 30 s.
+     */
+    private UpdateControl<NodeMaintenance> preview(
+            NodeMaintenance nm, NodeMaintenanceStatus prior, MaintenanceState state, String nodeName, long generation) {
+        MaintenanceMachine.Step step;
+        try {
+            step = machine.preview(MaintenanceRequest.from(nm.getSpec(), nodeName), state);
+        } catch (IllegalArgumentException e) {
+            step = new MaintenanceMachine.Step(
+                    state.toBuilder()
+                            .phase(Phase.Pending)
+                            .lastError(e.getMessage())
+                            .build(),
+                    Optional.of(REFUSED_RETRY));
+        }
+        NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(step.state(), prior, generation, clock.instant());
+        if (!next.equals(prior)) {
+            writeStatus(nm, next);
+        }
+        UpdateControl<NodeMaintenance> control = UpdateControl.noUpdate();
+        return step.requeueAfter().map(control::rescheduleAfter).orElse(control);
+    }
+
     private Optional<String> pinnedNode(NodeMaintenance nm) {
         return NodeMaintenanceAdmission.pinnedNode(nm, machine.settings().leaseNamePrefix());
     }
@@ -277,6 +323,11 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             NodeMaintenance nm, String nodeName, MaintenanceState state, Context<NodeMaintenance> context) {
         if (state.holdsNode()) {
             return true;
+        }
+        if (nm.getSpec() != null
+                && Boolean.TRUE.equals(nm.getSpec().getPreview())
+                && pinnedNode(nm).isEmpty()) {
+            return false; // a preview that never started: it never touched the node
         }
         if (nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Waiting) {
             return false; // waited for a lease held elsewhere: the machine touches the node only with the lease

@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
@@ -57,7 +58,12 @@ public final class NodeMaintenanceStatuses {
                                 : null)
                 .nodeGone(condition(status, CORDONED)
                         .filter(c -> NODE_DELETED.equals(c.getReason()))
-                        .isPresent());
+                        .isPresent())
+                .waves(wavesOf(status.getDrainPlan()))
+                .attachedVolumes(
+                        status.getDrainPlan() == null
+                                ? null
+                                : status.getDrainPlan().getVolumeAttachments());
         condition(status, LEADERS_HANDED_OVER).ifPresent(c -> b.handoverMessage(c.getMessage()));
         return b.build();
     }
@@ -85,6 +91,7 @@ public final class NodeMaintenanceStatuses {
         s.setErrorOnLeaseCount(state.errorOnLeaseCount());
         s.setLease(shown(state.lease()));
         s.setObservedGeneration(generation);
+        s.setDrainPlan(drainPlanOf(state));
         List<Condition> conditions = new ArrayList<>();
         conditions.add(
                 state.leaseAcquiredAt() != null && state.phase() != Phase.Ended
@@ -179,6 +186,40 @@ public final class NodeMaintenanceStatuses {
                         lease.getAcquireTime(),
                         null,
                         null);
+    }
+
+    /** The ordered drain's state as status.drainPlan shows it; null when there is nothing to show. */
+    static DrainPlanStatus drainPlanOf(MaintenanceState state) {
+        DrainWaves w = state.waves();
+        if (w == null && state.attachedVolumes().isEmpty() && state.preview().isEmpty()) {
+            return null;
+        }
+        DrainPlanStatus p = new DrainPlanStatus();
+        p.setPods(orNull(state.preview()));
+        if (w != null) {
+            p.setCurrentWave(w.current());
+            p.setLaterWaves(orNull(w.later()));
+            p.setWaveBlockedBy(orNull(w.blockedBy()));
+            p.setSkippedPods(orNull(w.skipped()));
+            p.setWaitingForCompletion(orNull(w.waitingForCompletion()));
+        }
+        p.setVolumeAttachments(orNull(state.attachedVolumes()));
+        return p.equals(new DrainPlanStatus()) ? null : p;
+    }
+
+    private static DrainWaves wavesOf(DrainPlanStatus p) {
+        return p == null
+                ? null
+                : new DrainWaves(
+                        p.getCurrentWave(),
+                        p.getLaterWaves(),
+                        p.getWaveBlockedBy(),
+                        p.getSkippedPods(),
+                        p.getWaitingForCompletion());
+    }
+
+    private static <T> List<T> orNull(List<T> list) {
+        return list == null || list.isEmpty() ? null : list;
     }
 
     private static String leaseMessage(MaintenanceState state) {

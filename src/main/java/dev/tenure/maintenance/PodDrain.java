@@ -109,6 +109,60 @@ final class PodDrain {
                 .getItems();
     }
 
+    /**
+     * The VolumeAttachments naming the node ({@code spec.nodeName}). kube-apiserver has no field selector for it, so
+     * all are listed and filtered here, as Cluster API's wait for volume detach does.
+     */
+    List<VolumeDetach.Attachment> volumeAttachmentsOn(String nodeName) {
+        return client.storage().v1().volumeAttachments().list().getItems().stream()
+                .filter(va ->
+                        va.getSpec() != null && nodeName.equals(va.getSpec().getNodeName()))
+                .map(va -> new VolumeDetach.Attachment(
+                        va.getMetadata().getName(),
+                        va.getSpec().getAttacher(),
+                        va.getSpec().getSource() == null
+                                ? null
+                                : va.getSpec().getSource().getPersistentVolumeName()))
+                .toList();
+    }
+
+    /** The PodDisruptionBudgets of these pods' namespaces (one list each), for a preview. */
+    Map<String, List<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget>> budgetsOf(List<Pod> pods) {
+        Map<String, List<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget>> budgets =
+                new java.util.HashMap<>();
+        for (Pod pod : pods) {
+            String ns = pod.getMetadata().getNamespace();
+            if (!budgets.containsKey(ns)) {
+                budgets.put(
+                        ns,
+                        client.policy()
+                                .v1()
+                                .podDisruptionBudget()
+                                .inNamespace(ns)
+                                .list()
+                                .getItems());
+            }
+        }
+        return budgets;
+    }
+
+    /** The labels of these pods' namespaces (one GET each), for drain rules that select by namespace. */
+    Map<String, Map<String, String>> namespaceLabels(List<Pod> pods) {
+        Map<String, Map<String, String>> labels = new java.util.HashMap<>();
+        for (Pod pod : pods) {
+            String ns = pod.getMetadata().getNamespace();
+            if (!labels.containsKey(ns)) {
+                var namespace = client.namespaces().withName(ns).get();
+                labels.put(
+                        ns,
+                        namespace == null || namespace.getMetadata().getLabels() == null
+                                ? Map.of()
+                                : Map.copyOf(namespace.getMetadata().getLabels()));
+            }
+        }
+        return labels;
+    }
+
     /** "namespace/name" of the DaemonSets controlling these pods that still exist (kubectl daemonSetFilter's GET). */
     Set<String> existingDaemonSets(List<Pod> pods) {
         Set<String> asked = new HashSet<>();

@@ -118,6 +118,46 @@ class MaintenancePlannerTest {
     }
 
     @Test
+    void waitCompletedPodsStillRunningAtTheirTimeoutFailTheDrainByName() {
+        DrainOptions d = DrainOptions.defaults();
+        DrainOptions options = new DrainOptions(
+                Optional.of(Duration.ofMinutes(10)),
+                d.gracePeriodSeconds(),
+                d.ignoreDaemonSets(),
+                d.deleteEmptyDirData(),
+                d.force(),
+                d.podSelector(),
+                d.evictionRetryDelay(),
+                d.skipWaitForDeleteTimeout(),
+                d.disableEviction(),
+                DrainRules.none(),
+                Optional.of(Duration.ofMinutes(2)),
+                VolumeDetach.Options.off());
+        DrainPlan plan = new DrainPlan(List.of(pod("job", Action.WAIT_COMPLETED), pod("gone", Action.GONE)));
+
+        assertThat(MaintenancePlanner.drain("w1", plan, options, 2, NOW.minusSeconds(119), 10, NOW))
+                .as("before the timeout: nothing to send, wait")
+                .isInstanceOfSatisfying(
+                        DrainVerdict.Send.class, s -> assertThat(s.batch()).isEmpty());
+        assertThat(MaintenancePlanner.drain("w1", plan, options, 2, NOW.minusSeconds(120), 10, NOW))
+                .isInstanceOfSatisfying(
+                        DrainVerdict.WaitCompletedTimedOut.class,
+                        t -> assertThat(t.message())
+                                .startsWith("WaitCompletedTimedOut: pods did not complete within 2m on node w1: "
+                                        + "shop/job"));
+        assertThat(MaintenancePlanner.drain(
+                        "w1",
+                        new DrainPlan(List.of(pod("gone", Action.GONE))),
+                        options,
+                        2,
+                        NOW.minusSeconds(600),
+                        10,
+                        NOW))
+                .as("completed: the timeout no longer matters")
+                .isInstanceOf(DrainVerdict.Complete.class);
+    }
+
+    @Test
     void oneBatchIsAtMostTheParallelismEvictionsFirstThenDeletions() {
         List<PodVerdict> verdicts = new java.util.ArrayList<>(
                 IntStream.range(0, 4).mapToObj(i -> pod("e" + i, Action.EVICT)).toList());

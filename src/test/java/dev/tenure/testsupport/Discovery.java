@@ -59,6 +59,10 @@ final class Discovery {
                 "policy/v1",
                 r("poddisruptionbudgets", "PodDisruptionBudget", true, "pdb"),
                 sub("poddisruptionbudgets/status", "PodDisruptionBudget", true));
+        add(
+                "storage.k8s.io/v1",
+                r("volumeattachments", "VolumeAttachment", false),
+                sub("volumeattachments/status", "VolumeAttachment", false));
         add("coordination.k8s.io/v1", r("leases", "Lease", true));
         for (String v : leaseCandidateVersions) {
             add("coordination.k8s.io/" + v, r("leasecandidates", "LeaseCandidate", true));

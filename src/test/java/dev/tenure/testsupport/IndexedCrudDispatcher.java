@@ -166,6 +166,7 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
             "jobs",
             "cronjobs",
             "poddisruptionbudgets",
+            "volumeattachments",
             "customresourcedefinitions",
             "horizontalpodautoscalers");
 

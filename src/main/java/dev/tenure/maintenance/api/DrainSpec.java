@@ -53,6 +53,48 @@ public class DrainSpec {
     @JsonPropertyDescription("Delete pods instead of evicting them (bypasses PodDisruptionBudgets).")
     private Boolean disableEviction;
 
+    // ---- issue 29 (drain half): per-pod behaviour and order, storage detach --------------------------------
+
+    @io.fabric8.generator.annotation.Size(max = 64)
+    @JsonPropertyDescription("Per-pod behaviour and order: the first rule whose selectors match a pod decides"
+            + " (after the pod label tenure.dev/drain=skip, which always skips). Pods no rule matches are drained.")
+    private java.util.List<DrainRule> rules;
+
+    @Pattern(GoDuration.PATTERN)
+    @JsonPropertyDescription("Give up (phase Failed, reason WaitCompletedTimedOut, pods named) when WaitCompleted"
+            + " pods still run this long after the drain started. Empty or 0: no limit.")
+    private String waitCompletedTimeout;
+
+    @JsonPropertyDescription("After the drain, wait until no VolumeAttachment names the node (phase Running until"
+            + " then). Absent: no wait.")
+    private VolumeDetachSpec volumeDetach;
+
+    public java.util.List<DrainRule> getRules() {
+        return rules;
+    }
+
+    public void setRules(java.util.List<DrainRule> rules) {
+        this.rules = rules;
+    }
+
+    public String getWaitCompletedTimeout() {
+        return waitCompletedTimeout;
+    }
+
+    public void setWaitCompletedTimeout(String waitCompletedTimeout) {
+        this.waitCompletedTimeout = waitCompletedTimeout;
+    }
+
+    public VolumeDetachSpec getVolumeDetach() {
+        return volumeDetach;
+    }
+
+    public void setVolumeDetach(VolumeDetachSpec volumeDetach) {
+        this.volumeDetach = volumeDetach;
+    }
+
+    // ---- kubectl drain's options ---------------------------------------------------------------------------
+
     public String getTimeout() {
         return timeout;
     }

@@ -44,6 +44,21 @@ public class NodeMaintenanceSpec {
     @JsonPropertyDescription("Hand leadership of leases held on the node to other candidates before draining.")
     private HandoverSpec handover;
 
+    // ---- issue 29 (drain half): preview --------------------------------------------------------------------
+
+    @JsonPropertyDescription("Dry run: fill status.drainPlan with what the drain would do (each pod, its behaviour,"
+            + " wave and blocking PodDisruptionBudget) without touching the node: no lease, cordon, taint or"
+            + " eviction. Set it to false to start the maintenance.")
+    private Boolean preview;
+
+    public Boolean getPreview() {
+        return preview;
+    }
+
+    public void setPreview(Boolean preview) {
+        this.preview = preview;
+    }
+
     public NodeMaintenanceSpec() {}
 
     public NodeMaintenanceSpec(String nodeName, String reason) {

@@ -56,6 +56,20 @@ public class NodeMaintenanceStatus {
     @JsonPropertyDescription("Node this maintenance was admitted for; it stays there when spec.nodeName is edited.")
     private String nodeName;
 
+    // ---- issue 29 (drain half) ---------------------------------------------------------------------------
+
+    @JsonPropertyDescription("The ordered drain: current wave and what blocks it, skipped pods, pods waited for,"
+            + " volumes still attached; with spec.preview, the plan for every pod.")
+    private DrainPlanStatus drainPlan;
+
+    public DrainPlanStatus getDrainPlan() {
+        return drainPlan;
+    }
+
+    public void setDrainPlan(DrainPlanStatus drainPlan) {
+        this.drainPlan = drainPlan;
+    }
+
     public Phase getPhase() {
         return phase;
     }
@@ -177,7 +191,8 @@ public class NodeMaintenanceStatus {
                 && Objects.equals(errorOnLeaseCount, s.errorOnLeaseCount)
                 && Objects.equals(lease, s.lease)
                 && Objects.equals(observedGeneration, s.observedGeneration)
-                && Objects.equals(nodeName, s.nodeName);
+                && Objects.equals(nodeName, s.nodeName)
+                && Objects.equals(drainPlan, s.drainPlan);
     }
 
     @Override

@@ -1,0 +1,199 @@
+package dev.tenure.maintenance.api;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Where the ordered drain stands (issue 29): the wave being drained and what it waits for, the pods skipped or
+ * waited for, the VolumeAttachments the maintenance waits on; in a preview, the plan for every pod. Lists are cut at
+ * 20 entries ("... and N more").
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
+public class DrainPlanStatus {
+
+    @JsonPropertyDescription(
+            "Order of the wave being drained (2147483647: the last, DaemonSet and" + " system-node-critical pods).")
+    private Integer currentWave;
+
+    @JsonPropertyDescription("Orders of the waves still to come, ascending.")
+    private List<Integer> laterWaves;
+
+    @JsonPropertyDescription("The current wave's pods still on the node, each with why (namespace/name (why)).")
+    private List<String> waveBlockedBy;
+
+    @JsonPropertyDescription("Pods never evicted (behaviour Skip), namespace/name.")
+    private List<String> skippedPods;
+
+    @JsonPropertyDescription("Pods the drain waits for until they complete (behaviour WaitCompleted).")
+    private List<String> waitingForCompletion;
+
+    @JsonPropertyDescription("VolumeAttachments naming the node that the maintenance waits on after the drain.")
+    private List<String> volumeAttachments;
+
+    @JsonPropertyDescription("spec.preview: what the drain would do with each pod on the node.")
+    private List<PlannedPod> pods;
+
+    public Integer getCurrentWave() {
+        return currentWave;
+    }
+
+    public void setCurrentWave(Integer currentWave) {
+        this.currentWave = currentWave;
+    }
+
+    public List<Integer> getLaterWaves() {
+        return laterWaves;
+    }
+
+    public void setLaterWaves(List<Integer> laterWaves) {
+        this.laterWaves = laterWaves;
+    }
+
+    public List<String> getWaveBlockedBy() {
+        return waveBlockedBy;
+    }
+
+    public void setWaveBlockedBy(List<String> waveBlockedBy) {
+        this.waveBlockedBy = waveBlockedBy;
+    }
+
+    public List<String> getSkippedPods() {
+        return skippedPods;
+    }
+
+    public void setSkippedPods(List<String> skippedPods) {
+        this.skippedPods = skippedPods;
+    }
+
+    public List<String> getWaitingForCompletion() {
+        return waitingForCompletion;
+    }
+
+    public void setWaitingForCompletion(List<String> waitingForCompletion) {
+        this.waitingForCompletion = waitingForCompletion;
+    }
+
+    public List<String> getVolumeAttachments() {
+        return volumeAttachments;
+    }
+
+    public void setVolumeAttachments(List<String> volumeAttachments) {
+        this.volumeAttachments = volumeAttachments;
+    }
+
+    public List<PlannedPod> getPods() {
+        return pods;
+    }
+
+    public void setPods(List<PlannedPod> pods) {
+        this.pods = pods;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof DrainPlanStatus s
+                && Objects.equals(currentWave, s.currentWave)
+                && Objects.equals(laterWaves, s.laterWaves)
+                && Objects.equals(waveBlockedBy, s.waveBlockedBy)
+                && Objects.equals(skippedPods, s.skippedPods)
+                && Objects.equals(waitingForCompletion, s.waitingForCompletion)
+                && Objects.equals(volumeAttachments, s.volumeAttachments)
+                && Objects.equals(pods, s.pods);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(currentWave, waveBlockedBy, volumeAttachments);
+    }
+
+    /** One pod of a preview. */
+    @JsonInclude(JsonInclude.Include.NON_NULL)
+    @JsonIgnoreProperties(ignoreUnknown = true)
+    public static class PlannedPod {
+
+        @JsonPropertyDescription("namespace/name")
+        private String pod;
+
+        @JsonPropertyDescription("Drain, Skip or WaitCompleted.")
+        private DrainBehavior behavior;
+
+        @JsonPropertyDescription("Order of its wave (Drain pods only).")
+        private Integer wave;
+
+        @JsonPropertyDescription("What the drain would do: Evict, Delete, Leave, Skip, WaitCompleted, Refuse,"
+                + " WaitTerminating, Gone; and why.")
+        private String action;
+
+        @JsonPropertyDescription("PodDisruptionBudgets (namespace/name) that would refuse its eviction now.")
+        private List<String> blockingBudgets;
+
+        public PlannedPod() {}
+
+        public PlannedPod(String pod, DrainBehavior behavior, Integer wave, String action, List<String> budgets) {
+            this.pod = pod;
+            this.behavior = behavior;
+            this.wave = wave;
+            this.action = action;
+            this.blockingBudgets = budgets;
+        }
+
+        public String getPod() {
+            return pod;
+        }
+
+        public void setPod(String pod) {
+            this.pod = pod;
+        }
+
+        public DrainBehavior getBehavior() {
+            return behavior;
+        }
+
+        public void setBehavior(DrainBehavior behavior) {
+            this.behavior = behavior;
+        }
+
+        public Integer getWave() {
+            return wave;
+        }
+
+        public void setWave(Integer wave) {
+            this.wave = wave;
+        }
+
+        public String getAction() {
+            return action;
+        }
+
+        public void setAction(String action) {
+            this.action = action;
+        }
+
+        public List<String> getBlockingBudgets() {
+            return blockingBudgets;
+        }
+
+        public void setBlockingBudgets(List<String> blockingBudgets) {
+            this.blockingBudgets = blockingBudgets;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof PlannedPod p
+                    && Objects.equals(pod, p.pod)
+                    && behavior == p.behavior
+                    && Objects.equals(wave, p.wave)
+                    && Objects.equals(action, p.action)
+                    && Objects.equals(blockingBudgets, p.blockingBudgets);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(pod, wave, action);
+        }
+    }
+}

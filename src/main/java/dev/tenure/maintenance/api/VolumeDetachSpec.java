@@ -1,0 +1,37 @@
+package dev.tenure.maintenance.api;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Pattern;
+import java.util.List;
+
+/** The wait for the node's volumes to detach after the drain (Cluster API's nodeVolumeDetachTimeout). */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
+public class VolumeDetachSpec {
+
+    @Pattern(GoDuration.PATTERN)
+    @JsonPropertyDescription("Give up (phase Failed, reason VolumeDetachTimedOut, attachments named) when"
+            + " VolumeAttachments still name the node this long after the drain. Empty or 0: no limit.")
+    private String timeout;
+
+    @JsonPropertyDescription("CSI drivers (VolumeAttachment spec.attacher) whose attachments do not hold the node.")
+    private List<String> ignoreAttachers;
+
+    public String getTimeout() {
+        return timeout;
+    }
+
+    public void setTimeout(String timeout) {
+        this.timeout = timeout;
+    }
+
+    public List<String> getIgnoreAttachers() {
+        return ignoreAttachers;
+    }
+
+    public void setIgnoreAttachers(List<String> ignoreAttachers) {
+        this.ignoreAttachers = ignoreAttachers;
+    }
+}
