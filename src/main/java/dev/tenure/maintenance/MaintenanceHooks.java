@@ -83,6 +83,16 @@ public final class MaintenanceHooks {
                 .toList();
     }
 
+    /** Whether the hooks (of any point) differ between two versions of an object's annotations. */
+    public static boolean changed(Map<String, String> before, Map<String, String> after) {
+        for (Point p : Point.values()) {
+            if (!owners(before, p).equals(owners(after, p))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** What waiting at a hook point means now. */
     public sealed interface Verdict {
         /** No hook holds this point: go on. */

@@ -9,9 +9,17 @@ import java.util.Optional;
  * came from (a NodeMaintenance, or the node annotation protocol).
  *
  * @param window maintenance ends by itself this long after the lease was acquired; empty = until removed
+ * @param hooks the lifecycle hooks it waits on (the machine waits at pre-drain; the front door at pre-uncordon)
+ * @param schedule when it may start (the front door holds it until then; the machine does not look at it)
  */
 public record MaintenanceRequest(
-        String nodeName, String reason, Optional<Duration> window, DrainOptions drain, HandoverOptions handover) {
+        String nodeName,
+        String reason,
+        Optional<Duration> window,
+        DrainOptions drain,
+        HandoverOptions handover,
+        MaintenanceHooks.Hooks hooks,
+        MaintenanceSchedule schedule) {
 
     /** A Node name is a DNS subdomain (RFC 1123), as the API server requires. */
     public static final String NODE_NAME_PATTERN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
@@ -40,6 +48,19 @@ public record MaintenanceRequest(
         window = window == null ? Optional.empty() : window;
         drain = drain == null ? DrainOptions.defaults() : drain;
         handover = handover == null ? HandoverOptions.defaults() : handover;
+        hooks = hooks == null ? MaintenanceHooks.Hooks.NONE : hooks;
+        schedule = schedule == null ? MaintenanceSchedule.ANY_TIME : schedule;
+    }
+
+    /** A request without hooks or schedule (the annotation door's, and most tests'). */
+    public MaintenanceRequest(
+            String nodeName, String reason, Optional<Duration> window, DrainOptions drain, HandoverOptions handover) {
+        this(nodeName, reason, window, drain, handover, null, null);
+    }
+
+    /** This request waiting on {@code hooks}. */
+    public MaintenanceRequest withHooks(MaintenanceHooks.Hooks hooks) {
+        return new MaintenanceRequest(nodeName, reason, window, drain, handover, hooks, schedule);
     }
 
     /** A user's value in a message: quoted, cut to 64 characters (a hostile one can be megabytes). */

@@ -27,7 +27,8 @@ public record MaintenanceState(
         int errorOnLeaseCount,
         LeaseStatus lease,
         String waitingFor,
-        boolean nodeGone) {
+        boolean nodeGone,
+        MaintenanceHooks.Wait hookWait) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
@@ -68,6 +69,7 @@ public record MaintenanceState(
         LeaseStatus lease;
         String waitingFor;
         boolean nodeGone;
+        MaintenanceHooks.Wait hookWait;
 
         public Builder() {}
 
@@ -90,6 +92,7 @@ public record MaintenanceState(
             lease = s.lease;
             waitingFor = s.waitingFor;
             nodeGone = s.nodeGone;
+            hookWait = s.hookWait;
         }
 
         public Builder phase(Phase v) {
@@ -183,6 +186,12 @@ public record MaintenanceState(
             return this;
         }
 
+        /** The lifecycle hooks this maintenance waits on (null: none). */
+        public Builder hookWait(MaintenanceHooks.Wait v) {
+            hookWait = v;
+            return this;
+        }
+
         /** Forget the drain's progress, e.g. to retry a failed drain after the spec changed. */
         public Builder resetDrain() {
             drainStartedAt = null;
@@ -215,7 +224,8 @@ public record MaintenanceState(
                     errorOnLeaseCount,
                     lease,
                     waitingFor,
-                    nodeGone);
+                    nodeGone,
+                    hookWait);
         }
     }
 }

@@ -7,12 +7,17 @@ import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import jakarta.inject.Inject;
 import java.time.Clock;
@@ -107,6 +112,29 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         this.limits = limits;
         this.clock = clock;
     }
+
+    /**
+     * Hooks are annotations, and an annotation edit does not change a resource's generation: JOSDK's generation-aware
+     * filter drops it (and every update of an object already being deleted). The removal of a hook must wake the
+     * maintenance waiting on it at once, not at its timeout: a second informer of NodeMaintenances passes exactly the
+     * changes of hook annotations, each to the maintenance it is on.
+     */
+    @Override
+    public List<EventSource<?, NodeMaintenance>> prepareEventSources(EventSourceContext<NodeMaintenance> context) {
+        InformerEventSourceConfiguration<NodeMaintenance> hookChanges = InformerEventSourceConfiguration.from(
+                        NodeMaintenance.class, NodeMaintenance.class)
+                .withName(HOOK_CHANGES)
+                .withSecondaryToPrimaryMapper(nm -> Set.of(ResourceID.fromResource(nm)))
+                .withOnAddFilter(nm -> false)
+                .withOnUpdateFilter((now, before) -> MaintenanceHooks.changed(
+                        before.getMetadata().getAnnotations(), now.getMetadata().getAnnotations()))
+                .withOnDeleteFilter((nm, unknownState) -> false)
+                .build();
+        return List.of(new InformerEventSource<>(hookChanges, context));
+    }
+
+    /** The event source that wakes a maintenance when its hook annotations change. */
+    static final String HOOK_CHANGES = "nodemaintenance-hook-changes";
 
     @Override
     public UpdateControl<NodeMaintenance> reconcile(NodeMaintenance nm, Context<NodeMaintenance> context) {

@@ -37,6 +37,18 @@ class MaintenanceHooksTest {
     }
 
     @Test
+    void onlyAChangeOfHooksCountsAsOne() {
+        Map<String, String> one = Map.of("pre-drain.hooks.tenure.dev/storage", "", "team", "a");
+
+        assertThat(MaintenanceHooks.changed(one, Map.of("pre-drain.hooks.tenure.dev/storage", "new value")))
+                .isFalse();
+        assertThat(MaintenanceHooks.changed(one, Map.of("team", "a"))).isTrue();
+        assertThat(MaintenanceHooks.changed(null, Map.of("pre-uncordon.hooks.tenure.dev/storage", "")))
+                .isTrue();
+        assertThat(MaintenanceHooks.changed(null, Map.of("team", "b"))).isFalse();
+    }
+
+    @Test
     void noHookAtAPointLetsItPass() {
         Hooks hooks = new Hooks(List.of(), List.of("storage"), TIMEOUT);
 
