@@ -1,6 +1,6 @@
 package dev.tenure.operator;
 
-import dev.tenure.maintenance.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenance;
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;

@@ -1,6 +1,7 @@
 package dev.tenure.maintenance;
 
 import dev.tenure.kube.NodeCache;
+import dev.tenure.maintenance.api.NodeMaintenance;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;

@@ -1,5 +1,7 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.DrainSpec;
+import dev.tenure.maintenance.api.GoDuration;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import java.time.Duration;

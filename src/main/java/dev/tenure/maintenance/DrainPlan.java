@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.GoDuration;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
 import io.fabric8.kubernetes.api.model.OwnerReference;

@@ -1,5 +1,7 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.GoDuration;
+import dev.tenure.maintenance.api.HandoverSpec;
 import java.time.Duration;
 
 /** Resolved {@link HandoverSpec}: whether to hand leadership off the node, and for how long at most. */

@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.Phase;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

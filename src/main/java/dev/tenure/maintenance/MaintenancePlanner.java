@@ -2,6 +2,7 @@ package dev.tenure.maintenance;
 
 import dev.tenure.maintenance.DrainPlan.Action;
 import dev.tenure.maintenance.DrainPlan.PodVerdict;
+import dev.tenure.maintenance.api.GoDuration;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

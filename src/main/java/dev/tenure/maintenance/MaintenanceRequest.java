@@ -1,5 +1,7 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.GoDuration;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
@@ -21,28 +23,23 @@ public record MaintenanceRequest(
         MaintenanceHooks.Hooks hooks,
         MaintenanceSchedule schedule) {
 
-    /** A Node name is a DNS subdomain (RFC 1123), as the API server requires. */
-    public static final String NODE_NAME_PATTERN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
-
-    public static final int MAX_NODE_NAME = 253;
-    /** The reason goes into events and the Node condition's message: kept to what those show well. */
-    public static final int MAX_REASON = 1024;
-
-    private static final java.util.regex.Pattern NODE_NAME = java.util.regex.Pattern.compile(NODE_NAME_PATTERN);
+    private static final java.util.regex.Pattern NODE_NAME =
+            java.util.regex.Pattern.compile(NodeMaintenanceSpec.NODE_NAME_PATTERN);
 
     public MaintenanceRequest {
         Objects.requireNonNull(nodeName, "nodeName");
         if (nodeName.isBlank()) {
             throw new IllegalArgumentException("spec.nodeName: must not be empty");
         }
-        if (nodeName.length() > MAX_NODE_NAME || !NODE_NAME.matcher(nodeName).matches()) {
+        if (nodeName.length() > NodeMaintenanceSpec.MAX_NODE_NAME
+                || !NODE_NAME.matcher(nodeName).matches()) {
             throw new IllegalArgumentException(
-                    "spec.nodeName: must be a Node name (lowercase RFC 1123 subdomain, at most " + MAX_NODE_NAME
-                            + " characters), was " + shown(nodeName));
+                    "spec.nodeName: must be a Node name (lowercase RFC 1123 subdomain, at most "
+                            + NodeMaintenanceSpec.MAX_NODE_NAME + " characters), was " + shown(nodeName));
         }
-        if (reason != null && reason.length() > MAX_REASON) {
-            throw new IllegalArgumentException(
-                    "spec.reason: must be at most " + MAX_REASON + " characters, was " + reason.length());
+        if (reason != null && reason.length() > NodeMaintenanceSpec.MAX_REASON) {
+            throw new IllegalArgumentException("spec.reason: must be at most " + NodeMaintenanceSpec.MAX_REASON
+                    + " characters, was " + reason.length());
         }
         reason = reason == null ? "" : reason;
         window = window == null ? Optional.empty() : window;

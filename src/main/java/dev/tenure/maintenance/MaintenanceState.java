@@ -1,5 +1,7 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.LeaseStatus;
+import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import java.time.Instant;
 import java.util.List;

@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import io.fabric8.kubernetes.api.model.authentication.UserInfo;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributesBuilder;

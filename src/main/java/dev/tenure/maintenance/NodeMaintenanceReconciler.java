@@ -1,6 +1,10 @@
 package dev.tenure.maintenance;
 
 import dev.tenure.election.WorkFence;
+import dev.tenure.maintenance.api.LeaseStatus;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;

@@ -1,5 +1,9 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Instant;
 import java.util.ArrayList;

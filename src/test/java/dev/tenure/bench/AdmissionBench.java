@@ -2,11 +2,11 @@ package dev.tenure.bench;
 
 import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.AdmissionCaches;
-import dev.tenure.maintenance.NodeMaintenance;
-import dev.tenure.maintenance.NodeMaintenanceSpec;
 import dev.tenure.maintenance.NodeMaintenanceValidator;
 import dev.tenure.maintenance.NodeMaintenanceWebhook;
 import dev.tenure.maintenance.annotation.AnnotatedNodes;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Duration;

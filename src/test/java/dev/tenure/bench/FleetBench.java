@@ -4,7 +4,7 @@ import dev.tenure.maintenance.MaintenanceEvents;
 import dev.tenure.maintenance.MaintenanceMachine;
 import dev.tenure.maintenance.MaintenanceRequest;
 import dev.tenure.maintenance.MaintenanceState;
-import dev.tenure.maintenance.Phase;
+import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.EmulatedCluster;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;

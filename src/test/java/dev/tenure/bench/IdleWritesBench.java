@@ -1,8 +1,8 @@
 package dev.tenure.bench;
 
-import dev.tenure.maintenance.NodeMaintenance;
-import dev.tenure.maintenance.NodeMaintenanceSpec;
-import dev.tenure.maintenance.Phase;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import java.time.Duration;

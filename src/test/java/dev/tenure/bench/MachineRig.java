@@ -9,7 +9,7 @@ import dev.tenure.maintenance.MaintenanceMetrics;
 import dev.tenure.maintenance.MaintenanceRequest;
 import dev.tenure.maintenance.MaintenanceSettings;
 import dev.tenure.maintenance.MaintenanceState;
-import dev.tenure.maintenance.Phase;
+import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;

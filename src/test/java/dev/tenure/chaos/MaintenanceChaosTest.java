@@ -14,7 +14,7 @@ import dev.tenure.maintenance.MaintenanceRequest;
 import dev.tenure.maintenance.MaintenanceSettings;
 import dev.tenure.maintenance.MaintenanceState;
 import dev.tenure.maintenance.NodeMarks;
-import dev.tenure.maintenance.Phase;
+import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.api.model.Node;

@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tenure.election.CandidateRecord;
-import dev.tenure.maintenance.HandoverSpec;
-import dev.tenure.maintenance.NodeMaintenance;
-import dev.tenure.maintenance.NodeMaintenanceSpec;
-import dev.tenure.maintenance.NodeMaintenanceStatus;
-import dev.tenure.maintenance.Phase;
 import dev.tenure.maintenance.RelaxedLeadershipProfile;
+import dev.tenure.maintenance.api.HandoverSpec;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;

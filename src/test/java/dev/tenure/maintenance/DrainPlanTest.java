@@ -3,6 +3,7 @@ package dev.tenure.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.maintenance.DrainPlan.Action;
+import dev.tenure.maintenance.api.DrainSpec;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;

@@ -1,5 +1,9 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import java.nio.file.Files;

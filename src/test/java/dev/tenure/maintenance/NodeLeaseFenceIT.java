@@ -8,6 +8,8 @@ import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.FencedWrites;
+import dev.tenure.maintenance.api.DrainSpec;
+import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;

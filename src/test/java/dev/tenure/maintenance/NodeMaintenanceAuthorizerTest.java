@@ -2,6 +2,8 @@ package dev.tenure.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.maintenance.api.DrainSpec;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import io.fabric8.kubernetes.api.model.authentication.UserInfo;
 import io.fabric8.kubernetes.api.model.authentication.UserInfoBuilder;
 import io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes;

@@ -2,6 +2,9 @@ package dev.tenure.maintenance;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.maintenance.api.LeaseStatus;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.time.Instant;
 import java.util.List;

@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.maintenance.NodeMaintenanceValidator.ClusterView;
 import dev.tenure.maintenance.NodeMaintenanceValidator.Limits;
+import dev.tenure.maintenance.api.DrainSpec;
+import dev.tenure.maintenance.api.HandoverSpec;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;

@@ -7,6 +7,8 @@ import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaderElector;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.maintenance.api.DrainSpec;
+import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;

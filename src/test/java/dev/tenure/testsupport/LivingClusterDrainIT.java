@@ -3,10 +3,10 @@ package dev.tenure.testsupport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tenure.maintenance.NodeMaintenance;
-import dev.tenure.maintenance.NodeMaintenanceSpec;
-import dev.tenure.maintenance.Phase;
 import dev.tenure.maintenance.RelaxedLeadershipProfile;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.junit.QuarkusTest;

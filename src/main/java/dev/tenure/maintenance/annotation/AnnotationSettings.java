@@ -33,9 +33,9 @@ public record AnnotationSettings(
         }
         // One limit per concept: no maintenance, from either door, is longer than spec.window may be.
         if (maxDuration.compareTo(Duration.ofSeconds(1)) < 0
-                || maxDuration.compareTo(dev.tenure.maintenance.GoDuration.MAX) > 0) {
+                || maxDuration.compareTo(dev.tenure.maintenance.api.GoDuration.MAX) > 0) {
             throw new IllegalArgumentException("tenure.maintenance.annotation.max-duration: must be between 1s and "
-                    + dev.tenure.maintenance.GoDuration.MAX_TEXT + " (spec.window's limit), was " + maxDuration);
+                    + dev.tenure.maintenance.api.GoDuration.MAX_TEXT + " (spec.window's limit), was " + maxDuration);
         }
     }
 

@@ -5,8 +5,8 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenure.maintenance.MaintenanceState;
-import dev.tenure.maintenance.NodeMaintenanceStatus;
 import dev.tenure.maintenance.NodeMaintenanceStatuses;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
 

@@ -13,7 +13,7 @@ import dev.tenure.maintenance.MaintenanceEvents;
 import dev.tenure.maintenance.MaintenanceRequest;
 import dev.tenure.maintenance.MaintenanceState;
 import dev.tenure.maintenance.NodeMarks;
-import dev.tenure.maintenance.Phase;
+import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;

@@ -1,4 +1,4 @@
-package dev.tenure.maintenance;
+package dev.tenure.maintenance.api;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
@@ -15,14 +15,21 @@ import io.fabric8.generator.annotation.ValidationRule;
 @JsonIgnoreProperties(ignoreUnknown = true)
 public class NodeMaintenanceSpec {
 
+    /** A Node name is a DNS subdomain (RFC 1123), as the API server requires. */
+    public static final String NODE_NAME_PATTERN = "^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$";
+
+    public static final int MAX_NODE_NAME = 253;
+    /** The reason goes into events and the Node condition's message: kept to what those show well. */
+    public static final int MAX_REASON = 1024;
+
     @Required
-    @Size(min = 1, max = MaintenanceRequest.MAX_NODE_NAME)
-    @Pattern(MaintenanceRequest.NODE_NAME_PATTERN)
+    @Size(min = 1, max = MAX_NODE_NAME)
+    @Pattern(NODE_NAME_PATTERN)
     @ValidationRule(value = "self == oldSelf", message = "spec.nodeName is immutable")
     @JsonPropertyDescription("Node to put into maintenance (immutable).")
     private String nodeName;
 
-    @Size(max = MaintenanceRequest.MAX_REASON)
+    @Size(max = MAX_REASON)
     @JsonPropertyDescription("Why the node is in maintenance; shown in events and the Node condition.")
     private String reason;
 

@@ -1,4 +1,4 @@
-package dev.tenure.maintenance;
+package dev.tenure.maintenance.api;
 
 import io.fabric8.crd.generator.annotation.AdditionalPrinterColumn;
 import io.fabric8.kubernetes.api.model.Namespaced;

@@ -1,4 +1,4 @@
-package dev.tenure.maintenance;
+package dev.tenure.maintenance.api;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;

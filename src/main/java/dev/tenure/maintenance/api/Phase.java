@@ -1,4 +1,4 @@
-package dev.tenure.maintenance;
+package dev.tenure.maintenance.api;
 
 /** NodeMaintenance phases (medik8s' Running/Succeeded/Failed plus Pending, Waiting and Ended). */
 public enum Phase {

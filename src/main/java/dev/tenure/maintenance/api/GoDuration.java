@@ -1,4 +1,4 @@
-package dev.tenure.maintenance;
+package dev.tenure.maintenance.api;
 
 import java.math.BigDecimal;
 import java.time.Duration;
