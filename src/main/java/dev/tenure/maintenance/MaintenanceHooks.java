@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.GoDuration;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;

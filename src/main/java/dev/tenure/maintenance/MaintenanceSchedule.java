@@ -1,5 +1,6 @@
 package dev.tenure.maintenance;
 
+import dev.tenure.maintenance.api.GoDuration;
 import java.time.DateTimeException;
 import java.time.DayOfWeek;
 import java.time.Duration;

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.maintenance.MaintenanceHooks.Hooks;
+import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
