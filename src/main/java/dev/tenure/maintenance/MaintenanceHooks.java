@@ -54,8 +54,8 @@ public final class MaintenanceHooks {
         public static final Hooks NONE = new Hooks(List.of(), List.of(), DEFAULT_TIMEOUT);
 
         public Hooks {
-            preDrain = List.copyOf(preDrain);
-            preUncordon = List.copyOf(preUncordon);
+            preDrain = preDrain.stream().sorted().toList();
+            preUncordon = preUncordon.stream().sorted().toList();
             if (timeout.isNegative() || timeout.isZero()) {
                 throw new IllegalArgumentException("spec.hooks.timeout: must be more than 0, was " + timeout);
             }

@@ -1,8 +1,12 @@
 package dev.tenure.maintenance;
 
 import dev.tenure.maintenance.api.GoDuration;
+import dev.tenure.maintenance.api.HooksSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.RecurringWindowSpec;
+import dev.tenure.maintenance.api.ScheduleSpec;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -85,6 +89,25 @@ public record MaintenanceRequest(
                 spec.getReason(),
                 Optional.ofNullable(window),
                 DrainOptions.from(spec.getDrain()),
-                HandoverOptions.from(spec.getHandover()));
+                HandoverOptions.from(spec.getHandover()),
+                hooks(spec.getHooks()),
+                schedule(spec.getSchedule()));
+    }
+
+    /** spec.hooks: the timeout only; the hooks themselves are annotations, added by the front door. */
+    private static MaintenanceHooks.Hooks hooks(HooksSpec spec) {
+        Duration timeout = spec == null ? null : GoDuration.parseOrNull("spec.hooks.timeout", spec.getTimeout());
+        return new MaintenanceHooks.Hooks(
+                List.of(), List.of(), timeout == null ? MaintenanceHooks.DEFAULT_TIMEOUT : timeout);
+    }
+
+    private static MaintenanceSchedule schedule(ScheduleSpec spec) {
+        if (spec == null) {
+            return MaintenanceSchedule.ANY_TIME;
+        }
+        RecurringWindowSpec w = spec.getWindow();
+        return w == null
+                ? MaintenanceSchedule.parse(spec.getStartAt(), null, null, null, null)
+                : MaintenanceSchedule.parse(spec.getStartAt(), w.getDays(), w.getStart(), w.getEnd(), w.getTimeZone());
     }
 }

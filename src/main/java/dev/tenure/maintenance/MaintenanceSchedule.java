@@ -1,6 +1,7 @@
 package dev.tenure.maintenance;
 
 import dev.tenure.maintenance.api.GoDuration;
+import dev.tenure.maintenance.api.RecurringWindowSpec;
 import java.time.DateTimeException;
 import java.time.DayOfWeek;
 import java.time.Duration;
@@ -202,11 +203,8 @@ public record MaintenanceSchedule(Optional<Instant> startAt, Optional<Window> wi
                         zone)));
     }
 
-    /** A time of day, HH:MM (24 h). */
-    public static final String TIME_PATTERN = "^([01][0-9]|2[0-3]):[0-5][0-9]$";
-
     private static LocalTime time(String field, String value) {
-        if (!value.matches(TIME_PATTERN)) {
+        if (!value.matches(RecurringWindowSpec.TIME_PATTERN)) {
             throw new IllegalArgumentException(field + ": must be a time of day as HH:MM (00:00 to 23:59), was "
                     + MaintenanceRequest.shown(value));
         }
