@@ -95,7 +95,7 @@ public record MaintenanceRequest(
     }
 
     /** spec.hooks: the timeout only; the hooks themselves are annotations, added by the front door. */
-    private static MaintenanceHooks.Hooks hooks(HooksSpec spec) {
+    static MaintenanceHooks.Hooks hooks(HooksSpec spec) {
         Duration timeout = spec == null ? null : GoDuration.parseOrNull("spec.hooks.timeout", spec.getTimeout());
         return new MaintenanceHooks.Hooks(
                 List.of(), List.of(), timeout == null ? MaintenanceHooks.DEFAULT_TIMEOUT : timeout);

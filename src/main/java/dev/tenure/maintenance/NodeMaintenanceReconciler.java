@@ -5,6 +5,7 @@ import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.ScheduleStatus;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -26,6 +27,7 @@ import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -69,6 +71,13 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private static final Logger LOG = Logger.getLogger(NodeMaintenanceReconciler.class);
     private static final Duration REFUSED_RETRY = Duration.ofSeconds(30);
     private static final Duration END_RETRY = Duration.ofSeconds(5);
+    /**
+     * A Scheduled maintenance looks again at its opening, and at least this often: the wall clock may be stepped,
+     * and the spec edited, in between.
+     */
+    private static final Duration SCHEDULE_LOOK = Duration.ofMinutes(10);
+
+    private static final Duration MIN_LOOK = Duration.ofMillis(100);
     /** Reasons worth seeing on the Node itself too (kubectl describe node). */
     private static final Set<String> NODE_REASONS = Set.of(
             MaintenanceEvents.CORDONED,
@@ -161,12 +170,20 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         MaintenanceEvents events = eventsFor(nm, nodeName);
 
         MaintenanceMachine.Step step;
-        Optional<String> refusal = pinned.isPresent() || NodeMaintenanceValidator.started(nm)
-                ? specError(nm, pinned.orElse(nodeName))
-                : refusal(nm, context);
-        Optional<String> budget = refusal.isPresent() || pinned.isPresent() || NodeMaintenanceValidator.started(nm)
+        Instant now = clock.instant();
+        boolean admitted = pinned.isPresent() || NodeMaintenanceValidator.started(nm);
+        Optional<String> refusal = admitted ? specError(nm, pinned.orElse(nodeName)) : refusal(nm, context);
+        // Scheduled start: until its time it touches nothing and takes no budget slot.
+        Optional<MaintenanceSchedule.Verdict> schedule = refusal.isPresent() || admitted
                 ? Optional.empty()
-                : budgetHold(nm, context);
+                : Optional.of(MaintenanceRequest.from(nm.getSpec(), nodeName)
+                        .schedule()
+                        .at(now));
+        Optional<MaintenanceSchedule.Verdict.Closed> notYet = schedule.filter(
+                        MaintenanceSchedule.Verdict.Closed.class::isInstance)
+                .map(MaintenanceSchedule.Verdict.Closed.class::cast);
+        Optional<String> budget =
+                refusal.isPresent() || admitted || notYet.isPresent() ? Optional.empty() : budgetHold(nm, context);
         Optional<String> moved = pinned.filter(p ->
                         !p.equals(nm.getSpec() == null ? null : nm.getSpec().getNodeName()))
                 .map(p -> "spec.nodeName: is immutable: edited to "
@@ -185,6 +202,18 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                             .lastError(refusal.get())
                             .build(),
                     state.holdsNode() ? Optional.of(machine.settings().renewEvery()) : Optional.empty());
+        } else if (notYet.isPresent()) {
+            MaintenanceSchedule.Verdict.Closed closed = notYet.get();
+            ScheduleStatus was = prior == null ? null : prior.getSchedule();
+            if (state.phase() != Phase.Scheduled
+                    || was == null
+                    || !MaintenanceMachine.text(closed.opens()).equals(was.getNextStart())) {
+                events.emit(false, MaintenanceEvents.SCHEDULED, "waits until " + closed.opens() + ": " + closed.why());
+            }
+            step = new MaintenanceMachine.Step(
+                    state.toBuilder().phase(Phase.Scheduled).lastError(null).build(),
+                    Optional.of(MaintenancePlanner.min(
+                            SCHEDULE_LOOK, MaintenancePlanner.max(MIN_LOOK, Duration.between(now, closed.opens())))));
         } else if (budget.isPresent()) {
             // The operator-wide limits change as other maintenances end: look again, nothing is touched meanwhile.
             step = new MaintenanceMachine.Step(
@@ -195,7 +224,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                     Optional.of(REFUSED_RETRY));
         } else {
             try {
-                MaintenanceRequest request = MaintenanceRequest.from(nm.getSpec(), nodeName);
+                MaintenanceRequest request = withHooks(MaintenanceRequest.from(nm.getSpec(), nodeName), nm);
                 step = machine.advance(request, state, specChanged, events);
             } catch (RuntimeException e) {
                 // API trouble the machine did not expect (e.g. reading the Node): report it, look again soon.
@@ -224,7 +253,13 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         }
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(step.state(), prior, generation, clock.instant());
         // Admitted (the machine ran for it): the node is pinned, so an edit of spec.nodeName cannot move it.
-        next.setNodeName(refusal.isEmpty() && budget.isEmpty() ? nodeName : pinned.orElse(null));
+        next.setNodeName(refusal.isEmpty() && budget.isEmpty() && notYet.isEmpty() ? nodeName : pinned.orElse(null));
+        if (refusal.isEmpty()) {
+            next.setSchedule(scheduleStatus(nm, prior, schedule, step, now, events));
+            step = new MaintenanceMachine.Step(
+                    step.state(), untilWindowCloses(next.getSchedule(), step.state(), step.requeueAfter(), now));
+        }
+        NodeMaintenanceStatuses.touch(next, prior, clock.instant());
         metrics.phase(nm.getMetadata().getName(), next.getPhase());
         if (prior == null
                 || prior.getPhase() != next.getPhase()
@@ -243,6 +278,74 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         }
         UpdateControl<NodeMaintenance> control = UpdateControl.noUpdate();
         return step.requeueAfter().map(control::rescheduleAfter).orElse(control);
+    }
+
+    /** The request with the hooks its annotations set (spec.hooks gives only their timeout). */
+    private static MaintenanceRequest withHooks(MaintenanceRequest request, NodeMaintenance nm) {
+        return request.withHooks(MaintenanceHooks.Hooks.of(
+                nm.getMetadata().getAnnotations(), request.hooks().timeout()));
+    }
+
+    /**
+     * status.schedule: when a Scheduled maintenance may start; once it starts, when the window it started in
+     * closes, and whether its drain may not (or did not) finish inside it, said once as a Warning.
+     */
+    private static ScheduleStatus scheduleStatus(
+            NodeMaintenance nm,
+            NodeMaintenanceStatus prior,
+            Optional<MaintenanceSchedule.Verdict> verdict,
+            MaintenanceMachine.Step step,
+            Instant now,
+            MaintenanceEvents events) {
+        ScheduleStatus was = prior == null ? null : prior.getSchedule();
+        if (verdict.orElse(null) instanceof MaintenanceSchedule.Verdict.Closed closed) {
+            return new ScheduleStatus(MaintenanceMachine.text(closed.opens()), null, closed.why());
+        }
+        Optional<String> message;
+        String closes;
+        if (verdict.orElse(null) instanceof MaintenanceSchedule.Verdict.Open open) {
+            // admitted now (or held by the budget): the window it starts in, and whether its drain fits
+            closes = open.closes().map(MaintenanceMachine::text).orElse(null);
+            message = step.state().phase() == Phase.Pending
+                    ? Optional.empty() // held by the budget: said when it starts
+                    : open.closes()
+                            .flatMap(c -> MaintenanceSchedule.mayOverrun(
+                                    now,
+                                    c,
+                                    DrainOptions.from(nm.getSpec().getDrain()).timeout()));
+        } else {
+            // started before: the window it started in; a drain still running past its close says so
+            closes = was == null ? null : was.getWindowCloses();
+            MaintenanceState s = step.state();
+            Optional<String> overran = s.phase() == Phase.Running && s.drainedAt() == null && closes != null
+                    ? MaintenanceSchedule.overran(now, Optional.of(Instant.parse(closes)))
+                    : Optional.empty();
+            message = overran.or(() -> Optional.ofNullable(was == null ? null : was.getMessage()));
+        }
+        if (closes == null) {
+            return null;
+        }
+        if (message.isPresent() && (was == null || !message.get().equals(was.getMessage()))) {
+            events.emit(true, MaintenanceEvents.WINDOW_OVERRUN, message.get());
+        }
+        return new ScheduleStatus(null, closes, message.orElse(null));
+    }
+
+    /** A drain still running when its window closes is looked at then, to say so at that moment. */
+    private static Optional<Duration> untilWindowCloses(
+            ScheduleStatus schedule, MaintenanceState state, Optional<Duration> requeue, Instant now) {
+        if (schedule == null
+                || schedule.getWindowCloses() == null
+                || state.phase() != Phase.Running
+                || state.drainedAt() != null) {
+            return requeue;
+        }
+        Instant closes = Instant.parse(schedule.getWindowCloses());
+        if (!now.isBefore(closes)) {
+            return requeue;
+        }
+        Duration left = MaintenancePlanner.max(MIN_LOOK, Duration.between(now, closes));
+        return Optional.of(requeue.map(r -> MaintenancePlanner.min(r, left)).orElse(left));
     }
 
     /** Failed before it held its node (bad spec, unknown node, a duplicate): nothing to do until the spec changes. */
@@ -340,6 +443,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         MaintenanceEvents events = eventsFor(nm, nodeName);
         boolean ended = nodeName != null && state.phase() != Phase.Ended && ownsNode(nm, nodeName, state, context);
         if (ended) {
+            Optional<Duration> hooksHold = preUncordonHooks(nm, state, events);
+            if (hooksHold.isPresent()) {
+                return DeleteControl.noFinalizerRemoval().rescheduleAfter(hooksHold.get());
+            }
             try {
                 machine.end(nodeName, events);
             } catch (RuntimeException e) {
@@ -359,6 +466,52 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         machine.forget(nm.getMetadata().getName(), nodeName == null ? "" : nodeName);
         LOG.infof("NodeMaintenance %s (node %s) removed", nm.getMetadata().getName(), nodeName);
         return DeleteControl.defaultDelete();
+    }
+
+    /**
+     * Pre-uncordon hooks (Cluster API's pre-terminate hook): the node stays in maintenance while any is on the
+     * deleted NodeMaintenance, for at most spec.hooks.timeout; the wait is in status.hooks. Empty when the undo
+     * may go ahead (no hooks, or they timed out: the node is restored anyway, with a Warning).
+     */
+    private Optional<Duration> preUncordonHooks(NodeMaintenance nm, MaintenanceState state, MaintenanceEvents events) {
+        Duration timeout;
+        try {
+            timeout = MaintenanceRequest.hooks(
+                            nm.getSpec() == null ? null : nm.getSpec().getHooks())
+                    .timeout();
+        } catch (IllegalArgumentException e) {
+            timeout = MaintenanceHooks.DEFAULT_TIMEOUT; // an edited bad spec does not keep the node
+        }
+        MaintenanceHooks.Hooks hooks =
+                MaintenanceHooks.Hooks.of(nm.getMetadata().getAnnotations(), timeout);
+        Instant now = clock.instant();
+        MaintenanceHooks.Verdict verdict =
+                MaintenanceHooks.decide(MaintenanceHooks.Point.PreUncordon, hooks, state.hookWait(), now);
+        boolean waited = state.hookWait() != null && state.hookWait().point() == MaintenanceHooks.Point.PreUncordon;
+        if (verdict instanceof MaintenanceHooks.Verdict.Hold hold) {
+            if (!hold.waiting().equals(state.hookWait())) {
+                events.emit(false, MaintenanceEvents.HOOKS_WAITING, hold.message());
+            }
+            NodeMaintenanceStatus prior = nm.getStatus();
+            NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
+                    state.toBuilder().hookWait(hold.waiting()).build(),
+                    prior,
+                    Optional.ofNullable(nm.getMetadata().getGeneration()).orElse(0L),
+                    now);
+            if (!next.equals(prior)) {
+                writeStatus(nm, next);
+            }
+            return Optional.of(MaintenancePlanner.max(MIN_LOOK, hold.recheck()));
+        }
+        if (verdict instanceof MaintenanceHooks.Verdict.TimedOut timedOut) {
+            events.emit(
+                    true,
+                    MaintenanceEvents.HOOK_TIMED_OUT,
+                    timedOut.message() + "; restoring node " + NodeMaintenanceValidator.nodeOf(nm) + " anyway");
+        } else if (waited) {
+            events.emit(false, MaintenanceEvents.HOOKS_RELEASED, "pre-uncordon hooks removed; ending the maintenance");
+        }
+        return Optional.empty();
     }
 
     /**

@@ -64,9 +64,11 @@ public final class NodeMaintenanceValidator {
     public static List<String> validate(
             NodeMaintenance candidate, NodeMaintenance old, ClusterView view, Limits limits) {
         List<String> errors = refusals(candidate, old, view);
-        if (errors.isEmpty() && old == null) {
+        // A scheduled one takes its budget slot when its time comes: the reconciler holds it Pending then if need be.
+        boolean scheduled = candidate.getSpec() != null && candidate.getSpec().getSchedule() != null;
+        if (errors.isEmpty() && old == null && !scheduled) {
             Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
-            view.ahead().forEach(nm -> inMaintenance.add(nodeOf(nm)));
+            view.ahead().stream().filter(nm -> !waitsForItsSchedule(nm)).forEach(nm -> inMaintenance.add(nodeOf(nm)));
             errors.addAll(budget(view.node().get(), view.nodes(), inMaintenance, limits));
         }
         return errors;
@@ -211,10 +213,18 @@ public final class NodeMaintenanceValidator {
         };
     }
 
-    /** Could still start (not ended, not refused). */
+    /** Could still start (not ended, not refused); a Scheduled one keeps its node, not a budget slot. */
     static boolean admissible(NodeMaintenance nm) {
         NodeMaintenanceStatus st = nm.getStatus();
-        return st == null || st.getPhase() == null || st.getPhase() == Phase.Pending;
+        return st == null
+                || st.getPhase() == null
+                || st.getPhase() == Phase.Pending
+                || st.getPhase() == Phase.Scheduled;
+    }
+
+    /** Phase Scheduled: it waits for its start time or window, and counts for no budget meanwhile. */
+    static boolean waitsForItsSchedule(NodeMaintenance nm) {
+        return nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Scheduled;
     }
 
     private static Instant created(NodeMaintenance nm) {
