@@ -29,6 +29,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.jboss.logging.Logger;
@@ -224,7 +225,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                     Optional.of(REFUSED_RETRY));
         } else {
             try {
-                MaintenanceRequest request = withHooks(MaintenanceRequest.from(nm.getSpec(), nodeName), nm);
+                MaintenanceRequest request = MaintenanceRequest.from(nm.getSpec(), nodeName);
+                request = request.withHooks(MaintenanceHooks.Hooks.of(
+                        hookAnnotations(nm), request.hooks().timeout()));
                 step = machine.advance(request, state, specChanged, events);
             } catch (RuntimeException e) {
                 // API trouble the machine did not expect (e.g. reading the Node): report it, look again soon.
@@ -280,10 +283,21 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         return step.requeueAfter().map(control::rescheduleAfter).orElse(control);
     }
 
-    /** The request with the hooks its annotations set (spec.hooks gives only their timeout). */
-    private static MaintenanceRequest withHooks(MaintenanceRequest request, NodeMaintenance nm) {
-        return request.withHooks(MaintenanceHooks.Hooks.of(
-                nm.getMetadata().getAnnotations(), request.hooks().timeout()));
+    /**
+     * The object's annotations as the API server has them now, when the cached copy carries hooks. The hook-change
+     * informer that woke this reconcile is not the one that feeds the primary cache: the cache may not show the
+     * removal yet (seen under load), and its own copy of that update is dropped by the generation filter, so a hold
+     * read from it would last until the next renewal. One GET, only while hooks are on the object.
+     */
+    private Map<String, String> hookAnnotations(NodeMaintenance nm) {
+        Map<String, String> cached = nm.getMetadata().getAnnotations();
+        if (!MaintenanceHooks.changed(null, cached)) {
+            return cached; // no hooks in the cache: an added one is seen by the next reconcile its event causes
+        }
+        NodeMaintenance fresh = client.resources(NodeMaintenance.class)
+                .withName(nm.getMetadata().getName())
+                .get();
+        return fresh == null ? cached : fresh.getMetadata().getAnnotations();
     }
 
     /**
@@ -443,7 +457,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         MaintenanceEvents events = eventsFor(nm, nodeName);
         boolean ended = nodeName != null && state.phase() != Phase.Ended && ownsNode(nm, nodeName, state, context);
         if (ended) {
-            Optional<Duration> hooksHold = preUncordonHooks(nm, state, events);
+            // only a maintenance that held the node has something for pre-uncordon hooks to wait for
+            Optional<Duration> hooksHold = state.holdsNode() ? preUncordonHooks(nm, state, events) : Optional.empty();
             if (hooksHold.isPresent()) {
                 return DeleteControl.noFinalizerRemoval().rescheduleAfter(hooksHold.get());
             }
@@ -482,8 +497,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         } catch (IllegalArgumentException e) {
             timeout = MaintenanceHooks.DEFAULT_TIMEOUT; // an edited bad spec does not keep the node
         }
-        MaintenanceHooks.Hooks hooks =
-                MaintenanceHooks.Hooks.of(nm.getMetadata().getAnnotations(), timeout);
+        MaintenanceHooks.Hooks hooks = MaintenanceHooks.Hooks.of(hookAnnotations(nm), timeout);
         Instant now = clock.instant();
         MaintenanceHooks.Verdict verdict =
                 MaintenanceHooks.decide(MaintenanceHooks.Point.PreUncordon, hooks, state.hookWait(), now);
