@@ -35,6 +35,17 @@ public interface MaintenanceEvents {
     /** The drain moved on to its next wave (each wave's pods gone before the next is evicted). */
     String DRAIN_WAVE = "DrainWave";
 
+    /** Lifecycle hooks hold the maintenance at a point (which hooks, until when). */
+    String HOOKS_WAITING = "WaitingForHooks";
+    /** The hooks that held a point are all gone: the maintenance goes on. */
+    String HOOKS_RELEASED = "HooksReleased";
+    /** Hooks held a point for the whole spec.hooks.timeout: the maintenance goes on (pre-uncordon) or ends. */
+    String HOOK_TIMED_OUT = "HookTimedOut";
+    /** A scheduled maintenance waits for its start time or window. */
+    String SCHEDULED = "Scheduled";
+    /** The window a maintenance started in closes (or may close) before its drain finishes. */
+    String WINDOW_OVERRUN = "WindowOverrun";
+
     void emit(boolean warning, String reason, String message);
 
     MaintenanceEvents NONE = (warning, reason, message) -> {};

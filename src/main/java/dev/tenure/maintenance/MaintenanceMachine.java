@@ -138,6 +138,10 @@ public final class MaintenanceMachine {
         if (windowEnd.isPresent() && !now.isBefore(windowEnd.get())) {
             return endOfWindow(request, s, events);
         }
+        Optional<String> hooksTimedOut = preDrainHooksTimedOut(request, prior, now);
+        if (hooksTimedOut.isPresent()) {
+            return endAfterHookTimeout(request, s, hooksTimedOut.get(), events);
+        }
 
         // 1. Lease.
         Instant leaseUntil = MaintenancePlanner.leaseUntil(request, prior, settings, now);
@@ -216,6 +220,49 @@ public final class MaintenanceMachine {
                         .pendingPods(List.of())
                         .pendingPodsRefs(List.of())
                         .lastError(null)
+                        .lease(null)
+                        .build(),
+                Optional.empty());
+    }
+
+    /** The pre-drain hooks held this maintenance for their whole timeout (it had not started to drain). */
+    private static Optional<String> preDrainHooksTimedOut(
+            MaintenanceRequest request, MaintenanceState prior, Instant now) {
+        if (prior.drainStartedAt() != null
+                || prior.hookWait() == null
+                || prior.hookWait().point() != MaintenanceHooks.Point.PreDrain) {
+            return Optional.empty();
+        }
+        return MaintenanceHooks.decide(MaintenanceHooks.Point.PreDrain, request.hooks(), prior.hookWait(), now)
+                        instanceof MaintenanceHooks.Verdict.TimedOut t
+                ? Optional.of(t.message())
+                : Optional.empty();
+    }
+
+    /**
+     * Pre-drain hooks outlived their timeout: the maintenance ends cleanly (node restored, lease released, phase
+     * Ended) rather than draining under a hook nobody removed, or waiting forever.
+     */
+    private Step endAfterHookTimeout(
+            MaintenanceRequest request, MaintenanceState.Builder s, String timedOut, MaintenanceEvents events) {
+        String nodeName = request.nodeName();
+        String message = timedOut + "; maintenance of node " + nodeName + " ended without draining (node restored,"
+                + " lease released)";
+        try {
+            end(nodeName, events);
+        } catch (LeaseStoreException | KubernetesClientException e) {
+            return new Step(
+                    s.lastError("ending maintenance of node " + nodeName + " after its hooks timed out: "
+                                    + e.getMessage())
+                            .build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
+        events.emit(true, MaintenanceEvents.HOOK_TIMED_OUT, message);
+        return new Step(
+                s.phase(Phase.Ended)
+                        .leaseAcquiredAt(null)
+                        .waitingFor(null)
+                        .lastError(message)
                         .lease(null)
                         .build(),
                 Optional.empty());
@@ -383,8 +430,49 @@ public final class MaintenanceMachine {
             return volumeStep(request, prior, s, prior.drainedAt(), now, events);
         }
 
+        // 3b. Pre-drain hooks (Cluster API's pre-drain hook): other controllers hold the drain until they remove
+        // their annotation. Looked at only before the first eviction: a hook added mid-drain does not stop it.
+        if (prior.drainStartedAt() == null) {
+            Optional<Step> held = preDrainHooks(request, prior, s, now, events);
+            if (held.isPresent()) {
+                return held.get();
+            }
+        }
+
         // 4. Drain: one bounded step.
         return drainStep(request, prior, s, now, events);
+    }
+
+    /** Waits on the pre-drain hooks: a step to return while they hold, empty when the drain may start. */
+    private Optional<Step> preDrainHooks(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Instant now,
+            MaintenanceEvents events) {
+        MaintenanceHooks.Verdict verdict =
+                MaintenanceHooks.decide(MaintenanceHooks.Point.PreDrain, request.hooks(), prior.hookWait(), now);
+        Optional<MaintenanceHooks.Wait> wait = MaintenanceHooks.waitOf(verdict);
+        if (wait.isEmpty()) {
+            if (prior.hookWait() != null) {
+                events.emit(
+                        false,
+                        MaintenanceEvents.HOOKS_RELEASED,
+                        "pre-drain hooks removed; draining node " + request.nodeName());
+            }
+            s.hookWait(null);
+            return Optional.empty();
+        }
+        s.hookWait(wait.get());
+        Duration recheck = Duration.ofMillis(100); // timed out: the next step ends the maintenance (advance)
+        if (verdict instanceof MaintenanceHooks.Verdict.Hold hold) {
+            recheck = hold.recheck();
+            if (!wait.get().equals(prior.hookWait())) {
+                events.emit(false, MaintenanceEvents.HOOKS_WAITING, hold.message());
+            }
+        }
+        return Optional.of(
+                new Step(s.build(), Optional.of(MaintenancePlanner.min(recheck, renewIn(request, prior, now)))));
     }
 
     private Step drainStep(

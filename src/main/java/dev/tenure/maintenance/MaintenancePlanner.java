@@ -244,4 +244,8 @@ final class MaintenancePlanner {
     static Duration min(Duration a, Duration b) {
         return a.compareTo(b) <= 0 ? a : b;
     }
+
+    static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
 }

@@ -1,8 +1,12 @@
 package dev.tenure.maintenance;
 
 import dev.tenure.maintenance.api.GoDuration;
+import dev.tenure.maintenance.api.HooksSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.RecurringWindowSpec;
+import dev.tenure.maintenance.api.ScheduleSpec;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -11,9 +15,17 @@ import java.util.Optional;
  * came from (a NodeMaintenance, or the node annotation protocol).
  *
  * @param window maintenance ends by itself this long after the lease was acquired; empty = until removed
+ * @param hooks the lifecycle hooks it waits on (the machine waits at pre-drain; the front door at pre-uncordon)
+ * @param schedule when it may start (the front door holds it until then; the machine does not look at it)
  */
 public record MaintenanceRequest(
-        String nodeName, String reason, Optional<Duration> window, DrainOptions drain, HandoverOptions handover) {
+        String nodeName,
+        String reason,
+        Optional<Duration> window,
+        DrainOptions drain,
+        HandoverOptions handover,
+        MaintenanceHooks.Hooks hooks,
+        MaintenanceSchedule schedule) {
 
     private static final java.util.regex.Pattern NODE_NAME =
             java.util.regex.Pattern.compile(NodeMaintenanceSpec.NODE_NAME_PATTERN);
@@ -37,6 +49,19 @@ public record MaintenanceRequest(
         window = window == null ? Optional.empty() : window;
         drain = drain == null ? DrainOptions.defaults() : drain;
         handover = handover == null ? HandoverOptions.defaults() : handover;
+        hooks = hooks == null ? MaintenanceHooks.Hooks.NONE : hooks;
+        schedule = schedule == null ? MaintenanceSchedule.ANY_TIME : schedule;
+    }
+
+    /** A request without hooks or schedule (the annotation door's, and most tests'). */
+    public MaintenanceRequest(
+            String nodeName, String reason, Optional<Duration> window, DrainOptions drain, HandoverOptions handover) {
+        this(nodeName, reason, window, drain, handover, null, null);
+    }
+
+    /** This request waiting on {@code hooks}. */
+    public MaintenanceRequest withHooks(MaintenanceHooks.Hooks hooks) {
+        return new MaintenanceRequest(nodeName, reason, window, drain, handover, hooks, schedule);
     }
 
     /** A user's value in a message: quoted, cut to 64 characters (a hostile one can be megabytes). */
@@ -64,6 +89,25 @@ public record MaintenanceRequest(
                 spec.getReason(),
                 Optional.ofNullable(window),
                 DrainOptions.from(spec.getDrain()),
-                HandoverOptions.from(spec.getHandover()));
+                HandoverOptions.from(spec.getHandover()),
+                hooks(spec.getHooks()),
+                schedule(spec.getSchedule()));
+    }
+
+    /** spec.hooks: the timeout only; the hooks themselves are annotations, added by the front door. */
+    static MaintenanceHooks.Hooks hooks(HooksSpec spec) {
+        Duration timeout = spec == null ? null : GoDuration.parseOrNull("spec.hooks.timeout", spec.getTimeout());
+        return new MaintenanceHooks.Hooks(
+                List.of(), List.of(), timeout == null ? MaintenanceHooks.DEFAULT_TIMEOUT : timeout);
+    }
+
+    private static MaintenanceSchedule schedule(ScheduleSpec spec) {
+        if (spec == null) {
+            return MaintenanceSchedule.ANY_TIME;
+        }
+        RecurringWindowSpec w = spec.getWindow();
+        return w == null
+                ? MaintenanceSchedule.parse(spec.getStartAt(), null, null, null, null)
+                : MaintenanceSchedule.parse(spec.getStartAt(), w.getDays(), w.getStart(), w.getEnd(), w.getTimeZone());
     }
 }

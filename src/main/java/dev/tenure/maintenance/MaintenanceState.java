@@ -33,7 +33,8 @@ public record MaintenanceState(
         boolean nodeGone,
         DrainWaves waves,
         List<String> attachedVolumes,
-        List<DrainPlanStatus.PlannedPod> preview) {
+        List<DrainPlanStatus.PlannedPod> preview,
+        MaintenanceHooks.Wait hookWait) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
@@ -79,6 +80,7 @@ public record MaintenanceState(
         DrainWaves waves;
         List<String> attachedVolumes = List.of();
         List<DrainPlanStatus.PlannedPod> preview = List.of();
+        MaintenanceHooks.Wait hookWait;
 
         public Builder() {}
 
@@ -104,6 +106,7 @@ public record MaintenanceState(
             waves = s.waves;
             attachedVolumes = s.attachedVolumes;
             preview = s.preview;
+            hookWait = s.hookWait;
         }
 
         public Builder phase(Phase v) {
@@ -215,6 +218,12 @@ public record MaintenanceState(
             return this;
         }
 
+        /** The lifecycle hooks this maintenance waits on (null: none). */
+        public Builder hookWait(MaintenanceHooks.Wait v) {
+            hookWait = v;
+            return this;
+        }
+
         /** Forget the drain's progress, e.g. to retry a failed drain after the spec changed. */
         public Builder resetDrain() {
             waves = null;
@@ -252,7 +261,8 @@ public record MaintenanceState(
                     nodeGone,
                     waves,
                     attachedVolumes,
-                    preview);
+                    preview,
+                    hookWait);
         }
     }
 }

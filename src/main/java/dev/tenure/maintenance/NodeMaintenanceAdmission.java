@@ -5,6 +5,8 @@ import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
 import io.fabric8.kubernetes.api.model.Node;
+import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -23,15 +25,22 @@ final class NodeMaintenanceAdmission {
      * @param state the machine state rebuilt from the resource's status
      * @param pinned the node the maintenance was admitted for ({@link #pinnedNode})
      * @param view the cluster as the admission rules see it; read only when {@link #needsClusterView} says so
+     * @param now the reconciler's clock, for spec.schedule
      */
     record Observed(
             NodeMaintenance nm,
             MaintenanceState state,
             Optional<String> pinned,
-            Optional<NodeMaintenanceValidator.ClusterView> view) {}
+            Optional<NodeMaintenanceValidator.ClusterView> view,
+            Instant now) {}
 
     /** What to do with the NodeMaintenance now. */
-    sealed interface Decision {}
+    sealed interface Decision {
+        /** What spec.schedule said of this reconcile (empty: refused, or admitted by an earlier reconcile). */
+        default Optional<MaintenanceSchedule.Verdict> schedule() {
+            return Optional.empty();
+        }
+    }
 
     /** Refused before it held its node and the spec has not changed since: final until the spec is edited. */
     record Unchanged() implements Decision {}
@@ -43,7 +52,15 @@ final class NodeMaintenanceAdmission {
     record Refuse(String error, boolean announce) implements Decision {}
 
     /** The operator-wide limits (cap, control-plane budget) keep it Pending for now: look again later. */
-    record Hold(String error) implements Decision {}
+    record Hold(String error, Optional<MaintenanceSchedule.Verdict> schedule) implements Decision {}
+
+    /** spec.schedule: not its time yet; it touches nothing and takes no budget slot until {@code closed.opens()}. */
+    record Scheduled(MaintenanceSchedule.Verdict.Closed closed) implements Decision {
+        @Override
+        public Optional<MaintenanceSchedule.Verdict> schedule() {
+            return Optional.of(closed);
+        }
+    }
 
     /**
      * Admitted (or admitted before): one step of the machine for {@code request}.
@@ -53,13 +70,15 @@ final class NodeMaintenanceAdmission {
      *     maintenance was admitted by an earlier reconcile
      * @param moved the note that spec.nodeName was edited away from the pinned node, prefixed to lastError
      * @param announceMove the note is new: an event says it
+     * @param schedule what spec.schedule said when it was admitted now (empty when admitted before)
      */
     record Admit(
             MaintenanceRequest request,
             boolean retryFailed,
             Optional<Node> node,
             Optional<String> moved,
-            boolean announceMove)
+            boolean announceMove,
+            Optional<MaintenanceSchedule.Verdict> schedule)
             implements Decision {}
 
     /** The node this reconcile is about: the pinned one, else the one the resource names (null when none). */
@@ -99,6 +118,7 @@ final class NodeMaintenanceAdmission {
         String nodeName = nodeName(nm, observed.pinned());
         MaintenanceRequest request;
         Optional<Node> node = Optional.empty();
+        Optional<MaintenanceSchedule.Verdict> schedule = Optional.empty();
         if (observed.pinned().isPresent() || NodeMaintenanceValidator.started(nm)) {
             // Admitted by an earlier reconcile: only the spec is read again (node, uniqueness and budget were checked).
             try {
@@ -107,21 +127,27 @@ final class NodeMaintenanceAdmission {
                 return refuse(e.getMessage(), state);
             }
         } else {
-            NodeMaintenanceValidator.Verdict verdict = NodeMaintenanceValidator.review(
-                    nm,
-                    null,
-                    observed.view()
-                            .orElseThrow(() -> new IllegalArgumentException(
-                                    "a NodeMaintenance not yet admitted is decided with a cluster view")),
-                    limits);
+            NodeMaintenanceValidator.ClusterView view = observed.view()
+                    .orElseThrow(() -> new IllegalArgumentException(
+                            "a NodeMaintenance not yet admitted is decided with a cluster view"));
+            NodeMaintenanceValidator.Verdict verdict = NodeMaintenanceValidator.review(nm, null, view, limits);
             if (!verdict.refusals().isEmpty()) {
                 return refuse(String.join("; ", verdict.refusals()), state);
             }
-            if (!verdict.holds().isEmpty()) {
-                return new Hold(String.join("; ", verdict.holds()));
-            }
             request = verdict.request().orElseThrow();
-            node = observed.view().get().node();
+            MaintenanceSchedule.Verdict when = request.schedule().at(observed.now());
+            if (when instanceof MaintenanceSchedule.Verdict.Closed closed) {
+                return new Scheduled(closed);
+            }
+            schedule = Optional.of(when);
+            // a scheduled one was not counted against the limits by the review: it is now that its time has come
+            List<String> holds = nm.getSpec().getSchedule() == null
+                    ? verdict.holds()
+                    : NodeMaintenanceValidator.budgetHolds(view, limits);
+            if (!holds.isEmpty()) {
+                return new Hold(String.join("; ", holds), schedule);
+            }
+            node = view.node();
         }
         Optional<String> moved = movedNote(nm, observed.pinned());
         NodeMaintenanceStatus prior = nm.getStatus();
@@ -129,7 +155,7 @@ final class NodeMaintenanceAdmission {
                 && (prior == null
                         || prior.getLastError() == null
                         || !prior.getLastError().contains(moved.get()));
-        return new Admit(request, specChanged(nm), node, moved, announceMove);
+        return new Admit(request, specChanged(nm), node, moved, announceMove, schedule);
     }
 
     /** The spec was edited since the status was written (its observedGeneration). */

@@ -4,23 +4,31 @@ import dev.tenure.election.WorkFence;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.ScheduleStatus;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import io.javaoperatorsdk.operator.processing.event.ResourceID;
+import io.javaoperatorsdk.operator.processing.event.source.EventSource;
+import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import org.jboss.logging.Logger;
@@ -68,6 +76,13 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private static final Logger LOG = Logger.getLogger(NodeMaintenanceReconciler.class);
     private static final Duration REFUSED_RETRY = Duration.ofSeconds(30);
     private static final Duration END_RETRY = Duration.ofSeconds(5);
+    /**
+     * A Scheduled maintenance looks again at its opening, and at least this often: the wall clock may be stepped,
+     * and the spec edited, in between.
+     */
+    private static final Duration SCHEDULE_LOOK = Duration.ofMinutes(10);
+
+    private static final Duration MIN_LOOK = Duration.ofMillis(100);
     /** Reasons worth seeing on the Node itself too (kubectl describe node). */
     private static final Set<String> NODE_REASONS = Set.of(
             MaintenanceEvents.CORDONED,
@@ -105,6 +120,29 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         this.clock = clock;
     }
 
+    /**
+     * Hooks are annotations, and an annotation edit does not change a resource's generation: JOSDK's generation-aware
+     * filter drops it (and every update of an object already being deleted). The removal of a hook must wake the
+     * maintenance waiting on it at once, not at its timeout: a second informer of NodeMaintenances passes exactly the
+     * changes of hook annotations, each to the maintenance it is on.
+     */
+    @Override
+    public List<EventSource<?, NodeMaintenance>> prepareEventSources(EventSourceContext<NodeMaintenance> context) {
+        InformerEventSourceConfiguration<NodeMaintenance> hookChanges = InformerEventSourceConfiguration.from(
+                        NodeMaintenance.class, NodeMaintenance.class)
+                .withName(HOOK_CHANGES)
+                .withSecondaryToPrimaryMapper(nm -> Set.of(ResourceID.fromResource(nm)))
+                .withOnAddFilter(nm -> false)
+                .withOnUpdateFilter((now, before) -> MaintenanceHooks.changed(
+                        before.getMetadata().getAnnotations(), now.getMetadata().getAnnotations()))
+                .withOnDeleteFilter((nm, unknownState) -> false)
+                .build();
+        return List.of(new InformerEventSource<>(hookChanges, context));
+    }
+
+    /** The event source that wakes a maintenance when its hook annotations change. */
+    static final String HOOK_CHANGES = "nodemaintenance-hook-changes";
+
     @Override
     public UpdateControl<NodeMaintenance> reconcile(NodeMaintenance nm, Context<NodeMaintenance> context) {
         try (WorkFence.Permit permit = fence.enter()) {
@@ -117,6 +155,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         NodeMaintenanceStatus prior = nm.getStatus();
         MaintenanceState state = NodeMaintenanceStatuses.toState(prior);
         Optional<String> pinned = pinnedNode(nm);
+        Instant now = clock.instant();
         if (previewing(nm, state, pinned)) {
             return preview(
                     nm,
@@ -129,17 +168,23 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 NodeMaintenanceAdmission.needsClusterView(nm, state, pinned)
                         ? Optional.of(view(nm, context))
                         : Optional.empty();
-        NodeMaintenanceAdmission.Decision decision =
-                NodeMaintenanceAdmission.decide(new NodeMaintenanceAdmission.Observed(nm, state, pinned, view), limits);
+        NodeMaintenanceAdmission.Decision decision = NodeMaintenanceAdmission.decide(
+                new NodeMaintenanceAdmission.Observed(nm, state, pinned, view, now), limits);
         if (decision instanceof NodeMaintenanceAdmission.Unchanged) {
             return UpdateControl.noUpdate();
         }
         String nodeName = NodeMaintenanceAdmission.nodeName(nm, pinned);
-        MaintenanceMachine.Step step = act(nm, state, nodeName, decision);
+        MaintenanceMachine.Step step = act(nm, prior, state, nodeName, decision, now);
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
                 step.state(), prior, NodeMaintenanceAdmission.generation(nm), clock.instant());
         // Admitted (the machine ran for it): the node is pinned, so an edit of spec.nodeName cannot move it.
         next.setNodeName(decision instanceof NodeMaintenanceAdmission.Admit ? nodeName : pinned.orElse(null));
+        if (!(decision instanceof NodeMaintenanceAdmission.Refuse)) {
+            next.setSchedule(scheduleStatus(nm, prior, decision.schedule(), step, now, eventsFor(nm, nodeName)));
+            step = new MaintenanceMachine.Step(
+                    step.state(), untilWindowCloses(next.getSchedule(), step.state(), step.requeueAfter(), now));
+        }
+        NodeMaintenanceStatuses.touch(next, prior, clock.instant());
         metrics.phase(nm.getMetadata().getName(), next.getPhase());
         if (prior == null
                 || prior.getPhase() != next.getPhase()
@@ -162,8 +207,27 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     /** Carries out the admission's decision: the next machine state and when to look again. */
     private MaintenanceMachine.Step act(
-            NodeMaintenance nm, MaintenanceState state, String nodeName, NodeMaintenanceAdmission.Decision decision) {
+            NodeMaintenance nm,
+            NodeMaintenanceStatus prior,
+            MaintenanceState state,
+            String nodeName,
+            NodeMaintenanceAdmission.Decision decision,
+            Instant now) {
         MaintenanceEvents events = eventsFor(nm, nodeName);
+        if (decision instanceof NodeMaintenanceAdmission.Scheduled scheduled) {
+            // not its time yet: it touches nothing and takes no budget slot; said once per next start
+            MaintenanceSchedule.Verdict.Closed closed = scheduled.closed();
+            ScheduleStatus was = prior == null ? null : prior.getSchedule();
+            if (state.phase() != Phase.Scheduled
+                    || was == null
+                    || !NodeMaintenanceStatuses.text(closed.opens()).equals(was.getNextStart())) {
+                events.emit(false, MaintenanceEvents.SCHEDULED, "waits until " + closed.opens() + ": " + closed.why());
+            }
+            return new MaintenanceMachine.Step(
+                    state.toBuilder().phase(Phase.Scheduled).lastError(null).build(),
+                    Optional.of(MaintenancePlanner.min(
+                            SCHEDULE_LOOK, MaintenancePlanner.max(MIN_LOOK, Duration.between(now, closed.opens())))));
+        }
         if (decision instanceof NodeMaintenanceAdmission.Refuse refuse) {
             if (refuse.announce()) {
                 events.emit(true, MaintenanceEvents.FAILED, refuse.error());
@@ -194,7 +258,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             MaintenanceEvents events) {
         MaintenanceMachine.Step step;
         try {
-            step = machine.advance(admit.request(), state, admit.retryFailed(), admit.node(), events);
+            MaintenanceRequest request = admit.request()
+                    .withHooks(MaintenanceHooks.Hooks.of(
+                            hookAnnotations(nm), admit.request().hooks().timeout()));
+            step = machine.advance(request, state, admit.retryFailed(), admit.node(), events);
         } catch (RuntimeException e) {
             // API trouble the machine did not expect (e.g. reading the Node): report it, look again soon.
             LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
@@ -222,6 +289,85 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 && Boolean.TRUE.equals(nm.getSpec().getPreview())
                 && pinned.isEmpty()
                 && !state.holdsNode();
+    }
+
+    /**
+     * The object's annotations as the API server has them now, when the cached copy carries hooks. The hook-change
+     * informer that woke this reconcile is not the one that feeds the primary cache: the cache may not show the
+     * removal yet (seen under load), and its own copy of that update is dropped by the generation filter, so a hold
+     * read from it would last until the next renewal. One GET, only while hooks are on the object.
+     */
+    private Map<String, String> hookAnnotations(NodeMaintenance nm) {
+        Map<String, String> cached = nm.getMetadata().getAnnotations();
+        if (!MaintenanceHooks.changed(null, cached)) {
+            return cached; // no hooks in the cache: an added one is seen by the next reconcile its event causes
+        }
+        NodeMaintenance fresh = client.resources(NodeMaintenance.class)
+                .withName(nm.getMetadata().getName())
+                .get();
+        return fresh == null ? cached : fresh.getMetadata().getAnnotations();
+    }
+
+    /**
+     * status.schedule: when a Scheduled maintenance may start; once it starts, when the window it started in
+     * closes, and whether its drain may not (or did not) finish inside it, said once as a Warning.
+     */
+    private static ScheduleStatus scheduleStatus(
+            NodeMaintenance nm,
+            NodeMaintenanceStatus prior,
+            Optional<MaintenanceSchedule.Verdict> verdict,
+            MaintenanceMachine.Step step,
+            Instant now,
+            MaintenanceEvents events) {
+        ScheduleStatus was = prior == null ? null : prior.getSchedule();
+        if (verdict.orElse(null) instanceof MaintenanceSchedule.Verdict.Closed closed) {
+            return new ScheduleStatus(NodeMaintenanceStatuses.text(closed.opens()), null, closed.why());
+        }
+        Optional<String> message;
+        String closes;
+        if (verdict.orElse(null) instanceof MaintenanceSchedule.Verdict.Open open) {
+            // admitted now (or held by the budget): the window it starts in, and whether its drain fits
+            closes = open.closes().map(NodeMaintenanceStatuses::text).orElse(null);
+            message = step.state().phase() == Phase.Pending
+                    ? Optional.empty() // held by the budget: said when it starts
+                    : open.closes()
+                            .flatMap(c -> MaintenanceSchedule.mayOverrun(
+                                    now,
+                                    c,
+                                    DrainOptions.from(nm.getSpec().getDrain()).timeout()));
+        } else {
+            // started before: the window it started in; a drain still running past its close says so
+            closes = was == null ? null : was.getWindowCloses();
+            MaintenanceState s = step.state();
+            Optional<String> overran = s.phase() == Phase.Running && s.drainedAt() == null && closes != null
+                    ? MaintenanceSchedule.overran(now, Optional.of(Instant.parse(closes)))
+                    : Optional.empty();
+            message = overran.or(() -> Optional.ofNullable(was == null ? null : was.getMessage()));
+        }
+        if (closes == null) {
+            return null;
+        }
+        if (message.isPresent() && (was == null || !message.get().equals(was.getMessage()))) {
+            events.emit(true, MaintenanceEvents.WINDOW_OVERRUN, message.get());
+        }
+        return new ScheduleStatus(null, closes, message.orElse(null));
+    }
+
+    /** A drain still running when its window closes is looked at then, to say so at that moment. */
+    private static Optional<Duration> untilWindowCloses(
+            ScheduleStatus schedule, MaintenanceState state, Optional<Duration> requeue, Instant now) {
+        if (schedule == null
+                || schedule.getWindowCloses() == null
+                || state.phase() != Phase.Running
+                || state.drainedAt() != null) {
+            return requeue;
+        }
+        Instant closes = Instant.parse(schedule.getWindowCloses());
+        if (!now.isBefore(closes)) {
+            return requeue;
+        }
+        Duration left = MaintenancePlanner.max(MIN_LOOK, Duration.between(now, closes));
+        return Optional.of(requeue.map(r -> MaintenancePlanner.min(r, left)).orElse(left));
     }
 
     /**
@@ -294,6 +440,11 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         MaintenanceEvents events = eventsFor(nm, nodeName);
         boolean ended = nodeName != null && state.phase() != Phase.Ended && ownsNode(nm, nodeName, state, context);
         if (ended) {
+            // only a maintenance that held the node has something for pre-uncordon hooks to wait for
+            Optional<Duration> hooksHold = state.holdsNode() ? preUncordonHooks(nm, state, events) : Optional.empty();
+            if (hooksHold.isPresent()) {
+                return DeleteControl.noFinalizerRemoval().rescheduleAfter(hooksHold.get());
+            }
             try {
                 machine.end(nodeName, events);
             } catch (RuntimeException e) {
@@ -313,6 +464,51 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         machine.forget(nm.getMetadata().getName(), nodeName == null ? "" : nodeName);
         LOG.infof("NodeMaintenance %s (node %s) removed", nm.getMetadata().getName(), nodeName);
         return DeleteControl.defaultDelete();
+    }
+
+    /**
+     * Pre-uncordon hooks (Cluster API's pre-terminate hook): the node stays in maintenance while any is on the
+     * deleted NodeMaintenance, for at most spec.hooks.timeout; the wait is in status.hooks. Empty when the undo
+     * may go ahead (no hooks, or they timed out: the node is restored anyway, with a Warning).
+     */
+    private Optional<Duration> preUncordonHooks(NodeMaintenance nm, MaintenanceState state, MaintenanceEvents events) {
+        Duration timeout;
+        try {
+            timeout = MaintenanceRequest.hooks(
+                            nm.getSpec() == null ? null : nm.getSpec().getHooks())
+                    .timeout();
+        } catch (IllegalArgumentException e) {
+            timeout = MaintenanceHooks.DEFAULT_TIMEOUT; // an edited bad spec does not keep the node
+        }
+        MaintenanceHooks.Hooks hooks = MaintenanceHooks.Hooks.of(hookAnnotations(nm), timeout);
+        Instant now = clock.instant();
+        MaintenanceHooks.Verdict verdict =
+                MaintenanceHooks.decide(MaintenanceHooks.Point.PreUncordon, hooks, state.hookWait(), now);
+        boolean waited = state.hookWait() != null && state.hookWait().point() == MaintenanceHooks.Point.PreUncordon;
+        if (verdict instanceof MaintenanceHooks.Verdict.Hold hold) {
+            if (!hold.waiting().equals(state.hookWait())) {
+                events.emit(false, MaintenanceEvents.HOOKS_WAITING, hold.message());
+            }
+            NodeMaintenanceStatus prior = nm.getStatus();
+            NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
+                    state.toBuilder().hookWait(hold.waiting()).build(),
+                    prior,
+                    Optional.ofNullable(nm.getMetadata().getGeneration()).orElse(0L),
+                    now);
+            if (!next.equals(prior)) {
+                writeStatus(nm, next);
+            }
+            return Optional.of(MaintenancePlanner.max(MIN_LOOK, hold.recheck()));
+        }
+        if (verdict instanceof MaintenanceHooks.Verdict.TimedOut timedOut) {
+            events.emit(
+                    true,
+                    MaintenanceEvents.HOOK_TIMED_OUT,
+                    timedOut.message() + "; restoring node " + NodeMaintenanceValidator.nodeOf(nm) + " anyway");
+        } else if (waited) {
+            events.emit(false, MaintenanceEvents.HOOKS_RELEASED, "pre-uncordon hooks removed; ending the maintenance");
+        }
+        return Optional.empty();
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.tenure.maintenance;
 
 import dev.tenure.maintenance.api.DrainPlanStatus;
+import dev.tenure.maintenance.api.HookStatus;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
@@ -65,7 +66,37 @@ public final class NodeMaintenanceStatuses {
                                 ? null
                                 : status.getDrainPlan().getVolumeAttachments());
         condition(status, LEADERS_HANDED_OVER).ifPresent(c -> b.handoverMessage(c.getMessage()));
+        b.hookWait(hookWait(status.getHooks()));
         return b.build();
+    }
+
+    private static MaintenanceHooks.Wait hookWait(HookStatus h) {
+        if (h == null || h.getPoint() == null || h.getSince() == null) {
+            return null;
+        }
+        try {
+            return new MaintenanceHooks.Wait(
+                    MaintenanceHooks.Point.valueOf(h.getPoint()),
+                    h.getWaitingFor() == null ? List.of() : h.getWaitingFor(),
+                    parse(h.getSince()));
+        } catch (IllegalArgumentException | java.time.DateTimeException e) {
+            return null; // not ours to trust (hand-edited): the wait starts again
+        }
+    }
+
+    private static HookStatus hookStatus(MaintenanceHooks.Wait w) {
+        return w == null ? null : new HookStatus(w.point().name(), w.owners(), text(w.since()));
+    }
+
+    /**
+     * lastUpdate again after the front door set fields of its own on {@code next} (node name, schedule): it moves
+     * only when the status differs from {@code prior}.
+     */
+    public static void touch(NodeMaintenanceStatus next, NodeMaintenanceStatus prior, Instant now) {
+        next.setLastUpdate(prior == null ? null : prior.getLastUpdate());
+        if (!next.equals(prior)) {
+            next.setLastUpdate(text(now));
+        }
     }
 
     /** Whether the status says this maintenance holds its node's lease. */
@@ -92,6 +123,7 @@ public final class NodeMaintenanceStatuses {
         s.setLease(shown(state.lease()));
         s.setObservedGeneration(generation);
         s.setDrainPlan(drainPlanOf(state));
+        s.setHooks(hookStatus(state.hookWait()));
         List<Condition> conditions = new ArrayList<>();
         conditions.add(
                 state.leaseAcquiredAt() != null && state.phase() != Phase.Ended
@@ -163,6 +195,7 @@ public final class NodeMaintenanceStatuses {
         // The front door pins status.nodeName after this; compared without it, every status differed from
         // its prior and lastUpdate ticked (and the status was written) at every reconcile.
         s.setNodeName(prior == null ? null : prior.getNodeName());
+        s.setSchedule(prior == null ? null : prior.getSchedule()); // the front door's too
         s.setLastUpdate(prior == null ? null : prior.getLastUpdate());
         if (!s.equals(prior)) {
             s.setLastUpdate(text(now));

@@ -80,10 +80,10 @@ public final class NodeMaintenanceValidator {
             return new Verdict(errors, List.of(), Optional.empty());
         }
         List<String> holds = List.of();
-        if (old == null) {
-            Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
-            view.ahead().forEach(nm -> inMaintenance.add(nodeOf(nm)));
-            holds = limits.refusals(view.node().get(), view.nodes(), inMaintenance);
+        // A scheduled one takes its budget slot when its time comes: the reconciler holds it Pending then if need be.
+        boolean scheduled = candidate.getSpec() != null && candidate.getSpec().getSchedule() != null;
+        if (old == null && !scheduled) {
+            holds = budgetHolds(view, limits);
         }
         return new Verdict(List.of(), holds, request);
     }
@@ -190,10 +190,28 @@ public final class NodeMaintenanceValidator {
         };
     }
 
-    /** Could still start (not ended, not refused). */
+    /** Could still start (not ended, not refused); a Scheduled one keeps its node, not a budget slot. */
     static boolean admissible(NodeMaintenance nm) {
         NodeMaintenanceStatus st = nm.getStatus();
-        return st == null || st.getPhase() == null || st.getPhase() == Phase.Pending;
+        return st == null
+                || st.getPhase() == null
+                || st.getPhase() == Phase.Pending
+                || st.getPhase() == Phase.Scheduled;
+    }
+
+    /** Phase Scheduled: it waits for its start time or window, and counts for no budget meanwhile. */
+    /**
+     * What the operator-wide limits (cap, control-plane budget) say of the node in {@code view} now, counting every
+     * maintenance ahead of it except those still waiting for their schedule.
+     */
+    static List<String> budgetHolds(ClusterView view, MaintenanceLimits limits) {
+        Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
+        view.ahead().stream().filter(nm -> !waitsForItsSchedule(nm)).forEach(nm -> inMaintenance.add(nodeOf(nm)));
+        return limits.refusals(view.node().get(), view.nodes(), inMaintenance);
+    }
+
+    static boolean waitsForItsSchedule(NodeMaintenance nm) {
+        return nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Scheduled;
     }
 
     private static Instant created(NodeMaintenance nm) {

@@ -12,11 +12,13 @@ import dev.tenure.maintenance.NodeMaintenanceAdmission.Decision;
 import dev.tenure.maintenance.NodeMaintenanceAdmission.Hold;
 import dev.tenure.maintenance.NodeMaintenanceAdmission.Observed;
 import dev.tenure.maintenance.NodeMaintenanceAdmission.Refuse;
+import dev.tenure.maintenance.NodeMaintenanceAdmission.Scheduled;
 import dev.tenure.maintenance.NodeMaintenanceAdmission.Unchanged;
 import dev.tenure.maintenance.NodeMaintenanceValidator.ClusterView;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.Phase;
+import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -67,8 +69,13 @@ class NodeMaintenanceAdmissionTest {
         assertThat(NodeMaintenanceAdmission.needsClusterView(nm, state, pinned))
                 .as("the reconciler reads the cluster view exactly when the rules need it")
                 .isEqualTo(view.isPresent());
-        return NodeMaintenanceAdmission.decide(new Observed(nm, state, pinned, view), limits);
+        return NodeMaintenanceAdmission.decide(new Observed(nm, state, pinned, view, NOW), limits);
     }
+
+    static final Instant NOW = Instant.parse("2026-11-26T10:00:00Z");
+    /** What spec.schedule says of a maintenance without one: open now, no window to close. */
+    static final Optional<MaintenanceSchedule.Verdict> OPEN =
+            Optional.of(new MaintenanceSchedule.Verdict.Open(Optional.empty()));
 
     static Stream<Arguments> decisions() {
         MaintenanceLimits one = new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty());
@@ -81,6 +88,23 @@ class NodeMaintenanceAdmissionTest {
                 Map.of("w2", "the maintenance annotation"));
         return Stream.of(
                 Arguments.of(
+                        "new, spec.schedule.startAt later: Scheduled until then, the limits not asked",
+                        resource("w1", nm -> nm.getSpec().setSchedule(startAt("2026-11-26T12:00:00Z"))),
+                        Optional.of(w2ByAnnotation),
+                        one,
+                        new Scheduled(new MaintenanceSchedule.Verdict.Closed(
+                                Instant.parse("2026-11-26T12:00:00Z"),
+                                "spec.schedule.startAt is 2026-11-26T12:00:00Z"))),
+                Arguments.of(
+                        "new, spec.schedule.startAt passed, the cap reached: its time has come, so held Pending",
+                        resource("w1", nm -> nm.getSpec().setSchedule(startAt("2026-11-26T09:00:00Z"))),
+                        Optional.of(w2ByAnnotation),
+                        one,
+                        new Hold(
+                                "tenure.maintenance.max-nodes-in-maintenance: at most 1 node(s) may be in maintenance"
+                                        + " at once; 1 already are: w2",
+                                OPEN)),
+                Arguments.of(
                         "new, node exists: admitted, with the node as read",
                         resource("w1", nm -> {}),
                         Optional.of(view("w1")),
@@ -90,7 +114,8 @@ class NodeMaintenanceAdmissionTest {
                                 false,
                                 view("w1").node(),
                                 Optional.empty(),
-                                false)),
+                                false,
+                                OPEN)),
                 Arguments.of(
                         "new, no such node: refused, announced",
                         resource("w9", nm -> {}),
@@ -123,8 +148,10 @@ class NodeMaintenanceAdmissionTest {
                         resource("w1", nm -> {}),
                         Optional.of(w2ByAnnotation),
                         one,
-                        new Hold("tenure.maintenance.max-nodes-in-maintenance: at most 1 node(s) may be in maintenance"
-                                + " at once; 1 already are: w2")),
+                        new Hold(
+                                "tenure.maintenance.max-nodes-in-maintenance: at most 1 node(s) may be in maintenance"
+                                        + " at once; 1 already are: w2",
+                                OPEN)),
                 Arguments.of(
                         "refused before, spec not edited since: nothing to do, nothing read",
                         resource("w9", failedUnadmitted("spec.nodeName: node w9 not found", 1)),
@@ -141,7 +168,8 @@ class NodeMaintenanceAdmissionTest {
                                 true,
                                 view("w1").node(),
                                 Optional.empty(),
-                                false)),
+                                false,
+                                OPEN)),
                 Arguments.of(
                         "pinned: only the spec is read again, no cluster view, the machine reads the node",
                         resource("w1", pinnedTo("w1")),
@@ -152,7 +180,8 @@ class NodeMaintenanceAdmissionTest {
                                 false,
                                 Optional.empty(),
                                 Optional.empty(),
-                                false)),
+                                false,
+                                Optional.empty())),
                 Arguments.of(
                         "pinned, the cap reached meanwhile: not held (limits are checked once, on admission)",
                         resource("w1", pinnedTo("w1")),
@@ -163,7 +192,8 @@ class NodeMaintenanceAdmissionTest {
                                 false,
                                 Optional.empty(),
                                 Optional.empty(),
-                                false)),
+                                false,
+                                Optional.empty())),
                 Arguments.of(
                         "pinned by an older status's lease name: stays on its node",
                         resource("w1", nm -> {
@@ -177,7 +207,8 @@ class NodeMaintenanceAdmissionTest {
                                 false,
                                 Optional.empty(),
                                 Optional.empty(),
-                                false)),
+                                false,
+                                Optional.empty())),
                 Arguments.of(
                         "pinned to w1, spec.nodeName edited to w2: stays on w1, the move noted and announced",
                         resource("w2", pinnedTo("w1")),
@@ -188,7 +219,8 @@ class NodeMaintenanceAdmissionTest {
                                 false,
                                 Optional.empty(),
                                 Optional.of(MOVED_W1_TO_W2),
-                                true)),
+                                true,
+                                Optional.empty())),
                 Arguments.of(
                         "the move already noted: not announced again",
                         resource(
@@ -203,7 +235,8 @@ class NodeMaintenanceAdmissionTest {
                                 false,
                                 Optional.empty(),
                                 Optional.of(MOVED_W1_TO_W2),
-                                false)),
+                                false,
+                                Optional.empty())),
                 Arguments.of(
                         "pinned, spec edited into a bad one: refused, the node kept",
                         resource("w1", pinnedTo("w1").andThen(nm -> nm.getSpec().setWindow("0"))),
@@ -220,7 +253,8 @@ class NodeMaintenanceAdmissionTest {
                                 false,
                                 Optional.empty(),
                                 Optional.empty(),
-                                false)));
+                                false,
+                                Optional.empty())));
     }
 
     @ParameterizedTest(name = "{0}")
@@ -236,7 +270,7 @@ class NodeMaintenanceAdmissionTest {
         MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
 
         assertThatThrownBy(() -> NodeMaintenanceAdmission.decide(
-                        new Observed(nm, state, Optional.empty(), Optional.empty()), MaintenanceLimits.none()))
+                        new Observed(nm, state, Optional.empty(), Optional.empty(), NOW), MaintenanceLimits.none()))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
@@ -257,5 +291,11 @@ class NodeMaintenanceAdmissionTest {
         assertThat(NodeMaintenanceAdmission.withMoveNote(
                         machineError == null ? null : machineError.replace("NOTE", note), note))
                 .isEqualTo(expected.replace("NOTE", note));
+    }
+
+    private static dev.tenure.maintenance.api.ScheduleSpec startAt(String at) {
+        dev.tenure.maintenance.api.ScheduleSpec spec = new dev.tenure.maintenance.api.ScheduleSpec();
+        spec.setStartAt(at);
+        return spec;
     }
 }

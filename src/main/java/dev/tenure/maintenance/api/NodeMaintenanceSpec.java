@@ -59,6 +59,34 @@ public class NodeMaintenanceSpec {
         this.preview = preview;
     }
 
+    // ---- Issue 29, lifecycle (hooks, scheduled start): fields of their own, apart from the drain rules' block.
+
+    @JsonPropertyDescription(
+            "When the maintenance may start: startAt and/or a recurring window; phase Scheduled" + " until then.")
+    private ScheduleSpec schedule;
+
+    @JsonPropertyDescription("Lifecycle hooks (annotations pre-drain.hooks.tenure.dev/<owner> and"
+            + " pre-uncordon.hooks.tenure.dev/<owner> on this object): how long they may hold it.")
+    private HooksSpec hooks;
+
+    public ScheduleSpec getSchedule() {
+        return schedule;
+    }
+
+    public void setSchedule(ScheduleSpec schedule) {
+        this.schedule = schedule;
+    }
+
+    public HooksSpec getHooks() {
+        return hooks;
+    }
+
+    public void setHooks(HooksSpec hooks) {
+        this.hooks = hooks;
+    }
+
+    // ---- end of the issue 29 lifecycle block
+
     public NodeMaintenanceSpec() {}
 
     public NodeMaintenanceSpec(String nodeName, String reason) {

@@ -16,7 +16,7 @@ import java.util.Objects;
 @JsonIgnoreProperties(ignoreUnknown = true)
 public class NodeMaintenanceStatus {
 
-    @JsonPropertyDescription("Pending, Waiting, Running, Succeeded, Failed or Ended.")
+    @JsonPropertyDescription("Pending, Scheduled, Waiting, Running, Succeeded, Failed or Ended.")
     private Phase phase;
 
     @JsonPropertyDescription("LeaseHeld, Cordoned, LeadersHandedOver, Drained.")
@@ -69,6 +69,32 @@ public class NodeMaintenanceStatus {
     public void setDrainPlan(DrainPlanStatus drainPlan) {
         this.drainPlan = drainPlan;
     }
+
+    // ---- Issue 29, lifecycle (hooks, scheduled start)
+
+    @JsonPropertyDescription("The lifecycle hooks the maintenance waits on now, if any.")
+    private HookStatus hooks;
+
+    @JsonPropertyDescription("The schedule: when it may start, when its window closes, whether the drain overran it.")
+    private ScheduleStatus schedule;
+
+    public HookStatus getHooks() {
+        return hooks;
+    }
+
+    public void setHooks(HookStatus hooks) {
+        this.hooks = hooks;
+    }
+
+    public ScheduleStatus getSchedule() {
+        return schedule;
+    }
+
+    public void setSchedule(ScheduleStatus schedule) {
+        this.schedule = schedule;
+    }
+
+    // ---- end of the issue 29 lifecycle block
 
     public Phase getPhase() {
         return phase;
@@ -192,7 +218,9 @@ public class NodeMaintenanceStatus {
                 && Objects.equals(lease, s.lease)
                 && Objects.equals(observedGeneration, s.observedGeneration)
                 && Objects.equals(nodeName, s.nodeName)
-                && Objects.equals(drainPlan, s.drainPlan);
+                && Objects.equals(drainPlan, s.drainPlan)
+                && Objects.equals(hooks, s.hooks)
+                && Objects.equals(schedule, s.schedule);
     }
 
     @Override

@@ -4,6 +4,8 @@ package dev.tenure.maintenance.api;
 public enum Phase {
     /** Accepted, nothing done yet. */
     Pending,
+    /** Waits for its spec.schedule (startAt, recurring window); nothing done yet, no budget slot taken. */
+    Scheduled,
     /** The node's lease is validly held by someone else. */
     Waiting,
     /** Lease held; cordoning, handing over or draining. */
@@ -12,6 +14,6 @@ public enum Phase {
     Succeeded,
     /** Invalid request or drain failure; lastError says which. */
     Failed,
-    /** The window passed; the node is back in service. */
+    /** The window passed, or pre-drain hooks timed out; the node is back in service. */
     Ended
 }

@@ -1,0 +1,34 @@
+package dev.tenure.maintenance.api;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.Pattern;
+
+/**
+ * How long the lifecycle hooks (annotations {@code pre-drain.hooks.tenure.dev/<owner>} and
+ * {@code pre-uncordon.hooks.tenure.dev/<owner>} on the NodeMaintenance) may hold it at one point.
+ */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
+public class HooksSpec {
+
+    @Pattern(GoDuration.PATTERN)
+    @JsonPropertyDescription("Longest wait at one hook point (default 1h): a pre-drain wait that outlives it ends the"
+            + " maintenance without draining (node restored, lease released); a pre-uncordon wait restores the node.")
+    private String timeout;
+
+    public HooksSpec() {}
+
+    public HooksSpec(String timeout) {
+        this.timeout = timeout;
+    }
+
+    public String getTimeout() {
+        return timeout;
+    }
+
+    public void setTimeout(String timeout) {
+        this.timeout = timeout;
+    }
+}
