@@ -64,7 +64,9 @@ class WiringArchitectureTest {
     /** The maintenance side's decide steps: (observed objects, now, settings) -> decision. */
     private static final Pattern PLANNERS = Pattern.compile("dev\\.tenure\\.maintenance\\.(annotation\\.)?"
             + "(MaintenancePlanner|NodeMaintenanceAdmission|NodeMaintenanceValidator|NodeMaintenanceStatuses|DrainPlan"
-            + "|DrainPacing|MaintenanceRequest|MaintenanceLimits|AnnotationProtocol)(\\$.*)?");
+            + "|DrainPacing|MaintenanceRequest|MaintenanceLimits|AnnotationProtocol"
+            // issue 29's: ordered drain and per-pod behaviour, volume detach, preview, schedules, hooks
+            + "|DrainRules|DrainWaves|VolumeDetach|DrainPreview|MaintenanceSchedule|MaintenanceHooks)(\\$.*)?");
 
     /** What a planner may be given or use: values and other planners, never a client, store, machine or framework. */
     private static final Set<String> VALUES = Set.of(
