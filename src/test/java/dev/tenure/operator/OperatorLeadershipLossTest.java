@@ -106,8 +106,14 @@ class OperatorLeadershipLossTest {
         await().atMost(Duration.ofSeconds(10)).until(a::isLeader);
         OperatorLeadership b = replica("b");
         a.onStop(null);
-        // Released: already free, or already taken by the standby (it may be that quick).
-        assertThat(new KubeLeaseStore(client).get(LEASE).holderIdentity()).isIn("", "b");
+        // Released: free, or already taken by the standby (it may be that quick). The release is a write like any
+        // other: on a loaded machine the mock server's event loop has been seen blocked for 4 s, past the release's
+        // request timeout, and the server applied it when the loop ran again. Within 5 s either way — well before
+        // the 10 s lease, renewed within the last second, could expire had no release been sent.
+        await("a's release reaches the server")
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> List.of("", "b")
+                        .contains(new KubeLeaseStore(client).get(LEASE).holderIdentity()));
         await().atMost(Duration.ofSeconds(15)).until(() -> b.isLeader() && b.reconcilersStarted());
         b.onStop(null);
         assertThat(exits).isEmpty();
