@@ -622,10 +622,15 @@ class MaintenanceMachineIT {
                 .singleElement()
                 .asString()
                 .contains("app/" + name + " (grace period ended");
-        client.pods().inNamespace("app").withName(name).edit(p -> {
-            p.getMetadata().getFinalizers().remove("example.com/hold");
-            return p;
-        });
+        // a merge patch, not a read-modify-write: the terminating pod is written meanwhile, and an edit on the
+        // resourceVersion it read met a 409 under load
+        client.pods()
+                .inNamespace("app")
+                .withName(name)
+                .patch(
+                        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                        "{\"metadata\":{\"finalizers\":null}}");
     }
 
     @Test
