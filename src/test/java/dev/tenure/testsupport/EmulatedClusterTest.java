@@ -330,6 +330,56 @@ class EmulatedClusterTest {
         }
     }
 
+    /**
+     * The real-time election chaos's 83 ms overlap: an elector that read a Lease in deletion lets it go (removes its
+     * last finalizer) with an update at the version it read — after the Lease was deleted and created anew by
+     * another. kube-apiserver refuses the stale update (409); the CRUD store finished the deletion first and deleted
+     * the new Lease, a leader's term with it.
+     */
+    @Test
+    void aStaleUpdateThatRemovesTheLastFinalizerIsAConflictAndDeletesNothing() {
+        String ns = freshNamespace();
+        cluster.seed().namespace(ns);
+        var leases = client.resources(Lease.class).inNamespace(ns);
+        leases.resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                        .withNewMetadata()
+                        .withName("l")
+                        .withFinalizers("example.com/keep")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withHolderIdentity("old")
+                        .endSpec()
+                        .build())
+                .create();
+        leases.withName("l").delete();
+        Lease inDeletion = leases.withName("l").get(); // what the stale elector read: in deletion, our finalizer on
+        assertThat(inDeletion.getMetadata().getDeletionTimestamp()).isNotNull();
+        Lease letGo = new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder(inDeletion)
+                .editMetadata()
+                .withFinalizers()
+                .endMetadata()
+                .build();
+        leases.resource(letGo).update(); // the first to let it go: the deletion finishes
+        assertThat(leases.withName("l").get()).isNull();
+        leases.resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
+                        .withNewMetadata()
+                        .withName("l")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withHolderIdentity("new")
+                        .endSpec()
+                        .build())
+                .create();
+
+        assertThatThrownBy(() -> leases.resource(letGo).update()) // a second, late, at the version it read
+                .isInstanceOfSatisfying(
+                        KubernetesClientException.class,
+                        e -> assertThat(e.getCode()).isEqualTo(409));
+        Lease after = leases.withName("l").get();
+        assertThat(after).as("the new Lease is still there").isNotNull();
+        assertThat(after.getSpec().getHolderIdentity()).isEqualTo("new");
+    }
+
     @Test
     void kubeletRenewsNodeLeaseWhileUpAndLetsItGoStaleWhenDown() {
         try (EmulatedCluster own = EmulatedCluster.start()) {

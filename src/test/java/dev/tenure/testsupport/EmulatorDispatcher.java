@@ -244,6 +244,12 @@ final class EmulatorDispatcher extends Dispatcher {
             String body = request.getUtf8Body(); // consumes the request's body: handed on anew below
             if (body != null && body.trim().startsWith("{")) {
                 JsonNode object = store.tree(body);
+                if (method.equals("PUT")) {
+                    Optional<MockResponse> stale = stalePrecondition(api, object);
+                    if (stale.isPresent()) {
+                        return stale.get();
+                    }
+                }
                 Optional<MockResponse> invalid = invalid(api, object);
                 if (invalid.isPresent()) {
                     return invalid.get();
@@ -276,6 +282,38 @@ final class EmulatorDispatcher extends Dispatcher {
             return selected(request, api);
         }
         return crud.dispatch(request);
+    }
+
+    /**
+     * An update names the resourceVersion it was read at; a different one stored is a 409, whatever the update does
+     * (kube-apiserver's precondition, checked before the write). The CRUD store checks it too, but only after it has
+     * finished the deletion of an object whose update removes its last finalizer — so a stale update of an object
+     * in deletion deleted whatever object held the name by then (a Lease created anew in the meantime, and with it a
+     * leader's term: an 83 ms overlap in the real-time election chaos).
+     */
+    private Optional<MockResponse> stalePrecondition(ApiRequest api, JsonNode object) {
+        String wanted = object.path("metadata").path("resourceVersion").asText("");
+        if (wanted.isEmpty()) {
+            return Optional.empty();
+        }
+        MockResponse current = store.send(io.fabric8.mockwebserver.dsl.HttpMethod.GET, api.path(), null, null);
+        if (current.code() != 200) {
+            return Optional.empty(); // a missing object: the store answers 404 as kube-apiserver does
+        }
+        String stored = store.tree(ClusterStore.body(current))
+                .path("metadata")
+                .path("resourceVersion")
+                .asText("");
+        if (stored.equals(wanted)) {
+            return Optional.empty();
+        }
+        return Optional.of(status(
+                409,
+                "Conflict",
+                "Operation cannot be fulfilled on " + api.resource() + " \"" + api.name()
+                        + "\": the object has been modified; please apply your changes to the latest version and try"
+                        + " again",
+                null));
     }
 
     /**
