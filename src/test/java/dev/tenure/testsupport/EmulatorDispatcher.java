@@ -244,8 +244,12 @@ final class EmulatorDispatcher extends Dispatcher {
             String body = request.getUtf8Body(); // consumes the request's body: handed on anew below
             if (body != null && body.trim().startsWith("{")) {
                 JsonNode object = store.tree(body);
+                JsonNode old = null; // the stored object an update replaces, read once for the precondition and rules
                 if (method.equals("PUT")) {
-                    Optional<MockResponse> stale = stalePrecondition(api, object);
+                    MockResponse current =
+                            store.send(io.fabric8.mockwebserver.dsl.HttpMethod.GET, api.path(), null, null);
+                    old = current.code() == 200 ? store.tree(ClusterStore.body(current)) : null;
+                    Optional<MockResponse> stale = stalePrecondition(api, object, old);
                     if (stale.isPresent()) {
                         return stale.get();
                     }
@@ -256,12 +260,6 @@ final class EmulatorDispatcher extends Dispatcher {
                 }
                 Optional<StructuralSchema> schema = schema(api);
                 if (schema.isPresent() && object instanceof ObjectNode written) {
-                    JsonNode old = null;
-                    if (method.equals("PUT")) {
-                        MockResponse current =
-                                store.send(io.fabric8.mockwebserver.dsl.HttpMethod.GET, api.path(), null, null);
-                        old = current.code() == 200 ? store.tree(ClusterStore.body(current)) : null;
-                    }
                     Optional<MockResponse> refused = admitted(api, schema.get(), written, old);
                     if (refused.isPresent()) {
                         return refused.get();
@@ -291,19 +289,12 @@ final class EmulatorDispatcher extends Dispatcher {
      * in deletion deleted whatever object held the name by then (a Lease created anew in the meantime, and with it a
      * leader's term: an 83 ms overlap in the real-time election chaos).
      */
-    private Optional<MockResponse> stalePrecondition(ApiRequest api, JsonNode object) {
+    private Optional<MockResponse> stalePrecondition(ApiRequest api, JsonNode object, JsonNode old) {
         String wanted = object.path("metadata").path("resourceVersion").asText("");
-        if (wanted.isEmpty()) {
-            return Optional.empty();
+        if (wanted.isEmpty() || old == null) {
+            return Optional.empty(); // no precondition, or a missing object: the store answers 404 as upstream
         }
-        MockResponse current = store.send(io.fabric8.mockwebserver.dsl.HttpMethod.GET, api.path(), null, null);
-        if (current.code() != 200) {
-            return Optional.empty(); // a missing object: the store answers 404 as kube-apiserver does
-        }
-        String stored = store.tree(ClusterStore.body(current))
-                .path("metadata")
-                .path("resourceVersion")
-                .asText("");
+        String stored = old.path("metadata").path("resourceVersion").asText("");
         if (stored.equals(wanted)) {
             return Optional.empty();
         }
