@@ -421,6 +421,14 @@ public final class EmulatedCluster implements AutoCloseable {
     }
 
     /**
+     * How many watches of {@code resource} (a plural, e.g. {@code nodemaintenances}) are open: started, sent their
+     * initial events, and sent every change from now on.
+     */
+    public long openWatches(String resource) {
+        return crud.openWatches(resource);
+    }
+
+    /**
      * The API server ends every watch, as kube-apiserver does when a watch reaches its request timeout: clients watch
      * again from the resourceVersion they last saw (and are told 410 Gone if the watch cache no longer has it).
      */

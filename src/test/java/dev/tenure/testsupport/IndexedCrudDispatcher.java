@@ -135,6 +135,11 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
                 .withWebSocketUpgrade(watchCache.watch(String.valueOf(plural), query, from, () -> map, storeReadLock));
     }
 
+    /** {@link WatchCache#open}. */
+    long openWatches(String resource) {
+        return watchCache.open(resource);
+    }
+
     /** Ends every open watch ({@link WatchCache#closeAll}). */
     void closeWatches() {
         watchCache.closeAll();

@@ -66,6 +66,15 @@ final class WatchCache {
         }
     }
 
+    /**
+     * How many watches of {@code resource} are open and sent every change from now on: a test that must change an
+     * object only after a client's watch has started (e.g. kubectl's watch of one named object, which drops its first
+     * event) waits on it.
+     */
+    long open(String resource) {
+        return watches.stream().filter(w -> w.resource.equals(resource)).count();
+    }
+
     /** Ends every open watch, as kube-apiserver does at its request timeout: clients watch again from where they were. */
     void closeAll() {
         for (Watch w : watches) {
@@ -90,7 +99,7 @@ final class WatchCache {
             public void onOpen(WebSocket ws, Response response) {
                 storeReadLock.lock();
                 try {
-                    watch = new Watch(query, ws);
+                    watch = new Watch(resource, query, ws);
                     if (since <= 0) {
                         current.get().forEach((key, json) -> {
                             if (key.matches(query)) {
@@ -153,12 +162,14 @@ final class WatchCache {
 
     /** One open watch: its events go out in order on one sender at a time. */
     private final class Watch {
+        private final String resource;
         private final AttributeSet query;
         private final WebSocket ws;
         private final Queue<Runnable> pending = new ConcurrentLinkedQueue<>();
         private final AtomicBoolean draining = new AtomicBoolean();
 
-        Watch(AttributeSet query, WebSocket ws) {
+        Watch(String resource, AttributeSet query, WebSocket ws) {
+            this.resource = resource;
             this.query = query;
             this.ws = ws;
         }
