@@ -429,11 +429,22 @@ public final class EmulatedCluster implements AutoCloseable {
     }
 
     /**
-     * The API server ends every watch, as kube-apiserver does when a watch reaches its request timeout: clients watch
-     * again from the resourceVersion they last saw (and are told 410 Gone if the watch cache no longer has it).
+     * The API server ends every watch, as kube-apiserver does when a watch reaches its request timeout: a watch that
+     * asked for bookmarks is sent one first; clients watch again from the resourceVersion they last saw (and are told
+     * 410 Gone if the watch cache no longer has it).
      */
     public void closeWatches() {
         crud.closeWatches();
+    }
+
+    /** Every watch's connection is lost (no bookmark first): clients watch again from the last event they saw. */
+    public void dropWatches() {
+        crud.dropWatches();
+    }
+
+    /** Sends each watch that asked for bookmarks one now, as kube-apiserver does about once a minute. */
+    public void sendBookmarks() {
+        crud.sendBookmarks();
     }
 
     /**

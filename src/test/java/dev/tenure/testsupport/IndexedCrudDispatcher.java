@@ -113,6 +113,7 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         AttributeSet query = attributeExtractor.fromPath(path);
         String name = null;
         String since = null;
+        boolean bookmarks = false;
         int q = path.indexOf('?');
         if (q >= 0) {
             for (String param : path.substring(q + 1).split("&")) {
@@ -121,6 +122,8 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
                         kv.length < 2 ? "" : java.net.URLDecoder.decode(kv[1], java.nio.charset.StandardCharsets.UTF_8);
                 if (kv[0].equals("resourceVersion")) {
                     since = value;
+                } else if (kv[0].equals("allowWatchBookmarks")) {
+                    bookmarks = value.equals("true") || value.equals("1");
                 } else if (kv[0].equals("fieldSelector") && value.startsWith("metadata.name=")) {
                     name = value.substring("metadata.name=".length());
                 }
@@ -132,7 +135,8 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         long from = since != null && since.matches("\\d{1,18}") ? Long.parseLong(since) : 0;
         String plural = single(query, KubernetesAttributesExtractor.PLURAL);
         return new MockResponse()
-                .withWebSocketUpgrade(watchCache.watch(String.valueOf(plural), query, from, () -> map, storeReadLock));
+                .withWebSocketUpgrade(
+                        watchCache.watch(String.valueOf(plural), query, from, bookmarks, () -> map, storeReadLock));
     }
 
     /** {@link WatchCache#open}. */
@@ -143,6 +147,16 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
     /** Ends every open watch ({@link WatchCache#closeAll}). */
     void closeWatches() {
         watchCache.closeAll();
+    }
+
+    /** Ends every open watch without a bookmark ({@link WatchCache#dropAll}). */
+    void dropWatches() {
+        watchCache.dropAll();
+    }
+
+    /** {@link WatchCache#sendBookmarks}. */
+    void sendBookmarks() {
+        watchCache.sendBookmarks();
     }
 
     @Override

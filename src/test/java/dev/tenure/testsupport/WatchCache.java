@@ -27,6 +27,12 @@ import java.util.function.Supplier;
  * resourceVersion, or with "0", starts with an ADDED event per current object. API concepts, "Efficient detection of
  * changes".
  *
+ * <p>A watch that asks for bookmarks ({@code allowWatchBookmarks=true}, as every client-go reflector and fabric8
+ * informer does) is sent a BOOKMARK event, an object of the watched kind with nothing but the resourceVersion it has
+ * been sent every change up to, about once a minute and just before the server ends the watch at its timeout
+ * (cacher.go: {@code bookmarkFrequency}, and the bookmark due before a watch's deadline). A client that watches again
+ * from it is not told 410 Gone for changes of other objects it never saw.
+ *
  * <p>Not thread-safe by itself: {@link #record} is called under the CRUD store's write lock and {@link #open} under
  * its read lock, so a watch opens between two writes and misses none.
  */
@@ -40,6 +46,17 @@ final class WatchCache {
     private final Map<String, Long> tooOldBelow = new HashMap<>();
 
     private final Set<Watch> watches = new CopyOnWriteArraySet<>();
+    /** The newest change recorded, of any resource: what a bookmark says a watch has seen. */
+    private volatile long lastResourceVersion;
+    /** Per resource: the apiVersion and kind of its objects, for the bookmarks of its watches. */
+    private final Map<String, String[]> kinds = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private final java.util.concurrent.ScheduledExecutorService bookmarkTimer =
+            Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "emulated-watch-bookmarks");
+                t.setDaemon(true);
+                return t;
+            });
     private final ExecutorService senders = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "emulated-watch-sender");
         t.setDaemon(true);
@@ -51,10 +68,13 @@ final class WatchCache {
             throw new IllegalArgumentException("watch cache capacity must be >= 1, was " + capacity);
         }
         this.capacity = capacity;
+        bookmarkTimer.scheduleAtFixedRate(this::sendBookmarks, 1, 1, java.util.concurrent.TimeUnit.MINUTES);
     }
 
     /** Keeps a change of {@code resource} and sends it to every open watch it concerns. */
     void record(String resource, Change change) {
+        lastResourceVersion = Math.max(lastResourceVersion, change.resourceVersion());
+        kinds.computeIfAbsent(resource, r -> kindOf(change.newJson() != null ? change.newJson() : change.oldJson()));
         Deque<Change> kept = byResource.computeIfAbsent(resource, r -> new ArrayDeque<>());
         kept.addLast(change);
         if (kept.size() > capacity) {
@@ -75,10 +95,38 @@ final class WatchCache {
         return watches.stream().filter(w -> w.resource.equals(resource)).count();
     }
 
-    /** Ends every open watch, as kube-apiserver does at its request timeout: clients watch again from where they were. */
+    /**
+     * Ends every open watch, as kube-apiserver does at its request timeout: a watch that asked for bookmarks is sent
+     * one first, and clients watch again from where they were.
+     */
     void closeAll() {
+        sendBookmarks();
+        dropAll();
+    }
+
+    /** Ends every open watch without a bookmark, as a lost connection does. */
+    void dropAll() {
         for (Watch w : watches) {
             w.close();
+        }
+    }
+
+    /** Sends each open watch that asked for bookmarks one, with the newest resourceVersion recorded. */
+    void sendBookmarks() {
+        for (Watch w : watches) {
+            w.bookmark();
+        }
+    }
+
+    private static String[] kindOf(String json) {
+        try {
+            com.fasterxml.jackson.databind.JsonNode tree =
+                    Serialization.jsonMapper().readTree(json);
+            return new String[] {
+                tree.path("apiVersion").asText(), tree.path("kind").asText()
+            };
+        } catch (java.io.IOException e) {
+            return new String[] {"", ""};
         }
     }
 
@@ -90,6 +138,7 @@ final class WatchCache {
             String resource,
             AttributeSet query,
             long since,
+            boolean bookmarks,
             Supplier<Map<AttributeSet, String>> current,
             java.util.concurrent.locks.Lock storeReadLock) {
         return new WebSocketListener() {
@@ -99,7 +148,7 @@ final class WatchCache {
             public void onOpen(WebSocket ws, Response response) {
                 storeReadLock.lock();
                 try {
-                    watch = new Watch(resource, query, ws);
+                    watch = new Watch(resource, query, ws, bookmarks, storeReadLock);
                     if (since <= 0) {
                         current.get().forEach((key, json) -> {
                             if (key.matches(query)) {
@@ -145,6 +194,7 @@ final class WatchCache {
     }
 
     void shutdown() {
+        bookmarkTimer.shutdownNow();
         senders.shutdownNow();
     }
 
@@ -165,13 +215,40 @@ final class WatchCache {
         private final String resource;
         private final AttributeSet query;
         private final WebSocket ws;
+        private final boolean bookmarks;
+        private final java.util.concurrent.locks.Lock storeReadLock;
         private final Queue<Runnable> pending = new ConcurrentLinkedQueue<>();
         private final AtomicBoolean draining = new AtomicBoolean();
 
-        Watch(String resource, AttributeSet query, WebSocket ws) {
+        Watch(
+                String resource,
+                AttributeSet query,
+                WebSocket ws,
+                boolean bookmarks,
+                java.util.concurrent.locks.Lock storeReadLock) {
             this.resource = resource;
             this.query = query;
             this.ws = ws;
+            this.bookmarks = bookmarks;
+            this.storeReadLock = storeReadLock;
+        }
+
+        /** A BOOKMARK, queued between two writes so it follows every change it vouches for. */
+        void bookmark() {
+            String[] kind = kinds.get(resource);
+            if (!bookmarks || kind == null) {
+                return;
+            }
+            storeReadLock.lock();
+            try {
+                ObjectNode event = Serialization.jsonMapper().createObjectNode().put("type", "BOOKMARK");
+                ObjectNode object =
+                        event.putObject("object").put("kind", kind[1]).put("apiVersion", kind[0]);
+                object.putObject("metadata").put("resourceVersion", String.valueOf(lastResourceVersion));
+                sendRaw(event.toString());
+            } finally {
+                storeReadLock.unlock();
+            }
         }
 
         /** Sends the change as the event this watch sees (KubernetesCrudDispatcher.processEvent's rule). */
