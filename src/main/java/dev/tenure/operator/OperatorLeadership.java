@@ -207,6 +207,8 @@ public class OperatorLeadership {
                 .metrics(new MicrometerElectionMetrics(registry, lease))
                 .build();
         warmUp(electionClient, lease);
+        buildTypeTable(client);
+        buildTypeTable(electionClient);
         LOG.infof("contending for lease %s as %s", lease, identity);
         elector.start();
     }
@@ -252,6 +254,18 @@ public class OperatorLeadership {
         } catch (RuntimeException e) {
             LOG.debugf(e, "warm-up read of %s", lease);
         }
+    }
+
+    /**
+     * Builds the client's table of Kubernetes kinds now, before contending. fabric8 builds it the first time the client
+     * decodes an object whose class it is not told, i.e. the first watch event of an informer, on the event loop that
+     * received it and under a lock: seconds on a busy two-core machine, while the election client's renewals wait on
+     * the same event loops. The admission caches' informers start with the operator, so a new leader's first renewals
+     * fell in that stall (seen: a leader fenced 3.4 s after it won, its event loop blocked in KubernetesDeserializer's
+     * class-path scan).
+     */
+    static void buildTypeTable(KubernetesClient client) {
+        client.getKubernetesSerialization().unmarshal("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\"}");
     }
 
     /**

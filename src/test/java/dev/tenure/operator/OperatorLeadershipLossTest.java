@@ -53,6 +53,30 @@ class OperatorLeadershipLossTest {
         return l;
     }
 
+    /**
+     * A replica builds its client's table of Kubernetes kinds before it contends, not on the event loop of its
+     * informers' first watch event while it renews (OperatorLeadership.buildTypeTable). Here the lease is held
+     * elsewhere, so the replica stands by and nothing else it does decodes an object of an untold class.
+     */
+    @Test
+    void aReplicaBuildsItsClientsTypeTableBeforeItContends() throws ReflectiveOperationException {
+        new KubeLeaseStore(client).create(LEASE, LeaseRecord.heldBy("elsewhere", Duration.ofMinutes(5), Instant.now()));
+        OperatorLeadership standby = replica("standby");
+        try {
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> standby.elector().orElseThrow().leader().isPresent());
+            assertThat(standby.isLeader()).isFalse();
+            java.lang.reflect.Field table =
+                    client.getKubernetesSerialization().getClass().getDeclaredField("kubernetesDeserializer");
+            table.setAccessible(true);
+            assertThat(table.get(client.getKubernetesSerialization()))
+                    .as("fabric8's type table, built before contending")
+                    .isNotNull();
+        } finally {
+            standby.onStop(null);
+        }
+    }
+
     @Test
     void oneLeadsTheOtherStandsByAndALostLeaderExits() {
         OperatorLeadership a = replica("a");
