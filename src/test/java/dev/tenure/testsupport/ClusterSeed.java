@@ -238,7 +238,7 @@ public final class ClusterSeed {
                     .endNodeInfo()
                     .endStatus()
                     .build());
-            kubelets.renewSoon();
+            kubelets.registered(node);
             return node;
         }
     }

@@ -710,6 +710,26 @@ class EmulatedClusterTest {
     }
 
     /**
+     * A kubelet creates its node's lease as it registers the node, so a seeded node has one at once, and a kubelet
+     * marked down right after leaves a lease that goes stale rather than none (which the operator reads as "this
+     * cluster has no node leases": it then waits on terminating pods as kubectl does).
+     */
+    @Test
+    void aSeededNodeHasItsKubeletLeaseAtOnce() {
+        try (EmulatedCluster own = EmulatedCluster.start(EmulatedCluster.Options.forTests())) {
+            own.seed().node("fresh").role("worker").create();
+            own.markKubeletDown("fresh");
+            assertThat(own.client()
+                            .leases()
+                            .inNamespace("kube-node-lease")
+                            .withName("fresh")
+                            .get())
+                    .as("the node lease of a node its kubelet registered")
+                    .isNotNull();
+        }
+    }
+
+    /**
      * A fabric8 informer whose watch comes back with a resourceVersion the watch cache no longer keeps (here: more
      * Lease changes in another namespace than the cache holds, then its connection lost, so no bookmark told it of
      * them) is told 410 Gone and lists again, as client-go's reflector does; it ends up with the cluster's objects.

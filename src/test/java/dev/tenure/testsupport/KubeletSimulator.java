@@ -1,11 +1,13 @@
 package dev.tenure.testsupport;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.mockwebserver.dsl.HttpMethod;
+import io.fabric8.mockwebserver.http.MockResponse;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.ZoneOffset;
@@ -67,11 +69,6 @@ final class KubeletSimulator {
         if (pods != null) {
             pods.forEach(path -> executor.execute(() -> finish(path, node)));
         }
-        executor.execute(this::renewLeases);
-    }
-
-    /** Renews leases now (a node was just added), instead of at the next interval. */
-    void renewSoon() {
         executor.execute(this::renewLeases);
     }
 
@@ -167,35 +164,53 @@ final class KubeletSimulator {
             for (JsonNode node : store.tree(ClusterStore.body(store.send(HttpMethod.GET, "/api/v1/nodes", null, null)))
                     .path("items")) {
                 String name = node.path("metadata").path("name").asText();
-                if (down.contains(name)) {
-                    continue;
-                }
-                String path = "/apis/coordination.k8s.io/v1/namespaces/" + NODE_LEASE_NAMESPACE + "/leases/" + name;
-                if (store.mergePatch(path, "{\"spec\":{\"renewTime\":\"" + now + "\"}}")
-                                .code()
-                        == 404) {
-                    Lease lease = new LeaseBuilder()
-                            .withMetadata(new ObjectMetaBuilder()
-                                    .withName(name)
-                                    .withNamespace(NODE_LEASE_NAMESPACE)
-                                    .addNewOwnerReference()
-                                    .withApiVersion("v1")
-                                    .withKind("Node")
-                                    .withName(name)
-                                    .withUid(node.path("metadata").path("uid").asText())
-                                    .endOwnerReference()
-                                    .build())
-                            .withNewSpec()
-                            .withHolderIdentity(name)
-                            .withLeaseDurationSeconds(leaseDurationSeconds)
-                            .withRenewTime(ZonedDateTime.now(clock))
-                            .endSpec()
-                            .build();
-                    store.create(lease);
+                if (!down.contains(name)) {
+                    renew(name, node.path("metadata").path("uid").asText(), now);
                 }
             }
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "kubelet lease renewal failed", e);
+        }
+    }
+
+    /**
+     * A node was just registered: its kubelet creates its lease now, as the real one does when it registers, so a
+     * kubelet marked down right after has a lease that goes stale (not none, which reads as "no node leases here").
+     */
+    void registered(Node node) {
+        renew(node.getMetadata().getName(), node.getMetadata().getUid(), microTime(ZonedDateTime.now(clock)));
+    }
+
+    /** Renews the node's lease, creating it (owned by the node) if it has none. */
+    private void renew(String name, String uid, String now) {
+        String path = "/apis/coordination.k8s.io/v1/namespaces/" + NODE_LEASE_NAMESPACE + "/leases/" + name;
+        if (store.mergePatch(path, "{\"spec\":{\"renewTime\":\"" + now + "\"}}").code() != 404) {
+            return;
+        }
+        Lease lease = new LeaseBuilder()
+                .withMetadata(new ObjectMetaBuilder()
+                        .withName(name)
+                        .withNamespace(NODE_LEASE_NAMESPACE)
+                        .addNewOwnerReference()
+                        .withApiVersion("v1")
+                        .withKind("Node")
+                        .withName(name)
+                        .withUid(uid)
+                        .endOwnerReference()
+                        .build())
+                .withNewSpec()
+                .withHolderIdentity(name)
+                .withLeaseDurationSeconds(leaseDurationSeconds)
+                .withRenewTime(ZonedDateTime.now(clock))
+                .endSpec()
+                .build();
+        MockResponse created = store.send(
+                HttpMethod.POST,
+                "/apis/coordination.k8s.io/v1/namespaces/" + NODE_LEASE_NAMESPACE + "/leases",
+                "application/json",
+                store.serialization.asJson(lease));
+        if (created.code() >= 300 && created.code() != 409) { // 409: a renewal round beside this one made it
+            throw new IllegalStateException("creating node lease " + name + ": " + created.code());
         }
     }
 }
