@@ -4,11 +4,8 @@ import java.time.Duration;
 import java.time.InstantSource;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executor;
-import java.util.function.Consumer;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import java.util.random.RandomGenerator;
 
 /**
  * The client side of coordinated leader election (client-go {@code leasecandidate.go} parity):
@@ -42,11 +39,11 @@ public final class Candidate {
     private Scheduler.Scheduled pending;
     private LeaseStore.LeaseWatch watch;
 
-    private Candidate(Builder b, LeaderElector elector) {
-        this.candidate = LeaseKey.of(b.namespace, b.identity);
+    private Candidate(Builder b, ElectionConfig election) {
+        this.candidate = LeaseKey.of(b.namespace, election.identity());
         this.desired = new CandidateRecord(
                 b.namespace,
-                b.identity,
+                election.identity(),
                 b.leaseName,
                 b.binaryVersion,
                 b.emulationVersion,
@@ -57,11 +54,11 @@ public final class Candidate {
                 b.nodeName == null ? Map.of() : Map.of(NODE_LABEL, b.nodeName),
                 null);
         this.candidates = b.candidateStore;
-        this.scheduler = b.scheduler;
-        this.clock = b.clock;
+        this.scheduler = election.scheduler();
+        this.clock = election.clock();
         this.renewInterval = b.renewInterval;
-        this.retryPeriod = b.retryPeriod;
-        this.elector = elector;
+        this.retryPeriod = election.retryPeriod();
+        this.elector = new LeaderElector(election);
     }
 
     public static Builder builder() {
@@ -157,42 +154,30 @@ public final class Candidate {
         pending = scheduler.schedule(delay, this::renewCandidate);
     }
 
-    /** Builds a {@link Candidate}. */
-    public static final class Builder {
+    /**
+     * Builds a {@link Candidate}: the LeaseCandidate's fields here, the elector's settings (identity, timing, store,
+     * schedulers, clocks, callbacks) from {@link ElectionConfig.Settings}, checked by the same rules as any elector's.
+     * The identity is both the LeaseCandidate's name and the lease holder identity.
+     */
+    public static final class Builder extends ElectionConfig.Settings<Builder> {
         private String namespace;
-        private String identity;
         private String leaseName;
         private String binaryVersion;
         private String emulationVersion;
         private String strategy = OLDEST_EMULATION_VERSION;
         private String nodeName;
         private LeaseCandidateStore candidateStore;
-        private LeaseStore leaseStore;
-        private Scheduler scheduler;
-        private InstantSource clock;
-        private InstantSource monotonic;
-        private Scheduler fenceScheduler;
-        private java.util.concurrent.ExecutorService storeCalls;
-        private RandomGenerator random;
         private Duration renewInterval = Duration.ofMinutes(5);
-        private Duration leaseDuration = Duration.ofSeconds(15);
-        private Duration renewDeadline = Duration.ofSeconds(10);
-        private Duration retryPeriod = Duration.ofSeconds(2);
-        private Executor callbackExecutor = Runnable::run;
-        private Runnable onStartedLeading = () -> {};
-        private Runnable onStoppedLeading = () -> {};
-        private Consumer<String> onNewLeader = id -> {};
-        private ElectionMetrics metrics = ElectionMetrics.NONE;
 
         private Builder() {}
 
-        public Builder namespace(String v) {
-            this.namespace = v;
+        @Override
+        Builder self() {
             return this;
         }
-        /** LeaseCandidate name and lease holder identity. */
-        public Builder identity(String v) {
-            this.identity = v;
+
+        public Builder namespace(String v) {
+            this.namespace = v;
             return this;
         }
 
@@ -225,40 +210,9 @@ public final class Candidate {
             this.candidateStore = v;
             return this;
         }
-
+        /** The store of the Lease the controller assigns (the elector's {@link #store}). */
         public Builder leaseStore(LeaseStore v) {
-            this.leaseStore = v;
-            return this;
-        }
-
-        public Builder scheduler(Scheduler v) {
-            this.scheduler = v;
-            return this;
-        }
-        /** Wall clock: renewTime/pingTime written into objects. */
-        public Builder clock(InstantSource v) {
-            this.clock = v;
-            return this;
-        }
-        /** Interval clock of the lease's elector ({@link LeaderElector.Builder#monotonic}). */
-        public Builder monotonic(InstantSource v) {
-            this.monotonic = v;
-            return this;
-        }
-        /** See {@link LeaderElector.Builder#fenceScheduler}. */
-        public Builder fenceScheduler(Scheduler v) {
-            this.fenceScheduler = v;
-            return this;
-        }
-        /** See {@link LeaderElector.Builder#storeCalls}. */
-        public Builder storeCalls(java.util.concurrent.ExecutorService v) {
-            this.storeCalls = v;
-            return this;
-        }
-
-        public Builder random(RandomGenerator v) {
-            this.random = v;
-            return this;
+            return store(v);
         }
 
         public Builder renewInterval(Duration v) {
@@ -266,46 +220,7 @@ public final class Candidate {
             return this;
         }
 
-        public Builder leaseDuration(Duration v) {
-            this.leaseDuration = v;
-            return this;
-        }
-
-        public Builder renewDeadline(Duration v) {
-            this.renewDeadline = v;
-            return this;
-        }
-
-        public Builder retryPeriod(Duration v) {
-            this.retryPeriod = v;
-            return this;
-        }
-
-        public Builder callbackExecutor(Executor v) {
-            this.callbackExecutor = v;
-            return this;
-        }
-
-        public Builder onStartedLeading(Runnable v) {
-            this.onStartedLeading = v;
-            return this;
-        }
-
-        public Builder onStoppedLeading(Runnable v) {
-            this.onStoppedLeading = v;
-            return this;
-        }
-
-        public Builder onNewLeader(Consumer<String> v) {
-            this.onNewLeader = v;
-            return this;
-        }
-
-        public Builder metrics(ElectionMetrics v) {
-            this.metrics = v;
-            return this;
-        }
-
+        /** Checks the candidate's own fields, then the elector's (a coordinated one on {@code namespace/leaseName}). */
         public Candidate build() {
             req(namespace != null && !namespace.isBlank(), "namespace must be non-empty");
             req(leaseName != null && !leaseName.isBlank(), "leaseName must be non-empty");
@@ -315,27 +230,7 @@ public final class Candidate {
             req(
                     renewInterval != null && renewInterval.compareTo(Duration.ZERO) > 0,
                     "renewInterval must be greater than 0");
-            LeaderElector elector = LeaderElector.builder()
-                    .lease(LeaseKey.of(namespace, leaseName))
-                    .identity(identity)
-                    .coordinated(true)
-                    .leaseDuration(leaseDuration)
-                    .renewDeadline(renewDeadline)
-                    .retryPeriod(retryPeriod)
-                    .store(leaseStore)
-                    .scheduler(scheduler)
-                    .fenceScheduler(fenceScheduler)
-                    .storeCalls(storeCalls)
-                    .clock(clock)
-                    .monotonic(monotonic)
-                    .random(random)
-                    .callbackExecutor(callbackExecutor)
-                    .onStartedLeading(onStartedLeading)
-                    .onStoppedLeading(onStoppedLeading)
-                    .onNewLeader(onNewLeader)
-                    .metrics(metrics)
-                    .build();
-            return new Candidate(this, elector);
+            return new Candidate(this, config(LeaseKey.of(namespace, leaseName), true));
         }
 
         private static void req(boolean ok, String message) {

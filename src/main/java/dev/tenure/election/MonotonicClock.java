@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
  * anchored once at the wall time of its creation, then advanced by elapsed nanoseconds. A
  * wall-clock step (NTP, an admin's {@code date -s}) never moves it, so deadlines and expiry
  * measured on it stay true — Go's {@code time.Now()} carries such a monotonic reading, which is
- * why client-go is immune to clock steps. Give it to {@link LeaderElector.Builder#monotonic};
+ * why client-go is immune to clock steps. Give it to {@link ElectionConfig.Settings#monotonic};
  * wall time is only for the timestamps written into a Lease.
  *
  * <p>This is wiring, like {@link ExecutorScheduler}: the one class of the core that reads the

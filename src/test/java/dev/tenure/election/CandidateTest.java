@@ -1,13 +1,19 @@
 package dev.tenure.election;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
+import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 class CandidateTest {
     static final String NS = "kube-system";
@@ -19,6 +25,10 @@ class CandidateTest {
     final List<String> events = new ArrayList<>();
 
     Candidate candidate(String identity) {
+        return candidateBuilder(identity).build();
+    }
+
+    Candidate.Builder candidateBuilder(String identity) {
         return Candidate.builder()
                 .namespace(NS)
                 .identity(identity)
@@ -33,8 +43,40 @@ class CandidateTest {
                 .monotonic(scheduler.clock())
                 .random(new Random(5))
                 .onStartedLeading(() -> events.add(identity + " started"))
-                .onStoppedLeading(() -> events.add(identity + " stopped"))
-                .build();
+                .onStoppedLeading(() -> events.add(identity + " stopped"));
+    }
+
+    static Stream<Arguments> invalidConfigs() {
+        return Stream.<Arguments>of(
+                Arguments.of(
+                        "no LeaseCandidate store",
+                        (UnaryOperator<Candidate.Builder>) b -> b.candidateStore(null),
+                        "candidate config: candidateStore must be set"),
+                Arguments.of(
+                        "empty identity",
+                        (UnaryOperator<Candidate.Builder>) b -> b.identity(" "),
+                        "leader election config: identity must be non-empty"),
+                Arguments.of(
+                        "lease duration not above renew deadline",
+                        (UnaryOperator<Candidate.Builder>) b -> b.renewDeadline(Duration.ofSeconds(15)),
+                        "leader election config: leaseDuration (PT15S) must be greater than renewDeadline (PT15S)"),
+                Arguments.of(
+                        "negative health grace",
+                        (UnaryOperator<Candidate.Builder>) b -> b.healthGrace(Duration.ofSeconds(-1)),
+                        "leader election config: healthGrace (PT-1S) must not be negative"),
+                Arguments.of(
+                        "no lease store",
+                        (UnaryOperator<Candidate.Builder>) b -> b.leaseStore(null),
+                        "leader election config: store must be set"));
+    }
+
+    /** A candidate's elector settings are checked by the elector's own rules (one ElectionConfig), its own fields first. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("invalidConfigs")
+    void builderNamesTheViolatedRule(String name, UnaryOperator<Candidate.Builder> breakIt, String message) {
+        assertThatThrownBy(() -> breakIt.apply(candidateBuilder("pod-a")).build())
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage(message);
     }
 
     @Test

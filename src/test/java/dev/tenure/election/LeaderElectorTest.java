@@ -53,6 +53,22 @@ class LeaderElectorTest {
     }
 
     @Test
+    void configIsWhatWasSetWithTheDefaultsFilledIn() {
+        LeaderElector a = h.builder("a", Duration.ZERO).build();
+        ElectionConfig c = a.config();
+        assertThat(c.lease()).isEqualTo(LEASE);
+        assertThat(c.identity()).isEqualTo("a");
+        assertThat(List.of(c.leaseDuration(), c.renewDeadline(), c.retryPeriod()))
+                .containsExactly(LD, RD, RP);
+        assertThat(c.healthGrace()).isEqualTo(Duration.ofSeconds(20));
+        assertThat(c.releaseOnStop()).isTrue();
+        assertThat(c.coordinated()).isFalse();
+        assertThat(c.fenceScheduler())
+                .as("no fence scheduler given: the loop's")
+                .isSameAs(c.scheduler());
+    }
+
+    @Test
     void acquiresAFreshLeaseAndReportsItself() {
         LeaderElector a = h.start("a", Duration.ZERO);
         h.scheduler.runDue();
