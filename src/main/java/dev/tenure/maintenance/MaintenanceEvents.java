@@ -46,6 +46,9 @@ public interface MaintenanceEvents {
     /** The window a maintenance started in closes (or may close) before its drain finishes. */
     String WINDOW_OVERRUN = "WindowOverrun";
 
+    /** The operator-wide limits hold the maintenance Pending: its (new) place in the queue for a free slot. */
+    String QUEUED = "Queued";
+
     void emit(boolean warning, String reason, String message);
 
     MaintenanceEvents NONE = (warning, reason, message) -> {};

@@ -75,6 +75,12 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     public static final String NAME = "nodemaintenance";
     private static final Logger LOG = Logger.getLogger(NodeMaintenanceReconciler.class);
     private static final Duration REFUSED_RETRY = Duration.ofSeconds(30);
+    /**
+     * A request the limits hold is woken when a maintenance ends or the queue moves ({@link #QUEUE_AND_HOOK_CHANGES});
+     * this look is only the backstop for a missed event.
+     */
+    static final Duration QUEUE_LOOK = Duration.ofSeconds(30);
+
     private static final Duration END_RETRY = Duration.ofSeconds(5);
     /**
      * A Scheduled maintenance looks again at its opening, and at least this often: the wall clock may be stepped,
@@ -99,6 +105,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final NodesMaintainedElsewhere elsewhere;
     /** The operator's leadership term: every reconcile and cleanup holds a permit of it, so a stop waits them out. */
     private final WorkFence fence;
+    /** How often a held request looks again without being woken ({@link #QUEUE_LOOK}; tests set it long). */
+    private final Duration queueLook;
+    /** The informer behind {@link #QUEUE_AND_HOOK_CHANGES}, once the operator has asked for it. */
+    private volatile InformerEventSource<NodeMaintenance, NodeMaintenance> changes;
 
     @Inject
     public NodeMaintenanceReconciler(
@@ -110,6 +120,21 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             NodesMaintainedElsewhere elsewhere,
             WorkFence fence,
             Clock clock) {
+        this(machine, client, recorder, metrics, limits, elsewhere, fence, clock, QUEUE_LOOK);
+    }
+
+    /** As the CDI constructor, with the backstop look of a held request given ({@link #QUEUE_LOOK} there). */
+    public NodeMaintenanceReconciler(
+            MaintenanceMachine machine,
+            KubernetesClient client,
+            EventRecorder recorder,
+            MaintenanceMetrics metrics,
+            MaintenanceLimits limits,
+            NodesMaintainedElsewhere elsewhere,
+            WorkFence fence,
+            Clock clock,
+            Duration queueLook) {
+        this.queueLook = queueLook;
         this.elsewhere = elsewhere;
         this.fence = fence;
         this.machine = machine;
@@ -123,25 +148,59 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     /**
      * Hooks are annotations, and an annotation edit does not change a resource's generation: JOSDK's generation-aware
      * filter drops it (and every update of an object already being deleted). The removal of a hook must wake the
-     * maintenance waiting on it at once, not at its timeout: a second informer of NodeMaintenances passes exactly the
-     * changes of hook annotations, each to the maintenance it is on.
+     * maintenance waiting on it at once, not at its timeout. The fair queue needs the same kind of wake-up across
+     * resources: a maintenance that ends (deleted, phase Ended or Failed) frees a slot, one that starts or changes its
+     * priority moves the queue, and the requests held Pending must look at once, not at their next poll. A second
+     * informer of NodeMaintenances passes exactly those changes: a hook change to the maintenance it is on, a change
+     * of the queue (and a delete) also to every request waiting for a slot. One informer for both, so the operator
+     * keeps two watches of NodeMaintenances, not three; JOSDK's own secondary-to-primary mapping does the fan-out.
      */
     @Override
     public List<EventSource<?, NodeMaintenance>> prepareEventSources(EventSourceContext<NodeMaintenance> context) {
-        InformerEventSourceConfiguration<NodeMaintenance> hookChanges = InformerEventSourceConfiguration.from(
+        var cache = context.getPrimaryCache();
+        InformerEventSourceConfiguration<NodeMaintenance> config = InformerEventSourceConfiguration.from(
                         NodeMaintenance.class, NodeMaintenance.class)
-                .withName(HOOK_CHANGES)
-                .withSecondaryToPrimaryMapper(nm -> Set.of(ResourceID.fromResource(nm)))
-                .withOnAddFilter(nm -> false)
+                .withName(QUEUE_AND_HOOK_CHANGES)
+                .withSecondaryToPrimaryMapper(nm -> wakes(nm, cache.list().toList()))
+                // a new request may stand ahead of those waiting (a higher priority): they look at their place
+                .withOnAddFilter(NodeMaintenanceValidator::waitsForASlot)
                 .withOnUpdateFilter((now, before) -> MaintenanceHooks.changed(
-                        before.getMetadata().getAnnotations(), now.getMetadata().getAnnotations()))
-                .withOnDeleteFilter((nm, unknownState) -> false)
+                                before.getMetadata().getAnnotations(),
+                                now.getMetadata().getAnnotations())
+                        || queueMoved(before, now))
+                .withOnDeleteFilter((nm, unknownState) -> true)
                 .build();
-        return List.of(new InformerEventSource<>(hookChanges, context));
+        InformerEventSource<NodeMaintenance, NodeMaintenance> source = new InformerEventSource<>(config, context);
+        changes = source;
+        return List.of(source);
     }
 
-    /** The event source that wakes a maintenance when its hook annotations change. */
-    static final String HOOK_CHANGES = "nodemaintenance-hook-changes";
+    /** The event source that wakes a maintenance when its hook annotations change, and the queue when it moves. */
+    static final String QUEUE_AND_HOOK_CHANGES = "nodemaintenance-queue-and-hook-changes";
+
+    /** What a change of {@code changed} wakes: itself (its hooks), and every other request waiting for a slot. */
+    static Set<ResourceID> wakes(NodeMaintenance changed, List<NodeMaintenance> all) {
+        Set<ResourceID> ids = new java.util.HashSet<>();
+        ids.add(ResourceID.fromResource(changed));
+        all.stream()
+                .filter(NodeMaintenanceValidator::waitsForASlot)
+                .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
+                .forEach(nm -> ids.add(ResourceID.fromResource(nm)));
+        return ids;
+    }
+
+    /**
+     * A change that may free a slot or reorder the queue: the phase (a request started, ended, failed or was held),
+     * the start of its deletion, or its priority.
+     */
+    static boolean queueMoved(NodeMaintenance before, NodeMaintenance now) {
+        Phase was = before.getStatus() == null ? null : before.getStatus().getPhase();
+        Phase is = now.getStatus() == null ? null : now.getStatus().getPhase();
+        return was != is
+                || (before.getMetadata().getDeletionTimestamp() == null)
+                        != (now.getMetadata().getDeletionTimestamp() == null)
+                || NodeMaintenanceValidator.priority(before) != NodeMaintenanceValidator.priority(now);
+    }
 
     @Override
     public UpdateControl<NodeMaintenance> reconcile(NodeMaintenance nm, Context<NodeMaintenance> context) {
@@ -179,6 +238,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 step.state(), prior, NodeMaintenanceAdmission.generation(nm), clock.instant());
         // Admitted (the machine ran for it): the node is pinned, so an edit of spec.nodeName cannot move it.
         next.setNodeName(decision instanceof NodeMaintenanceAdmission.Admit ? nodeName : pinned.orElse(null));
+        next.setQueuePosition(
+                decision instanceof NodeMaintenanceAdmission.Hold hold ? Integer.valueOf(hold.position()) : null);
         if (!(decision instanceof NodeMaintenanceAdmission.Refuse)) {
             next.setSchedule(scheduleStatus(nm, prior, decision.schedule(), step, now, eventsFor(nm, nodeName)));
             step = new MaintenanceMachine.Step(
@@ -240,13 +301,18 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                     state.holdsNode() ? Optional.of(machine.settings().renewEvery()) : Optional.empty());
         }
         if (decision instanceof NodeMaintenanceAdmission.Hold hold) {
-            // The operator-wide limits change as other maintenances end: look again, nothing is touched meanwhile.
+            // The operator-wide limits change as other maintenances end: woken then (QUEUE_AND_HOOK_CHANGES), and
+            // looked at again now and then; nothing is touched meanwhile. A new place in the queue is said once.
+            Integer was = prior == null ? null : prior.getQueuePosition();
+            if (was == null || was != hold.position()) {
+                events.emit(false, MaintenanceEvents.QUEUED, hold.error());
+            }
             return new MaintenanceMachine.Step(
                     state.toBuilder()
                             .phase(Phase.Pending)
                             .lastError(hold.error())
                             .build(),
-                    Optional.of(REFUSED_RETRY));
+                    Optional.of(queueLook));
         }
         return advance(nm, state, (NodeMaintenanceAdmission.Admit) decision, events);
     }
@@ -421,7 +487,12 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         List<Node> nodes = node.filter(MaintenanceLimits::isControlPlane).isPresent()
                 ? client.nodes().list().getItems()
                 : List.of();
-        List<NodeMaintenance> all = context.getPrimaryCache().list().toList();
+        // Read from the informer whose events wake the queue: a request woken by a release sees that release (the
+        // primary cache is fed by another watch and may not show it yet).
+        InformerEventSource<NodeMaintenance, NodeMaintenance> source = changes;
+        List<NodeMaintenance> all = source == null
+                ? context.getPrimaryCache().list().toList()
+                : source.list().toList();
         return new NodeMaintenanceValidator.ClusterView(
                 node, nodes, NodeMaintenanceValidator.ahead(nm, all), elsewhere.nodes());
     }

@@ -87,6 +87,23 @@ public class NodeMaintenanceSpec {
 
     // ---- end of the issue 29 lifecycle block
 
+    // ---- Issue 29, the fair queue
+
+    @JsonPropertyDescription("Place in the queue when max-nodes-in-maintenance or the control-plane budget holds"
+            + " this maintenance Pending: higher first (default 0, may be negative), then the earlier created, then"
+            + " the name. A free slot goes to the first in the queue.")
+    private Integer priority;
+
+    public Integer getPriority() {
+        return priority;
+    }
+
+    public void setPriority(Integer priority) {
+        this.priority = priority;
+    }
+
+    // ---- end of the fair queue block
+
     public NodeMaintenanceSpec() {}
 
     public NodeMaintenanceSpec(String nodeName, String reason) {

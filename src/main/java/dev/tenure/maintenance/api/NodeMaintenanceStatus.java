@@ -96,6 +96,23 @@ public class NodeMaintenanceStatus {
 
     // ---- end of the issue 29 lifecycle block
 
+    // ---- Issue 29, the fair queue
+
+    @io.fabric8.generator.annotation.Min(1)
+    @JsonPropertyDescription("While the operator-wide limits hold it Pending: its place in the queue for a free slot"
+            + " (1 = next); lastError names the limit.")
+    private Integer queuePosition;
+
+    public Integer getQueuePosition() {
+        return queuePosition;
+    }
+
+    public void setQueuePosition(Integer queuePosition) {
+        this.queuePosition = queuePosition;
+    }
+
+    // ---- end of the fair queue block
+
     public Phase getPhase() {
         return phase;
     }
@@ -220,7 +237,8 @@ public class NodeMaintenanceStatus {
                 && Objects.equals(nodeName, s.nodeName)
                 && Objects.equals(drainPlan, s.drainPlan)
                 && Objects.equals(hooks, s.hooks)
-                && Objects.equals(schedule, s.schedule);
+                && Objects.equals(schedule, s.schedule)
+                && Objects.equals(queuePosition, s.queuePosition);
     }
 
     @Override
