@@ -57,6 +57,12 @@ final class NodeMaintenanceAdmission {
      */
     record Hold(String error, Optional<MaintenanceSchedule.Verdict> schedule, int position) implements Decision {}
 
+    /**
+     * spec.join: it shares the maintenance of its node by {@code owner}, which holds the node lease and does the
+     * undo; it touches nothing on the node itself.
+     */
+    record Joined(String owner) implements Decision {}
+
     /** spec.schedule: not its time yet; it touches nothing and takes no budget slot until {@code closed.opens()}. */
     record Scheduled(MaintenanceSchedule.Verdict.Closed closed) implements Decision {
         @Override
@@ -118,6 +124,10 @@ final class NodeMaintenanceAdmission {
         if (unchanged(nm, state)) {
             return new Unchanged();
         }
+        Optional<String> joinedTo = NodeMaintenanceValidator.joinedTo(nm);
+        if (joinedTo.isPresent()) {
+            return new Joined(joinedTo.get()); // joined by an earlier reconcile: it stays a joiner until deleted
+        }
         String nodeName = nodeName(nm, observed.pinned());
         MaintenanceRequest request;
         Optional<Node> node = Optional.empty();
@@ -137,6 +147,10 @@ final class NodeMaintenanceAdmission {
                     NodeMaintenanceValidator.review(nm, null, view, limits, Optional.of(observed.now()));
             if (!verdict.refusals().isEmpty()) {
                 return refuse(String.join("; ", verdict.refusals()), state);
+            }
+            Optional<String> joins = NodeMaintenanceValidator.joins(nm, view);
+            if (joins.isPresent()) {
+                return new Joined(joins.get()); // the node is in maintenance already: no schedule, no slot of its own
             }
             request = verdict.request().orElseThrow();
             schedule = verdict.schedule();

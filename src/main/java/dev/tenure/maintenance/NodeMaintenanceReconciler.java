@@ -171,6 +171,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 .withOnDeleteFilter((nm, unknownState) -> true)
                 .build();
         InformerEventSource<NodeMaintenance, NodeMaintenance> source = new InformerEventSource<>(config, context);
+        source.addIndexers(Map.of(BY_NODE, nm -> {
+            String node = NodeMaintenanceValidator.nodeOf(nm);
+            return node == null ? List.of() : List.of(node);
+        }));
         changes = source;
         return List.of(source);
     }
@@ -178,10 +182,22 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     /** The event source that wakes a maintenance when its hook annotations change, and the queue when it moves. */
     static final String QUEUE_AND_HOOK_CHANGES = "nodemaintenance-queue-and-hook-changes";
 
-    /** What a change of {@code changed} wakes: itself (its hooks), and every other request waiting for a slot. */
+    /** The index of {@link #changes} by the node a NodeMaintenance is about. */
+    static final String BY_NODE = "node";
+
+    /**
+     * What a change of {@code changed} wakes: itself (its hooks), the other maintenances of its node (a joiner
+     * follows its owner; an owner counts its joiners and waits for them to end), and every request waiting for a slot.
+     */
     static Set<ResourceID> wakes(NodeMaintenance changed, List<NodeMaintenance> all) {
         Set<ResourceID> ids = new java.util.HashSet<>();
         ids.add(ResourceID.fromResource(changed));
+        String node = NodeMaintenanceValidator.nodeOf(changed);
+        if (node != null) {
+            all.stream()
+                    .filter(nm -> node.equals(NodeMaintenanceValidator.nodeOf(nm)))
+                    .forEach(nm -> ids.add(ResourceID.fromResource(nm)));
+        }
         all.stream()
                 .filter(NodeMaintenanceValidator::waitsForASlot)
                 .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
@@ -191,12 +207,16 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     /**
      * A change that may free a slot or reorder the queue: the phase (a request started, ended, failed or was held),
-     * the start of its deletion, or its priority.
+     * the start of its deletion, or its priority; and the drain's progress, which a joined maintenance shows too.
      */
     static boolean queueMoved(NodeMaintenance before, NodeMaintenance now) {
         Phase was = before.getStatus() == null ? null : before.getStatus().getPhase();
         Phase is = now.getStatus() == null ? null : now.getStatus().getPhase();
+        Integer progressWas =
+                before.getStatus() == null ? null : before.getStatus().getDrainProgress();
+        Integer progressIs = now.getStatus() == null ? null : now.getStatus().getDrainProgress();
         return was != is
+                || !java.util.Objects.equals(progressWas, progressIs)
                 || (before.getMetadata().getDeletionTimestamp() == null)
                         != (now.getMetadata().getDeletionTimestamp() == null)
                 || NodeMaintenanceValidator.priority(before) != NodeMaintenanceValidator.priority(now);
@@ -233,6 +253,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             return UpdateControl.noUpdate();
         }
         String nodeName = NodeMaintenanceAdmission.nodeName(nm, pinned);
+        if (decision instanceof NodeMaintenanceAdmission.Joined joined) {
+            return share(nm, prior, state, nodeName, joined.owner(), context, now);
+        }
         MaintenanceMachine.Step step = act(nm, prior, state, nodeName, decision, now);
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
                 step.state(), prior, NodeMaintenanceAdmission.generation(nm), clock.instant());
@@ -240,6 +263,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         next.setNodeName(decision instanceof NodeMaintenanceAdmission.Admit ? nodeName : pinned.orElse(null));
         next.setQueuePosition(
                 decision instanceof NodeMaintenanceAdmission.Hold hold ? Integer.valueOf(hold.position()) : null);
+        if (decision instanceof NodeMaintenanceAdmission.Admit) {
+            next.setSharedWith(orNull(joiners(nm, nodeName, context)));
+        }
         if (!(decision instanceof NodeMaintenanceAdmission.Refuse)) {
             next.setSchedule(scheduleStatus(nm, prior, decision.schedule(), step, now, eventsFor(nm, nodeName)));
             step = new MaintenanceMachine.Step(
@@ -347,6 +373,100 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                                 step.state().lastError(), note))
                         .build(),
                 step.requeueAfter());
+    }
+
+    /**
+     * A joined maintenance (spec.join): it touches nothing on the node; its status follows the owner's phase and drain
+     * progress, names who shares the node ({@code status.joinedTo}, {@code status.sharedWith}, condition
+     * {@code Shared}). When the owner is gone or ended (its window ran out, it was refused), it is a request of its own
+     * again: its status is cleared and the next reconcile admits it like any other.
+     */
+    private UpdateControl<NodeMaintenance> share(
+            NodeMaintenance nm,
+            NodeMaintenanceStatus prior,
+            MaintenanceState state,
+            String nodeName,
+            String ownerName,
+            Context<NodeMaintenance> context,
+            Instant now) {
+        MaintenanceEvents events = eventsFor(nm, nodeName);
+        long generation = NodeMaintenanceAdmission.generation(nm);
+        Optional<NodeMaintenance> owner = onNode(nodeName, context).stream()
+                .filter(o -> o.getMetadata().getName().equals(ownerName))
+                .findFirst();
+        Optional<Phase> ownerPhase = owner.map(NodeMaintenance::getStatus).map(NodeMaintenanceStatus::getPhase);
+        boolean ownerEnded = owner.isEmpty()
+                || ownerPhase.orElse(null) == Phase.Ended
+                || (ownerPhase.orElse(null) == Phase.Failed
+                        && !NodeMaintenanceStatuses.holdsNode(owner.get().getStatus()));
+        if (ownerEnded) {
+            String message = "the maintenance it joined, " + ownerName + ", has ended; it goes ahead on its own";
+            events.emit(false, MaintenanceEvents.SHARE_ENDED, message);
+            NodeMaintenanceStatus fresh = new NodeMaintenanceStatus();
+            fresh.setPhase(Phase.Pending);
+            fresh.setLastError(message);
+            fresh.setObservedGeneration(generation);
+            NodeMaintenanceStatuses.touch(fresh, prior, clock.instant());
+            writeStatus(nm, fresh);
+            return UpdateControl.<NodeMaintenance>noUpdate().rescheduleAfter(MIN_LOOK);
+        }
+        NodeMaintenanceStatus ownerStatus = owner.get().getStatus();
+        Phase phase = ownerPhase.orElse(Phase.Pending);
+        NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
+                state.toBuilder().phase(phase).lastError(null).build(), prior, generation, now);
+        next.setDrainProgress(ownerStatus == null ? null : ownerStatus.getDrainProgress());
+        next.setNodeName(nodeName);
+        next.setJoinedTo(ownerName);
+        List<String> sharers = new java.util.ArrayList<>();
+        sharers.add(ownerName);
+        sharers.addAll(joiners(owner.get(), nodeName, context).stream()
+                .filter(n -> !n.equals(nm.getMetadata().getName()))
+                .toList());
+        next.setSharedWith(sharers);
+        String message = "shares the maintenance of node " + nodeName + " by " + ownerName
+                + " (which holds the node lease and does the undo); the node is restored when the last of "
+                + String.join(", ", sharers) + " and this one ends";
+        next.getConditions().add(NodeMaintenanceStatuses.shared(message, prior, generation, now));
+        if (prior == null || !ownerName.equals(prior.getJoinedTo())) {
+            events.emit(false, MaintenanceEvents.JOINED, message);
+        }
+        NodeMaintenanceStatuses.touch(next, prior, clock.instant());
+        metrics.phase(nm.getMetadata().getName(), next.getPhase());
+        if (!next.equals(prior)) {
+            writeStatus(nm, next);
+        }
+        return UpdateControl.<NodeMaintenance>noUpdate().rescheduleAfter(queueLook);
+    }
+
+    /** The NodeMaintenances of {@code nodeName}, from the informer the queue and the shares are woken by. */
+    private List<NodeMaintenance> onNode(String nodeName, Context<NodeMaintenance> context) {
+        InformerEventSource<NodeMaintenance, NodeMaintenance> source = changes;
+        if (nodeName == null) {
+            return List.of();
+        }
+        return source == null
+                ? context.getPrimaryCache()
+                        .list()
+                        .filter(nm -> nodeName.equals(NodeMaintenanceValidator.nodeOf(nm)))
+                        .toList()
+                : source.byIndex(BY_NODE, nodeName);
+    }
+
+    /** The names of the maintenances that joined {@code owner} and are not being deleted, sorted. */
+    private List<String> joiners(NodeMaintenance owner, String nodeName, Context<NodeMaintenance> context) {
+        String name = owner.getMetadata().getName();
+        return onNode(nodeName, context).stream()
+                .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
+                .filter(nm -> NodeMaintenanceValidator.joinedTo(nm)
+                        .filter(name::equals)
+                        .isPresent())
+                .map(nm -> nm.getMetadata().getName())
+                .sorted()
+                .toList();
+    }
+
+    private static <T> List<T> orNull(List<T> list) {
+        return list.isEmpty() ? null : list;
     }
 
     /** spec.preview on a maintenance that has not started: plan only, touch nothing. */
@@ -511,6 +631,11 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         MaintenanceEvents events = eventsFor(nm, nodeName);
         boolean ended = nodeName != null && state.phase() != Phase.Ended && ownsNode(nm, nodeName, state, context);
         if (ended) {
+            Optional<Duration> sharedHold =
+                    state.holdsNode() ? joinersHold(nm, state, nodeName, context, events) : Optional.empty();
+            if (sharedHold.isPresent()) {
+                return DeleteControl.noFinalizerRemoval().rescheduleAfter(sharedHold.get());
+            }
             // only a maintenance that held the node has something for pre-uncordon hooks to wait for
             Optional<Duration> hooksHold = state.holdsNode() ? preUncordonHooks(nm, state, events) : Optional.empty();
             if (hooksHold.isPresent()) {
@@ -532,9 +657,46 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                     "NodeMaintenance " + nm.getMetadata().getName() + " removed; node " + nodeName
                             + " is out of maintenance");
         }
-        machine.forget(nm.getMetadata().getName(), nodeName == null ? "" : nodeName);
+        // a joiner never had the node: its owner's drain state and node metrics stay
+        boolean joiner = NodeMaintenanceValidator.joinedTo(nm).isPresent();
+        machine.forget(nm.getMetadata().getName(), nodeName == null || joiner ? "" : nodeName);
         LOG.infof("NodeMaintenance %s (node %s) removed", nm.getMetadata().getName(), nodeName);
         return DeleteControl.defaultDelete();
+    }
+
+    /**
+     * Shared requests: the owner of a node's maintenance keeps the node (lease renewed by its heartbeat, node cordoned)
+     * while maintenances that joined it remain, and restores it only when the last is gone; the wait is in
+     * lastError and status.sharedWith. Woken by each joiner's delete (same-node fan-out of {@link #wakes}).
+     */
+    private Optional<Duration> joinersHold(
+            NodeMaintenance nm,
+            MaintenanceState state,
+            String nodeName,
+            Context<NodeMaintenance> context,
+            MaintenanceEvents events) {
+        List<String> joiners = joiners(nm, nodeName, context);
+        if (joiners.isEmpty()) {
+            return Optional.empty();
+        }
+        String message = "deleted; node " + nodeName + " stays in maintenance until the NodeMaintenances that joined"
+                + " it end: " + String.join(", ", joiners);
+        NodeMaintenanceStatus prior = nm.getStatus();
+        NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
+                state.toBuilder().lastError(message).build(),
+                prior,
+                NodeMaintenanceAdmission.generation(nm),
+                clock.instant());
+        next.setNodeName(prior == null ? null : prior.getNodeName());
+        next.setSharedWith(joiners);
+        NodeMaintenanceStatuses.touch(next, prior, clock.instant());
+        if (!next.equals(prior)) {
+            if (prior == null || !message.equals(prior.getLastError())) {
+                events.emit(false, MaintenanceEvents.SHARED_HOLD, message);
+            }
+            writeStatus(nm, next);
+        }
+        return Optional.of(queueLook);
     }
 
     /**
@@ -595,6 +757,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 && Boolean.TRUE.equals(nm.getSpec().getPreview())
                 && pinnedNode(nm).isEmpty()) {
             return false; // a preview that never started: it never touched the node
+        }
+        if (NodeMaintenanceValidator.joinedTo(nm).isPresent()) {
+            return false; // joined another's maintenance: the owner holds the lease and does the undo
         }
         if (nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Waiting) {
             return false; // waited for a lease held elsewhere: the machine touches the node only with the lease

@@ -107,8 +107,34 @@ public final class NodeMaintenanceValidator {
         boolean scheduled = candidate.getSpec().getSchedule() != null;
         boolean notItsTime = schedule.map(v -> v instanceof MaintenanceSchedule.Verdict.Closed)
                 .orElse(scheduled);
-        List<String> holds = old == null && !notItsTime ? budgetHolds(view, limits) : List.of();
+        // a joiner takes no slot: its node is counted already, for the maintenance it joins
+        List<String> holds =
+                old == null && !notItsTime && joins(candidate, view).isEmpty() ? budgetHolds(view, limits) : List.of();
         return new Verdict(List.of(), holds, request, schedule);
+    }
+
+    /**
+     * spec.join, and a maintenance of the node ahead of {@code candidate}: the one it joins, the owner of the node's
+     * lease and undo (for a maintenance ahead that joined another, that other). Empty when it joins none.
+     */
+    public static Optional<String> joins(NodeMaintenance candidate, ClusterView view) {
+        String nodeName = nodeOf(candidate);
+        if (candidate.getSpec() == null
+                || !Boolean.TRUE.equals(candidate.getSpec().getJoin())
+                || nodeName == null) {
+            return Optional.empty();
+        }
+        return view.ahead().stream()
+                .filter(nm -> nodeName.equals(nodeOf(nm)))
+                .map(nm -> joinedTo(nm).orElse(nm.getMetadata().getName()))
+                .findFirst();
+    }
+
+    /** status.joinedTo: the maintenance whose node this one shares; empty for one that owns its node (or none yet). */
+    public static Optional<String> joinedTo(NodeMaintenance nm) {
+        return Optional.ofNullable(nm.getStatus())
+                .map(NodeMaintenanceStatus::getJoinedTo)
+                .filter(n -> !n.isBlank());
     }
 
     /**
@@ -159,7 +185,7 @@ public final class NodeMaintenanceValidator {
         }
         List<NodeMaintenance> sameNode =
                 view.ahead().stream().filter(nm -> nodeName.equals(nodeOf(nm))).toList();
-        if (!sameNode.isEmpty()) {
+        if (!sameNode.isEmpty() && !Boolean.TRUE.equals(spec.getJoin())) {
             errors.add("spec.nodeName: node " + nodeName + " already has an active NodeMaintenance "
                     + sameNode.get(0).getMetadata().getName());
             return Optional.empty();

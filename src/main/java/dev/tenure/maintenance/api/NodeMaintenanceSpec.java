@@ -104,6 +104,23 @@ public class NodeMaintenanceSpec {
 
     // ---- end of the fair queue block
 
+    // ---- Issue 29, shared requests
+
+    @JsonPropertyDescription("Join the maintenance already on the node instead of being refused as a duplicate: the"
+            + " node is restored only when the last of the maintenances sharing it ends. The first one keeps the node"
+            + " lease and the undo; a joiner touches nothing on the node. Default false.")
+    private Boolean join;
+
+    public Boolean getJoin() {
+        return join;
+    }
+
+    public void setJoin(Boolean join) {
+        this.join = join;
+    }
+
+    // ---- end of the shared requests block
+
     public NodeMaintenanceSpec() {}
 
     public NodeMaintenanceSpec(String nodeName, String reason) {

@@ -113,6 +113,34 @@ public class NodeMaintenanceStatus {
 
     // ---- end of the fair queue block
 
+    // ---- Issue 29, shared requests
+
+    @JsonPropertyDescription("A joined maintenance (spec.join): the NodeMaintenance whose maintenance of the node it"
+            + " shares, which holds the node lease and does the undo.")
+    private String joinedTo;
+
+    @JsonPropertyDescription("The other NodeMaintenances sharing this node's maintenance; the node is restored when"
+            + " the last of them ends.")
+    private List<String> sharedWith;
+
+    public String getJoinedTo() {
+        return joinedTo;
+    }
+
+    public void setJoinedTo(String joinedTo) {
+        this.joinedTo = joinedTo;
+    }
+
+    public List<String> getSharedWith() {
+        return sharedWith;
+    }
+
+    public void setSharedWith(List<String> sharedWith) {
+        this.sharedWith = sharedWith;
+    }
+
+    // ---- end of the shared requests block
+
     public Phase getPhase() {
         return phase;
     }
@@ -238,7 +266,9 @@ public class NodeMaintenanceStatus {
                 && Objects.equals(drainPlan, s.drainPlan)
                 && Objects.equals(hooks, s.hooks)
                 && Objects.equals(schedule, s.schedule)
-                && Objects.equals(queuePosition, s.queuePosition);
+                && Objects.equals(queuePosition, s.queuePosition)
+                && Objects.equals(joinedTo, s.joinedTo)
+                && Objects.equals(sharedWith, s.sharedWith);
     }
 
     @Override
