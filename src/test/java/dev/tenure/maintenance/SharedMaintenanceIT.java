@@ -245,4 +245,30 @@ class SharedMaintenanceIT {
         await().atMost(PROMPT).until(() -> gone("solo"));
         await().atMost(PROMPT).until(() -> shape("n2").equals(before));
     }
+
+    /** The owner's spec.window is a hard bound: it ends and restores the node; the joiner goes ahead on its own. */
+    @Test
+    void aJoinerWhoseOwnerEndsByItsWindowGoesAheadOnItsOwn() {
+        startOperator();
+        NodeShape before = shape("n1");
+        NodeMaintenanceSpec spec = new NodeMaintenanceSpec("n1", "test windowed");
+        spec.setWindow("4s");
+        client.resource(new NodeMaintenance("a", spec)).create();
+        await().atMost(PROMPT).until(() -> phase("a") == Phase.Succeeded);
+        create("b", "n1", true);
+        await().atMost(PROMPT).until(() -> "a".equals(status("b").getJoinedTo()));
+
+        await().atMost(PROMPT).until(() -> phase("a") == Phase.Ended);
+        await().atMost(PROMPT)
+                .until(() -> status("b").getJoinedTo() == null
+                        && phase("b") == Phase.Succeeded
+                        && status("b").getLease() != null);
+        assertThat(cordoned("n1")).as("b's own maintenance of the node").isTrue();
+
+        delete("b");
+        await().atMost(PROMPT).until(() -> gone("b"));
+        delete("a");
+        await().atMost(PROMPT).until(() -> gone("a"));
+        await().atMost(PROMPT).until(() -> shape("n1").equals(before));
+    }
 }
