@@ -66,7 +66,9 @@ class WiringArchitectureTest {
             + "(MaintenancePlanner|NodeMaintenanceAdmission|NodeMaintenanceValidator|NodeMaintenanceStatuses|DrainPlan"
             + "|DrainPacing|MaintenanceRequest|MaintenanceLimits|AnnotationProtocol"
             // issue 29's: ordered drain and per-pod behaviour, volume detach, preview, schedules, hooks
-            + "|DrainRules|DrainWaves|VolumeDetach|DrainPreview|MaintenanceSchedule|MaintenanceHooks)(\\$.*)?");
+            + "|DrainRules|DrainWaves|VolumeDetach|DrainPreview|MaintenanceSchedule|MaintenanceHooks"
+            // issue 27's: the machine's "what next", split from the steps that do the I/O
+            + "|MaintenanceStages)(\\$.*)?");
 
     /** What a planner may be given or use: values and other planners, never a client, store, machine or framework. */
     private static final Set<String> VALUES = Set.of(

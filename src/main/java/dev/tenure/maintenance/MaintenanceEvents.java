@@ -46,6 +46,16 @@ public interface MaintenanceEvents {
     /** The window a maintenance started in closes (or may close) before its drain finishes. */
     String WINDOW_OVERRUN = "WindowOverrun";
 
+    /** The operator-wide limits hold the maintenance Pending: its (new) place in the queue for a free slot. */
+    String QUEUED = "Queued";
+
+    /** spec.join: the maintenance shares the node's maintenance by another NodeMaintenance. */
+    String JOINED = "JoinedMaintenance";
+    /** A deleted owner keeps the node in maintenance while maintenances that joined it remain. */
+    String SHARED_HOLD = "WaitingForJoined";
+    /** The maintenance a joiner shared has ended: the joiner goes ahead on its own. */
+    String SHARE_ENDED = "SharedMaintenanceEnded";
+
     void emit(boolean warning, String reason, String message);
 
     MaintenanceEvents NONE = (warning, reason, message) -> {};

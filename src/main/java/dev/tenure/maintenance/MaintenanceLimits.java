@@ -17,6 +17,8 @@ public record MaintenanceLimits(OptionalInt maxNodesInMaintenance, OptionalInt c
 
     static final String CONTROL_PLANE_LABEL = "node-role.kubernetes.io/control-plane";
     static final String MASTER_LABEL = "node-role.kubernetes.io/master";
+    /** The setting the cap's message starts with. */
+    static final String MAX_NODES_SETTING = "tenure.maintenance.max-nodes-in-maintenance";
 
     public static MaintenanceLimits none() {
         return new MaintenanceLimits(OptionalInt.empty(), OptionalInt.empty());
@@ -33,7 +35,7 @@ public record MaintenanceLimits(OptionalInt maxNodesInMaintenance, OptionalInt c
         Set<String> others = new HashSet<>(inMaintenance);
         others.remove(nodeName);
         if (maxNodesInMaintenance.isPresent() && others.size() + 1 > maxNodesInMaintenance.getAsInt()) {
-            errors.add("tenure.maintenance.max-nodes-in-maintenance: at most "
+            errors.add(MAX_NODES_SETTING + ": at most "
                     + maxNodesInMaintenance.getAsInt()
                     + " node(s) may be in maintenance at once; " + others.size() + " already are: "
                     + String.join(", ", others.stream().sorted().toList()));

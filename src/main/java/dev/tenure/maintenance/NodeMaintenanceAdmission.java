@@ -51,8 +51,17 @@ final class NodeMaintenanceAdmission {
      */
     record Refuse(String error, boolean announce) implements Decision {}
 
-    /** The operator-wide limits (cap, control-plane budget) keep it Pending for now: look again later. */
-    record Hold(String error, Optional<MaintenanceSchedule.Verdict> schedule) implements Decision {}
+    /**
+     * The operator-wide limits (cap, control-plane budget) keep it Pending for now, at {@code position} in the queue
+     * for a free slot (1 = next): woken when a maintenance ends or the queue moves, and looked at again later.
+     */
+    record Hold(String error, Optional<MaintenanceSchedule.Verdict> schedule, int position) implements Decision {}
+
+    /**
+     * spec.join: it shares the maintenance of its node by {@code owner}, which holds the node lease and does the
+     * undo; it touches nothing on the node itself.
+     */
+    record Joined(String owner) implements Decision {}
 
     /** spec.schedule: not its time yet; it touches nothing and takes no budget slot until {@code closed.opens()}. */
     record Scheduled(MaintenanceSchedule.Verdict.Closed closed) implements Decision {
@@ -115,6 +124,10 @@ final class NodeMaintenanceAdmission {
         if (unchanged(nm, state)) {
             return new Unchanged();
         }
+        Optional<String> joinedTo = NodeMaintenanceValidator.joinedTo(nm);
+        if (joinedTo.isPresent()) {
+            return new Joined(joinedTo.get()); // joined by an earlier reconcile: it stays a joiner until deleted
+        }
         String nodeName = nodeName(nm, observed.pinned());
         MaintenanceRequest request;
         Optional<Node> node = Optional.empty();
@@ -130,22 +143,26 @@ final class NodeMaintenanceAdmission {
             NodeMaintenanceValidator.ClusterView view = observed.view()
                     .orElseThrow(() -> new IllegalArgumentException(
                             "a NodeMaintenance not yet admitted is decided with a cluster view"));
-            NodeMaintenanceValidator.Verdict verdict = NodeMaintenanceValidator.review(nm, null, view, limits);
+            NodeMaintenanceValidator.Verdict verdict =
+                    NodeMaintenanceValidator.review(nm, null, view, limits, Optional.of(observed.now()));
             if (!verdict.refusals().isEmpty()) {
                 return refuse(String.join("; ", verdict.refusals()), state);
             }
+            Optional<String> joins = NodeMaintenanceValidator.joins(nm, view);
+            if (joins.isPresent()) {
+                return new Joined(joins.get()); // the node is in maintenance already: no schedule, no slot of its own
+            }
             request = verdict.request().orElseThrow();
-            MaintenanceSchedule.Verdict when = request.schedule().at(observed.now());
-            if (when instanceof MaintenanceSchedule.Verdict.Closed closed) {
+            schedule = verdict.schedule();
+            if (schedule.orElseThrow() instanceof MaintenanceSchedule.Verdict.Closed closed) {
                 return new Scheduled(closed);
             }
-            schedule = Optional.of(when);
-            // a scheduled one was not counted against the limits by the review: it is now that its time has come
-            List<String> holds = nm.getSpec().getSchedule() == null
-                    ? verdict.holds()
-                    : NodeMaintenanceValidator.budgetHolds(view, limits);
-            if (!holds.isEmpty()) {
-                return new Hold(String.join("; ", holds), schedule);
+            if (!verdict.holds().isEmpty()) {
+                int position = NodeMaintenanceValidator.queuePosition(view);
+                return new Hold(
+                        queueNote(position, verdict.holds(), limits) + String.join("; ", verdict.holds()),
+                        schedule,
+                        position);
             }
             node = view.node();
         }
@@ -156,6 +173,31 @@ final class NodeMaintenanceAdmission {
                         || prior.getLastError() == null
                         || !prior.getLastError().contains(moved.get()));
         return new Admit(request, specChanged(nm), node, moved, announceMove, schedule);
+    }
+
+    /** "2nd in queue for max-nodes-in-maintenance=1: ": the place in the queue and the limits that hold it. */
+    static String queueNote(int position, List<String> holds, MaintenanceLimits limits) {
+        List<String> limitNames = holds.stream()
+                .map(h -> h.startsWith(MaintenanceLimits.MAX_NODES_SETTING)
+                        ? "max-nodes-in-maintenance="
+                                + limits.maxNodesInMaintenance().orElse(0)
+                        : "the control-plane budget")
+                .distinct()
+                .toList();
+        return ordinal(position) + " in queue for " + String.join(" and ", limitNames) + ": ";
+    }
+
+    static String ordinal(int n) {
+        int lastTwo = n % 100;
+        String suffix = lastTwo >= 11 && lastTwo <= 13
+                ? "th"
+                : switch (n % 10) {
+                    case 1 -> "st";
+                    case 2 -> "nd";
+                    case 3 -> "rd";
+                    default -> "th";
+                };
+        return n + suffix;
     }
 
     /** The spec was edited since the status was written (its observedGeneration). */

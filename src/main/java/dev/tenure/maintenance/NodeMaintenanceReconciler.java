@@ -75,6 +75,12 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     public static final String NAME = "nodemaintenance";
     private static final Logger LOG = Logger.getLogger(NodeMaintenanceReconciler.class);
     private static final Duration REFUSED_RETRY = Duration.ofSeconds(30);
+    /**
+     * A request the limits hold is woken when a maintenance ends or the queue moves ({@link #QUEUE_AND_HOOK_CHANGES});
+     * this look is only the backstop for a missed event.
+     */
+    static final Duration QUEUE_LOOK = Duration.ofSeconds(30);
+
     private static final Duration END_RETRY = Duration.ofSeconds(5);
     /**
      * A Scheduled maintenance looks again at its opening, and at least this often: the wall clock may be stepped,
@@ -99,6 +105,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final NodesMaintainedElsewhere elsewhere;
     /** The operator's leadership term: every reconcile and cleanup holds a permit of it, so a stop waits them out. */
     private final WorkFence fence;
+    /** How often a held request looks again without being woken ({@link #QUEUE_LOOK}; tests set it long). */
+    private final Duration queueLook;
+    /** The informer behind {@link #QUEUE_AND_HOOK_CHANGES}, once the operator has asked for it. */
+    private volatile InformerEventSource<NodeMaintenance, NodeMaintenance> changes;
 
     @Inject
     public NodeMaintenanceReconciler(
@@ -110,6 +120,21 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             NodesMaintainedElsewhere elsewhere,
             WorkFence fence,
             Clock clock) {
+        this(machine, client, recorder, metrics, limits, elsewhere, fence, clock, QUEUE_LOOK);
+    }
+
+    /** As the CDI constructor, with the backstop look of a held request given ({@link #QUEUE_LOOK} there). */
+    public NodeMaintenanceReconciler(
+            MaintenanceMachine machine,
+            KubernetesClient client,
+            EventRecorder recorder,
+            MaintenanceMetrics metrics,
+            MaintenanceLimits limits,
+            NodesMaintainedElsewhere elsewhere,
+            WorkFence fence,
+            Clock clock,
+            Duration queueLook) {
+        this.queueLook = queueLook;
         this.elsewhere = elsewhere;
         this.fence = fence;
         this.machine = machine;
@@ -123,25 +148,79 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     /**
      * Hooks are annotations, and an annotation edit does not change a resource's generation: JOSDK's generation-aware
      * filter drops it (and every update of an object already being deleted). The removal of a hook must wake the
-     * maintenance waiting on it at once, not at its timeout: a second informer of NodeMaintenances passes exactly the
-     * changes of hook annotations, each to the maintenance it is on.
+     * maintenance waiting on it at once, not at its timeout. The fair queue needs the same kind of wake-up across
+     * resources: a maintenance that ends (deleted, phase Ended or Failed) frees a slot, one that starts or changes its
+     * priority moves the queue, and the requests held Pending must look at once, not at their next poll. A second
+     * informer of NodeMaintenances passes exactly those changes: a hook change to the maintenance it is on, a change
+     * of the queue (and a delete) also to every request waiting for a slot. One informer for both, so the operator
+     * keeps two watches of NodeMaintenances, not three; JOSDK's own secondary-to-primary mapping does the fan-out.
      */
     @Override
     public List<EventSource<?, NodeMaintenance>> prepareEventSources(EventSourceContext<NodeMaintenance> context) {
-        InformerEventSourceConfiguration<NodeMaintenance> hookChanges = InformerEventSourceConfiguration.from(
+        var cache = context.getPrimaryCache();
+        InformerEventSourceConfiguration<NodeMaintenance> config = InformerEventSourceConfiguration.from(
                         NodeMaintenance.class, NodeMaintenance.class)
-                .withName(HOOK_CHANGES)
-                .withSecondaryToPrimaryMapper(nm -> Set.of(ResourceID.fromResource(nm)))
-                .withOnAddFilter(nm -> false)
+                .withName(QUEUE_AND_HOOK_CHANGES)
+                .withSecondaryToPrimaryMapper(nm -> wakes(nm, cache.list().toList()))
+                // a new request may stand ahead of those waiting (a higher priority): they look at their place
+                .withOnAddFilter(NodeMaintenanceValidator::waitsForASlot)
                 .withOnUpdateFilter((now, before) -> MaintenanceHooks.changed(
-                        before.getMetadata().getAnnotations(), now.getMetadata().getAnnotations()))
-                .withOnDeleteFilter((nm, unknownState) -> false)
+                                before.getMetadata().getAnnotations(),
+                                now.getMetadata().getAnnotations())
+                        || queueMoved(before, now))
+                .withOnDeleteFilter((nm, unknownState) -> true)
                 .build();
-        return List.of(new InformerEventSource<>(hookChanges, context));
+        InformerEventSource<NodeMaintenance, NodeMaintenance> source = new InformerEventSource<>(config, context);
+        source.addIndexers(Map.of(BY_NODE, nm -> {
+            String node = NodeMaintenanceValidator.nodeOf(nm);
+            return node == null ? List.of() : List.of(node);
+        }));
+        changes = source;
+        return List.of(source);
     }
 
-    /** The event source that wakes a maintenance when its hook annotations change. */
-    static final String HOOK_CHANGES = "nodemaintenance-hook-changes";
+    /** The event source that wakes a maintenance when its hook annotations change, and the queue when it moves. */
+    static final String QUEUE_AND_HOOK_CHANGES = "nodemaintenance-queue-and-hook-changes";
+
+    /** The index of {@link #changes} by the node a NodeMaintenance is about. */
+    static final String BY_NODE = "node";
+
+    /**
+     * What a change of {@code changed} wakes: itself (its hooks), the other maintenances of its node (a joiner
+     * follows its owner; an owner counts its joiners and waits for them to end), and every request waiting for a slot.
+     */
+    static Set<ResourceID> wakes(NodeMaintenance changed, List<NodeMaintenance> all) {
+        Set<ResourceID> ids = new java.util.HashSet<>();
+        ids.add(ResourceID.fromResource(changed));
+        String node = NodeMaintenanceValidator.nodeOf(changed);
+        if (node != null) {
+            all.stream()
+                    .filter(nm -> node.equals(NodeMaintenanceValidator.nodeOf(nm)))
+                    .forEach(nm -> ids.add(ResourceID.fromResource(nm)));
+        }
+        all.stream()
+                .filter(NodeMaintenanceValidator::waitsForASlot)
+                .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
+                .forEach(nm -> ids.add(ResourceID.fromResource(nm)));
+        return ids;
+    }
+
+    /**
+     * A change that may free a slot or reorder the queue: the phase (a request started, ended, failed or was held),
+     * the start of its deletion, or its priority; and the drain's progress, which a joined maintenance shows too.
+     */
+    static boolean queueMoved(NodeMaintenance before, NodeMaintenance now) {
+        Phase was = before.getStatus() == null ? null : before.getStatus().getPhase();
+        Phase is = now.getStatus() == null ? null : now.getStatus().getPhase();
+        Integer progressWas =
+                before.getStatus() == null ? null : before.getStatus().getDrainProgress();
+        Integer progressIs = now.getStatus() == null ? null : now.getStatus().getDrainProgress();
+        return was != is
+                || !java.util.Objects.equals(progressWas, progressIs)
+                || (before.getMetadata().getDeletionTimestamp() == null)
+                        != (now.getMetadata().getDeletionTimestamp() == null)
+                || NodeMaintenanceValidator.priority(before) != NodeMaintenanceValidator.priority(now);
+    }
 
     @Override
     public UpdateControl<NodeMaintenance> reconcile(NodeMaintenance nm, Context<NodeMaintenance> context) {
@@ -174,11 +253,19 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             return UpdateControl.noUpdate();
         }
         String nodeName = NodeMaintenanceAdmission.nodeName(nm, pinned);
+        if (decision instanceof NodeMaintenanceAdmission.Joined joined) {
+            return share(nm, prior, state, nodeName, joined.owner(), context, now);
+        }
         MaintenanceMachine.Step step = act(nm, prior, state, nodeName, decision, now);
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
                 step.state(), prior, NodeMaintenanceAdmission.generation(nm), clock.instant());
         // Admitted (the machine ran for it): the node is pinned, so an edit of spec.nodeName cannot move it.
         next.setNodeName(decision instanceof NodeMaintenanceAdmission.Admit ? nodeName : pinned.orElse(null));
+        next.setQueuePosition(
+                decision instanceof NodeMaintenanceAdmission.Hold hold ? Integer.valueOf(hold.position()) : null);
+        if (decision instanceof NodeMaintenanceAdmission.Admit) {
+            next.setSharedWith(orNull(joiners(nm, nodeName, context)));
+        }
         if (!(decision instanceof NodeMaintenanceAdmission.Refuse)) {
             next.setSchedule(scheduleStatus(nm, prior, decision.schedule(), step, now, eventsFor(nm, nodeName)));
             step = new MaintenanceMachine.Step(
@@ -240,13 +327,18 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                     state.holdsNode() ? Optional.of(machine.settings().renewEvery()) : Optional.empty());
         }
         if (decision instanceof NodeMaintenanceAdmission.Hold hold) {
-            // The operator-wide limits change as other maintenances end: look again, nothing is touched meanwhile.
+            // The operator-wide limits change as other maintenances end: woken then (QUEUE_AND_HOOK_CHANGES), and
+            // looked at again now and then; nothing is touched meanwhile. A new place in the queue is said once.
+            Integer was = prior == null ? null : prior.getQueuePosition();
+            if (was == null || was != hold.position()) {
+                events.emit(false, MaintenanceEvents.QUEUED, hold.error());
+            }
             return new MaintenanceMachine.Step(
                     state.toBuilder()
                             .phase(Phase.Pending)
                             .lastError(hold.error())
                             .build(),
-                    Optional.of(REFUSED_RETRY));
+                    Optional.of(queueLook));
         }
         return advance(nm, state, (NodeMaintenanceAdmission.Admit) decision, events);
     }
@@ -281,6 +373,100 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                                 step.state().lastError(), note))
                         .build(),
                 step.requeueAfter());
+    }
+
+    /**
+     * A joined maintenance (spec.join): it touches nothing on the node; its status follows the owner's phase and drain
+     * progress, names who shares the node ({@code status.joinedTo}, {@code status.sharedWith}, condition
+     * {@code Shared}). When the owner is gone or ended (its window ran out, it was refused), it is a request of its own
+     * again: its status is cleared and the next reconcile admits it like any other.
+     */
+    private UpdateControl<NodeMaintenance> share(
+            NodeMaintenance nm,
+            NodeMaintenanceStatus prior,
+            MaintenanceState state,
+            String nodeName,
+            String ownerName,
+            Context<NodeMaintenance> context,
+            Instant now) {
+        MaintenanceEvents events = eventsFor(nm, nodeName);
+        long generation = NodeMaintenanceAdmission.generation(nm);
+        Optional<NodeMaintenance> owner = onNode(nodeName, context).stream()
+                .filter(o -> o.getMetadata().getName().equals(ownerName))
+                .findFirst();
+        Optional<Phase> ownerPhase = owner.map(NodeMaintenance::getStatus).map(NodeMaintenanceStatus::getPhase);
+        boolean ownerEnded = owner.isEmpty()
+                || ownerPhase.orElse(null) == Phase.Ended
+                || (ownerPhase.orElse(null) == Phase.Failed
+                        && !NodeMaintenanceStatuses.holdsNode(owner.get().getStatus()));
+        if (ownerEnded) {
+            String message = "the maintenance it joined, " + ownerName + ", has ended; it goes ahead on its own";
+            events.emit(false, MaintenanceEvents.SHARE_ENDED, message);
+            NodeMaintenanceStatus fresh = new NodeMaintenanceStatus();
+            fresh.setPhase(Phase.Pending);
+            fresh.setLastError(message);
+            fresh.setObservedGeneration(generation);
+            NodeMaintenanceStatuses.touch(fresh, prior, clock.instant());
+            writeStatus(nm, fresh);
+            return UpdateControl.<NodeMaintenance>noUpdate().rescheduleAfter(MIN_LOOK);
+        }
+        NodeMaintenanceStatus ownerStatus = owner.get().getStatus();
+        Phase phase = ownerPhase.orElse(Phase.Pending);
+        NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
+                state.toBuilder().phase(phase).lastError(null).build(), prior, generation, now);
+        next.setDrainProgress(ownerStatus == null ? null : ownerStatus.getDrainProgress());
+        next.setNodeName(nodeName);
+        next.setJoinedTo(ownerName);
+        List<String> sharers = new java.util.ArrayList<>();
+        sharers.add(ownerName);
+        sharers.addAll(joiners(owner.get(), nodeName, context).stream()
+                .filter(n -> !n.equals(nm.getMetadata().getName()))
+                .toList());
+        next.setSharedWith(sharers);
+        String message = "shares the maintenance of node " + nodeName + " by " + ownerName
+                + " (which holds the node lease and does the undo); the node is restored when the last of "
+                + String.join(", ", sharers) + " and this one ends";
+        next.getConditions().add(NodeMaintenanceStatuses.shared(message, prior, generation, now));
+        if (prior == null || !ownerName.equals(prior.getJoinedTo())) {
+            events.emit(false, MaintenanceEvents.JOINED, message);
+        }
+        NodeMaintenanceStatuses.touch(next, prior, clock.instant());
+        metrics.phase(nm.getMetadata().getName(), next.getPhase());
+        if (!next.equals(prior)) {
+            writeStatus(nm, next);
+        }
+        return UpdateControl.<NodeMaintenance>noUpdate().rescheduleAfter(queueLook);
+    }
+
+    /** The NodeMaintenances of {@code nodeName}, from the informer the queue and the shares are woken by. */
+    private List<NodeMaintenance> onNode(String nodeName, Context<NodeMaintenance> context) {
+        InformerEventSource<NodeMaintenance, NodeMaintenance> source = changes;
+        if (nodeName == null) {
+            return List.of();
+        }
+        return source == null
+                ? context.getPrimaryCache()
+                        .list()
+                        .filter(nm -> nodeName.equals(NodeMaintenanceValidator.nodeOf(nm)))
+                        .toList()
+                : source.byIndex(BY_NODE, nodeName);
+    }
+
+    /** The names of the maintenances that joined {@code owner} and are not being deleted, sorted. */
+    private List<String> joiners(NodeMaintenance owner, String nodeName, Context<NodeMaintenance> context) {
+        String name = owner.getMetadata().getName();
+        return onNode(nodeName, context).stream()
+                .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
+                .filter(nm -> NodeMaintenanceValidator.joinedTo(nm)
+                        .filter(name::equals)
+                        .isPresent())
+                .map(nm -> nm.getMetadata().getName())
+                .sorted()
+                .toList();
+    }
+
+    private static <T> List<T> orNull(List<T> list) {
+        return list.isEmpty() ? null : list;
     }
 
     /** spec.preview on a maintenance that has not started: plan only, touch nothing. */
@@ -421,7 +607,12 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         List<Node> nodes = node.filter(MaintenanceLimits::isControlPlane).isPresent()
                 ? client.nodes().list().getItems()
                 : List.of();
-        List<NodeMaintenance> all = context.getPrimaryCache().list().toList();
+        // Read from the informer whose events wake the queue: a request woken by a release sees that release (the
+        // primary cache is fed by another watch and may not show it yet).
+        InformerEventSource<NodeMaintenance, NodeMaintenance> source = changes;
+        List<NodeMaintenance> all = source == null
+                ? context.getPrimaryCache().list().toList()
+                : source.list().toList();
         return new NodeMaintenanceValidator.ClusterView(
                 node, nodes, NodeMaintenanceValidator.ahead(nm, all), elsewhere.nodes());
     }
@@ -440,6 +631,11 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         MaintenanceEvents events = eventsFor(nm, nodeName);
         boolean ended = nodeName != null && state.phase() != Phase.Ended && ownsNode(nm, nodeName, state, context);
         if (ended) {
+            Optional<Duration> sharedHold =
+                    state.holdsNode() ? joinersHold(nm, state, nodeName, context, events) : Optional.empty();
+            if (sharedHold.isPresent()) {
+                return DeleteControl.noFinalizerRemoval().rescheduleAfter(sharedHold.get());
+            }
             // only a maintenance that held the node has something for pre-uncordon hooks to wait for
             Optional<Duration> hooksHold = state.holdsNode() ? preUncordonHooks(nm, state, events) : Optional.empty();
             if (hooksHold.isPresent()) {
@@ -461,9 +657,46 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                     "NodeMaintenance " + nm.getMetadata().getName() + " removed; node " + nodeName
                             + " is out of maintenance");
         }
-        machine.forget(nm.getMetadata().getName(), nodeName == null ? "" : nodeName);
+        // a joiner never had the node: its owner's drain state and node metrics stay
+        boolean joiner = NodeMaintenanceValidator.joinedTo(nm).isPresent();
+        machine.forget(nm.getMetadata().getName(), nodeName == null || joiner ? "" : nodeName);
         LOG.infof("NodeMaintenance %s (node %s) removed", nm.getMetadata().getName(), nodeName);
         return DeleteControl.defaultDelete();
+    }
+
+    /**
+     * Shared requests: the owner of a node's maintenance keeps the node (lease renewed by its heartbeat, node cordoned)
+     * while maintenances that joined it remain, and restores it only when the last is gone; the wait is in
+     * lastError and status.sharedWith. Woken by each joiner's delete (same-node fan-out of {@link #wakes}).
+     */
+    private Optional<Duration> joinersHold(
+            NodeMaintenance nm,
+            MaintenanceState state,
+            String nodeName,
+            Context<NodeMaintenance> context,
+            MaintenanceEvents events) {
+        List<String> joiners = joiners(nm, nodeName, context);
+        if (joiners.isEmpty()) {
+            return Optional.empty();
+        }
+        String message = "deleted; node " + nodeName + " stays in maintenance until the NodeMaintenances that joined"
+                + " it end: " + String.join(", ", joiners);
+        NodeMaintenanceStatus prior = nm.getStatus();
+        NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
+                state.toBuilder().lastError(message).build(),
+                prior,
+                NodeMaintenanceAdmission.generation(nm),
+                clock.instant());
+        next.setNodeName(prior == null ? null : prior.getNodeName());
+        next.setSharedWith(joiners);
+        NodeMaintenanceStatuses.touch(next, prior, clock.instant());
+        if (!next.equals(prior)) {
+            if (prior == null || !message.equals(prior.getLastError())) {
+                events.emit(false, MaintenanceEvents.SHARED_HOLD, message);
+            }
+            writeStatus(nm, next);
+        }
+        return Optional.of(queueLook);
     }
 
     /**
@@ -524,6 +757,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 && Boolean.TRUE.equals(nm.getSpec().getPreview())
                 && pinnedNode(nm).isEmpty()) {
             return false; // a preview that never started: it never touched the node
+        }
+        if (NodeMaintenanceValidator.joinedTo(nm).isPresent()) {
+            return false; // joined another's maintenance: the owner holds the lease and does the undo
         }
         if (nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Waiting) {
             return false; // waited for a lease held elsewhere: the machine touches the node only with the lease

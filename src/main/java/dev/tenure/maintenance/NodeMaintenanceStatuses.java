@@ -99,6 +99,23 @@ public final class NodeMaintenanceStatuses {
         }
     }
 
+    public static final String SHARED = "Shared";
+
+    /**
+     * Condition {@code Shared} of a joined maintenance; its lastTransitionTime stays that of the prior one while it
+     * stays True.
+     */
+    static Condition shared(String message, NodeMaintenanceStatus prior, long generation, Instant now) {
+        Condition c = cond(SHARED, "True", "Joined", message, null);
+        c.setObservedGeneration(generation);
+        c.setLastTransitionTime(Optional.ofNullable(prior)
+                .flatMap(p -> condition(p, SHARED))
+                .filter(b -> "True".equals(b.getStatus()))
+                .map(Condition::getLastTransitionTime)
+                .orElse(text(now)));
+        return c;
+    }
+
     /** Whether the status says this maintenance holds its node's lease. */
     public static boolean holdsNode(NodeMaintenanceStatus status) {
         return whenTrue(status, LEASE_HELD) != null;

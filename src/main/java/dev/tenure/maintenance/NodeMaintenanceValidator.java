@@ -48,9 +48,14 @@ public final class NodeMaintenanceValidator {
 
     /**
      * What the rules say about {@code candidate}: the reasons that refuse it for good, else the operator-wide limits
-     * that hold it for now (checked on create only), and the request its spec resolves to when it is not refused.
+     * that hold it for now (checked on create only), the request its spec resolves to when it is not refused, and
+     * what its schedule said (empty when the caller passed no time, or it was refused).
      */
-    public record Verdict(List<String> refusals, List<String> holds, Optional<MaintenanceRequest> request) {
+    public record Verdict(
+            List<String> refusals,
+            List<String> holds,
+            Optional<MaintenanceRequest> request,
+            Optional<MaintenanceSchedule.Verdict> schedule) {
         public Verdict {
             refusals = List.copyOf(refusals);
             holds = List.copyOf(holds);
@@ -71,21 +76,65 @@ public final class NodeMaintenanceValidator {
         return review(candidate, old, view, limits).reasons();
     }
 
-    /** Every rule at once, the spec resolved once: {@link #refusals}, then (on create) the {@link MaintenanceLimits}. */
+    /**
+     * Every rule at once, the spec resolved once, as the webhook asks: no time is passed, so a request with a
+     * schedule is not counted against the limits (its time is decided when it comes).
+     */
     public static Verdict review(
             NodeMaintenance candidate, NodeMaintenance old, ClusterView view, MaintenanceLimits limits) {
+        return review(candidate, old, view, limits, Optional.empty());
+    }
+
+    /**
+     * Every rule at once: {@link #refusals}, then on create the schedule at {@code now} and the {@link
+     * MaintenanceLimits}. The budget is decided here only: a request whose schedule is closed at {@code now} (or any
+     * scheduled request when no time is given) takes no slot yet and is not held; one whose time has come is counted
+     * like any other.
+     */
+    public static Verdict review(
+            NodeMaintenance candidate,
+            NodeMaintenance old,
+            ClusterView view,
+            MaintenanceLimits limits,
+            Optional<Instant> now) {
         List<String> errors = new ArrayList<>();
         Optional<MaintenanceRequest> request = refusals(candidate, old, view, errors);
         if (!errors.isEmpty()) {
-            return new Verdict(errors, List.of(), Optional.empty());
+            return new Verdict(errors, List.of(), Optional.empty(), Optional.empty());
         }
-        List<String> holds = List.of();
-        // A scheduled one takes its budget slot when its time comes: the reconciler holds it Pending then if need be.
-        boolean scheduled = candidate.getSpec() != null && candidate.getSpec().getSchedule() != null;
-        if (old == null && !scheduled) {
-            holds = budgetHolds(view, limits);
+        Optional<MaintenanceSchedule.Verdict> schedule =
+                now.map(at -> request.orElseThrow().schedule().at(at));
+        boolean scheduled = candidate.getSpec().getSchedule() != null;
+        boolean notItsTime = schedule.map(v -> v instanceof MaintenanceSchedule.Verdict.Closed)
+                .orElse(scheduled);
+        // a joiner takes no slot: its node is counted already, for the maintenance it joins
+        List<String> holds =
+                old == null && !notItsTime && joins(candidate, view).isEmpty() ? budgetHolds(view, limits) : List.of();
+        return new Verdict(List.of(), holds, request, schedule);
+    }
+
+    /**
+     * spec.join, and a maintenance of the node ahead of {@code candidate}: the one it joins, the owner of the node's
+     * lease and undo (for a maintenance ahead that joined another, that other). Empty when it joins none.
+     */
+    public static Optional<String> joins(NodeMaintenance candidate, ClusterView view) {
+        String nodeName = nodeOf(candidate);
+        if (candidate.getSpec() == null
+                || !Boolean.TRUE.equals(candidate.getSpec().getJoin())
+                || nodeName == null) {
+            return Optional.empty();
         }
-        return new Verdict(List.of(), holds, request);
+        return view.ahead().stream()
+                .filter(nm -> nodeName.equals(nodeOf(nm)))
+                .map(nm -> joinedTo(nm).orElse(nm.getMetadata().getName()))
+                .findFirst();
+    }
+
+    /** status.joinedTo: the maintenance whose node this one shares; empty for one that owns its node (or none yet). */
+    public static Optional<String> joinedTo(NodeMaintenance nm) {
+        return Optional.ofNullable(nm.getStatus())
+                .map(NodeMaintenanceStatus::getJoinedTo)
+                .filter(n -> !n.isBlank());
     }
 
     /**
@@ -136,7 +185,7 @@ public final class NodeMaintenanceValidator {
         }
         List<NodeMaintenance> sameNode =
                 view.ahead().stream().filter(nm -> nodeName.equals(nodeOf(nm))).toList();
-        if (!sameNode.isEmpty()) {
+        if (!sameNode.isEmpty() && !Boolean.TRUE.equals(spec.getJoin())) {
             errors.add("spec.nodeName: node " + nodeName + " already has an active NodeMaintenance "
                     + sameNode.get(0).getMetadata().getName());
             return Optional.empty();
@@ -162,19 +211,55 @@ public final class NodeMaintenanceValidator {
 
     /**
      * The NodeMaintenances that come before {@code self}: those that hold their node (or wait for its
-     * lease), and not-yet-started ones created earlier (ties by name), so two requests racing without
+     * lease), and not-yet-started ones earlier in the {@link #QUEUE_ORDER}, so two requests racing without
      * the webhook are decided the same way by every reconcile. Deleted, ended and refused ones do not count.
      */
     public static List<NodeMaintenance> ahead(NodeMaintenance self, List<NodeMaintenance> all) {
-        Comparator<NodeMaintenance> order = Comparator.comparing((NodeMaintenance nm) -> created(nm))
-                .thenComparing(nm -> nm.getMetadata().getName());
         return all.stream()
                 .filter(nm ->
                         !nm.getMetadata().getName().equals(self.getMetadata().getName()))
                 .filter(nm -> nodeOf(nm) != null)
                 .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
-                .filter(nm -> started(nm) || (admissible(nm) && order.compare(nm, self) < 0))
+                .filter(nm -> started(nm) || (admissible(nm) && QUEUE_ORDER.compare(nm, self) < 0))
                 .toList();
+    }
+
+    /**
+     * The fair queue's order among requests not yet started (NVIDIA maintenance-operator's scheduler admits pending
+     * ones the same way): spec.priority, higher first (default 0); then the earlier created; then the name.
+     */
+    public static final Comparator<NodeMaintenance> QUEUE_ORDER = Comparator.comparingInt(
+                    NodeMaintenanceValidator::priority)
+            .reversed()
+            .thenComparing(NodeMaintenanceValidator::created)
+            .thenComparing(nm -> nm.getMetadata().getName());
+
+    /** spec.priority, 0 when unset. */
+    static int priority(NodeMaintenance nm) {
+        return nm.getSpec() == null || nm.getSpec().getPriority() == null
+                ? 0
+                : nm.getSpec().getPriority();
+    }
+
+    /**
+     * The place of the request {@code view} was read for in the queue for a free slot (1 = next): one more than the
+     * requests ahead of it that wait for a slot too (not started, not waiting for their schedule, not previews).
+     */
+    static int queuePosition(ClusterView view) {
+        return 1
+                + (int) view.ahead().stream()
+                        .filter(NodeMaintenanceValidator::waitsForASlot)
+                        .count();
+    }
+
+    /** Not started, and would take a slot if it had one: in the queue. */
+    static boolean waitsForASlot(NodeMaintenance nm) {
+        return !started(nm) && admissible(nm) && !waitsForItsSchedule(nm) && !previewOnly(nm);
+    }
+
+    /** A preview not started: it plans and touches nothing, so it takes no slot and stands in no queue. */
+    static boolean previewOnly(NodeMaintenance nm) {
+        return nm.getSpec() != null && Boolean.TRUE.equals(nm.getSpec().getPreview()) && !started(nm);
     }
 
     /** Holds its node, or waits for its lease: admitted by a reconcile already. */
@@ -199,17 +284,20 @@ public final class NodeMaintenanceValidator {
                 || st.getPhase() == Phase.Scheduled;
     }
 
-    /** Phase Scheduled: it waits for its start time or window, and counts for no budget meanwhile. */
     /**
      * What the operator-wide limits (cap, control-plane budget) say of the node in {@code view} now, counting every
-     * maintenance ahead of it except those still waiting for their schedule.
+     * maintenance ahead of it except those still waiting for their schedule and previews. Requests ahead of it in the
+     * queue count as if they had their slot: a slot that frees goes to the first in the queue, never to a later one.
      */
-    static List<String> budgetHolds(ClusterView view, MaintenanceLimits limits) {
+    private static List<String> budgetHolds(ClusterView view, MaintenanceLimits limits) {
         Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
-        view.ahead().stream().filter(nm -> !waitsForItsSchedule(nm)).forEach(nm -> inMaintenance.add(nodeOf(nm)));
+        view.ahead().stream()
+                .filter(nm -> !waitsForItsSchedule(nm) && !previewOnly(nm))
+                .forEach(nm -> inMaintenance.add(nodeOf(nm)));
         return limits.refusals(view.node().get(), view.nodes(), inMaintenance);
     }
 
+    /** Phase Scheduled: it waits for its start time or window, and counts for no budget meanwhile. */
     static boolean waitsForItsSchedule(NodeMaintenance nm) {
         return nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Scheduled;
     }

@@ -101,9 +101,10 @@ class NodeMaintenanceAdmissionTest {
                         Optional.of(w2ByAnnotation),
                         one,
                         new Hold(
-                                "tenure.maintenance.max-nodes-in-maintenance: at most 1 node(s) may be in maintenance"
-                                        + " at once; 1 already are: w2",
-                                OPEN)),
+                                "1st in queue for max-nodes-in-maintenance=1: tenure.maintenance.max-nodes-in-maintenance:"
+                                        + " at most 1 node(s) may be in maintenance at once; 1 already are: w2",
+                                OPEN,
+                                1)),
                 Arguments.of(
                         "new, node exists: admitted, with the node as read",
                         resource("w1", nm -> {}),
@@ -149,9 +150,10 @@ class NodeMaintenanceAdmissionTest {
                         Optional.of(w2ByAnnotation),
                         one,
                         new Hold(
-                                "tenure.maintenance.max-nodes-in-maintenance: at most 1 node(s) may be in maintenance"
-                                        + " at once; 1 already are: w2",
-                                OPEN)),
+                                "1st in queue for max-nodes-in-maintenance=1: tenure.maintenance.max-nodes-in-maintenance:"
+                                        + " at most 1 node(s) may be in maintenance at once; 1 already are: w2",
+                                OPEN,
+                                1)),
                 Arguments.of(
                         "refused before, spec not edited since: nothing to do, nothing read",
                         resource("w9", failedUnadmitted("spec.nodeName: node w9 not found", 1)),
@@ -291,6 +293,84 @@ class NodeMaintenanceAdmissionTest {
         assertThat(NodeMaintenanceAdmission.withMoveNote(
                         machineError == null ? null : machineError.replace("NOTE", note), note))
                 .isEqualTo(expected.replace("NOTE", note));
+    }
+
+    /** Issue 29's fair queue: the place of {@code self} and whether it may start, given who else is there. */
+    private static Decision queued(NodeMaintenance self, NodeMaintenance... others) {
+        List<NodeMaintenance> all = List.of(others);
+        ClusterView view = new ClusterView(
+                NODES.stream()
+                        .filter(n -> n.getMetadata().getName().equals(NodeMaintenanceValidator.nodeOf(self)))
+                        .findFirst(),
+                NODES,
+                NodeMaintenanceValidator.ahead(self, all));
+        return decide(self, Optional.of(view), new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty()));
+    }
+
+    private static NodeMaintenance request(String name, String node, String created, Integer priority) {
+        NodeMaintenance nm = nm(name, node, s -> s.setPriority(priority));
+        nm.getMetadata().setCreationTimestamp(created);
+        nm.getMetadata().setGeneration(1L);
+        return nm;
+    }
+
+    private static NodeMaintenance pending(String name, String node, String created, Integer priority) {
+        NodeMaintenance nm = request(name, node, created, priority);
+        nm.getStatus().setPhase(Phase.Pending);
+        return nm;
+    }
+
+    @Test
+    void theQueueIsOrderedByPriorityThenCreationThenNameAndNobodyJumpsIt() {
+        NodeMaintenance runningW2 = running("r", "w2");
+        NodeMaintenance earlier = pending("e", "w3", "2026-01-01T00:00:00Z", null);
+        NodeMaintenance self = request("m", "w1", "2026-01-02T00:00:00Z", null);
+
+        assertThat(queued(self, runningW2, earlier))
+                .as("behind the earlier one: second in the queue")
+                .isInstanceOfSatisfying(Hold.class, h -> {
+                    assertThat(h.position()).isEqualTo(2);
+                    assertThat(h.error()).startsWith("2nd in queue for max-nodes-in-maintenance=1: ");
+                });
+        assertThat(queued(self, earlier))
+                .as("the running one ended: the free slot is the earlier one's, not this one's")
+                .isInstanceOfSatisfying(
+                        Hold.class, h -> assertThat(h.position()).isEqualTo(2));
+        assertThat(queued(request("m", "w1", "2026-01-02T00:00:00Z", 5), runningW2, earlier))
+                .as("a higher priority goes ahead of the earlier one")
+                .isInstanceOfSatisfying(
+                        Hold.class, h -> assertThat(h.position()).isEqualTo(1));
+        assertThat(queued(request("m", "w1", "2026-01-02T00:00:00Z", 5), earlier))
+                .as("a higher priority takes the free slot")
+                .isInstanceOf(Admit.class);
+        assertThat(queued(
+                        request("m", "w1", "2026-01-02T00:00:00Z", -1),
+                        pending("e", "w3", "2026-01-03T00:00:00Z", null)))
+                .as("a negative priority goes behind a later request of the default")
+                .isInstanceOfSatisfying(
+                        Hold.class, h -> assertThat(h.position()).isEqualTo(2));
+        assertThat(queued(
+                        request("a", "w1", "2026-01-01T00:00:00Z", null),
+                        pending("b", "w3", "2026-01-01T00:00:00Z", null)))
+                .as("created in the same second: the name decides")
+                .isInstanceOf(Admit.class);
+        NodeMaintenance preview = pending("e", "w3", "2026-01-01T00:00:00Z", null);
+        preview.getSpec().setPreview(true);
+        assertThat(queued(self, preview))
+                .as("a preview takes no slot and stands in no queue")
+                .isInstanceOf(Admit.class);
+        NodeMaintenance scheduled = pending("e", "w3", "2026-01-01T00:00:00Z", null);
+        scheduled.getStatus().setPhase(Phase.Scheduled);
+        assertThat(queued(self, scheduled))
+                .as("one waiting for its schedule takes no slot yet")
+                .isInstanceOf(Admit.class);
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @CsvSource({"1,1st", "2,2nd", "3,3rd", "4,4th", "11,11th", "12,12th", "13,13th", "21,21st", "102,102nd", "111,111th"
+    })
+    void queuePlacesReadAsOrdinals(int n, String ordinal) {
+        assertThat(NodeMaintenanceAdmission.ordinal(n)).isEqualTo(ordinal);
     }
 
     private static dev.tenure.maintenance.api.ScheduleSpec startAt(String at) {

@@ -416,7 +416,35 @@ class NodeMaintenanceReconcilerIT {
         assertThat(review("CREATE", nmJson("h5", "hook-1", ""), null))
                 .contains("\"allowed\":false")
                 .contains("already has an active NodeMaintenance hook-held");
+        // issue 29 shared requests: the same duplicate asking to join is admitted, with join false it is not
+        assertThat(review("CREATE", nmJson("h6", "hook-1", ",\"join\":true"), null))
+                .contains("\"allowed\":true");
+        assertThat(review("CREATE", nmJson("h7", "hook-1", ",\"join\":false"), null))
+                .contains("\"allowed\":false")
+                .contains("already has an active NodeMaintenance hook-held");
         client().resources(NodeMaintenance.class).withName("hook-held").delete();
+    }
+
+    /** Issue 29: the CRD schema, generated from the API types, refuses a join or priority of the wrong type. */
+    @Test
+    void theSchemaRefusesAJoinOrPriorityOfTheWrongTypeNamingTheField() {
+        cluster().seed().node("typed-1").role("worker").create();
+        for (String[] row :
+                new String[][] {{"join", "\"yes\"", "spec.join"}, {"priority", "\"high\"", "spec.priority"}}) {
+            String json = "{\"apiVersion\":\"tenure.dev/v1alpha1\",\"kind\":\"NodeMaintenance\",\"metadata\":"
+                    + "{\"name\":\"typed-" + row[0] + "\"},\"spec\":{\"nodeName\":\"typed-1\",\"" + row[0] + "\":"
+                    + row[1] + "}}";
+            io.fabric8.kubernetes.api.model.GenericKubernetesResource r = client().getKubernetesSerialization()
+                    .unmarshal(json, io.fabric8.kubernetes.api.model.GenericKubernetesResource.class);
+            org.assertj.core.api.Assertions.assertThatThrownBy(
+                            () -> client().genericKubernetesResources("tenure.dev/v1alpha1", "NodeMaintenance")
+                                    .resource(r)
+                                    .create())
+                    .isInstanceOfSatisfying(
+                            io.fabric8.kubernetes.client.KubernetesClientException.class,
+                            e -> assertThat(e.getCode()).isEqualTo(422))
+                    .hasMessageContaining(row[2]);
+        }
     }
 
     /** Issue 26: creating a NodeMaintenance is node-admin power; `edit` alone is refused, naming the right. */

@@ -381,4 +381,40 @@ class NodeMaintenanceValidatorTest {
         assertThat(forA).isEmpty();
         assertThat(forB).singleElement().asString().contains("already has an active NodeMaintenance a");
     }
+    /** Issue 29's shared requests: spec.join turns the duplicate refusal into joining the maintenance of the node. */
+    @Test
+    void aJoinSharesTheMaintenanceOfItsNodeInsteadOfBeingRefused() {
+        MaintenanceLimits one = new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty());
+        NodeMaintenance owner = running("owner", "w1");
+        ClusterView view = view("w1", owner);
+
+        NodeMaintenance plain = nm("second", "w1");
+        assertThat(NodeMaintenanceValidator.validate(plain, null, view, one))
+                .as("without spec.join: refused as before")
+                .containsExactly("spec.nodeName: node w1 already has an active NodeMaintenance owner");
+        assertThat(NodeMaintenanceValidator.joins(plain, view)).isEmpty();
+
+        NodeMaintenance joinFalse = nm("second", "w1", s -> s.setJoin(false));
+        assertThat(NodeMaintenanceValidator.validate(joinFalse, null, view, one))
+                .hasSize(1);
+
+        NodeMaintenance joiner = nm("second", "w1", s -> s.setJoin(true));
+        NodeMaintenanceValidator.Verdict verdict = NodeMaintenanceValidator.review(joiner, null, view, one);
+        assertThat(verdict.refusals()).isEmpty();
+        assertThat(verdict.holds())
+                .as("a joiner takes no slot of the cap: its node is counted already")
+                .isEmpty();
+        assertThat(NodeMaintenanceValidator.joins(joiner, view)).contains("owner");
+
+        NodeMaintenance firstJoiner = running("first-joiner", "w1");
+        firstJoiner.getStatus().setJoinedTo("owner");
+        assertThat(NodeMaintenanceValidator.joins(joiner, view("w1", firstJoiner)))
+                .as("joining a joiner joins its owner")
+                .contains("owner");
+        assertThat(NodeMaintenanceValidator.joins(joiner, view("w1")))
+                .as("nothing on the node to join: an ordinary maintenance")
+                .isEmpty();
+        assertThat(NodeMaintenanceValidator.joins(joiner, view("w1", running("other", "w2"))))
+                .isEmpty();
+    }
 }

@@ -87,6 +87,40 @@ public class NodeMaintenanceSpec {
 
     // ---- end of the issue 29 lifecycle block
 
+    // ---- Issue 29, the fair queue
+
+    @JsonPropertyDescription("Place in the queue when max-nodes-in-maintenance or the control-plane budget holds"
+            + " this maintenance Pending: higher first (default 0, may be negative), then the earlier created, then"
+            + " the name. A free slot goes to the first in the queue.")
+    private Integer priority;
+
+    public Integer getPriority() {
+        return priority;
+    }
+
+    public void setPriority(Integer priority) {
+        this.priority = priority;
+    }
+
+    // ---- end of the fair queue block
+
+    // ---- Issue 29, shared requests
+
+    @JsonPropertyDescription("Join the maintenance already on the node instead of being refused as a duplicate: the"
+            + " node is restored only when the last of the maintenances sharing it ends. The first one keeps the node"
+            + " lease and the undo; a joiner touches nothing on the node. Default false.")
+    private Boolean join;
+
+    public Boolean getJoin() {
+        return join;
+    }
+
+    public void setJoin(Boolean join) {
+        this.join = join;
+    }
+
+    // ---- end of the shared requests block
+
     public NodeMaintenanceSpec() {}
 
     public NodeMaintenanceSpec(String nodeName, String reason) {

@@ -96,6 +96,51 @@ public class NodeMaintenanceStatus {
 
     // ---- end of the issue 29 lifecycle block
 
+    // ---- Issue 29, the fair queue
+
+    @io.fabric8.generator.annotation.Min(1)
+    @JsonPropertyDescription("While the operator-wide limits hold it Pending: its place in the queue for a free slot"
+            + " (1 = next); lastError names the limit.")
+    private Integer queuePosition;
+
+    public Integer getQueuePosition() {
+        return queuePosition;
+    }
+
+    public void setQueuePosition(Integer queuePosition) {
+        this.queuePosition = queuePosition;
+    }
+
+    // ---- end of the fair queue block
+
+    // ---- Issue 29, shared requests
+
+    @JsonPropertyDescription("A joined maintenance (spec.join): the NodeMaintenance whose maintenance of the node it"
+            + " shares, which holds the node lease and does the undo.")
+    private String joinedTo;
+
+    @JsonPropertyDescription("The other NodeMaintenances sharing this node's maintenance; the node is restored when"
+            + " the last of them ends.")
+    private List<String> sharedWith;
+
+    public String getJoinedTo() {
+        return joinedTo;
+    }
+
+    public void setJoinedTo(String joinedTo) {
+        this.joinedTo = joinedTo;
+    }
+
+    public List<String> getSharedWith() {
+        return sharedWith;
+    }
+
+    public void setSharedWith(List<String> sharedWith) {
+        this.sharedWith = sharedWith;
+    }
+
+    // ---- end of the shared requests block
+
     public Phase getPhase() {
         return phase;
     }
@@ -220,7 +265,10 @@ public class NodeMaintenanceStatus {
                 && Objects.equals(nodeName, s.nodeName)
                 && Objects.equals(drainPlan, s.drainPlan)
                 && Objects.equals(hooks, s.hooks)
-                && Objects.equals(schedule, s.schedule);
+                && Objects.equals(schedule, s.schedule)
+                && Objects.equals(queuePosition, s.queuePosition)
+                && Objects.equals(joinedTo, s.joinedTo)
+                && Objects.equals(sharedWith, s.sharedWith);
     }
 
     @Override
