@@ -49,12 +49,30 @@ public class NodeMaintenanceWebhook {
         KubernetesSerialization json = client.getKubernetesSerialization();
         AdmissionReview review = json.unmarshal(body, AdmissionReview.class);
         AdmissionRequest request = review.getRequest();
-        List<String> errors = errors(request, json);
+        NodeMaintenanceValidator.Verdict verdict = verdict(request, json);
+        List<String> errors = verdict.refusals();
         // Only a valid request is worth a SubjectAccessReview per right.
         List<String> refusals = errors.isEmpty() ? refusals(request, json) : List.of();
-        var response = new AdmissionResponseBuilder()
-                .withUid(request.getUid())
-                .withAllowed(errors.isEmpty() && refusals.isEmpty());
+        AdmissionReview answer = new AdmissionReview();
+        answer.setApiVersion(review.getApiVersion() == null ? "admission.k8s.io/v1" : review.getApiVersion());
+        answer.setKind("AdmissionReview");
+        answer.setResponse(answer(request.getUid(), errors, refusals, verdict.holds()));
+        return json.asJson(answer);
+    }
+
+    /**
+     * The answer to a review: {@code errors} (the rules) deny it as Invalid (422), else {@code refusals} (the user's
+     * rights) as Forbidden (403); {@code holds} (the operator-wide limits, full now) admit it with a warning, which
+     * kubectl prints: the NodeMaintenance waits Pending in the fair queue and starts when a slot frees and it is first.
+     */
+    static io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponse answer(
+            String uid, List<String> errors, List<String> refusals, List<String> holds) {
+        var response = new AdmissionResponseBuilder().withUid(uid).withAllowed(errors.isEmpty() && refusals.isEmpty());
+        if (errors.isEmpty() && refusals.isEmpty() && !holds.isEmpty()) {
+            response.withWarnings(holds.stream()
+                    .map(hold -> "held in the queue until a slot frees: " + hold)
+                    .toList());
+        }
         if (!errors.isEmpty()) {
             response.withStatus(new io.fabric8.kubernetes.api.model.StatusBuilder()
                     .withCode(422)
@@ -70,11 +88,7 @@ public class NodeMaintenanceWebhook {
                     .withMessage(String.join("; ", refusals))
                     .build());
         }
-        AdmissionReview answer = new AdmissionReview();
-        answer.setApiVersion(review.getApiVersion() == null ? "admission.k8s.io/v1" : review.getApiVersion());
-        answer.setKind("AdmissionReview");
-        answer.setResponse(response.build());
-        return json.asJson(answer);
+        return response.build();
     }
 
     /** CREATE, and an UPDATE (which may turn on disableEviction): the requesting user's rights, checked. */
@@ -90,31 +104,31 @@ public class NodeMaintenanceWebhook {
         return authorizer.refusals(request.getUserInfo(), candidate.getSpec());
     }
 
-    private List<String> errors(AdmissionRequest request, KubernetesSerialization json) {
+    private NodeMaintenanceValidator.Verdict verdict(AdmissionRequest request, KubernetesSerialization json) {
         String operation = request.getOperation();
         if (!"CREATE".equals(operation) && !"UPDATE".equals(operation)) {
-            return List.of();
+            return new NodeMaintenanceValidator.Verdict(List.of(), List.of(), Optional.empty(), Optional.empty());
         }
         NodeMaintenance candidate = json.convertValue(request.getObject(), NodeMaintenance.class);
         NodeMaintenance old = "UPDATE".equals(operation) && request.getOldObject() != null
                 ? json.convertValue(request.getOldObject(), NodeMaintenance.class)
                 : null;
         if (old != null) {
-            return NodeMaintenanceValidator.validate(
+            return NodeMaintenanceValidator.review(
                     candidate,
                     old,
                     new NodeMaintenanceValidator.ClusterView(Optional.empty(), List.of(), List.of()),
                     limits);
         }
-        return errorsOfCreate(candidate, caches, elsewhere, limits);
+        return reviewOfCreate(candidate, caches, elsewhere, limits);
     }
 
     /**
-     * A CREATE's refusals, read from {@code caches} (every replica runs them: no GET or LIST per review once they
+     * A CREATE's refusals and holds, read from {@code caches} (every replica runs them: no GET or LIST per review once they
      * have synced). A cache that lags may admit a duplicate of a NodeMaintenance created a moment before; the
      * reconciler refuses the later one ({@link NodeMaintenanceValidator#ahead}).
      */
-    public static List<String> errorsOfCreate(
+    public static NodeMaintenanceValidator.Verdict reviewOfCreate(
             NodeMaintenance candidate,
             AdmissionCaches caches,
             NodesMaintainedElsewhere elsewhere,
@@ -123,7 +137,7 @@ public class NodeMaintenanceWebhook {
                 candidate.getSpec() == null ? null : candidate.getSpec().getNodeName();
         Optional<Node> node = nodeName == null || nodeName.isBlank() ? Optional.empty() : caches.node(nodeName);
         List<Node> nodes = node.filter(MaintenanceLimits::isControlPlane).isPresent() ? caches.nodes() : List.of();
-        return NodeMaintenanceValidator.validate(
+        return NodeMaintenanceValidator.review(
                 candidate,
                 null,
                 new NodeMaintenanceValidator.ClusterView(

@@ -21,7 +21,7 @@ import java.util.List;
  *       holds) and LIST every NodeMaintenance;
  *   <li>caches: the same code with the caches started (trimmed Node cache, NodeMaintenance informer).
  * </ul>
- * Timed: {@link NodeMaintenanceWebhook#errorsOfCreate}, the review's reads and rules; the HTTP round trip and the
+ * Timed: {@link NodeMaintenanceWebhook#reviewOfCreate}, the review's reads and rules; the HTTP round trip and the
  * SubjectAccessReviews, the same on both paths, are not.
  */
 final class AdmissionBench {
@@ -101,7 +101,8 @@ final class AdmissionBench {
         long s = System.nanoTime();
         List<String> errors;
         try {
-            errors = NodeMaintenanceWebhook.errorsOfCreate(candidate, caches, holds, limits);
+            errors = NodeMaintenanceWebhook.reviewOfCreate(candidate, caches, holds, limits)
+                    .reasons();
         } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
             if (String.valueOf(e.getMessage()).contains("timeout")) {
                 return null;

@@ -580,7 +580,7 @@ public final class Bench {
         row.note(nodes + " realistic Nodes (40 images with digests each, as row 7) and " + r.maintenances()
                         + " NodeMaintenances; " + trials + " reviews per path after a warm-up, alternated; the "
                         + "operator client's 10 s request timeout is the webhook's timeout")
-                .note("timed: the review's reads and rules (NodeMaintenanceWebhook.errorsOfCreate) for a worker "
+                .note("timed: the review's reads and rules (NodeMaintenanceWebhook.reviewOfCreate) for a worker "
                         + "node; the HTTP round trip and the SubjectAccessReviews are the same on both paths and "
                         + "not included")
                 .note("API reads = the same code before its caches sync: GET the Node, LIST all Nodes (the "
