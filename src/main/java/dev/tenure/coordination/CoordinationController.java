@@ -138,6 +138,9 @@ public final class CoordinationController {
     }
 
     /** Starts informers, the election worker and the candidate garbage collector; no-op when running. */
+    // the garbage collection task catches and logs its own failures (collectGarbageSafely) and ends with the
+    // scheduler, which stop() shuts down: its future holds nothing to check
+    @SuppressWarnings("FutureReturnValueIgnored")
     public synchronized void start() {
         if (running != null) {
             return;

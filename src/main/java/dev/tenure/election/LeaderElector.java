@@ -658,6 +658,8 @@ public final class LeaderElector {
      * Gives the lease to {@code preferred}: the term ends (onStoppedLeading fires), and the release is written
      * only once that callback has completed — the successor may start the moment it sees the release.
      */
+    // the release is chained on the term's end and runs on the scheduler; releaseAfterYield handles its own errors
+    @SuppressWarnings("FutureReturnValueIgnored")
     private void yieldTo(String preferred) {
         long endedTerm;
         synchronized (termLock) {
@@ -763,6 +765,8 @@ public final class LeaderElector {
     }
 
     /** The fence timer: ends term {@code seq} at its deadline, whatever the loop is doing. */
+    // endTerm's future (onStoppedLeading done) matters only to a release; the fence writes none
+    @SuppressWarnings("FutureReturnValueIgnored")
     private void fence(long seq) {
         synchronized (termLock) {
             if (!termActive || termSeq != seq) {
@@ -828,6 +832,8 @@ public final class LeaderElector {
     }
 
     /** Step down (the term ends, the callback fires) and contend again later. */
+    // endTerm's future (onStoppedLeading done) matters only to a release; stepping down writes none
+    @SuppressWarnings("FutureReturnValueIgnored")
     private void stepDown(String why) {
         endTerm(why, -1);
         if (!stopped) {

@@ -343,18 +343,22 @@ public class OperatorLeadership {
 
     static LeaderWork work(String name, boolean essential, Runnable start, Runnable stop) {
         return new LeaderWork() {
+            @Override
             public String name() {
                 return name;
             }
 
+            @Override
             public void start() {
                 start.run();
             }
 
+            @Override
             public void stop() {
                 stop.run();
             }
 
+            @Override
             public boolean essential() {
                 return essential;
             }

@@ -27,7 +27,7 @@ import java.util.function.Supplier;
  * resourceVersion, or with "0", starts with an ADDED event per current object. API concepts, "Efficient detection of
  * changes".
  *
- * <p>Not thread-safe by itself: {@link #record} is called under the CRUD store's write lock and {@link #open} under
+ * <p>Not thread-safe by itself: {@link #record} is called under the CRUD store's write lock and {@code open} under
  * its read lock, so a watch opens between two writes and misses none.
  */
 final class WatchCache {
