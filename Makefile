@@ -5,7 +5,7 @@ IMAGE ?= ghcr.io/tenure-dev/tenure-operator:$(shell sed -n 's/^version=//p' src/
 NATIVE_IN_CONTAINER ?= false
 .DEFAULT_GOAL := help
 
-.PHONY: help run test test-fast test-chaos test-tools fmt bench chaos bundle manifests verify-generated native image image-native
+.PHONY: help run test lint test-fast test-chaos test-tools fmt bench chaos bundle manifests verify-generated native image image-native
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -14,12 +14,17 @@ KUBE ?= emulated
 run: ## Run the operator on an embedded emulated cluster (KUBE=current: on your current kube context)
 	@KUBE=$(KUBE) bin/run
 
-test: test-tools ## Build, run every test, and check generated artifacts are committed
-	$(MVN) verify
+# Error Prone (profile errorprone, -Werror) compiles everything, from clean: the compiler plugin does not recompile
+# sources it compiled earlier without Error Prone, so an incremental build could let a warning through.
+test: test-tools ## Build with Error Prone (any warning fails), run every test, check generated artifacts are committed
+	$(MVN) -Perrorprone clean verify
 	@$(MAKE) --no-print-directory verify-generated
 
 test-fast: ## The fast tier (~1 min): unit and table tests; no emulated cluster, Quarkus app, kubectl or chaos
 	$(MVN) test -DexcludedGroups=e2e,chaos
+
+lint: ## Error Prone alone on main, test and build code (what make test compiles with; any warning fails)
+	$(MVN) -Perrorprone clean test-compile
 
 fmt: ## Format the Java sources (palantir-java-format via Spotless; make test fails on unformatted code)
 	$(MVN) -q spotless:apply

@@ -21,6 +21,8 @@ final class AotTraining {
     private AotTraining() {}
 
     /** Trains with {@code launcher}; returns the seconds the run took. Fails when no cache was written. */
+    // a training JVM that does not exit is left running: that failure is the one to report, even over the run's own
+    @SuppressWarnings("Finally")
     static double train(FootprintBench.Launcher launcher) throws Exception {
         long t0 = System.nanoTime();
         Files.deleteIfExists(FootprintBench.AOT_CACHE);

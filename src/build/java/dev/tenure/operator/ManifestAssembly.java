@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -123,7 +124,7 @@ public final class ManifestAssembly {
                 }
             }
             for (Map<String, Object> extra : bundleExtras(resources)) {
-                String kind = ((String) extra.get("kind")).toLowerCase();
+                String kind = ((String) extra.get("kind")).toLowerCase(Locale.ROOT);
                 Files.writeString(manifests.resolve(NAME + "-" + kind + ".yaml"), toYaml(List.of(extra)));
             }
         }
@@ -616,7 +617,7 @@ public final class ManifestAssembly {
                     .filter(r -> kind.equals(r.get("kind")))
                     .map(ManifestAssembly::withoutNamespace)
                     .toList();
-            Files.writeString(monitoring.resolve(kind.toLowerCase() + ".yaml"), toYaml(ofKind));
+            Files.writeString(monitoring.resolve(kind.toLowerCase(Locale.ROOT) + ".yaml"), toYaml(ofKind));
         }
         Files.writeString(monitoring.resolve("prometheus-rules.yaml"), toYaml(List.of(plainRuleGroups(resources))));
         Files.writeString(monitoring.resolve("grafana-dashboard.json"), dashboard);
@@ -709,7 +710,8 @@ public final class ManifestAssembly {
     }
 
     /** The value at a path of map keys, or null where the path ends early. */
-    @SuppressWarnings("unchecked")
+    // a YAML path lookup: the caller names the type it expects (TypeParameterUnusedInFormals), unchecked by nature
+    @SuppressWarnings({"unchecked", "TypeParameterUnusedInFormals"})
     static <T> T at(Map<String, Object> root, String... keys) {
         Object value = root;
         for (String key : keys) {

@@ -34,7 +34,7 @@ public final class CoordinationMetrics {
     public static final String API_ERROR = "api_error";
 
     /** Histogram buckets for leaderless gaps, sub-second (a write after a crash) to minutes (a handover). */
-    public static final Duration[] ELECTION_BUCKETS = {
+    private static final Duration[] ELECTION_BUCKETS = {
         Duration.ofMillis(100),
         Duration.ofMillis(250),
         Duration.ofMillis(500),

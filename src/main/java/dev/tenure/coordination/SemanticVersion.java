@@ -95,7 +95,7 @@ public record SemanticVersion(long major, long minor, long patch, List<String> p
 
     private static boolean validIdentifiers(String dotted, boolean preRelease) {
         for (String id : dotted.split("\\.", -1)) {
-            if (id.isEmpty() || !id.chars().allMatch(c -> Character.isLetterOrDigit(c) && c < 128 || c == '-')) {
+            if (id.isEmpty() || !id.chars().allMatch(c -> (Character.isLetterOrDigit(c) && c < 128) || c == '-')) {
                 return false;
             }
             if (preRelease && isNumeric(id) && id.length() > 1 && id.charAt(0) == '0') {

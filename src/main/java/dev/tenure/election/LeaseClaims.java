@@ -76,6 +76,8 @@ public final class LeaseClaims {
         }
     }
 
+    // withOwner returns the very record it was given when the owner is already set: identity means "unchanged"
+    @SuppressWarnings("ReferenceEquality")
     private ClaimResult claimOnce(LeaseKey key, Rule rule, Optional<LeaseOwner> owner, RenewPolicy renew) {
         LeaseRecord current = store.find(key).orElse(null);
         Instant now = clock.instant();

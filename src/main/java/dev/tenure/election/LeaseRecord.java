@@ -256,7 +256,7 @@ public record LeaseRecord(
 
     static int seconds(Duration d) {
         // Leases carry whole seconds; round up so a written lease never promises less than asked.
-        long s = d.toSeconds() + (d.getNano() > 0 ? 1 : 0);
+        long s = d.toSeconds() + (d.toNanosPart() > 0 ? 1 : 0);
         return (int) Math.max(1, Math.min(Integer.MAX_VALUE, s));
     }
 }

@@ -53,6 +53,8 @@ public record DrainPlan(List<PodVerdict> verdicts) {
     }
 
     /**
+     * One pod's place in the plan: what the drain does with it and why.
+     *
      * @param refusal the last PodDisruptionBudget refusal of this pod's eviction (the 429's message), null if none
      * @param graceEnded for a pod still terminating past the end of its grace period: that end (its
      *     deletionTimestamp, which the API server sets to the deletion time plus the grace period); else null

@@ -18,6 +18,8 @@ final class DrainPreview {
     private DrainPreview() {}
 
     /**
+     * The preview of {@code plan}: each pod with its behaviour, wave and refusing budgets.
+     *
      * @param budgets namespace → its PodDisruptionBudgets
      * @return one entry per pod, in drain order (waves ascending, then Skip, WaitCompleted and the pods left alone)
      */

@@ -60,6 +60,8 @@ public record DrainRules(List<Rule> rules) {
     }
 
     /**
+     * What the rules decide for {@code pod}: its behaviour and its wave.
+     *
      * @param namespaceLabels the labels of the pod's namespace (null when not read or gone: then only
      *     {@code kubernetes.io/metadata.name}, which kube-apiserver sets on every namespace)
      */

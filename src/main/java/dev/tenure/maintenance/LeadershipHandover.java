@@ -13,6 +13,8 @@ import java.time.Instant;
 public interface LeadershipHandover {
 
     /**
+     * Starts (or goes on with) handing away the leadership held on {@code nodeName}.
+     *
      * @param nodeName the node being put into maintenance (already cordoned)
      * @param startedAt when the handover step began (first call), for the implementation's own bookkeeping
      * @param now the machine's clock

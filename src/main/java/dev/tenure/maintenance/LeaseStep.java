@@ -31,7 +31,6 @@ final class LeaseStep {
     private static final Logger LOG = Logger.getLogger(LeaseStep.class);
 
     private final LeaseStore leases;
-    private final NodeLease nodeLease;
     private final MaintenanceMetrics metrics;
     private final MaintenanceSettings settings;
     private final Scheduler heartbeatScheduler;
@@ -40,13 +39,11 @@ final class LeaseStep {
 
     LeaseStep(
             LeaseStore leases,
-            NodeLease nodeLease,
             MaintenanceMetrics metrics,
             MaintenanceSettings settings,
             Scheduler heartbeatScheduler,
             Clock clock) {
         this.leases = leases;
-        this.nodeLease = nodeLease;
         this.metrics = metrics;
         this.settings = settings;
         this.heartbeatScheduler = heartbeatScheduler;

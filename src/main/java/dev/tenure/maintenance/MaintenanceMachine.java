@@ -61,7 +61,7 @@ public final class MaintenanceMachine {
         this.client = client;
         this.nodeLease = new NodeLease(leases, clock, settings);
         NodeCordon cordon = new NodeCordon(client);
-        this.leaseStep = new LeaseStep(leases, nodeLease, metrics, settings, heartbeatScheduler, clock);
+        this.leaseStep = new LeaseStep(leases, metrics, settings, heartbeatScheduler, clock);
         this.cordonStep = new CordonStep(cordon, settings);
         this.handoverStep = new HandoverStep(handover, metrics, settings);
         this.hookStep = new HookStep(settings);

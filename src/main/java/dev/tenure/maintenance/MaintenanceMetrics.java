@@ -42,7 +42,7 @@ public final class MaintenanceMetrics {
     private final Timer drainDuration;
 
     /** Histogram buckets for drains, seconds to a day (Micrometer's default range tops out at 30 s). */
-    public static final Duration[] DRAIN_BUCKETS = {
+    private static final Duration[] DRAIN_BUCKETS = {
         Duration.ofSeconds(5),
         Duration.ofSeconds(15),
         Duration.ofSeconds(30),
@@ -59,7 +59,7 @@ public final class MaintenanceMetrics {
         Duration.ofHours(24)
     };
     /** Histogram buckets for handovers, sub-second to the longest spec.handover.timeout people set. */
-    public static final Duration[] HANDOVER_BUCKETS = {
+    private static final Duration[] HANDOVER_BUCKETS = {
         Duration.ofMillis(500),
         Duration.ofSeconds(1),
         Duration.ofSeconds(2),

@@ -57,6 +57,12 @@ import org.jboss.logging.Logger;
  * fails (RBAC refusal, missing CRD, cache-sync timeout) is undone and the process exits with
  * {@link #START_FAILED_EXIT_CODE}; the shutdown releases the lease so another replica can try, and Kubernetes
  * restarts this one with its crash-loop backoff.
+ *
+ * <p>One file over ~500 lines, on purpose (issue 27's size rule): start, stop, leadership loss and shutdown are one
+ * state machine over the same volatile fields (the term open, the starter thread, the work running, lost, shutting
+ * down), whose orderings are what issue 24's fencing proves ("a stop preempts a start", "no release before the work
+ * is stopped"); here they read top to bottom in one place. The pieces with no share in that ordering are already
+ * their own classes ({@code WorkFence}, {@code FencedWrites}, {@code ElectorHealth}).
  */
 @ApplicationScoped
 public class OperatorLeadership {
@@ -357,18 +363,22 @@ public class OperatorLeadership {
 
     static LeaderWork work(String name, boolean essential, Runnable start, Runnable stop) {
         return new LeaderWork() {
+            @Override
             public String name() {
                 return name;
             }
 
+            @Override
             public void start() {
                 start.run();
             }
 
+            @Override
             public void stop() {
                 stop.run();
             }
 
+            @Override
             public boolean essential() {
                 return essential;
             }

@@ -53,6 +53,8 @@ public class SharedCaches {
         starter.execute(() -> start(caches, FIRST_RETRY));
     }
 
+    // start() catches and logs its own failures and schedules its retry: the retry's future holds nothing to check
+    @SuppressWarnings("FutureReturnValueIgnored")
     private void start(AdmissionCaches caches, Duration retry) {
         try {
             caches.start();

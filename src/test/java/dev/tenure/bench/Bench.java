@@ -388,7 +388,7 @@ public final class Bench {
         for (var e : results.entrySet()) {
             FleetBench.Result r = e.getValue();
             row.measure(e.getKey(), "time to all settled", r.seconds(), "s")
-                    .measure(e.getKey(), "API requests", r.requests(), "")
+                    .measure(e.getKey(), "API requests", (double) r.requests(), "")
                     .measure(
                             e.getKey(),
                             "API requests per evicted pod",
@@ -535,8 +535,8 @@ public final class Bench {
         String s = "Tenure, " + n + " idle maintenances";
         row.measure(s, "NodeMaintenance writes (status included)", r.perMaintenancePerHour(r.maintenanceWrites()), "/h")
                 .measure(s, "node Lease writes (renewals)", r.perMaintenancePerHour(r.nodeLeaseWrites()), "/h")
-                .measure(s, "NodeMaintenance writes in the window", r.maintenanceWrites(), "")
-                .measure(s, "node Lease writes in the window", r.nodeLeaseWrites(), "")
+                .measure(s, "NodeMaintenance writes in the window", (double) r.maintenanceWrites(), "")
+                .measure(s, "node Lease writes in the window", (double) r.nodeLeaseWrites(), "")
                 .measure(
                         s,
                         "operator Lease writes (one per install)",

@@ -212,6 +212,7 @@ final class CoordinatedHandoverBench implements AutoCloseable {
     }
 
     /** One replica: an election-core Candidate with its own scheduler thread. */
+    @SuppressWarnings("JavaLangClash") // one simulated process of the bench; java.lang.Process is never used here
     private record Process(Candidate candidate, ExecutorScheduler scheduler) {
         void start() {
             candidate.start();

@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -49,8 +50,9 @@ final class FailoverBench {
                 out.put(kind, samples);
                 for (int i = 0; i < trials; i++) {
                     long seed = random.nextLong();
-                    String lease = "bench-" + kind.name().toLowerCase() + "-"
-                            + exit.name().toLowerCase().replace('_', '-') + "-" + leaseCounter.incrementAndGet();
+                    String lease = "bench-" + kind.name().toLowerCase(Locale.ROOT) + "-"
+                            + exit.name().toLowerCase(Locale.ROOT).replace('_', '-') + "-"
+                            + leaseCounter.incrementAndGet();
                     running.add(pool.submit(() -> {
                         try {
                             samples.add(trial(kind, profile, exit, lease, seed));

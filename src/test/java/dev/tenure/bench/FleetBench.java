@@ -162,7 +162,7 @@ final class FleetBench {
                 driver.drive(
                         rig.machine, requests, states, java.time.Instant.now().plus(limit));
                 double seconds = (System.nanoTime() - t0) / 1e9;
-                long requestCount = cluster.requests().all().size() - requestsBefore;
+                long requestCount = (long) cluster.requests().all().size() - requestsBefore;
                 int ok = (int) states.values().stream()
                         .filter(s -> s.phase() == Phase.Succeeded)
                         .count();

@@ -119,7 +119,7 @@ final class ScaleBench {
                 .withStatus("False")
                 .withReason("KubeletHasSufficientPID")
                 .endCondition()
-                .addNewAddress("10.0." + (name.hashCode() & 0xff) + "." + (name.length()), "InternalIP")
+                .addNewAddress("10.0." + (name.hashCode() & 0xff) + "." + name.length(), "InternalIP")
                 .addNewAddress(name, "Hostname")
                 .withCapacity(
                         Map.of("cpu", new Quantity("16"), "memory", new Quantity("64Gi"), "pods", new Quantity("110")))

@@ -29,6 +29,7 @@ import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -321,8 +322,8 @@ class MaintenanceChaosTest {
                 .withNewSpec()
                 .withHolderIdentity("node-maintenance-operator")
                 .withLeaseDurationSeconds(3)
-                .withAcquireTime(ZonedDateTime.now())
-                .withRenewTime(ZonedDateTime.now())
+                .withAcquireTime(ZonedDateTime.now(ZoneId.systemDefault()))
+                .withRenewTime(ZonedDateTime.now(ZoneId.systemDefault()))
                 .endSpec()
                 .build());
     }

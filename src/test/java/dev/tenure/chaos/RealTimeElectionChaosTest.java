@@ -533,6 +533,7 @@ class RealTimeElectionChaosTest {
     }
 
     /** One elector with every thread of its own, as a separate replica would have. */
+    @SuppressWarnings("JavaLangClash") // one simulated process of the trial; java.lang.Process is never used here
     static final class Process {
         final String identity;
         final Freeze freeze = new Freeze();

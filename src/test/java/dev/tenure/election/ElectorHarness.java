@@ -26,7 +26,6 @@ final class ElectorHarness {
     final InMemoryLeaseStore store = new InMemoryLeaseStore();
     final List<Interval> intervals = new ArrayList<>();
     final List<String> leaders = new ArrayList<>();
-    private final List<Instant> openStarts = new ArrayList<>();
     final Random random;
 
     ElectorHarness(long seed) {

@@ -11,6 +11,7 @@ import java.util.PriorityQueue;
  * its own (possibly skewed) view of the same virtual time.
  */
 public final class ManualScheduler implements Scheduler {
+    @SuppressWarnings("ArrayRecordComponent") // a shared cancellation flag, never compared: identity is meant
     private record Task(Instant due, long seq, Runnable run, boolean[] cancelled) {}
 
     private final PriorityQueue<Task> queue =

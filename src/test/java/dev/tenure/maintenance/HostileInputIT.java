@@ -22,6 +22,7 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import java.time.Duration;
+import java.time.ZoneId;
 import java.time.ZonedDateTime;
 import java.util.List;
 import java.util.Map;
@@ -197,7 +198,7 @@ class HostileInputIT {
     @ParameterizedTest(name = "{0}")
     @MethodSource("refusedSpecs")
     void aBadSpecIsFailedNamingTheFieldAndTheNodeIsNeverTouched(String name, String spec, String message) {
-        String id = "bad-" + Math.abs(name.hashCode());
+        String id = "bad-" + Integer.toUnsignedString(name.hashCode());
         seedWorker(id);
         createRaw(id, spec == null ? null : spec.formatted(id));
         await().atMost(WAIT).until(() -> phaseOf(id) == Phase.Failed);
@@ -289,8 +290,8 @@ class HostileInputIT {
                         .withNewSpec()
                         .withHolderIdentity("node-maintenance-operator")
                         .withLeaseDurationSeconds(3600)
-                        .withAcquireTime(ZonedDateTime.now())
-                        .withRenewTime(ZonedDateTime.now())
+                        .withAcquireTime(ZonedDateTime.now(ZoneId.systemDefault()))
+                        .withRenewTime(ZonedDateTime.now(ZoneId.systemDefault()))
                         .endSpec()
                         .build())
                 .create();
@@ -373,7 +374,7 @@ class HostileInputIT {
     @ParameterizedTest(name = "annotation value {0}")
     @MethodSource("malformedAnnotations")
     void aMalformedAnnotationIsReportedOnTheNodeAndNothingIsTouched(String value) {
-        String node = "ann-" + Math.abs(value.hashCode());
+        String node = "ann-" + Integer.toUnsignedString(value.hashCode());
         seedWorker(node);
         client().nodes().withName(node).edit(n -> {
             n.getMetadata().getAnnotations().put(MaintenanceAnnotation.REQUEST, value);

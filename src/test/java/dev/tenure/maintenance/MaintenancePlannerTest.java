@@ -9,6 +9,7 @@ import dev.tenure.maintenance.MaintenancePlanner.HandoverVerdict;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
@@ -20,7 +21,7 @@ class MaintenancePlannerTest {
     private static final MaintenanceSettings SETTINGS = MaintenanceSettings.defaults();
 
     private static PodVerdict pod(String name, Action action) {
-        return new PodVerdict("shop", name, "uid-" + name, action, action.name().toLowerCase());
+        return new PodVerdict("shop", name, "uid-" + name, action, action.name().toLowerCase(Locale.ROOT));
     }
 
     private static DrainOptions timeout(Duration timeout) {

@@ -59,6 +59,7 @@ class ApiServerReadinessCheckTest {
         }
     }
 
+    @SuppressWarnings("UnnecessaryAssignment") // no CDI here: the test injects the client by hand
     private static ApiServerReadinessCheck check(KubernetesClient client) {
         ApiServerReadinessCheck check = new ApiServerReadinessCheck();
         check.client = client;

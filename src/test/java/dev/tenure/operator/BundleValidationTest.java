@@ -636,6 +636,7 @@ class BundleValidationTest {
         return (Map<String, Object>) parent.get(key);
     }
 
+    @SuppressWarnings("TypeParameterUnusedInFormals") // a YAML path lookup: the caller names the type it expects
     private static <T> T at(Map<String, Object> root, String... keys) {
         return ManifestAssembly.at(root, keys);
     }

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
@@ -121,7 +122,7 @@ class DocsLinksTest {
                 }
                 String a = line.replaceFirst("^#+\\s*", "")
                         .strip()
-                        .toLowerCase()
+                        .toLowerCase(Locale.ROOT)
                         .replaceAll("[^\\p{L}\\p{N} _-]", "")
                         .replace(' ', '-');
                 int n = seen.merge(a, 1, Integer::sum);

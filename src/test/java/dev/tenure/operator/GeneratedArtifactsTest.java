@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -588,7 +589,7 @@ class GeneratedArtifactsTest {
 
     private static String githubAnchor(String heading) {
         return heading.replaceFirst("^#+\\s*", "")
-                .toLowerCase()
+                .toLowerCase(Locale.ROOT)
                 .replaceAll("[^a-z0-9 _-]", "")
                 .replace(' ', '-');
     }
@@ -854,6 +855,7 @@ class GeneratedArtifactsTest {
         }
     }
 
+    @SuppressWarnings("TypeParameterUnusedInFormals") // a YAML path lookup: the caller names the type it expects
     private static <T> T at(Map<String, Object> root, String... keys) {
         return ManifestAssembly.at(root, keys);
     }

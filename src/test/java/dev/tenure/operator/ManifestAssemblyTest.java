@@ -3,6 +3,7 @@ package dev.tenure.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -310,7 +311,7 @@ class ManifestAssemblyTest {
             """)
     void printerColumnsFollowTheDeclaredOrder(String name, String generated, String expected) {
         List<Map<String, Object>> columns = java.util.Arrays.stream(generated.split(","))
-                .map(c -> Map.<String, Object>of("name", c, "jsonPath", "." + c.toLowerCase()))
+                .map(c -> Map.<String, Object>of("name", c, "jsonPath", "." + c.toLowerCase(Locale.ROOT)))
                 .toList();
         Map<String, Object> crd = Map.of(
                 "spec", Map.of("versions", List.of(Map.of("name", "v1alpha1", "additionalPrinterColumns", columns))));
@@ -361,6 +362,7 @@ class ManifestAssemblyTest {
         return (List<Map<String, Object>>) list;
     }
 
+    @SuppressWarnings("TypeParameterUnusedInFormals") // a YAML path lookup: the caller names the type it expects
     private static <T> T at(Map<String, Object> root, String... keys) {
         return ManifestAssembly.at(root, keys);
     }

@@ -243,7 +243,7 @@ class OperatorChaosIT {
     }
 
     /** One trial: a cluster, the instances, what they did. */
-    final class Trial implements AutoCloseable {
+    static final class Trial implements AutoCloseable {
         final long seed;
         final Random rnd;
         final long t0 = System.nanoTime();

@@ -151,34 +151,42 @@ class OperatorLeadershipLossTest {
     static LeaderElectionConfig config(
             String identity, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
         return new LeaderElectionConfig() {
+            @Override
             public boolean enabled() {
                 return true;
             }
 
+            @Override
             public Optional<String> namespace() {
                 return Optional.of("tenure-system");
             }
 
+            @Override
             public String leaseName() {
                 return "tenure-operator";
             }
 
+            @Override
             public Optional<String> identity() {
                 return Optional.of(identity);
             }
 
+            @Override
             public Duration leaseDuration() {
                 return leaseDuration;
             }
 
+            @Override
             public Duration renewDeadline() {
                 return renewDeadline;
             }
 
+            @Override
             public Duration retryPeriod() {
                 return retryPeriod;
             }
 
+            @Override
             public Duration healthGrace() {
                 return Duration.ofSeconds(5);
             }

@@ -59,7 +59,9 @@ class PackageManifestRenderingTest {
                 .singleElement()
                 .satisfies(icon -> {
                     assertThat(icon.get("mediatype")).isEqualTo("image/svg+xml");
-                    assertThat(new String(Base64.getDecoder().decode(String.valueOf(icon.get("base64data")))))
+                    assertThat(new String(
+                                    Base64.getDecoder().decode(String.valueOf(icon.get("base64data"))),
+                                    StandardCharsets.UTF_8))
                             .startsWith("<svg");
                 });
         assertThat(ManifestAssembly.<List<Map<String, Object>>>at(description, "customresourcedefinitions", "owned"))

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -91,7 +92,7 @@ class ReleaseTest {
         }
         Process process = builder.start();
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        String output = new String(process.getInputStream().readAllBytes());
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.exitValue()).as(output).isEqualTo(exit);
 
         String after = Files.readString(properties);
@@ -131,7 +132,7 @@ class ReleaseTest {
         builder.environment().remove("MAKELEVEL");
         Process make = builder.start();
         assertThat(make.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        String commands = new String(make.getInputStream().readAllBytes());
+        String commands = new String(make.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(make.exitValue()).as(commands).isZero();
         assertThat(commands.lines().findFirst().orElse(""))
                 .isEqualTo("OPERATOR_DIGEST=" + operator + " BUNDLE_DIGEST=" + bundle + " bin/release 0.2.0");

@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Predicate;
@@ -143,7 +144,7 @@ public record ApiRequest(
             i = 3;
         } else {
             return new ApiRequest(
-                    method.equals("GET") ? "get" : method.toLowerCase(),
+                    method.equals("GET") ? "get" : method.toLowerCase(Locale.ROOT),
                     "",
                     "",
                     "",
@@ -182,7 +183,7 @@ public record ApiRequest(
         }
         if (resource.isEmpty()) { // /apis/<group>/<version>: discovery
             return new ApiRequest(
-                    method.equals("GET") ? "get" : method.toLowerCase(),
+                    method.equals("GET") ? "get" : method.toLowerCase(Locale.ROOT),
                     "",
                     "",
                     "",
@@ -206,7 +207,7 @@ public record ApiRequest(
             case "PUT" -> "update";
             case "PATCH" -> "patch";
             case "DELETE" -> name.isEmpty() ? "deletecollection" : "delete";
-            default -> method.toLowerCase();
+            default -> method.toLowerCase(Locale.ROOT);
         };
         return new ApiRequest(
                 verb,

@@ -222,7 +222,7 @@ public final class ClusterSeed {
                     .withConditions(readyCondition)
                     .addNewAddress()
                     .withType("InternalIP")
-                    .withAddress("10.0.0." + (Math.abs(name.hashCode()) % 250 + 1))
+                    .withAddress("10.0.0." + (Math.floorMod(name.hashCode(), 250) + 1))
                     .endAddress()
                     .addToCapacity("cpu", new Quantity("4"))
                     .addToCapacity("memory", new Quantity("16Gi"))

@@ -58,7 +58,6 @@ final class EmulatorDispatcher extends Dispatcher {
     private final OpenApiDocuments openApi;
     private final RequestLog log;
     private final Faults faults;
-    private final Clock clock;
     private final AdmissionWebhooks webhooks;
     private volatile KubeletSimulator kubelets;
 
@@ -77,7 +76,6 @@ final class EmulatorDispatcher extends Dispatcher {
         this.openApi = new OpenApiDocuments(store, discovery);
         this.log = log;
         this.faults = faults;
-        this.clock = clock;
         this.webhooks = new AdmissionWebhooks(() -> crud.stored("validatingwebhookconfigurations").stream()
                 .map(store::tree)
                 .toList());
@@ -827,7 +825,7 @@ final class EmulatorDispatcher extends Dispatcher {
             return;
         }
         String path = now.get().path();
-        if ("pods".equals(orphan.plural()) && ("v1".equals(orphan.apiVersion()))) {
+        if ("pods".equals(orphan.plural()) && "v1".equals(orphan.apiVersion())) {
             store.get(path, Pod.class)
                     .filter(p -> !DisruptionBudgets.isTerminating(p))
                     .ifPresent(p -> terminate(p, path, null));

@@ -68,6 +68,7 @@ public final class Faults {
         random = null;
     }
 
+    @SuppressWarnings("ModifyCollectionInEnhancedForLoop") // rules is a CopyOnWriteArrayList: the loop reads a snapshot
     Optional<Fault> next(ApiRequest request) {
         for (Rule rule : rules) {
             if (rule.match.test(request) && rule.remaining.getAndDecrement() > 0) {

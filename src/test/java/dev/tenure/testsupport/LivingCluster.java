@@ -44,7 +44,6 @@ final class LivingCluster {
     private static final Logger LOG = Logger.getLogger(LivingCluster.class.getName());
 
     private final ClusterStore store;
-    private final ScheduledExecutorService executor;
     private final Clock clock;
     private final Duration readinessDelay;
     private final java.util.concurrent.locks.Lock seeding;
@@ -60,7 +59,6 @@ final class LivingCluster {
             java.util.concurrent.locks.Lock seeding) {
         this.seeding = seeding;
         this.store = store;
-        this.executor = executor;
         this.clock = clock;
         this.readinessDelay = readiness;
         executor.scheduleWithFixedDelay(this::round, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);

@@ -122,17 +122,16 @@ final class MergePatches {
     private static JsonNode mergeObject(String plural, String path, JsonNode original, JsonNode patch) {
         String directive = patch.path(PATCH).asText("");
         switch (directive) {
-            case "delete":
+            case "delete" -> {
                 return null;
-            case "replace": {
+            }
+            case "replace" -> {
                 ObjectNode replaced = patch.deepCopy();
                 replaced.remove(PATCH);
                 return replaced;
             }
-            case "":
-                break;
-            default:
-                throw new Invalid("unknown patch type: " + directive + " in map: " + patch);
+            case "" -> {}
+            default -> throw new Invalid("unknown patch type: " + directive + " in map: " + patch);
         }
         ObjectNode out = original != null && original.isObject() ? original.deepCopy() : NODES.objectNode();
         Map<String, JsonNode> elementOrders = new LinkedHashMap<>();

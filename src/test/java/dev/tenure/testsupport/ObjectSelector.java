@@ -61,7 +61,8 @@ final class ObjectSelector implements Predicate<JsonNode> {
         }
         int depth = 0;
         StringBuilder cur = new StringBuilder();
-        for (char c : selector.toCharArray()) {
+        for (int i = 0; i < selector.length(); i++) {
+            char c = selector.charAt(i);
             if (c == '(') {
                 depth++;
             } else if (c == ')') {

@@ -33,7 +33,7 @@ import java.util.function.Supplier;
  * (cacher.go: {@code bookmarkFrequency}, and the bookmark due before a watch's deadline). A client that watches again
  * from it is not told 410 Gone for changes of other objects it never saw.
  *
- * <p>Not thread-safe by itself: {@link #record} is called under the CRUD store's write lock and {@link #open} under
+ * <p>Not thread-safe by itself: {@link #record} is called under the CRUD store's write lock and {@code open} under
  * its read lock, so a watch opens between two writes and misses none.
  */
 final class WatchCache {

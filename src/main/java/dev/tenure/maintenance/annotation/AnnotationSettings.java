@@ -26,7 +26,7 @@ public record AnnotationSettings(
         }
         if (leasePadding.isNegative()
                 || leasePadding.isZero()
-                || leasePadding.getNano() != 0
+                || leasePadding.toNanosPart() != 0
                 || leasePadding.compareTo(Duration.ofDays(1)) > 0) {
             throw new IllegalArgumentException("tenure.maintenance.annotation.lease-padding: must be a whole number of "
                     + "seconds from 1s to 24h, was " + leasePadding);

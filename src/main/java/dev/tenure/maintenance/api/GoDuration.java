@@ -38,6 +38,7 @@ public final class GoDuration {
      * ({@code spec.window}, and the upper bound of {@code tenure.maintenance.annotation.max-duration}, whose
      * default it is): 30 days. One limit, stated in the CRD schema and docs/node-maintenance.md.
      */
+    @SuppressWarnings("CanonicalDuration") // 720h: the limit as Go and the CRD schema write it
     public static final Duration MAX = Duration.ofHours(720);
 
     /** {@link #MAX} as written in the CRD schema's descriptions and in messages. */
