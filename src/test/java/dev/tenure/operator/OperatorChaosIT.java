@@ -482,8 +482,9 @@ class OperatorChaosIT {
             cluster.seed().namespace(WORK_NS);
             NODES.forEach(n -> cluster.seed().node(n).create());
             Map<String, Integer> waves = new LinkedHashMap<>();
-            // the first wave terminates slowly, so that a failover lands while it is going
-            seedPods("early", 3, Duration.ofMillis(2500)).forEach(p -> waves.put(p, 1));
+            // the first wave terminates slowly, so that the successor still finds it terminating: a hand-edited
+            // holder leads only once the edited record's 6 s have run out, and 2.5 s and 6 s both left 0 of 3 pods
+            seedPods("early", 3, Duration.ofSeconds(10)).forEach(p -> waves.put(p, 1));
             seedPods("late", 2, Duration.ofMillis(800)).forEach(p -> waves.put(p, 2));
             List<String> untouchable = new ArrayList<>(seedPods("keep", 1, Duration.ofMillis(300)));
             untouchable.addAll(seedPods("job", 1, Duration.ofMillis(300)));
