@@ -48,7 +48,7 @@ CHAOS_RUNS ?= 20
 # once-in-a-few-hundred overlap every time.
 REALTIME_CHAOS_RUNS ?= 100
 # OperatorChaosIT: trials of two real operator instances (reconcilers, annotation door, coordination), ~10 s each;
-# make test runs 3.
+# make test runs 3. Its staged trials (failover mid-hook, mid-wave, mid-detach; ~30 s each) are a third as many.
 OPERATOR_CHAOS_TRIALS ?= 200
 chaos: ## Long chaos run (seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials)
 	$(MVN) verify -Dtest='*Chaos*' -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dtenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true

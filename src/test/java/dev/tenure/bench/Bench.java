@@ -101,6 +101,9 @@ public final class Bench {
         rows.put("7", this::scale);
         rows.put("8", this::idleWrites);
         rows.put("9", this::admission);
+        rows.put("10", this::orderedDrain);
+        rows.put("11", this::pdbDrain);
+        rows.put("12", this::metricSeries);
         return rows;
     }
 
@@ -649,6 +652,148 @@ public final class Bench {
             row.note("stopped at " + stoppedAt);
         }
         return List.of(row.ok((System.nanoTime() - t0) / 1e9));
+    }
+
+    /**
+     * Row 10 (issue 29): the same pods drained unordered and in waves, alternated on fresh identical clusters; what
+     * the machine adds per wave beyond the pods' own stopping time, against one drain-poll-interval.
+     */
+    private List<RowResult> orderedDrain() throws Exception {
+        long t0 = System.nanoTime();
+        Duration termination = DrainBench.TERMINATION;
+        Duration poll = Duration.ofSeconds(2);
+        OrderedDrainBench bench =
+                new OrderedDrainBench(DrainBench.DEPLOYMENTS, DrainBench.PODS_PER_DEPLOYMENT, termination, poll);
+        List<Integer> waveCounts = List.of(3, DrainBench.DEPLOYMENTS);
+        int trials = quick ? 1 : 3;
+        bench.unordered(); // untimed: warms the JIT, as row 4 does
+        List<Double> unordered = new ArrayList<>();
+        Map<Integer, List<Double>> ordered = new LinkedHashMap<>();
+        for (int t = 0; t < trials; t++) {
+            unordered.add(bench.unordered());
+            for (int w : waveCounts) {
+                ordered.computeIfAbsent(w, k -> new ArrayList<>()).add(bench.ordered(w));
+            }
+        }
+        double base = medianOf(unordered);
+        RowResult.Builder row = RowResult.of(
+                "10",
+                "Ordered drain vs unordered, the same " + bench.pods() + " pods, pods stop in "
+                        + termination.toSeconds() + " s");
+        row.measure("Tenure, unordered (no rules)", "time to drained", base, "s");
+        double worst = 0;
+        for (var e : ordered.entrySet()) {
+            int waves = e.getKey();
+            double time = medianOf(e.getValue());
+            double perWave = (time - base) / (waves - 1);
+            double overhead = perWave - termination.toMillis() / 1000.0;
+            worst = Math.max(worst, overhead / (poll.toMillis() / 1000.0));
+            String s = "Tenure, " + waves + " waves (one rule per wave)";
+            row.measure(s, "time to drained", time, "s")
+                    .measure(s, "extra time per added wave", perWave, "s")
+                    .measure(s, "of it beyond the pods' own stopping time", overhead, "s")
+                    .measure(s, "that, in drain-poll-intervals", overhead / (poll.toMillis() / 1000.0), "");
+        }
+        // worst is in polls; a wave costing nothing beyond its pods' stopping time would divide by zero (0.005 polls
+        // = 10 ms, below what is measured)
+        return List.of(row.ratio(
+                        1 / Math.max(worst, 0.005),
+                        "drain-poll-interval (" + poll.toSeconds() + " s) / worst per-wave cost beyond the pods' "
+                                + "stopping time; above 1 = within one extra poll per wave")
+                .note(DrainBench.DEPLOYMENTS + " Deployments x " + DrainBench.PODS_PER_DEPLOYMENT
+                        + " pods on one node, each pod stopping " + termination.toSeconds()
+                        + " s after its eviction; waves by spec.drain.rules (Deployment d in wave d*W/"
+                        + DrainBench.DEPLOYMENTS + "); the same machine and defaults otherwise (eviction-parallelism "
+                        + "10, drain-poll-interval " + poll.toSeconds() + " s)")
+                .note("extra time per added wave = (ordered - unordered) / (waves - 1); an ordered drain must wait "
+                        + "for each wave's pods to stop (" + termination.toSeconds() + " s here) before the next, so "
+                        + "what the machine itself adds per wave is the extra time minus that")
+                .note("median of " + trials + " alternated run(s) per subject, each on a fresh emulated cluster; "
+                        + "one untimed unordered drain first warms the JIT; unordered runs: " + fmtList(unordered)
+                        + " s; ordered: "
+                        + ordered.entrySet().stream()
+                                .map(e -> e.getKey() + " waves " + fmtList(e.getValue()) + " s")
+                                .collect(Collectors.joining("; ")))
+                .ok((System.nanoTime() - t0) / 1e9));
+    }
+
+    /** Row 11 (issue 28): a drain paced by PDBs on the living cluster, against the same pods without PDBs. */
+    private List<RowResult> pdbDrain() throws Exception {
+        long t0 = System.nanoTime();
+        int deployments = quick ? 4 : DrainBench.DEPLOYMENTS;
+        int perDeployment = quick ? 5 : DrainBench.PODS_PER_DEPLOYMENT;
+        Duration readiness = Duration.ofSeconds(1);
+        PdbDrainBench bench = new PdbDrainBench(deployments, perDeployment, DrainBench.TERMINATION, readiness);
+        PdbDrainBench.Result without = bench.run(false);
+        PdbDrainBench.Result with = bench.run(true);
+        RowResult.Builder row = RowResult.of(
+                "11",
+                "Drain of " + bench.pods() + " pods on a living cluster, PDB maxUnavailable 1 per Deployment vs none");
+        for (var e : List.of(Map.entry("Tenure, no PDB", without), Map.entry("Tenure, PDB maxUnavailable 1", with))) {
+            row.measure(e.getKey(), "time to drained", e.getValue().drainedSeconds(), "s")
+                    .measure(
+                            e.getKey(),
+                            "eviction requests (refused ones included)",
+                            e.getValue().evictionRequests(),
+                            "")
+                    .measure(
+                            e.getKey(),
+                            "replacement pods Ready at the end",
+                            e.getValue().replacementsReady(),
+                            "");
+        }
+        return List.of(row.ratio(
+                        with.drainedSeconds() / without.drainedSeconds(),
+                        "time with the PDBs / without (the price of the budget; not a peer ratio)")
+                .note(deployments + " Deployments x " + perDeployment + " pods on node w1 of a living emulated "
+                        + "cluster (ReplicaSets replace evicted pods, the scheduler binds them to w2/w3, a bound pod "
+                        + "is Ready " + readiness.toSeconds() + " s later); pods stop "
+                        + DrainBench.TERMINATION.toSeconds() + " s after their eviction")
+                .note("Tenure = MaintenanceMachine driven directly with its defaults: a PDB-refused eviction is "
+                        + "retried after evictionRetryDelay 5 s, so each budget allows one eviction per retry round "
+                        + "once the previous pod's replacement is Ready; the Deployments drain side by side")
+                .ok((System.nanoTime() - t0) / 1e9));
+    }
+
+    /** Row 12 (issue 25): /q/metrics series before and after 1,000 NodeMaintenance create/delete cycles. */
+    private List<RowResult> metricSeries() throws Exception {
+        RowResult.Builder row = RowResult.of("12", "Metric series after NodeMaintenances come and go (packaged jar)");
+        if (!FootprintBench.jarPresent()) {
+            return List.of(
+                    row.skipped(FootprintBench.JAR + " is absent: run ./mvnw package -DskipTests (make bench does)"));
+        }
+        long t0 = System.nanoTime();
+        int cycles = Integer.getInteger("tenure.bench.metrics.cycles", 1000);
+        int perRound = 50;
+        MetricSeriesBench.Result r = MetricSeriesBench.run(cycles, perRound);
+        String s = "Tenure, " + r.cycles() + " create/delete cycles";
+        return List.of(row.measure(s, "series at ready", r.seriesAtReady(), "")
+                .measure(s, "series after the warming round (before)", r.seriesBefore(), "")
+                .measure(s, "series after the cycles (after)", r.seriesAfter(), "")
+                .measure(s, "growth (after - before)", r.seriesAfter() - r.seriesBefore(), "")
+                .measure(s, "series naming a deleted NodeMaintenance", r.seriesNamingDeleted(), "")
+                .measure(s, "time for the cycles", r.seconds(), "s")
+                .ratio(
+                        r.seriesBefore() / (double) r.seriesAfter(),
+                        "series before / after (1 = flat in the NodeMaintenances ever created)")
+                .note("the packaged operator with its defaults but a longer operator lease ("
+                        + String.join(" ", MetricSeriesBench.ELECTION) + ": a lost lease exits the process and a "
+                        + "restart would reset the series); " + perRound + " nodes without pods; rounds of "
+                        + perRound
+                        + " NodeMaintenances created, all driven to Succeeded, all deleted and gone; a first "
+                        + "warming round registers everything a maintenance ever registers, then " + r.cycles()
+                        + " more cycles; series = sample lines of GET /q/metrics on the management port")
+                .note("MetricSeriesIT checks the same at 30 cycles in make test")
+                .ok((System.nanoTime() - t0) / 1e9));
+    }
+
+    private static double medianOf(List<Double> values) {
+        double[] v = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private static String fmtList(List<Double> values) {
+        return values.stream().map(Bench::fmt).collect(Collectors.joining(", "));
     }
 
     private static double median(

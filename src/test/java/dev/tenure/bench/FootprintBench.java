@@ -129,9 +129,14 @@ final class FootprintBench {
     }
 
     /** The packaged operator, started and ready; closing stops it. */
-    record Running(Process process, double secondsToReady, Path log) implements AutoCloseable {
+    record Running(Process process, double secondsToReady, Path log, int managementPort) implements AutoCloseable {
         long pid() {
             return process.pid();
+        }
+
+        /** The management interface (health, /q/metrics) of this process. */
+        URI management(String path) {
+            return URI.create("http://127.0.0.1:" + managementPort + path);
         }
 
         @Override
@@ -189,7 +194,7 @@ final class FootprintBench {
                                 .build(),
                         HttpResponse.BodyHandlers.ofString());
                 if (r.statusCode() == 200) {
-                    return new Running(p, (System.nanoTime() - t0) / 1e9, log);
+                    return new Running(p, (System.nanoTime() - t0) / 1e9, log, managementPort);
                 }
             } catch (IOException notYet) {
                 // not listening yet

@@ -1,0 +1,88 @@
+package dev.tenure.bench;
+
+import dev.tenure.maintenance.MaintenanceState;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.testsupport.EmulatedCluster;
+import io.fabric8.kubernetes.api.model.Pod;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Row 11 (issue 28): a drain paced by PodDisruptionBudgets on the emulator's living cluster, where an evicted pod is
+ * replaced by its ReplicaSet, the replacement is scheduled on another (uncordoned) node and becomes Ready after a
+ * delay, so each budget allows its next disruption. The same pods are drained with a budget of maxUnavailable 1 per
+ * Deployment and without budgets, on fresh identical clusters, by Tenure's machine with its defaults.
+ */
+final class PdbDrainBench {
+    static final String NODE = "w1";
+    static final Duration LIMIT = Duration.ofMinutes(6);
+
+    record Result(double drainedSeconds, long evictionRequests, int replacementsReady) {}
+
+    private final int deployments;
+    private final int podsPerDeployment;
+    private final Duration termination;
+    private final Duration readiness;
+
+    PdbDrainBench(int deployments, int podsPerDeployment, Duration termination, Duration readiness) {
+        this.deployments = deployments;
+        this.podsPerDeployment = podsPerDeployment;
+        this.termination = termination;
+        this.readiness = readiness;
+    }
+
+    int pods() {
+        return deployments * podsPerDeployment;
+    }
+
+    Result run(boolean pdb) throws Exception {
+        try (EmulatedCluster cluster = EmulatedCluster.start(
+                EmulatedCluster.Options.forTests().living(readiness).terminationDelay(p -> termination))) {
+            for (String node : List.of(NODE, "w2", "w3")) {
+                cluster.seed().node(node).role("worker").create();
+            }
+            for (int d = 0; d < deployments; d++) {
+                cluster.seed()
+                        .deployment("app" + d)
+                        .namespace("shop")
+                        .replicas(podsPerDeployment)
+                        .onNodes(NODE)
+                        .create();
+                if (pdb) {
+                    cluster.seed()
+                            .pdb("app" + d)
+                            .namespace("shop")
+                            .selector("app", "app" + d)
+                            .maxUnavailable(1)
+                            .create();
+                }
+            }
+            try (MachineRig rig = new MachineRig(cluster.client(), MachineRig.settings(10, Duration.ofSeconds(2)))) {
+                long t0 = System.nanoTime();
+                MaintenanceState end = rig.driveToEnd(MachineRig.request(NODE), LIMIT);
+                double seconds = (System.nanoTime() - t0) / 1e9;
+                if (end.phase() != Phase.Succeeded) {
+                    throw new IllegalStateException("drain ended " + end.phase() + ": " + end.lastError());
+                }
+                List<Pod> all =
+                        cluster.client().pods().inNamespace("shop").list().getItems();
+                long left = all.stream()
+                        .filter(p -> NODE.equals(p.getSpec().getNodeName()))
+                        .count();
+                if (left > 0) {
+                    throw new IllegalStateException(left + " pods left on " + NODE);
+                }
+                int ready = (int) all.stream().filter(PdbDrainBench::ready).count();
+                return new Result(seconds, cluster.requests().count(r -> r.is("create", "pods", "eviction")), ready);
+            }
+        }
+    }
+
+    static boolean ready(Pod p) {
+        return p.getMetadata().getDeletionTimestamp() == null
+                && p.getStatus() != null
+                && p.getStatus().getConditions() != null
+                && p.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+}
