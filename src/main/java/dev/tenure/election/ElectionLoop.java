@@ -329,6 +329,8 @@ final class ElectionLoop {
     // ------------------------------------------------------------------ giving the lease up
 
     /** Step down (the term ends, the callback fires) and contend again later. */
+    // end's future (onStoppedLeading done) matters only to a release; stepping down writes none
+    @SuppressWarnings("FutureReturnValueIgnored")
     private void stepDown(String why) {
         term.end(why);
         if (!stopped) {
@@ -340,6 +342,8 @@ final class ElectionLoop {
      * Gives the lease to {@code preferred}: the term ends (onStoppedLeading fires), and the release is written
      * only once that callback has completed — the successor may start the moment it sees the release.
      */
+    // the release is chained on the term's end and runs on the scheduler; releaseAfterYield handles its own errors
+    @SuppressWarnings("FutureReturnValueIgnored")
     private void yieldTo(String preferred) {
         long endedTerm = term.number();
         CompletableFuture<Void> workStopped = term.end(

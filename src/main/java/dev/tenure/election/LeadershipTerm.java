@@ -178,6 +178,8 @@ final class LeadershipTerm {
     }
 
     /** The fence timer: ends term {@code term} at its deadline, whatever the loop is doing. */
+    // end's future (onStoppedLeading done) matters only to a release; the fence writes none
+    @SuppressWarnings("FutureReturnValueIgnored")
     private void fence(long term) {
         synchronized (lock) {
             if (!active || seq != term) {

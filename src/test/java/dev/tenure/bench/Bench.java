@@ -734,7 +734,7 @@ public final class Bench {
                     .measure(
                             e.getKey(),
                             "eviction requests (refused ones included)",
-                            e.getValue().evictionRequests(),
+                            (double) e.getValue().evictionRequests(),
                             "")
                     .measure(
                             e.getKey(),
@@ -771,7 +771,7 @@ public final class Bench {
                 .measure(s, "series after the warming round (before)", r.seriesBefore(), "")
                 .measure(s, "series after the cycles (after)", r.seriesAfter(), "")
                 .measure(s, "growth (after - before)", r.seriesAfter() - r.seriesBefore(), "")
-                .measure(s, "series naming a deleted NodeMaintenance", r.seriesNamingDeleted(), "")
+                .measure(s, "series naming a deleted NodeMaintenance", (double) r.seriesNamingDeleted(), "")
                 .measure(s, "time for the cycles", r.seconds(), "s")
                 .ratio(
                         r.seriesBefore() / (double) r.seriesAfter(),
