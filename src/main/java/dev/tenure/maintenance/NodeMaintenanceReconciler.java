@@ -11,7 +11,6 @@ import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
-import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -19,7 +18,6 @@ import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
-import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
 import io.quarkiverse.operatorsdk.annotations.RBACRule;
@@ -76,7 +74,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private static final Logger LOG = Logger.getLogger(NodeMaintenanceReconciler.class);
     private static final Duration REFUSED_RETRY = Duration.ofSeconds(30);
     /**
-     * A request the limits hold is woken when a maintenance ends or the queue moves ({@link #QUEUE_AND_HOOK_CHANGES});
+     * A request the limits hold is woken when a maintenance ends or the queue moves ({@link NodeMaintenanceWakeUps#QUEUE_AND_HOOK_CHANGES});
      * this look is only the backstop for a missed event.
      */
     static final Duration QUEUE_LOOK = Duration.ofSeconds(30);
@@ -88,7 +86,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
      */
     private static final Duration SCHEDULE_LOOK = Duration.ofMinutes(10);
 
-    private static final Duration MIN_LOOK = Duration.ofMillis(100);
+    static final Duration MIN_LOOK = Duration.ofMillis(100);
     /** Reasons worth seeing on the Node itself too (kubectl describe node). */
     private static final Set<String> NODE_REASONS = Set.of(
             MaintenanceEvents.CORDONED,
@@ -107,7 +105,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final WorkFence fence;
     /** How often a held request looks again without being woken ({@link #QUEUE_LOOK}; tests set it long). */
     private final Duration queueLook;
-    /** The informer behind {@link #QUEUE_AND_HOOK_CHANGES}, once the operator has asked for it. */
+
+    private final SharedRequests shared;
+    /** The informer behind {@link NodeMaintenanceWakeUps#QUEUE_AND_HOOK_CHANGES}, once the operator has asked for it. */
     private volatile InformerEventSource<NodeMaintenance, NodeMaintenance> changes;
 
     @Inject
@@ -135,6 +135,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             Clock clock,
             Duration queueLook) {
         this.queueLook = queueLook;
+        this.shared = new SharedRequests(clock, metrics, queueLook, this::writeStatus);
         this.elsewhere = elsewhere;
         this.fence = fence;
         this.machine = machine;
@@ -145,81 +146,11 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         this.clock = clock;
     }
 
-    /**
-     * Hooks are annotations, and an annotation edit does not change a resource's generation: JOSDK's generation-aware
-     * filter drops it (and every update of an object already being deleted). The removal of a hook must wake the
-     * maintenance waiting on it at once, not at its timeout. The fair queue needs the same kind of wake-up across
-     * resources: a maintenance that ends (deleted, phase Ended or Failed) frees a slot, one that starts or changes its
-     * priority moves the queue, and the requests held Pending must look at once, not at their next poll. A second
-     * informer of NodeMaintenances passes exactly those changes: a hook change to the maintenance it is on, a change
-     * of the queue (and a delete) also to every request waiting for a slot. One informer for both, so the operator
-     * keeps two watches of NodeMaintenances, not three; JOSDK's own secondary-to-primary mapping does the fan-out.
-     */
+    /** The second NodeMaintenance informer: {@link NodeMaintenanceWakeUps}. */
     @Override
     public List<EventSource<?, NodeMaintenance>> prepareEventSources(EventSourceContext<NodeMaintenance> context) {
-        var cache = context.getPrimaryCache();
-        InformerEventSourceConfiguration<NodeMaintenance> config = InformerEventSourceConfiguration.from(
-                        NodeMaintenance.class, NodeMaintenance.class)
-                .withName(QUEUE_AND_HOOK_CHANGES)
-                .withSecondaryToPrimaryMapper(nm -> wakes(nm, cache.list().toList()))
-                // a new request may stand ahead of those waiting (a higher priority): they look at their place
-                .withOnAddFilter(NodeMaintenanceValidator::waitsForASlot)
-                .withOnUpdateFilter((now, before) -> MaintenanceHooks.changed(
-                                before.getMetadata().getAnnotations(),
-                                now.getMetadata().getAnnotations())
-                        || queueMoved(before, now))
-                .withOnDeleteFilter((nm, unknownState) -> true)
-                .build();
-        InformerEventSource<NodeMaintenance, NodeMaintenance> source = new InformerEventSource<>(config, context);
-        source.addIndexers(Map.of(BY_NODE, nm -> {
-            String node = NodeMaintenanceValidator.nodeOf(nm);
-            return node == null ? List.of() : List.of(node);
-        }));
-        changes = source;
-        return List.of(source);
-    }
-
-    /** The event source that wakes a maintenance when its hook annotations change, and the queue when it moves. */
-    static final String QUEUE_AND_HOOK_CHANGES = "nodemaintenance-queue-and-hook-changes";
-
-    /** The index of {@link #changes} by the node a NodeMaintenance is about. */
-    static final String BY_NODE = "node";
-
-    /**
-     * What a change of {@code changed} wakes: itself (its hooks), the other maintenances of its node (a joiner
-     * follows its owner; an owner counts its joiners and waits for them to end), and every request waiting for a slot.
-     */
-    static Set<ResourceID> wakes(NodeMaintenance changed, List<NodeMaintenance> all) {
-        Set<ResourceID> ids = new java.util.HashSet<>();
-        ids.add(ResourceID.fromResource(changed));
-        String node = NodeMaintenanceValidator.nodeOf(changed);
-        if (node != null) {
-            all.stream()
-                    .filter(nm -> node.equals(NodeMaintenanceValidator.nodeOf(nm)))
-                    .forEach(nm -> ids.add(ResourceID.fromResource(nm)));
-        }
-        all.stream()
-                .filter(NodeMaintenanceValidator::waitsForASlot)
-                .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
-                .forEach(nm -> ids.add(ResourceID.fromResource(nm)));
-        return ids;
-    }
-
-    /**
-     * A change that may free a slot or reorder the queue: the phase (a request started, ended, failed or was held),
-     * the start of its deletion, or its priority; and the drain's progress, which a joined maintenance shows too.
-     */
-    static boolean queueMoved(NodeMaintenance before, NodeMaintenance now) {
-        Phase was = before.getStatus() == null ? null : before.getStatus().getPhase();
-        Phase is = now.getStatus() == null ? null : now.getStatus().getPhase();
-        Integer progressWas =
-                before.getStatus() == null ? null : before.getStatus().getDrainProgress();
-        Integer progressIs = now.getStatus() == null ? null : now.getStatus().getDrainProgress();
-        return was != is
-                || !java.util.Objects.equals(progressWas, progressIs)
-                || (before.getMetadata().getDeletionTimestamp() == null)
-                        != (now.getMetadata().getDeletionTimestamp() == null)
-                || NodeMaintenanceValidator.priority(before) != NodeMaintenanceValidator.priority(now);
+        changes = NodeMaintenanceWakeUps.source(context);
+        return List.of(changes);
     }
 
     @Override
@@ -254,7 +185,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         }
         String nodeName = NodeMaintenanceAdmission.nodeName(nm, pinned);
         if (decision instanceof NodeMaintenanceAdmission.Joined joined) {
-            return share(nm, prior, state, nodeName, joined.owner(), context, now);
+            return shared.follow(
+                    nm, prior, state, nodeName, joined.owner(), changes, context, eventsFor(nm, nodeName), now);
         }
         MaintenanceMachine.Step step = act(nm, prior, state, nodeName, decision, now);
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
@@ -264,12 +196,13 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         next.setQueuePosition(
                 decision instanceof NodeMaintenanceAdmission.Hold hold ? Integer.valueOf(hold.position()) : null);
         if (decision instanceof NodeMaintenanceAdmission.Admit) {
-            next.setSharedWith(orNull(joiners(nm, nodeName, context)));
+            next.setSharedWith(orNull(NodeMaintenanceWakeUps.joiners(changes, nm, nodeName, context)));
         }
         if (!(decision instanceof NodeMaintenanceAdmission.Refuse)) {
-            next.setSchedule(scheduleStatus(nm, prior, decision.schedule(), step, now, eventsFor(nm, nodeName)));
+            next.setSchedule(ScheduleStatuses.of(nm, prior, decision.schedule(), step, now, eventsFor(nm, nodeName)));
             step = new MaintenanceMachine.Step(
-                    step.state(), untilWindowCloses(next.getSchedule(), step.state(), step.requeueAfter(), now));
+                    step.state(),
+                    ScheduleStatuses.untilWindowCloses(next.getSchedule(), step.state(), step.requeueAfter(), now));
         }
         NodeMaintenanceStatuses.touch(next, prior, clock.instant());
         metrics.phase(nm.getMetadata().getName(), next.getPhase());
@@ -375,96 +308,6 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 step.requeueAfter());
     }
 
-    /**
-     * A joined maintenance (spec.join): it touches nothing on the node; its status follows the owner's phase and drain
-     * progress, names who shares the node ({@code status.joinedTo}, {@code status.sharedWith}, condition
-     * {@code Shared}). When the owner is gone or ended (its window ran out, it was refused), it is a request of its own
-     * again: its status is cleared and the next reconcile admits it like any other.
-     */
-    private UpdateControl<NodeMaintenance> share(
-            NodeMaintenance nm,
-            NodeMaintenanceStatus prior,
-            MaintenanceState state,
-            String nodeName,
-            String ownerName,
-            Context<NodeMaintenance> context,
-            Instant now) {
-        MaintenanceEvents events = eventsFor(nm, nodeName);
-        long generation = NodeMaintenanceAdmission.generation(nm);
-        Optional<NodeMaintenance> owner = onNode(nodeName, context).stream()
-                .filter(o -> o.getMetadata().getName().equals(ownerName))
-                .findFirst();
-        Optional<Phase> ownerPhase = owner.map(NodeMaintenance::getStatus).map(NodeMaintenanceStatus::getPhase);
-        boolean ownerEnded = owner.isEmpty()
-                || ownerPhase.orElse(null) == Phase.Ended
-                || (ownerPhase.orElse(null) == Phase.Failed
-                        && !NodeMaintenanceStatuses.holdsNode(owner.get().getStatus()));
-        if (ownerEnded) {
-            String message = "the maintenance it joined, " + ownerName + ", has ended; it goes ahead on its own";
-            events.emit(false, MaintenanceEvents.SHARE_ENDED, message);
-            NodeMaintenanceStatus fresh = new NodeMaintenanceStatus();
-            fresh.setPhase(Phase.Pending);
-            fresh.setLastError(message);
-            fresh.setObservedGeneration(generation);
-            NodeMaintenanceStatuses.touch(fresh, prior, clock.instant());
-            writeStatus(nm, fresh);
-            return UpdateControl.<NodeMaintenance>noUpdate().rescheduleAfter(MIN_LOOK);
-        }
-        NodeMaintenanceStatus ownerStatus = owner.get().getStatus();
-        Phase phase = ownerPhase.orElse(Phase.Pending);
-        NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
-                state.toBuilder().phase(phase).lastError(null).build(), prior, generation, now);
-        next.setDrainProgress(ownerStatus == null ? null : ownerStatus.getDrainProgress());
-        next.setNodeName(nodeName);
-        next.setJoinedTo(ownerName);
-        List<String> sharers = new java.util.ArrayList<>();
-        sharers.add(ownerName);
-        sharers.addAll(joiners(owner.get(), nodeName, context).stream()
-                .filter(n -> !n.equals(nm.getMetadata().getName()))
-                .toList());
-        next.setSharedWith(sharers);
-        String message = "shares the maintenance of node " + nodeName + " by " + ownerName
-                + " (which holds the node lease and does the undo); the node is restored when the last of "
-                + String.join(", ", sharers) + " and this one ends";
-        next.getConditions().add(NodeMaintenanceStatuses.shared(message, prior, generation, now));
-        if (prior == null || !ownerName.equals(prior.getJoinedTo())) {
-            events.emit(false, MaintenanceEvents.JOINED, message);
-        }
-        NodeMaintenanceStatuses.touch(next, prior, clock.instant());
-        metrics.phase(nm.getMetadata().getName(), next.getPhase());
-        if (!next.equals(prior)) {
-            writeStatus(nm, next);
-        }
-        return UpdateControl.<NodeMaintenance>noUpdate().rescheduleAfter(queueLook);
-    }
-
-    /** The NodeMaintenances of {@code nodeName}, from the informer the queue and the shares are woken by. */
-    private List<NodeMaintenance> onNode(String nodeName, Context<NodeMaintenance> context) {
-        InformerEventSource<NodeMaintenance, NodeMaintenance> source = changes;
-        if (nodeName == null) {
-            return List.of();
-        }
-        return source == null
-                ? context.getPrimaryCache()
-                        .list()
-                        .filter(nm -> nodeName.equals(NodeMaintenanceValidator.nodeOf(nm)))
-                        .toList()
-                : source.byIndex(BY_NODE, nodeName);
-    }
-
-    /** The names of the maintenances that joined {@code owner} and are not being deleted, sorted. */
-    private List<String> joiners(NodeMaintenance owner, String nodeName, Context<NodeMaintenance> context) {
-        String name = owner.getMetadata().getName();
-        return onNode(nodeName, context).stream()
-                .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
-                .filter(nm -> NodeMaintenanceValidator.joinedTo(nm)
-                        .filter(name::equals)
-                        .isPresent())
-                .map(nm -> nm.getMetadata().getName())
-                .sorted()
-                .toList();
-    }
-
     private static <T> List<T> orNull(List<T> list) {
         return list.isEmpty() ? null : list;
     }
@@ -492,68 +335,6 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 .withName(nm.getMetadata().getName())
                 .get();
         return fresh == null ? cached : fresh.getMetadata().getAnnotations();
-    }
-
-    /**
-     * status.schedule: when a Scheduled maintenance may start; once it starts, when the window it started in
-     * closes, and whether its drain may not (or did not) finish inside it, said once as a Warning.
-     */
-    private static ScheduleStatus scheduleStatus(
-            NodeMaintenance nm,
-            NodeMaintenanceStatus prior,
-            Optional<MaintenanceSchedule.Verdict> verdict,
-            MaintenanceMachine.Step step,
-            Instant now,
-            MaintenanceEvents events) {
-        ScheduleStatus was = prior == null ? null : prior.getSchedule();
-        if (verdict.orElse(null) instanceof MaintenanceSchedule.Verdict.Closed closed) {
-            return new ScheduleStatus(NodeMaintenanceStatuses.text(closed.opens()), null, closed.why());
-        }
-        Optional<String> message;
-        String closes;
-        if (verdict.orElse(null) instanceof MaintenanceSchedule.Verdict.Open open) {
-            // admitted now (or held by the budget): the window it starts in, and whether its drain fits
-            closes = open.closes().map(NodeMaintenanceStatuses::text).orElse(null);
-            message = step.state().phase() == Phase.Pending
-                    ? Optional.empty() // held by the budget: said when it starts
-                    : open.closes()
-                            .flatMap(c -> MaintenanceSchedule.mayOverrun(
-                                    now,
-                                    c,
-                                    DrainOptions.from(nm.getSpec().getDrain()).timeout()));
-        } else {
-            // started before: the window it started in; a drain still running past its close says so
-            closes = was == null ? null : was.getWindowCloses();
-            MaintenanceState s = step.state();
-            Optional<String> overran = s.phase() == Phase.Running && s.drainedAt() == null && closes != null
-                    ? MaintenanceSchedule.overran(now, Optional.of(Instant.parse(closes)))
-                    : Optional.empty();
-            message = overran.or(() -> Optional.ofNullable(was == null ? null : was.getMessage()));
-        }
-        if (closes == null) {
-            return null;
-        }
-        if (message.isPresent() && (was == null || !message.get().equals(was.getMessage()))) {
-            events.emit(true, MaintenanceEvents.WINDOW_OVERRUN, message.get());
-        }
-        return new ScheduleStatus(null, closes, message.orElse(null));
-    }
-
-    /** A drain still running when its window closes is looked at then, to say so at that moment. */
-    private static Optional<Duration> untilWindowCloses(
-            ScheduleStatus schedule, MaintenanceState state, Optional<Duration> requeue, Instant now) {
-        if (schedule == null
-                || schedule.getWindowCloses() == null
-                || state.phase() != Phase.Running
-                || state.drainedAt() != null) {
-            return requeue;
-        }
-        Instant closes = Instant.parse(schedule.getWindowCloses());
-        if (!now.isBefore(closes)) {
-            return requeue;
-        }
-        Duration left = MaintenancePlanner.max(MIN_LOOK, Duration.between(now, closes));
-        return Optional.of(requeue.map(r -> MaintenancePlanner.min(r, left)).orElse(left));
     }
 
     /**
@@ -631,8 +412,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         MaintenanceEvents events = eventsFor(nm, nodeName);
         boolean ended = nodeName != null && state.phase() != Phase.Ended && ownsNode(nm, nodeName, state, context);
         if (ended) {
-            Optional<Duration> sharedHold =
-                    state.holdsNode() ? joinersHold(nm, state, nodeName, context, events) : Optional.empty();
+            Optional<Duration> sharedHold = state.holdsNode()
+                    ? shared.holdForJoiners(nm, state, nodeName, changes, context, events)
+                    : Optional.empty();
             if (sharedHold.isPresent()) {
                 return DeleteControl.noFinalizerRemoval().rescheduleAfter(sharedHold.get());
             }
@@ -662,41 +444,6 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         machine.forget(nm.getMetadata().getName(), nodeName == null || joiner ? "" : nodeName);
         LOG.infof("NodeMaintenance %s (node %s) removed", nm.getMetadata().getName(), nodeName);
         return DeleteControl.defaultDelete();
-    }
-
-    /**
-     * Shared requests: the owner of a node's maintenance keeps the node (lease renewed by its heartbeat, node cordoned)
-     * while maintenances that joined it remain, and restores it only when the last is gone; the wait is in
-     * lastError and status.sharedWith. Woken by each joiner's delete (same-node fan-out of {@link #wakes}).
-     */
-    private Optional<Duration> joinersHold(
-            NodeMaintenance nm,
-            MaintenanceState state,
-            String nodeName,
-            Context<NodeMaintenance> context,
-            MaintenanceEvents events) {
-        List<String> joiners = joiners(nm, nodeName, context);
-        if (joiners.isEmpty()) {
-            return Optional.empty();
-        }
-        String message = "deleted; node " + nodeName + " stays in maintenance until the NodeMaintenances that joined"
-                + " it end: " + String.join(", ", joiners);
-        NodeMaintenanceStatus prior = nm.getStatus();
-        NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
-                state.toBuilder().lastError(message).build(),
-                prior,
-                NodeMaintenanceAdmission.generation(nm),
-                clock.instant());
-        next.setNodeName(prior == null ? null : prior.getNodeName());
-        next.setSharedWith(joiners);
-        NodeMaintenanceStatuses.touch(next, prior, clock.instant());
-        if (!next.equals(prior)) {
-            if (prior == null || !message.equals(prior.getLastError())) {
-                events.emit(false, MaintenanceEvents.SHARED_HOLD, message);
-            }
-            writeStatus(nm, next);
-        }
-        return Optional.of(queueLook);
     }
 
     /**
