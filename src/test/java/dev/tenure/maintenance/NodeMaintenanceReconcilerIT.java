@@ -476,6 +476,39 @@ class NodeMaintenanceReconcilerIT {
     @jakarta.inject.Inject
     AdmissionCaches caches;
 
+    @jakarta.inject.Inject
+    NodeMaintenanceWebhook webhookResource;
+
+    /**
+     * Issue 29's fair queue behind the webhook: a CREATE over max-nodes-in-maintenance is admitted with a warning
+     * naming the limit (it waits Pending in the queue), not refused; a broken rule is still refused.
+     */
+    @Test
+    void webhookAdmitsACreateOverTheLimitWithAWarningSoItQueues() throws Exception {
+        cluster().seed().node("limit-1").role("worker").create();
+        cluster().seed().node("limit-2").role("worker").create();
+        create("limit-a", "limit-1", s -> {});
+        await().atMost(WAIT)
+                .until(() -> caches.cached()
+                        && caches.node("limit-2").isPresent()
+                        && caches.maintenances().stream()
+                                .anyMatch(
+                                        nm -> "limit-a".equals(nm.getMetadata().getName())));
+        MaintenanceLimits configured = webhookResource.limits;
+        webhookResource.limits = new MaintenanceLimits(java.util.OptionalInt.of(1), java.util.OptionalInt.empty());
+        try {
+            String answer = review("CREATE", nmJson("limit-b", "limit-2", ""), null);
+            assertThat(answer)
+                    .contains("\"allowed\":true")
+                    .contains("held in the queue until a slot frees: tenure.maintenance.max-nodes-in-maintenance");
+            assertThat(review("CREATE", nmJson("limit-c", "limit-2", ",\"window\":\"-5m\""), null))
+                    .contains("\"allowed\":false")
+                    .doesNotContain("held in the queue");
+        } finally {
+            webhookResource.limits = configured;
+        }
+    }
+
     /** Issue 25: admission reads the Node and the NodeMaintenances from the caches, not a GET and LISTs per CREATE. */
     @Test
     void webhookReadsTheNodeFromTheSharedCache() throws Exception {
