@@ -342,6 +342,11 @@ public final class CoordinationController {
                 && LeaseRules.observerExpired(observed, at, Duration.ofSeconds(5));
     }
 
+    /** The record of {@code key} as this controller last saw it change, and when (its clock); empty before then. */
+    Optional<ObservedLease> observed(LeaseKey key) {
+        return Optional.ofNullable(seen.get(key));
+    }
+
     /** One election step for {@code key}: read caches, decide, write; returns when to look again. */
     Optional<Duration> reconcile(LeaseKey key) {
         Running r = current();

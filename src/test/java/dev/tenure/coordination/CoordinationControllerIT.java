@@ -314,6 +314,15 @@ class CoordinationControllerIT {
         awaitHolder("component-identity-1");
 
         processes.kill("component-identity-1");
+        // The controller judges expiry from when it saw the record change, on its clock: it must have seen the
+        // Lease as the dead holder left it before that clock moves on (under load its first look came after the
+        // move, and with the clock standing still the Lease was never judged expired).
+        await().atMost(WAIT)
+                .until(() -> controller
+                        .observed(new LeaseKey(NS, LEASE))
+                        .filter(o ->
+                                o.record().sameElectionState(new KubeLeaseStore(client).get(new LeaseKey(NS, LEASE))))
+                        .isPresent());
         fake.advance(Duration.ofSeconds(6)); // the 5 s lease and the candidates' last renewals are stale now
         controller.enqueueAll();
         await().atMost(WAIT)

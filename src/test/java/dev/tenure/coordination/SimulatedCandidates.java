@@ -31,6 +31,9 @@ final class SimulatedCandidates implements AutoCloseable {
     private final String leaseName;
     private final Clock clock;
     private final Set<String> alive = ConcurrentHashMap.newKeySet();
+    /** Held for one round of answers and renewals, and by {@link #kill}. */
+    private final Object round = new Object();
+
     private volatile boolean followPreferredHolder = true;
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
 
@@ -52,8 +55,15 @@ final class SimulatedCandidates implements AutoCloseable {
         alive.addAll(Set.of(names));
     }
 
+    /**
+     * The candidate does nothing from now on: returns once a round that saw it alive has ended, so a test that then
+     * moves its clock on never meets a last renewal stamped with the moved clock (seen under load: the holder's
+     * renewTime written 6 s ahead, after the kill, and its Lease never judged expired).
+     */
     void kill(String name) {
-        alive.remove(name);
+        synchronized (round) {
+            alive.remove(name);
+        }
     }
 
     void followPreferredHolder(boolean follow) {
@@ -61,11 +71,13 @@ final class SimulatedCandidates implements AutoCloseable {
     }
 
     private void tick() {
-        try {
-            answerPings();
-            actOnLease();
-        } catch (KubernetesClientException conflictOrGone) {
-            // next tick sees the new state
+        synchronized (round) {
+            try {
+                answerPings();
+                actOnLease();
+            } catch (KubernetesClientException conflictOrGone) {
+                // next tick sees the new state
+            }
         }
     }
 
