@@ -476,14 +476,13 @@ class NodeMaintenanceReconcilerIT {
     @jakarta.inject.Inject
     AdmissionCaches caches;
 
-    @jakarta.inject.Inject
-    NodeMaintenanceWebhook webhookResource;
-
     /**
      * Issue 29's fair queue behind the webhook: a CREATE over max-nodes-in-maintenance is admitted with a warning
      * naming the limit (it waits Pending in the queue), not refused; a broken rule is still refused.
      */
     @Test
+    // the injected limits of the webhook are swapped for this test's reviews and put back
+    @SuppressWarnings("UnnecessaryAssignment")
     void webhookAdmitsACreateOverTheLimitWithAWarningSoItQueues() throws Exception {
         cluster().seed().node("limit-1").role("worker").create();
         cluster().seed().node("limit-2").role("worker").create();
@@ -494,6 +493,14 @@ class NodeMaintenanceReconcilerIT {
                         && caches.maintenances().stream()
                                 .anyMatch(
                                         nm -> "limit-a".equals(nm.getMetadata().getName())));
+        // the webhook resource of this application (a singleton): its limits only, for this test
+        NodeMaintenanceWebhook webhookResource = jakarta.enterprise
+                .inject
+                .spi
+                .CDI
+                .current()
+                .select(NodeMaintenanceWebhook.class)
+                .get();
         MaintenanceLimits configured = webhookResource.limits;
         webhookResource.limits = new MaintenanceLimits(java.util.OptionalInt.of(1), java.util.OptionalInt.empty());
         try {
