@@ -3,9 +3,6 @@ package dev.tenure.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tenure.election.ExecutorScheduler;
-import dev.tenure.election.WorkFence;
-import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
@@ -13,15 +10,10 @@ import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.Operator;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalInt;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -44,59 +36,27 @@ class FairQueueIT {
 
     EmulatedCluster cluster;
     KubernetesClient client;
-    ExecutorService pool;
-    ExecutorScheduler heartbeats;
-    MaintenanceMachine machine;
-    Operator operator;
+    MaintenanceOperatorRig rig;
 
     void startOperator() {
-        cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests());
-        client = cluster.client();
-        for (String node : List.of("w1", "w2", "w3", "w4")) {
-            cluster.seed().node(node).role("worker").create();
-        }
-        KubernetesClient work = cluster.operatorClient();
-        pool = Executors.newFixedThreadPool(4);
-        heartbeats = new ExecutorScheduler("queue-heartbeats");
-        MaintenanceMetrics metrics = new MaintenanceMetrics(new SimpleMeterRegistry());
-        Clock clock = Clock.systemUTC();
-        machine = new MaintenanceMachine(
-                work,
-                new KubeLeaseStore(work),
-                (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
-                metrics,
+        rig = MaintenanceOperatorRig.start(
+                EmulatedCluster.Options.forTests(),
                 MaintenanceLifecycleIT.SETTINGS,
-                pool,
-                heartbeats,
-                clock);
-        NodeMaintenanceReconciler reconciler = new NodeMaintenanceReconciler(
-                machine,
-                work,
-                new EventRecorder(work, clock),
-                metrics,
+                Clock.systemUTC(),
                 new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty()),
-                Map::of,
-                WorkFence.alwaysOpen(),
-                clock,
-                QUEUE_LOOK);
-        operator = new Operator(
-                o -> o.withKubernetesClient(work).withCloseClientOnStop(false).withUseSSAToPatchPrimaryResource(false));
-        operator.register(reconciler);
-        operator.start();
+                QUEUE_LOOK,
+                "w1",
+                "w2",
+                "w3",
+                "w4");
+        cluster = rig.cluster;
+        client = rig.client;
     }
 
     @AfterEach
     void stop() {
-        if (operator != null) {
-            operator.stop();
-        }
-        if (machine != null) {
-            machine.close();
-            heartbeats.close();
-            pool.shutdownNow();
-        }
-        if (cluster != null) {
-            cluster.close();
+        if (rig != null) {
+            rig.close();
         }
     }
 
@@ -107,14 +67,11 @@ class FairQueueIT {
     }
 
     NodeMaintenanceStatus status(String name) {
-        NodeMaintenance nm =
-                client.resources(NodeMaintenance.class).withName(name).get();
-        return nm == null ? null : nm.getStatus();
+        return rig.status(name);
     }
 
     Phase phase(String name) {
-        NodeMaintenanceStatus s = status(name);
-        return s == null ? null : s.getPhase();
+        return rig.phase(name);
     }
 
     Integer position(String name) {

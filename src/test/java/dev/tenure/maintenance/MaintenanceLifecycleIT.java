@@ -3,9 +3,6 @@ package dev.tenure.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tenure.election.ExecutorScheduler;
-import dev.tenure.election.WorkFence;
-import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
@@ -18,8 +15,6 @@ import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.Operator;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,8 +22,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -60,10 +53,7 @@ class MaintenanceLifecycleIT {
     ShiftedClock clock = new ShiftedClock();
     EmulatedCluster cluster;
     KubernetesClient client;
-    ExecutorService pool;
-    ExecutorScheduler heartbeats;
-    MaintenanceMachine machine;
-    Operator operator;
+    MaintenanceOperatorRig rig;
 
     /** The system clock moved by an offset the test picks: it runs in real time from where the test puts it. */
     static final class ShiftedClock extends Clock {
@@ -90,50 +80,22 @@ class MaintenanceLifecycleIT {
     }
 
     void startOperator() {
-        cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().clock(clock));
-        client = cluster.client();
-        cluster.seed().node("w1").role("worker").create();
-        cluster.seed().node("w2").role("worker").create();
-        KubernetesClient work = cluster.operatorClient();
-        pool = Executors.newFixedThreadPool(4);
-        heartbeats = new ExecutorScheduler("lifecycle-heartbeats");
-        MaintenanceMetrics metrics = new MaintenanceMetrics(new SimpleMeterRegistry());
-        machine = new MaintenanceMachine(
-                work,
-                new KubeLeaseStore(work),
-                (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
-                metrics,
+        rig = MaintenanceOperatorRig.start(
+                EmulatedCluster.Options.forTests().clock(clock),
                 SETTINGS,
-                pool,
-                heartbeats,
-                clock);
-        NodeMaintenanceReconciler reconciler = new NodeMaintenanceReconciler(
-                machine,
-                work,
-                new EventRecorder(work, clock),
-                metrics,
+                clock,
                 MaintenanceLimits.none(),
-                Map::of,
-                WorkFence.alwaysOpen(),
-                clock);
-        operator = new Operator(
-                o -> o.withKubernetesClient(work).withCloseClientOnStop(false).withUseSSAToPatchPrimaryResource(false));
-        operator.register(reconciler);
-        operator.start();
+                NodeMaintenanceReconciler.QUEUE_LOOK,
+                "w1",
+                "w2");
+        cluster = rig.cluster;
+        client = rig.client;
     }
 
     @AfterEach
     void stop() {
-        if (operator != null) {
-            operator.stop();
-        }
-        if (machine != null) {
-            machine.close();
-            heartbeats.close();
-            pool.shutdownNow();
-        }
-        if (cluster != null) {
-            cluster.close();
+        if (rig != null) {
+            rig.close();
         }
     }
 
@@ -146,14 +108,11 @@ class MaintenanceLifecycleIT {
     }
 
     NodeMaintenanceStatus status(String name) {
-        NodeMaintenance nm =
-                client.resources(NodeMaintenance.class).withName(name).get();
-        return nm == null ? null : nm.getStatus();
+        return rig.status(name);
     }
 
     Phase phase(String name) {
-        NodeMaintenanceStatus s = status(name);
-        return s == null ? null : s.getPhase();
+        return rig.phase(name);
     }
 
     void setAnnotations(String name, Map<String, String> annotations) {

@@ -3,9 +3,6 @@ package dev.tenure.maintenance;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tenure.election.ExecutorScheduler;
-import dev.tenure.election.WorkFence;
-import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
@@ -15,14 +12,10 @@ import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.javaoperatorsdk.operator.Operator;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -40,58 +33,25 @@ class SharedMaintenanceIT {
 
     EmulatedCluster cluster;
     KubernetesClient client;
-    ExecutorService pool;
-    ExecutorScheduler heartbeats;
-    MaintenanceMachine machine;
-    Operator operator;
+    MaintenanceOperatorRig rig;
 
     void startOperator() {
-        cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests());
-        client = cluster.client();
-        cluster.seed().node("n1").role("worker").create();
-        cluster.seed().node("n2").role("worker").create();
-        KubernetesClient work = cluster.operatorClient();
-        pool = Executors.newFixedThreadPool(4);
-        heartbeats = new ExecutorScheduler("shared-heartbeats");
-        MaintenanceMetrics metrics = new MaintenanceMetrics(new SimpleMeterRegistry());
-        Clock clock = Clock.systemUTC();
-        machine = new MaintenanceMachine(
-                work,
-                new KubeLeaseStore(work),
-                (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
-                metrics,
+        rig = MaintenanceOperatorRig.start(
+                EmulatedCluster.Options.forTests(),
                 MaintenanceLifecycleIT.SETTINGS,
-                pool,
-                heartbeats,
-                clock);
-        NodeMaintenanceReconciler reconciler = new NodeMaintenanceReconciler(
-                machine,
-                work,
-                new EventRecorder(work, clock),
-                metrics,
+                Clock.systemUTC(),
                 MaintenanceLimits.none(),
-                Map::of,
-                WorkFence.alwaysOpen(),
-                clock,
-                LOOK);
-        operator = new Operator(
-                o -> o.withKubernetesClient(work).withCloseClientOnStop(false).withUseSSAToPatchPrimaryResource(false));
-        operator.register(reconciler);
-        operator.start();
+                LOOK,
+                "n1",
+                "n2");
+        cluster = rig.cluster;
+        client = rig.client;
     }
 
     @AfterEach
     void stop() {
-        if (operator != null) {
-            operator.stop();
-        }
-        if (machine != null) {
-            machine.close();
-            heartbeats.close();
-            pool.shutdownNow();
-        }
-        if (cluster != null) {
-            cluster.close();
+        if (rig != null) {
+            rig.close();
         }
     }
 
@@ -106,13 +66,11 @@ class SharedMaintenanceIT {
     }
 
     NodeMaintenanceStatus status(String name) {
-        NodeMaintenance nm = get(name);
-        return nm == null ? null : nm.getStatus();
+        return rig.status(name);
     }
 
     Phase phase(String name) {
-        NodeMaintenanceStatus s = status(name);
-        return s == null ? null : s.getPhase();
+        return rig.phase(name);
     }
 
     void delete(String name) {

@@ -1,0 +1,112 @@
+package dev.tenure.maintenance;
+
+import dev.tenure.election.ExecutorScheduler;
+import dev.tenure.election.WorkFence;
+import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.testsupport.EmulatedCluster;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.javaoperatorsdk.operator.Operator;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The NodeMaintenance door as the operator runs it, for the integration tests of its features: an emulated cluster
+ * with worker nodes, the real {@link MaintenanceMachine} and {@link NodeMaintenanceReconciler} in a JOSDK
+ * {@link Operator}, with a handover that holds nothing and the work fence always open. {@link #close} stops it all.
+ */
+final class MaintenanceOperatorRig implements AutoCloseable {
+    final EmulatedCluster cluster;
+    /** The harness's client (the operator has its own, {@code cluster.operatorClient()}). */
+    final KubernetesClient client;
+
+    final MaintenanceMachine machine;
+    private final ExecutorService pool;
+    private final ExecutorScheduler heartbeats;
+    private final Operator operator;
+
+    /**
+     * Starts the rig: {@code options}' cluster with a worker node per name in {@code nodes}, the machine with {@code
+     * settings} on {@code clock}, the reconciler with {@code limits} and {@code queueLook} (the backstop look of a held
+     * request).
+     */
+    static MaintenanceOperatorRig start(
+            EmulatedCluster.Options options,
+            MaintenanceSettings settings,
+            Clock clock,
+            MaintenanceLimits limits,
+            Duration queueLook,
+            String... nodes) {
+        return new MaintenanceOperatorRig(options, settings, clock, limits, queueLook, nodes);
+    }
+
+    private MaintenanceOperatorRig(
+            EmulatedCluster.Options options,
+            MaintenanceSettings settings,
+            Clock clock,
+            MaintenanceLimits limits,
+            Duration queueLook,
+            String... nodes) {
+        cluster = EmulatedCluster.start(options);
+        client = cluster.client();
+        for (String node : nodes) {
+            cluster.seed().node(node).role("worker").create();
+        }
+        KubernetesClient work = cluster.operatorClient();
+        pool = Executors.newFixedThreadPool(4);
+        heartbeats = new ExecutorScheduler("rig-heartbeats");
+        MaintenanceMetrics metrics = new MaintenanceMetrics(new SimpleMeterRegistry());
+        machine = new MaintenanceMachine(
+                work,
+                new KubeLeaseStore(work),
+                (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
+                metrics,
+                settings,
+                pool,
+                heartbeats,
+                clock);
+        NodeMaintenanceReconciler reconciler = new NodeMaintenanceReconciler(
+                machine,
+                work,
+                new EventRecorder(work, clock),
+                metrics,
+                limits,
+                Map::of,
+                WorkFence.alwaysOpen(),
+                clock,
+                queueLook);
+        operator = new Operator(
+                o -> o.withKubernetesClient(work).withCloseClientOnStop(false).withUseSSAToPatchPrimaryResource(false));
+        operator.register(reconciler);
+        operator.start();
+    }
+
+    NodeMaintenance get(String name) {
+        return client.resources(NodeMaintenance.class).withName(name).get();
+    }
+
+    NodeMaintenanceStatus status(String name) {
+        NodeMaintenance nm = get(name);
+        return nm == null ? null : nm.getStatus();
+    }
+
+    Phase phase(String name) {
+        NodeMaintenanceStatus s = status(name);
+        return s == null ? null : s.getPhase();
+    }
+
+    @Override
+    public void close() {
+        operator.stop();
+        machine.close();
+        heartbeats.close();
+        pool.shutdownNow();
+        cluster.close();
+    }
+}
