@@ -20,6 +20,7 @@ import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Taint;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -42,6 +43,7 @@ import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.locks.LockSupport;
 import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
@@ -63,7 +65,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>after every maintenance has ended: no node cordoned, tainted, conditioned or annotated by Tenure,
  *   each node exactly in its prior state (cordon and taints), no lease held by Tenure.</li>
  * </ul>
- * {@code -Dtenure.chaos.seed=N} replays the driver's decisions and fault draws; {@code -Dtenure.chaos.runs=N}.
+ * <p>The same chaos runs twice per seed: on the plain emulator, where an evicted pod is gone for good, and on a
+ * living cluster ({@link EmulatedCluster.Options#living}), where ReplicaSets replace evicted pods, the scheduler puts
+ * the replacements on the one node nobody maintains ({@code spare}), and they become Ready {@link #READINESS} later.
+ * There each drain is paced by its PodDisruptionBudget as on a real cluster — an eviction, then a wait until the
+ * replacement is Ready — and the budget is checked as the upstream disruption controller counts it: the expected pods
+ * are the owning ReplicaSets' replicas, not the pods that happen to exist, and only Ready pods are healthy. A living
+ * run also checks that every workload has all its replicas Ready again at the end: the drains moved it, lost none.
+ *
+ * <p>{@code -Dtenure.chaos.seed=N} replays the driver's decisions and fault draws; {@code -Dtenure.chaos.runs=N}.
  */
 @Chaos
 class MaintenanceChaosTest {
@@ -92,6 +102,9 @@ class MaintenanceChaosTest {
             Duration.ofMillis(300),
             Optional.empty(),
             false);
+
+    /** How long a living cluster's replacement pod takes to become Ready once it is bound. */
+    static final Duration READINESS = Duration.ofMillis(500);
 
     static Stream<Long> seeds() {
         System.out.println(
@@ -136,12 +149,25 @@ class MaintenanceChaosTest {
     @ParameterizedTest(name = "seed {0}")
     @MethodSource("seeds")
     void everyMaintenanceConvergesWithoutPdbViolationsAndEndsLeavingNoTrace(long seed) throws Exception {
-        System.out.println("maintenance chaos: seed " + seed + " (replay: -Dtenure.chaos.seed=" + seed
-                + " -Dtenure.chaos.runs=1)");
+        run(seed, false);
+    }
+
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("seeds")
+    void onALivingClusterEveryDrainIsPacedByItsBudgetAndNoReplicaIsLost(long seed) throws Exception {
+        run(seed, true);
+    }
+
+    private static void run(long seed, boolean living) throws Exception {
+        System.out.println("maintenance chaos" + (living ? " (living cluster)" : "") + ": seed " + seed
+                + " (replay: -Dtenure.chaos.seed=" + seed + " -Dtenure.chaos.runs=1)");
         Random rnd = new Random(seed);
         EmulatedCluster.Options options = EmulatedCluster.Options.forTests()
                 .nodeLeaseDurationSeconds(2)
                 .terminationDelay(p -> Duration.ofMillis(400));
+        if (living) {
+            options.living(READINESS);
+        }
         try (EmulatedCluster cluster = EmulatedCluster.start(options);
                 KubernetesClient operatorClient = new KubernetesClientBuilder()
                         .withConfig(new ConfigBuilder(cluster.clientConfig())
@@ -156,7 +182,7 @@ class MaintenanceChaosTest {
                 prior.put(n, Prior.of(checker.nodes().withName(n).get()));
             }
             List<String> pdbViolations = new CopyOnWriteArrayList<>();
-            Thread pdbWatch = pdbSampler(checker, pdbViolations);
+            Thread pdbWatch = pdbSampler(checker, pdbViolations, living);
             ChaosFaults faults = ChaosFaults.install(
                     cluster.faults(), seed, r -> r.userAgent().equals(OPERATOR_AGENT) && r.isResourceRequest());
 
@@ -270,7 +296,74 @@ class MaintenanceChaosTest {
                     .as("PodDisruptionBudgets violated (seed " + seed + ")")
                     .isEmpty();
             assertNoTrace(checker, prior, seed);
+            if (living) {
+                assertEveryReplicaLivesOn(checker, states, seed);
+            }
         }
+    }
+
+    /**
+     * On a living cluster the drains moved the workloads and lost none: every ReplicaSet has its replicas Ready again
+     * (the last replacements may still be starting when the maintenances end), and each drained node's own workload
+     * ({@code web-<node>}, seeded there) now runs wholly elsewhere — its pods were evicted and replaced, not left.
+     */
+    private static void assertEveryReplicaLivesOn(
+            KubernetesClient client, Map<String, MaintenanceState> states, long seed) {
+        List<String> problems = new ArrayList<>();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        do {
+            problems.clear();
+            List<Pod> pods = client.pods().inNamespace("shop").list().getItems().stream()
+                    .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                    .toList();
+            for (ReplicaSet rs :
+                    client.apps().replicaSets().inNamespace("shop").list().getItems()) {
+                List<Pod> owned = pods.stream().filter(p -> ownedBy(p, rs)).toList();
+                long ready =
+                        owned.stream().filter(MaintenanceChaosTest::isReady).count();
+                if (ready != rs.getSpec().getReplicas()) {
+                    problems.add(rs.getMetadata().getName() + ": " + ready + " of "
+                            + rs.getSpec().getReplicas() + " Ready");
+                }
+            }
+            states.forEach((node, state) -> {
+                if (state.phase() == Phase.Succeeded) {
+                    pods.stream()
+                            .filter(p -> node.equals(p.getSpec().getNodeName())
+                                    && ("web-" + node)
+                                            .equals(p.getMetadata().getLabels().get("app")))
+                            .forEach(p -> problems.add(p.getMetadata().getName() + " still on drained " + node));
+                }
+            });
+            if (problems.isEmpty()) {
+                return;
+            }
+            LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+        } while (System.nanoTime() < deadline);
+        assertThat(problems)
+                .as("workloads after the drains of a living cluster (seed " + seed + ")")
+                .isEmpty();
+    }
+
+    /** The upstream disruption controller's expected count: the replicas of the pods' controllers, each once. */
+    private static int expectedByScale(List<Pod> matching, List<ReplicaSet> replicaSets) {
+        return replicaSets.stream()
+                .filter(rs -> matching.stream().anyMatch(p -> ownedBy(p, rs)))
+                .mapToInt(rs -> rs.getSpec().getReplicas())
+                .sum();
+    }
+
+    static boolean ownedBy(Pod pod, ReplicaSet rs) {
+        return pod.getMetadata().getOwnerReferences() != null
+                && pod.getMetadata().getOwnerReferences().stream()
+                        .anyMatch(o -> rs.getMetadata().getUid().equals(o.getUid()));
+    }
+
+    static boolean isReady(Pod pod) {
+        return pod.getStatus() != null
+                && pod.getStatus().getConditions() != null
+                && pod.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
     private static void seed(EmulatedCluster cluster, List<String> nodes) {
@@ -346,8 +439,13 @@ class MaintenanceChaosTest {
         throw new AssertionError("ending maintenance of " + node + " kept failing", last);
     }
 
-    /** Polls every PDB: healthy (ready, not terminating) matching pods must never drop below the desired count. */
-    private static Thread pdbSampler(KubernetesClient client, List<String> violations) {
+    /**
+     * Polls every PDB: healthy matching pods must never drop below the desired count. On the plain emulator, where an
+     * evicted pod never comes back, the expected count is the pods that exist (the emulator's own rule) and a pod is
+     * healthy while not terminating; on a living cluster they are counted as upstream: expected from the ReplicaSets'
+     * replicas, healthy = Ready and not terminating, so a replacement still starting does not count.
+     */
+    private static Thread pdbSampler(KubernetesClient client, List<String> violations, boolean living) {
         Thread t = new Thread(
                 () -> {
                     List<PodDisruptionBudget> pdbs = client.policy()
@@ -360,6 +458,13 @@ class MaintenanceChaosTest {
                         try {
                             List<Pod> pods =
                                     client.pods().inNamespace("shop").list().getItems();
+                            List<ReplicaSet> replicaSets = living
+                                    ? client.apps()
+                                            .replicaSets()
+                                            .inNamespace("shop")
+                                            .list()
+                                            .getItems()
+                                    : List.of();
                             for (PodDisruptionBudget pdb : pdbs) {
                                 Map<String, String> sel =
                                         pdb.getSpec().getSelector().getMatchLabels();
@@ -371,9 +476,10 @@ class MaintenanceChaosTest {
                                                                         .getLabels()
                                                                         .get(e.getKey()))))
                                         .toList();
-                                int expected = matching.size();
+                                int expected = living ? expectedByScale(matching, replicaSets) : matching.size();
                                 long healthy = matching.stream()
-                                        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                                        .filter(p -> p.getMetadata().getDeletionTimestamp() == null
+                                                && (!living || isReady(p)))
                                         .count();
                                 int desired = pdb.getSpec().getMaxUnavailable() != null
                                         ? expected
