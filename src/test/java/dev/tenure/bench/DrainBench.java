@@ -71,11 +71,20 @@ final class DrainBench {
                 EmulatedCluster.start(EmulatedCluster.Options.forTests().terminationDelay(p -> termination));
         cluster.seed().node(NODE).role("worker").create();
         cluster.seed().node("w2").role("worker").create();
-        for (int d = 0; d < DEPLOYMENTS; d++) {
+        seedDeployments(cluster, DEPLOYMENTS, PODS_PER_DEPLOYMENT, pdb);
+        return cluster;
+    }
+
+    /**
+     * The drain rows' workload on {@link #NODE}: Deployments app0..app(n-1) in namespace shop, each with, if asked,
+     * a PodDisruptionBudget allowing one disruption.
+     */
+    static void seedDeployments(EmulatedCluster cluster, int deployments, int podsPerDeployment, boolean pdb) {
+        for (int d = 0; d < deployments; d++) {
             cluster.seed()
                     .deployment("app" + d)
                     .namespace("shop")
-                    .replicas(PODS_PER_DEPLOYMENT)
+                    .replicas(podsPerDeployment)
                     .onNodes(NODE)
                     .create();
             if (pdb) {
@@ -87,7 +96,6 @@ final class DrainBench {
                         .create();
             }
         }
-        return cluster;
     }
 
     /** How long one variant takes to drain NODE on a fresh cluster; fails if pods are left. */

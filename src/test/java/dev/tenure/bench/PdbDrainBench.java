@@ -14,7 +14,7 @@ import java.util.List;
  * Deployment and without budgets, on fresh identical clusters, by Tenure's machine with its defaults.
  */
 final class PdbDrainBench {
-    static final String NODE = "w1";
+    static final String NODE = DrainBench.NODE;
     static final Duration LIMIT = Duration.ofMinutes(6);
 
     record Result(double drainedSeconds, long evictionRequests, int replacementsReady) {}
@@ -41,22 +41,7 @@ final class PdbDrainBench {
             for (String node : List.of(NODE, "w2", "w3")) {
                 cluster.seed().node(node).role("worker").create();
             }
-            for (int d = 0; d < deployments; d++) {
-                cluster.seed()
-                        .deployment("app" + d)
-                        .namespace("shop")
-                        .replicas(podsPerDeployment)
-                        .onNodes(NODE)
-                        .create();
-                if (pdb) {
-                    cluster.seed()
-                            .pdb("app" + d)
-                            .namespace("shop")
-                            .selector("app", "app" + d)
-                            .maxUnavailable(1)
-                            .create();
-                }
-            }
+            DrainBench.seedDeployments(cluster, deployments, podsPerDeployment, pdb);
             try (MachineRig rig = new MachineRig(cluster.client(), MachineRig.settings(10, Duration.ofSeconds(2)))) {
                 long t0 = System.nanoTime();
                 MaintenanceState end = rig.driveToEnd(MachineRig.request(NODE), LIMIT);
