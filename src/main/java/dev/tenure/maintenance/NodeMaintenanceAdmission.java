@@ -134,6 +134,9 @@ final class NodeMaintenanceAdmission {
         Optional<MaintenanceSchedule.Verdict> schedule = Optional.empty();
         if (observed.pinned().isPresent() || NodeMaintenanceValidator.started(nm)) {
             // Admitted by an earlier reconcile: only the spec is read again (node, uniqueness and budget were checked).
+            if (!nm.malformedFields().isEmpty()) {
+                return refuse(String.join("; ", nm.malformedFields()), state);
+            }
             try {
                 request = MaintenanceRequest.from(nm.getSpec(), nodeName);
             } catch (IllegalArgumentException e) {

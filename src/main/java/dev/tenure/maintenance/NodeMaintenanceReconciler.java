@@ -155,6 +155,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     @Override
     public UpdateControl<NodeMaintenance> reconcile(NodeMaintenance nm, Context<NodeMaintenance> context) {
+        // JOSDK hands over a copy made by serializing the cached object: what was malformed is noted on that one
+        context.getPrimaryCache()
+                .get(io.javaoperatorsdk.operator.processing.event.ResourceID.fromResource(nm))
+                .ifPresent(read -> NodeMaintenance.carryMalformedFields(read, nm));
         try (WorkFence.Permit permit = fence.enter()) {
             return reconcileInTerm(nm, context);
         }

@@ -152,6 +152,10 @@ public final class NodeMaintenanceValidator {
     /** Adds the refusals to {@code errors}; the request the spec resolves to, empty when the spec is refused. */
     private static Optional<MaintenanceRequest> refusals(
             NodeMaintenance candidate, NodeMaintenance old, ClusterView view, List<String> errors) {
+        if (!candidate.malformedFields().isEmpty()) {
+            errors.addAll(candidate.malformedFields());
+            return Optional.empty();
+        }
         NodeMaintenanceSpec spec = candidate.getSpec();
         if (spec == null) {
             errors.add("spec: required (with spec.nodeName)");
