@@ -429,6 +429,15 @@ public final class EmulatedCluster implements AutoCloseable {
     }
 
     /**
+     * Every watch of {@code resource} (a plural) is sent each change {@code lag} after it happened, in order: the
+     * informers' caches run behind the API server, as on a busy cluster, so a controller may read a version older
+     * than its own last write. Reads (GET, LIST) are not delayed. {@link Duration#ZERO} ends the lag.
+     */
+    public void lagWatches(String resource, Duration lag) {
+        crud.lagWatches(resource, lag);
+    }
+
+    /**
      * The API server ends every watch, as kube-apiserver does when a watch reaches its request timeout: a watch that
      * asked for bookmarks is sent one first; clients watch again from the resourceVersion they last saw (and are told
      * 410 Gone if the watch cache no longer has it).

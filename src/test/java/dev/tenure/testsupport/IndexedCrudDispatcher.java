@@ -144,6 +144,11 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
         return watchCache.open(resource);
     }
 
+    /** {@link WatchCache#lag}. */
+    void lagWatches(String resource, java.time.Duration lag) {
+        watchCache.lag(resource, lag);
+    }
+
     /** Ends every open watch ({@link WatchCache#closeAll}). */
     void closeWatches() {
         watchCache.closeAll();

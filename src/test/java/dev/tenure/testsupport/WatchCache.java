@@ -63,6 +63,9 @@ final class WatchCache {
         return t;
     });
 
+    /** Per resource: how long each change waits before a watch is sent it ({@link #lag}). */
+    private final Map<String, Long> lagNanos = new java.util.concurrent.ConcurrentHashMap<>();
+
     WatchCache(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("watch cache capacity must be >= 1, was " + capacity);
@@ -83,6 +86,19 @@ final class WatchCache {
         }
         for (Watch w : watches) {
             w.offer(change);
+        }
+    }
+
+    /**
+     * Every watch of {@code resource} is sent each change {@code lag} after it happened, in order, as from a busy
+     * kube-apiserver or to a client whose event loop is behind: a reader of the informer's cache sees the object as it
+     * was, for that long, after its own write. Zero ends the lag (changes already waiting keep their time).
+     */
+    void lag(String resource, java.time.Duration lag) {
+        if (lag.isZero()) {
+            lagNanos.remove(resource);
+        } else {
+            lagNanos.put(resource, lag.toNanos());
         }
     }
 
@@ -255,12 +271,22 @@ final class WatchCache {
         void offer(Change c) {
             boolean matchesOld = c.oldKey() != null && c.oldKey().matches(query);
             boolean matchesNew = c.newKey() != null && c.newKey().matches(query);
-            if (matchesOld && matchesNew) {
-                send("MODIFIED", c.newJson());
-            } else if (matchesOld) {
-                send("DELETED", c.oldJson());
-            } else if (matchesNew) {
-                send("ADDED", c.newJson());
+            String type = matchesOld && matchesNew ? "MODIFIED" : matchesOld ? "DELETED" : matchesNew ? "ADDED" : null;
+            if (type == null) {
+                return;
+            }
+            String event = "{\"type\":\"" + type + "\",\"object\":" + (matchesNew ? c.newJson() : c.oldJson()) + "}";
+            Long lag = lagNanos.get(resource);
+            if (lag == null) {
+                sendRaw(event);
+            } else {
+                long due = System.nanoTime() + lag;
+                enqueue(() -> {
+                    for (long left = due - System.nanoTime(); left > 0; left = due - System.nanoTime()) {
+                        java.util.concurrent.locks.LockSupport.parkNanos(left);
+                    }
+                    ws.send(event);
+                });
             }
         }
 
