@@ -107,6 +107,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final Duration queueLook;
 
     private final SharedRequests shared;
+    /** This reconciler's status writes: no reconcile decides from a version one of them wrote over. */
+    private final OwnStatusWrites ownWrites;
     /** The informer behind {@link NodeMaintenanceWakeUps#QUEUE_AND_HOOK_CHANGES}, once the operator has asked for it. */
     private volatile InformerEventSource<NodeMaintenance, NodeMaintenance> changes;
 
@@ -136,6 +138,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             Duration queueLook) {
         this.queueLook = queueLook;
         this.shared = new SharedRequests(clock, metrics, queueLook, this::writeStatus);
+        this.ownWrites = new OwnStatusWrites(client.getKubernetesSerialization());
         this.elsewhere = elsewhere;
         this.fence = fence;
         this.machine = machine;
@@ -155,13 +158,20 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     @Override
     public UpdateControl<NodeMaintenance> reconcile(NodeMaintenance nm, Context<NodeMaintenance> context) {
-        // JOSDK hands over a copy made by serializing the cached object: what was malformed is noted on that one
+        try (WorkFence.Permit permit = fence.enter()) {
+            return reconcileInTerm(asRead(nm, context), context);
+        }
+    }
+
+    /**
+     * The NodeMaintenance to decide from: JOSDK hands over a copy made by serializing the cached object, and what was
+     * malformed is noted on that one; and the informer's cache may not have this reconciler's last status write yet.
+     */
+    private NodeMaintenance asRead(NodeMaintenance nm, Context<NodeMaintenance> context) {
         context.getPrimaryCache()
                 .get(io.javaoperatorsdk.operator.processing.event.ResourceID.fromResource(nm))
                 .ifPresent(read -> NodeMaintenance.carryMalformedFields(read, nm));
-        try (WorkFence.Permit permit = fence.enter()) {
-            return reconcileInTerm(nm, context);
-        }
+        return ownWrites.freshest(nm);
     }
 
     /** Observe (the resource; for a request not yet admitted, one cluster view), decide (pure), act. */
@@ -377,10 +387,11 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private void writeStatus(NodeMaintenance nm, NodeMaintenanceStatus status) {
         String patch = "[{\"op\":\"add\",\"path\":\"/status\",\"value\":"
                 + client.getKubernetesSerialization().asJson(status) + "}]";
-        client.resources(NodeMaintenance.class)
+        NodeMaintenance answer = client.resources(NodeMaintenance.class)
                 .withName(nm.getMetadata().getName())
                 .subresource("status")
                 .patch(PatchContext.of(PatchType.JSON), patch);
+        ownWrites.wrote(nm, answer);
         nm.setStatus(status);
     }
 
@@ -405,7 +416,11 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     @Override
     public DeleteControl cleanup(NodeMaintenance nm, Context<NodeMaintenance> context) {
         try (WorkFence.Permit permit = fence.enter()) {
-            return cleanupInTerm(nm, context);
+            DeleteControl control = cleanupInTerm(asRead(nm, context), context);
+            if (control.isRemoveFinalizer()) {
+                ownWrites.forget(nm.getMetadata().getName());
+            }
+            return control;
         }
     }
 
