@@ -48,42 +48,68 @@ class QuietStatusIT {
         return cluster().requests().count(p);
     }
 
-    @Test
-    void anIdleSucceededMaintenanceWritesNoStatusWhileItsLeaseIsRenewed() {
-        cluster().seed().node("idle-1").role("worker").create();
+    /** A worker {@code node} with {@code pods} pods of Deployment {@code app} on it, to drain. */
+    void seedNodeWithPods(String node, String app, int pods) {
+        cluster().seed().node(node).role("worker").create();
         cluster()
                 .seed()
-                .deployment("idle")
-                .namespace("idle")
-                .replicas(1)
-                .onNodes("idle-1")
+                .deployment(app)
+                .namespace(app)
+                .replicas(pods)
+                .onNodes(node)
                 .create();
-        client().resource(new NodeMaintenance("idle", new NodeMaintenanceSpec("idle-1", "idle test")))
-                .create();
-        await().atMost(WAIT).until(() -> {
-            NodeMaintenance nm = get("idle");
+    }
+
+    /** Waits until {@code name} is Succeeded on the API server (a GET, never delayed); that version. */
+    NodeMaintenance awaitSucceeded(String name) {
+        await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> {
+            NodeMaintenance nm = get(name);
             return nm != null && nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Succeeded;
         });
-        NodeMaintenance succeeded = get("idle");
-        Predicate<ApiRequest> statusWrites = ApiRequest.resource("nodemaintenances", "status")
-                .and(ApiRequest.named("idle"))
-                .and(r -> !r.verb().equals("get"));
-        Predicate<ApiRequest> leaseWrites = ApiRequest.resource("leases")
-                .and(ApiRequest.named("node-idle-1"))
-                .and(ApiRequest.verb("update"));
-        long statusBefore = count(statusWrites);
-        long renewalsBefore = count(leaseWrites);
+        return get(name);
+    }
 
-        // Six renewals of a lease renewed every second: the reconciler looked at least as often (every
-        // renewEvery), each time reading a lease whose renewTime had moved.
-        await().atMost(WAIT).until(() -> count(leaseWrites) >= renewalsBefore + 6);
+    /**
+     * Six renewals of {@code node}'s lease, renewed every second, pass without a status write of {@code name}: the
+     * reconciler looked at least as often (every renewEvery), each time reading a lease whose renewTime had moved.
+     */
+    void assertUnwrittenOverSixRenewals(String name, String node, NodeMaintenance succeeded, String what) {
+        long statusBefore = count(statusWritesOf(name));
+        long renewalsBefore = count(renewalsOf(node));
 
-        assertThat(count(statusWrites))
-                .as("status writes of an idle Succeeded NodeMaintenance over six lease renewals")
-                .isEqualTo(statusBefore);
-        NodeMaintenance now = get("idle");
-        assertThat(now.getMetadata().getResourceVersion())
+        await().atMost(WAIT).until(() -> count(renewalsOf(node)) >= renewalsBefore + 6);
+
+        assertThat(count(statusWritesOf(name))).as(what).isEqualTo(statusBefore);
+        assertThat(get(name).getMetadata().getResourceVersion())
                 .isEqualTo(succeeded.getMetadata().getResourceVersion());
+    }
+
+    static Predicate<ApiRequest> statusWritesOf(String maintenance) {
+        return ApiRequest.resource("nodemaintenances", "status")
+                .and(ApiRequest.named(maintenance))
+                .and(r -> !r.verb().equals("get"));
+    }
+
+    /** The renewals of Tenure's lease on {@code node}. */
+    static Predicate<ApiRequest> renewalsOf(String node) {
+        return ApiRequest.resource("leases")
+                .and(ApiRequest.named("node-" + node))
+                .and(ApiRequest.verb("update"));
+    }
+
+    @Test
+    void anIdleSucceededMaintenanceWritesNoStatusWhileItsLeaseIsRenewed() {
+        seedNodeWithPods("idle-1", "idle", 1);
+        client().resource(new NodeMaintenance("idle", new NodeMaintenanceSpec("idle-1", "idle test")))
+                .create();
+        NodeMaintenance succeeded = awaitSucceeded("idle");
+
+        assertUnwrittenOverSixRenewals(
+                "idle",
+                "idle-1",
+                succeeded,
+                "status writes of an idle Succeeded NodeMaintenance over six lease renewals");
+        NodeMaintenance now = get("idle");
         assertThat(now.getStatus().getLastUpdate())
                 .isEqualTo(succeeded.getStatus().getLastUpdate());
         // The lease block says which Lease and who holds it since when; renewals live on the Lease.
@@ -106,41 +132,16 @@ class QuietStatusIT {
      */
     @Test
     void aReconcileThatReadsAVersionOlderThanItsOwnLastWriteDoesNotWriteItAgain() {
-        cluster().seed().node("lagging-1").role("worker").create();
-        cluster()
-                .seed()
-                .deployment("lagging")
-                .namespace("lagging")
-                .replicas(2)
-                .onNodes("lagging-1")
-                .create();
-        Predicate<ApiRequest> statusWrites = ApiRequest.resource("nodemaintenances", "status")
-                .and(ApiRequest.named("lagging"))
-                .and(r -> !r.verb().equals("get"));
-        Predicate<ApiRequest> leaseWrites = ApiRequest.resource("leases")
-                .and(ApiRequest.named("node-lagging-1"))
-                .and(ApiRequest.verb("update"));
+        seedNodeWithPods("lagging-1", "lagging", 2);
         cluster().lagWatches("nodemaintenances", Duration.ofSeconds(2));
         try {
             client().resource(new NodeMaintenance("lagging", new NodeMaintenanceSpec("lagging-1", "lagging watch")))
                     .create();
-            // read from the API server itself (a GET is not delayed): the moment the Succeeded write has landed
-            await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> {
-                NodeMaintenance nm = get("lagging");
-                return nm != null && nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Succeeded;
-            });
-            NodeMaintenance succeeded = get("lagging");
-            long statusBefore = count(statusWrites);
-            long renewalsBefore = count(leaseWrites);
+            NodeMaintenance succeeded = awaitSucceeded("lagging");
 
             // six renewals: three watch lags' worth of reconciles that read a version from before the Succeeded write
-            await().atMost(WAIT).until(() -> count(leaseWrites) >= renewalsBefore + 6);
-
-            assertThat(count(statusWrites))
-                    .as("status writes after Succeeded while the watch lags 2 s")
-                    .isEqualTo(statusBefore);
-            assertThat(get("lagging").getMetadata().getResourceVersion())
-                    .isEqualTo(succeeded.getMetadata().getResourceVersion());
+            assertUnwrittenOverSixRenewals(
+                    "lagging", "lagging-1", succeeded, "status writes after Succeeded while the watch lags 2 s");
         } finally {
             cluster().lagWatches("nodemaintenances", Duration.ZERO);
         }
