@@ -12,6 +12,7 @@ import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
@@ -219,10 +220,11 @@ class DrainPreviewIT {
                         && get("go").getStatus().getDrainPlan().getPods() != null);
         assertThat(podsOn("pv-2")).hasSize(2);
 
-        client().resources(NodeMaintenance.class).withName("go").edit(nm -> {
-            nm.getSpec().setPreview(false);
-            return nm;
-        });
+        Conflicts.retry(
+                () -> client().resources(NodeMaintenance.class).withName("go").edit(nm -> {
+                    nm.getSpec().setPreview(false);
+                    return nm;
+                }));
         await().atMost(WAIT).until(() -> get("go").getStatus().getPhase() == Phase.Succeeded);
         assertThat(podsOn("pv-2")).isEmpty();
         assertThat(get("go").getStatus().getDrainPlan())

@@ -8,6 +8,7 @@ import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
@@ -357,10 +358,12 @@ class HostileInputIT {
         delete("hostile-dup-first");
         await().atMost(WAIT).untilAsserted(() -> assertUntouched("hostile-dup-1"));
         // An unrelated edit (a label: no new generation) wakes the reconciler; the refusal is final.
-        client().resources(NodeMaintenance.class).withName("hostile-dup-second").edit(nm -> {
-            nm.getMetadata().setLabels(Map.of("touched", "yes"));
-            return nm;
-        });
+        Conflicts.retry(() -> client().resources(NodeMaintenance.class)
+                .withName("hostile-dup-second")
+                .edit(nm -> {
+                    nm.getMetadata().setLabels(Map.of("touched", "yes"));
+                    return nm;
+                }));
         assertControllerStillWorks(); // the controller has taken later events since
         assertThat(phaseOf("hostile-dup-second")).isEqualTo(Phase.Failed);
         assertThat(statusOf("hostile-dup-second").getLastError()).contains("hostile-dup-first");
@@ -372,10 +375,10 @@ class HostileInputIT {
     @Test
     void aNodeMaintenanceOnANodeHeldByTheAnnotationWaitsAndStartsWhenTheAnnotationEnds() {
         seedWorker("hostile-door-1");
-        client().nodes().withName("hostile-door-1").edit(n -> {
+        Conflicts.retry(() -> client().nodes().withName("hostile-door-1").edit(n -> {
             n.getMetadata().getAnnotations().put(MaintenanceAnnotation.REQUEST, "3600");
             return n;
-        });
+        }));
         await().atMost(WAIT)
                 .until(() ->
                         Boolean.TRUE.equals(node("hostile-door-1").getSpec().getUnschedulable()));
@@ -384,10 +387,10 @@ class HostileInputIT {
         await().atMost(WAIT).until(() -> phaseOf("hostile-door") == Phase.Waiting);
         assertThat(statusOf("hostile-door").getLease().getHolderIdentity()).isEqualTo("tenure-annotation");
 
-        client().nodes().withName("hostile-door-1").edit(n -> {
+        Conflicts.retry(() -> client().nodes().withName("hostile-door-1").edit(n -> {
             n.getMetadata().getAnnotations().remove(MaintenanceAnnotation.REQUEST);
             return n;
-        });
+        }));
         await().atMost(WAIT).until(() -> phaseOf("hostile-door") == Phase.Succeeded);
         assertThat(statusOf("hostile-door").getLease().getHolderIdentity()).startsWith("tenure/");
         delete("hostile-door");
@@ -399,10 +402,10 @@ class HostileInputIT {
     void aMalformedAnnotationIsReportedOnTheNodeAndNothingIsTouched(String value) {
         String node = "ann-" + Integer.toUnsignedString(value.hashCode());
         seedWorker(node);
-        client().nodes().withName(node).edit(n -> {
+        Conflicts.retry(() -> client().nodes().withName(node).edit(n -> {
             n.getMetadata().getAnnotations().put(MaintenanceAnnotation.REQUEST, value);
             return n;
-        });
+        }));
         await().atMost(WAIT)
                 .untilAsserted(() -> assertThat(
                                 node(node).getMetadata().getAnnotations().get(MaintenanceAnnotation.STATUS))

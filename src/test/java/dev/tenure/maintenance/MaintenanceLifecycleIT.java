@@ -10,6 +10,7 @@ import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.api.RecurringWindowSpec;
 import dev.tenure.maintenance.api.ScheduleSpec;
 import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.Condition;
@@ -116,10 +117,11 @@ class MaintenanceLifecycleIT {
     }
 
     void setAnnotations(String name, Map<String, String> annotations) {
-        client.resources(NodeMaintenance.class).withName(name).edit(nm -> {
-            nm.getMetadata().setAnnotations(annotations);
-            return nm;
-        });
+        Conflicts.retry(
+                () -> client.resources(NodeMaintenance.class).withName(name).edit(nm -> {
+                    nm.getMetadata().setAnnotations(annotations);
+                    return nm;
+                }));
     }
 
     boolean cordoned(String node) {

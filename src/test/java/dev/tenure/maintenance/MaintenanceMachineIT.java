@@ -11,6 +11,7 @@ import dev.tenure.maintenance.api.DrainSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.MutableClock;
@@ -593,10 +594,10 @@ class MaintenanceMachineIT {
                 .create()
                 .get(0);
         String name = held.getMetadata().getName();
-        client.pods().inNamespace("app").withName(name).edit(p -> {
+        Conflicts.retry(() -> client.pods().inNamespace("app").withName(name).edit(p -> {
             p.getMetadata().getFinalizers().add("example.com/hold");
             return p;
-        });
+        }));
         MaintenanceState evicted = drive(
                 request("w1"),
                 MaintenanceState.initial(),

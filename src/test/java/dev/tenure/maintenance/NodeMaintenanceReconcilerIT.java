@@ -9,6 +9,7 @@ import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
@@ -326,11 +327,11 @@ class NodeMaintenanceReconcilerIT {
                         .endSpec()
                         .build())
                 .create();
-        client().nodes().withName("wait-1").edit(n -> {
+        Conflicts.retry(() -> client().nodes().withName("wait-1").edit(n -> {
             n.getSpec().setUnschedulable(true);
             return n;
-        });
-        client().nodes().withName("wait-1").editStatus(n -> {
+        }));
+        Conflicts.retry(() -> client().nodes().withName("wait-1").editStatus(n -> {
             n.getStatus()
                     .getConditions()
                     .add(new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
@@ -340,7 +341,7 @@ class NodeMaintenanceReconcilerIT {
                             .withMessage("held by the annotation door")
                             .build());
             return n;
-        });
+        }));
         create("waiting", "wait-1", s -> {});
         awaitPhase("waiting", Phase.Waiting);
 
@@ -634,10 +635,12 @@ class NodeMaintenanceReconcilerIT {
                 .contains("set spec.drain.force");
         assertThat(podsOn("retry-1")).isEqualTo(1);
 
-        client().resources(NodeMaintenance.class).withName("retry").edit(nm -> {
-            nm.getSpec().getDrain().setForce(true);
-            return nm;
-        });
+        Conflicts.retry(() -> client().resources(NodeMaintenance.class)
+                .withName("retry")
+                .edit(nm -> {
+                    nm.getSpec().getDrain().setForce(true);
+                    return nm;
+                }));
         awaitPhase("retry", Phase.Succeeded);
         assertThat(podsOn("retry-1")).isZero();
         assertThat(get("retry").getStatus().getLastError()).isNull();

@@ -39,6 +39,7 @@ import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.api.VolumeDetachSpec;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.Chaos;
+import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.LabelSelector;
@@ -1040,10 +1041,10 @@ class OperatorChaosIT {
             Instance a = trial.start("a", skews.get(rnd.nextInt(skews.size())));
             Instance b = trial.start("b", skews.get(rnd.nextInt(skews.size())));
             trial.createMaintenance("m1", "n1");
-            trial.cluster.client().nodes().withName("n3").edit(n -> {
+            Conflicts.retry(() -> trial.cluster.client().nodes().withName("n3").edit(n -> {
                 n.getMetadata().getAnnotations().put(MaintenanceAnnotation.REQUEST, "60");
                 return n;
-            });
+            }));
             trial.note("harness: n3 annotated for maintenance");
             Instance leader = trial.awaitLeader(i -> true, Duration.ofSeconds(30));
             Instance standby = leader == a ? b : a;
@@ -1203,10 +1204,12 @@ class OperatorChaosIT {
                 if (witness.evictedPods() > 0) {
                     violations.add("pods evicted while the pre-drain hook held the maintenance");
                 }
-                harness.resources(NodeMaintenance.class).withName("m1").edit(nm -> {
-                    nm.getMetadata().getAnnotations().remove(HOOK);
-                    return nm;
-                });
+                Conflicts.retry(() -> harness.resources(NodeMaintenance.class)
+                        .withName("m1")
+                        .edit(nm -> {
+                            nm.getMetadata().getAnnotations().remove(HOOK);
+                            return nm;
+                        }));
                 trial.note("harness: hook " + HOOK + " removed");
                 // 2. mid-wave: the first wave's evictions have reached the server, its pods are terminating
                 if (!trial.reach(
@@ -1236,12 +1239,13 @@ class OperatorChaosIT {
                 }
                 for (String job : witness.untouchable()) {
                     if (job.startsWith("job-")) {
-                        Pod pod = harness.pods()
+                        Conflicts.retry(() -> harness.pods()
                                 .inNamespace(WORK_NS)
                                 .withName(job)
-                                .get();
-                        pod.getStatus().setPhase("Succeeded");
-                        harness.pods().inNamespace(WORK_NS).resource(pod).updateStatus();
+                                .editStatus(pod -> {
+                                    pod.getStatus().setPhase("Succeeded");
+                                    return pod;
+                                }));
                         trial.note("harness: " + job + " completed");
                     }
                 }
