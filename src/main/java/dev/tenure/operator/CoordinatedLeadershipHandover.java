@@ -3,7 +3,7 @@ package dev.tenure.operator;
 import dev.tenure.coordination.CoordinationController;
 import dev.tenure.coordination.HandoverPlanner.HandoverStep;
 import dev.tenure.election.LeaseStoreException;
-import dev.tenure.maintenance.LeadershipHandover;
+import dev.tenure.maintenance.machine.LeadershipHandover;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Inject;

@@ -1,7 +1,7 @@
 package dev.tenure.operator;
 
 import dev.tenure.kube.NodeCache;
-import dev.tenure.maintenance.AdmissionCaches;
+import dev.tenure.maintenance.admission.AdmissionCaches;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.runtime.ShutdownEvent;
 import io.quarkus.runtime.StartupEvent;

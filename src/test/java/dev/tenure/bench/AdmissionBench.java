@@ -1,9 +1,9 @@
 package dev.tenure.bench;
 
 import dev.tenure.kube.NodeCache;
-import dev.tenure.maintenance.AdmissionCaches;
-import dev.tenure.maintenance.MaintenanceLimits;
-import dev.tenure.maintenance.NodeMaintenanceWebhook;
+import dev.tenure.maintenance.admission.AdmissionCaches;
+import dev.tenure.maintenance.admission.MaintenanceLimits;
+import dev.tenure.maintenance.admission.NodeMaintenanceWebhook;
 import dev.tenure.maintenance.annotation.AnnotatedNodes;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;

@@ -11,7 +11,7 @@ import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.NodeCache;
-import dev.tenure.maintenance.LeadershipHandover;
+import dev.tenure.maintenance.machine.LeadershipHandover;
 import dev.tenure.operator.CoordinatedLeadershipHandover;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;

@@ -1,10 +1,10 @@
 package dev.tenure.bench;
 
-import dev.tenure.maintenance.MaintenanceEvents;
-import dev.tenure.maintenance.MaintenanceMachine;
-import dev.tenure.maintenance.MaintenanceRequest;
-import dev.tenure.maintenance.MaintenanceState;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.machine.MaintenanceEvents;
+import dev.tenure.maintenance.machine.MaintenanceMachine;
+import dev.tenure.maintenance.machine.MaintenanceRequest;
+import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.testsupport.EmulatedCluster;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;

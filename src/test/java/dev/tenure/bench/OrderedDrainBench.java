@@ -1,12 +1,12 @@
 package dev.tenure.bench;
 
-import dev.tenure.maintenance.MaintenanceRequest;
-import dev.tenure.maintenance.MaintenanceState;
 import dev.tenure.maintenance.api.DrainBehavior;
 import dev.tenure.maintenance.api.DrainRule;
 import dev.tenure.maintenance.api.DrainSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.machine.MaintenanceRequest;
+import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import java.time.Duration;

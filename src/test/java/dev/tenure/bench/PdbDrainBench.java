@@ -1,7 +1,7 @@
 package dev.tenure.bench;
 
-import dev.tenure.maintenance.MaintenanceState;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;

@@ -3,9 +3,16 @@ package dev.tenure.maintenance;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.maintenance.admission.MaintenanceLimits;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.door.NodeMaintenanceReconciler;
+import dev.tenure.maintenance.machine.EventRecorder;
+import dev.tenure.maintenance.machine.LeadershipHandover;
+import dev.tenure.maintenance.machine.MaintenanceMachine;
+import dev.tenure.maintenance.machine.MaintenanceMetrics;
+import dev.tenure.maintenance.machine.MaintenanceSettings;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.Operator;
@@ -21,10 +28,10 @@ import java.util.concurrent.Executors;
  * with worker nodes, the real {@link MaintenanceMachine} and {@link NodeMaintenanceReconciler} in a JOSDK
  * {@link Operator}, with a handover that holds nothing and the work fence always open. {@link #close} stops it all.
  */
-final class MaintenanceOperatorRig implements AutoCloseable {
-    final EmulatedCluster cluster;
+public final class MaintenanceOperatorRig implements AutoCloseable {
+    public final EmulatedCluster cluster;
     /** The harness's client (the operator has its own, {@code cluster.operatorClient()}). */
-    final KubernetesClient client;
+    public final KubernetesClient client;
 
     final MaintenanceMachine machine;
     private final ExecutorService pool;
@@ -36,7 +43,7 @@ final class MaintenanceOperatorRig implements AutoCloseable {
      * settings} on {@code clock}, the reconciler with {@code limits} and {@code queueLook} (the backstop look of a held
      * request).
      */
-    static MaintenanceOperatorRig start(
+    public static MaintenanceOperatorRig start(
             EmulatedCluster.Options options,
             MaintenanceSettings settings,
             Clock clock,
@@ -91,12 +98,12 @@ final class MaintenanceOperatorRig implements AutoCloseable {
         return client.resources(NodeMaintenance.class).withName(name).get();
     }
 
-    NodeMaintenanceStatus status(String name) {
+    public NodeMaintenanceStatus status(String name) {
         NodeMaintenance nm = get(name);
         return nm == null ? null : nm.getStatus();
     }
 
-    Phase phase(String name) {
+    public Phase phase(String name) {
         NodeMaintenanceStatus s = status(name);
         return s == null ? null : s.getPhase();
     }

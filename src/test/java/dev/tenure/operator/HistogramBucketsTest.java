@@ -2,7 +2,7 @@ package dev.tenure.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.maintenance.MaintenanceMetrics;
+import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import io.micrometer.prometheus.PrometheusConfig;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
 import java.time.Duration;

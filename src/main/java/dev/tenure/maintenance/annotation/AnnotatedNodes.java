@@ -1,9 +1,9 @@
 package dev.tenure.maintenance.annotation;
 
-import dev.tenure.maintenance.AdmissionCaches;
-import dev.tenure.maintenance.MaintenanceLimits;
-import dev.tenure.maintenance.NodeMaintenanceValidator;
-import dev.tenure.maintenance.NodesMaintainedElsewhere;
+import dev.tenure.maintenance.admission.AdmissionCaches;
+import dev.tenure.maintenance.admission.MaintenanceLimits;
+import dev.tenure.maintenance.admission.NodeMaintenanceValidator;
+import dev.tenure.maintenance.admission.NodesMaintainedElsewhere;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import io.fabric8.kubernetes.api.model.Node;
 import jakarta.enterprise.context.ApplicationScoped;

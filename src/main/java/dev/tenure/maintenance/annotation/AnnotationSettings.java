@@ -45,7 +45,7 @@ public record AnnotationSettings(
     }
 
     public String leaseName(String nodeName) {
-        return dev.tenure.maintenance.BoundedNames.shorten(
-                leaseNamePrefix + nodeName, dev.tenure.maintenance.BoundedNames.DNS_SUBDOMAIN_MAX);
+        return dev.tenure.maintenance.machine.BoundedNames.shorten(
+                leaseNamePrefix + nodeName, dev.tenure.maintenance.machine.BoundedNames.DNS_SUBDOMAIN_MAX);
     }
 }

@@ -4,9 +4,9 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.tenure.maintenance.MaintenanceState;
-import dev.tenure.maintenance.NodeMaintenanceStatuses;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.machine.MaintenanceState;
+import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.time.Instant;
 

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tenure.kube.NodeCache;
-import dev.tenure.maintenance.AdmissionCaches;
-import dev.tenure.maintenance.MaintenanceLimits;
+import dev.tenure.maintenance.admission.AdmissionCaches;
+import dev.tenure.maintenance.admission.MaintenanceLimits;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;

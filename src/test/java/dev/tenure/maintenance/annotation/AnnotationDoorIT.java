@@ -3,11 +3,11 @@ package dev.tenure.maintenance.annotation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tenure.maintenance.NodeMarks;
 import dev.tenure.maintenance.RelaxedLeadershipProfile;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.machine.NodeMarks;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;

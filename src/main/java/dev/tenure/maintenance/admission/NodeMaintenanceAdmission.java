@@ -1,0 +1,257 @@
+package dev.tenure.maintenance.admission;
+
+import dev.tenure.maintenance.api.LeaseStatus;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.drain.DrainReport;
+import dev.tenure.maintenance.machine.MaintenanceMachine;
+import dev.tenure.maintenance.machine.MaintenanceRequest;
+import dev.tenure.maintenance.machine.MaintenanceSchedule;
+import dev.tenure.maintenance.machine.MaintenanceState;
+import io.fabric8.kubernetes.api.model.Node;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The NodeMaintenance door's decide step: from what one reconcile observed, what it does with the resource —
+ * nothing, refuse it, hold it Pending, or advance the {@link MaintenanceMachine}. Pure; the reconciler observes
+ * (the resource, and for a request not yet admitted one cluster view: one Node read) and acts on the decision.
+ * The annotation door's counterpart is {@code AnnotationProtocol.decide}.
+ */
+public final class NodeMaintenanceAdmission {
+
+    private NodeMaintenanceAdmission() {}
+
+    /**
+     * What one reconcile saw.
+     *
+     * @param state the machine state rebuilt from the resource's status
+     * @param pinned the node the maintenance was admitted for ({@link #pinnedNode})
+     * @param view the cluster as the admission rules see it; read only when {@link #needsClusterView} says so
+     * @param now the reconciler's clock, for spec.schedule
+     */
+    public record Observed(
+            NodeMaintenance nm,
+            MaintenanceState state,
+            Optional<String> pinned,
+            Optional<NodeMaintenanceValidator.ClusterView> view,
+            Instant now) {}
+
+    /** What to do with the NodeMaintenance now. */
+    public sealed interface Decision {
+        /** What spec.schedule said of this reconcile (empty: refused, or admitted by an earlier reconcile). */
+        default Optional<MaintenanceSchedule.Verdict> schedule() {
+            return Optional.empty();
+        }
+    }
+
+    /** Refused before it held its node and the spec has not changed since: final until the spec is edited. */
+    public record Unchanged() implements Decision {}
+
+    /**
+     * Refused for good (spec, node, a NodeMaintenance ahead of it on the node): phase Failed with {@code error};
+     * {@code announce}: the error is new, so a Warning event says it.
+     */
+    public record Refuse(String error, boolean announce) implements Decision {}
+
+    /**
+     * The operator-wide limits (cap, control-plane budget) keep it Pending for now, at {@code position} in the queue
+     * for a free slot (1 = next): woken when a maintenance ends or the queue moves, and looked at again later.
+     */
+    public record Hold(String error, Optional<MaintenanceSchedule.Verdict> schedule, int position)
+            implements Decision {}
+
+    /**
+     * spec.join: it shares the maintenance of its node by {@code owner}, which holds the node lease and does the
+     * undo; it touches nothing on the node itself.
+     */
+    public record Joined(String owner) implements Decision {}
+
+    /** spec.schedule: not its time yet; it touches nothing and takes no budget slot until {@code closed.opens()}. */
+    public record Scheduled(MaintenanceSchedule.Verdict.Closed closed) implements Decision {
+        @Override
+        public Optional<MaintenanceSchedule.Verdict> schedule() {
+            return Optional.of(closed);
+        }
+    }
+
+    /**
+     * Admitted (or admitted before): one step of the machine for {@code request}.
+     *
+     * @param retryFailed the spec changed since the last status: a failed drain is tried again
+     * @param node the Node as the admission read it, so the machine does not read it again; empty when the
+     *     maintenance was admitted by an earlier reconcile
+     * @param moved the note that spec.nodeName was edited away from the pinned node, prefixed to lastError
+     * @param announceMove the note is new: an event says it
+     * @param schedule what spec.schedule said when it was admitted now (empty when admitted before)
+     */
+    public record Admit(
+            MaintenanceRequest request,
+            boolean retryFailed,
+            Optional<Node> node,
+            Optional<String> moved,
+            boolean announceMove,
+            Optional<MaintenanceSchedule.Verdict> schedule)
+            implements Decision {}
+
+    /** The node this reconcile is about: the pinned one, else the one the resource names (null when none). */
+    public static String nodeName(NodeMaintenance nm, Optional<String> pinned) {
+        return pinned.orElseGet(() -> NodeMaintenanceValidator.nodeOf(nm));
+    }
+
+    /**
+     * The node this maintenance was admitted for: {@code status.nodeName}, or for a status written before it
+     * was recorded, the node of the lease it holds or waits for ({@code <leaseNamePrefix><node>}).
+     */
+    public static Optional<String> pinnedNode(NodeMaintenance nm, String leaseNamePrefix) {
+        NodeMaintenanceStatus st = nm.getStatus();
+        if (st == null) {
+            return Optional.empty();
+        }
+        if (st.getNodeName() != null && !st.getNodeName().isBlank()) {
+            return Optional.of(st.getNodeName());
+        }
+        return Optional.ofNullable(st.getLease())
+                .map(LeaseStatus::getName)
+                .filter(n -> n.startsWith(leaseNamePrefix) && n.length() > leaseNamePrefix.length())
+                .map(n -> n.substring(leaseNamePrefix.length()));
+    }
+
+    /** Whether the admission rules run this time, so the reconciler reads the cluster view (else it reads nothing). */
+    public static boolean needsClusterView(NodeMaintenance nm, MaintenanceState state, Optional<String> pinned) {
+        return !unchanged(nm, state) && pinned.isEmpty() && !NodeMaintenanceValidator.started(nm);
+    }
+
+    public static Decision decide(Observed observed, MaintenanceLimits limits) {
+        NodeMaintenance nm = observed.nm();
+        MaintenanceState state = observed.state();
+        if (unchanged(nm, state)) {
+            return new Unchanged();
+        }
+        Optional<String> joinedTo = NodeMaintenanceValidator.joinedTo(nm);
+        if (joinedTo.isPresent()) {
+            return new Joined(joinedTo.get()); // joined by an earlier reconcile: it stays a joiner until deleted
+        }
+        String nodeName = nodeName(nm, observed.pinned());
+        MaintenanceRequest request;
+        Optional<Node> node = Optional.empty();
+        Optional<MaintenanceSchedule.Verdict> schedule = Optional.empty();
+        if (observed.pinned().isPresent() || NodeMaintenanceValidator.started(nm)) {
+            // Admitted by an earlier reconcile: only the spec is read again (node, uniqueness and budget were checked).
+            if (!nm.malformedFields().isEmpty()) {
+                return refuse(String.join("; ", nm.malformedFields()), state);
+            }
+            try {
+                request = MaintenanceRequest.from(nm.getSpec(), nodeName);
+            } catch (IllegalArgumentException e) {
+                return refuse(e.getMessage(), state);
+            }
+        } else {
+            NodeMaintenanceValidator.ClusterView view = observed.view()
+                    .orElseThrow(() -> new IllegalArgumentException(
+                            "a NodeMaintenance not yet admitted is decided with a cluster view"));
+            NodeMaintenanceValidator.Verdict verdict =
+                    NodeMaintenanceValidator.review(nm, null, view, limits, Optional.of(observed.now()));
+            if (!verdict.refusals().isEmpty()) {
+                return refuse(String.join("; ", verdict.refusals()), state);
+            }
+            Optional<String> joins = NodeMaintenanceValidator.joins(nm, view);
+            if (joins.isPresent()) {
+                return new Joined(joins.get()); // the node is in maintenance already: no schedule, no slot of its own
+            }
+            request = verdict.request().orElseThrow();
+            schedule = verdict.schedule();
+            if (schedule.orElseThrow() instanceof MaintenanceSchedule.Verdict.Closed closed) {
+                return new Scheduled(closed);
+            }
+            if (!verdict.holds().isEmpty()) {
+                int position = NodeMaintenanceValidator.queuePosition(view);
+                return new Hold(
+                        queueNote(position, verdict.holds(), limits) + String.join("; ", verdict.holds()),
+                        schedule,
+                        position);
+            }
+            node = view.node();
+        }
+        Optional<String> moved = movedNote(nm, observed.pinned());
+        NodeMaintenanceStatus prior = nm.getStatus();
+        boolean announceMove = moved.isPresent()
+                && (prior == null
+                        || prior.getLastError() == null
+                        || !prior.getLastError().contains(moved.get()));
+        return new Admit(request, specChanged(nm), node, moved, announceMove, schedule);
+    }
+
+    /** "2nd in queue for max-nodes-in-maintenance=1: ": the place in the queue and the limits that hold it. */
+    static String queueNote(int position, List<String> holds, MaintenanceLimits limits) {
+        List<String> limitNames = holds.stream()
+                .map(h -> h.startsWith(MaintenanceLimits.MAX_NODES_SETTING)
+                        ? "max-nodes-in-maintenance="
+                                + limits.maxNodesInMaintenance().orElse(0)
+                        : "the control-plane budget")
+                .distinct()
+                .toList();
+        return ordinal(position) + " in queue for " + String.join(" and ", limitNames) + ": ";
+    }
+
+    static String ordinal(int n) {
+        int lastTwo = n % 100;
+        String suffix = lastTwo >= 11 && lastTwo <= 13
+                ? "th"
+                : switch (n % 10) {
+                    case 1 -> "st";
+                    case 2 -> "nd";
+                    case 3 -> "rd";
+                    default -> "th";
+                };
+        return n + suffix;
+    }
+
+    /** The spec was edited since the status was written (its observedGeneration). */
+    static boolean specChanged(NodeMaintenance nm) {
+        NodeMaintenanceStatus prior = nm.getStatus();
+        long generation = generation(nm);
+        return prior != null && prior.getObservedGeneration() != null && prior.getObservedGeneration() != generation;
+    }
+
+    public static long generation(NodeMaintenance nm) {
+        return Optional.ofNullable(nm.getMetadata().getGeneration()).orElse(0L);
+    }
+
+    /**
+     * The machine's lastError with the move note in front: the machine carries the last status's error forward,
+     * so the note written last time is taken off it first.
+     */
+    public static String withMoveNote(String machineError, String note) {
+        String error = machineError;
+        if (error != null && error.startsWith(note)) {
+            error = error.substring(note.length()).replaceFirst("^; ", "");
+        }
+        return error == null || error.isEmpty() ? note : note + "; " + error;
+    }
+
+    private static Refuse refuse(String error, MaintenanceState state) {
+        return new Refuse(error, !error.equals(state.lastError()));
+    }
+
+    /** Failed before it held its node (bad spec, unknown node, a duplicate) and the spec not edited since. */
+    private static boolean unchanged(NodeMaintenance nm, MaintenanceState state) {
+        NodeMaintenanceStatus prior = nm.getStatus();
+        boolean refusedForGood = prior != null
+                && prior.getPhase() == Phase.Failed
+                && !state.holdsNode()
+                && (prior.getNodeName() == null || prior.getNodeName().isBlank())
+                && prior.getLease() == null;
+        return refusedForGood && !specChanged(nm);
+    }
+
+    private static Optional<String> movedNote(NodeMaintenance nm, Optional<String> pinned) {
+        String specNode = nm.getSpec() == null ? null : nm.getSpec().getNodeName();
+        return pinned.filter(p -> !p.equals(specNode))
+                .map(p -> "spec.nodeName: is immutable: edited to " + DrainReport.shown(String.valueOf(specNode))
+                        + " after the maintenance of node " + p + " started; it stays on node " + p
+                        + " (delete this NodeMaintenance to end it, and create one for the other node)");
+    }
+}

@@ -1,0 +1,316 @@
+package dev.tenure.maintenance.admission;
+
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.machine.MaintenanceRequest;
+import dev.tenure.maintenance.machine.MaintenanceSchedule;
+import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
+import io.fabric8.kubernetes.api.model.Node;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The admission rules for NodeMaintenance, used by the validating webhook and, for clusters without
+ * it, by the reconciler (a refused request ends in phase Failed with the message). Pure: the caller
+ * passes what it read.
+ */
+public final class NodeMaintenanceValidator {
+
+    /**
+     * What the rules look at.
+     *
+     * @param node the Node named by the request, empty when it does not exist
+     * @param nodes all Nodes (for the control-plane budget)
+     * @param ahead the other NodeMaintenances that hold or are entitled to their node before this one
+     * @param maintainedElsewhere nodes in maintenance by other front doors of the machine (e.g. the node
+     *        annotation protocol): node name → what holds it, for the messages
+     */
+    public record ClusterView(
+            Optional<Node> node,
+            List<Node> nodes,
+            List<NodeMaintenance> ahead,
+            Map<String, String> maintainedElsewhere) {
+        public ClusterView {
+            maintainedElsewhere = Map.copyOf(maintainedElsewhere);
+        }
+
+        public ClusterView(Optional<Node> node, List<Node> nodes, List<NodeMaintenance> ahead) {
+            this(node, nodes, ahead, Map.of());
+        }
+    }
+
+    private NodeMaintenanceValidator() {}
+
+    /**
+     * What the rules say about {@code candidate}: the reasons that refuse it for good, else the operator-wide limits
+     * that hold it for now (checked on create only), the request its spec resolves to when it is not refused, and
+     * what its schedule said (empty when the caller passed no time, or it was refused).
+     */
+    public record Verdict(
+            List<String> refusals,
+            List<String> holds,
+            Optional<MaintenanceRequest> request,
+            Optional<MaintenanceSchedule.Verdict> schedule) {
+        public Verdict {
+            refusals = List.copyOf(refusals);
+            holds = List.copyOf(holds);
+        }
+
+        /** Every reason to refuse it now, as the webhook answers: the refusals, else the holds. */
+        public List<String> reasons() {
+            return refusals.isEmpty() ? holds : refusals;
+        }
+    }
+
+    /**
+     * The reasons to refuse {@code candidate} ({@code old} is its previous version on update, else null);
+     * empty when it is acceptable. Each message starts with the field or rule it is about.
+     */
+    public static List<String> validate(
+            NodeMaintenance candidate, NodeMaintenance old, ClusterView view, MaintenanceLimits limits) {
+        return review(candidate, old, view, limits).reasons();
+    }
+
+    /**
+     * Every rule at once, the spec resolved once, as the webhook asks: no time is passed, so a request with a
+     * schedule is not counted against the limits (its time is decided when it comes).
+     */
+    public static Verdict review(
+            NodeMaintenance candidate, NodeMaintenance old, ClusterView view, MaintenanceLimits limits) {
+        return review(candidate, old, view, limits, Optional.empty());
+    }
+
+    /**
+     * Every rule at once: {@link #refusals}, then on create the schedule at {@code now} and the {@link
+     * MaintenanceLimits}. The budget is decided here only: a request whose schedule is closed at {@code now} (or any
+     * scheduled request when no time is given) takes no slot yet and is not held; one whose time has come is counted
+     * like any other.
+     */
+    public static Verdict review(
+            NodeMaintenance candidate,
+            NodeMaintenance old,
+            ClusterView view,
+            MaintenanceLimits limits,
+            Optional<Instant> now) {
+        List<String> errors = new ArrayList<>();
+        Optional<MaintenanceRequest> request = refusals(candidate, old, view, errors);
+        if (!errors.isEmpty()) {
+            return new Verdict(errors, List.of(), Optional.empty(), Optional.empty());
+        }
+        Optional<MaintenanceSchedule.Verdict> schedule =
+                now.map(at -> request.orElseThrow().schedule().at(at));
+        boolean scheduled = candidate.getSpec().getSchedule() != null;
+        boolean notItsTime = schedule.map(v -> v instanceof MaintenanceSchedule.Verdict.Closed)
+                .orElse(scheduled);
+        // a joiner takes no slot: its node is counted already, for the maintenance it joins
+        List<String> holds =
+                old == null && !notItsTime && joins(candidate, view).isEmpty() ? budgetHolds(view, limits) : List.of();
+        return new Verdict(List.of(), holds, request, schedule);
+    }
+
+    /**
+     * spec.join, and a maintenance of the node ahead of {@code candidate}: the one it joins, the owner of the node's
+     * lease and undo (for a maintenance ahead that joined another, that other). Empty when it joins none.
+     */
+    public static Optional<String> joins(NodeMaintenance candidate, ClusterView view) {
+        String nodeName = nodeOf(candidate);
+        if (candidate.getSpec() == null
+                || !Boolean.TRUE.equals(candidate.getSpec().getJoin())
+                || nodeName == null) {
+            return Optional.empty();
+        }
+        return view.ahead().stream()
+                .filter(nm -> nodeName.equals(nodeOf(nm)))
+                .map(nm -> joinedTo(nm).orElse(nm.getMetadata().getName()))
+                .findFirst();
+    }
+
+    /** status.joinedTo: the maintenance whose node this one shares; empty for one that owns its node (or none yet). */
+    public static Optional<String> joinedTo(NodeMaintenance nm) {
+        return Optional.ofNullable(nm.getStatus())
+                .map(NodeMaintenanceStatus::getJoinedTo)
+                .filter(n -> !n.isBlank());
+    }
+
+    /**
+     * The reasons that refuse {@code candidate} for good (the spec, the node, a NodeMaintenance ahead of it on
+     * the node), without the operator-wide limits, which change as other maintenances end. A node in maintenance
+     * by another front door (the annotation) is no reason here: the later request waits for the node's lease
+     * (phase Waiting), whichever door it came by.
+     */
+    public static List<String> refusals(NodeMaintenance candidate, NodeMaintenance old, ClusterView view) {
+        List<String> errors = new ArrayList<>();
+        refusals(candidate, old, view, errors);
+        return errors;
+    }
+
+    /** Adds the refusals to {@code errors}; the request the spec resolves to, empty when the spec is refused. */
+    private static Optional<MaintenanceRequest> refusals(
+            NodeMaintenance candidate, NodeMaintenance old, ClusterView view, List<String> errors) {
+        if (!candidate.malformedFields().isEmpty()) {
+            errors.addAll(candidate.malformedFields());
+            return Optional.empty();
+        }
+        NodeMaintenanceSpec spec = candidate.getSpec();
+        if (spec == null) {
+            errors.add("spec: required (with spec.nodeName)");
+            return Optional.empty();
+        }
+        if (spec.getNodeName() == null || spec.getNodeName().isBlank()) {
+            errors.add("spec.nodeName: required");
+            return Optional.empty();
+        }
+        MaintenanceRequest request;
+        try {
+            request = MaintenanceRequest.from(spec);
+        } catch (IllegalArgumentException e) {
+            errors.add(e.getMessage());
+            return Optional.empty();
+        }
+        String nodeName = spec.getNodeName();
+        if (old != null
+                && old.getSpec() != null
+                && old.getSpec().getNodeName() != null
+                && !old.getSpec().getNodeName().equals(nodeName)) {
+            errors.add("spec.nodeName: is immutable (was " + old.getSpec().getNodeName() + ", now " + nodeName + ")");
+            return Optional.empty();
+        }
+        if (old != null) {
+            return Optional.of(request); // node, uniqueness and budgets were checked when it was admitted
+        }
+        if (view.node().isEmpty()) {
+            errors.add("spec.nodeName: node " + nodeName + " not found");
+            return Optional.empty();
+        }
+        List<NodeMaintenance> sameNode =
+                view.ahead().stream().filter(nm -> nodeName.equals(nodeOf(nm))).toList();
+        if (!sameNode.isEmpty() && !Boolean.TRUE.equals(spec.getJoin())) {
+            errors.add("spec.nodeName: node " + nodeName + " already has an active NodeMaintenance "
+                    + sameNode.get(0).getMetadata().getName());
+            return Optional.empty();
+        }
+        return Optional.of(request);
+    }
+
+    /**
+     * The node a NodeMaintenance is about: the one its status pinned when it was admitted (a later edit of
+     * spec.nodeName does not move a maintenance), else spec.nodeName; null when neither names one.
+     */
+    public static String nodeOf(NodeMaintenance nm) {
+        NodeMaintenanceStatus st = nm.getStatus();
+        if (st != null && st.getNodeName() != null && !st.getNodeName().isBlank()) {
+            return st.getNodeName();
+        }
+        return nm.getSpec() == null
+                        || nm.getSpec().getNodeName() == null
+                        || nm.getSpec().getNodeName().isBlank()
+                ? null
+                : nm.getSpec().getNodeName();
+    }
+
+    /**
+     * The NodeMaintenances that come before {@code self}: those that hold their node (or wait for its
+     * lease), and not-yet-started ones earlier in the {@link #QUEUE_ORDER}, so two requests racing without
+     * the webhook are decided the same way by every reconcile. Deleted, ended and refused ones do not count.
+     */
+    public static List<NodeMaintenance> ahead(NodeMaintenance self, List<NodeMaintenance> all) {
+        return all.stream()
+                .filter(nm ->
+                        !nm.getMetadata().getName().equals(self.getMetadata().getName()))
+                .filter(nm -> nodeOf(nm) != null)
+                .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
+                .filter(nm -> started(nm) || (admissible(nm) && QUEUE_ORDER.compare(nm, self) < 0))
+                .toList();
+    }
+
+    /**
+     * The fair queue's order among requests not yet started (NVIDIA maintenance-operator's scheduler admits pending
+     * ones the same way): spec.priority, higher first (default 0); then the earlier created; then the name.
+     */
+    public static final Comparator<NodeMaintenance> QUEUE_ORDER = Comparator.comparingInt(
+                    NodeMaintenanceValidator::priority)
+            .reversed()
+            .thenComparing(NodeMaintenanceValidator::created)
+            .thenComparing(nm -> nm.getMetadata().getName());
+
+    /** spec.priority, 0 when unset. */
+    public static int priority(NodeMaintenance nm) {
+        return nm.getSpec() == null || nm.getSpec().getPriority() == null
+                ? 0
+                : nm.getSpec().getPriority();
+    }
+
+    /**
+     * The place of the request {@code view} was read for in the queue for a free slot (1 = next): one more than the
+     * requests ahead of it that wait for a slot too (not started, not waiting for their schedule, not previews).
+     */
+    static int queuePosition(ClusterView view) {
+        return 1
+                + (int) view.ahead().stream()
+                        .filter(NodeMaintenanceValidator::waitsForASlot)
+                        .count();
+    }
+
+    /** Not started, and would take a slot if it had one: in the queue. */
+    public static boolean waitsForASlot(NodeMaintenance nm) {
+        return !started(nm) && admissible(nm) && !waitsForItsSchedule(nm) && !previewOnly(nm);
+    }
+
+    /** A preview not started: it plans and touches nothing, so it takes no slot and stands in no queue. */
+    static boolean previewOnly(NodeMaintenance nm) {
+        return nm.getSpec() != null && Boolean.TRUE.equals(nm.getSpec().getPreview()) && !started(nm);
+    }
+
+    /** Holds its node, or waits for its lease: admitted by a reconcile already. */
+    public static boolean started(NodeMaintenance nm) {
+        NodeMaintenanceStatus st = nm.getStatus();
+        if (st == null || st.getPhase() == null) {
+            return false;
+        }
+        return switch (st.getPhase()) {
+            case Waiting, Running, Succeeded -> true;
+            case Failed -> NodeMaintenanceStatuses.holdsNode(st);
+            default -> false;
+        };
+    }
+
+    /** Could still start (not ended, not refused); a Scheduled one keeps its node, not a budget slot. */
+    static boolean admissible(NodeMaintenance nm) {
+        NodeMaintenanceStatus st = nm.getStatus();
+        return st == null
+                || st.getPhase() == null
+                || st.getPhase() == Phase.Pending
+                || st.getPhase() == Phase.Scheduled;
+    }
+
+    /**
+     * What the operator-wide limits (cap, control-plane budget) say of the node in {@code view} now, counting every
+     * maintenance ahead of it except those still waiting for their schedule and previews. Requests ahead of it in the
+     * queue count as if they had their slot: a slot that frees goes to the first in the queue, never to a later one.
+     */
+    private static List<String> budgetHolds(ClusterView view, MaintenanceLimits limits) {
+        Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
+        view.ahead().stream()
+                .filter(nm -> !waitsForItsSchedule(nm) && !previewOnly(nm))
+                .forEach(nm -> inMaintenance.add(nodeOf(nm)));
+        return limits.refusals(view.node().get(), view.nodes(), inMaintenance);
+    }
+
+    /** Phase Scheduled: it waits for its start time or window, and counts for no budget meanwhile. */
+    static boolean waitsForItsSchedule(NodeMaintenance nm) {
+        return nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Scheduled;
+    }
+
+    private static Instant created(NodeMaintenance nm) {
+        String ts = nm.getMetadata().getCreationTimestamp();
+        return ts == null ? Instant.MAX : java.time.OffsetDateTime.parse(ts).toInstant();
+    }
+}

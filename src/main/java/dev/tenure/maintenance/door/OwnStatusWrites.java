@@ -1,0 +1,74 @@
+package dev.tenure.maintenance.door;
+
+import dev.tenure.maintenance.api.NodeMaintenance;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The reconciler's own status writes, so that it never decides from a version it has already written over.
+ *
+ * <p>A reconcile reads the NodeMaintenance from the informer's cache, which runs behind the API server: a reconcile
+ * woken (by a node lease renewal, a pod, a requeue) before the watch has delivered the reconciler's last status write
+ * reads the version that write started from. Deciding from it repeats the last step: the same transition written again
+ * (a second status write, a second event), or worse, a step taken twice. kube-apiserver's resourceVersions are opaque
+ * (no "older than"), but the versions a write started from are known to be older than its answer: this remembers them,
+ * and hands a reconcile that reads one of them a copy of the newest answer instead. The memory of a NodeMaintenance
+ * ends when the informer has caught up (it delivers the newest answer, or a version never written from, which is
+ * newer: the informer only moves forward) or the resource is gone.
+ */
+public final class OwnStatusWrites {
+    /** The newest answer to a status write, and every version a write of this NodeMaintenance started from. */
+    private record Written(NodeMaintenance answer, Set<String> writtenOver) {}
+
+    private final Map<String, Written> byName = new ConcurrentHashMap<>();
+    private final KubernetesSerialization json;
+
+    OwnStatusWrites(KubernetesSerialization json) {
+        this.json = json;
+    }
+
+    /** {@code read}, or a copy of the newest status write's answer when {@code read} is a version it wrote over. */
+    NodeMaintenance freshest(NodeMaintenance read) {
+        String name = read.getMetadata().getName();
+        Written written = byName.get(name);
+        if (written == null) {
+            return read;
+        }
+        String version = read.getMetadata().getResourceVersion();
+        if (version == null || !written.writtenOver().contains(version)) {
+            byName.remove(name, written); // the informer has caught up with the writes (or moved past them)
+            return read;
+        }
+        NodeMaintenance copy = json.clone(written.answer());
+        NodeMaintenance.carryMalformedFields(written.answer(), copy);
+        return copy;
+    }
+
+    /** A status write of {@code from} (the version the reconcile decided from) was answered with {@code answer}. */
+    void wrote(NodeMaintenance from, NodeMaintenance answer) {
+        String over = from.getMetadata().getResourceVersion();
+        if (answer == null || over == null || over.equals(answer.getMetadata().getResourceVersion())) {
+            return;
+        }
+        byName.compute(from.getMetadata().getName(), (name, was) -> {
+            Set<String> writtenOver = ConcurrentHashMap.newKeySet();
+            if (was != null) {
+                writtenOver.addAll(was.writtenOver());
+            }
+            writtenOver.add(over);
+            return new Written(answer, writtenOver);
+        });
+    }
+
+    /** The NodeMaintenance is gone (its finalizer removed): nothing more to remember of it. */
+    void forget(String name) {
+        byName.remove(name);
+    }
+
+    /** How many NodeMaintenances this remembers writes of (for tests: the memory ends). */
+    int remembered() {
+        return byName.size();
+    }
+}

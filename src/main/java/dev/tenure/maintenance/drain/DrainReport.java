@@ -1,0 +1,57 @@
+package dev.tenure.maintenance.drain;
+
+import dev.tenure.maintenance.drain.DrainPlan.PodVerdict;
+import java.util.ArrayList;
+import java.util.List;
+
+/** How a drain plan reads in status, events and messages: wave names, what a wave waits for, bounded lists. */
+public final class DrainReport {
+    /** Pods listed in status at most (the rest are counted): a node can hold hundreds. */
+    public static final int LISTED = 20;
+
+    private DrainReport() {}
+
+    /** Why {@code v} is still on the node, in a few words. */
+    public static String describe(PodVerdict v) {
+        if (!v.blockingBudgets().isEmpty()) {
+            return "eviction refused by PodDisruptionBudget " + String.join(", ", v.blockingBudgets());
+        }
+        if (v.stuckTerminating()) {
+            return "terminating past its grace period, which ended " + v.graceEnded();
+        }
+        return switch (v.action()) {
+            case RETRY_LATER -> "eviction refused by a PodDisruptionBudget";
+            case WAIT_TERMINATING -> "terminating";
+            case WAIT_COMPLETED -> "WaitCompleted: waiting for it to complete";
+            default -> "not yet evicted, wave " + wave(v.wave());
+        };
+    }
+
+    /** A wave's order as status and messages show it. */
+    public static String wave(int order) {
+        return order == DrainRules.LAST ? "last" : Integer.toString(order);
+    }
+
+    /** What the current wave waits for, as status shows it: each of its pods still on the node, and why. */
+    public static List<String> waveBlockers(DrainPlan plan) {
+        return listed(plan.currentWavePods().stream()
+                .map(v -> v.key() + " (" + describe(v) + ")")
+                .toList());
+    }
+
+    /** {@code items}, the first {@link #LISTED} of them and a count of the rest. */
+    public static List<String> listed(List<String> items) {
+        if (items.size() <= LISTED) {
+            return items;
+        }
+        List<String> out = new ArrayList<>(items.subList(0, LISTED));
+        out.add("... and " + (items.size() - LISTED) + " more");
+        return List.copyOf(out);
+    }
+
+    /** A user's value in a message: quoted, cut to 64 characters (a hostile one can be megabytes). */
+    public static String shown(String value) {
+        return "\"" + (value.length() > 64 ? value.substring(0, 64) + "...(" + value.length() + " characters)" : value)
+                + "\"";
+    }
+}

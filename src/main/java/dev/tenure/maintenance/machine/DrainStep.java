@@ -1,0 +1,396 @@
+package dev.tenure.maintenance.machine;
+
+import dev.tenure.election.AuthorityStatus;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.LeaseRules;
+import dev.tenure.election.LeaseStore;
+import dev.tenure.election.LeaseStoreException;
+import dev.tenure.maintenance.api.DrainPlanStatus;
+import dev.tenure.maintenance.api.GoDuration;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.drain.DrainOptions;
+import dev.tenure.maintenance.drain.DrainPacing;
+import dev.tenure.maintenance.drain.DrainPlan;
+import dev.tenure.maintenance.drain.DrainPlan.Action;
+import dev.tenure.maintenance.drain.DrainPlan.PodVerdict;
+import dev.tenure.maintenance.drain.DrainPreview;
+import dev.tenure.maintenance.drain.DrainReport;
+import dev.tenure.maintenance.drain.DrainWaves;
+import dev.tenure.maintenance.drain.PodDrain;
+import dev.tenure.maintenance.drain.VolumeDetach;
+import dev.tenure.maintenance.machine.MaintenanceMachine.Step;
+import dev.tenure.maintenance.machine.MaintenanceMetrics.EvictionResult;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+/**
+ * Step 4 of the machine, the drain (kubectl drain parity): one bounded step per call — observe the pods, plan
+ * ({@link DrainPlan}, waves), decide ({@link MaintenancePlanner#drain}), send one batch — then the wait for volumes
+ * to detach, and the read-only preview. The only memory it keeps paces the drain: when a PodDisruptionBudget last
+ * refused a pod (kubectl keeps the same in its retry loop) and when the node's last batch went out.
+ */
+public final class DrainStep {
+
+    static final String KUBELET_LEASE_NAMESPACE = "kube-node-lease";
+    static final Duration NODE_MISSING_RETRY = Duration.ofSeconds(30);
+    /** A preview is recomputed this often: pods come and go on the node meanwhile. */
+    static final Duration PREVIEW_REFRESH = Duration.ofSeconds(30);
+
+    private final KubernetesClient client;
+    private final LeaseStore leases;
+    private final PodDrain drain;
+    private final MaintenanceMetrics metrics;
+    private final MaintenanceSettings settings;
+    private final Map<String, Map<String, Instant>> refusedUntil = new ConcurrentHashMap<>();
+    private final Map<String, Instant> lastBatchAt = new ConcurrentHashMap<>();
+
+    /** The pods on the node and the plan made of them. */
+    private record Observation(List<Pod> pods, DrainPlan plan) {}
+
+    DrainStep(
+            KubernetesClient client,
+            LeaseStore leases,
+            PodDrain drain,
+            MaintenanceMetrics metrics,
+            MaintenanceSettings settings) {
+        this.client = client;
+        this.leases = leases;
+        this.drain = drain;
+        this.metrics = metrics;
+        this.settings = settings;
+    }
+
+    /** One bounded drain step: observe, record the progress, decide, act. */
+    Step step(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Instant now,
+            MaintenanceEvents events) {
+        String nodeName = request.nodeName();
+        DrainOptions options = request.drain();
+        Instant started = Optional.ofNullable(s.drainStartedAt).orElse(now);
+        s.drainStartedAt(started);
+        Observation seen;
+        try {
+            seen = observe(nodeName, options, now);
+        } catch (KubernetesClientException | LeaseStoreException e) {
+            return new Step(
+                    s.lastError("listing pods on node " + nodeName + ": " + e.getMessage())
+                            .build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
+        int evictionPods = recordProgress(nodeName, prior, s, seen, events);
+        MaintenancePlanner.DrainVerdict verdict = MaintenancePlanner.drain(
+                nodeName, seen.plan(), options, evictionPods, started, settings.evictionParallelism(), now);
+        return act(request, prior, s, seen, verdict, started, now, events);
+    }
+
+    private Observation observe(String nodeName, DrainOptions options, Instant now) {
+        List<Pod> pods = drain.podsOn(nodeName);
+        Map<String, Instant> refused = refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
+        DrainPlan.Observed observed = new DrainPlan.Observed(
+                drain.existingDaemonSets(pods),
+                kubeletStale(nodeName, now),
+                settings.staleNodeSkipWait(),
+                refused,
+                drain.refusals(),
+                options.rules().readsNamespaces() ? drain.namespaceLabels(pods) : Map.of());
+        return new Observation(pods, DrainPlan.of(pods, options, observed, now));
+    }
+
+    /** Counts, pending pods, progress and waves into the state, with their events and gauges; the eviction count. */
+    private int recordProgress(
+            String nodeName,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Observation seen,
+            MaintenanceEvents events) {
+        DrainPlan plan = seen.plan();
+        int evictionPods = s.evictionPods == null ? plan.toDrainCount() : s.evictionPods;
+        s.totalPods(s.totalPods == null ? seen.pods().size() : s.totalPods).evictionPods(evictionPods);
+        List<PodVerdict> pending = plan.pending();
+        s.pendingPods(pending.stream().map(PodVerdict::key).toList())
+                .pendingPodsRefs(pending.stream()
+                        .map(v -> new ObjectReferenceBuilder()
+                                .withKind("Pod")
+                                .withApiVersion("v1")
+                                .withNamespace(v.namespace())
+                                .withName(v.name())
+                                .withUid(v.uid())
+                                .build())
+                        .toList())
+                .drainProgress(plan.progress(evictionPods));
+        DrainWaves waves = DrainWaves.of(plan);
+        s.waves(waves);
+        Integer priorWave = prior.waves() == null ? null : prior.waves().current();
+        if (waves.current() != null && !waves.current().equals(priorWave)) {
+            events.emit(
+                    false,
+                    MaintenanceEvents.DRAIN_WAVE,
+                    "draining wave " + DrainReport.wave(waves.current()) + " of node " + nodeName + " ("
+                            + plan.currentWavePods().size() + " pod(s))"
+                            + (waves.later().isEmpty()
+                                    ? ""
+                                    : "; then wave(s) "
+                                            + waves.later().stream()
+                                                    .map(DrainReport::wave)
+                                                    .collect(Collectors.joining(", "))));
+        }
+        metrics.pendingPods(nodeName, pending.size());
+        MaintenancePlanner.stuckTerminating(nodeName, drain.firstReports(plan.stuckTerminating()))
+                .ifPresent(m -> events.emit(true, MaintenanceEvents.STUCK_TERMINATING, m));
+        return evictionPods;
+    }
+
+    /** What the verdict asks for: an end (failed, drained, or on to the volumes), or one batch sent. */
+    private Step act(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Observation seen,
+            MaintenancePlanner.DrainVerdict verdict,
+            Instant started,
+            Instant now,
+            MaintenanceEvents events) {
+        String nodeName = request.nodeName();
+        Duration renewIn = MaintenancePlanner.renewIn(request, prior, settings, now);
+        if (verdict instanceof MaintenancePlanner.DrainVerdict.Refused refused) {
+            events.emit(true, MaintenanceEvents.FAILED, refused.message());
+            return new Step(s.phase(Phase.Failed).lastError(refused.message()).build(), Optional.of(renewIn));
+        } else if (verdict instanceof MaintenancePlanner.DrainVerdict.Complete complete) {
+            metrics.drained(Duration.between(started, now));
+            forget(nodeName);
+            if (request.drain().volumeDetach().enabled()) {
+                s.phase(Phase.Running).drainedAt(now).drainProgress(100).lastError(null);
+                return volumes(request, prior, s, now, now, events);
+            }
+            events.emit(false, MaintenanceEvents.SUCCEEDED, complete.message());
+            return new Step(
+                    s.phase(Phase.Succeeded)
+                            .drainedAt(now)
+                            .drainProgress(100)
+                            .lastError(null)
+                            .build(),
+                    Optional.of(renewIn));
+        } else if (verdict instanceof MaintenancePlanner.DrainVerdict.WaitCompletedTimedOut timedOut) {
+            events.emit(true, MaintenanceEvents.WAIT_COMPLETED_TIMED_OUT, timedOut.message());
+            return new Step(s.phase(Phase.Failed).lastError(timedOut.message()).build(), Optional.of(renewIn));
+        } else if (verdict instanceof MaintenancePlanner.DrainVerdict.TimedOut timedOut) {
+            events.emit(true, MaintenanceEvents.FAILED, timedOut.message());
+            return new Step(s.phase(Phase.Failed).lastError(timedOut.message()).build(), Optional.of(renewIn));
+        }
+        MaintenancePlanner.DrainVerdict.Send send = (MaintenancePlanner.DrainVerdict.Send) verdict;
+        return send(request, prior, s, seen, send, started, now, events);
+    }
+
+    /** Sends one batch of evictions (or deletions) and records what came back. */
+    private Step send(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Observation seen,
+            MaintenancePlanner.DrainVerdict.Send send,
+            Instant started,
+            Instant now,
+            MaintenanceEvents events) {
+        String nodeName = request.nodeName();
+        DrainOptions options = request.drain();
+        List<String> removedKeys = new ArrayList<>();
+        String error = null;
+        String blocked = null;
+        boolean removed = false;
+        Map<String, Instant> refused = refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
+        for (PodDrain.Outcome outcome : drain.remove(send.batch(), options)) {
+            switch (outcome.result()) {
+                case EVICTED, DELETED, GONE -> {
+                    removed = true;
+                    if (outcome.result() != PodDrain.Result.GONE) {
+                        removedKeys.add(outcome.pod().key());
+                    }
+                    metrics.eviction(EvictionResult.ok);
+                    if (outcome.pod().uid() != null) {
+                        refused.remove(outcome.pod().uid());
+                    }
+                }
+                case BLOCKED -> {
+                    metrics.eviction(EvictionResult.blocked_by_pdb);
+                    if (outcome.pod().uid() != null) {
+                        refused.put(outcome.pod().uid(), now.plus(options.evictionRetryDelay()));
+                    }
+                    blocked = "eviction of pod " + outcome.pod().key() + " refused: " + outcome.message()
+                            + "; retrying every " + GoDuration.format(options.evictionRetryDelay());
+                    events.emit(true, MaintenanceEvents.EVICTION_BLOCKED, blocked);
+                }
+                case FAILED -> {
+                    metrics.eviction(EvictionResult.error);
+                    error = "removing pod " + outcome.pod().key() + ": " + outcome.message();
+                }
+            }
+        }
+        if (removed) {
+            lastBatchAt.put(nodeName, now);
+        }
+        warnAboutRemovals(seen.pods(), removedKeys, events);
+        s.phase(Phase.Running)
+                .lastError(MaintenancePlanner.lastErrorAfterBatch(error, blocked, removed, prior.lastError()));
+        DrainPacing.Progress progress = new DrainPacing.Progress(
+                send.left(),
+                error != null,
+                removed || !seen.plan().with(Action.WAIT_TERMINATING).isEmpty(),
+                Optional.ofNullable(lastBatchAt.get(nodeName)),
+                refused.values().stream().filter(now::isBefore).min(Instant::compareTo),
+                options.timeout().map(started::plus));
+        return new Step(s.build(), Optional.of(DrainPacing.next(progress, settings.drainPollInterval(), now)));
+    }
+
+    /**
+     * kubectl drain's warnings, as a Warning event naming the pods: the defaults (force, deleteEmptyDirData) remove
+     * pods that nothing recreates and pods whose emptyDir data goes with them, which must not pass silently.
+     */
+    private static void warnAboutRemovals(List<Pod> pods, List<String> removedKeys, MaintenanceEvents events) {
+        if (removedKeys.isEmpty()) {
+            return;
+        }
+        List<Pod> removed = pods.stream()
+                .filter(p -> removedKeys.contains(
+                        p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))
+                .toList();
+        List<String> unmanaged = removed.stream()
+                .filter(p -> DrainPlan.controllerOf(p) == null)
+                .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
+                .toList();
+        List<String> localData = removed.stream()
+                .filter(DrainPlan::hasEmptyDir)
+                .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
+                .toList();
+        List<String> parts = new ArrayList<>();
+        if (!unmanaged.isEmpty()) {
+            parts.add("removed pods that declare no controller (nothing recreates them): "
+                    + String.join(", ", unmanaged));
+        }
+        if (!localData.isEmpty()) {
+            parts.add("removed pods with local storage (their emptyDir data is lost): " + String.join(", ", localData));
+        }
+        if (!parts.isEmpty()) {
+            events.emit(true, MaintenanceEvents.DRAIN_WARNING, String.join("; ", parts));
+        }
+    }
+
+    /**
+     * After the drain (phase Running, Drained): waits until no VolumeAttachment names the node (Cluster API's wait
+     * for volume detach), then Succeeded; past spec.drain.volumeDetach.timeout, Failed with the attachments named.
+     */
+    Step volumes(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Instant drainedAt,
+            Instant now,
+            MaintenanceEvents events) {
+        String nodeName = request.nodeName();
+        VolumeDetach.Verdict verdict;
+        try {
+            verdict = VolumeDetach.decide(
+                    nodeName,
+                    drain.volumeAttachmentsOn(nodeName),
+                    request.drain().volumeDetach(),
+                    drainedAt,
+                    settings.drainPollInterval(),
+                    now);
+        } catch (KubernetesClientException e) {
+            return new Step(
+                    s.lastError("listing VolumeAttachments of node " + nodeName + ": " + e.getMessage())
+                            .build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
+        if (verdict instanceof VolumeDetach.Verdict.Waiting waiting) {
+            return new Step(
+                    s.attachedVolumes(waiting.waitingFor()).lastError(null).build(),
+                    Optional.of(waiting.requeueAfter()));
+        }
+        Duration renewIn = MaintenancePlanner.renewIn(request, prior, settings, now);
+        if (verdict instanceof VolumeDetach.Verdict.TimedOut timedOut) {
+            events.emit(true, MaintenanceEvents.VOLUME_DETACH_TIMED_OUT, timedOut.message());
+            return new Step(s.phase(Phase.Failed).lastError(timedOut.message()).build(), Optional.of(renewIn));
+        }
+        String detached = ((VolumeDetach.Verdict.Detached) verdict).message();
+        events.emit(false, MaintenanceEvents.SUCCEEDED, "node " + nodeName + " drained; " + detached);
+        return new Step(
+                s.phase(Phase.Succeeded)
+                        .attachedVolumes(List.of())
+                        .lastError(null)
+                        .build(),
+                Optional.of(renewIn));
+    }
+
+    /**
+     * {@code spec.preview}: the plan the drain would follow on the node now, each pod with its behaviour, wave and the
+     * PodDisruptionBudgets that would refuse its eviction. Reads only: no lease, no cordon, no eviction.
+     */
+    Step preview(MaintenanceRequest request, MaintenanceState prior, Instant now) {
+        String nodeName = request.nodeName();
+        MaintenanceState.Builder s = prior.toBuilder().phase(Phase.Pending);
+        try {
+            if (client.nodes().withName(nodeName).get() == null) {
+                return new Step(
+                        s.preview(List.of())
+                                .lastError("spec.nodeName: node " + nodeName + " not found")
+                                .build(),
+                        Optional.of(NODE_MISSING_RETRY));
+            }
+            List<Pod> pods = drain.podsOn(nodeName);
+            DrainOptions options = request.drain();
+            DrainPlan plan = DrainPlan.of(
+                    pods,
+                    options,
+                    new DrainPlan.Observed(
+                            drain.existingDaemonSets(pods),
+                            kubeletStale(nodeName, now),
+                            settings.staleNodeSkipWait(),
+                            Map.of(),
+                            Map.of(),
+                            options.rules().readsNamespaces() ? drain.namespaceLabels(pods) : Map.of()),
+                    now);
+            List<DrainPlanStatus.PlannedPod> planned = DrainPreview.of(plan, pods, drain.budgetsOf(pods));
+            // a pod the drain would refuse (kubectl's filters) is worth saying before anything starts
+            String refusal = MaintenancePlanner.drain(nodeName, plan, options, 0, now, 0, now)
+                            instanceof MaintenancePlanner.DrainVerdict.Refused r
+                    ? "preview: " + r.message()
+                    : null;
+            return new Step(s.preview(planned).lastError(refusal).build(), Optional.of(PREVIEW_REFRESH));
+        } catch (KubernetesClientException | LeaseStoreException e) {
+            return new Step(
+                    s.lastError("preview of node " + nodeName + ": " + e.getMessage())
+                            .build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
+    }
+
+    /** Drops the drain's pacing memory of a node (PDB refusals, last batch). */
+    void forget(String nodeName) {
+        refusedUntil.remove(nodeName);
+        lastBatchAt.remove(nodeName);
+    }
+
+    /** Authority view of the kubelet's node lease: a stale one means terminating pods there never finish. */
+    private boolean kubeletStale(String nodeName, Instant now) {
+        Optional<LeaseRecord> kubelet = leases.find(LeaseKey.of(KUBELET_LEASE_NAMESPACE, nodeName));
+        if (kubelet.isEmpty()) {
+            return false; // unknown (e.g. no node leases in this cluster): wait, as kubectl does
+        }
+        AuthorityStatus status = LeaseRules.authorityStatus(kubelet.get(), now, NodeLease.FUTURE_TOLERANCE);
+        return status instanceof AuthorityStatus.Expired;
+    }
+}

@@ -1,0 +1,75 @@
+package dev.tenure.maintenance.machine;
+
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.EventBuilder;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Clock;
+import java.util.Locale;
+import org.jboss.logging.Logger;
+
+/**
+ * core/v1 Events, de-duplicated like client-go's recorder: the same (object, reason, message) bumps
+ * {@code count} and {@code lastTimestamp} of one Event instead of creating another. The name is derived
+ * from those three, so the de-duplication survives operator restarts. Best effort: a failure is logged,
+ * never fails a reconcile.
+ */
+public final class EventRecorder {
+
+    private static final Logger LOG = Logger.getLogger(EventRecorder.class);
+    private final KubernetesClient client;
+    private final Clock clock;
+
+    public EventRecorder(KubernetesClient client, Clock clock) {
+        this.client = client;
+        this.clock = clock;
+    }
+
+    public void record(ObjectReference involved, String type, String reason, String message) {
+        String namespace = involved.getNamespace() == null ? "default" : involved.getNamespace();
+        String key =
+                involved.getKind() + "/" + involved.getName() + "/" + involved.getUid() + "/" + reason + "/" + message;
+        String name = (involved.getName() + "." + reason.toLowerCase(Locale.ROOT) + "."
+                        + Integer.toHexString(key.hashCode()))
+                .replaceAll("[^a-z0-9.-]", "-");
+        String now = clock.instant().toString();
+        try {
+            var resource = client.v1().events().inNamespace(namespace).withName(name);
+            Event existing = resource.get();
+            if (existing != null) {
+                int count = existing.getCount() == null ? 1 : existing.getCount();
+                resource.patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"count\":" + (count + 1) + ",\"lastTimestamp\":\"" + now + "\"}");
+                return;
+            }
+            client.v1()
+                    .events()
+                    .inNamespace(namespace)
+                    .resource(new EventBuilder()
+                            .withNewMetadata()
+                            .withName(name)
+                            .withNamespace(namespace)
+                            .endMetadata()
+                            .withInvolvedObject(involved)
+                            .withType(type)
+                            .withReason(reason)
+                            .withMessage(message)
+                            .withCount(1)
+                            .withFirstTimestamp(now)
+                            .withLastTimestamp(now)
+                            .withNewSource()
+                            .withComponent("tenure")
+                            .endSource()
+                            .withReportingComponent("tenure.dev/maintenance")
+                            .withReportingInstance("tenure")
+                            .build())
+                    .create();
+        } catch (KubernetesClientException e) {
+            LOG.debugf(e, "event %s %s on %s not recorded", reason, message, involved.getName());
+        }
+    }
+}

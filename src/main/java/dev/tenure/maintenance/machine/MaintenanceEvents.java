@@ -1,0 +1,62 @@
+package dev.tenure.maintenance.machine;
+
+/**
+ * Where the {@link MaintenanceMachine} reports what happened; the front door turns these into
+ * Kubernetes events on its own object (and the Node where that helps an admin).
+ */
+@FunctionalInterface
+public interface MaintenanceEvents {
+
+    String BEGIN = "BeginMaintenance";
+    String LEASE_WAITING = "LeaseWaiting";
+    /** A new operator instance took the node lease over from the previous one (failover, leaseTransitions + 1). */
+    String LEASE_TAKEN_OVER = "LeaseTakenOver";
+    /** At the end, another controller held the node's lease: the node is left as its maintenance needs it. */
+    String NODE_LEFT_TO_HOLDER = "NodeLeftToLeaseHolder";
+
+    String CORDONED = "Cordoned";
+    String HANDOVER_TIMED_OUT = "HandoverTimedOut";
+    String EVICTION_BLOCKED = "EvictionBlocked";
+    String SUCCEEDED = "SucceedMaintenance";
+    String FAILED = "FailedMaintenance";
+    String UNCORDONED = "UncordonNode";
+    String REMOVED = "RemovedMaintenance";
+    String NODE_NAME_CHANGED = "NodeNameImmutable";
+    /** The node was deleted after its drain succeeded (decommission): the maintenance ended, not failed. */
+    String NODE_DELETED = "NodeDeleted";
+    /** kubectl drain's warnings: pods removed that nothing recreates, or whose emptyDir data is lost. */
+    String DRAIN_WARNING = "DrainWarning";
+    /** Pods on the node past the end of their grace period, which the drain waits for: named once each. */
+    String STUCK_TERMINATING = "PodsStuckTerminating";
+    /** WaitCompleted pods outlived spec.drain.waitCompletedTimeout: the maintenance fails (phase Failed). */
+    String WAIT_COMPLETED_TIMED_OUT = "WaitCompletedTimedOut";
+    /** VolumeAttachments still named the node at spec.drain.volumeDetach.timeout: the maintenance fails. */
+    String VOLUME_DETACH_TIMED_OUT = "VolumeDetachTimedOut";
+    /** The drain moved on to its next wave (each wave's pods gone before the next is evicted). */
+    String DRAIN_WAVE = "DrainWave";
+
+    /** Lifecycle hooks hold the maintenance at a point (which hooks, until when). */
+    String HOOKS_WAITING = "WaitingForHooks";
+    /** The hooks that held a point are all gone: the maintenance goes on. */
+    String HOOKS_RELEASED = "HooksReleased";
+    /** Hooks held a point for the whole spec.hooks.timeout: the maintenance goes on (pre-uncordon) or ends. */
+    String HOOK_TIMED_OUT = "HookTimedOut";
+    /** A scheduled maintenance waits for its start time or window. */
+    String SCHEDULED = "Scheduled";
+    /** The window a maintenance started in closes (or may close) before its drain finishes. */
+    String WINDOW_OVERRUN = "WindowOverrun";
+
+    /** The operator-wide limits hold the maintenance Pending: its (new) place in the queue for a free slot. */
+    String QUEUED = "Queued";
+
+    /** spec.join: the maintenance shares the node's maintenance by another NodeMaintenance. */
+    String JOINED = "JoinedMaintenance";
+    /** A deleted owner keeps the node in maintenance while maintenances that joined it remain. */
+    String SHARED_HOLD = "WaitingForJoined";
+    /** The maintenance a joiner shared has ended: the joiner goes ahead on its own. */
+    String SHARE_ENDED = "SharedMaintenanceEnded";
+
+    void emit(boolean warning, String reason, String message);
+
+    MaintenanceEvents NONE = (warning, reason, message) -> {};
+}

@@ -1,0 +1,283 @@
+package dev.tenure.maintenance.machine;
+
+import dev.tenure.election.ClaimResult;
+import dev.tenure.election.LeaseHeldElsewhere;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseStore;
+import dev.tenure.election.LeaseStoreException;
+import dev.tenure.election.Scheduler;
+import dev.tenure.election.WorkFence;
+import dev.tenure.maintenance.api.LeaseStatus;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.drain.DrainPacing;
+import dev.tenure.maintenance.drain.PodDrain;
+import dev.tenure.maintenance.machine.MaintenanceStages.Opening;
+import dev.tenure.maintenance.machine.MaintenanceStages.Stage;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
+
+/**
+ * One node's maintenance: lease → cordon and taints → leadership handover → drain → done, and the undo.
+ * Knows nothing of where the request came from: a NodeMaintenance and the node annotation protocol both
+ * drive it with a {@link MaintenanceRequest} and the {@link MaintenanceState} they keep.
+ *
+ * <p>Each call reads the cluster, does at most one bounded step (one batch of evictions), and returns the
+ * new state and when to call again ({@link DrainPacing}); it never waits for pods to go. Which step comes next is
+ * decided in pure code ({@link MaintenanceStages}); each step's I/O lives in its own class: {@link LeaseStep},
+ * {@link CordonStep}, {@link HandoverStep}, {@link HookStep}, {@link DrainStep} (waves, evictions, volume detach,
+ * preview) and {@link NodeRestore} (the undo). The only memory kept paces the drain ({@link DrainStep}); losing it on
+ * a restart only means one early retry or one look a poll interval later.
+ */
+public final class MaintenanceMachine {
+
+    private final KubernetesClient client;
+    private final NodeLease nodeLease;
+    private final LeaseStep leaseStep;
+    private final CordonStep cordonStep;
+    private final HandoverStep handoverStep;
+    private final HookStep hookStep;
+    private final DrainStep drainStep;
+    private final NodeRestore restore;
+    private final MaintenanceSettings settings;
+    private final Clock clock;
+
+    /** What to keep and when to come back ({@code empty} = only when something changes). */
+    public record Step(MaintenanceState state, Optional<Duration> requeueAfter) {}
+
+    public MaintenanceMachine(
+            KubernetesClient client,
+            LeaseStore leases,
+            LeadershipHandover handover,
+            MaintenanceMetrics metrics,
+            MaintenanceSettings settings,
+            ExecutorService evictionPool,
+            Scheduler heartbeatScheduler,
+            Clock clock) {
+        this.client = client;
+        this.nodeLease = new NodeLease(leases, clock, settings);
+        NodeCordon cordon = new NodeCordon(client);
+        this.leaseStep = new LeaseStep(leases, metrics, settings, heartbeatScheduler, clock);
+        this.cordonStep = new CordonStep(cordon, settings);
+        this.handoverStep = new HandoverStep(handover, metrics, settings);
+        this.hookStep = new HookStep(settings);
+        this.drainStep = new DrainStep(client, leases, new PodDrain(client, evictionPool), metrics, settings);
+        this.restore = new NodeRestore(leases, nodeLease, leaseStep, cordon, drainStep, metrics, settings, clock);
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    public MaintenanceSettings settings() {
+        return settings;
+    }
+
+    /**
+     * Advances the maintenance by one step.
+     *
+     * @param retryFailed the request changed since a drain failed: try the drain again
+     */
+    public Step advance(
+            MaintenanceRequest request, MaintenanceState prior, boolean retryFailed, MaintenanceEvents events) {
+        return advance(request, prior, retryFailed, Optional.empty(), events);
+    }
+
+    /**
+     * {@link #advance(MaintenanceRequest, MaintenanceState, boolean, MaintenanceEvents)} with the Node as the
+     * caller read it a moment ago in the same step ({@code observed}), so it is not read twice; empty: read it.
+     */
+    public Step advance(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            boolean retryFailed,
+            Optional<Node> observed,
+            MaintenanceEvents events) {
+        Instant now = clock.instant();
+        String nodeName = request.nodeName();
+        MaintenanceState.Builder s = prior.toBuilder();
+        if (prior.phase() == Phase.Ended) {
+            return new Step(prior, Optional.empty());
+        }
+        boolean heldFailure = MaintenanceStages.heldFailure(prior, retryFailed);
+        if (prior.phase() == Phase.Failed && retryFailed) {
+            s.resetDrain().phase(Phase.Running);
+        }
+        Node node = observed.orElseGet(() -> client.nodes().withName(nodeName).get());
+        Opening opening = MaintenanceStages.opening(request, prior, node != null, now);
+        if (opening instanceof Opening.NodeMissing) {
+            return restore.nodeMissing(nodeName, prior, s, events);
+        } else if (opening instanceof Opening.WindowOver) {
+            return restore.endOfWindow(request, s, events);
+        } else if (opening instanceof Opening.HooksTimedOut timedOut) {
+            return restore.endAfterHooksTimedOut(request, s, timedOut.message(), events);
+        }
+        return underNodeLease(request, prior, s, node, heldFailure, now, events);
+    }
+
+    /** Step 1, the node lease; then the steps after it, each write bounded by the lease. */
+    private Step underNodeLease(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Node node,
+            boolean heldFailure,
+            Instant now,
+            MaintenanceEvents events) {
+        String nodeName = request.nodeName();
+        Instant leaseUntil = MaintenancePlanner.leaseUntil(request, prior, settings, now);
+        LeaseKey leaseKey = nodeLease.keyOf(nodeName);
+        ClaimResult claim;
+        try {
+            claim = nodeLease.claim(
+                    nodeName,
+                    node.getMetadata().getUid(),
+                    leaseUntil,
+                    request.window().isPresent());
+        } catch (LeaseStoreException | KubernetesClientException e) {
+            int errors = prior.errorOnLeaseCount() + 1;
+            Duration backoff = MaintenancePlanner.leaseErrorBackoff(errors);
+            return new Step(
+                    s.errorOnLeaseCount(errors)
+                            .lastError("taking lease " + nodeLease.keyOf(nodeName) + ": " + e.getMessage())
+                            .build(),
+                    Optional.of(backoff));
+        }
+        if (claim instanceof LeaseHeldElsewhere elsewhere) {
+            return leaseStep.waitForLease(prior, s, elsewhere, now, events);
+        }
+        leaseStep.held(request, prior, s, leaseKey, claim, node.getMetadata().getUid(), now, events);
+        if (MaintenanceStages.startsRunning(prior, heldFailure)) {
+            s.phase(Phase.Running).lastError(null);
+        }
+        // Every side effect from here on (cordon, evictions, handover) is sent only while the node lease holds too.
+        Instant sendUntil = nodeLease.sendUntil(claim.held().orElseThrow());
+        return underLease(leaseKey, sendUntil, s, () -> afterLease(request, prior, s, heldFailure, now, events));
+    }
+
+    /**
+     * {@code step} with its writes bounded by the lease {@code key} until {@code sendUntil}; a write refused past it
+     * (or past the term) ends the step with the refusal in lastError, to be tried again after the lease is renewed.
+     */
+    private Step underLease(LeaseKey key, Instant sendUntil, MaintenanceState.Builder s, Supplier<Step> step) {
+        try {
+            return WorkFence.bounded(leaseStep.bound(key, sendUntil), step);
+        } catch (RuntimeException e) {
+            WorkFence.OutsideTerm refused = WorkFence.refusal(e).orElseThrow(() -> e);
+            return new Step(
+                    s.lastError("not sent: " + refused.getMessage()).build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
+    }
+
+    /**
+     * Advances a maintenance whose node lease the caller keeps itself, by a protocol of its own (the node
+     * annotation protocol writes the lease fields that protocol prescribes): the lease step is skipped and
+     * {@code lease} reported as held; cordon, handover and drain are exactly those of {@link #advance}.
+     * {@code request.window()} is ignored: the caller decides when the maintenance ends.
+     */
+    public Step advanceHeld(
+            MaintenanceRequest request, MaintenanceState prior, LeaseStatus lease, MaintenanceEvents events) {
+        Instant now = clock.instant();
+        MaintenanceState.Builder s = prior.toBuilder();
+        if (prior.phase() == Phase.Ended) {
+            return new Step(prior, Optional.empty());
+        }
+        Node node = client.nodes().withName(request.nodeName()).get();
+        if (node == null) {
+            return restore.nodeMissing(request.nodeName(), prior, s, events);
+        }
+        boolean heldFailure = prior.phase() == Phase.Failed && prior.holdsNode();
+        s.errorOnLeaseCount(0).waitingFor(null).lease(lease);
+        if (prior.leaseAcquiredAt() == null) {
+            s.leaseAcquiredAt(now);
+            events.emit(
+                    false,
+                    MaintenanceEvents.BEGIN,
+                    "lease " + lease.getNamespace() + "/" + lease.getName()
+                            + " held by " + lease.getHolderIdentity() + "; starting maintenance of node "
+                            + request.nodeName()
+                            + (request.reason().isEmpty() ? "" : ": " + request.reason()));
+        }
+        if (!heldFailure && prior.phase() != Phase.Running && prior.phase() != Phase.Succeeded) {
+            s.phase(Phase.Running).lastError(null);
+        }
+        if (lease.getExpireTime() == null) {
+            return afterLease(request, prior, s, heldFailure, now, events);
+        }
+        // the caller's lease bounds the side effects as the node lease does in advance()
+        Instant expire = Instant.parse(lease.getExpireTime());
+        Instant sendUntil = expire.minus(NodeLease.skewAllowance(Duration.between(now, expire)));
+        return underLease(
+                LeaseKey.of(lease.getNamespace(), lease.getName()),
+                sendUntil,
+                s,
+                () -> afterLease(request, prior, s, heldFailure, now, events));
+    }
+
+    /** Steps 2-4 (cordon, handover, hooks, drain or volumes), once the lease is held, as {@link MaintenanceStages} orders them. */
+    private Step afterLease(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            boolean heldFailure,
+            Instant now,
+            MaintenanceEvents events) {
+        for (Stage stage : MaintenanceStages.afterLease(request, prior, heldFailure)) {
+            Optional<Step> ended = switch (stage) {
+                case CORDON -> cordonStep.mark(request, prior, s, now, events);
+                case HOLD ->
+                    Optional.of(new Step(
+                            s.build(), Optional.of(MaintenancePlanner.renewIn(request, prior, settings, now))));
+                case HANDOVER -> handoverStep.handOver(request, prior, s, now, events);
+                case VOLUMES -> Optional.of(drainStep.volumes(request, prior, s, prior.drainedAt(), now, events));
+                case HOOKS -> hookStep.preDrain(request, prior, s, now, events);
+                case DRAIN -> Optional.of(drainStep.step(request, prior, s, now, events));
+            };
+            if (ended.isPresent()) {
+                return ended.get();
+            }
+        }
+        throw new IllegalStateException("the stages after the lease end with one that ends the call");
+    }
+
+    /**
+     * {@code spec.preview}: the plan the drain would follow on the node now, each pod with its behaviour, wave and the
+     * PodDisruptionBudgets that would refuse its eviction. Reads only: no lease, no cordon, no eviction.
+     */
+    public Step preview(MaintenanceRequest request, MaintenanceState prior) {
+        return drainStep.preview(request, prior, clock.instant());
+    }
+
+    /**
+     * Takes the node out of maintenance: restores its prior state (cordon, taints), removes our
+     * condition, releases the lease. Idempotent, and a no-op for the node when it is gone.
+     * Throws on API errors so the caller retries.
+     */
+    public void end(String nodeName, MaintenanceEvents events) {
+        restore.end(nodeName, events);
+    }
+
+    /**
+     * The undo without the lease (for a front door that keeps the lease itself): restores the node's prior
+     * state, removes our condition and forgets the drain's PDB refusals. Idempotent; a no-op when the node
+     * is gone; throws on API errors so the caller retries.
+     */
+    public void restoreNode(String nodeName, MaintenanceEvents events) {
+        restore.restoreNode(nodeName, events);
+    }
+
+    /** Called when the maintenance is forgotten (deleted): drops per-node metrics. */
+    public void forget(String maintenance, String nodeName) {
+        restore.forget(maintenance, nodeName);
+    }
+
+    /** Stops all heartbeats without releasing (shutdown: the leases expire by themselves). */
+    public void close() {
+        leaseStep.close();
+    }
+}

@@ -1,0 +1,79 @@
+package dev.tenure.maintenance.machine;
+
+import java.time.Duration;
+
+/** Operator-wide settings of the maintenance machine (from {@code tenure.maintenance.*}). */
+public record MaintenanceSettings(
+        String leaseNamespace,
+        String leaseNamePrefix,
+        String holder,
+        Duration leaseDuration,
+        Duration windowPadding,
+        Duration leaseWaitRetry,
+        int evictionParallelism,
+        Duration drainPollInterval,
+        Duration staleNodeSkipWait) {
+
+    public MaintenanceSettings {
+        if (holder == null || holder.isBlank()) {
+            throw new IllegalArgumentException("tenure.maintenance.lease.holder: must not be empty");
+        }
+        if (leaseDuration.compareTo(Duration.ofSeconds(3)) < 0) {
+            throw new IllegalArgumentException(
+                    "tenure.maintenance.lease.duration: must be at least 3s, was " + leaseDuration);
+        }
+        if (evictionParallelism < 1) {
+            throw new IllegalArgumentException(
+                    "tenure.maintenance.eviction-parallelism: must be at least 1, was " + evictionParallelism);
+        }
+        if (drainPollInterval.isNegative() || drainPollInterval.isZero()) {
+            throw new IllegalArgumentException("tenure.maintenance.drain-poll-interval: must be more than 0");
+        }
+    }
+
+    public static MaintenanceSettings defaults() {
+        return new MaintenanceSettings(
+                "tenure-system",
+                "node-",
+                "tenure",
+                Duration.ofSeconds(60),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(10),
+                10,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(30));
+    }
+
+    /** {@code <prefix><nodeName>}, hash-suffixed when longer than a Lease name may be ({@link BoundedNames}). */
+    public String leaseName(String nodeName) {
+        return BoundedNames.shorten(leaseNamePrefix + nodeName, BoundedNames.DNS_SUBDOMAIN_MAX);
+    }
+
+    /**
+     * The holder every instance of this operator shares as a prefix: {@code holder} up to its first {@code /}
+     * ({@code tenure} for {@code tenure/<instance>}); the whole holder when it has no {@code /}.
+     */
+    public String holderFamily() {
+        int slash = holder.indexOf('/');
+        return slash < 0 ? holder : holder.substring(0, slash);
+    }
+
+    /**
+     * Whether {@code other} is an earlier instance of this operator ({@code <family>/<another instance>}, or the bare
+     * family an operator before instance holders wrote): a successor takes such a node lease over at once.
+     */
+    public boolean isPredecessor(String other) {
+        String family = holderFamily();
+        return other != null && !other.equals(holder) && (other.equals(family) || other.startsWith(family + "/"));
+    }
+
+    /** {@code family/instance}: the node-lease holder of one operator instance. */
+    public static String instanceHolder(String family, String instance) {
+        return family + "/" + instance;
+    }
+
+    /** Renew our lease when a third of its duration has passed (kubelet node-lease uses a quarter). */
+    public Duration renewEvery() {
+        return leaseDuration.dividedBy(3);
+    }
+}

@@ -1,0 +1,123 @@
+package dev.tenure.maintenance.machine;
+
+import dev.tenure.maintenance.api.Phase;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The machine's "what next", pure: from the request, the state kept and what was just observed, which step a
+ * {@link MaintenanceMachine} call takes. The machine does the I/O of each step; this class only orders them.
+ */
+public final class MaintenanceStages {
+
+    private MaintenanceStages() {}
+
+    /** Before the lease: what a call does once it has read the Node. */
+    public sealed interface Opening {
+        /** The node is gone (or was never there). */
+        record NodeMissing() implements Opening {}
+
+        /** {@code spec.window} is over: the maintenance ends by itself. */
+        record WindowOver() implements Opening {}
+
+        /** The pre-drain hooks held the maintenance past their timeout: it ends without draining. */
+        record HooksTimedOut(String message) implements Opening {}
+
+        /** Take (or renew) the node lease, then go on with {@link #afterLease}. */
+        record TakeLease() implements Opening {}
+    }
+
+    /** One step once the lease is held, in the order {@link #afterLease} lists them. */
+    public enum Stage {
+        /** Cordon, taints, Node condition (re-applied every time: it is the desired state). */
+        CORDON,
+        /** Nothing more to do now: keep the state, come back to renew. Ends the call. */
+        HOLD,
+        /** Hand the leases held on the node away (may end the call while pending). */
+        HANDOVER,
+        /** Drained: wait for the node's VolumeAttachments to go. Ends the call. */
+        VOLUMES,
+        /** Wait on the pre-drain hooks (may end the call while they hold). */
+        HOOKS,
+        /** One bounded drain step. Ends the call. */
+        DRAIN;
+
+        /** A stage after which the call returns whatever happened. */
+        boolean ends() {
+            return this == HOLD || this == VOLUMES || this == DRAIN;
+        }
+    }
+
+    /** The call after the Node was read ({@code nodeExists}): the first rule that applies, in the machine's order. */
+    static Opening opening(MaintenanceRequest request, MaintenanceState prior, boolean nodeExists, Instant now) {
+        if (!nodeExists) {
+            return new Opening.NodeMissing();
+        }
+        Optional<Instant> windowEnd = MaintenancePlanner.windowEnd(request, prior);
+        if (windowEnd.isPresent() && !now.isBefore(windowEnd.get())) {
+            return new Opening.WindowOver();
+        }
+        Optional<String> hooksTimedOut = preDrainHooksTimedOut(request, prior, now);
+        if (hooksTimedOut.isPresent()) {
+            return new Opening.HooksTimedOut(hooksTimedOut.get());
+        }
+        return new Opening.TakeLease();
+    }
+
+    /** A Failed maintenance that still holds its node stays Failed (and cordoned) unless the request changed. */
+    static boolean heldFailure(MaintenanceState prior, boolean retryFailed) {
+        return prior.phase() == Phase.Failed && prior.holdsNode() && !retryFailed;
+    }
+
+    /** With the lease just taken or renewed: whether the phase becomes Running (and lastError is cleared). */
+    static boolean startsRunning(MaintenanceState prior, boolean heldFailure) {
+        return prior.phase() == Phase.Pending
+                || prior.phase() == Phase.Waiting
+                || (prior.phase() == Phase.Failed && !heldFailure);
+    }
+
+    /**
+     * The steps once the lease is held, in order: the machine runs them until one ends the call (the last one always
+     * does). Handover and hooks run only until they are done; a Succeeded maintenance only keeps its marks.
+     */
+    static List<Stage> afterLease(MaintenanceRequest request, MaintenanceState prior, boolean heldFailure) {
+        List<Stage> stages = new ArrayList<>();
+        stages.add(Stage.CORDON);
+        if (heldFailure) {
+            stages.add(Stage.HOLD);
+            return List.copyOf(stages);
+        }
+        if (prior.handedOverAt() == null) {
+            stages.add(Stage.HANDOVER);
+        }
+        if (prior.phase() == Phase.Succeeded) {
+            stages.add(Stage.HOLD);
+        } else if (prior.drainedAt() != null
+                && prior.phase() == Phase.Running
+                && request.drain().volumeDetach().enabled()) {
+            stages.add(Stage.VOLUMES);
+        } else {
+            // Pre-drain hooks are looked at only before the first eviction: a hook added mid-drain does not stop it.
+            if (prior.drainStartedAt() == null) {
+                stages.add(Stage.HOOKS);
+            }
+            stages.add(Stage.DRAIN);
+        }
+        return List.copyOf(stages);
+    }
+
+    /** The pre-drain hooks held this maintenance for their whole timeout (it had not started to drain). */
+    static Optional<String> preDrainHooksTimedOut(MaintenanceRequest request, MaintenanceState prior, Instant now) {
+        if (prior.drainStartedAt() != null
+                || prior.hookWait() == null
+                || prior.hookWait().point() != MaintenanceHooks.Point.PreDrain) {
+            return Optional.empty();
+        }
+        return MaintenanceHooks.decide(MaintenanceHooks.Point.PreDrain, request.hooks(), prior.hookWait(), now)
+                        instanceof MaintenanceHooks.Verdict.TimedOut t
+                ? Optional.of(t.message())
+                : Optional.empty();
+    }
+}

@@ -1,0 +1,200 @@
+package dev.tenure.maintenance.machine;
+
+import dev.tenure.election.ClaimResult;
+import dev.tenure.election.LeaseHeldElsewhere;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.LeaseStore;
+import dev.tenure.election.LeaseStoreException;
+import dev.tenure.election.WorkFence;
+import dev.tenure.maintenance.api.GoDuration;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.machine.MaintenanceMachine.Step;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import org.jboss.logging.Logger;
+
+/**
+ * The machine's undo: the node restored to its state before maintenance (cordon, taints, our condition) and the
+ * lease released — at the end (deletion, window over, hooks timed out) and when the node itself is gone.
+ */
+public final class NodeRestore {
+
+    private static final Logger LOG = Logger.getLogger(NodeRestore.class);
+
+    private final LeaseStore leases;
+    private final NodeLease nodeLease;
+    private final LeaseStep leaseStep;
+    private final NodeCordon cordon;
+    private final DrainStep drainStep;
+    private final MaintenanceMetrics metrics;
+    private final MaintenanceSettings settings;
+    private final Clock clock;
+
+    NodeRestore(
+            LeaseStore leases,
+            NodeLease nodeLease,
+            LeaseStep leaseStep,
+            NodeCordon cordon,
+            DrainStep drainStep,
+            MaintenanceMetrics metrics,
+            MaintenanceSettings settings,
+            Clock clock) {
+        this.leases = leases;
+        this.nodeLease = nodeLease;
+        this.leaseStep = leaseStep;
+        this.cordon = cordon;
+        this.drainStep = drainStep;
+        this.metrics = metrics;
+        this.settings = settings;
+        this.clock = clock;
+    }
+
+    /** See {@link MaintenanceMachine#end}. */
+    void end(String nodeName, MaintenanceEvents events) {
+        LeaseKey key = nodeLease.keyOf(nodeName);
+        leaseStep.stopRenewing(key);
+        Optional<LeaseRecord> lease = leases.find(key).filter(LeaseRecord::hasHolder);
+        if (lease.isEmpty()) {
+            restoreNode(nodeName, events); // nobody holds the node: ours to undo
+            return;
+        }
+        // The undo is a side effect like the others: only under the node lease (claimed again: a predecessor's is
+        // taken over, ours renewed), never under another controller's maintenance of the node.
+        ClaimResult claim = nodeLease.claim(nodeName, null, clock.instant().plus(settings.leaseDuration()), false);
+        if (claim instanceof LeaseHeldElsewhere elsewhere) {
+            drainStep.forget(nodeName);
+            metrics.nodeLeft(nodeName);
+            events.emit(
+                    true,
+                    MaintenanceEvents.NODE_LEFT_TO_HOLDER,
+                    "lease " + key + " is held by " + elsewhere.holder() + "; node " + nodeName
+                            + " is left as that maintenance needs it (not uncordoned)");
+            return;
+        }
+        WorkFence.bounded(leaseStep.bound(key, nodeLease.sendUntil(claim.held().orElseThrow())), () -> {
+            restoreNode(nodeName, events);
+            return null;
+        });
+        nodeLease.release(nodeName);
+    }
+
+    /** See {@link MaintenanceMachine#restoreNode}. */
+    void restoreNode(String nodeName, MaintenanceEvents events) {
+        boolean restored = cordon.unmark(nodeName);
+        if (restored) {
+            events.emit(
+                    false,
+                    MaintenanceEvents.UNCORDONED,
+                    "node " + nodeName + " restored to its state before maintenance (taints and condition removed)");
+        }
+        drainStep.forget(nodeName);
+        metrics.nodeLeft(nodeName);
+    }
+
+    /** See {@link MaintenanceMachine#forget}. */
+    void forget(String maintenance, String nodeName) {
+        metrics.forget(maintenance, nodeName);
+        drainStep.forget(nodeName);
+    }
+
+    /** Window over: the maintenance ends by itself (phase Ended). */
+    Step endOfWindow(MaintenanceRequest request, MaintenanceState.Builder s, MaintenanceEvents events) {
+        String nodeName = request.nodeName();
+        try {
+            end(nodeName, events);
+        } catch (LeaseStoreException | KubernetesClientException e) {
+            return new Step(
+                    s.lastError("ending maintenance of node " + nodeName + " after its window: " + e.getMessage())
+                            .build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
+        events.emit(
+                false,
+                MaintenanceEvents.REMOVED,
+                "maintenance window of " + GoDuration.format(request.window().get()) + " is over; node " + nodeName
+                        + " is back in service");
+        return new Step(
+                s.phase(Phase.Ended)
+                        .leaseAcquiredAt(null)
+                        .waitingFor(null)
+                        .pendingPods(List.of())
+                        .pendingPodsRefs(List.of())
+                        .lastError(null)
+                        .lease(null)
+                        .build(),
+                Optional.empty());
+    }
+
+    /**
+     * Pre-drain hooks outlived their timeout: the maintenance ends cleanly (node restored, lease released, phase
+     * Ended) rather than draining under a hook nobody removed, or waiting forever.
+     */
+    Step endAfterHooksTimedOut(
+            MaintenanceRequest request, MaintenanceState.Builder s, String timedOut, MaintenanceEvents events) {
+        String nodeName = request.nodeName();
+        String message = timedOut + "; maintenance of node " + nodeName + " ended without draining (node restored,"
+                + " lease released)";
+        try {
+            end(nodeName, events);
+        } catch (LeaseStoreException | KubernetesClientException e) {
+            return new Step(
+                    s.lastError("ending maintenance of node " + nodeName + " after its hooks timed out: "
+                                    + e.getMessage())
+                            .build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
+        events.emit(true, MaintenanceEvents.HOOK_TIMED_OUT, message);
+        return new Step(
+                s.phase(Phase.Ended)
+                        .leaseAcquiredAt(null)
+                        .waitingFor(null)
+                        .lastError(message)
+                        .lease(null)
+                        .build(),
+                Optional.empty());
+    }
+
+    /** The node is gone: deleted mid-maintenance (the lease goes back), or never there (Failed, looked at again). */
+    Step nodeMissing(String nodeName, MaintenanceState prior, MaintenanceState.Builder s, MaintenanceEvents events) {
+        if (prior.holdsNode()) {
+            // Deleted mid-maintenance: nothing left to drain or restore; give the lease back.
+            leaseStep.stopRenewing(nodeLease.keyOf(nodeName));
+            try {
+                nodeLease.release(nodeName);
+            } catch (LeaseStoreException | KubernetesClientException e) {
+                LOG.debugf(e, "releasing lease of deleted node %s", nodeName);
+            }
+            drainStep.forget(nodeName);
+            metrics.nodeLeft(nodeName);
+            s.leaseAcquiredAt(null)
+                    .cordonedAt(null)
+                    .nodeGone(true)
+                    .lease(null)
+                    .pendingPods(List.of())
+                    .pendingPodsRefs(List.of());
+            if (prior.phase() == Phase.Succeeded) {
+                // Drain, then delete the node: the usual decommission, and a clean end.
+                events.emit(
+                        false,
+                        MaintenanceEvents.NODE_DELETED,
+                        "node " + nodeName
+                                + " was deleted after its drain succeeded; maintenance ended, lease released");
+                return new Step(s.phase(Phase.Ended).lastError(null).build(), Optional.empty());
+            }
+            String message = "node " + nodeName + " was deleted during maintenance";
+            events.emit(true, MaintenanceEvents.FAILED, message);
+            return new Step(s.phase(Phase.Failed).lastError(message).build(), Optional.empty());
+        }
+        if (prior.nodeGone()) {
+            return new Step(prior, Optional.empty()); // already reported: the node was deleted during maintenance
+        }
+        return new Step(
+                s.phase(Phase.Failed)
+                        .lastError("spec.nodeName: node " + nodeName + " not found")
+                        .build(),
+                Optional.of(DrainStep.NODE_MISSING_RETRY));
+    }
+}

@@ -1,0 +1,168 @@
+package dev.tenure.maintenance.admission;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tenure.maintenance.MaintenanceOperatorRig;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.door.MaintenanceLifecycleIT;
+import dev.tenure.maintenance.machine.MaintenanceEvents;
+import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EndToEnd;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalInt;
+import org.awaitility.core.ConditionTimeoutException;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 29's fair queue through the NodeMaintenance door: the real reconciler in a JOSDK operator on the emulated
+ * cluster with {@code max-nodes-in-maintenance=1}. Requests the cap holds wait Pending with their place in
+ * status.queuePosition, start in queue order (spec.priority, then creation, then name), and the first is started by
+ * the end of the running one: the held requests' own look comes only every 10 minutes here, so a start within
+ * {@link #WAKE_UP} can only be the release's wake-up.
+ */
+@EndToEnd
+class FairQueueIT {
+
+    /** The backstop look of a held request: far longer than any wait in this test. */
+    static final Duration QUEUE_LOOK = Duration.ofMinutes(10);
+
+    /** Well under {@link #QUEUE_LOOK} and the lease renewal (20 s): only the release's event can be this fast. */
+    static final Duration WAKE_UP = Duration.ofSeconds(8);
+
+    EmulatedCluster cluster;
+    KubernetesClient client;
+    MaintenanceOperatorRig rig;
+
+    void startOperator() {
+        rig = MaintenanceOperatorRig.start(
+                EmulatedCluster.Options.forTests(),
+                MaintenanceLifecycleIT.SETTINGS,
+                Clock.systemUTC(),
+                new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty()),
+                QUEUE_LOOK,
+                "w1",
+                "w2",
+                "w3",
+                "w4");
+        cluster = rig.cluster;
+        client = rig.client;
+    }
+
+    @AfterEach
+    void stop() {
+        if (rig != null) {
+            rig.close();
+        }
+    }
+
+    void create(String name, String node, Integer priority) {
+        NodeMaintenanceSpec spec = new NodeMaintenanceSpec(node, "test " + name);
+        spec.setPriority(priority);
+        client.resource(new NodeMaintenance(name, spec)).create();
+    }
+
+    NodeMaintenanceStatus status(String name) {
+        return rig.status(name);
+    }
+
+    Phase phase(String name) {
+        return rig.phase(name);
+    }
+
+    Integer position(String name) {
+        NodeMaintenanceStatus s = status(name);
+        return s == null ? null : s.getQueuePosition();
+    }
+
+    void awaitQueued(String name, int position) {
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> phase(name) == Phase.Pending
+                        && Integer.valueOf(position).equals(position(name)));
+    }
+
+    void end(String name) {
+        client.resources(NodeMaintenance.class).withName(name).delete();
+        await().atMost(Duration.ofSeconds(20))
+                .until(() ->
+                        client.resources(NodeMaintenance.class).withName(name).get() == null);
+    }
+
+    List<String> eventMessages(String name, String reason) {
+        return client.v1().events().inAnyNamespace().list().getItems().stream()
+                .filter(e -> name.equals(e.getInvolvedObject().getName()) && reason.equals(e.getReason()))
+                .map(io.fabric8.kubernetes.api.model.Event::getMessage)
+                .toList();
+    }
+
+    @Test
+    void heldRequestsShowTheirPlaceAndTheFirstStartsWhenTheRunningOneEnds() {
+        startOperator();
+        create("a", "w1", null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> phase("a") == Phase.Succeeded);
+        create("b", "w2", null);
+        awaitQueued("b", 1);
+        create("c", "w3", null);
+        awaitQueued("c", 2);
+
+        assertThat(status("b").getLastError())
+                .startsWith("1st in queue for max-nodes-in-maintenance=1: tenure.maintenance.max-nodes-in-maintenance:"
+                        + " at most 1");
+        assertThat(status("c").getLastError()).startsWith("2nd in queue for max-nodes-in-maintenance=1: ");
+        assertThat(eventMessages("c", MaintenanceEvents.QUEUED))
+                .anySatisfy(m -> assertThat(m).startsWith("2nd in queue"));
+        assertThat(status("a").getQueuePosition()).isNull();
+
+        end("a");
+        // woken by the release: the held requests' own look is 10 minutes away
+        await().atMost(WAKE_UP).until(() -> phase("b") == Phase.Running || phase("b") == Phase.Succeeded);
+        assertThat(status("b").getQueuePosition()).isNull();
+        // c did not jump the queue, and moved up once b started
+        await().atMost(WAKE_UP).until(() -> Integer.valueOf(1).equals(position("c")));
+        assertThat(phase("c")).isEqualTo(Phase.Pending);
+        assertThat(status("c").getLastError()).startsWith("1st in queue for max-nodes-in-maintenance=1: ");
+        assertThat(client.nodes().withName("w3").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
+
+        end("b");
+        await().atMost(WAKE_UP).until(() -> phase("c") == Phase.Running || phase("c") == Phase.Succeeded);
+    }
+
+    @Test
+    void aHigherPriorityGoesFirstAndALaterRequestNeverJumpsTheQueue() {
+        startOperator();
+        create("a", "w1", null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> phase("a") == Phase.Succeeded);
+        create("b-low", "w2", null);
+        awaitQueued("b-low", 1);
+        create("c-urgent", "w3", 10);
+        // the later but higher-priority request goes ahead; the earlier one is told it moved back
+        awaitQueued("c-urgent", 1);
+        awaitQueued("b-low", 2);
+        create("d-later", "w4", null);
+        awaitQueued("d-later", 3);
+
+        end("a");
+        await().atMost(WAKE_UP).until(() -> phase("c-urgent") == Phase.Running || phase("c-urgent") == Phase.Succeeded);
+        awaitQueued("b-low", 1);
+        awaitQueued("d-later", 2);
+        // neither of the others started meanwhile: the slot went to the first in the queue only
+        try {
+            await().during(Duration.ofSeconds(2))
+                    .atMost(Duration.ofSeconds(3))
+                    .until(() -> phase("b-low") == Phase.Pending && phase("d-later") == Phase.Pending);
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(
+                    "a request behind the first in the queue started: low " + phase("b-low") + ", later "
+                            + phase("d-later"),
+                    e);
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package dev.tenure.maintenance.door;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
+import org.junit.jupiter.api.Test;
+
+/** A reconcile that reads a version its own status write started from decides from that write's answer instead. */
+class OwnStatusWritesTest {
+
+    final OwnStatusWrites writes = new OwnStatusWrites(new KubernetesSerialization());
+
+    static NodeMaintenance version(String resourceVersion, Phase phase) {
+        NodeMaintenance nm = new NodeMaintenance("m1", new NodeMaintenanceSpec("n1", "test"));
+        nm.getMetadata().setResourceVersion(resourceVersion);
+        NodeMaintenanceStatus status = new NodeMaintenanceStatus();
+        status.setPhase(phase);
+        nm.setStatus(status);
+        return nm;
+    }
+
+    @Test
+    void aVersionWrittenOverIsReadAsTheNewestAnswerUntilTheInformerCatchesUp() {
+        writes.wrote(version("10", Phase.Running), version("11", Phase.Running));
+        writes.wrote(version("11", Phase.Running), version("12", Phase.Succeeded));
+
+        for (String stale : new String[] {"10", "11"}) {
+            NodeMaintenance read = writes.freshest(version(stale, Phase.Running));
+            assertThat(read.getMetadata().getResourceVersion()).isEqualTo("12");
+            assertThat(read.getStatus().getPhase()).isEqualTo(Phase.Succeeded);
+        }
+        NodeMaintenance first = writes.freshest(version("10", Phase.Running));
+        first.getStatus().setPhase(Phase.Failed);
+        assertThat(writes.freshest(version("10", Phase.Running)).getStatus().getPhase())
+                .as("each reconcile gets a copy of its own")
+                .isEqualTo(Phase.Succeeded);
+
+        NodeMaintenance caughtUp = version("12", Phase.Succeeded);
+        assertThat(writes.freshest(caughtUp)).isSameAs(caughtUp);
+        assertThat(writes.remembered())
+                .as("the memory ends once the informer has the newest write")
+                .isZero();
+    }
+
+    @Test
+    void aVersionNeverWrittenFromIsNewerAndEndsTheMemory() {
+        writes.wrote(version("10", Phase.Running), version("11", Phase.Running));
+
+        NodeMaintenance edited = version("13", Phase.Running); // someone else's write after ours
+        assertThat(writes.freshest(edited)).isSameAs(edited);
+        assertThat(writes.remembered()).isZero();
+    }
+
+    @Test
+    void aDeletedMaintenanceIsForgotten() {
+        writes.wrote(version("10", Phase.Running), version("11", Phase.Running));
+        writes.forget("m1");
+
+        NodeMaintenance read = version("10", Phase.Running);
+        assertThat(writes.freshest(read)).isSameAs(read);
+    }
+}

@@ -1,0 +1,239 @@
+package dev.tenure.maintenance.drain;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tenure.maintenance.RelaxedLeadershipProfile;
+import dev.tenure.maintenance.api.DrainBehavior;
+import dev.tenure.maintenance.api.DrainPlanStatus;
+import dev.tenure.maintenance.api.DrainPlanStatus.PlannedPod;
+import dev.tenure.maintenance.api.DrainRule;
+import dev.tenure.maintenance.api.DrainSpec;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.Conflicts;
+import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EmulatedClusterResource;
+import dev.tenure.testsupport.EndToEnd;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 29 item 5, through the operator: a NodeMaintenance with spec.preview fills status.drainPlan.pods with each
+ * pod's behaviour, wave and blocking PodDisruptionBudget, and touches neither the node nor its pods (no lease, cordon,
+ * taint, eviction), not even when it is deleted; set back to false, it starts.
+ */
+@QuarkusTest
+@TestProfile(RelaxedLeadershipProfile.class)
+@QuarkusTestResource(EmulatedClusterResource.class)
+@EndToEnd
+class DrainPreviewIT {
+
+    static final Duration WAIT = Duration.ofSeconds(30);
+
+    EmulatedCluster cluster() {
+        return EmulatedClusterResource.cluster();
+    }
+
+    KubernetesClient client() {
+        return cluster().client();
+    }
+
+    NodeMaintenance get(String name) {
+        return client().resources(NodeMaintenance.class).withName(name).get();
+    }
+
+    List<Pod> podsOn(String node) {
+        return client().pods().inAnyNamespace().list().getItems().stream()
+                .filter(p -> node.equals(p.getSpec().getNodeName()))
+                .toList();
+    }
+
+    long writes(Predicate<ApiRequest> which) {
+        return cluster().requests().count(r -> r.isWrite() && which.test(r));
+    }
+
+    NodeMaintenance preview(String name, String node) {
+        DrainSpec drain = new DrainSpec();
+        drain.setRules(List.of(new DrainRule(
+                null,
+                new LabelSelectorBuilder().addToMatchLabels("app", "job").build(),
+                DrainBehavior.WaitCompleted,
+                null)));
+        NodeMaintenanceSpec spec = new NodeMaintenanceSpec(node, "preview " + name);
+        spec.setDrain(drain);
+        spec.setPreview(true);
+        return client().resource(new NodeMaintenance(name, spec)).create();
+    }
+
+    @Test
+    void aPreviewFillsThePlanAndChangesNothingOnTheNodeOrItsPods() {
+        cluster().seed().node("pv-1").role("worker").create();
+        cluster()
+                .seed()
+                .deployment("web")
+                .namespace("pv")
+                .replicas(2)
+                .onNode("pv-1")
+                .create();
+        cluster().seed().deployment("job").namespace("pv").onNode("pv-1").create();
+        cluster()
+                .seed()
+                .deployment("cache")
+                .namespace("pv")
+                .onNode("pv-1")
+                .label(DrainRules.SKIP_LABEL, DrainRules.SKIP_VALUE)
+                .create();
+        cluster()
+                .seed()
+                .deployment("api")
+                .namespace("pv")
+                .onNode("pv-1")
+                .annotation(DrainRules.ORDER_ANNOTATION, "3")
+                .create();
+        PodDisruptionBudget pdb = cluster()
+                .seed()
+                .pdb("web")
+                .namespace("pv")
+                .selector("app", "web")
+                .minAvailable(2)
+                .create();
+        // what the disruption controller would write: both pods needed, none may go
+        pdb.setStatus(new io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatusBuilder()
+                .withDisruptionsAllowed(0)
+                .withCurrentHealthy(2)
+                .withDesiredHealthy(2)
+                .withExpectedPods(2)
+                .build());
+        client().resource(pdb).updateStatus();
+        Node nodeBefore = client().nodes().withName("pv-1").get();
+        List<Pod> podsBefore = podsOn("pv-1");
+        long nodeWritesBefore = writes(r -> "nodes".equals(r.resource()) && "pv-1".equals(r.name()));
+
+        preview("pv", "pv-1");
+        await().atMost(WAIT)
+                .until(() -> get("pv").getStatus() != null
+                        && get("pv").getStatus().getDrainPlan() != null
+                        && get("pv").getStatus().getDrainPlan().getPods() != null);
+
+        DrainPlanStatus plan = get("pv").getStatus().getDrainPlan();
+        assertThat(get("pv").getStatus().getPhase()).isEqualTo(Phase.Pending);
+        assertThat(plan.getPods()).hasSize(5);
+        assertThat(plan.getPods())
+                .filteredOn(p -> p.getPod().startsWith("pv/web-"))
+                .hasSize(2)
+                .allSatisfy(p -> {
+                    assertThat(p.getBehavior()).isEqualTo(DrainBehavior.Drain);
+                    assertThat(p.getWave()).isZero();
+                    assertThat(p.getAction()).startsWith("Evict");
+                    assertThat(p.getBlockingBudgets()).containsExactly("pv/web");
+                });
+        assertThat(plan.getPods())
+                .filteredOn(p -> p.getPod().startsWith("pv/api-"))
+                .singleElement()
+                .satisfies(p -> {
+                    assertThat(p.getWave()).isEqualTo(3);
+                    assertThat(p.getBlockingBudgets()).isNull();
+                });
+        assertThat(plan.getPods())
+                .filteredOn(p -> p.getPod().startsWith("pv/cache-"))
+                .singleElement()
+                .extracting(PlannedPod::getBehavior)
+                .isEqualTo(DrainBehavior.Skip);
+        assertThat(plan.getPods())
+                .filteredOn(p -> p.getPod().startsWith("pv/job-"))
+                .singleElement()
+                .extracting(PlannedPod::getBehavior)
+                .isEqualTo(DrainBehavior.WaitCompleted);
+        assertThat(plan.getPods().get(plan.getPods().size() - 1).getPod())
+                .as("drain order: waves first (web, then api), then the pods not drained")
+                .doesNotStartWith("pv/web-");
+        assertThat(cluster()
+                        .requests()
+                        .count(r -> r.is("list", "pods")
+                                && "spec.nodeName=pv-1".equals(r.query().get("fieldSelector"))))
+                .as("the preview listed the node's pods")
+                .isPositive();
+
+        assertUnchanged(nodeBefore, podsBefore, nodeWritesBefore);
+        // and deleting the preview undoes nothing, since it did nothing
+        client().resources(NodeMaintenance.class).withName("pv").delete();
+        await().atMost(WAIT).until(() -> get("pv") == null);
+        assertUnchanged(nodeBefore, podsBefore, nodeWritesBefore);
+    }
+
+    void assertUnchanged(Node before, List<Pod> podsBefore, long nodeWritesBefore) {
+        Node node = client().nodes().withName("pv-1").get();
+        assertThat(node.getSpec()).isEqualTo(before.getSpec());
+        assertThat(node.getMetadata().getAnnotations())
+                .isEqualTo(before.getMetadata().getAnnotations());
+        assertThat(node.getStatus().getConditions())
+                .isEqualTo(before.getStatus().getConditions());
+        assertThat(writes(r -> "nodes".equals(r.resource()) && "pv-1".equals(r.name())))
+                .as("writes to node pv-1")
+                .isEqualTo(nodeWritesBefore);
+        assertThat(podsOn("pv-1"))
+                .extracting(p -> p.getMetadata().getUid(), p -> p.getMetadata().getDeletionTimestamp())
+                .containsExactlyInAnyOrderElementsOf(podsBefore.stream()
+                        .map(p -> org.assertj.core.groups.Tuple.tuple(
+                                p.getMetadata().getUid(), null))
+                        .toList());
+        assertThat(cluster()
+                        .requests()
+                        .count(r -> "pv".equals(r.namespace())
+                                && (r.is("create", "pods", "eviction") || r.is("delete", "pods"))))
+                .as("evictions or deletions of the node's pods")
+                .isZero();
+        assertThat(client().leases()
+                        .inNamespace("tenure-system")
+                        .withName("node-pv-1")
+                        .get())
+                .as("no node lease taken")
+                .isNull();
+    }
+
+    @Test
+    void settingPreviewToFalseStartsTheMaintenance() {
+        cluster().seed().node("pv-2").role("worker").create();
+        cluster()
+                .seed()
+                .deployment("shop")
+                .namespace("pv2")
+                .replicas(2)
+                .onNode("pv-2")
+                .create();
+        preview("go", "pv-2");
+        await().atMost(WAIT)
+                .until(() -> get("go").getStatus() != null
+                        && get("go").getStatus().getDrainPlan() != null
+                        && get("go").getStatus().getDrainPlan().getPods() != null);
+        assertThat(podsOn("pv-2")).hasSize(2);
+
+        Conflicts.retry(
+                () -> client().resources(NodeMaintenance.class).withName("go").edit(nm -> {
+                    nm.getSpec().setPreview(false);
+                    return nm;
+                }));
+        await().atMost(WAIT).until(() -> get("go").getStatus().getPhase() == Phase.Succeeded);
+        assertThat(podsOn("pv-2")).isEmpty();
+        assertThat(get("go").getStatus().getDrainPlan())
+                .as("the preview's plan is gone (no skipped or waited-for pod left to show)")
+                .isNull();
+        assertThat(client().nodes().withName("pv-2").get().getSpec().getUnschedulable())
+                .isTrue();
+        client().resources(NodeMaintenance.class).withName("go").delete();
+        await().atMost(WAIT).until(() -> get("go") == null);
+    }
+}

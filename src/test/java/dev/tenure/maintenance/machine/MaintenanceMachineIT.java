@@ -1,0 +1,903 @@
+package dev.tenure.maintenance.machine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tenure.election.ExecutorScheduler;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.maintenance.api.DrainSpec;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.drain.DrainOptions;
+import dev.tenure.maintenance.drain.DrainPacing;
+import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.Conflicts;
+import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.MutableClock;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeCondition;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The maintenance machine against the emulated API server, driven step by step as the reconciler
+ * drives it (each step = one reconcile). The machine is CR-independent, so these tests also cover the
+ * node annotation protocol's use of it.
+ */
+@EndToEnd
+public class MaintenanceMachineIT {
+
+    public static final MaintenanceSettings SETTINGS = new MaintenanceSettings(
+            "tenure-system",
+            "node-",
+            "tenure",
+            Duration.ofSeconds(4),
+            Duration.ofSeconds(30),
+            Duration.ofSeconds(10),
+            4,
+            Duration.ofMillis(100),
+            Duration.ofSeconds(1));
+
+    MutableClock clock;
+    EmulatedCluster cluster;
+    KubernetesClient client;
+    ExecutorService pool;
+    ExecutorScheduler heartbeats;
+    SimpleMeterRegistry registry;
+    MaintenanceMachine machine;
+    final List<String> events = Collections.synchronizedList(new ArrayList<>());
+    final MaintenanceEvents sink = (warning, reason, message) -> events.add(reason + ": " + message);
+
+    @BeforeEach
+    void start() {
+        clock = MutableClock.atSystemTime();
+        cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().clock(clock));
+        client = cluster.client();
+        pool = Executors.newFixedThreadPool(4);
+        heartbeats = new ExecutorScheduler("test-heartbeats");
+        machine = newMachine();
+        cluster.seed().node("w1").role("worker").create();
+        cluster.seed().node("w2").role("worker").create();
+    }
+
+    MaintenanceMachine newMachine() {
+        registry = new SimpleMeterRegistry();
+        KubernetesClient operator = cluster.operatorClient();
+        return new MaintenanceMachine(
+                operator,
+                new KubeLeaseStore(operator),
+                (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
+                new MaintenanceMetrics(registry),
+                SETTINGS,
+                pool,
+                heartbeats,
+                clock);
+    }
+
+    @AfterEach
+    void stop() {
+        machine.close();
+        heartbeats.close();
+        pool.shutdownNow();
+        cluster.close();
+    }
+
+    static MaintenanceRequest request(String node, UnaryOperator<DrainSpec> drain) {
+        return new MaintenanceRequest(
+                node,
+                "kernel upgrade",
+                Optional.empty(),
+                DrainOptions.from(drain.apply(new DrainSpec())),
+                HandoverOptions.defaults());
+    }
+
+    static MaintenanceRequest request(String node) {
+        return request(node, d -> d);
+    }
+
+    /** Reconciles until {@code until} holds; state goes through the NodeMaintenance status each time. */
+    MaintenanceState drive(MaintenanceRequest request, MaintenanceState from, Predicate<MaintenanceState> until) {
+        AtomicReference<MaintenanceState> state = new AtomicReference<>(from);
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    clock.advance(Duration.ofMillis(100)); // simulated time between reconciles
+                    MaintenanceState next =
+                            machine.advance(request, state.get(), false, sink).state();
+                    if (System.getenv("NM_DEBUG") != null)
+                        System.err.println("STEP " + next.phase() + " err=" + next.lastError() + " pending="
+                                + next.pendingPods() + " reg="
+                                + registry.getMeters().stream()
+                                        .map(m -> m.getId().toString())
+                                        .toList());
+                    state.set(NodeMaintenanceStatuses.toState(
+                            NodeMaintenanceStatuses.toStatus(next, null, 1, clock.instant())));
+                    return until.test(state.get());
+                });
+        return state.get();
+    }
+
+    static Predicate<MaintenanceState> phase(Phase p) {
+        return s -> s.phase() == p;
+    }
+
+    List<Pod> podsOn(String node) {
+        return client.pods().inAnyNamespace().list().getItems().stream()
+                .filter(p -> node.equals(p.getSpec().getNodeName()))
+                .toList();
+    }
+
+    List<String> names(List<Pod> pods) {
+        return pods.stream().map(p -> p.getMetadata().getName()).sorted().toList();
+    }
+
+    long evictionsOf(String podName) {
+        return cluster.requests().count(ApiRequest.resource("pods", "eviction").and(ApiRequest.named(podName)));
+    }
+
+    boolean listedPodsByNode(String node) {
+        return cluster.requests()
+                        .count(r -> r.is("list", "pods")
+                                && ("spec.nodeName=" + node).equals(r.query().get("fieldSelector")))
+                > 0;
+    }
+
+    /** The node's tenure_maintenance_pending_pods value, {@code null} when it has no series. */
+    Double pendingPodsGauge(String node) {
+        var g = registry.find("tenure.maintenance.pending.pods")
+                .tag("node", node)
+                .gauge();
+        return g == null ? null : g.value();
+    }
+
+    double counter(String name, String tag, String value) {
+        var c = registry.find(name).tag(tag, value).counter();
+        return c == null ? 0 : c.count();
+    }
+
+    @Test
+    void fullLifecycleDrainsOnlyTheNodeAndUndoesEverything() {
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(4)
+                .onNodes("w1", "w2")
+                .create();
+        cluster.seed()
+                .daemonSet("agent")
+                .namespace("kube-system")
+                .onNodes("w1", "w2")
+                .create();
+        cluster.seed()
+                .mirrorPod("static-w1")
+                .namespace("kube-system")
+                .onNodes("w1")
+                .create();
+        List<String> onW2 = names(podsOn("w2"));
+        List<Pod> webOnW1 = podsOn("w1").stream()
+                .filter(p -> p.getMetadata().getName().startsWith("web"))
+                .toList();
+        assertThat(webOnW1).hasSize(2);
+
+        MaintenanceState done = drive(request("w1"), MaintenanceState.initial(), phase(Phase.Succeeded));
+
+        assertThat(listedPodsByNode("w1"))
+                .as("pods listed with fieldSelector spec.nodeName=w1")
+                .isTrue();
+        webOnW1.forEach(p -> assertThat(evictionsOf(p.getMetadata().getName()))
+                .as("eviction of " + p.getMetadata().getName())
+                .isPositive());
+        assertThat(names(podsOn("w1"))).allSatisfy(n -> assertThat(n).matches("agent.*|static-w1"));
+        assertThat(names(podsOn("w2"))).isEqualTo(onW2);
+        assertThat(cluster.requests()
+                        .count(ApiRequest.resource("pods", "eviction").and(r -> onW2.contains(r.name()))))
+                .isZero();
+        assertThat(done.drainProgress()).isEqualTo(100);
+        assertThat(done.totalPods()).isEqualTo(4);
+        assertThat(done.evictionPods()).isEqualTo(2);
+        assertThat(counter("tenure.maintenance.evictions", "result", "ok")).isEqualTo(2);
+
+        Node node = client.nodes().withName("w1").get();
+        assertThat(node.getSpec().getUnschedulable()).isTrue();
+        assertThat(node.getSpec().getTaints())
+                .extracting(NodeMarks::key)
+                .contains("node.kubernetes.io/unschedulable:NoSchedule", "tenure.dev/drain:NoSchedule");
+        assertThat(node.getStatus().getConditions())
+                .extracting(NodeCondition::getType)
+                .contains("Ready", NodeMarks.CONDITION_TYPE);
+        var lease =
+                client.leases().inNamespace("tenure-system").withName("node-w1").get();
+        assertThat(lease.getSpec().getHolderIdentity()).isEqualTo("tenure");
+        assertThat(lease.getMetadata().getOwnerReferences())
+                .singleElement()
+                .satisfies(
+                        o -> assertThat(o.getUid()).isEqualTo(node.getMetadata().getUid()));
+        assertThat(events)
+                .anyMatch(e -> e.startsWith("BeginMaintenance"))
+                .anyMatch(e -> e.startsWith("Cordoned"))
+                .anyMatch(e -> e.startsWith("SucceedMaintenance"));
+
+        assertThat(pendingPodsGauge("w1"))
+                .as("pending pods of w1, Succeeded and still in maintenance")
+                .isZero();
+
+        machine.end("w1", sink);
+        assertThat(pendingPodsGauge("w1"))
+                .as("pending pods series of w1 after it left maintenance")
+                .isNull();
+        Node after = client.nodes().withName("w1").get();
+        assertThat(after.getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
+        assertThat(after.getSpec().getTaints()).isEmpty();
+        assertThat(after.getStatus().getConditions())
+                .extracting(NodeCondition::getType)
+                .containsExactly("Ready");
+        assertThat(after.getMetadata().getAnnotations()).doesNotContainKey(NodeMarks.PRIOR_STATE);
+        assertThat(client.leases()
+                        .inNamespace("tenure-system")
+                        .withName("node-w1")
+                        .get()
+                        .getSpec()
+                        .getHolderIdentity())
+                .isNull();
+        assertThat(events).anyMatch(e -> e.startsWith("UncordonNode"));
+
+        machine.end("w1", sink); // idempotent
+        assertThat(client.nodes().withName("w1").get().getSpec().getTaints()).isEmpty();
+    }
+
+    @Test
+    void pdbRefusalIsRetriedUntilTheBudgetAllows() {
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(2)
+                .onNodes("w1")
+                .create();
+        cluster.seed()
+                .pdb("web")
+                .namespace("app")
+                .selector("app", "web")
+                .minAvailable(2)
+                .create();
+        MaintenanceRequest req = request("w1", d -> {
+            d.setEvictionRetryDelay("100ms");
+            return d;
+        });
+
+        MaintenanceState blocked = drive(
+                req,
+                MaintenanceState.initial(),
+                s -> counter("tenure.maintenance.evictions", "result", "blocked_by_pdb") >= 4);
+        assertThat(blocked.phase()).isEqualTo(Phase.Running);
+        assertThat(blocked.pendingPods()).hasSize(2);
+        assertThat(podsOn("w1")).hasSize(2);
+        // The blocking PDB is named, in events and in lastError, as kubectl drain prints it (issue 16).
+        assertThat(events)
+                .anyMatch(e -> e.startsWith("EvictionBlocked") && e.contains("disruption budget web needs 2"));
+        assertThat(blocked.lastError())
+                .contains(
+                        "Cannot evict pod as it would violate the pod's disruption budget",
+                        "The disruption budget web needs 2 healthy pods and has 2 currently");
+
+        client.policy()
+                .v1()
+                .podDisruptionBudget()
+                .inNamespace("app")
+                .withName("web")
+                .delete();
+        MaintenanceState done = drive(req, blocked, phase(Phase.Succeeded));
+        assertThat(podsOn("w1")).isEmpty();
+        assertThat(done.pendingPods()).isEmpty();
+    }
+
+    /** The machine as the operator runs it (poll 2 s), with 4 evictions per batch. */
+    MaintenanceMachine machineWithDefaultPoll() {
+        machine.close();
+        MaintenanceSettings settings = new MaintenanceSettings(
+                "tenure-system",
+                "node-",
+                "tenure",
+                Duration.ofSeconds(4),
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(10),
+                4,
+                Duration.ofSeconds(2),
+                Duration.ofSeconds(1));
+        return new MaintenanceMachine(
+                client,
+                new KubeLeaseStore(client),
+                (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
+                new MaintenanceMetrics(registry),
+                settings,
+                pool,
+                heartbeats,
+                clock);
+    }
+
+    /** One reconcile; the state goes through the status as in {@link #drive}. */
+    MaintenanceMachine.Step step(MaintenanceRequest request, MaintenanceState state) {
+        MaintenanceMachine.Step step = machine.advance(request, state, false, sink);
+        MaintenanceState stored = NodeMaintenanceStatuses.toState(
+                NodeMaintenanceStatuses.toStatus(step.state(), null, 1, clock.instant()));
+        return new MaintenanceMachine.Step(stored, step.requeueAfter());
+    }
+
+    @Test
+    void batchesFollowEachOtherAtOnceAndTerminatingPodsAreLookedAtSoonThenAtThePollInterval() {
+        machine = machineWithDefaultPoll();
+        List<Pod> web = cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(10)
+                .onNodes("w1")
+                .create();
+        cluster.markKubeletDown("w1"); // evicted pods stay terminating: every look below still has pods to wait for
+        MaintenanceRequest req = request("w1");
+
+        List<Optional<Duration>> requeues = new ArrayList<>();
+        MaintenanceMachine.Step s = step(req, MaintenanceState.initial());
+        requeues.add(s.requeueAfter());
+        for (Duration gap : List.of(
+                Duration.ZERO, Duration.ZERO, Duration.ofSeconds(1), Duration.ofSeconds(1), Duration.ofSeconds(5))) {
+            clock.advance(gap);
+            s = step(req, s.state());
+            requeues.add(s.requeueAfter());
+        }
+
+        assertThat(requeues)
+                .as("4 + 4 + 2 evictions at once, then looks after 250 ms, 1 s, 2 s (poll), 2 s")
+                .containsExactly(
+                        Optional.of(Duration.ZERO),
+                        Optional.of(Duration.ZERO),
+                        Optional.of(DrainPacing.FIRST_LOOK),
+                        Optional.of(Duration.ofSeconds(1)),
+                        Optional.of(Duration.ofSeconds(2)),
+                        Optional.of(Duration.ofSeconds(2)));
+        assertThat(listedPodsByNode("w1"))
+                .as("pods listed with fieldSelector spec.nodeName=w1")
+                .isTrue();
+        web.forEach(p -> assertThat(evictionsOf(p.getMetadata().getName()))
+                .as("evictions of " + p.getMetadata().getName())
+                .isEqualTo(1));
+        assertThat(s.state().phase()).isEqualTo(Phase.Running);
+        assertThat(s.state().pendingPods()).hasSize(10);
+    }
+
+    @Test
+    void aBatchThatFailsIsRetriedAfterThePollIntervalNotAtOnce() {
+        machine = machineWithDefaultPoll();
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(10)
+                .onNodes("w1")
+                .create();
+        cluster.faults().failNext(1000, ApiRequest.resource("pods", "eviction"), 500);
+
+        MaintenanceMachine.Step s = step(request("w1"), MaintenanceState.initial());
+
+        assertThat(s.requeueAfter()).contains(Duration.ofSeconds(2));
+        assertThat(s.state().lastError()).contains("HTTP 500");
+        assertThat(cluster.requests().count(ApiRequest.resource("pods", "eviction")))
+                .isEqualTo(4);
+    }
+
+    @Test
+    void kubectlFiltersRefuseUnderStrictOptionsWithoutEvictingAnything() {
+        cluster.seed().daemonSet("agent").namespace("kube-system").onNodes("w1").create();
+        cluster.seed().pod("loner").namespace("app").onNodes("w1").create();
+        cluster.seed()
+                .deployment("cache")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .emptyDir()
+                .create();
+
+        record Case(UnaryOperator<DrainSpec> drain, String blamed) {}
+        for (Case c : List.of(
+                new Case(
+                        d -> {
+                            d.setIgnoreDaemonSets(false);
+                            return d;
+                        },
+                        "set spec.drain.ignoreDaemonSets"),
+                new Case(
+                        d -> {
+                            d.setForce(false);
+                            return d;
+                        },
+                        "set spec.drain.force"),
+                new Case(
+                        d -> {
+                            d.setDeleteEmptyDirData(false);
+                            return d;
+                        },
+                        "set spec.drain.deleteEmptyDirData"))) {
+            MaintenanceState failed = drive(request("w1", c.drain()), MaintenanceState.initial(), phase(Phase.Failed));
+            assertThat(failed.lastError()).contains(c.blamed());
+            assertThat(cluster.requests().count(ApiRequest.resource("pods", "eviction")))
+                    .isZero();
+            machine.end("w1", sink);
+        }
+
+        events.clear();
+        drive(request("w1"), MaintenanceState.initial(), phase(Phase.Succeeded));
+        assertThat(names(podsOn("w1"))).singleElement().asString().startsWith("agent");
+        // Under the defaults both go, as with kubectl drain --force --delete-emptydir-data, and are named.
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.DRAIN_WARNING))
+                .as("kubectl drain's warnings as an event naming the pods")
+                .anySatisfy(e -> assertThat(e).contains("declare no controller").contains("app/loner"))
+                .anySatisfy(e -> assertThat(e).contains("local storage").contains("app/cache-"));
+    }
+
+    @Test
+    void podSelectorAndDisableEvictionDeleteOnlySelectedPods() {
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .create();
+        cluster.seed()
+                .deployment("db")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .create();
+        cluster.seed()
+                .pdb("web")
+                .namespace("app")
+                .selector("app", "web")
+                .minAvailable(1)
+                .create();
+        MaintenanceRequest req = request("w1", d -> {
+            d.setDisableEviction(true);
+            d.setPodSelector(new io.fabric8.kubernetes.api.model.LabelSelectorBuilder()
+                    .addToMatchLabels("app", "web")
+                    .build());
+            return d;
+        });
+        drive(req, MaintenanceState.initial(), phase(Phase.Succeeded));
+        assertThat(names(podsOn("w1"))).singleElement().asString().startsWith("db");
+        assertThat(cluster.requests().count(ApiRequest.resource("pods", "eviction")))
+                .isZero();
+        assertThat(cluster.requests().count(r -> r.is("delete", "pods"))).isPositive();
+    }
+
+    @Test
+    void podsOnANodeWithAStaleKubeletCountAsGone() {
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(2)
+                .onNodes("w1")
+                .create();
+        cluster.markKubeletDown("w1");
+        clock.advance(Duration.ofSeconds(cluster.options().nodeLeaseDurationSeconds() + 1));
+
+        MaintenanceState evicted = drive(
+                request("w1"),
+                MaintenanceState.initial(),
+                s -> s.phase() == Phase.Running
+                        && podsOn("w1").stream().allMatch(p -> p.getMetadata().getDeletionTimestamp() != null));
+        assertThat(evicted.pendingPods()).isNotEmpty();
+        // deletionTimestamp = eviction time + grace (30 s); count as gone once stale-node-skip-wait past it
+        clock.advance(Duration.ofSeconds(30).plus(SETTINGS.staleNodeSkipWait()).plusSeconds(1));
+        MaintenanceState done = drive(request("w1"), evicted, phase(Phase.Succeeded));
+        assertThat(podsOn("w1")).hasSize(2).allMatch(p -> p.getMetadata().getDeletionTimestamp() != null);
+        assertThat(done.drainProgress()).isEqualTo(100);
+    }
+
+    @Test
+    void nodeDeletedAfterItsDrainSucceededEndsTheMaintenanceCleanly() {
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .create();
+        MaintenanceState succeeded = drive(request("w1"), MaintenanceState.initial(), phase(Phase.Succeeded));
+        events.clear();
+        client.nodes().withName("w1").delete();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> client.nodes().withName("w1").get() == null);
+
+        MaintenanceState ended = drive(request("w1"), succeeded, s -> s.phase() != Phase.Succeeded);
+
+        assertThat(ended.phase())
+                .as("drain, then delete the node: the usual decommission")
+                .isEqualTo(Phase.Ended);
+        assertThat(ended.lastError()).isNull();
+        assertThat(ended.holdsNode()).isFalse();
+        assertThat(events).noneMatch(e -> e.startsWith(MaintenanceEvents.FAILED));
+        assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.NODE_DELETED + ": node w1 was deleted after"));
+        var lease =
+                client.leases().inNamespace("tenure-system").withName("node-w1").get();
+        assertThat(lease == null || lease.getSpec().getHolderIdentity() == null).isTrue();
+        assertThat(pendingPodsGauge("w1")).isNull();
+        NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(ended, null, 1, clock.instant());
+        assertThat(status.getConditions())
+                .filteredOn(c -> List.of("Cordoned", "LeaseHeld").contains(c.getType()))
+                .as("conditions describe the present: nothing cordoned or held")
+                .allSatisfy(c -> assertThat(c.getStatus()).isEqualTo("False"));
+        assertThat(NodeMaintenanceStatuses.toState(status).phase()).isEqualTo(Phase.Ended);
+        assertThat(machine.advance(request("w1"), NodeMaintenanceStatuses.toState(status), false, sink)
+                        .state()
+                        .phase())
+                .as("Ended is terminal")
+                .isEqualTo(Phase.Ended);
+    }
+
+    @Test
+    void drainTimeoutFailsNamingTheBlockingPods() {
+        List<Pod> pods = cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .create();
+        cluster.seed()
+                .pdb("web")
+                .namespace("app")
+                .selector("app", "web")
+                .minAvailable(1)
+                .create();
+        MaintenanceRequest req = request("w1", d -> {
+            d.setTimeout("30s");
+            d.setEvictionRetryDelay("100ms");
+            return d;
+        });
+        MaintenanceState blocked = drive(
+                req,
+                MaintenanceState.initial(),
+                s -> counter("tenure.maintenance.evictions", "result", "blocked_by_pdb") >= 1);
+        clock.advance(Duration.ofSeconds(31));
+        MaintenanceState failed = drive(req, blocked, phase(Phase.Failed));
+        assertThat(failed.lastError())
+                .contains("did not finish within 30s")
+                .contains("app/" + pods.get(0).getMetadata().getName()
+                        + " (eviction refused by PodDisruptionBudget app/web)")
+                .endsWith("the last evictions were refused by PodDisruptionBudget app/web");
+        assertThat(events).anyMatch(e -> e.startsWith("FailedMaintenance"));
+    }
+
+    /**
+     * Issue 25: a pod that outlives its grace period (here a finalizer holds it) keeps the drain waiting; a Warning
+     * names it once, not at every poll.
+     */
+    @Test
+    void aPodStuckTerminatingIsNamedOnceInAWarning() {
+        Pod held = cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .create()
+                .get(0);
+        String name = held.getMetadata().getName();
+        Conflicts.retry(() -> client.pods().inNamespace("app").withName(name).edit(p -> {
+            p.getMetadata().getFinalizers().add("example.com/hold");
+            return p;
+        }));
+        MaintenanceState evicted = drive(
+                request("w1"),
+                MaintenanceState.initial(),
+                s -> s.phase() == Phase.Running
+                        && podsOn("w1").stream().allMatch(p -> p.getMetadata().getDeletionTimestamp() != null));
+        assertThat(events).noneMatch(e -> e.startsWith(MaintenanceEvents.STUCK_TERMINATING));
+
+        clock.advance(Duration.ofSeconds(31)); // past the 30 s grace period
+        MaintenanceState waiting = drive(
+                request("w1"),
+                evicted,
+                s -> events.stream().anyMatch(e -> e.startsWith(MaintenanceEvents.STUCK_TERMINATING)));
+        for (int i = 0; i < 5; i++) {
+            clock.advance(Duration.ofSeconds(1));
+            waiting = NodeMaintenanceStatuses.toState(NodeMaintenanceStatuses.toStatus(
+                    machine.advance(request("w1"), waiting, false, sink).state(), null, 1, clock.instant()));
+        }
+
+        assertThat(waiting.phase()).isEqualTo(Phase.Running);
+        assertThat(waiting.pendingPods()).containsExactly("app/" + name);
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.STUCK_TERMINATING))
+                .singleElement()
+                .asString()
+                .contains("app/" + name + " (grace period ended");
+        // a merge patch, not a read-modify-write: the terminating pod is written meanwhile, and an edit on the
+        // resourceVersion it read met a 409 under load
+        client.pods()
+                .inNamespace("app")
+                .withName(name)
+                .patch(
+                        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                        "{\"metadata\":{\"finalizers\":null}}");
+    }
+
+    @Test
+    void waitsForAValidForeignLeaseAndTakesItOverWhenExpired() {
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .create();
+        cluster.seed().namespace("tenure-system");
+        client.leases()
+                .inNamespace("tenure-system")
+                .resource(new LeaseBuilder()
+                        .withNewMetadata()
+                        .withName("node-w1")
+                        .withNamespace("tenure-system")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withHolderIdentity("node-maintenance-operator")
+                        .withLeaseDurationSeconds(60)
+                        .withAcquireTime(clock.instant().atZone(ZoneOffset.UTC))
+                        .withRenewTime(clock.instant().atZone(ZoneOffset.UTC))
+                        .withLeaseTransitions(3)
+                        .endSpec()
+                        .build())
+                .create();
+
+        MaintenanceState waiting = drive(request("w1"), MaintenanceState.initial(), phase(Phase.Waiting));
+        assertThat(waiting.waitingFor()).isEqualTo("node-maintenance-operator");
+        assertThat(waiting.lease().getHolderIdentity()).isEqualTo("node-maintenance-operator");
+        MaintenanceState stillWaiting =
+                machine.advance(request("w1"), waiting, false, sink).state();
+        assertThat(stillWaiting.phase()).isEqualTo(Phase.Waiting);
+        assertThat(events.stream().filter(e -> e.startsWith("LeaseWaiting"))).hasSize(1);
+        assertThat(client.nodes().withName("w1").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
+        assertThat(cluster.requests().count(ApiRequest.resource("pods", "eviction")))
+                .isZero();
+
+        clock.advance(Duration.ofSeconds(61));
+        drive(request("w1"), stillWaiting, phase(Phase.Succeeded));
+        LeaseRecord lease = new KubeLeaseStore(client).get(LeaseKey.of("tenure-system", "node-w1"));
+        assertThat(lease.holderIdentity()).isEqualTo("tenure");
+        assertThat(lease.leaseTransitions()).isEqualTo(4);
+        assertThat(counter("tenure.maintenance.lease", "outcome", "takeover")).isEqualTo(1);
+    }
+
+    @Test
+    void priorCordonAndTaintsAreRestoredExactly() {
+        cluster.seed()
+                .node("w3")
+                .role("worker")
+                .unschedulable()
+                .taint("node.kubernetes.io/unschedulable", "", "NoSchedule")
+                .taint("gpu", "true", "NoSchedule")
+                .create();
+        List<String> before = client.nodes().withName("w3").get().getSpec().getTaints().stream()
+                .map(NodeMarks::key)
+                .toList();
+
+        drive(request("w3"), MaintenanceState.initial(), phase(Phase.Succeeded));
+        assertThat(client.nodes().withName("w3").get().getSpec().getTaints())
+                .extracting(NodeMarks::key)
+                .contains("tenure.dev/drain:NoSchedule");
+        machine.end("w3", sink);
+
+        Node after = client.nodes().withName("w3").get();
+        assertThat(after.getSpec().getUnschedulable()).isTrue();
+        assertThat(after.getSpec().getTaints()).extracting(NodeMarks::key).containsExactlyElementsOf(before);
+    }
+
+    @Test
+    void nodeDeletedMidDrainFailsAndReleasesTheLease() {
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .create();
+        cluster.seed()
+                .pdb("web")
+                .namespace("app")
+                .selector("app", "web")
+                .minAvailable(1)
+                .create();
+        MaintenanceState blocked = drive(
+                request("w1"),
+                MaintenanceState.initial(),
+                s -> counter("tenure.maintenance.evictions", "result", "blocked_by_pdb") >= 1);
+        assertThat(pendingPodsGauge("w1")).isEqualTo(1.0);
+        client.nodes().withName("w1").delete();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> client.nodes().withName("w1").get() == null);
+
+        MaintenanceState failed = drive(request("w1"), blocked, phase(Phase.Failed));
+        assertThat(pendingPodsGauge("w1"))
+                .as("a deleted node's pending pods series (stale, it kept TenureMaintenanceStuck firing)")
+                .isNull();
+        NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(failed, null, 1, clock.instant());
+        assertThat(NodeMaintenanceStatuses.condition(status, "Cordoned").orElseThrow())
+                .as("Cordoned on a NodeMaintenance whose node is gone")
+                .satisfies(c -> assertThat(c.getStatus()).isEqualTo("False"))
+                .satisfies(c -> assertThat(c.getReason()).isEqualTo("NodeDeleted"));
+        MaintenanceState again = machine.advance(request("w1"), NodeMaintenanceStatuses.toState(status), false, sink)
+                .state();
+        assertThat(again.lastError()).isEqualTo(failed.lastError());
+        assertThat(failed.lastError()).contains("node w1 was deleted during maintenance");
+        assertThat(failed.holdsNode()).isFalse();
+        var lease =
+                client.leases().inNamespace("tenure-system").withName("node-w1").get();
+        assertThat(lease == null || lease.getSpec().getHolderIdentity() == null).isTrue();
+        machine.end("w1", sink); // correct when the node is gone
+    }
+
+    @Test
+    void aNewMachinePicksUpMidDrainFromTheClusterAndTheStatus() {
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(3)
+                .onNodes("w1")
+                .create();
+        cluster.seed()
+                .pdb("web")
+                .namespace("app")
+                .selector("app", "web")
+                .maxUnavailable(1)
+                .create();
+        cluster.seed().node("w3").role("worker").create();
+        cluster.seed()
+                .deployment("other")
+                .namespace("app")
+                .replicas(3)
+                .onNodes("w3")
+                .create();
+        MaintenanceState midway = drive(
+                request("w1"),
+                MaintenanceState.initial(),
+                s -> counter("tenure.maintenance.evictions", "result", "ok") >= 1);
+        assertThat(midway.phase()).isEqualTo(Phase.Running);
+        String recordedPrior = client.nodes()
+                .withName("w1")
+                .get()
+                .getMetadata()
+                .getAnnotations()
+                .get(NodeMarks.PRIOR_STATE);
+
+        machine = newMachine(); // operator restart: nothing carried over but the status
+        MaintenanceState done = drive(request("w1"), midway, phase(Phase.Succeeded));
+        assertThat(done.totalPods()).isEqualTo(midway.totalPods());
+        assertThat(done.leaseAcquiredAt()).isEqualTo(midway.leaseAcquiredAt());
+        assertThat(podsOn("w1")).isEmpty();
+        assertThat(client.nodes()
+                        .withName("w1")
+                        .get()
+                        .getMetadata()
+                        .getAnnotations()
+                        .get(NodeMarks.PRIOR_STATE))
+                .isEqualTo(recordedPrior);
+        assertThat(new KubeLeaseStore(client)
+                        .get(LeaseKey.of("tenure-system", "node-w1"))
+                        .leaseTransitions())
+                .isZero();
+    }
+
+    @Test
+    void conflictsAndServerErrorsOnNodePatchAndEvictionAreRetried() {
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(2)
+                .onNodes("w1")
+                .create();
+        cluster.faults().failNext(2, r -> r.is("patch", "nodes"), 409);
+        cluster.faults().failNext(1, r -> r.is("patch", "nodes", "status"), 500);
+        cluster.faults().failNext(2, ApiRequest.resource("pods", "eviction"), 500);
+
+        MaintenanceState done = drive(request("w1"), MaintenanceState.initial(), phase(Phase.Succeeded));
+        assertThat(podsOn("w1")).isEmpty();
+        assertThat(counter("tenure.maintenance.evictions", "result", "error")).isEqualTo(2);
+        Node node = client.nodes().withName("w1").get();
+        assertThat(node.getSpec().getUnschedulable()).isTrue();
+        assertThat(NodeMarks.conditionOf(node)).isPresent();
+        assertThat(done.lastError()).isNull();
+    }
+
+    @Test
+    void windowEndsTheMaintenanceByItself() {
+        MaintenanceRequest req = new MaintenanceRequest(
+                "w1", "", Optional.of(Duration.ofMinutes(10)), DrainOptions.defaults(), HandoverOptions.defaults());
+        MaintenanceState done = drive(req, MaintenanceState.initial(), phase(Phase.Succeeded));
+        var lease =
+                client.leases().inNamespace("tenure-system").withName("node-w1").get();
+        assertThat(lease.getSpec().getLeaseDurationSeconds()).isEqualTo(10 * 60 + 30);
+        clock.advance(Duration.ofMinutes(10));
+        MaintenanceState ended = machine.advance(req, done, false, sink).state();
+        assertThat(ended.phase()).isEqualTo(Phase.Ended);
+        assertThat(client.nodes().withName("w1").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
+        assertThat(client.leases()
+                        .inNamespace("tenure-system")
+                        .withName("node-w1")
+                        .get()
+                        .getSpec()
+                        .getHolderIdentity())
+                .isNull();
+        assertThat(machine.advance(req, ended, false, sink).state().phase()).isEqualTo(Phase.Ended);
+    }
+
+    @Test
+    void handoverRunsBetweenCordonAndDrainAndIsBoundedByItsTimeout() {
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .create();
+        List<String> calls = Collections.synchronizedList(new ArrayList<>());
+        machine = new MaintenanceMachine(
+                client,
+                new KubeLeaseStore(client),
+                (node, started, now) -> {
+                    calls.add(node + " cordoned="
+                            + client.nodes().withName(node).get().getSpec().getUnschedulable() + " pods="
+                            + podsOn(node).size());
+                    return LeadershipHandover.Outcome.inProgress("1 lease still held on " + node);
+                },
+                new MaintenanceMetrics(new SimpleMeterRegistry()),
+                SETTINGS,
+                pool,
+                heartbeats,
+                clock);
+
+        MaintenanceState handingOver =
+                drive(request("w1"), MaintenanceState.initial(), s -> s.handoverStartedAt() != null);
+        MaintenanceState still =
+                machine.advance(request("w1"), handingOver, false, sink).state();
+        assertThat(still.handedOverAt()).isNull();
+        assertThat(calls).isNotEmpty().allMatch(c -> c.equals("w1 cordoned=true pods=1"));
+        assertThat(cluster.requests().count(ApiRequest.resource("pods", "eviction")))
+                .isZero();
+
+        clock.advance(Duration.ofSeconds(31));
+        MaintenanceState done = drive(request("w1"), still, phase(Phase.Succeeded));
+        assertThat(done.handoverMessage()).contains("did not finish within 30s");
+    }
+
+    @Test
+    void theLeaseIsKeptRenewedBetweenReconcilesAndNotAfterTheEnd() {
+        drive(request("w1"), MaintenanceState.initial(), phase(Phase.Succeeded));
+        var leases = new KubeLeaseStore(client);
+        LeaseKey key = LeaseKey.of("tenure-system", "node-w1");
+        java.time.Instant renewed = leases.get(key).renewTime();
+        clock.advance(Duration.ofSeconds(3)); // no reconcile from here on
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> leases.get(key).renewTime().isAfter(renewed));
+        assertThat(leases.get(key).leaseDuration()).contains(SETTINGS.leaseDuration());
+
+        machine.end("w1", sink);
+        assertThat(leases.get(key).hasHolder()).isFalse();
+        clock.advance(Duration.ofSeconds(3));
+        await().during(Duration.ofSeconds(2))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> !leases.get(key).hasHolder());
+    }
+}

@@ -1,0 +1,264 @@
+package dev.tenure.maintenance.machine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.election.ExecutorScheduler;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseRecord;
+import dev.tenure.election.WorkFence;
+import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.FencedWrites;
+import dev.tenure.maintenance.api.DrainSpec;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.drain.DrainOptions;
+import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.MutableClock;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.ConfigBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The node lease fences the maintenance's side effects, as the operator lease fences the operator's: each instance
+ * holds node leases in its own name, a successor takes a predecessor's over explicitly (leaseTransitions + 1), and
+ * nothing is sent for a node once its lease no longer holds — not even by a reconcile that began while it did.
+ */
+@EndToEnd
+class NodeLeaseFenceIT {
+    static final LeaseKey LEASE = LeaseKey.of("tenure-system", "node-w1");
+
+    final MutableClock clock = MutableClock.atSystemTime();
+    EmulatedCluster cluster;
+    final List<Instance> instances = new ArrayList<>();
+    final List<String> events = Collections.synchronizedList(new ArrayList<>());
+    final MaintenanceEvents sink = (warning, reason, message) -> events.add(reason + ": " + message);
+
+    /** One operator instance's machine: its own holder, fence and fenced client. */
+    final class Instance implements AutoCloseable {
+        final WorkFence fence = WorkFence.closed();
+        final KubernetesClient client;
+        final ExecutorService pool;
+        final ExecutorScheduler heartbeats = new ExecutorScheduler("test-heartbeats");
+        final MaintenanceMachine machine;
+
+        Instance(String identity, ExecutorService pool) {
+            this.pool = pool;
+            KubernetesClient operator = cluster.operatorClient();
+            client = FencedWrites.client(
+                    new ConfigBuilder(operator.getConfiguration())
+                            .withRequestRetryBackoffLimit(0)
+                            .build(),
+                    null,
+                    fence,
+                    identity);
+            MaintenanceSettings settings = new MaintenanceSettings(
+                    "tenure-system",
+                    "node-",
+                    MaintenanceSettings.instanceHolder("tenure", identity),
+                    Duration.ofSeconds(60),
+                    Duration.ofSeconds(30),
+                    Duration.ofSeconds(10),
+                    4,
+                    Duration.ofMillis(100),
+                    Duration.ofSeconds(1));
+            machine = new MaintenanceMachine(
+                    client,
+                    new KubeLeaseStore(client),
+                    (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
+                    new MaintenanceMetrics(new SimpleMeterRegistry()),
+                    settings,
+                    pool,
+                    heartbeats,
+                    clock);
+            fence.open(() -> Optional.of(Duration.ofHours(1)));
+            instances.add(this);
+        }
+
+        MaintenanceState advance(MaintenanceState prior) {
+            return machine.advance(request(), prior, false, sink).state();
+        }
+
+        @Override
+        public void close() {
+            machine.close();
+            heartbeats.close();
+            pool.shutdownNow();
+            client.close();
+        }
+    }
+
+    @BeforeEach
+    void start() {
+        cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests().clock(clock));
+        cluster.seed().node("w1").role("worker").create();
+        cluster.seed().pod("web-1").namespace("app").onNodes("w1").create();
+        cluster.seed().pod("web-2").namespace("app").onNodes("w1").create();
+    }
+
+    @AfterEach
+    void stop() {
+        instances.forEach(Instance::close);
+        cluster.close();
+    }
+
+    static MaintenanceRequest request() {
+        return new MaintenanceRequest(
+                "w1",
+                "kernel upgrade",
+                Optional.empty(),
+                DrainOptions.from(new DrainSpec()),
+                HandoverOptions.defaults());
+    }
+
+    LeaseRecord lease() {
+        return new KubeLeaseStore(cluster.client()).find(LEASE).orElseThrow();
+    }
+
+    static boolean isWrite(ApiRequest r) {
+        return java.util.Set.of("POST", "PUT", "PATCH", "DELETE").contains(r.method());
+    }
+
+    long evictions() {
+        return cluster.requests().count(ApiRequest.resource("pods", "eviction"));
+    }
+
+    @Test
+    void aSuccessorTakesThePredecessorsNodeLeaseOverExplicitlyAndThePredecessorCannotWriteAgain() {
+        Instance a = new Instance("tenure-a", Executors.newFixedThreadPool(2));
+        MaintenanceState afterA = a.advance(MaintenanceState.initial());
+        assertThat(afterA.phase()).isEqualTo(Phase.Running);
+        assertThat(lease().holderIdentity()).isEqualTo("tenure/tenure-a");
+        int transitions = lease().leaseTransitions();
+
+        // a's term ends (its fence closes: the operator lease moved on); b leads now and continues the maintenance
+        a.fence.close();
+        Instance b = new Instance("tenure-b", Executors.newFixedThreadPool(2));
+        MaintenanceState afterB = b.advance(afterA);
+
+        assertThat(lease().holderIdentity())
+                .as("the successor holds the node lease in its own name at once, not after it expires")
+                .isEqualTo("tenure/tenure-b");
+        assertThat(lease().leaseTransitions()).as("the takeover is recorded").isEqualTo(transitions + 1);
+        assertThat(afterB.phase()).isIn(Phase.Running, Phase.Succeeded);
+        assertThat(events)
+                .anySatisfy(e -> assertThat(e)
+                        .startsWith(MaintenanceEvents.LEASE_TAKEN_OVER + ": ")
+                        .contains("from tenure/tenure-a by tenure/tenure-b"));
+
+        // the predecessor, still reconciling from a stale belief, sends nothing
+        long writesBefore = cluster.requests().count(NodeLeaseFenceIT::isWrite);
+        a.advance(afterA);
+        assertThat(cluster.requests().count(NodeLeaseFenceIT::isWrite))
+                .as("writes of the predecessor after its term")
+                .isEqualTo(writesBefore);
+        assertThat(lease().holderIdentity()).isEqualTo("tenure/tenure-b");
+    }
+
+    @Test
+    void evictionsAreNotSentOnceTheNodeLeaseNoLongerHoldsEvenWithinOneReconcile() {
+        // every eviction reaches its pool thread a lease duration later (a stalled JVM, a slow pool): by then the
+        // lease the reconcile claimed has run out, and another controller may already hold the node
+        ExecutorService stalling = Executors.newFixedThreadPool(2);
+        ExecutorService late = new java.util.concurrent.AbstractExecutorService() {
+            @Override
+            public void execute(Runnable task) {
+                stalling.execute(() -> {
+                    clock.advance(Duration.ofSeconds(61));
+                    task.run();
+                });
+            }
+
+            @Override
+            public void shutdown() {
+                stalling.shutdown();
+            }
+
+            @Override
+            public List<Runnable> shutdownNow() {
+                return stalling.shutdownNow();
+            }
+
+            @Override
+            public boolean isShutdown() {
+                return stalling.isShutdown();
+            }
+
+            @Override
+            public boolean isTerminated() {
+                return stalling.isTerminated();
+            }
+
+            @Override
+            public boolean awaitTermination(long timeout, java.util.concurrent.TimeUnit unit)
+                    throws InterruptedException {
+                return stalling.awaitTermination(timeout, unit);
+            }
+        };
+        Instance a = new Instance("tenure-a", late);
+        Instant claimed = clock.instant();
+
+        MaintenanceState state = a.advance(MaintenanceState.initial());
+
+        assertThat(Duration.between(claimed, clock.instant())).isGreaterThan(Duration.ofSeconds(60));
+        assertThat(evictions())
+                .as("evictions sent after the node lease ran out")
+                .isZero();
+        assertThat(state.lastError()).contains("not sent").contains("node lease tenure-system/node-w1");
+        Node node = cluster.client().nodes().withName("w1").get();
+        assertThat(node.getSpec().getUnschedulable())
+                .as("the cordon went out while the lease held")
+                .isTrue();
+    }
+
+    @Test
+    void theEndLeavesTheNodeAloneWhenAnotherControllerHoldsItsLease() {
+        Instance a = new Instance("tenure-a", Executors.newFixedThreadPool(2));
+        a.advance(MaintenanceState.initial());
+        assertThat(cluster.client().nodes().withName("w1").get().getSpec().getUnschedulable())
+                .isTrue();
+        // our lease ran out; another maintenance controller took the node and needs it cordoned
+        KubeLeaseStore store = new KubeLeaseStore(cluster.client());
+        LeaseRecord current = store.find(LEASE).orElseThrow();
+        clock.advance(Duration.ofSeconds(61));
+        store.update(
+                LEASE,
+                dev.tenure.election.LeaseRules.heldRecord(
+                        current, "node-maintenance", clock.instant(), Duration.ofMinutes(5)));
+        events.clear();
+
+        a.machine.end("w1", sink);
+
+        assertThat(cluster.client().nodes().withName("w1").get().getSpec().getUnschedulable())
+                .as("uncordoned under another controller's maintenance")
+                .isTrue();
+        assertThat(lease().holderIdentity()).isEqualTo("node-maintenance");
+        assertThat(events)
+                .anySatisfy(e -> assertThat(e).startsWith(MaintenanceEvents.NODE_LEFT_TO_HOLDER + ": "))
+                .noneSatisfy(e -> assertThat(e).startsWith(MaintenanceEvents.UNCORDONED + ": "));
+    }
+
+    @Test
+    void theEndUndoesAndReleasesWhenTheLeaseIsStillOurs() {
+        Instance a = new Instance("tenure-a", Executors.newFixedThreadPool(2));
+        a.advance(MaintenanceState.initial());
+
+        a.machine.end("w1", sink);
+
+        assertThat(cluster.client().nodes().withName("w1").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
+        assertThat(lease().hasHolder()).isFalse();
+    }
+}

@@ -1,0 +1,155 @@
+package dev.tenure.maintenance.machine;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.maintenance.api.LeaseStatus;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
+import io.fabric8.kubernetes.api.model.Condition;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class NodeMaintenanceStatusesTest {
+
+    static final Instant T0 = Instant.parse("2026-01-01T12:00:00Z");
+
+    static Condition condition(NodeMaintenanceStatus s, String type) {
+        return NodeMaintenanceStatuses.condition(s, type).orElseThrow();
+    }
+
+    @Test
+    void stepTimestampsSurviveARoundTripThroughStatus() {
+        MaintenanceState state = new MaintenanceState.Builder()
+                .phase(Phase.Running)
+                .leaseAcquiredAt(T0)
+                .cordonedAt(T0.plusSeconds(1))
+                .handoverStartedAt(T0.plusSeconds(1))
+                .handedOverAt(T0.plusSeconds(2))
+                .handoverMessage("2 leases moved")
+                .drainStartedAt(T0.plusSeconds(3))
+                .totalPods(7)
+                .evictionPods(5)
+                .drainProgress(40)
+                .pendingPods(List.of("ns/a", "ns/b", "ns/c"))
+                .errorOnLeaseCount(0)
+                .lease(new LeaseStatus("node-w1", "tenure-system", "tenure", T0.toString(), T0.toString(), null))
+                .build();
+        NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(state, null, 3, T0.plusSeconds(4));
+        MaintenanceState back = NodeMaintenanceStatuses.toState(status);
+        assertThat(back.leaseAcquiredAt()).isEqualTo(T0);
+        assertThat(back.cordonedAt()).isEqualTo(T0.plusSeconds(1));
+        assertThat(back.handedOverAt()).isEqualTo(T0.plusSeconds(2));
+        assertThat(back.drainStartedAt()).isEqualTo(T0.plusSeconds(3));
+        assertThat(back.totalPods()).isEqualTo(7);
+        assertThat(back.evictionPods()).isEqualTo(5);
+        assertThat(back.pendingPods()).containsExactly("ns/a", "ns/b", "ns/c");
+        assertThat(status.getConditions())
+                .allSatisfy(c -> assertThat(c.getObservedGeneration()).isEqualTo(3L));
+        assertThat(status.getConditions())
+                .extracting(Condition::getType)
+                .containsExactly("LeaseHeld", "Cordoned", "LeadersHandedOver", "Drained");
+    }
+
+    @Test
+    void lastTransitionTimeMovesOnlyWhenAConditionChangesStatus() {
+        MaintenanceState pending = MaintenanceState.initial();
+        NodeMaintenanceStatus first = NodeMaintenanceStatuses.toStatus(pending, null, 1, T0);
+        assertThat(condition(first, "Drained").getLastTransitionTime()).isEqualTo(T0.toString());
+
+        NodeMaintenanceStatus again = NodeMaintenanceStatuses.toStatus(pending, first, 1, T0.plusSeconds(30));
+        assertThat(condition(again, "Drained").getLastTransitionTime()).isEqualTo(T0.toString());
+        assertThat(again).isEqualTo(first);
+        assertThat(again.getLastUpdate()).isEqualTo(first.getLastUpdate());
+
+        MaintenanceState draining = pending.toBuilder()
+                .phase(Phase.Running)
+                .leaseAcquiredAt(T0.plusSeconds(40))
+                .drainStartedAt(T0.plusSeconds(41))
+                .build();
+        NodeMaintenanceStatus later = NodeMaintenanceStatuses.toStatus(draining, again, 1, T0.plusSeconds(42));
+        assertThat(condition(later, "LeaseHeld").getLastTransitionTime())
+                .isEqualTo(T0.plusSeconds(40).toString());
+        assertThat(condition(later, "Drained").getStatus()).isEqualTo("False");
+        // Drained stayed False (Pending -> Draining): its transition time is the drain start, not "now".
+        assertThat(condition(later, "Drained").getLastTransitionTime())
+                .isEqualTo(T0.plusSeconds(41).toString());
+        assertThat(later.getLastUpdate()).isEqualTo(T0.plusSeconds(42).toString());
+    }
+
+    @Test
+    void waitingNamesTheHolder() {
+        MaintenanceState waiting = new MaintenanceState.Builder()
+                .phase(Phase.Waiting)
+                .waitingFor("other-operator")
+                .lease(new LeaseStatus("node-w1", "tenure-system", "other-operator", null, null, null))
+                .build();
+        NodeMaintenanceStatus s = NodeMaintenanceStatuses.toStatus(waiting, null, 1, T0);
+        assertThat(condition(s, "LeaseHeld").getReason()).isEqualTo("LeaseWaiting");
+        assertThat(condition(s, "LeaseHeld").getMessage()).contains("other-operator");
+        assertThat(NodeMaintenanceStatuses.toState(s).waitingFor()).isEqualTo("other-operator");
+    }
+
+    @Test
+    void aLeaseRenewalLeavesAPinnedStatusAndItsLastUpdateAlone() {
+        MaintenanceState.Builder held = new MaintenanceState.Builder()
+                .phase(Phase.Succeeded)
+                .leaseAcquiredAt(T0)
+                .cordonedAt(T0)
+                .handedOverAt(T0)
+                .drainStartedAt(T0)
+                .drainedAt(T0.plusSeconds(1))
+                .drainProgress(100);
+        NodeMaintenanceStatus first = NodeMaintenanceStatuses.toStatus(
+                held.lease(new LeaseStatus(
+                                "node-w1",
+                                "tenure-system",
+                                "tenure",
+                                T0.toString(),
+                                T0.toString(),
+                                "2026-01-01T12:01:00Z"))
+                        .build(),
+                null,
+                1,
+                T0.plusSeconds(1));
+        first.setNodeName("w1"); // pinned by the front door after toStatus, as the reconciler does
+        NodeMaintenanceStatus renewed = NodeMaintenanceStatuses.toStatus(
+                held.lease(new LeaseStatus(
+                                "node-w1",
+                                "tenure-system",
+                                "tenure",
+                                T0.toString(),
+                                T0.plusSeconds(20).toString(),
+                                "2026-01-01T12:01:20Z"))
+                        .build(),
+                first,
+                1,
+                T0.plusSeconds(21));
+        renewed.setNodeName("w1");
+
+        assertThat(renewed).isEqualTo(first);
+        assertThat(renewed.getLastUpdate()).isEqualTo(T0.plusSeconds(1).toString());
+        assertThat(renewed.getLease().getRenewTime()).isNull();
+        assertThat(renewed.getLease().getExpireTime()).isNull();
+        assertThat(condition(renewed, "LeaseHeld").getMessage())
+                .isEqualTo("lease tenure-system/node-w1 held by tenure");
+    }
+
+    /** Issue 25: an Ended maintenance (window over) no longer says Cordoned=True or LeaseHeld=True. */
+    @Test
+    void anEndedMaintenanceHoldsAndCordonsNothing() {
+        MaintenanceState ended = new MaintenanceState.Builder()
+                .phase(Phase.Ended)
+                .cordonedAt(T0)
+                .handedOverAt(T0)
+                .drainStartedAt(T0)
+                .drainedAt(T0.plusSeconds(1))
+                .drainProgress(100)
+                .build();
+        NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(ended, null, 1, T0.plusSeconds(60));
+        assertThat(condition(status, "Cordoned").getStatus()).isEqualTo("False");
+        assertThat(condition(status, "Cordoned").getReason()).isEqualTo("Uncordoned");
+        assertThat(condition(status, "LeaseHeld").getStatus()).isEqualTo("False");
+        assertThat(condition(status, "Drained").getStatus()).isEqualTo("True");
+    }
+}
