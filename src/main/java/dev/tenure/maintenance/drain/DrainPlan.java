@@ -1,10 +1,5 @@
 package dev.tenure.maintenance.drain;
 
-import dev.tenure.maintenance.api.DrainBehavior;
-import dev.tenure.maintenance.api.GoDuration;
-import io.fabric8.kubernetes.api.model.LabelSelector;
-import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
-import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;
@@ -18,7 +13,7 @@ import java.util.Set;
  * One drain step, decided from what is on the node now: which pods to evict (or delete), which to
  * leave, which to wait for, and which stop the drain. Pure: the caller lists, the caller acts.
  *
- * <p>Filters run in kubectl drain's order (deleted-long-ago, DaemonSet, mirror, emptyDir, unmanaged),
+ * <p>Each pod is judged by {@link PodFilters}, in kubectl drain's order (deleted-long-ago, DaemonSet, mirror, emptyDir, unmanaged):
  * the first filter that keeps a pod ends its evaluation, and any refused pod stops the whole drain
  * before anything is evicted, as kubectl does.
  *
@@ -27,8 +22,6 @@ import java.util.Set;
  * sent (Cluster API's drain order; KEP-4212's priority order by default).
  */
 public record DrainPlan(List<PodVerdict> verdicts) {
-
-    static final String MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
 
     /** What happens to one pod this step. */
     public enum Action {
@@ -181,102 +174,17 @@ public record DrainPlan(List<PodVerdict> verdicts) {
                     .decide(
                             pod,
                             observed.namespaceLabels().get(pod.getMetadata().getNamespace()));
-            verdicts.add(noted(judge(pod, options, observed, skipWait, decision, now), pod, observed, now)
+            verdicts.add(noted(PodFilters.judge(pod, options, observed, skipWait, decision, now), pod, observed, now)
                     .inWave(decision.order()));
         }
         return new DrainPlan(List.copyOf(verdicts));
-    }
-
-    private static PodVerdict judge(
-            Pod pod,
-            DrainOptions o,
-            Observed observed,
-            Optional<Duration> skipWait,
-            DrainRules.Decision decision,
-            Instant now) {
-        String ns = pod.getMetadata().getNamespace();
-        String name = pod.getMetadata().getName();
-        String uid = pod.getMetadata().getUid();
-        if (!selects(o.podSelector(), pod.getMetadata().getLabels())) {
-            return new PodVerdict(ns, name, uid, Action.LEAVE, "not selected by spec.drain.podSelector");
-        }
-        Instant deletedAt = parseTime(pod.getMetadata().getDeletionTimestamp());
-        // 1. deleted long ago (kubectl skipDeletedFilter)
-        if (deletedAt != null && skipWait.isPresent() && now.isAfter(deletedAt.plus(skipWait.get()))) {
-            return new PodVerdict(
-                    ns,
-                    name,
-                    uid,
-                    Action.GONE,
-                    observed.kubeletStale()
-                            ? "terminating on a node whose kubelet is stale for longer than "
-                                    + GoDuration.format(skipWait.get())
-                            : "terminating for longer than skipWaitForDeleteTimeout "
-                                    + GoDuration.format(skipWait.get()));
-        }
-        boolean finished = isFinished(pod);
-        // behaviour before kubectl's refusing filters: a pod that is never evicted cannot make the eviction unsafe
-        if (decision.behavior() == DrainBehavior.Skip) {
-            return new PodVerdict(ns, name, uid, Action.SKIP, "skipped: " + decision.why());
-        }
-        if (decision.behavior() == DrainBehavior.WaitCompleted) {
-            return finished
-                    ? new PodVerdict(ns, name, uid, Action.LEAVE, "completed (WaitCompleted: " + decision.why() + ")")
-                    : new PodVerdict(
-                            ns, name, uid, Action.WAIT_COMPLETED, "waiting for it to complete: " + decision.why());
-        }
-        OwnerReference controller = controllerOf(pod);
-        // 2. DaemonSet (kubectl daemonSetFilter)
-        if (controller != null && "DaemonSet".equals(controller.getKind()) && !finished) {
-            boolean exists = observed.existingDaemonSets().contains(ns + "/" + controller.getName());
-            if (!exists) {
-                if (!o.force()) {
-                    return new PodVerdict(
-                            ns,
-                            name,
-                            uid,
-                            Action.REFUSE,
-                            "DaemonSet " + controller.getName() + " is gone (orphaned pod); set spec.drain.force");
-                }
-                // orphaned DaemonSet pod: removed with force, like kubectl
-            } else if (!o.ignoreDaemonSets()) {
-                return new PodVerdict(
-                        ns, name, uid, Action.REFUSE, "DaemonSet-managed; set spec.drain.ignoreDaemonSets");
-            } else {
-                return new PodVerdict(ns, name, uid, Action.LEAVE, "DaemonSet-managed (ignored)");
-            }
-        }
-        // 3. mirror pod (kubectl mirrorPodFilter)
-        Map<String, String> annotations = pod.getMetadata().getAnnotations();
-        if (annotations != null && annotations.containsKey(MIRROR_ANNOTATION)) {
-            return new PodVerdict(ns, name, uid, Action.LEAVE, "mirror (static) pod");
-        }
-        // 4. emptyDir (kubectl localStorageFilter)
-        if (!finished && hasEmptyDir(pod) && !o.deleteEmptyDirData()) {
-            return new PodVerdict(
-                    ns, name, uid, Action.REFUSE, "uses emptyDir (local data); set spec.drain.deleteEmptyDirData");
-        }
-        // 5. unmanaged (kubectl unreplicatedFilter)
-        if (!finished && controller == null && !o.force()) {
-            return new PodVerdict(ns, name, uid, Action.REFUSE, "not managed by a controller; set spec.drain.force");
-        }
-        if (deletedAt != null) {
-            return new PodVerdict(ns, name, uid, Action.WAIT_TERMINATING, "terminating");
-        }
-        Instant retryAt = uid == null ? null : observed.retryNotBefore().get(uid);
-        if (!o.disableEviction() && retryAt != null && now.isBefore(retryAt)) {
-            return new PodVerdict(ns, name, uid, Action.RETRY_LATER, "eviction refused by a PodDisruptionBudget");
-        }
-        return o.disableEviction()
-                ? new PodVerdict(ns, name, uid, Action.DELETE, "delete (spec.drain.disableEviction)")
-                : new PodVerdict(ns, name, uid, Action.EVICT, "evict");
     }
 
     /** The verdict with what the drain has seen of the pod: its last PDB refusal, a grace period it outlived. */
     private static PodVerdict noted(PodVerdict v, Pod pod, Observed observed, Instant now) {
         String refusal =
                 v.uid() == null || !v.pending() ? null : observed.refusals().get(v.uid());
-        Instant deletedAt = parseTime(pod.getMetadata().getDeletionTimestamp());
+        Instant deletedAt = PodFilters.parseTime(pod.getMetadata().getDeletionTimestamp());
         Instant graceEnded =
                 v.action() == Action.WAIT_TERMINATING && deletedAt != null && now.isAfter(deletedAt) ? deletedAt : null;
         return refusal == null && graceEnded == null
@@ -390,67 +298,5 @@ public record DrainPlan(List<PodVerdict> verdicts) {
         }
         int left = Math.min(pending().size(), evictionPods);
         return (int) Math.floor(100.0 * (evictionPods - left) / evictionPods);
-    }
-
-    static boolean isFinished(Pod pod) {
-        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-        return "Succeeded".equals(phase) || "Failed".equals(phase);
-    }
-
-    public static OwnerReference controllerOf(Pod pod) {
-        List<OwnerReference> refs = pod.getMetadata().getOwnerReferences();
-        if (refs == null) {
-            return null;
-        }
-        return refs.stream()
-                .filter(r -> Boolean.TRUE.equals(r.getController()))
-                .findFirst()
-                .orElse(null);
-    }
-
-    public static boolean hasEmptyDir(Pod pod) {
-        return pod.getSpec() != null
-                && pod.getSpec().getVolumes() != null
-                && pod.getSpec().getVolumes().stream().anyMatch(v -> v.getEmptyDir() != null);
-    }
-
-    static Instant parseTime(String rfc3339) {
-        return rfc3339 == null || rfc3339.isBlank()
-                ? null
-                : java.time.OffsetDateTime.parse(rfc3339).toInstant();
-    }
-
-    /** Label selector semantics (matchLabels AND matchExpressions); null selects everything. */
-    static boolean selects(LabelSelector selector, Map<String, String> labels) {
-        if (selector == null) {
-            return true;
-        }
-        Map<String, String> l = labels == null ? Map.of() : labels;
-        if (selector.getMatchLabels() != null) {
-            for (Map.Entry<String, String> e : selector.getMatchLabels().entrySet()) {
-                if (!e.getValue().equals(l.get(e.getKey()))) {
-                    return false;
-                }
-            }
-        }
-        if (selector.getMatchExpressions() != null) {
-            for (LabelSelectorRequirement r : selector.getMatchExpressions()) {
-                String v = l.get(r.getKey());
-                List<String> values = r.getValues() == null ? List.of() : r.getValues();
-                boolean ok = switch (r.getOperator()) {
-                    case "In" -> v != null && values.contains(v);
-                    case "NotIn" -> v == null || !values.contains(v);
-                    case "Exists" -> l.containsKey(r.getKey());
-                    case "DoesNotExist" -> !l.containsKey(r.getKey());
-                    default ->
-                        throw new IllegalArgumentException(
-                                "spec.drain.podSelector: unknown operator " + r.getOperator());
-                };
-                if (!ok) {
-                    return false;
-                }
-            }
-        }
-        return true;
     }
 }

@@ -73,7 +73,7 @@ public final class DrainPreview {
         String ns = pod.getMetadata().getNamespace();
         return budgets.getOrDefault(ns, List.of()).stream()
                 .filter(b -> b.getSpec() != null && b.getSpec().getSelector() != null)
-                .filter(b -> DrainPlan.selects(
+                .filter(b -> PodFilters.selects(
                         b.getSpec().getSelector(), pod.getMetadata().getLabels()))
                 .filter(b -> b.getStatus() != null
                         && b.getStatus().getDisruptionsAllowed() != null

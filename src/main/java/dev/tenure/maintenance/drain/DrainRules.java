@@ -75,7 +75,7 @@ public record DrainRules(List<Rule> rules) {
         int index = -1;
         for (int i = 0; i < rules.size(); i++) {
             Rule r = rules.get(i);
-            if (DrainPlan.selects(r.namespaceSelector(), nsLabels) && DrainPlan.selects(r.podSelector(), labels)) {
+            if (PodFilters.selects(r.namespaceSelector(), nsLabels) && PodFilters.selects(r.podSelector(), labels)) {
                 match = r;
                 index = i;
                 break;
@@ -111,7 +111,7 @@ public record DrainRules(List<Rule> rules) {
                         + ")";
             }
         }
-        OwnerReference controller = DrainPlan.controllerOf(pod);
+        OwnerReference controller = PodFilters.controllerOf(pod);
         if (controller != null && "DaemonSet".equals(controller.getKind())) {
             return new Order(LAST, "default: DaemonSet pods last" + invalid);
         }

@@ -168,7 +168,7 @@ public final class PodDrain {
         Set<String> asked = new HashSet<>();
         Set<String> existing = new HashSet<>();
         for (Pod pod : pods) {
-            OwnerReference c = DrainPlan.controllerOf(pod);
+            OwnerReference c = PodFilters.controllerOf(pod);
             if (c == null || !"DaemonSet".equals(c.getKind())) {
                 continue;
             }

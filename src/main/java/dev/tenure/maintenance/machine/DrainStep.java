@@ -18,6 +18,7 @@ import dev.tenure.maintenance.drain.DrainPreview;
 import dev.tenure.maintenance.drain.DrainReport;
 import dev.tenure.maintenance.drain.DrainWaves;
 import dev.tenure.maintenance.drain.PodDrain;
+import dev.tenure.maintenance.drain.PodFilters;
 import dev.tenure.maintenance.drain.VolumeDetach;
 import dev.tenure.maintenance.machine.MaintenanceMachine.Step;
 import dev.tenure.maintenance.machine.MaintenanceMetrics.EvictionResult;
@@ -268,11 +269,11 @@ public final class DrainStep {
                         p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))
                 .toList();
         List<String> unmanaged = removed.stream()
-                .filter(p -> DrainPlan.controllerOf(p) == null)
+                .filter(p -> PodFilters.controllerOf(p) == null)
                 .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
                 .toList();
         List<String> localData = removed.stream()
-                .filter(DrainPlan::hasEmptyDir)
+                .filter(PodFilters::hasEmptyDir)
                 .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
                 .toList();
         List<String> parts = new ArrayList<>();

@@ -88,7 +88,7 @@ class DrainPlanTest {
 
     static Pod mirror(PodBuilder b) {
         return b.editMetadata()
-                .addToAnnotations(DrainPlan.MIRROR_ANNOTATION, "x")
+                .addToAnnotations(PodFilters.MIRROR_ANNOTATION, "x")
                 .endMetadata()
                 .build();
     }
@@ -367,9 +367,10 @@ class DrainPlanTest {
                 .withOperator("DoesNotExist")
                 .endMatchExpression()
                 .build();
-        assertThat(DrainPlan.selects(selector, Map.of("tier", "a"))).isTrue();
-        assertThat(DrainPlan.selects(selector, Map.of("tier", "c"))).isFalse();
-        assertThat(DrainPlan.selects(selector, Map.of("tier", "a", "skip", ""))).isFalse();
+        assertThat(PodFilters.selects(selector, Map.of("tier", "a"))).isTrue();
+        assertThat(PodFilters.selects(selector, Map.of("tier", "c"))).isFalse();
+        assertThat(PodFilters.selects(selector, Map.of("tier", "a", "skip", "")))
+                .isFalse();
     }
 
     // ------------------------------------------------------------------ what the messages name (issue 25)
