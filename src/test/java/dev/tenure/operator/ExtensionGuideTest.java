@@ -25,7 +25,12 @@ class ExtensionGuideTest {
         String guide = ReadmeSection.of("how-to-extend");
 
         assertThat(guide)
-                .contains("### A new maintenance step", "### A new coordinated election strategy", "### A new metric");
+                .contains(
+                        "### A new drain rule behaviour",
+                        "### A new admission check",
+                        "### A new maintenance step",
+                        "### A new coordinated election strategy",
+                        "### A new metric");
         assertThat(named(guide)).as("files the guide names").hasSizeGreaterThan(20);
         assertThat(missing(guide, Path.of(".")))
                 .as("files the guide names that do not exist")
