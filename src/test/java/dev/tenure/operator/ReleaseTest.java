@@ -103,9 +103,10 @@ class ReleaseTest {
                         containerImage: "%s"
                     spec:
                       version: "0.1.0"
-                    """.formatted(generated.equals("R")
-                    ? "ghcr.io/tenure-dev/tenure-operator@" + R_OPERATOR
-                    : "ghcr.io/tenure-dev/tenure-operator:0.1.0"));
+                    """.formatted(
+                            generated.equals("R")
+                                    ? "ghcr.io/tenure-dev/tenure-operator@" + R_OPERATOR
+                                    : "ghcr.io/tenure-dev/tenure-operator:0.1.0"));
         }
 
         List<String> command = requested == null
