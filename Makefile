@@ -5,7 +5,7 @@ IMAGE ?= ghcr.io/tenure-dev/tenure-operator:$(shell sed -n 's/^version=//p' src/
 NATIVE_IN_CONTAINER ?= false
 .DEFAULT_GOAL := help
 
-.PHONY: help run test lint test-fast test-chaos test-tools fmt bench chaos bundle manifests verify-generated native image image-native
+.PHONY: help run test lint test-fast test-chaos test-tools fmt bench chaos bundle community-bundle manifests verify-generated native image image-native
 
 help: ## List the targets
 	@grep -E '^[a-z-]+:.*##' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
@@ -57,6 +57,9 @@ bundle: ## OLM bundle, catalog, plain manifests (VERSION=x.y.z OPERATOR_DIGEST=s
 	@OPERATOR_DIGEST=$(OPERATOR_DIGEST) BUNDLE_DIGEST=$(BUNDLE_DIGEST) bin/release $(VERSION)
 	$(MVN) package -DskipTests
 	@bin/sync-generated
+
+community-bundle: ## The committed bundle in the community-operators layout (VERSION=x.y.z, the recorded release) into target/community-operators
+	@bin/community-bundle $(VERSION)
 
 manifests: ## Plain manifests (Namespace, CRDs, RBAC, Deployment, Service; monitoring/) into deploy/
 	$(MVN) package -DskipTests

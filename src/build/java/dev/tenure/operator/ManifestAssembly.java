@@ -426,6 +426,8 @@ public final class ManifestAssembly {
         spec.put("webhookdefinitions", List.of(webhookDefinition(TenureCsvMetadata.WEBHOOK)));
         // The console proposes (and creates) this namespace instead of the shared one of AllNamespaces operators.
         map(map(csv, "metadata"), "annotations").put(SUGGESTED_NAMESPACE_ANNOTATION, NAMESPACE);
+        Map<String, Object> labels = map(map(csv, "metadata"), "labels");
+        new java.util.TreeMap<>(TenureCsvMetadata.PLATFORM_LABELS).forEach(labels::put);
 
         Map<String, Object> crds = map(spec, "customresourcedefinitions");
         for (Map<String, Object> owned : list(crds, "owned")) {
@@ -524,7 +526,10 @@ public final class ManifestAssembly {
 
     // --- Bundle extras and plain manifests -------------------------------------------------------
 
-    /** Manifests OLM installs alongside the CSV: the metrics Service and the operator's PodDisruptionBudget. */
+    /**
+     * Manifests OLM installs alongside the CSV: the metrics Service (its management port only) and the operator's
+     * PodDisruptionBudget.
+     */
     static List<Map<String, Object>> bundleExtras(List<Map<String, Object>> resources) {
         List<Map<String, Object>> extras = new ArrayList<>();
         for (Map<String, Object> resource : resources) {
@@ -533,6 +538,12 @@ public final class ManifestAssembly {
                 Map<String, Object> copy = deepCopy(resource);
                 // OLM installs bundle objects into the operator's namespace, whatever it is.
                 map(copy, "metadata").remove("namespace");
+                List<Map<String, Object>> ports = at(copy, "spec", "ports");
+                if ("Service".equals(kind) && ports != null) {
+                    // Under OLM the main interface serves HTTPS only (insecure requests disabled, wireWebhookTls):
+                    // a port onto 8080 would lead nowhere. OLM makes the webhook its own Service.
+                    ports.removeIf(p -> "http".equals(p.get("name")));
+                }
                 extras.add(copy);
             }
         }

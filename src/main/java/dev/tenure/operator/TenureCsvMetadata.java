@@ -75,6 +75,11 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
               reason: kernel upgrade
             ```
 
+            The console's create form starts from an example naming `replace-with-a-node-name` with \
+            `preview: true`: put one of your nodes there (the webhook refuses a node that does not exist); \
+            created, it fills status.drainPlan with what the drain would do and touches nothing until \
+            `preview` is set to false.
+
             **Coordinated leader election.** Tenure reconciles `coordination.k8s.io` LeaseCandidate \
             objects and picks each Lease's holder like the upstream controller, plus a \
             maintenance-aware strategy that moves leadership off nodes before they are drained.
@@ -88,10 +93,17 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
             Blast radius: to write the Lease a LeaseCandidate names, the operator may create and update \
             Leases in every namespace. OLM cannot install admission policies, so apply \
             `deploy/lease-guard.yaml` from the repository (a ValidatingAdmissionPolicy, Kubernetes 1.30+): it \
-            denies the operator every Lease write in kube-node-lease and kube-system and any non-coordinated \
-            Lease write outside its own namespace. Under OLM v1 the bundle's webhook needs one of \
-            operator-controller's webhook feature gates (WebhookProviderCertManager or \
-            WebhookProviderOpenshiftServiceCA); OLM v1 refuses the bundle without one.
+            denies the operator every Lease and LeaseCandidate write in kube-node-lease and kube-system, any \
+            Lease write but of its own Leases (by name) and coordinated ones, and any LeaseCandidate change \
+            but a ping. The running operator reports whether the policy and its \
+            binding are installed: readiness detail `tenure-lease-guard` and the metric \
+            `tenure_lease_guard_installed` (0 = missing). Under OLM v1 the bundle's webhook needs \
+            cert-manager, which operator-controller uses for webhook certificates (webhook support is on by \
+            default in current releases; older ones need the WebhookProviderCertManager feature gate, or \
+            WebhookProviderOpenshiftServiceCA on OpenShift).
+
+            **Capability level.** Basic Install: restarts and failovers of one release are tested, an \
+            upgrade from the previous release is not yet, so Seamless Upgrades is not claimed.
 
             Metrics are exposed on `/q/metrics` with the `tenure_` prefix. A ServiceMonitor, a \
             PrometheusRule with alerts and a Grafana dashboard are published beside the bundle \
@@ -99,16 +111,30 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
             without the Prometheus operator.
             """;
 
-    /** One valid NodeMaintenance, shown by the console as the "create" template. */
+    /**
+     * The console's "create" template. No node name exists on every cluster and the webhook refuses a node that does
+     * not exist, so the example names an obvious placeholder to replace, and asks for a preview: created as it
+     * stands once the name is set, it shows the drain plan in status.drainPlan and touches nothing (no lease,
+     * cordon or eviction) until {@code preview} is set to false.
+     */
     static final String ALM_EXAMPLES = """
             [
               {
                 "apiVersion": "tenure.dev/v1alpha1",
                 "kind": "NodeMaintenance",
-                "metadata": {"name": "worker-1-maintenance"},
-                "spec": {"nodeName": "worker-1", "reason": "kernel upgrade"}
+                "metadata": {"name": "example-maintenance"},
+                "spec": {"nodeName": "replace-with-a-node-name", "reason": "kernel upgrade", "preview": true}
               }
             ]""";
+
+    /**
+     * The CSV's metadata.labels: the platforms the operator image is built for, as OperatorHub filters them
+     * (operatorframework.io/os.*, operatorframework.io/arch.*; without any, OLM assumes linux/amd64 only).
+     */
+    static final java.util.Map<String, String> PLATFORM_LABELS = java.util.Map.of(
+            "operatorframework.io/os.linux", "supported",
+            "operatorframework.io/arch.amd64", "supported",
+            "operatorframework.io/arch.arm64", "supported");
 
     /** Path the validating webhook is served on; shared with the NodeMaintenance webhook endpoint. */
     public static final String VALIDATING_WEBHOOK_PATH = "/validate-nodemaintenance";

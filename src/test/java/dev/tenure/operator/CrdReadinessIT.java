@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
+import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -17,7 +18,10 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import org.eclipse.microprofile.health.Readiness;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -88,6 +92,74 @@ class CrdReadinessIT {
                                 .at("/status")
                                 .asText()
                                 .equals("UP"));
+    }
+
+    @TestHTTPResource("/q/metrics")
+    URI metrics;
+
+    /**
+     * Issue 39: OLM cannot install the Lease guard, so the operator says whether it is there: the readiness detail
+     * (never DOWN for it) and the gauge follow the policy and its Deny binding as the harness adds and removes them.
+     */
+    @Test
+    void leaseGuardPresenceIsReportedInReadinessAndAsAGauge() throws Exception {
+        KubernetesClient client = EmulatedClusterResource.cluster().client();
+        var admission = client.admissionRegistration().v1();
+        admission
+                .validatingAdmissionPolicyBindings()
+                .withName(LeaseGuardCheck.POLICY)
+                .delete();
+        admission.validatingAdmissionPolicies().withName(LeaseGuardCheck.POLICY).delete();
+        JsonNode missing = await().atMost(Duration.ofSeconds(30))
+                .ignoreExceptions()
+                .until(
+                        this::checks,
+                        c -> check(c, LeaseGuardCheck.NAME)
+                                .at("/data/policy")
+                                .asText()
+                                .equals("missing"));
+        assertThat(check(missing, LeaseGuardCheck.NAME).at("/status").asText()).isEqualTo("UP");
+        assertThat(check(missing, LeaseGuardCheck.NAME).at("/data/effect").asText())
+                .startsWith("NOT installed");
+        assertThat(gauge()).isEqualTo("0.0");
+
+        List<HasMetadata> guard;
+        try (var in = Files.newInputStream(Path.of("deploy", ManifestAssembly.LEASE_GUARD_FILE))) {
+            guard = client.load(in).items();
+        }
+        try {
+            guard.forEach(o -> client.resource(o).create());
+            JsonNode installed = await().atMost(Duration.ofSeconds(30))
+                    .ignoreExceptions()
+                    .until(
+                            this::checks,
+                            c -> check(c, LeaseGuardCheck.NAME)
+                                    .at("/data/effect")
+                                    .asText()
+                                    .startsWith("the operator's Lease writes are bounded"));
+            assertThat(check(installed, LeaseGuardCheck.NAME)
+                            .at("/data/binding")
+                            .asText())
+                    .isEqualTo("present");
+            assertThat(gauge()).isEqualTo("1.0");
+        } finally {
+            guard.forEach(o -> client.resource(o).delete());
+        }
+    }
+
+    private String gauge() throws Exception {
+        String body = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(metrics)
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString())
+                .body();
+        return body.lines()
+                .filter(l -> l.startsWith("tenure_lease_guard_installed"))
+                .map(l -> l.substring(l.lastIndexOf(' ') + 1))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no tenure_lease_guard_installed in /q/metrics"));
     }
 
     private JsonNode checks() throws Exception {

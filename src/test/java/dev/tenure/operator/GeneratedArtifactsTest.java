@@ -128,6 +128,11 @@ class GeneratedArtifactsTest {
         assertThat(example.get("kind").asText()).isEqualTo("NodeMaintenance");
         assertThat(example.at("/spec/nodeName").asText()).isNotBlank();
         assertThat(example.at("/spec/reason").asText()).isNotBlank();
+        // Issue 39: no node name exists on every cluster, and the webhook refuses one that does not exist; the
+        // template names a placeholder to replace and previews, so creating it touches no node.
+        assertThat(example.at("/spec/nodeName").asText()).isEqualTo("replace-with-a-node-name");
+        assertThat(example.at("/spec/preview").asBoolean()).isTrue();
+        assertThat(ManifestAssembly.<String>at(csv(), "spec", "description")).contains("replace-with-a-node-name");
 
         Map<String, Object> specSchema = schema(crd("NodeMaintenance"), "spec");
         Map<String, Object> properties = at(specSchema, "properties");
@@ -677,6 +682,43 @@ class GeneratedArtifactsTest {
         assertThat(webhook.get("targetPort")).isNotEqualTo(servicePort.get("targetPort"));
     }
 
+    /**
+     * Issue 39: every port of the Service OLM installs from the bundle leads to a port the CSV's container serves.
+     * Under OLM plain HTTP is off (insecure requests disabled), so an {@code http} port onto 8080 led nowhere.
+     */
+    @Test
+    void everyPortOfTheBundledServiceIsServedUnderOlm() throws IOException {
+        requireBundle();
+        Map<String, Object> service = ManifestAssembly.parseAll(
+                        Files.readString(BUNDLE.resolve("tenure-operator-service.yaml")))
+                .get(0);
+        Map<String, Object> container = operatorContainer(at(csvDeployment(csv(), "tenure-operator"), "spec"));
+        List<Map<String, Object>> env = at(container, "env");
+        boolean plainHttpOff = env.stream()
+                .anyMatch(e ->
+                        "QUARKUS_HTTP_INSECURE_REQUESTS".equals(e.get("name")) && "disabled".equals(e.get("value")));
+        assertThat(plainHttpOff).isTrue();
+        Set<Object> served = ManifestAssembly.<List<Map<String, Object>>>at(container, "ports").stream()
+                .filter(p -> !"http".equals(p.get("name")))
+                .map(p -> p.get("containerPort"))
+                .collect(Collectors.toSet());
+        List<Map<String, Object>> ports = at(service, "spec", "ports");
+        assertThat(ports).extracting(p -> p.get("name")).contains("management");
+        assertThat(ports)
+                .allSatisfy(p -> assertThat(served).as("port " + p.get("name")).contains(p.get("targetPort")));
+    }
+
+    /** Issue 39: OperatorHub filters by platform; the CSV says Linux on amd64 and arm64. */
+    @Test
+    void csvDeclaresItsOperatingSystemAndArchitectures() throws IOException {
+        requireBundle();
+        Map<String, Object> labels = at(csv(), "metadata", "labels");
+        assertThat(labels)
+                .containsEntry("operatorframework.io/os.linux", "supported")
+                .containsEntry("operatorframework.io/arch.amd64", "supported")
+                .containsEntry("operatorframework.io/arch.arm64", "supported");
+    }
+
     // --- helpers -----------------------------------------------------------------------------
 
     /**
@@ -715,6 +757,7 @@ class GeneratedArtifactsTest {
                         "tenure-maintenance",
                         "tenure-coordination",
                         "tenure-operator-crd-reader",
+                        "tenure-operator-lease-guard-reader",
                         "tenure-operator-access-reviewer");
     }
 

@@ -24,42 +24,59 @@ class ReleaseTest {
     private static final Map<String, String> DIGESTS =
             Map.of("A", "sha256:" + "a".repeat(64), "B", "sha256:" + "b".repeat(64), "R", R_OPERATOR, "RB", R_BUNDLE);
 
-    private static String recorded(boolean pinned) {
+    /** The recorded release 0.1.0: {@code none} (by tag), {@code operator} (operator digest R) or {@code both}. */
+    private static String recorded(String pinned) {
         return """
                 version=0.1.0
                 history=
                 created-at=2026-11-24T03:40:00Z
                 operator-digest=%s
                 bundle-digest=%s
-                """.formatted(pinned ? R_OPERATOR : "", pinned ? R_BUNDLE : "");
+                """.formatted(pinned.equals("none") ? "" : R_OPERATOR, pinned.equals("both") ? R_BUNDLE : "");
     }
 
+    /**
+     * {@code generated}: what the committed olm-bundle/ CSV is when the step runs: release 0.1.0 naming the operator
+     * image by the recorded digest ({@code R}) or by tag ({@code tag}), or no bundle at all ({@code -}). A
+     * BUNDLE_DIGEST is taken only for a bundle generated for the recorded release and operator digest: one given
+     * with a new VERSION or a new OPERATOR_DIGEST names a bundle this step has yet to generate (issue 39).
+     */
     @ParameterizedTest(
-            name = "VERSION={0} pom {1} OPERATOR_DIGEST={2} BUNDLE_DIGEST={3} recorded pinned {4}: exit {5}, {6}")
+            name = "VERSION={0} pom {1} OPERATOR_DIGEST={2} BUNDLE_DIGEST={3} recorded {4}, bundle names {5}: exit {6},"
+                    + " {7}")
     @CsvSource(delimiter = '|', nullValues = "-", textBlock = """
-            -              | 0.1.0-SNAPSHOT | -   | - | true  | 0 | 0.1.0 | -     | R | RB
-            -              | 0.3.0          | A   | - | true  | 0 | 0.3.0 | 0.1.0 | A | -
-            0.2.0          | 0.1.0-SNAPSHOT | A   | B | true  | 0 | 0.2.0 | 0.1.0 | A | B
-            0.2.0          | 0.1.0-SNAPSHOT | -   | - | true  | 1 | 0.1.0 | -     | R | RB
-            -              | 0.3.0          | -   | - | true  | 1 | 0.1.0 | -     | R | RB
-            0.2.0          | 0.1.0-SNAPSHOT | A   | - | false | 1 | 0.1.0 | -     | - | -
-            0.2.0          | 0.1.0-SNAPSHOT | bad | - | true  | 1 | 0.1.0 | -     | R | RB
-            0.1.0          | 0.1.0-SNAPSHOT | -   | - | true  | 0 | 0.1.0 | -     | R | RB
-            0.1.0          | 0.1.0-SNAPSHOT | A   | B | false | 0 | 0.1.0 | -     | A | B
-            0.1.0          | 0.1.0-SNAPSHOT | A   | - | true  | 0 | 0.1.0 | -     | A | -
-            0.1.0          | 0.1.0-SNAPSHOT | -   | B | false | 1 | 0.1.0 | -     | - | -
-            -              | 0.1.0-SNAPSHOT | A   | - | true  | 1 | 0.1.0 | -     | R | RB
-            0.2.0-SNAPSHOT | 0.1.0-SNAPSHOT | A   | - | true  | 1 | 0.1.0 | -     | R | RB
-            1.0            | 0.1.0-SNAPSHOT | A   | - | true  | 1 | 0.1.0 | -     | R | RB
-            0.2.0-rc.1     | 0.1.0-SNAPSHOT | A   | - | true  | 1 | 0.1.0 | -     | R | RB
-            0.0.9          | 0.1.0-SNAPSHOT | A   | - | true  | 1 | 0.1.0 | -     | R | RB
+            -              | 0.1.0-SNAPSHOT | -   | - | both     | R   | 0 | 0.1.0 | -     | R | RB
+            -              | 0.3.0          | A   | - | both     | R   | 0 | 0.3.0 | 0.1.0 | A | -
+            0.2.0          | 0.1.0-SNAPSHOT | A   | - | both     | R   | 0 | 0.2.0 | 0.1.0 | A | -
+            0.2.0          | 0.1.0-SNAPSHOT | A   | B | both     | R   | 1 | 0.1.0 | -     | R | RB
+            0.2.0          | 0.1.0-SNAPSHOT | -   | - | both     | R   | 1 | 0.1.0 | -     | R | RB
+            -              | 0.3.0          | -   | - | both     | R   | 1 | 0.1.0 | -     | R | RB
+            0.2.0          | 0.1.0-SNAPSHOT | A   | - | none     | tag | 1 | 0.1.0 | -     | - | -
+            0.2.0          | 0.1.0-SNAPSHOT | A   | - | operator | R   | 1 | 0.1.0 | -     | R | -
+            0.2.0          | 0.1.0-SNAPSHOT | bad | - | both     | R   | 1 | 0.1.0 | -     | R | RB
+            0.1.0          | 0.1.0-SNAPSHOT | -   | - | both     | R   | 0 | 0.1.0 | -     | R | RB
+            0.1.0          | 0.1.0-SNAPSHOT | A   | - | none     | tag | 0 | 0.1.0 | -     | A | -
+            0.1.0          | 0.1.0-SNAPSHOT | A   | B | none     | tag | 1 | 0.1.0 | -     | - | -
+            0.1.0          | 0.1.0-SNAPSHOT | A   | - | both     | R   | 0 | 0.1.0 | -     | A | -
+            0.1.0          | 0.1.0-SNAPSHOT | A   | B | operator | R   | 1 | 0.1.0 | -     | R | -
+            0.1.0          | 0.1.0-SNAPSHOT | -   | B | operator | R   | 0 | 0.1.0 | -     | R | B
+            0.1.0          | 0.1.0-SNAPSHOT | R   | B | operator | R   | 0 | 0.1.0 | -     | R | B
+            0.1.0          | 0.1.0-SNAPSHOT | -   | B | operator | tag | 1 | 0.1.0 | -     | R | -
+            0.1.0          | 0.1.0-SNAPSHOT | -   | B | operator | -   | 1 | 0.1.0 | -     | R | -
+            0.1.0          | 0.1.0-SNAPSHOT | -   | B | none     | tag | 1 | 0.1.0 | -     | - | -
+            -              | 0.1.0-SNAPSHOT | A   | - | both     | R   | 1 | 0.1.0 | -     | R | RB
+            0.2.0-SNAPSHOT | 0.1.0-SNAPSHOT | A   | - | both     | R   | 1 | 0.1.0 | -     | R | RB
+            1.0            | 0.1.0-SNAPSHOT | A   | - | both     | R   | 1 | 0.1.0 | -     | R | RB
+            0.2.0-rc.1     | 0.1.0-SNAPSHOT | A   | - | both     | R   | 1 | 0.1.0 | -     | R | RB
+            0.0.9          | 0.1.0-SNAPSHOT | A   | - | both     | R   | 1 | 0.1.0 | -     | R | RB
             """)
     void releaseScriptRecordsDigestPinnedReleasesAndRefusesTagOnlyOnes(
             String requested,
             String pomVersion,
             String operatorDigest,
             String bundleDigest,
-            boolean recordedPinned,
+            String recordedPinned,
+            String generated,
             int exit,
             String version,
             String history,
@@ -77,6 +94,20 @@ class ReleaseTest {
         Files.createDirectories(properties.getParent());
         String before = recorded(recordedPinned);
         Files.writeString(properties, before);
+        if (generated != null) {
+            Path csv = project.resolve("olm-bundle/manifests/tenure-operator.clusterserviceversion.yaml");
+            Files.createDirectories(csv.getParent());
+            Files.writeString(csv, """
+                    metadata:
+                      annotations:
+                        containerImage: "%s"
+                    spec:
+                      version: "0.1.0"
+                    """.formatted(
+                            generated.equals("R")
+                                    ? "ghcr.io/tenure-dev/tenure-operator@" + R_OPERATOR
+                                    : "ghcr.io/tenure-dev/tenure-operator:0.1.0"));
+        }
 
         List<String> command = requested == null
                 ? List.of(project.resolve("bin/release").toString())
@@ -106,6 +137,9 @@ class ReleaseTest {
         }
         if (exit != 0 && requested != null && !requested.equals("0.1.0") && "A".equals(operatorDigest)) {
             assertThat(output).isNotBlank();
+        }
+        if (bundleDigest != null && exit == 1) {
+            assertThat(output).contains("BUNDLE_DIGEST");
         }
         if (operatorDigest == null && exit == 1 && "0.2.0".equals(requested)) {
             assertThat(output).contains("refusing a tag-only release").contains("OPERATOR_DIGEST");
