@@ -18,8 +18,9 @@ import java.util.Optional;
  *   any contender can see the lease expire; the margin (leaseDuration − renewDeadline) is what the
  *   stop callback and scheduling delays may use.</li>
  *   <li>Every store call is bounded by the budget left in its attempt (the renew deadline while
- *   leading), like client-go's context deadline: with {@link ElectionConfig.Settings#storeCalls} the loop stops
- *   waiting when the budget ends and treats the call as failed.</li>
+ *   leading), like client-go's context deadline: store calls run on {@link ElectionConfig.Settings#storeCalls}
+ *   (by default a pool of the elector's own), so the loop stops waiting when the budget ends and treats the call
+ *   as failed.</li>
  *   <li>Intervals (when a record was seen to change, the fence, expiry, health) are measured on
  *   the {@linkplain ElectionConfig.Settings#monotonic monotonic} clock; the wall clock only stamps
  *   renewTime/acquireTime into the record. A wall-clock step moves no deadline.</li>
