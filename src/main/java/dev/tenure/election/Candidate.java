@@ -39,7 +39,8 @@ public final class Candidate {
     private Scheduler.Scheduled pending;
     private LeaseStore.LeaseWatch watch;
 
-    private Candidate(Builder b, ElectionConfig election) {
+    private Candidate(Builder b, LeaderElector elector) {
+        ElectionConfig election = elector.config();
         this.candidate = LeaseKey.of(b.namespace, election.identity());
         this.desired = new CandidateRecord(
                 b.namespace,
@@ -58,7 +59,7 @@ public final class Candidate {
         this.clock = election.clock();
         this.renewInterval = b.renewInterval;
         this.retryPeriod = election.retryPeriod();
-        this.elector = new LeaderElector(election);
+        this.elector = elector;
     }
 
     public static Builder builder() {
@@ -85,7 +86,10 @@ public final class Candidate {
         elector.start();
     }
 
-    /** Stops renewing the candidate and releases the Lease if held. The LeaseCandidate is left for the controller to expire. */
+    /**
+     * Stops renewing the candidate and releases the Lease if held (see {@link LeaderElector#stop()}, which also ends
+     * the threads the elector started for itself). The LeaseCandidate is left for the controller to expire.
+     */
     public synchronized void stop() {
         running = false;
         if (pending != null) {
@@ -230,7 +234,7 @@ public final class Candidate {
             req(
                     renewInterval != null && renewInterval.compareTo(Duration.ZERO) > 0,
                     "renewInterval must be greater than 0");
-            return new Candidate(this, config(LeaseKey.of(namespace, leaseName), true));
+            return new Candidate(this, elector(LeaseKey.of(namespace, leaseName), true));
         }
 
         private static void req(boolean ok, String message) {

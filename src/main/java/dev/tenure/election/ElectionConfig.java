@@ -2,7 +2,6 @@ package dev.tenure.election;
 
 import java.time.Duration;
 import java.time.InstantSource;
-import java.util.Objects;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Consumer;
@@ -14,8 +13,10 @@ import java.util.random.RandomGenerator;
  * the callbacks. {@link LeaderElector} and {@link Candidate} both build it from the one set of {@link Settings}, so a
  * setting means the same thing, with the same default and the same rule, on either.
  *
- * @param fenceScheduler runs the fence timer; the loop's scheduler when none was given
- * @param storeCalls where store calls run so one can be abandoned when its budget ends; null: on the loop thread
+ * @param fenceScheduler runs the fence timer (by default a thread of the elector's own, see {@link Settings})
+ * @param storeCalls where store calls run so one can be abandoned when its budget ends (by default a pool of the
+ *     elector's own); null only with {@link Settings#unsafeAllOnLoopSchedulerForTests()}: on the loop thread, unbounded
+ * @param callbackExecutor where callbacks run (by default a thread of the elector's own)
  */
 public record ElectionConfig(
         LeaseKey lease,
@@ -66,8 +67,8 @@ public record ElectionConfig(
                 leaseDuration.compareTo(Duration.ofSeconds(1)) >= 0,
                 "leaseDuration (" + leaseDuration + ") must be at least 1s (Leases store whole seconds)");
         require(!healthGrace.isNegative(), "healthGrace (" + healthGrace + ") must not be negative");
-        Objects.requireNonNull(callbackExecutor, "callbackExecutor");
-        fenceScheduler = fenceScheduler == null ? scheduler : fenceScheduler;
+        require(fenceScheduler != null, "fenceScheduler must be set");
+        require(callbackExecutor != null, "callbackExecutor must be set");
     }
 
     private static void require(boolean ok, String message) {
@@ -94,7 +95,8 @@ public record ElectionConfig(
         private InstantSource clock;
         private InstantSource monotonic;
         private RandomGenerator random;
-        private Executor callbackExecutor = Runnable::run;
+        private Executor callbackExecutor;
+        private boolean allOnLoopScheduler;
         private Runnable onStartedLeading = () -> {};
         private Runnable onStoppedLeading = () -> {};
         private Consumer<String> onNewLeader = id -> {};
@@ -146,8 +148,8 @@ public record ElectionConfig(
             return self();
         }
         /**
-         * Runs the fence timer. Give it a thread of its own in production, so a loop blocked in a store call
-         * (or a busy loop thread) cannot delay the end of a term; default: the loop's scheduler (virtual-time tests).
+         * Runs the fence timer. It must not share a thread with the loop, or a loop blocked in a store call (or
+         * busy) delays the end of a term. Default: a thread of the elector's own, ended when it stops.
          */
         public B fenceScheduler(Scheduler v) {
             this.fenceScheduler = v;
@@ -155,7 +157,8 @@ public record ElectionConfig(
         }
         /**
          * Where store calls run, so the loop can stop waiting for one when its attempt's budget ends (client-go's
-         * context deadline). Default: none — calls run on the loop thread, unbounded (virtual-time tests).
+         * context deadline). Give it threads enough that a call left stalled does not queue the next one behind
+         * it (a cached pool). Default: a cached pool of the elector's own, shut down when it stops.
          */
         public B storeCalls(ExecutorService v) {
             this.storeCalls = v;
@@ -180,8 +183,10 @@ public record ElectionConfig(
             return self();
         }
         /**
-         * Where callbacks run; default: on the election thread (keep them short, or pass an executor). A
-         * release waits for onStoppedLeading to complete, wherever it runs.
+         * Where callbacks run. It must run them in the order they are handed over (one thread, or a serial
+         * executor), and off the loop's thread, so a slow callback holds up neither renewals nor the fence. A
+         * release waits for onStoppedLeading to complete, wherever it runs. Default: a thread of the elector's
+         * own; it ends when the elector has stopped and the last callback has returned.
          */
         public B callbackExecutor(Executor v) {
             this.callbackExecutor = v;
@@ -208,29 +213,60 @@ public record ElectionConfig(
             return self();
         }
 
-        /** The checked configuration for {@code lease}; {@code coordinated}: a controller assigns the holder. */
-        ElectionConfig config(LeaseKey lease, boolean coordinated) {
-            return new ElectionConfig(
-                    lease,
-                    identity,
-                    coordinated,
-                    releaseOnStop,
-                    leaseDuration,
-                    renewDeadline,
-                    retryPeriod,
-                    healthGrace,
-                    store,
-                    scheduler,
-                    fenceScheduler,
-                    storeCalls,
-                    clock,
-                    monotonic,
-                    random,
-                    callbackExecutor,
-                    onStartedLeading,
-                    onStoppedLeading,
-                    onNewLeader,
-                    metrics);
+        /**
+         * <b>Unsafe under real I/O; for deterministic tests on virtual time only.</b> Runs the fence timer on the
+         * loop's scheduler, and the callbacks and store calls (unbounded) on the thread that calls them, for whichever of
+         * {@link #fenceScheduler}, {@link #callbackExecutor} and {@link #storeCalls} is not set: one
+         * {@code ManualScheduler} then drives the whole elector. With a store that can stall, a stalled call blocks
+         * the fence too, and a partitioned leader keeps leading for as long as the call lasts — so never in
+         * production. Without it, the defaults are the elector's own threads.
+         */
+        public B unsafeAllOnLoopSchedulerForTests() {
+            this.allOnLoopScheduler = true;
+            return self();
+        }
+
+        /**
+         * An elector for {@code lease} with the checked configuration ({@code coordinated}: a controller assigns
+         * the holder), owning the threads it starts for the settings left at their defaults.
+         */
+        LeaderElector elector(LeaseKey lease, boolean coordinated) {
+            ElectorThreads own = allOnLoopScheduler
+                    ? new ElectorThreads(String.valueOf(identity), false, false, false)
+                    : new ElectorThreads(
+                            String.valueOf(identity),
+                            fenceScheduler == null,
+                            storeCalls == null,
+                            callbackExecutor == null);
+            try {
+                ElectionConfig config = new ElectionConfig(
+                        lease,
+                        identity,
+                        coordinated,
+                        releaseOnStop,
+                        leaseDuration,
+                        renewDeadline,
+                        retryPeriod,
+                        healthGrace,
+                        store,
+                        scheduler,
+                        fenceScheduler != null ? fenceScheduler : allOnLoopScheduler ? scheduler : own.fence(),
+                        storeCalls != null ? storeCalls : own.storeCalls(), // null: on the loop thread (unsafe)
+                        clock,
+                        monotonic,
+                        random,
+                        callbackExecutor != null
+                                ? callbackExecutor
+                                : allOnLoopScheduler ? Runnable::run : own.callbacks(),
+                        onStartedLeading,
+                        onStoppedLeading,
+                        onNewLeader,
+                        metrics);
+                return new LeaderElector(config, own);
+            } catch (RuntimeException e) {
+                own.close();
+                throw e;
+            }
         }
     }
 }

@@ -18,8 +18,9 @@ import java.util.Optional;
  *   any contender can see the lease expire; the margin (leaseDuration − renewDeadline) is what the
  *   stop callback and scheduling delays may use.</li>
  *   <li>Every store call is bounded by the budget left in its attempt (the renew deadline while
- *   leading), like client-go's context deadline: with {@link ElectionConfig.Settings#storeCalls} the loop stops
- *   waiting when the budget ends and treats the call as failed.</li>
+ *   leading), like client-go's context deadline: store calls run on {@link ElectionConfig.Settings#storeCalls}
+ *   (by default a pool of the elector's own), so the loop stops waiting when the budget ends and treats the call
+ *   as failed.</li>
  *   <li>Intervals (when a record was seen to change, the fence, expiry, health) are measured on
  *   the {@linkplain ElectionConfig.Settings#monotonic monotonic} clock; the wall clock only stamps
  *   renewTime/acquireTime into the record. A wall-clock step moves no deadline.</li>
@@ -57,10 +58,12 @@ public final class LeaderElector {
     private final LeadershipTerm term;
     private final LeaseObservation seen;
     private final ElectionLoop loop;
+    private final ElectorThreads threads;
 
-    /** An elector with a checked configuration (see {@link #builder()}). */
-    LeaderElector(ElectionConfig config) {
+    /** An elector with a checked configuration (see {@link #builder()}), owning {@code threads}. */
+    LeaderElector(ElectionConfig config, ElectorThreads threads) {
         this.config = config;
+        this.threads = threads;
         this.term = new LeadershipTerm(config);
         this.seen = new LeaseObservation(config);
         this.loop = new ElectionLoop(config, term, seen);
@@ -78,15 +81,20 @@ public final class LeaderElector {
     /**
      * Stops; fires onStoppedLeading and, once it has completed, releases a held lease (unless built
      * with releaseOnStop(false)). Waits for the callback at most leaseDuration: do not call this
-     * from the callback executor's own thread.
+     * from the callback executor's own thread. Then ends the threads the elector started for itself.
      */
     public void stop() {
         loop.stop(config.releaseOnStop());
+        threads.close();
     }
 
-    /** Stops like a crashed process would: no release, the lease expires by itself. onStoppedLeading still fires. */
+    /**
+     * Stops like a crashed process would: no release, the lease expires by itself. onStoppedLeading still fires, and
+     * the threads the elector started for itself end once it has returned.
+     */
     public void stopWithoutRelease() {
         loop.stop(false);
+        threads.close();
     }
 
     /** Whether this elector holds the lease now: in a term and before its fence (lastRenewStart + renewDeadline). */
@@ -130,7 +138,11 @@ public final class LeaderElector {
         return term.health(seen.holderSeen());
     }
 
-    /** Builds a {@link LeaderElector}; {@link #build()} checks the timing invariants ({@link ElectionConfig}). */
+    /**
+     * Builds a {@link LeaderElector}; {@link #build()} checks the timing invariants ({@link ElectionConfig}). Left
+     * at their defaults, the fence timer, the store calls and the callbacks each get threads of the elector's own
+     * (see {@link ElectionConfig.Settings}), so a stalled store call can delay neither the fence nor a callback.
+     */
     public static final class Builder extends ElectionConfig.Settings<Builder> {
         private LeaseKey lease;
         private boolean coordinated;
@@ -156,7 +168,7 @@ public final class LeaderElector {
         }
 
         public LeaderElector build() {
-            return new LeaderElector(config(lease, coordinated));
+            return elector(lease, coordinated);
         }
     }
 }

@@ -39,6 +39,7 @@ class CandidateTest {
                 .candidateStore(candidates)
                 .leaseStore(leases)
                 .scheduler(scheduler)
+                .unsafeAllOnLoopSchedulerForTests() // virtual time: one ManualScheduler drives it all
                 .clock(scheduler.clock())
                 .monotonic(scheduler.clock())
                 .random(new Random(5))

@@ -2,7 +2,9 @@ package dev.tenure.election;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
+import com.tngtech.archunit.core.domain.JavaCall;
 import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.properties.HasName;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
@@ -59,5 +61,22 @@ class ElectionArchitectureTest {
                 .callMethod(java.time.InstantSource.class, "system")
                 .because("time is injected (InstantSource), so tests can drive it");
         rule.check(core);
+    }
+
+    /**
+     * Issue 40: the opt-in that runs the fence, store calls and callbacks on the loop's thread lets a stalled call
+     * block the fence. It is for virtual-time tests; no production class may call it.
+     */
+    @Test
+    void noProductionCodeRunsAnElectorAllOnItsLoopThread() {
+        JavaClasses production = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("dev.tenure");
+        ArchRule rule = noClasses()
+                .should()
+                .callMethodWhere(
+                        JavaCall.Predicates.target(HasName.Predicates.name("unsafeAllOnLoopSchedulerForTests")))
+                .because("a stalled store call would block the fence (docs/election-api.md, safe defaults)");
+        rule.check(production);
     }
 }

@@ -42,6 +42,7 @@ final class ElectorHarness {
                 .retryPeriod(RP)
                 .store(store)
                 .scheduler(scheduler)
+                .unsafeAllOnLoopSchedulerForTests() // virtual time: one ManualScheduler drives it all
                 .clock(scheduler.clock(clockOffset))
                 .monotonic(scheduler.clock(clockOffset))
                 .random(new Random(random.nextLong()))

@@ -61,8 +61,10 @@ class LeaderElectorFenceTest {
     @Test
     void aLeaderStuckInASlowCallIsFencedAtItsRenewDeadlineNotWhenTheCallReturns() {
         AtomicLong stoppedAt = new AtomicLong();
-        // no storeCalls executor: the loop thread really blocks for the whole call, only the fence can help
+        // store calls on the loop thread (the fence and callbacks keep their own threads): the loop really blocks
+        // for the whole call, only the fence can help
         LeaderElector a = elector("a", () -> stoppedAt.compareAndSet(0, System.nanoTime()))
+                .unsafeAllOnLoopSchedulerForTests()
                 .build();
         a.start();
         await().atMost(Duration.ofSeconds(5)).until(a::isLeader);

@@ -12,6 +12,9 @@ import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -64,8 +67,58 @@ class LeaderElectorTest {
         assertThat(c.releaseOnStop()).isTrue();
         assertThat(c.coordinated()).isFalse();
         assertThat(c.fenceScheduler())
-                .as("no fence scheduler given: the loop's")
+                .as("the harness runs all on the loop's scheduler (virtual time)")
                 .isSameAs(c.scheduler());
+        assertThat(c.storeCalls())
+                .as("store calls on the loop thread (virtual time)")
+                .isNull();
+    }
+
+    /** Issue 40: left at its defaults, the fence, the store calls and the callbacks get threads of their own. */
+    @Test
+    void theDefaultsGiveTheFenceTheStoreCallsAndTheCallbacksThreadsOfTheirOwn() {
+        LeaderElector a = LeaderElector.builder()
+                .lease(LEASE)
+                .identity("a")
+                .store(h.store)
+                .scheduler(h.scheduler)
+                .clock(h.scheduler.clock())
+                .monotonic(h.scheduler.clock())
+                .random(new Random(1))
+                .build();
+        ElectionConfig c = a.config();
+        assertThat(c.fenceScheduler()).as("fence").isNotNull().isNotSameAs(c.scheduler());
+        assertThat(c.storeCalls()).as("store calls can be abandoned").isNotNull();
+        assertThat(c.callbackExecutor()).as("callbacks").isInstanceOf(ExecutorService.class);
+        a.stop();
+        assertThat(c.storeCalls().isShutdown())
+                .as("the elector's own pool ends with it")
+                .isTrue();
+        assertThat(((ExecutorService) c.callbackExecutor()).isShutdown())
+                .as("the elector's own callback thread ends with it")
+                .isTrue();
+    }
+
+    @Test
+    void givenExecutorsAreUsedAsTheyAreAndLeftRunningOnStop() {
+        ExecutorService calls = Executors.newCachedThreadPool();
+        ExecutorService callbacks = Executors.newSingleThreadExecutor();
+        try {
+            LeaderElector a = h.builder("a", Duration.ZERO)
+                    .storeCalls(calls)
+                    .callbackExecutor(callbacks)
+                    .build();
+            assertThat(a.config().storeCalls()).isSameAs(calls);
+            assertThat(a.config().callbackExecutor()).isSameAs(callbacks);
+            a.stop();
+            assertThat(calls.isShutdown())
+                    .as("the caller's pool is the caller's to shut down")
+                    .isFalse();
+            assertThat(callbacks.isShutdown()).isFalse();
+        } finally {
+            calls.shutdownNow();
+            callbacks.shutdownNow();
+        }
     }
 
     @Test
