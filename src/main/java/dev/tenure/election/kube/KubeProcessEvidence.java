@@ -67,7 +67,8 @@ public final class KubeProcessEvidence implements ProcessEvidence, AutoCloseable
 
     /** Starts the pod informer; the evidence is {@link ProcessEnd.Unknown} until it has synced. */
     public KubeProcessEvidence start() {
-        pods = client.pods().inNamespace(namespace).inform(new ResourceEventHandler<>() {
+        SharedIndexInformer<Pod> informer = client.pods().inNamespace(namespace).runnableInformer(0);
+        informer.addEventHandler(new ResourceEventHandler<>() {
             @Override
             public void onAdd(Pod pod) {
                 changed(pod);
@@ -80,6 +81,13 @@ public final class KubeProcessEvidence implements ProcessEvidence, AutoCloseable
 
             @Override
             public void onDelete(Pod pod, boolean finalStateUnknown) {}
+        });
+        pods = informer;
+        // not waited for: until it has synced (or if it cannot, e.g. RBAC), every lease is waited out
+        informer.start().whenComplete((ok, e) -> {
+            if (e != null) {
+                LOG.log(Level.WARNING, "cannot read the pods of " + namespace + ": every lease is waited out", e);
+            }
         });
         return this;
     }
