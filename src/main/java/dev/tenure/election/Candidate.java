@@ -234,7 +234,7 @@ public final class Candidate {
             req(
                     renewInterval != null && renewInterval.compareTo(Duration.ZERO) > 0,
                     "renewInterval must be greater than 0");
-            return new Candidate(this, elector(LeaseKey.of(namespace, leaseName), true));
+            return new Candidate(this, elector(LeaseKey.of(namespace, leaseName), true, null));
         }
 
         private static void req(boolean ok, String message) {

@@ -228,9 +228,9 @@ public record ElectionConfig(
 
         /**
          * An elector for {@code lease} with the checked configuration ({@code coordinated}: a controller assigns
-         * the holder), owning the threads it starts for the settings left at their defaults.
+         * the holder), owning the threads it starts for the settings left at their defaults; {@code evidence} may be null.
          */
-        LeaderElector elector(LeaseKey lease, boolean coordinated) {
+        LeaderElector elector(LeaseKey lease, boolean coordinated, ProcessEvidence evidence) {
             ElectorThreads own = allOnLoopScheduler
                     ? new ElectorThreads(String.valueOf(identity), false, false, false)
                     : new ElectorThreads(
@@ -262,7 +262,7 @@ public record ElectionConfig(
                         onStoppedLeading,
                         onNewLeader,
                         metrics);
-                return new LeaderElector(config, own);
+                return new LeaderElector(config, own, evidence);
             } catch (RuntimeException e) {
                 own.close();
                 throw e;

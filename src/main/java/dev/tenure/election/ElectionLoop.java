@@ -25,6 +25,8 @@ final class ElectionLoop {
     private final LeadershipTerm term;
     private final LeaseObservation seen;
     private final BudgetedStoreCalls calls;
+    /** Evidence that a holder's process has ended, or null: wait out every lease. */
+    private final ProcessEvidence evidence;
 
     // Guarded by this.
     /** When the last decision to wait said the observed holder's lease runs out (observer view); null otherwise. */
@@ -35,12 +37,15 @@ final class ElectionLoop {
     private Scheduler.Scheduled pending;
     private LeaseStore.LeaseWatch watch;
     private String lastFailureLogged;
+    private AutoCloseable evidenceChanges;
+    private String lastEvidenceLogged;
 
-    ElectionLoop(ElectionConfig config, LeadershipTerm term, LeaseObservation seen) {
+    ElectionLoop(ElectionConfig config, LeadershipTerm term, LeaseObservation seen, ProcessEvidence evidence) {
         this.config = config;
         this.term = term;
         this.seen = seen;
         this.calls = new BudgetedStoreCalls(config);
+        this.evidence = config.coordinated() ? null : evidence; // coordinated: the controller assigns the holder
     }
 
     /** Opens the watch and starts contending at once. May be called once. */
@@ -59,6 +64,17 @@ final class ElectionLoop {
             // Polling still works; the watch only makes foreign writes visible sooner.
             LOG.log(Level.WARNING, "cannot watch lease " + config.lease() + ", relying on polling", e);
         }
+        if (evidence != null) {
+            try {
+                evidenceChanges =
+                        evidence.onChange(() -> config.scheduler().schedule(Duration.ZERO, this::evidenceTick));
+            } catch (RuntimeException e) {
+                LOG.log(
+                        Level.WARNING,
+                        "cannot follow evidence of death for " + config.lease() + ", checking on retries",
+                        e);
+            }
+        }
         next(Duration.ZERO, this::acquireTick);
     }
 
@@ -71,6 +87,17 @@ final class ElectionLoop {
         }
         Instant start = config.monotonic().instant();
         afterAcquireAttempt(start, attempt(start, start.plus(config.renewDeadline())));
+    }
+
+    /** New evidence may have arrived: a contender waiting for a holder looks now instead of at its next retry. */
+    private synchronized void evidenceTick() {
+        if (stopped || term.leading()) {
+            return;
+        }
+        Instant start = config.monotonic().instant();
+        if (takeOverOnEvidence(start.plus(config.renewDeadline())) == Outcome.LEADING) {
+            afterAcquireAttempt(start, Outcome.LEADING);
+        }
     }
 
     private void afterAcquireAttempt(Instant start, Outcome outcome) {
@@ -275,7 +302,8 @@ final class ElectionLoop {
             return failed(e);
         }
         try {
-            return apply(seen.decide(config.monotonic().instant(), term.leading()), deadline);
+            Outcome outcome = apply(seen.decide(config.monotonic().instant(), term.leading()), deadline);
+            return outcome == Outcome.NOT_LEADING && waitUntil != null ? takeOverOnEvidence(deadline) : outcome;
         } catch (LeaseConflict e) {
             seen.lostCreateRace(e);
             return term.leading() ? failed(e) : Outcome.NOT_LEADING;
@@ -305,6 +333,53 @@ final class ElectionLoop {
         } else {
             return Outcome.NOT_LEADING;
         }
+    }
+
+    /**
+     * Evidence of death: while we wait for another holder's lease to expire, asks the {@link ProcessEvidence} whether
+     * that holder's process has ended, and if the API server shows it has, takes the lease now
+     * ({@link LeaseRules#takeOverOnEvidence}: a change of holder, conditional on the version judged). Anything short
+     * of that evidence (an error, a verdict of unknown, a lost race) leaves us waiting as before.
+     */
+    private Outcome takeOverOnEvidence(Instant deadline) {
+        LeaseRecord held = seen.record();
+        if (evidence == null
+                || term.leading()
+                || held == null
+                || !held.hasHolder()
+                || held.isHeldBy(config.identity())) {
+            return Outcome.NOT_LEADING;
+        }
+        ProcessEnd verdict;
+        try {
+            verdict = calls.call(deadline, () -> evidence.judge(config.lease(), held));
+        } catch (RuntimeException e) {
+            LOG.log(Level.FINE, config.identity() + ": no evidence of death for " + config.lease(), e);
+            return Outcome.NOT_LEADING;
+        }
+        Optional<LeaseRecord> desired = LeaseRules.takeOverOnEvidence(
+                config.identity(), held, verdict, config.clock().instant(), config.leaseDuration());
+        if (desired.isEmpty() || !(verdict instanceof ProcessEnd.Ended ended)) {
+            if (verdict instanceof ProcessEnd.Unknown unknown && !unknown.why().equals(lastEvidenceLogged)) {
+                lastEvidenceLogged = unknown.why();
+                LOG.fine(() -> config.identity() + ": waiting out " + config.lease() + " of " + held.holderIdentity()
+                        + ": " + unknown.why());
+            }
+            return Outcome.NOT_LEADING;
+        }
+        try {
+            wrote(calls.call(deadline, () -> config.store().update(config.lease(), desired.get())));
+        } catch (LeaseStoreException e) {
+            LOG.info(config.identity() + ": takeover of " + config.lease() + " on evidence of death did not land ("
+                    + e.getMessage() + "); waiting as before");
+            return Outcome.NOT_LEADING;
+        }
+        LeaseRecord taken = seen.record();
+        LOG.warning(config.identity() + ": took " + config.lease() + " over from " + held.holderIdentity()
+                + " before its lease expired, transitions " + taken.leaseTransitions() + ": " + ended.describe());
+        config.metrics().tookOverOnEvidence(config.lease(), ended.reason());
+        config.callbackExecutor().execute(() -> evidence.tookOver(config.lease(), held, taken, ended));
+        return Outcome.LEADING;
     }
 
     private void wrote(LeaseRecord rec) {
@@ -392,6 +467,13 @@ final class ElectionLoop {
             }
             if (watch != null) {
                 watch.close();
+            }
+            if (evidenceChanges != null) {
+                try {
+                    evidenceChanges.close();
+                } catch (Exception e) {
+                    LOG.log(Level.FINE, "closing the evidence subscription of " + config.lease(), e);
+                }
             }
             held = seen.heldByUs();
             workStopped = term.endForStop();

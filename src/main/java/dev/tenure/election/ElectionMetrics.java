@@ -18,4 +18,7 @@ public interface ElectionMetrics {
 
     /** A renew attempt of a held lease failed. */
     default void renewFailed(LeaseKey lease, LeaseStoreException cause) {}
+
+    /** {@code lease} was taken over before its expiry on evidence that its holder's process had ended. */
+    default void tookOverOnEvidence(LeaseKey lease, ProcessEnd.Reason reason) {}
 }

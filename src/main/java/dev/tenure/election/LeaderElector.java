@@ -32,6 +32,11 @@ import java.util.Optional;
  *   lease it sees released (or, coordinated, assigned to it) on the event rather than at its next
  *   retry. A lease deleted while someone held it is not free at once: contenders wait a whole
  *   leaseDuration from when they saw the deletion, as if the record had just been renewed.</li>
+ *   <li><b>Evidence of death</b> (optional, {@link Builder#processEvidence}): a contender waiting for another
+ *   holder's lease asks the {@link ProcessEvidence} port, on each try and whenever it reports a change, whether the
+ *   exact process holding it has ended ({@link ProcessEndRule}); only on that positive evidence does it take the
+ *   lease before expiry, as a change of holder (leaseTransitions + 1) conditional on the version judged, counted in
+ *   {@link ElectionMetrics#tookOverOnEvidence} and recorded by the port. Anything else waits out the lease.</li>
  * </ul>
  *
  * In parts, by role: the checked {@link ElectionConfig} (shared with {@link Candidate}); the {@link ElectionLoop},
@@ -60,13 +65,16 @@ public final class LeaderElector {
     private final ElectionLoop loop;
     private final ElectorThreads threads;
 
-    /** An elector with a checked configuration (see {@link #builder()}), owning {@code threads}. */
-    LeaderElector(ElectionConfig config, ElectorThreads threads) {
+    /**
+     * An elector with a checked configuration (see {@link #builder()}), owning {@code threads}; with {@code evidence}
+     * (may be null) it takes a lease over before it expires on evidence that its holder's process ended.
+     */
+    LeaderElector(ElectionConfig config, ElectorThreads threads, ProcessEvidence evidence) {
         this.config = config;
         this.threads = threads;
         this.term = new LeadershipTerm(config);
         this.seen = new LeaseObservation(config);
-        this.loop = new ElectionLoop(config, term, seen);
+        this.loop = new ElectionLoop(config, term, seen, evidence);
     }
 
     public static Builder builder() {
@@ -146,6 +154,7 @@ public final class LeaderElector {
     public static final class Builder extends ElectionConfig.Settings<Builder> {
         private LeaseKey lease;
         private boolean coordinated;
+        private ProcessEvidence processEvidence;
 
         private Builder() {}
 
@@ -167,8 +176,18 @@ public final class LeaderElector {
             return this;
         }
 
+        /**
+         * Evidence of death ({@link ProcessEndRule}): while waiting for another holder's lease to expire, take it at
+         * once when this port shows that the holder's process has ended. Default: none, every lease is waited out.
+         * Ignored when coordinated.
+         */
+        public Builder processEvidence(ProcessEvidence v) {
+            this.processEvidence = v;
+            return this;
+        }
+
         public LeaderElector build() {
-            return elector(lease, coordinated);
+            return elector(lease, coordinated, processEvidence);
         }
     }
 }

@@ -201,6 +201,26 @@ public final class LeaseRules {
     }
 
     /**
+     * The record {@code identity} writes to take {@code held} over before it expires, on evidence that its holder's
+     * process has ended ({@link ProcessEndRule}), or empty when the lease is not one to take that way: not held, held
+     * by us (an earlier process under our name waits out its lease), in deletion, or reserved for another preferred
+     * holder. The write is an ordinary change of holder (leaseTransitions + 1, acquireTime now), conditional on the
+     * resourceVersion the evidence was judged at: a holder that wrote since was not dead, and the write fails.
+     */
+    public static Optional<LeaseRecord> takeOverOnEvidence(
+            String identity, LeaseRecord held, ProcessEnd evidence, Instant wallNow, Duration leaseDuration) {
+        if (!(evidence instanceof ProcessEnd.Ended)
+                || held == null
+                || !held.hasHolder()
+                || held.isHeldBy(identity)
+                || held.deletionRequested()
+                || (held.preferredHolder() != null && !held.preferredHolder().equals(identity))) {
+            return Optional.empty();
+        }
+        return Optional.of(heldRecord(held, identity, wallNow, leaseDuration));
+    }
+
+    /**
      * A Lease whose deletion was requested while its holder's finalizer keeps it (the operator's own lease): the
      * holder steps down and releases, which lets it go ({@link ElectionDecision.Yield} to nobody); anyone else waits
      * until the record has not changed for its duration — the holder may still be working — and then lets it go

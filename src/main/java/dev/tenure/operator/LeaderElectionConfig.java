@@ -41,4 +41,24 @@ public interface LeaderElectionConfig {
      */
     @WithDefault("3m")
     Duration startLimit();
+
+    /** {@code tenure.leader-election.evidence-of-death.*}: take over a dead leader's lease on its kubelet's word. */
+    EvidenceOfDeath evidenceOfDeath();
+
+    /**
+     * A standby takes the lease before it expires when the API server shows that the leader's container run ended
+     * (dev.tenure.election.ProcessEndRule); everything else waits out the lease.
+     */
+    interface EvidenceOfDeath {
+        /**
+         * Off: this replica neither writes its process binding beside the holder nor reads pods, and waits out every
+         * lease (client-go behaviour). Both sides must be on for the early takeover: the holder writes, the standby reads.
+         */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** The operator's container in its pod (the Deployment's container name). */
+        @WithDefault("tenure-operator")
+        String containerName();
+    }
 }

@@ -3,11 +3,13 @@ package dev.tenure.operator;
 import dev.tenure.coordination.CoordinationController;
 import dev.tenure.election.ElectorHealth;
 import dev.tenure.election.ExecutorScheduler;
+import dev.tenure.election.HolderProcess;
 import dev.tenure.election.LeaderElector;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.MonotonicClock;
 import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.election.kube.KubeProcessEvidence;
 import dev.tenure.maintenance.annotation.AnnotationDoor;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -112,6 +114,11 @@ public class OperatorLeadership {
      * with its own keeps ~10 file descriptors after it is closed. Null: fabric8's default (one process, one client).
      */
     io.fabric8.kubernetes.client.http.HttpClient.Factory electionHttpClients;
+    /**
+     * The pod and container this process runs in, for evidence of death; null: from the downward API
+     * ({@code POD_NAME}, {@code POD_UID}, {@code POD_NAMESPACE}) and the configured container name (tests set it).
+     */
+    HolderProcess process;
     /** Work run besides the operator's own (tests); started after it. */
     final List<LeaderWork> extraWork = new CopyOnWriteArrayList<>();
 
@@ -131,6 +138,7 @@ public class OperatorLeadership {
     private ExecutorService storeCalls;
     private ExecutorService callbacks;
     private KubernetesClient electionClient;
+    private KubeProcessEvidence evidence;
 
     private final String identity;
 
@@ -192,6 +200,20 @@ public class OperatorLeadership {
         fenceScheduler = new ExecutorScheduler("tenure-leader-fence");
         storeCalls = Executors.newCachedThreadPool(daemon("tenure-leader-election-calls"));
         callbacks = Executors.newSingleThreadExecutor(daemon("tenure-leadership-callbacks"));
+        KubeLeaseStore leases = KubeLeaseStore.withFinalizer(electionClient, LEASE_FINALIZER);
+        if (le.evidenceOfDeath().enabled()) {
+            Optional<HolderProcess> self = Optional.ofNullable(process)
+                    .or(() -> processFromEnvironment(
+                            identity, le.evidenceOfDeath().containerName()));
+            if (self.isPresent()) {
+                leases = leases.announcing(self.get());
+            } else {
+                LOG.info("evidence of death: POD_NAME/POD_UID not set, so this replica's lease is always waited out");
+            }
+            evidence = new KubeProcessEvidence(
+                            electionClient, OperatorNamespace.current(), leases, identity, Clock.systemUTC())
+                    .start();
+        }
         elector = LeaderElector.builder()
                 .lease(lease)
                 .identity(identity)
@@ -199,7 +221,8 @@ public class OperatorLeadership {
                 .renewDeadline(le.renewDeadline())
                 .retryPeriod(le.retryPeriod())
                 .healthGrace(le.healthGrace())
-                .store(KubeLeaseStore.withFinalizer(electionClient, LEASE_FINALIZER))
+                .store(leases)
+                .processEvidence(evidence)
                 .scheduler(scheduler)
                 .fenceScheduler(fenceScheduler)
                 .storeCalls(storeCalls)
@@ -243,6 +266,9 @@ public class OperatorLeadership {
         }
         if (callbacks != null) {
             callbacks.shutdownNow();
+        }
+        if (evidence != null) {
+            evidence.close();
         }
         if (electionClient != null) {
             electionClient.close();
@@ -575,6 +601,19 @@ public class OperatorLeadership {
 
     static String namespace(LeaderElectionConfig le) {
         return le.namespace().orElseGet(OperatorNamespace::current);
+    }
+
+    /**
+     * This process's pod and container from the downward API (POD_NAME, POD_UID, POD_NAMESPACE): what a standby needs
+     * to tie this holder to a container run. Empty outside a pod.
+     */
+    static Optional<HolderProcess> processFromEnvironment(String identity, String container) {
+        String pod = System.getenv("POD_NAME");
+        String uid = System.getenv("POD_UID");
+        if (pod == null || pod.isBlank() || uid == null || uid.isBlank()) {
+            return Optional.empty();
+        }
+        return Optional.of(new HolderProcess(identity, OperatorNamespace.current(), pod, uid, container, null));
     }
 
     static String defaultIdentity() {

@@ -195,6 +195,21 @@ class OperatorLeadershipLossTest {
             public Duration startLimit() {
                 return Duration.ofMinutes(3);
             }
+
+            @Override
+            public EvidenceOfDeath evidenceOfDeath() {
+                return new EvidenceOfDeath() {
+                    @Override
+                    public boolean enabled() {
+                        return true;
+                    }
+
+                    @Override
+                    public String containerName() {
+                        return "tenure-operator";
+                    }
+                };
+            }
         };
     }
 }

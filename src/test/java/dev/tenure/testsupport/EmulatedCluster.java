@@ -412,6 +412,26 @@ public final class EmulatedCluster implements AutoCloseable {
     }
 
     /**
+     * The pod's kubelet starts a run of {@code container} that began at {@code startedAt} (no earlier than the
+     * previous run's end) and reports it running: a new container ID, and after a previous run, {@code restartCount + 1}
+     * with that run in {@code lastState}. Returns the container ID.
+     */
+    public String startContainer(String namespace, String pod, String container, java.time.Instant startedAt) {
+        return kubelets.startContainer("/api/v1/namespaces/" + namespace + "/pods/" + pod, container, startedAt);
+    }
+
+    /**
+     * The running run of {@code container} ends now (exit code and reason as the kubelet words them: 137 "Error" for a
+     * kill -9, "OOMKilled", 0 "Completed"); its kubelet reports {@code state.terminated} {@code reportLag} later, or
+     * only once it is back up if its node's kubelet is down ({@link #markKubeletDown}) at that time.
+     */
+    public void endContainer(
+            String namespace, String pod, String container, int exitCode, String reason, Duration reportLag) {
+        kubelets.endContainer(
+                "/api/v1/namespaces/" + namespace + "/pods/" + pod, container, exitCode, reason, reportLag);
+    }
+
+    /**
      * Whether custom resources are pruned, defaulted and validated against their CRD's schema and CEL rules (on by
      * default, as kube-apiserver). Off emulates an API server that enforces neither (a CRD applied without its
      * schema, or validation rules on a server too old for them), for tests of the operator's own input checks.

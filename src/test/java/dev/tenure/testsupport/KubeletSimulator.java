@@ -15,6 +15,7 @@ import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledExecutorService;
@@ -24,9 +25,13 @@ import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
- * What the kubelets would do: finish terminating pods once their grace period (scaled) has passed, and renew
- * each node's lease in {@code kube-node-lease}. A kubelet marked down does neither: its pods stay terminating
- * and its lease goes stale, as on a node that lost power.
+ * What the kubelets would do: finish terminating pods once their grace period (scaled) has passed, renew each node's
+ * lease in {@code kube-node-lease}, and report the runs of the containers a test starts and ends in their pods' status
+ * (pkg/kubelet/kubelet_pods.go convertToAPIContainerStatuses: {@code state.running}, then {@code state.terminated}
+ * with the exit code and reason, a restart with a new container ID, {@code restartCount + 1} and the ended run in
+ * {@code lastState}; times in whole seconds). A kubelet marked down does none of it: its pods stay terminating, its
+ * lease goes stale, and what happened to its containers is reported only once it is back, as on a node that lost
+ * power or a kubelet that stopped.
  */
 final class KubeletSimulator {
     static final String NODE_LEASE_NAMESPACE = "kube-node-lease";
@@ -47,6 +52,8 @@ final class KubeletSimulator {
     private final Set<String> down = ConcurrentHashMap.newKeySet();
     /** Pods whose termination is due but whose kubelet is down: node → pod paths. */
     private final Map<String, Set<String>> stuck = new ConcurrentHashMap<>();
+    /** Container reports held back while their node's kubelet is down: node → reports, in order. */
+    private final Map<String, java.util.Queue<Runnable>> heldReports = new ConcurrentHashMap<>();
 
     KubeletSimulator(ClusterStore store, ScheduledExecutorService executor, EmulatedCluster.Options options) {
         this.store = store;
@@ -65,6 +72,10 @@ final class KubeletSimulator {
 
     void markUp(String node) {
         down.remove(node);
+        java.util.Queue<Runnable> reports = heldReports.remove(node);
+        if (reports != null) {
+            executor.execute(() -> reports.forEach(Runnable::run));
+        }
         Set<String> pods = stuck.remove(node);
         if (pods != null) {
             pods.forEach(path -> executor.execute(() -> finish(path, node)));
@@ -150,6 +161,138 @@ final class KubeletSimulator {
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "kubelet simulation could not remove " + path, e);
         }
+    }
+
+    // ---- container runs ---------------------------------------------------------------------------------------
+
+    /**
+     * Starts a run of {@code container} in the pod at {@code path} that began at {@code startedAt} (at the earliest
+     * when the previous run ended: runs of one container never overlap), and reports it at once: {@code state.running}
+     * with a new container ID; a previous run that ended moves to {@code lastState} and {@code restartCount} grows by
+     * one. Returns the run's container ID.
+     */
+    String startContainer(String path, String container, java.time.Instant startedAt) {
+        String id = "containerd://" + java.util.UUID.randomUUID().toString().replace("-", "");
+        Pod[] written = {null};
+        writeStatus(path, pod -> {
+            io.fabric8.kubernetes.api.model.ContainerStatus previous = containerStatus(pod, container);
+            java.time.Instant start = startedAt;
+            io.fabric8.kubernetes.api.model.ContainerState last = previous == null ? null : previous.getLastState();
+            int restarts = 0;
+            if (previous != null && previous.getState() != null) {
+                restarts = previous.getRestartCount() == null ? 0 : previous.getRestartCount() + 1;
+                if (previous.getState().getTerminated() != null) {
+                    last = previous.getState();
+                    java.time.Instant ended = java.time.Instant.parse(
+                            previous.getState().getTerminated().getFinishedAt());
+                    start = start.isBefore(ended) ? ended : start;
+                }
+            }
+            io.fabric8.kubernetes.api.model.ContainerStatus status =
+                    new io.fabric8.kubernetes.api.model.ContainerStatusBuilder()
+                            .withName(container)
+                            .withContainerID(id)
+                            .withImage(container)
+                            .withRestartCount(restarts)
+                            .withReady(true)
+                            .withStarted(true)
+                            .withNewState()
+                            .withNewRunning(seconds(start))
+                            .endState()
+                            .withLastState(last == null ? new io.fabric8.kubernetes.api.model.ContainerState() : last)
+                            .build();
+            replaceContainerStatus(pod, status);
+            written[0] = pod;
+        });
+        return written[0] == null ? null : id;
+    }
+
+    /**
+     * The run of {@code container} now running in the pod at {@code path} ends now (killed, OOM-killed, exited); the
+     * kubelet reports it {@code lag} later ({@code state.terminated} with that run's ID and start, the finish time
+     * now), or, while the pod's node's kubelet is down, once it is back.
+     */
+    void endContainer(String path, String container, int exitCode, String reason, Duration lag) {
+        String finishedAt = seconds(clock.instant());
+        Runnable report = () -> writeStatus(path, pod -> {
+            io.fabric8.kubernetes.api.model.ContainerStatus current = containerStatus(pod, container);
+            if (current == null
+                    || current.getState() == null
+                    || current.getState().getRunning() == null) {
+                return; // nothing running to end
+            }
+            current.setReady(false);
+            current.setStarted(false);
+            current.setState(new io.fabric8.kubernetes.api.model.ContainerStateBuilder()
+                    .withNewTerminated()
+                    .withContainerID(current.getContainerID())
+                    .withStartedAt(current.getState().getRunning().getStartedAt())
+                    .withFinishedAt(finishedAt)
+                    .withExitCode(exitCode)
+                    .withReason(reason)
+                    .endTerminated()
+                    .build());
+        });
+        executor.schedule(() -> reportUnlessDown(path, report), lag.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void reportUnlessDown(String path, Runnable report) {
+        String node = store.get(path, Pod.class)
+                .map(p -> p.getSpec() == null ? null : p.getSpec().getNodeName())
+                .orElse(null);
+        if (node != null && down.contains(node)) {
+            heldReports
+                    .computeIfAbsent(node, n -> new java.util.concurrent.ConcurrentLinkedQueue<>())
+                    .add(report);
+            return;
+        }
+        report.run();
+    }
+
+    /** Edits the pod's status (PUT .../status) until it sticks; a pod that is gone has no status to report. */
+    private void writeStatus(String path, java.util.function.Consumer<Pod> edit) {
+        for (int attempt = 0; attempt < 20; attempt++) {
+            Optional<Pod> found = store.get(path, Pod.class);
+            if (found.isEmpty()) {
+                return;
+            }
+            Pod pod = found.get();
+            if (pod.getStatus() == null) {
+                pod.setStatus(new io.fabric8.kubernetes.api.model.PodStatus());
+            }
+            edit.accept(pod);
+            int code = store.update(path + "/status", pod).code();
+            if (code != 409) {
+                if (code >= 300) {
+                    LOG.warning("emulated kubelet: status of " + path + " refused: " + code);
+                }
+                return;
+            }
+        }
+    }
+
+    private static io.fabric8.kubernetes.api.model.ContainerStatus containerStatus(Pod pod, String container) {
+        return pod.getStatus() == null || pod.getStatus().getContainerStatuses() == null
+                ? null
+                : pod.getStatus().getContainerStatuses().stream()
+                        .filter(c -> container.equals(c.getName()))
+                        .findFirst()
+                        .orElse(null);
+    }
+
+    private static void replaceContainerStatus(Pod pod, io.fabric8.kubernetes.api.model.ContainerStatus status) {
+        List<io.fabric8.kubernetes.api.model.ContainerStatus> all = new java.util.ArrayList<>(
+                pod.getStatus().getContainerStatuses() == null
+                        ? List.of()
+                        : pod.getStatus().getContainerStatuses());
+        all.removeIf(c -> status.getName().equals(c.getName()));
+        all.add(status);
+        pod.getStatus().setContainerStatuses(all);
+    }
+
+    /** The API's metav1.Time: RFC 3339 in whole seconds. */
+    static String seconds(java.time.Instant t) {
+        return DateTimeFormatter.ISO_INSTANT.format(t.truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
     }
 
     static String microTime(ZonedDateTime t) {

@@ -1,5 +1,6 @@
 package dev.tenure.election.kube;
 
+import dev.tenure.election.HolderProcess;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseNotFound;
 import dev.tenure.election.LeaseOwner;
@@ -24,8 +25,10 @@ import java.time.ZonedDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import java.util.logging.Logger;
 
@@ -48,14 +51,19 @@ public final class KubeLeaseStore implements LeaseStore {
 
     /** Kept on every lease this store writes a holder into; empty: none. */
     private final Optional<String> finalizer;
+    /** The process this store writes as holder from, announced beside the holder; empty: none. */
+    private final Optional<HolderProcess> self;
+    /** The holder's clock reading of its first write as holder: the binding's {@code since}, once per process. */
+    private final AtomicReference<Instant> since = new AtomicReference<>();
 
     public KubeLeaseStore(KubernetesClient client) {
-        this(client, Optional.empty());
+        this(client, Optional.empty(), Optional.empty());
     }
 
-    private KubeLeaseStore(KubernetesClient client, Optional<String> finalizer) {
+    private KubeLeaseStore(KubernetesClient client, Optional<String> finalizer, Optional<HolderProcess> self) {
         this.client = client;
         this.finalizer = finalizer;
+        this.self = self;
     }
 
     /**
@@ -64,7 +72,41 @@ public final class KubeLeaseStore implements LeaseStore {
      * and answers by stopping its work before the Lease disappears (the operator's own lease).
      */
     public static KubeLeaseStore withFinalizer(KubernetesClient client, String finalizer) {
-        return new KubeLeaseStore(client, Optional.of(finalizer));
+        return new KubeLeaseStore(client, Optional.of(finalizer), Optional.empty());
+    }
+
+    /**
+     * This store, writing beside every record that names {@code process}'s identity as holder the annotation
+     * {@link HolderProcess#ANNOTATION}: which pod and container hold the lease, and {@code since}, the renewTime of
+     * this store's first write as holder (a reading of the holder's own clock while it ran). Contenders read it to
+     * tie the holder to a container run ({@link KubeProcessEvidence}). Written in the same request as the holder, so
+     * the two never disagree; a release leaves it, and a value naming another holder counts for nothing.
+     */
+    public KubeLeaseStore announcing(HolderProcess process) {
+        return new KubeLeaseStore(client, finalizer, Optional.of(process));
+    }
+
+    /**
+     * The process binding written beside {@code held} ({@link HolderProcess#ANNOTATION}), from the object this store
+     * last saw at that record's resourceVersion, else from one read (empty when the lease has moved on since).
+     */
+    public Optional<HolderProcess> holderProcess(LeaseKey key, LeaseRecord held) {
+        Lease lease = lastSeen.get(key);
+        if (lease == null || !Objects.equals(lease.getMetadata().getResourceVersion(), held.resourceVersion())) {
+            try {
+                lease = client.resources(Lease.class)
+                        .inNamespace(key.namespace())
+                        .withName(key.name())
+                        .get();
+            } catch (RuntimeException e) {
+                throw KubeErrors.map(key, e, false);
+            }
+            if (lease == null || !Objects.equals(lease.getMetadata().getResourceVersion(), held.resourceVersion())) {
+                return Optional.empty();
+            }
+        }
+        Map<String, String> annotations = lease.getMetadata().getAnnotations();
+        return annotations == null ? Optional.empty() : HolderProcess.parse(annotations.get(HolderProcess.ANNOTATION));
     }
 
     @Override
@@ -90,7 +132,8 @@ public final class KubeLeaseStore implements LeaseStore {
         try {
             return seen(
                     key,
-                    client.resource(finalized(toLease(key, record.withResourceVersion(null)), record))
+                    client.resource(announced(
+                                    finalized(toLease(key, record.withResourceVersion(null)), record), record))
                             .create());
         } catch (RuntimeException e) {
             throw KubeErrors.map(key, e, true);
@@ -105,7 +148,7 @@ public final class KubeLeaseStore implements LeaseStore {
         try {
             return written(
                     key,
-                    client.resource(finalized(onto(base(key, record), key, record), record))
+                    client.resource(announced(finalized(onto(base(key, record), key, record), record), record))
                             .update(),
                     record);
         } catch (RuntimeException e) {
@@ -173,6 +216,21 @@ public final class KubeLeaseStore implements LeaseStore {
             finalizers.add(finalizer.get()); // (no finalizer may be added to an object in deletion)
         }
         lease.getMetadata().setFinalizers(finalizers.isEmpty() ? null : finalizers);
+        return lease;
+    }
+
+    /** {@code lease} with this process's binding when {@code record} names it holder (see {@link #announcing}). */
+    private Lease announced(Lease lease, LeaseRecord record) {
+        if (self.isEmpty() || !record.isHeldBy(self.get().identity()) || record.renewTime() == null) {
+            return lease;
+        }
+        Instant first = since.updateAndGet(v -> v == null ? record.renewTime() : v);
+        Map<String, String> annotations = new java.util.LinkedHashMap<>(
+                lease.getMetadata().getAnnotations() == null
+                        ? Map.of()
+                        : lease.getMetadata().getAnnotations());
+        annotations.put(HolderProcess.ANNOTATION, self.get().withSince(first).format());
+        lease.getMetadata().setAnnotations(annotations);
         return lease;
     }
 
