@@ -51,6 +51,12 @@ public final class CandidateRanking {
         return result;
     }
 
+    /** Equal on emulation and binary version: only the creation-time tie-break tells them apart. */
+    public static boolean sameVersions(CandidateRecord a, CandidateRecord b) {
+        return emulationVersionOrZero(a).compareTo(emulationVersionOrZero(b)) == 0
+                && binaryVersionOrZero(a).compareTo(binaryVersionOrZero(b)) == 0;
+    }
+
     /** Both versions parse: only such candidates can be elected by OldestEmulationVersion. */
     public static boolean validForOldestEmulationVersion(CandidateRecord c) {
         return SemanticVersion.parseTolerant(c.emulationVersion()).isPresent()

@@ -368,6 +368,7 @@ public final class CoordinationController {
         Optional<Instant> leaderless =
                 ElectionPlanner.leaderlessSince(lease, planner.admissible(key, candidates, now), now);
         metrics.stepDecided(key, decision, strategy, leaderless, now);
+        metrics.liveCandidates(key, decision, planner.liveCandidates(planner.admissible(key, candidates, now), now));
         reportBadInput(planner.admissible(key, candidates, now), decision);
         try {
             apply(r, key, decision, cached, now);

@@ -11,6 +11,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -24,6 +25,8 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code tenure_coordination_election_failures_total{reason}}</li>
  *   <li>{@code tenure_coordination_leaderless_seconds{lease_namespace,lease}}: how long the Lease has been without a
  *       valid holder, 0 while it has one</li>
+ *   <li>{@code tenure_coordination_live_candidates{lease_namespace,lease}}: candidates that have not let a ping go
+ *       unanswered (0 once every candidate of the workload is gone), on the same Leases as the gauge above</li>
  * </ul>
  */
 public final class CoordinationMetrics {
@@ -52,6 +55,8 @@ public final class CoordinationMetrics {
     private final Clock clock;
     private final Map<LeaseKey, AtomicReference<Instant>> leaderlessSince = new ConcurrentHashMap<>();
     private final Map<LeaseKey, Gauge> leaderlessGauges = new ConcurrentHashMap<>();
+    private final Map<LeaseKey, AtomicInteger> liveCandidates = new ConcurrentHashMap<>();
+    private final Map<LeaseKey, Gauge> liveCandidateGauges = new ConcurrentHashMap<>();
 
     public CoordinationMetrics(MeterRegistry registry, Clock clock) {
         this.registry = registry;
@@ -132,11 +137,40 @@ public final class CoordinationMetrics {
         return ref;
     }
 
+    /**
+     * Candidates of {@code key} that may still answer (see {@link ElectionPlanner#liveCandidates}); the series
+     * lives and goes with the leaderless one, so its labels are as bounded.
+     */
+    void liveCandidates(LeaseKey key, ElectionStep decision, int live) {
+        if (decision.outcome() == ElectionStep.Outcome.NOT_MANAGED) {
+            return; // forgotten by stepDecided
+        }
+        liveCandidates
+                .computeIfAbsent(key, k -> {
+                    AtomicInteger value = new AtomicInteger();
+                    liveCandidateGauges.put(
+                            k,
+                            Gauge.builder("tenure.coordination.live.candidates", value, AtomicInteger::get)
+                                    .description("Candidates of the Lease that have not let a ping go unanswered")
+                                    .strongReference(true)
+                                    .tag("lease_namespace", k.namespace())
+                                    .tag("lease", k.name())
+                                    .register(registry));
+                    return value;
+                })
+                .set(live);
+    }
+
     void forget(LeaseKey key) {
         leaderlessSince.remove(key);
         Gauge g = leaderlessGauges.remove(key);
         if (g != null) {
             registry.remove(g);
+        }
+        liveCandidates.remove(key);
+        Gauge live = liveCandidateGauges.remove(key);
+        if (live != null) {
+            registry.remove(live);
         }
     }
 }

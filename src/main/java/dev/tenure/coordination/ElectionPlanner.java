@@ -31,6 +31,9 @@ import java.util.stream.Collectors;
  *       ping), so an ack that lands a few milliseconds before the window ends is not lost to timer jitter;</li>
  *   <li>the strategy conflict check looks at every candidate at the highest binary version, not at list order;</li>
  *   <li>a Lease renewed further in the future than its own duration is treated as expired, not valid forever.</li>
+ *   <li>a valid holder tied with the best candidate on emulation and binary version keeps the Lease: the
+ *       creation-time tie-break only orders an election, it does not move a valid holder (upstream marks the
+ *       older candidate preferredHolder, a handover between two equally good candidates).</li>
  * </ul>
  */
 public final class ElectionPlanner {
@@ -214,8 +217,9 @@ public final class ElectionPlanner {
             return ElectionStep.notManaged("strategy " + strategy + " is left to another controller");
         }
         boolean ranked = LeaseStrategy.of(strategy).ranked();
-        String electee =
-                bestFor(strategy, acked, unavailable).map(CandidateRecord::name).orElse(null);
+        String electee = bestKeepingValidHolder(strategy, acked, unavailable, lease, now, expiry)
+                .map(CandidateRecord::name)
+                .orElse(null);
         if (ranked && electee == null) {
             return ElectionStep.failed(
                     FailureReason.NO_VALID_CANDIDATE,
@@ -332,7 +336,7 @@ public final class ElectionPlanner {
                 return true;
             }
         }
-        Optional<CandidateRecord> best = bestFor(strategy, candidates, unavailable);
+        Optional<CandidateRecord> best = bestKeepingValidHolder(strategy, candidates, unavailable, lease, now, expiry);
         if (best.isEmpty()) {
             return false;
         }
@@ -342,6 +346,50 @@ public final class ElectionPlanner {
                     && !lease.preferredHolder().equals(lease.holderIdentity());
         }
         return true;
+    }
+
+    /**
+     * {@link #bestFor}, except that a valid holder tied with the best on emulation and binary version stays the
+     * best: upstream's last tie-break (the older LeaseCandidate object) would otherwise move leadership between two
+     * equally good candidates each time an older candidate comes back, a handover that buys nothing. Under
+     * MaintenanceAware the holder only ties when its node is available or every candidate's node is unavailable
+     * (then the best is picked among all of them). An expired or missing Lease is elected by the full ordering.
+     */
+    private static Optional<CandidateRecord> bestKeepingValidHolder(
+            String strategy,
+            List<CandidateRecord> candidates,
+            Set<String> unavailable,
+            LeaseRecord lease,
+            Instant now,
+            LeaseExpiry expiry) {
+        Optional<CandidateRecord> best = bestFor(strategy, candidates, unavailable);
+        if (best.isEmpty() || lease == null || !lease.hasHolder() || expiry.expired(lease, now)) {
+            return best;
+        }
+        CandidateRecord b = best.get();
+        boolean avoidsUnavailable = LeaseStrategy.of(strategy).avoidsUnavailableNodes();
+        return candidates.stream()
+                .filter(c -> c.name().equals(lease.holderIdentity()))
+                .filter(CandidateRanking::validForOldestEmulationVersion)
+                .filter(h -> CandidateRanking.sameVersions(h, b))
+                .filter(h -> !avoidsUnavailable || !unavailable.contains(h.name()) || unavailable.contains(b.name()))
+                .findFirst()
+                .or(() -> best);
+    }
+
+    /**
+     * Candidates that may still answer: those of {@code admissible} that did not let a ping go unanswered (pinged,
+     * the window closed, no renewal since). A workload whose candidates were all killed keeps them admissible for
+     * {@link ElectionTiming#candidateValidity()}; this count is 0 for it as soon as a ping goes unanswered.
+     */
+    public int liveCandidates(List<CandidateRecord> admissible, Instant now) {
+        Duration window = timing.electionWindow();
+        return (int) admissible.stream()
+                .filter(c -> c.pingTime() == null
+                        || c.renewTime() == null
+                        || !c.renewTime().isBefore(c.pingTime())
+                        || c.pingTime().plus(window).isAfter(now))
+                .count();
     }
 
     /** Pings candidates that have not proven life within the window, or waits for pings already out. */

@@ -96,8 +96,11 @@ public class MaintenanceBeans {
 
     @Produces
     @Singleton
-    MaintenanceMetrics metrics(MeterRegistry registry) {
-        return new MaintenanceMetrics(registry);
+    MaintenanceMetrics metrics(MeterRegistry registry, AdmissionCaches caches) {
+        MaintenanceMetrics metrics = new MaintenanceMetrics(registry);
+        // every replica runs the admission caches: read from them at each scrape, never a LIST per scrape
+        metrics.watchBlockedBeforeDrain(() -> caches.cached() ? caches.maintenances() : null);
+        return metrics;
     }
 
     @Produces

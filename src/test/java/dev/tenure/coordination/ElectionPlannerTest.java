@@ -184,6 +184,113 @@ class ElectionPlannerTest {
     static Stream<Arguments> tenureElectionStep() {
         LeaseRecord heldByBest = lease("c1", 5, NOW, OEV, null);
         return Stream.of(
+                // issue 38 item 8: a tie on both versions is no reason to move a valid holder (each row failed
+                // before: the older LeaseCandidate won the creation-time tie-break and got preferredHolder)
+                Arguments.of(
+                        "a candidate tied with the valid holder on both versions but created earlier does not take"
+                                + " over (OldestEmulationVersion)",
+                        UPSTREAM_MODE,
+                        List.of(
+                                cand("holder")
+                                        .versions("1.19.0", "1.20.0")
+                                        .created(NOW.minus(Duration.ofMinutes(5)))
+                                        .renewed(NOW),
+                                cand("older")
+                                        .versions("1.19.0", "1.20.0")
+                                        .created(NOW.minus(Duration.ofDays(3)))
+                                        .renewed(NOW)),
+                        lease("holder", 10, NOW, OEV, null),
+                        Set.of(),
+                        Expect.of(Outcome.NO_CHANGE).holder("holder").strategy(OEV)),
+                Arguments.of(
+                        "... nor under MaintenanceAware, both nodes available",
+                        DEFAULT_MODE,
+                        List.of(
+                                cand("holder")
+                                        .versions("1.19.0", "1.20.0")
+                                        .strategy(MA)
+                                        .created(NOW.minus(Duration.ofMinutes(5)))
+                                        .renewed(NOW),
+                                cand("older")
+                                        .versions("1.19.0", "1.20.0")
+                                        .strategy(MA)
+                                        .created(NOW.minus(Duration.ofDays(3)))
+                                        .renewed(NOW)),
+                        lease("holder", 10, NOW, MA, null),
+                        Set.of(),
+                        Expect.of(Outcome.NO_CHANGE).holder("holder").strategy(MA)),
+                Arguments.of(
+                        "... and a preferredHolder left by such a tie is withdrawn (MaintenanceAware)",
+                        DEFAULT_MODE,
+                        List.of(
+                                cand("holder")
+                                        .versions("1.19.0", "1.20.0")
+                                        .strategy(MA)
+                                        .created(NOW.minus(Duration.ofMinutes(5)))
+                                        .renewed(NOW),
+                                cand("older")
+                                        .versions("1.19.0", "1.20.0")
+                                        .strategy(MA)
+                                        .created(NOW.minus(Duration.ofDays(3)))
+                                        .renewed(NOW)),
+                        lease("holder", 10, NOW, MA, "older"),
+                        Set.of(),
+                        Expect.of(Outcome.CLEAR_PREFERRED_HOLDER)
+                                .holder("holder")
+                                .strategy(MA)),
+                Arguments.of(
+                        "a tied candidate still takes over from a holder whose node became unavailable",
+                        DEFAULT_MODE,
+                        List.of(
+                                cand("holder")
+                                        .versions("1.19.0", "1.20.0")
+                                        .strategy(MA)
+                                        .created(NOW.minus(Duration.ofMinutes(5)))
+                                        .renewed(NOW),
+                                cand("older")
+                                        .versions("1.19.0", "1.20.0")
+                                        .strategy(MA)
+                                        .created(NOW.minus(Duration.ofDays(3)))
+                                        .renewed(NOW)),
+                        lease("holder", 10, NOW, MA, null),
+                        Set.of("holder"),
+                        Expect.of(Outcome.SET_PREFERRED_HOLDER)
+                                .holder("holder")
+                                .preferred("older")
+                                .strategy(MA)),
+                Arguments.of(
+                        "a candidate with an older binary version (same emulation version) still takes over",
+                        UPSTREAM_MODE,
+                        List.of(
+                                cand("holder")
+                                        .versions("1.19.0", "1.20.0")
+                                        .created(NOW.minus(Duration.ofDays(3)))
+                                        .renewed(NOW),
+                                cand("better")
+                                        .versions("1.19.0", "1.19.5")
+                                        .created(NOW.minus(Duration.ofMinutes(5)))
+                                        .renewed(NOW)),
+                        lease("holder", 10, NOW, OEV, null),
+                        Set.of(),
+                        Expect.of(Outcome.SET_PREFERRED_HOLDER)
+                                .holder("holder")
+                                .preferred("better")
+                                .strategy(OEV)),
+                Arguments.of(
+                        "with the lease expired the tie-break holds again: the older candidate gets it",
+                        UPSTREAM_MODE,
+                        List.of(
+                                cand("holder")
+                                        .versions("1.19.0", "1.20.0")
+                                        .created(NOW.minus(Duration.ofMinutes(5)))
+                                        .renewed(NOW),
+                                cand("older")
+                                        .versions("1.19.0", "1.20.0")
+                                        .created(NOW.minus(Duration.ofDays(3)))
+                                        .renewed(NOW)),
+                        lease("holder", 10, ago(Duration.ofMinutes(1)), OEV, null),
+                        Set.of(),
+                        Expect.of(Outcome.SET_HOLDER).holder("older").strategy(OEV)),
                 Arguments.of(
                         "upstream strategy off: OldestEmulationVersion is left to the API server",
                         DEFAULT_MODE,

@@ -24,6 +24,31 @@ public final class MaintenanceDemo {
 
     private MaintenanceDemo() {}
 
+    /**
+     * One progress line: the phase, the drain's percentage and pods to go once a drain has started, and the last
+     * error. A status without a phase or a drain yet (written by the door before the machine ran, or a refusal)
+     * printed "null null%".
+     */
+    static String progressLine(NodeMaintenanceStatus s) {
+        if (s == null) {
+            return "Pending";
+        }
+        StringBuilder line = new StringBuilder(
+                s.getPhase() == null ? "Pending" : s.getPhase().name());
+        if (s.getDrainProgress() != null) {
+            int pods = s.getPendingPods() == null ? 0 : s.getPendingPods().size();
+            line.append(' ')
+                    .append(s.getDrainProgress())
+                    .append("% (")
+                    .append(pods)
+                    .append(" pod(s) to go)");
+        }
+        if (s.getLastError() != null && !s.getLastError().isBlank()) {
+            line.append(" - ").append(s.getLastError());
+        }
+        return line.toString();
+    }
+
     public static void applyAfterStartup(EmulatedCluster cluster) {
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "maintenance-demo");
@@ -65,13 +90,7 @@ public final class MaintenanceDemo {
                             return;
                         }
                         NodeMaintenanceStatus s = nm.getStatus();
-                        String line = s == null
-                                ? "Pending"
-                                : s.getPhase() + " " + s.getDrainProgress() + "% ("
-                                        + (s.getPendingPods() == null
-                                                ? 0
-                                                : s.getPendingPods().size()) + " pod(s) to go)"
-                                        + (s.getLastError() == null ? "" : " - " + s.getLastError());
+                        String line = progressLine(s);
                         if (!line.equals(last.getAndSet(line))) {
                             System.out.println("demo: NodeMaintenance " + NAME + ": " + line);
                         }

@@ -124,7 +124,7 @@ class PrometheusScrapeIT {
         assertThat(check.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String output = new String(check.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(check.exitValue()).as(output).isZero();
-        assertThat(output).contains("SUCCESS: 9 rules found");
+        assertThat(output).contains("SUCCESS: 10 rules found");
     }
 
     @Test

@@ -15,7 +15,8 @@ import java.util.function.Function;
 /**
  * Server-side printing, as kube-apiserver answers {@code Accept: application/json;as=Table;v=v1;g=meta.k8s.io}
  * (what {@code kubectl get} asks for): a {@code meta.k8s.io/v1} Table with the CRD's additionalPrinterColumns for a
- * custom resource, the usual columns for nodes, pods, namespaces and leases, and Name and Age for anything else. A row
+ * custom resource, the usual columns for nodes, pods, namespaces, leases, events, PodDisruptionBudgets and
+ * LeaseCandidates, and Name and Age for anything else. A row
  * carries the object as {@code includeObject} asks: PartialObjectMetadata (the default), the whole object, or none.
  */
 final class TableView {
@@ -104,6 +105,9 @@ final class TableView {
     }
 
     private List<Column> columns(String apiVersion, String kind) {
+        if ("v1/Event".equals(apiVersion + "/" + kind)) {
+            return eventColumns();
+        }
         List<Column> columns = new ArrayList<>();
         columns.add(new Column("Name", "string", "name", 0, o -> text(o.at("/metadata/name"))));
         Optional<JsonNode> printerColumns = printerColumns(apiVersion, kind);
@@ -154,9 +158,89 @@ final class TableView {
                 columns.add(new Column("Holder", "string", "", 0, o -> text(o.at("/spec/holderIdentity"))));
                 columns.add(age());
             }
-            default -> columns.add(age());
+            case "policy/v1/PodDisruptionBudget" -> {
+                columns.add(new Column("Min Available", "string", "", 0, o -> orNa(o.at("/spec/minAvailable"))));
+                columns.add(new Column("Max Unavailable", "string", "", 0, o -> orNa(o.at("/spec/maxUnavailable"))));
+                columns.add(new Column(
+                        "Allowed Disruptions",
+                        "integer",
+                        "",
+                        0,
+                        o -> F.numberNode(o.at("/status/disruptionsAllowed").asLong(0))));
+                columns.add(age());
+            }
+            default -> {
+                if (apiVersion.startsWith("coordination.k8s.io/") && "LeaseCandidate".equals(kind)) {
+                    columns.add(new Column("LeaseName", "string", "", 0, o -> plain(o.at("/spec/leaseName"))));
+                    columns.add(new Column("BinaryVersion", "string", "", 0, o -> plain(o.at("/spec/binaryVersion"))));
+                    columns.add(new Column(
+                            "EmulationVersion", "string", "", 0, o -> plain(o.at("/spec/emulationVersion"))));
+                }
+                columns.add(age());
+            }
         }
         return columns;
+    }
+
+    /**
+     * kube-apiserver's columns for core/v1 Events (pkg/printers/internalversion): no Name first, it is the last
+     * column of {@code -o wide}; Object is {@code <kind in lower case>/<name>}.
+     */
+    private List<Column> eventColumns() {
+        List<Column> columns = new ArrayList<>();
+        columns.add(new Column("Last Seen", "string", "", 0, this::eventLastSeen));
+        columns.add(new Column("Type", "string", "", 0, o -> plain(o.path("type"))));
+        columns.add(new Column("Reason", "string", "", 0, o -> plain(o.path("reason"))));
+        columns.add(new Column("Object", "string", "", 0, TableView::eventObject));
+        columns.add(new Column("Subobject", "string", "", 1, o -> plain(o.at("/involvedObject/fieldPath"))));
+        columns.add(new Column("Source", "string", "", 1, TableView::eventSource));
+        columns.add(new Column(
+                "Message",
+                "string",
+                "",
+                0,
+                o -> F.textNode(o.path("message").asText("").strip())));
+        columns.add(new Column("First Seen", "string", "", 1, this::eventFirstSeen));
+        columns.add(new Column(
+                "Count",
+                "string",
+                "",
+                1,
+                o -> F.numberNode(Math.max(1, o.path("count").asLong(0)))));
+        columns.add(new Column("Name", "string", "name", 1, o -> text(o.at("/metadata/name"))));
+        return columns;
+    }
+
+    private JsonNode eventFirstSeen(JsonNode o) {
+        String first = o.path("firstTimestamp").asText("");
+        return F.textNode(age(first.isEmpty() ? o.path("eventTime").asText("") : first));
+    }
+
+    private JsonNode eventLastSeen(JsonNode o) {
+        String last = o.path("lastTimestamp").asText("");
+        return last.isEmpty() ? eventFirstSeen(o) : F.textNode(age(last));
+    }
+
+    private static JsonNode eventObject(JsonNode o) {
+        String kind = o.at("/involvedObject/kind").asText("").toLowerCase(java.util.Locale.ROOT);
+        String name = o.at("/involvedObject/name").asText("");
+        return F.textNode(name.isEmpty() ? kind : kind + "/" + name);
+    }
+
+    private static JsonNode eventSource(JsonNode o) {
+        String component = o.at("/source/component").asText("");
+        String host = o.at("/source/host").asText("");
+        component = component.isEmpty() ? o.path("reportingComponent").asText("") : component;
+        host = host.isEmpty() ? o.path("reportingInstance").asText("") : host;
+        return F.textNode(host.isEmpty() ? component : component + ", " + host);
+    }
+
+    private static JsonNode orNa(JsonNode value) {
+        return value.isMissingNode() || value.isNull() ? F.textNode("N/A") : F.textNode(value.asText());
+    }
+
+    private static JsonNode plain(JsonNode value) {
+        return F.textNode(value.isMissingNode() || value.isNull() ? "" : value.asText());
     }
 
     /** The additionalPrinterColumns of the served version of the CRD for this kind, if it is a custom resource. */

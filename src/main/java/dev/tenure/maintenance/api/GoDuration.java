@@ -61,6 +61,11 @@ public final class GoDuration {
             this.field = field;
         }
 
+        InvalidDuration(String field, String text, String why) {
+            super(field + ": \"" + text + "\" " + why);
+            this.field = field;
+        }
+
         public String field() {
             return field;
         }
@@ -93,6 +98,13 @@ public final class GoDuration {
         // "not a duration".
         if (nanos.compareTo(BigDecimal.valueOf(MAX.toNanos())) > 0) {
             throw new InvalidDuration(field, text, MAX);
+        }
+        // A fraction of a nanosecond ("1.5ns", "0.0000001ns", "1.0000000001s") matches the grammar but names no
+        // duration Tenure can keep; Go would drop the fraction without a word. Refused by name rather than
+        // rounded (once it reached longValueExact: ArithmeticException, a reconcile that failed with no phase).
+        if (nanos.stripTrailingZeros().scale() > 0) {
+            throw new InvalidDuration(
+                    field, text, "is not a whole number of nanoseconds; the smallest step is 1ns (write e.g. \"2ns\")");
         }
         return Duration.ofNanos(nanos.longValueExact());
     }

@@ -28,13 +28,23 @@ public final class EventRecorder {
         this.clock = clock;
     }
 
-    public void record(ObjectReference involved, String type, String reason, String message) {
-        String namespace = involved.getNamespace() == null ? "default" : involved.getNamespace();
+    /**
+     * {@code <object>.<reason>.<hash of object, reason, message>}, a DNS subdomain of at most 253 characters: the
+     * object's part is shortened ({@link BoundedNames}) when the whole would be longer, as it is for an object
+     * with a name of 253 characters (whose Events kube-apiserver refused, so it got none).
+     */
+    static String eventName(ObjectReference involved, String reason, String message) {
         String key =
                 involved.getKind() + "/" + involved.getName() + "/" + involved.getUid() + "/" + reason + "/" + message;
-        String name = (involved.getName() + "." + reason.toLowerCase(Locale.ROOT) + "."
-                        + Integer.toHexString(key.hashCode()))
+        String suffix = ("." + reason.toLowerCase(Locale.ROOT) + "." + Integer.toHexString(key.hashCode()))
                 .replaceAll("[^a-z0-9.-]", "-");
+        String object = involved.getName().replaceAll("[^a-z0-9.-]", "-");
+        return BoundedNames.shorten(object, BoundedNames.DNS_SUBDOMAIN_MAX - suffix.length()) + suffix;
+    }
+
+    public void record(ObjectReference involved, String type, String reason, String message) {
+        String namespace = involved.getNamespace() == null ? "default" : involved.getNamespace();
+        String name = eventName(involved, reason, message);
         String now = clock.instant().toString();
         try {
             var resource = client.v1().events().inNamespace(namespace).withName(name);

@@ -1,14 +1,18 @@
 package dev.tenure.maintenance.machine;
 
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
  * tenure_maintenance_* metrics. Labels are bounded: phase, result, outcome, and the node name for the
@@ -88,6 +92,44 @@ public final class MaintenanceMetrics {
                 .description("Time from the start of a drain to the node being empty")
                 .serviceLevelObjectives(DRAIN_BUCKETS)
                 .register(registry);
+    }
+
+    /** The phases a maintenance has before its drain starts, with "None" for a status without a phase. */
+    static final List<String> BEFORE_DRAIN = List.of("None", "Pending", "Scheduled", "Waiting");
+
+    /**
+     * {@code tenure_maintenance_blocked_before_drain{phase}}: NodeMaintenances that have not started draining
+     * (no phase yet, Pending, Scheduled, Waiting) and carry a status.lastError, or have no phase at all; read from
+     * {@code maintenances} at each scrape (NaN while it answers {@code null}: not known, not zero). A refused
+     * spec, a crash before the first status, a lease held elsewhere or a failing write all show here, where no
+     * pending-pods gauge exists yet.
+     */
+    public void watchBlockedBeforeDrain(Supplier<List<NodeMaintenance>> maintenances) {
+        for (String phase : BEFORE_DRAIN) {
+            Gauge.builder("tenure.maintenance.blocked.before.drain", maintenances, m -> {
+                        List<NodeMaintenance> all = m.get();
+                        return all == null ? Double.NaN : blockedBeforeDrain(all, phase);
+                    })
+                    .tag("phase", phase)
+                    .description("NodeMaintenances not yet draining that carry a status.lastError or have no phase")
+                    .strongReference(true)
+                    .register(registry);
+        }
+    }
+
+    /** How many of {@code all} are blocked before their drain in {@code phase} (see {@link #watchBlockedBeforeDrain}). */
+    static long blockedBeforeDrain(List<NodeMaintenance> all, String phase) {
+        return all.stream()
+                .filter(nm -> {
+                    NodeMaintenanceStatus status = nm.getStatus();
+                    Phase p = status == null ? null : status.getPhase();
+                    String label = p == null ? "None" : p.name();
+                    return label.equals(phase)
+                            && (p == null
+                                    || (status.getLastError() != null
+                                            && !status.getLastError().isBlank()));
+                })
+                .count();
     }
 
     public void phase(String maintenance, Phase phase) {
