@@ -7,8 +7,6 @@ import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaConstructorCall;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import dev.tenure.election.MonotonicClock;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
@@ -27,9 +25,7 @@ import org.junit.jupiter.api.Test;
  */
 class WiringArchitectureTest {
 
-    private static final JavaClasses MAIN = new ClassFileImporter()
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("dev.tenure");
+    private static final JavaClasses MAIN = MainClasses.all();
 
     private static final DescribedPredicate<JavaConstructorCall> BUILDS_A_LEASE_STORE_ADAPTER =
             DescribedPredicate.describe(
