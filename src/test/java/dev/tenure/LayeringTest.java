@@ -5,8 +5,6 @@ import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.sli
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import dev.tenure.operator.ManifestAssembly;
 import dev.tenure.operator.Release;
@@ -20,9 +18,7 @@ import org.junit.jupiter.api.Test;
  */
 class LayeringTest {
 
-    private static final JavaClasses MAIN = new ClassFileImporter()
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("dev.tenure");
+    private static final JavaClasses MAIN = MainClasses.all();
 
     static final ArchRule NO_CYCLES =
             slices().matching("dev.tenure.(**)").should().beFreeOfCycles();

@@ -4,9 +4,8 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import dev.tenure.MainClasses;
 import java.time.Clock;
 import java.time.Instant;
 import org.junit.jupiter.api.Test;
@@ -14,9 +13,7 @@ import org.junit.jupiter.api.Test;
 /** Election decisions stay pure (JDK, their own records and the pure election core only) and no code here reads the wall clock itself. */
 class CoordinationArchitectureTest {
 
-    private static final JavaClasses MAIN = new ClassFileImporter()
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("dev.tenure.coordination");
+    private static final JavaClasses MAIN = MainClasses.in("dev.tenure.coordination");
 
     static final ArchRule DECISIONS_ARE_PURE = classes()
             .that()

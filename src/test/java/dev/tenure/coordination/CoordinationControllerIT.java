@@ -282,8 +282,15 @@ class CoordinationControllerIT {
         awaitHolder("component-identity-1");
     }
 
+    /**
+     * The Lease's renewTime is already older than its duration, but the controller judges expiry from when it saw the
+     * record (client-go's observer view): a full lease duration on its clock after that. The clock is a fake one moved
+     * past that moment once the controller has seen the Lease, instead of ten seconds of waiting.
+     */
     @Test
     void expiredLeaseIsReplaced() {
+        MutableClock fake = new MutableClock(Instant.parse("2026-01-01T12:00:00Z"));
+        useClock(fake);
         client.resources(Lease.class)
                 .inNamespace(NS)
                 .resource(new io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder()
@@ -301,7 +308,23 @@ class CoordinationControllerIT {
                 .create();
         candidate("component-identity-1", "1.19.0", "1.19.0");
         startController(true, Duration.ofMinutes(30));
+        awaitObservedAsStored();
+        assertThat(lease().getSpec().getHolderIdentity())
+                .as("not replaced before its duration passed on the controller's clock")
+                .isEqualTo("some-other-component");
+        fake.advance(Duration.ofSeconds(11)); // the 10 s lease, counted from when the controller saw it, is over
+        controller.enqueueAll();
         awaitHolder("component-identity-1");
+    }
+
+    /** The controller has seen the Lease as it is stored now (its observed time starts the expiry count). */
+    private void awaitObservedAsStored() {
+        await().atMost(WAIT)
+                .until(() -> controller
+                        .observed(new LeaseKey(NS, LEASE))
+                        .filter(o ->
+                                o.record().sameElectionState(new KubeLeaseStore(client).get(new LeaseKey(NS, LEASE))))
+                        .isPresent());
     }
 
     @Test

@@ -8,6 +8,7 @@ import com.tngtech.archunit.core.domain.properties.HasName;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import dev.tenure.MainClasses;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -17,9 +18,7 @@ class ElectionArchitectureTest {
 
     @BeforeAll
     static void importCore() {
-        core = new ClassFileImporter()
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("dev.tenure.election")
+        core = MainClasses.in("dev.tenure.election")
                 .that(com.tngtech.archunit.base.DescribedPredicate.describe(
                         "core (not the kube adapter)", c -> c.getPackageName().equals("dev.tenure.election")));
     }

@@ -5,8 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
+import dev.tenure.MainClasses;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -38,9 +37,7 @@ class MaintenanceRoomsTest {
     private static final List<List<String>> FLOORS = List.of(
             List.of("door", "annotation"), List.of("admission"), List.of("machine"), List.of("drain"), List.of("api"));
 
-    private static final JavaClasses MAIN = new ClassFileImporter()
-            .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-            .importPackages("dev.tenure.maintenance");
+    private static final JavaClasses MAIN = MainClasses.in("dev.tenure.maintenance");
 
     static Stream<Arguments> forbiddenArrows() {
         List<Arguments> arrows = new ArrayList<>();

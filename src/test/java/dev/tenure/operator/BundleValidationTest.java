@@ -11,6 +11,7 @@ import com.networknt.schema.SpecVersion;
 import com.networknt.schema.ValidationMessage;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -74,7 +76,15 @@ class BundleValidationTest {
             List<Map<String, Object>> others,
             List<Map<String, Object>> catalog) {
 
-        static Bundle committed() throws IOException {
+        /**
+         * The committed bundle and catalog, parsed once per test JVM (the files do not change while tests run) and
+         * shared: read it, and {@link #copy()} it to change it.
+         */
+        static Bundle committed() {
+            return Committed.READ;
+        }
+
+        private static Bundle readCommitted() throws IOException {
             Map<String, Object> csv = null;
             List<Map<String, Object>> crds = new ArrayList<>();
             List<Map<String, Object>> others = new ArrayList<>();
@@ -102,6 +112,18 @@ class BundleValidationTest {
 
         Map<String, Object> spec() {
             return at(csv, "spec");
+        }
+    }
+
+    private static final class Committed {
+        static final Bundle READ = read();
+
+        private static Bundle read() {
+            try {
+                return Bundle.readCommitted();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 
@@ -570,7 +592,14 @@ class BundleValidationTest {
         return Arguments.of(breakage, rule, breakIt);
     }
 
+    /** The two schemas, loaded once for every case. */
+    private static final Map<String, JsonSchema> LOADED_SCHEMAS = new ConcurrentHashMap<>();
+
     private static JsonSchema schema(String resource) {
+        return LOADED_SCHEMAS.computeIfAbsent(resource, BundleValidationTest::loadSchema);
+    }
+
+    private static JsonSchema loadSchema(String resource) {
         try (InputStream in = BundleValidationTest.class.getResourceAsStream(resource)) {
             return SCHEMAS.getSchema(JSON.readTree(in), CONFIG);
         } catch (IOException e) {

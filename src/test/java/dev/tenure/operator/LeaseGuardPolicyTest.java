@@ -3,12 +3,14 @@ package dev.tenure.operator;
 import static dev.tenure.operator.ManifestAssembly.at;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.cel.common.CelValidationException;
 import dev.cel.common.types.SimpleType;
 import dev.cel.common.values.NullValue;
 import dev.cel.compiler.CelCompiler;
 import dev.cel.compiler.CelCompilerFactory;
 import dev.cel.extensions.CelExtensions;
 import dev.cel.parser.CelStandardMacro;
+import dev.cel.runtime.CelEvaluationException;
 import dev.cel.runtime.CelRuntime;
 import dev.cel.runtime.CelRuntimeFactory;
 import java.io.IOException;
@@ -19,6 +21,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -231,11 +234,21 @@ class LeaseGuardPolicyTest {
         return failed.isEmpty() ? "allowed" : "denied";
     }
 
+    /** The policy's few expressions, compiled once for every case (a compile costs more than an evaluation). */
+    private static final Map<String, CelRuntime.Program> PROGRAMS = new ConcurrentHashMap<>();
+
+    static CelRuntime.Program program(String expression) throws CelValidationException, CelEvaluationException {
+        CelRuntime.Program program = PROGRAMS.get(expression);
+        if (program == null) {
+            program = RUNTIME.createProgram(COMPILER.compile(expression).getAst());
+            PROGRAMS.put(expression, program);
+        }
+        return program;
+    }
+
     static Object eval(String expression, Map<String, Object> variables) {
         try {
-            CelRuntime.Program program =
-                    RUNTIME.createProgram(COMPILER.compile(expression).getAst());
-            return program.eval(variables);
+            return program(expression).eval(variables);
         } catch (Exception e) {
             throw new IllegalStateException("CEL " + expression + ": " + e.getMessage(), e);
         }

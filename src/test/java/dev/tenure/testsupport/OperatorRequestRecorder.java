@@ -11,7 +11,8 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Appends each distinct request production code makes to one emulated cluster to
- * {@code <dir>/cluster-<port>-<nanos>.tsv}, one {@link RecordedOperatorRequest} per line, as it first arrives
+ * {@code <dir>/cluster-<pid>-<port>-<nanos>.tsv} (the pid: surefire's forks share the directory, and a port one fork
+ * closed may be the next one another opens), one {@link RecordedOperatorRequest} per line, as it first arrives
  * (so nothing is lost if a test never closes its cluster). Enabled by the system property
  * {@value #DIRECTORY_PROPERTY}, which the build sets for the test run only (not for {@code make run} or the
  * benchmark). Harness and kubectl requests ({@link RequestOrigin}) are left out.
@@ -34,8 +35,8 @@ final class OperatorRequestRecorder {
         }
         try {
             Path directory = Files.createDirectories(Path.of(dir));
-            return Optional.of(new OperatorRequestRecorder(
-                    directory.resolve("cluster-" + port + "-" + System.nanoTime() + ".tsv")));
+            return Optional.of(new OperatorRequestRecorder(directory.resolve(
+                    "cluster-" + ProcessHandle.current().pid() + "-" + port + "-" + System.nanoTime() + ".tsv")));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

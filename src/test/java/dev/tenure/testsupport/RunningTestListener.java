@@ -9,9 +9,9 @@ import org.junit.platform.launcher.TestIdentifier;
 
 /**
  * Publishes which test is running, so a request the emulated cluster receives can name the test that made it
- * (registered through META-INF/services; tests run one at a time in this build). A system property, because
- * {@code @QuarkusTest} classes and the emulated clusters they start live in other class loaders than this
- * listener.
+ * (registered through META-INF/services; tests run one at a time in each test JVM, surefire's forks being separate
+ * JVMs). A system property, because {@code @QuarkusTest} classes and the emulated clusters they start live in other
+ * class loaders than this listener.
  */
 public final class RunningTestListener implements TestExecutionListener {
     static final String PROPERTY = "rbac-check.running-test";
