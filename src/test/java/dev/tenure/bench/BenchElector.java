@@ -1,9 +1,11 @@
 package dev.tenure.bench;
 
 import dev.tenure.election.ExecutorScheduler;
+import dev.tenure.election.HolderProcess;
 import dev.tenure.election.LeaderElector;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.election.kube.KubeProcessEvidence;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderCallbacks;
 import io.fabric8.kubernetes.client.extended.leaderelection.LeaderElectionConfigBuilder;
@@ -55,17 +57,22 @@ interface BenchElector {
             ElectionProfile profile,
             boolean fabric8ReleaseOnCancel,
             long seed,
+            HolderProcess process,
             Events events) {
         return switch (kind) {
-            case TENURE -> new Tenure(client, namespace, lease, identity, profile, seed, events);
+            case TENURE -> new Tenure(client, namespace, lease, identity, profile, seed, process, events);
             case FABRIC8 -> new Fabric8(client, namespace, lease, identity, profile, fabric8ReleaseOnCancel, events);
         };
     }
 
-    /** dev.tenure.election.LeaderElector on the fabric8 adapter. */
+    /**
+     * dev.tenure.election.LeaderElector on the fabric8 adapter; given the pod it runs in, it announces that binding and
+     * takes over on the evidence that the holder's process ended (KubeProcessEvidence on the pods of its namespace).
+     */
     final class Tenure implements BenchElector {
         private final LeaderElector elector;
         private final ExecutorScheduler scheduler;
+        private final KubeProcessEvidence evidence;
 
         Tenure(
                 KubernetesClient client,
@@ -74,23 +81,34 @@ interface BenchElector {
                 String identity,
                 ElectionProfile profile,
                 long seed,
+                HolderProcess process,
                 Events events) {
             this.scheduler = new ExecutorScheduler("bench-" + identity);
             Consumer<String> onNew = events::newLeader;
-            this.elector = LeaderElector.builder()
+            KubeLeaseStore store = new KubeLeaseStore(client);
+            if (process != null) {
+                store = store.announcing(process);
+                this.evidence = new KubeProcessEvidence(client, namespace, store, identity, Clock.systemUTC()).start();
+            } else {
+                this.evidence = null;
+            }
+            LeaderElector.Builder builder = LeaderElector.builder()
                     .lease(LeaseKey.of(namespace, lease))
                     .identity(identity)
                     .leaseDuration(profile.leaseDuration())
                     .renewDeadline(profile.renewDeadline())
                     .retryPeriod(profile.retryPeriod())
-                    .store(new KubeLeaseStore(client))
+                    .store(store)
                     .scheduler(scheduler)
                     .clock(Clock.systemUTC())
                     .monotonic(dev.tenure.election.MonotonicClock.system())
                     .random(new Random(seed))
                     .onStartedLeading(() -> events.startedLeading(System.nanoTime()))
-                    .onNewLeader(onNew)
-                    .build();
+                    .onNewLeader(onNew);
+            if (evidence != null) {
+                builder.processEvidence(evidence);
+            }
+            this.elector = builder.build();
         }
 
         @Override
@@ -102,12 +120,20 @@ interface BenchElector {
         public void crash() {
             elector.stopWithoutRelease();
             scheduler.close();
+            closeEvidence();
         }
 
         @Override
         public void stop() {
             elector.stop();
             scheduler.close();
+            closeEvidence();
+        }
+
+        private void closeEvidence() {
+            if (evidence != null) {
+                evidence.close();
+            }
         }
     }
 

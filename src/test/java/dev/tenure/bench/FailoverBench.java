@@ -1,6 +1,10 @@
 package dev.tenure.bench;
 
+import dev.tenure.election.HolderProcess;
+import dev.tenure.testsupport.EmulatedCluster;
+import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -25,17 +29,42 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class FailoverBench {
     static final String NAMESPACE = "bench-election";
 
+    static final String CONTAINER = "operator";
+
     enum Exit {
         CRASH,
-        PLANNED_STOP
+        PLANNED_STOP,
+        /**
+         * The leader's container is killed (kill -9) and its kubelet, alive, reports it 0.2–1 s later; Tenure's
+         * contender reads the pod's status ({@code KubeProcessEvidence}).
+         */
+        PROCESS_KILLED,
+        /** The leader's node is lost: its kubelet is down before the kill, so no report reaches the API server. */
+        NODE_LOST;
+
+        /** Whether each elector runs in an emulated pod whose container the kubelet reports. */
+        boolean inPods() {
+            return this == PROCESS_KILLED || this == NODE_LOST;
+        }
     }
 
     private final KubernetesClient client;
+    private final EmulatedCluster cluster;
     private final Random random;
     private final AtomicInteger leaseCounter = new AtomicInteger();
 
     FailoverBench(KubernetesClient client, long seed) {
+        this(client, null, seed);
+    }
+
+    /** With the cluster's emulated kubelets, for {@link Exit#PROCESS_KILLED} and {@link Exit#NODE_LOST}. */
+    FailoverBench(EmulatedCluster cluster, long seed) {
+        this(cluster.client(), cluster, seed);
+    }
+
+    private FailoverBench(KubernetesClient client, EmulatedCluster cluster, long seed) {
         this.client = client;
+        this.cluster = cluster;
         this.random = new Random(seed);
     }
 
@@ -78,6 +107,15 @@ final class FailoverBench {
         Duration bound = profile.leaseDuration()
                 .plus(profile.retryPeriod().multipliedBy(4))
                 .plusSeconds(10);
+        HolderProcess leaderPod = null;
+        HolderProcess contenderPod = null;
+        if (exit.inPods()) {
+            if (cluster == null) {
+                throw new IllegalStateException(exit + " needs the emulated cluster's kubelets");
+            }
+            leaderPod = startPod(lease + "-a", lease + "-n1");
+            contenderPod = startPod(lease + "-b", lease + "-n2");
+        }
         CompletableFuture<Long> leaderStarted = new CompletableFuture<>();
         BenchElector leader = BenchElector.create(
                 kind,
@@ -88,6 +126,7 @@ final class FailoverBench {
                 profile,
                 exit == Exit.PLANNED_STOP,
                 rnd.nextLong(),
+                leaderPod,
                 leaderStarted::complete);
         leader.start();
         leaderStarted.get(bound.toMillis(), TimeUnit.MILLISECONDS);
@@ -103,6 +142,7 @@ final class FailoverBench {
                 profile,
                 exit == Exit.PLANNED_STOP,
                 rnd.nextLong(),
+                contenderPod,
                 new BenchElector.Events() {
                     @Override
                     public void startedLeading(long nanos) {
@@ -122,15 +162,49 @@ final class FailoverBench {
                     + (long) (rnd.nextDouble() * profile.retryPeriod().toMillis());
             Thread.sleep(settle);
             long stoppedAt = System.nanoTime();
-            if (exit == Exit.CRASH) {
-                leader.crash();
-            } else {
-                leader.stop();
+            switch (exit) {
+                case CRASH -> leader.crash();
+                case PLANNED_STOP -> leader.stop();
+                case PROCESS_KILLED, NODE_LOST -> {
+                    if (exit == Exit.NODE_LOST) {
+                        cluster.markKubeletDown(lease + "-n1");
+                    }
+                    leader.crash();
+                    Duration lag = Duration.ofMillis(200 + rnd.nextInt(801));
+                    cluster.endContainer(NAMESPACE, leaderPod.pod(), CONTAINER, 137, "Error", lag);
+                }
             }
             long started = contenderStarted.get(bound.toMillis(), TimeUnit.MILLISECONDS);
             return Duration.ofNanos(started - stoppedAt);
         } finally {
             contender.stop();
         }
+    }
+
+    /**
+     * A pod on {@code node} whose operator container the kubelet reports running since 2 s ago (the JVM's start, before
+     * the elector's first write); the binding its elector announces.
+     */
+    private HolderProcess startPod(String pod, String node) {
+        String uid = client.pods()
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName(pod)
+                        .withNamespace(NAMESPACE)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName(node)
+                        .addNewContainer()
+                        .withName(CONTAINER)
+                        .withImage("tenure")
+                        .endContainer()
+                        .endSpec()
+                        .build())
+                .create()
+                .getMetadata()
+                .getUid();
+        cluster.startContainer(
+                NAMESPACE, pod, CONTAINER, Clock.systemUTC().instant().minusSeconds(2));
+        return new HolderProcess(pod, NAMESPACE, pod, uid, CONTAINER, null);
     }
 }

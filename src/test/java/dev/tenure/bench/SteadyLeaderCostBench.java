@@ -42,6 +42,7 @@ final class SteadyLeaderCostBench {
                 profile,
                 true,
                 1,
+                null,
                 tenureLeads::complete);
         BenchElector fabric8 = BenchElector.create(
                 BenchElector.Kind.FABRIC8,
@@ -52,6 +53,7 @@ final class SteadyLeaderCostBench {
                 profile,
                 true,
                 2,
+                null,
                 fabric8Leads::complete);
         try {
             tenure.start();

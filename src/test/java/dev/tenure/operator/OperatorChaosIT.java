@@ -10,11 +10,13 @@ import dev.tenure.coordination.ElectionTiming;
 import dev.tenure.coordination.LeaseCandidateApi;
 import dev.tenure.coordination.MaintenanceAware;
 import dev.tenure.election.ExecutorScheduler;
+import dev.tenure.election.HolderProcess;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseRules;
 import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.election.kube.KubeProcessEvidence;
 import dev.tenure.kube.FencedWrites;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.admission.AdmissionCaches;
@@ -305,6 +307,15 @@ class OperatorChaosIT {
         /** The maintenance settings of every instance of the trial. */
         final MaintenanceSettings settings;
 
+        /**
+         * Each instance runs in a pod of its own node whose container the emulated kubelet reports running since 2 s
+         * before the instance starts ({@code OperatorLeadership.process}): the evidence-of-death trials.
+         */
+        volatile boolean inPods;
+
+        /** Called with every checked write as it arrives (on the emulator's thread); null: none. */
+        volatile java.util.function.Consumer<Write> onWrite;
+
         Trial(long seed) {
             this(seed, SETTINGS);
         }
@@ -332,6 +343,10 @@ class OperatorChaosIT {
                     afterHalt.add(w);
                 } else {
                     writes.add(w);
+                    java.util.function.Consumer<Write> hook = onWrite;
+                    if (hook != null) {
+                        hook.accept(w);
+                    }
                 }
             });
         }
@@ -371,9 +386,73 @@ class OperatorChaosIT {
         Instance start(String slot, Duration skew) {
             Instance i = new Instance(this, slot + generation.incrementAndGet(), skew);
             instances.add(i);
+            if (inPods) {
+                i.leadership.process = startPod(i);
+            }
             note(i.id + " starts (clock " + skew.toMillis() + " ms off)");
             i.leadership.onStart(null);
             return i;
+        }
+
+        static final String OPERATOR_CONTAINER = "tenure-operator";
+
+        static String podOf(Instance i) {
+            return "tenure-operator-" + i.id;
+        }
+
+        static String nodeOf(Instance i) {
+            return "operator-node-" + i.id;
+        }
+
+        /** {@code i}'s pod on a node of its own, its container reported running since 2 s ago; its binding. */
+        HolderProcess startPod(Instance i) {
+            String uid = cluster.client()
+                    .pods()
+                    .resource(new io.fabric8.kubernetes.api.model.PodBuilder()
+                            .withNewMetadata()
+                            .withName(podOf(i))
+                            .withNamespace(LEASE.namespace())
+                            .endMetadata()
+                            .withNewSpec()
+                            .withNodeName(nodeOf(i))
+                            .addNewContainer()
+                            .withName(OPERATOR_CONTAINER)
+                            .withImage("tenure")
+                            .endContainer()
+                            .endSpec()
+                            .build())
+                    .create()
+                    .getMetadata()
+                    .getUid();
+            cluster.startContainer(
+                    LEASE.namespace(),
+                    podOf(i),
+                    OPERATOR_CONTAINER,
+                    Clock.systemUTC().instant().minusSeconds(2));
+            return new HolderProcess(i.id, LEASE.namespace(), podOf(i), uid, OPERATOR_CONTAINER, null);
+        }
+
+        /**
+         * kill -9 of {@code i}'s process: nothing of it reaches the cluster any more (as {@code halt}), no release; its
+         * container ends (137) and the kubelet reports it {@code lag} later — or never during the trial when
+         * {@code withheld} (its node's kubelet is down first).
+         */
+        void kill(Instance i, boolean withheld, Duration lag) {
+            if (withheld) {
+                cluster.markKubeletDown(nodeOf(i));
+            }
+            i.haltedAt = System.nanoTime();
+            cluster.faults().failNext(Integer.MAX_VALUE, r -> r.userAgent().startsWith(i.agent), 503);
+            i.gone = true;
+            note(i.id + " KILLED (-9); kubelet report " + (withheld ? "withheld" : lag.toMillis() + " ms late"));
+            cluster.endContainer(LEASE.namespace(), podOf(i), OPERATOR_CONTAINER, 137, "Error", lag);
+        }
+
+        /** The Lease events that record a takeover on evidence of death. */
+        long evidenceTakeovers() {
+            return cluster.client().v1().events().inNamespace(LEASE.namespace()).list().getItems().stream()
+                    .filter(e -> KubeProcessEvidence.TAKEOVER_REASON.equals(e.getReason()))
+                    .count();
         }
 
         /** The process ends (an exit or a SIGTERM): the shutdown stops the work and releases; a fresh pod follows. */
@@ -1121,6 +1200,128 @@ class OperatorChaosIT {
                         "work of two operator instances overlapped (seed %d, fault %s; replay: -Dtenure.chaos.trial=%d)\n%s",
                         seed, fault, seed, trace)
                 .isEmpty();
+    }
+
+    // ---- issue 40: kill -9 of the leader, the kubelet's report delivered or withheld
+    // ----------------------------------
+
+    /**
+     * Kill trials: {@code -Dtenure.chaos.operator.kill.trials=N} ({@code make chaos}: {@code OPERATOR_KILL_TRIALS}). A
+     * trial costs a few seconds (two operators start; a withheld report waits out the 6 s lease), so {@code make test}
+     * runs what fits in about a minute.
+     */
+    static final int KILL_TRIALS = Integer.getInteger("tenure.chaos.operator.kill.trials", 4);
+
+    /** Where in the leader's work the kill strikes. */
+    enum KillPoint {
+        /** While it drains (cordon, evictions under the budget, their retries), at a random moment. */
+        MID_DRAIN,
+        /** Right as one of its status writes reaches the API server. */
+        MID_STATUS_WRITE
+    }
+
+    static Stream<Long> killSeeds() {
+        System.out.println("OperatorChaosIT kill trials: base seed " + BASE_SEED + " (replay: -Dtenure.chaos.seed="
+                + BASE_SEED + "; one trial: -Dtenure.chaos.trial=<its seed>), " + KILL_TRIALS + " trials");
+        return LongStream.range(0, KILL_TRIALS).mapToObj(i -> REPLAY_TRIAL != null ? REPLAY_TRIAL : BASE_SEED * 37 + i);
+    }
+
+    @ParameterizedTest(name = "kill trial {0}")
+    @MethodSource("killSeeds")
+    void aKilledLeaderIsTakenOverOnItsKubeletsWordOrWaitedOutAndNoWorkOverlaps(long seed) throws Exception {
+        long took = System.nanoTime();
+        KillPoint point;
+        boolean withheld;
+        long takeovers;
+        List<String> violations;
+        String trace;
+        int writes;
+        try (Trial trial = new Trial(seed)) {
+            Random rnd = trial.rnd;
+            trial.inPods = true;
+            point = KillPoint.values()[rnd.nextInt(KillPoint.values().length)];
+            withheld = rnd.nextInt(3) == 0;
+            Duration lag = Duration.ofMillis(withheld ? 0 : rnd.nextInt(1000));
+            trial.note("seed " + seed + ": kill " + point + ", report "
+                    + (withheld ? "withheld" : lag.toMillis() + " ms late"));
+            trial.seedWorkload();
+            trial.start("a", Duration.ZERO);
+            trial.start("b", Duration.ZERO);
+            trial.createMaintenance("m1", "n1");
+            Instance leader = trial.awaitLeader(i -> true, Duration.ofSeconds(30));
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> trial.writes.stream()
+                                    .filter(w -> w.instance().equals(leader.id))
+                                    .count()
+                            >= 5);
+            if (point == KillPoint.MID_DRAIN) {
+                sleepMillis(rnd.nextInt(1500));
+                trial.kill(leader, withheld, lag);
+            } else {
+                java.util.concurrent.CompletableFuture<Void> killed = new java.util.concurrent.CompletableFuture<>();
+                trial.onWrite = w -> {
+                    if (w.instance().equals(leader.id) && w.what().contains("/status") && !killed.isDone()) {
+                        trial.onWrite = null;
+                        trial.kill(leader, withheld, lag);
+                        killed.complete(null);
+                    }
+                };
+                try {
+                    killed.get(10, TimeUnit.SECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    trial.onWrite = null;
+                    trial.note("no status write within 10 s: killed mid-drain instead");
+                    trial.kill(leader, withheld, lag);
+                }
+            }
+            Instance next = trial.awaitLeader(i -> i != leader, Duration.ofSeconds(40));
+            trial.note(next.id + " leads");
+            trial.createMaintenance("m2", "n2");
+            sleepMillis(800 + rnd.nextInt(700));
+            takeovers = trial.evidenceTakeovers();
+            violations = trial.violations();
+            trace = trial.traceText();
+            writes = trial.writes.size();
+        }
+        KILLS.add(new Kill(withheld, takeovers > 0));
+        System.out.printf(
+                "operator kill trial %d: %s, report %s, %d evidence takeover(s), %d tagged writes checked,"
+                        + " %d violations; %d ms (so far %s)%n",
+                seed,
+                point,
+                withheld ? "withheld" : "delivered",
+                takeovers,
+                writes,
+                violations.size(),
+                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - took),
+                killSummary());
+        if (TRACE) {
+            System.out.println(trace);
+        }
+        assertThat(violations)
+                .as(
+                        "work of two operator instances overlapped (seed %d; replay: -Dtenure.chaos.trial=%d)\n%s",
+                        seed, seed, trace)
+                .isEmpty();
+        if (withheld) {
+            assertThat(takeovers)
+                    .as("taken over on evidence that never reached the API server (seed %d)\n%s", seed, trace)
+                    .isZero();
+        } else {
+            assertThat(takeovers)
+                    .as("the kubelet reported the kill, yet the lease was waited out (seed %d)\n%s", seed, trace)
+                    .isEqualTo(1);
+        }
+    }
+
+    record Kill(boolean withheld, boolean early) {}
+
+    static final java.util.Queue<Kill> KILLS = new ConcurrentLinkedQueue<>();
+
+    static String killSummary() {
+        long delivered = KILLS.stream().filter(k -> !k.withheld()).count();
+        long early = KILLS.stream().filter(k -> !k.withheld() && k.early()).count();
+        return KILLS.size() + " trials, " + delivered + " with the report delivered, " + early + " taken over early";
     }
 
     // ---- issue 29: operator failover mid-hook, mid-wave and mid-detach ---------------------------------------------
