@@ -11,7 +11,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -360,7 +359,6 @@ class DrainModelPropertyTest {
         }
         boolean oracleRefuses = node.stream().anyMatch(s -> refuses(s.spec, s.judged, o));
         Map<String, Instant> retryNotBefore = new HashMap<>();
-        Set<String> evicted = new HashSet<>();
         Outcome outcome = Outcome.NEVER_ENDED;
         for (int step = 0; step < MAX_STEPS; step++) {
             int k = step;
@@ -376,7 +374,8 @@ class DrainModelPropertyTest {
                     options,
                     new DrainPlan.Observed(Set.of("ns/ds"), false, Duration.ZERO, retryNotBefore),
                     now);
-            DrainWaves.of(plan); // status is computed every step: it must not throw
+            DrainWaves waves = DrainWaves.of(plan); // status is computed every step
+            assertThat(waves.current()).isEqualTo(plan.currentWave().orElse(null));
             for (SimPod s : node) {
                 String label = s.spec.drainLabel();
                 boolean unknown = label != null
@@ -464,7 +463,6 @@ class DrainModelPropertyTest {
                 if (v.action() == DrainPlan.Action.DELETE || s.completed || budgetAllows(s, node, c.budgetLimits())) {
                     s.terminatingSince = k;
                     s.goneAt = k + s.spec.terminationSteps();
-                    evicted.add(v.key());
                 } else {
                     retryNotBefore.put(v.uid(), now.plus(options.evictionRetryDelay()));
                 }
