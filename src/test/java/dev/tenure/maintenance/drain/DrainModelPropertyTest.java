@@ -482,7 +482,7 @@ class DrainModelPropertyTest {
         return o.skipWait() && s.terminatingSince != null && step - s.terminatingSince > 2;
     }
 
-    /** The budget model: at most {@code limit} pods of a budget's group unavailable (terminating) at once. */
+    /** The budget model: at most {@code limits} pods of a budget's group unavailable (terminating) at once. */
     static boolean budgetAllows(SimPod s, List<SimPod> node, List<Integer> limits) {
         if (s.spec.budget() == 0) {
             return true;
