@@ -51,11 +51,13 @@ REALTIME_CHAOS_RUNS ?= 100
 # OperatorChaosIT: trials of two real operator instances (reconcilers, annotation door, coordination), ~10 s each;
 # make test runs 3. Its staged trials (failover mid-hook, mid-wave, mid-detach; ~30 s each) are a third as many.
 OPERATOR_CHAOS_TRIALS ?= 200
-# Its kill trials (issue 40: kill -9 of the leader, the kubelet's report delivered or withheld; a few s each):
+# Its kill trials (issue 40: kill -9 of the leader, the kubelet's report delivered or withheld; 6-14 s each):
 # make test runs 4.
 OPERATOR_KILL_TRIALS ?= 1000
-chaos: ## Long chaos run (seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials, OPERATOR_KILL_TRIALS kill trials)
-	$(MVN) verify -Dtest='*Chaos*' -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dtenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS) -Dtenure.chaos.operator.kill.trials=$(OPERATOR_KILL_TRIALS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true
+# DrainModelPropertyTest: generated drain plans (make test runs 10,000, src/test/resources/junit-platform.properties).
+DRAIN_MODEL_TRIES ?= 200000
+chaos: ## Long chaos run (seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials, OPERATOR_KILL_TRIALS kill trials, DRAIN_MODEL_TRIES drain model cases)
+	$(MVN) verify -Dtest='*Chaos*,DrainModelPropertyTest' -Djqwik.tries.default=$(DRAIN_MODEL_TRIES) -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dtenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS) -Dtenure.chaos.operator.kill.trials=$(OPERATOR_KILL_TRIALS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true
 
 bundle: ## OLM bundle, catalog, plain manifests (VERSION=x.y.z OPERATOR_DIGEST=sha256:… [BUNDLE_DIGEST=sha256:…] cuts a release)
 	@OPERATOR_DIGEST=$(OPERATOR_DIGEST) BUNDLE_DIGEST=$(BUNDLE_DIGEST) bin/release $(VERSION)

@@ -3,6 +3,7 @@ package dev.tenure.maintenance.api;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.generator.annotation.ValidationRule;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 
 /**
@@ -11,6 +12,10 @@ import io.fabric8.kubernetes.api.model.LabelSelector;
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)
+@ValidationRule(
+        value = "!has(self.order) || !has(self.behavior) || self.behavior == 'Drain'",
+        message = "not allowed with behavior Skip or WaitCompleted (only a Drain rule has an order)",
+        fieldPath = ".order")
 public class DrainRule {
 
     @JsonPropertyDescription("Namespaces whose pods the rule selects, by the namespace's labels"
@@ -21,12 +26,13 @@ public class DrainRule {
     private LabelSelector podSelector;
 
     @JsonPropertyDescription("Drain (default): evicted in its wave; Skip: never evicted, not waited for;"
-            + " WaitCompleted: never evicted, the drain waits until it finishes (spec.drain.waitCompletedTimeout).")
+            + " WaitCompleted: never evicted, in wave 0, which (with every later wave) waits until it finishes"
+            + " (spec.drain.waitCompletedTimeout). DaemonSet and mirror pods are filtered out before any rule.")
     private DrainBehavior behavior;
 
-    @JsonPropertyDescription("Wave of the selected pods: lower orders are drained first, the next wave only when"
-            + " the previous wave's pods are gone. Absent: the pod's tenure.dev/drain-order annotation, else its"
-            + " priority (DaemonSet and system-node-critical pods last).")
+    @JsonPropertyDescription("Wave of the selected pods, only with behavior Drain: lower orders are drained first,"
+            + " the next wave only when the previous wave's pods are gone. Absent: the default, one wave for every"
+            + " ordinary pod, then system-cluster-critical pods, then system-node-critical and DaemonSet pods.")
     private Integer order;
 
     public DrainRule() {}

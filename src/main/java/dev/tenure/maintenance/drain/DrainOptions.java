@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.drain;
 
+import dev.tenure.maintenance.api.DrainBehavior;
 import dev.tenure.maintenance.api.DrainRule;
 import dev.tenure.maintenance.api.DrainSpec;
 import dev.tenure.maintenance.api.GoDuration;
@@ -117,6 +118,12 @@ public record DrainOptions(
             }
             checkSelector(r.getNamespaceSelector(), "spec.drain.rules[" + i + "].namespaceSelector");
             checkSelector(r.getPodSelector(), "spec.drain.rules[" + i + "].podSelector");
+            if (r.getOrder() != null && r.getBehavior() != null && r.getBehavior() != DrainBehavior.Drain) {
+                // Cluster API's MachineDrainRule webhook refuses it too: a pod that is never evicted has no wave of
+                // its own (a WaitCompleted pod is in wave 0)
+                throw new IllegalArgumentException("spec.drain.rules[" + i + "].order: not allowed with behavior "
+                        + r.getBehavior() + " (only a Drain rule has an order)");
+            }
             resolved.add(
                     new DrainRules.Rule(r.getNamespaceSelector(), r.getPodSelector(), r.getBehavior(), r.getOrder()));
         }

@@ -18,10 +18,22 @@ import java.util.Set;
  * before anything is evicted, as kubectl does.
  *
  * <p>Each pod has a behaviour and a wave ({@link DrainRules}): a Skip pod is left (and named), a WaitCompleted pod is
- * waited for and never evicted, and of the Drain pods only those of the lowest wave with a pod still on the node are
- * sent (Cluster API's drain order; KEP-4212's priority order by default).
+ * waited for and never evicted, and only the Drain pods of the current wave are sent: the lowest wave with a Drain pod
+ * or a running WaitCompleted pod still on the node (Cluster API's drain order: a WaitCompleted pod belongs to its wave
+ * and holds every later one). The default order is kubectl's single wave, system pods after it.
+ *
+ * @param warnings problems with the pods' own signals (an unknown {@code tenure.dev/drain} value), one per pod
  */
-public record DrainPlan(List<PodVerdict> verdicts) {
+public record DrainPlan(List<PodVerdict> verdicts, List<String> warnings) {
+
+    public DrainPlan {
+        verdicts = List.copyOf(verdicts);
+        warnings = List.copyOf(warnings);
+    }
+
+    public DrainPlan(List<PodVerdict> verdicts) {
+        this(verdicts, List.of());
+    }
 
     /** What happens to one pod this step. */
     public enum Action {
@@ -88,6 +100,11 @@ public record DrainPlan(List<PodVerdict> verdicts) {
                     || action == Action.DELETE
                     || action == Action.RETRY_LATER
                     || action == Action.WAIT_TERMINATING;
+        }
+
+        /** Holds the later waves while on the node: drained in its wave, or a WaitCompleted pod still running. */
+        public boolean holdsItsWave() {
+            return drained() || action == Action.WAIT_COMPLETED;
         }
 
         public String key() {
@@ -163,6 +180,7 @@ public record DrainPlan(List<PodVerdict> verdicts) {
 
     public static DrainPlan of(List<Pod> podsOnNode, DrainOptions options, Observed observed, Instant now) {
         List<PodVerdict> verdicts = new ArrayList<>();
+        List<String> warnings = new ArrayList<>();
         Optional<Duration> skipWait = options.skipWaitForDeleteTimeout();
         if (skipWait.isEmpty()
                 && observed.kubeletStale()
@@ -174,10 +192,15 @@ public record DrainPlan(List<PodVerdict> verdicts) {
                     .decide(
                             pod,
                             observed.namespaceLabels().get(pod.getMetadata().getNamespace()));
-            verdicts.add(noted(PodFilters.judge(pod, options, observed, skipWait, decision, now), pod, observed, now)
-                    .inWave(decision.order()));
+            PodVerdict verdict = noted(
+                            PodFilters.judge(pod, options, observed, skipWait, decision, now), pod, observed, now)
+                    .inWave(decision.order());
+            verdicts.add(verdict);
+            if (decision.warning() != null && verdict.action() != Action.LEAVE) {
+                warnings.add(decision.warning());
+            }
         }
-        return new DrainPlan(List.copyOf(verdicts));
+        return new DrainPlan(verdicts, warnings);
     }
 
     /** The verdict with what the drain has seen of the pod: its last PDB refusal, a grace period it outlived. */
@@ -244,10 +267,13 @@ public record DrainPlan(List<PodVerdict> verdicts) {
                 .count();
     }
 
-    /** The wave being drained: the lowest order of a Drain pod still on the node; empty when none is left. */
+    /**
+     * The wave being drained: the lowest order of a Drain pod or a running WaitCompleted pod still on the node; empty
+     * when none is left.
+     */
     public Optional<Integer> currentWave() {
         return verdicts.stream()
-                .filter(PodVerdict::drained)
+                .filter(PodVerdict::holdsItsWave)
                 .map(PodVerdict::wave)
                 .min(Integer::compare);
     }
@@ -256,7 +282,7 @@ public record DrainPlan(List<PodVerdict> verdicts) {
     public List<Integer> laterWaves() {
         Optional<Integer> current = currentWave();
         return verdicts.stream()
-                .filter(PodVerdict::drained)
+                .filter(PodVerdict::holdsItsWave)
                 .map(PodVerdict::wave)
                 .filter(w -> w > current.orElseThrow())
                 .distinct()
@@ -270,7 +296,7 @@ public record DrainPlan(List<PodVerdict> verdicts) {
         return current.isEmpty()
                 ? List.of()
                 : verdicts.stream()
-                        .filter(v -> v.drained() && v.wave() == current.get())
+                        .filter(v -> v.holdsItsWave() && v.wave() == current.get())
                         .toList();
     }
 

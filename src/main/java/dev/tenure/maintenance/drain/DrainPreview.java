@@ -21,20 +21,21 @@ public final class DrainPreview {
      * The preview of {@code plan}: each pod with its behaviour, wave and refusing budgets.
      *
      * @param budgets namespace → its PodDisruptionBudgets
-     * @return one entry per pod, in drain order (waves ascending, then Skip, WaitCompleted and the pods left alone)
+     * @return one entry per pod, in drain order (waves ascending, a running WaitCompleted pod in its wave, then Skip and the pods left
+     *     alone)
      */
     public static List<PlannedPod> of(DrainPlan plan, List<Pod> pods, Map<String, List<PodDisruptionBudget>> budgets) {
         Map<String, Pod> byKey = new java.util.HashMap<>();
         pods.forEach(p ->
                 byKey.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p));
         return plan.verdicts().stream()
-                .sorted(Comparator.comparing((PodVerdict v) -> !v.drained())
+                .sorted(Comparator.comparing((PodVerdict v) -> !v.holdsItsWave())
                         .thenComparing(PodVerdict::wave)
                         .thenComparing(PodVerdict::key))
                 .map(v -> new PlannedPod(
                         v.key(),
                         behaviorOf(v),
-                        v.drained() ? v.wave() : null,
+                        v.holdsItsWave() ? v.wave() : null,
                         actionOf(v) + ": " + v.reason(),
                         v.drained() ? orNull(blocking(byKey.get(v.key()), budgets)) : null))
                 .toList();

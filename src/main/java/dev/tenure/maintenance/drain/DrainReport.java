@@ -29,7 +29,9 @@ public final class DrainReport {
 
     /** A wave's order as status and messages show it. */
     public static String wave(int order) {
-        return order == DrainRules.LAST ? "last" : Integer.toString(order);
+        return order == DrainRules.LAST
+                ? "last"
+                : order == DrainRules.CLUSTER_CRITICAL ? "system-cluster-critical" : Integer.toString(order);
     }
 
     /** What the current wave waits for, as status shows it: each of its pods still on the node, and why. */

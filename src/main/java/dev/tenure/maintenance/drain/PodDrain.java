@@ -42,6 +42,7 @@ public final class PodDrain {
     private final ExecutorService evictions;
     private final Map<String, String> refusals = bounded();
     private final Map<String, String> reportedStuck = bounded();
+    private final Map<String, String> reportedWarnings = bounded();
 
     public PodDrain(KubernetesClient client, ExecutorService evictions) {
         this.client = client;
@@ -56,6 +57,15 @@ public final class PodDrain {
     }
 
     /** Of {@code stuck}, the pods not reported before; they count as reported from now on. */
+    /** Of {@code warnings} (a plan's, each naming its pod and value), those not reported before: each is shown once. */
+    public List<String> firstWarnings(List<String> warnings) {
+        synchronized (reportedWarnings) {
+            return warnings.stream()
+                    .filter(w -> reportedWarnings.put(w, w) == null)
+                    .toList();
+        }
+    }
+
     public List<PodVerdict> firstReports(List<PodVerdict> stuck) {
         synchronized (reportedStuck) {
             return stuck.stream()

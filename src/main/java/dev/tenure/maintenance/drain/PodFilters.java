@@ -17,8 +17,10 @@ import java.util.Optional;
 
 /**
  * The verdict on one pod, by kubectl drain's filters in kubectl's order (deleted-long-ago, DaemonSet, mirror,
- * emptyDir, unmanaged) and the pod's behaviour from {@link DrainRules}; the first filter that decides ends the
- * evaluation. Pure, and each predicate a small function (as Cluster API's {@code drain/filters.go}).
+ * emptyDir, unmanaged) and the pod's behaviour from {@link DrainRules}, applied after the DaemonSet and mirror
+ * filters as Cluster API applies its rules (so no rule captures a DaemonSet or mirror pod) and before the refusing
+ * emptyDir and unmanaged filters (a pod that is never evicted cannot make an eviction unsafe); the first filter that
+ * decides ends the evaluation. Pure, and each predicate a small function (as Cluster API's {@code drain/filters.go}).
  */
 public final class PodFilters {
 
@@ -54,16 +56,6 @@ public final class PodFilters {
                                     + GoDuration.format(skipWait.get()));
         }
         boolean finished = isFinished(pod);
-        // behaviour before kubectl's refusing filters: a pod that is never evicted cannot make the eviction unsafe
-        if (decision.behavior() == DrainBehavior.Skip) {
-            return new PodVerdict(ns, name, uid, Action.SKIP, "skipped: " + decision.why());
-        }
-        if (decision.behavior() == DrainBehavior.WaitCompleted) {
-            return finished
-                    ? new PodVerdict(ns, name, uid, Action.LEAVE, "completed (WaitCompleted: " + decision.why() + ")")
-                    : new PodVerdict(
-                            ns, name, uid, Action.WAIT_COMPLETED, "waiting for it to complete: " + decision.why());
-        }
         OwnerReference controller = controllerOf(pod);
         // 2. DaemonSet (kubectl daemonSetFilter)
         if (controller != null && "DaemonSet".equals(controller.getKind()) && !finished) {
@@ -89,6 +81,17 @@ public final class PodFilters {
         Map<String, String> annotations = pod.getMetadata().getAnnotations();
         if (annotations != null && annotations.containsKey(MIRROR_ANNOTATION)) {
             return new PodVerdict(ns, name, uid, Action.LEAVE, "mirror (static) pod");
+        }
+        // behaviour after the DaemonSet and mirror filters (Cluster API's order: a rule never captures those pods),
+        // before kubectl's refusing filters: a pod that is never evicted cannot make the eviction unsafe
+        if (decision.behavior() == DrainBehavior.Skip) {
+            return new PodVerdict(ns, name, uid, Action.SKIP, "skipped: " + decision.why());
+        }
+        if (decision.behavior() == DrainBehavior.WaitCompleted) {
+            return finished
+                    ? new PodVerdict(ns, name, uid, Action.LEAVE, "completed (WaitCompleted: " + decision.why() + ")")
+                    : new PodVerdict(
+                            ns, name, uid, Action.WAIT_COMPLETED, "waiting for it to complete: " + decision.why());
         }
         // 4. emptyDir (kubectl localStorageFilter)
         if (!finished && hasEmptyDir(pod) && !o.deleteEmptyDirData()) {

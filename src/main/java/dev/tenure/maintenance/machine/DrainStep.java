@@ -150,6 +150,10 @@ public final class DrainStep {
                                                     .collect(Collectors.joining(", "))));
         }
         metrics.pendingPods(nodeName, pending.size());
+        List<String> labelWarnings = drain.firstWarnings(plan.warnings());
+        if (!labelWarnings.isEmpty()) {
+            events.emit(true, MaintenanceEvents.DRAIN_WARNING, String.join("; ", labelWarnings));
+        }
         MaintenancePlanner.stuckTerminating(nodeName, drain.firstReports(plan.stuckTerminating()))
                 .ifPresent(m -> events.emit(true, MaintenanceEvents.STUCK_TERMINATING, m));
         return evictionPods;

@@ -3,6 +3,8 @@ package dev.tenure.maintenance.admission;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.maintenance.admission.NodeMaintenanceValidator.ClusterView;
+import dev.tenure.maintenance.api.DrainBehavior;
+import dev.tenure.maintenance.api.DrainRule;
 import dev.tenure.maintenance.api.DrainSpec;
 import dev.tenure.maintenance.api.HandoverSpec;
 import dev.tenure.maintenance.api.NodeMaintenance;
@@ -140,6 +142,29 @@ class NodeMaintenanceValidatorTest {
                         view("w1"),
                         none,
                         "spec.drain.skipWaitForDeleteTimeout: \"soon\" is not a duration"),
+                Arguments.of(
+                        "order on a WaitCompleted rule (Cluster API refuses it too)",
+                        nm("a", "w1", s -> {
+                            s.setDrain(new DrainSpec());
+                            s.getDrain()
+                                    .setRules(List.of(
+                                            new DrainRule(null, null, DrainBehavior.Drain, 1),
+                                            new DrainRule(null, null, DrainBehavior.WaitCompleted, 2)));
+                        }),
+                        null,
+                        view("w1"),
+                        none,
+                        "spec.drain.rules[1].order: not allowed with behavior WaitCompleted"),
+                Arguments.of(
+                        "order on a Skip rule",
+                        nm("a", "w1", s -> {
+                            s.setDrain(new DrainSpec());
+                            s.getDrain().setRules(List.of(new DrainRule(null, null, DrainBehavior.Skip, 0)));
+                        }),
+                        null,
+                        view("w1"),
+                        none,
+                        "spec.drain.rules[0].order: not allowed with behavior Skip"),
                 Arguments.of(
                         "gracePeriodSeconds below -1",
                         nm("a", "w1", s -> {

@@ -67,11 +67,21 @@ class DrainPreviewIT {
 
     NodeMaintenance preview(String name, String node) {
         DrainSpec drain = new DrainSpec();
-        drain.setRules(List.of(new DrainRule(
-                null,
-                new LabelSelectorBuilder().addToMatchLabels("app", "job").build(),
-                DrainBehavior.WaitCompleted,
-                null)));
+        drain.setRules(List.of(
+                new DrainRule(
+                        null,
+                        new LabelSelectorBuilder()
+                                .addToMatchLabels("app", "job")
+                                .build(),
+                        DrainBehavior.WaitCompleted,
+                        null),
+                new DrainRule(
+                        null,
+                        new LabelSelectorBuilder()
+                                .addToMatchLabels("app", "api")
+                                .build(),
+                        DrainBehavior.Drain,
+                        3)));
         NodeMaintenanceSpec spec = new NodeMaintenanceSpec(node, "preview " + name);
         spec.setDrain(drain);
         spec.setPreview(true);
@@ -101,7 +111,7 @@ class DrainPreviewIT {
                 .deployment("api")
                 .namespace("pv")
                 .onNode("pv-1")
-                .annotation(DrainRules.ORDER_ANNOTATION, "3")
+                .annotation(DrainRules.ORDER_ANNOTATION, "-3") // ignored: the rule orders it
                 .create();
         PodDisruptionBudget pdb = cluster()
                 .seed()
@@ -155,8 +165,12 @@ class DrainPreviewIT {
         assertThat(plan.getPods())
                 .filteredOn(p -> p.getPod().startsWith("pv/job-"))
                 .singleElement()
-                .extracting(PlannedPod::getBehavior)
-                .isEqualTo(DrainBehavior.WaitCompleted);
+                .satisfies(p -> {
+                    assertThat(p.getBehavior()).isEqualTo(DrainBehavior.WaitCompleted);
+                    assertThat(p.getWave())
+                            .as("a WaitCompleted pod is in wave 0")
+                            .isZero();
+                });
         assertThat(plan.getPods().get(plan.getPods().size() - 1).getPod())
                 .as("drain order: waves first (web, then api), then the pods not drained")
                 .doesNotStartWith("pv/web-");

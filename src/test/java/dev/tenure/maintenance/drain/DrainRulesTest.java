@@ -60,25 +60,43 @@ class DrainRulesTest {
                 .build();
     }
 
+    static Pod labelled(PodBuilder b, String value) {
+        return b.editMetadata()
+                .addToLabels(DrainRules.SKIP_LABEL, value)
+                .endMetadata()
+                .build();
+    }
+
     static final Map<String, String> TEAM_A = Map.of("team", "a");
 
     static Stream<Arguments> decisions() {
         return Stream.of(
                 Arguments.of("no rules: Drain, order 0", List.of(), web("a").build(), null, DrainBehavior.Drain, 0),
                 Arguments.of(
-                        "no rules: order is the pod's priority",
+                        "no rules: one wave whatever the priority (kubectl), not a wave per priority",
                         List.of(),
                         withPriority(web("a"), 1000),
                         null,
                         DrainBehavior.Drain,
-                        1000),
+                        0),
                 Arguments.of(
-                        "negative priority drains before the unset ones",
+                        "a negative priority is in the same one wave",
                         List.of(),
                         withPriority(web("a"), -5),
                         null,
                         DrainBehavior.Drain,
-                        -5),
+                        0),
+                Arguments.of(
+                        "system-cluster-critical pods after the ordinary ones by default",
+                        List.of(),
+                        web("a").editSpec()
+                                .withPriorityClassName("system-cluster-critical")
+                                .withPriority(2000000000)
+                                .endSpec()
+                                .build(),
+                        null,
+                        DrainBehavior.Drain,
+                        DrainRules.CLUSTER_CRITICAL),
                 Arguments.of(
                         "DaemonSet pods last by default",
                         List.of(),
@@ -98,14 +116,14 @@ class DrainRulesTest {
                         DrainBehavior.Drain,
                         DrainRules.LAST),
                 Arguments.of(
-                        "order annotation beats the default",
+                        "the order annotation is ignored: a workload cannot reorder the drain",
                         List.of(),
-                        annotated(web("a"), "7"),
+                        annotated(web("a"), "-7"),
                         null,
                         DrainBehavior.Drain,
-                        7),
+                        0),
                 Arguments.of(
-                        "an order annotation that is not an integer falls back to the default",
+                        "an order annotation that is not an integer is ignored too",
                         List.of(),
                         annotated(web("a"), "soon"),
                         null,
@@ -114,16 +132,16 @@ class DrainRulesTest {
                 Arguments.of(
                         "first matching rule wins",
                         List.of(
-                                rule(null, labels("app", "web"), DrainBehavior.WaitCompleted, 3),
-                                rule(null, null, DrainBehavior.Skip, 9)),
+                                rule(null, labels("app", "web"), DrainBehavior.WaitCompleted, null),
+                                rule(null, null, DrainBehavior.Skip, null)),
                         web("a").build(),
                         null,
                         DrainBehavior.WaitCompleted,
-                        3),
+                        0),
                 Arguments.of(
                         "a rule that does not match is passed over",
                         List.of(
-                                rule(null, labels("app", "db"), DrainBehavior.Skip, 1),
+                                rule(null, labels("app", "db"), DrainBehavior.Skip, null),
                                 rule(null, null, DrainBehavior.Drain, 2)),
                         web("a").build(),
                         null,
@@ -137,12 +155,12 @@ class DrainRulesTest {
                         DrainBehavior.Drain,
                         4),
                 Arguments.of(
-                        "a rule without an order keeps the annotation's",
+                        "a Drain rule without an order takes the default, never the annotation's",
                         List.of(rule(null, null, DrainBehavior.Drain, null)),
                         annotated(web("a"), "7"),
                         null,
                         DrainBehavior.Drain,
-                        7),
+                        0),
                 Arguments.of(
                         "namespaceSelector matches the namespace's labels",
                         List.of(rule(labels("team", "a"), null, DrainBehavior.Skip, null)),
@@ -173,11 +191,32 @@ class DrainRulesTest {
                         0),
                 Arguments.of(
                         "the opt-out label beats every rule",
-                        List.of(rule(null, null, DrainBehavior.WaitCompleted, 2)),
+                        List.of(rule(null, null, DrainBehavior.WaitCompleted, null)),
                         skipLabelled(web("a")),
                         null,
                         DrainBehavior.Skip,
-                        2),
+                        0),
+                Arguments.of(
+                        "the label's skip in any case (Cluster API's values)",
+                        List.of(),
+                        labelled(web("a"), "Skip"),
+                        null,
+                        DrainBehavior.Skip,
+                        0),
+                Arguments.of(
+                        "the label's wait-completed in any case opts out into WaitCompleted, wave 0",
+                        List.of(rule(null, null, DrainBehavior.Drain, 5)),
+                        labelled(web("a"), "Wait-Completed"),
+                        null,
+                        DrainBehavior.WaitCompleted,
+                        0),
+                Arguments.of(
+                        "the label's wait-completed beats a Skip rule",
+                        List.of(rule(null, null, DrainBehavior.Skip, null)),
+                        labelled(web("a"), "wait-completed"),
+                        null,
+                        DrainBehavior.WaitCompleted,
+                        0),
                 Arguments.of(
                         "another value of the opt-out label opts out of nothing",
                         List.of(),
@@ -255,6 +294,26 @@ class DrainRulesTest {
                                 .build(),
                         Action.SKIP),
                 Arguments.of(
+                        "a catch-all WaitCompleted rule does not capture a DaemonSet pod (it would never complete)",
+                        waitCompleted,
+                        ds("a"),
+                        Action.LEAVE),
+                Arguments.of(
+                        "a catch-all WaitCompleted rule does not capture a mirror pod",
+                        waitCompleted,
+                        new PodBuilder(DrainPlanTest.pod("a").build())
+                                .editMetadata()
+                                .addToAnnotations(PodFilters.MIRROR_ANNOTATION, "x")
+                                .endMetadata()
+                                .build(),
+                        Action.LEAVE),
+                Arguments.of("a catch-all Skip rule does not capture a DaemonSet pod", skip, ds("a"), Action.LEAVE),
+                Arguments.of(
+                        "a wait-completed label does not make a DaemonSet pod one to wait for",
+                        DrainOptions.defaults(),
+                        labelled(owned("a", "DaemonSet", "ds"), "wait-completed"),
+                        Action.LEAVE),
+                Arguments.of(
                         "an ignored DaemonSet pod stays left alone under a Drain rule",
                         withRules(rule(null, null, DrainBehavior.Drain, 1)),
                         ds("a"),
@@ -306,48 +365,124 @@ class DrainRulesTest {
                 .as("a running WaitCompleted pod holds the drain open")
                 .isFalse();
         assertThat(waiting.toSend()).as("and is never sent").isEmpty();
-        assertThat(waiting.currentWave()).as("it is in no wave").isEmpty();
+        assertThat(waiting.currentWave()).as("it is in wave 0").contains(0);
         assertThat(waiting.with(Action.SKIP)).extracting(PodVerdict::key).containsExactly("ns/s");
     }
 
+    static Pod named(PodBuilder b) {
+        Pod p = b.build();
+        return new PodBuilder(p)
+                .editMetadata()
+                .addToLabels("name", p.getMetadata().getName())
+                .endMetadata()
+                .build();
+    }
+
     @Test
-    void onlyTheLowestWaveWithPodsLeftIsSentAndTerminatingPodsHoldItOpen() {
+    void aWaitCompletedPodHoldsEveryLaterWaveUntilItCompletes() {
+        DrainOptions options = withRules(
+                rule(null, labels("name", "job"), DrainBehavior.WaitCompleted, null),
+                rule(null, null, DrainBehavior.Drain, 5));
+        Pod job = named(web("job"));
+        Pod late = named(web("late"));
+        DrainPlan running = DrainPlan.of(List.of(job, late), options, HEALTHY, NOW);
+        assertThat(running.currentWave()).as("the job's wave 0").contains(0);
+        assertThat(running.laterWaves()).containsExactly(5);
+        assertThat(running.toSend()).as("wave 5 waits for the job").isEmpty();
+        assertThat(DrainReport.waveBlockers(running))
+                .containsExactly("ns/job (WaitCompleted: waiting for it to complete)");
+
+        DrainPlan completed =
+                DrainPlan.of(List.of(DrainPlanTest.finished(new PodBuilder(job)), late), options, HEALTHY, NOW);
+        assertThat(completed.toSend()).extracting(PodVerdict::key).containsExactly("ns/late");
+    }
+
+    @Test
+    void aWaitCompletedPodDoesNotHoldItsOwnWaveNorAnEarlierOne() {
+        DrainOptions options = withRules(
+                rule(null, labels("name", "job"), DrainBehavior.WaitCompleted, null),
+                rule(null, labels("name", "early"), DrainBehavior.Drain, -1),
+                rule(null, null, DrainBehavior.Drain, null));
+        DrainPlan plan = DrainPlan.of(
+                List.of(named(web("job")), named(web("early")), named(web("same"))), options, HEALTHY, NOW);
+        assertThat(plan.toSend()).extracting(PodVerdict::key).containsExactly("ns/early");
+        DrainPlan next = DrainPlan.of(List.of(named(web("job")), named(web("same"))), options, HEALTHY, NOW);
+        assertThat(next.toSend()).extracting(PodVerdict::key).containsExactly("ns/same");
+    }
+
+    @Test
+    void anUnknownLabelValueIsDrainedWithAWarningNamingThePodAndTheValue() {
+        DrainPlan plan = DrainPlan.of(List.of(labelled(web("a"), "yes")), DrainOptions.defaults(), HEALTHY, NOW);
+        assertThat(plan.toSend()).extracting(PodVerdict::key).containsExactly("ns/a");
+        assertThat(plan.warnings()).singleElement().asString().contains("ns/a").contains("tenure.dev/drain=\"yes\"");
+    }
+
+    @Test
+    void defaultOrderIsKubectlsOneWaveThenTheSystemPods() {
         Pod low = withPriority(web("low"), -10);
         Pod mid = withPriority(web("mid"), 0);
-        Pod high = withPriority(web("high"), 100);
+        Pod high = withPriority(web("high"), 1_000_000_000);
+        Pod clusterCritical = web("cc")
+                .editSpec()
+                .withPriorityClassName("system-cluster-critical")
+                .withPriority(2_000_000_000)
+                .endSpec()
+                .build();
+        Pod nodeCritical = web("nc")
+                .editSpec()
+                .withPriorityClassName("system-node-critical")
+                .withPriority(2_000_001_000)
+                .endSpec()
+                .build();
         Pod orphanDs = ds("agent"); // orphaned (its DaemonSet is gone): drained with force, last
         DrainPlan.Observed dsGone = DrainPlanTest.DS_GONE;
+        List<Pod> all = List.of(high, orphanDs, nodeCritical, mid, clusterCritical, low);
 
-        DrainPlan first = DrainPlan.of(List.of(high, orphanDs, mid, low), DrainOptions.defaults(), dsGone, NOW);
-        assertThat(first.currentWave()).contains(-10);
-        assertThat(first.laterWaves()).containsExactly(0, 100, DrainRules.LAST);
-        assertThat(first.toSend()).extracting(PodVerdict::key).containsExactly("ns/low");
-        assertThat(first.toDrainCount()).isEqualTo(4);
+        DrainPlan first = DrainPlan.of(all, DrainOptions.defaults(), dsGone, NOW);
+        assertThat(first.currentWave()).contains(0);
+        assertThat(first.laterWaves()).containsExactly(DrainRules.CLUSTER_CRITICAL, DrainRules.LAST);
+        assertThat(first.toSend()).extracting(PodVerdict::key).containsExactly("ns/high", "ns/mid", "ns/low");
 
-        Pod lowTerminating = DrainPlanTest.terminating(new PodBuilder(low), Duration.ofSeconds(1));
-        DrainPlan evicted =
-                DrainPlan.of(List.of(high, orphanDs, mid, lowTerminating), DrainOptions.defaults(), dsGone, NOW);
+        DrainPlan.Observed midRefused =
+                new DrainPlan.Observed(Set.of(), false, Duration.ZERO, Map.of("uid-mid", NOW.plusSeconds(3)));
+        DrainPlan blocked = DrainPlan.of(all, DrainOptions.defaults(), midRefused, NOW);
+        assertThat(blocked.toSend())
+                .as("a PDB-blocked ordinary pod does not hold back the ordinary pods of higher priority")
+                .extracting(PodVerdict::key)
+                .containsExactly("ns/high", "ns/low");
+
+        DrainPlan evicted = DrainPlan.of(
+                List.of(
+                        orphanDs,
+                        nodeCritical,
+                        DrainPlanTest.terminating(new PodBuilder(mid), Duration.ofSeconds(1)),
+                        clusterCritical),
+                DrainOptions.defaults(),
+                dsGone,
+                NOW);
         assertThat(evicted.currentWave())
                 .as("a terminating pod keeps its wave open")
-                .contains(-10);
+                .contains(0);
         assertThat(evicted.toSend()).isEmpty();
-        assertThat(evicted.currentWavePods()).extracting(PodVerdict::action).containsExactly(Action.WAIT_TERMINATING);
 
-        DrainPlan next = DrainPlan.of(List.of(high, orphanDs, mid), DrainOptions.defaults(), dsGone, NOW);
-        assertThat(next.toSend()).extracting(PodVerdict::key).containsExactly("ns/mid");
+        DrainPlan system =
+                DrainPlan.of(List.of(orphanDs, nodeCritical, clusterCritical), DrainOptions.defaults(), dsGone, NOW);
+        assertThat(system.toSend()).extracting(PodVerdict::key).containsExactly("ns/cc");
 
-        DrainPlan last = DrainPlan.of(List.of(orphanDs), DrainOptions.defaults(), dsGone, NOW);
+        DrainPlan last = DrainPlan.of(List.of(orphanDs, nodeCritical), DrainOptions.defaults(), dsGone, NOW);
         assertThat(last.currentWave()).contains(DrainRules.LAST);
-        assertThat(last.toSend()).extracting(PodVerdict::key).containsExactly("ns/agent");
+        assertThat(last.toSend()).extracting(PodVerdict::key).containsExactly("ns/agent", "ns/nc");
     }
 
     @Test
     void aPdbRefusalInTheCurrentWaveHoldsTheNextWave() {
-        Pod first = annotated(web("a"), "1");
-        Pod second = annotated(web("b"), "2");
+        Pod first = named(web("a"));
+        Pod second = named(web("b"));
         DrainPlan plan = DrainPlan.of(
                 List.of(first, second),
-                DrainOptions.defaults(),
+                withRules(
+                        rule(null, labels("name", "a"), DrainBehavior.Drain, 1),
+                        rule(null, labels("name", "b"), DrainBehavior.Drain, 2)),
                 new DrainPlan.Observed(Set.of(), false, Duration.ZERO, Map.of("uid-a", NOW.plusSeconds(3))),
                 NOW);
         assertThat(plan.currentWave()).contains(1);

@@ -60,6 +60,14 @@ class OrderedDrainIT {
     final MaintenanceEvents sink = (warning, reason, message) -> events.add(reason + ": " + message);
     /** Pod name → the eviction requests it received, in the order the API server got them. */
     final List<String> evicted = Collections.synchronizedList(new ArrayList<>());
+    /** The wave of each eviction, in the order the API server got them (workloads named in {@link #waveOf}). */
+    final List<Integer> evictedWaves = Collections.synchronizedList(new ArrayList<>());
+    /** Evictions that reached the API server while a pod of an earlier wave was still stored on the node. */
+    final List<String> outOfOrder = Collections.synchronizedList(new ArrayList<>());
+    /** Workload → its expected wave, and the pods ("namespace/name") on w1 when the drive started. */
+    volatile Map<String, Integer> waveOf = Map.of();
+
+    volatile List<String> podsAtStart = List.of();
 
     @BeforeEach
     void start() {
@@ -79,9 +87,24 @@ class OrderedDrainIT {
                 heartbeats,
                 clock);
         cluster.seed().node("w1").role("worker").create();
+        // on the server's thread, before the eviction is served: what the node held when it arrived
         cluster.requests().observe(r -> {
             if (r.is("create", "pods", "eviction")) {
                 evicted.add(r.name());
+                Integer wave = waveOf.get(group(r.name()));
+                if (wave == null) {
+                    return;
+                }
+                evictedWaves.add(wave);
+                for (String key : podsAtStart) {
+                    String ns = key.substring(0, key.indexOf('/'));
+                    String name = key.substring(key.indexOf('/') + 1);
+                    int theirs = waveOf.getOrDefault(group(name), Integer.MAX_VALUE);
+                    if (theirs < wave && cluster.stored(Pod.class, ns, name).isPresent()) {
+                        outOfOrder.add(r.name() + " (wave " + wave + ") while " + key + " (wave " + theirs
+                                + ") was on the node");
+                    }
+                }
             }
         });
     }
@@ -109,33 +132,29 @@ class OrderedDrainIT {
     }
 
     /**
-     * Reconciles until {@code until} holds; after each step, checks that every pod evicted by it had no pod of a
-     * lower wave left on the node (pods are not recreated here, so "none left after the step" means "none left when
-     * the step listed the node").
+     * Reconciles until {@code until} holds. Each eviction is checked as it reaches the API server (the request log's
+     * observer, on the server's thread before it is served): no pod of an earlier wave of {@code waves} may still be
+     * stored then (pods are not recreated here, so the pods on w1 at the start are all there are).
      */
     MaintenanceState drive(
             MaintenanceRequest request,
             MaintenanceState from,
-            Map<String, Integer> waveOf,
+            Map<String, Integer> waves,
             Predicate<MaintenanceState> until) {
+        waveOf = Map.copyOf(waves);
+        podsAtStart = podsOnW1().stream()
+                .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
+                .toList();
         AtomicReference<MaintenanceState> state = new AtomicReference<>(from);
         await().atMost(Duration.ofSeconds(20))
                 .pollInterval(Duration.ofMillis(50))
                 .until(() -> {
                     clock.advance(Duration.ofMillis(100));
-                    int before = evicted.size();
                     MaintenanceState next =
                             machine.advance(request, state.get(), false, sink).state();
-                    List<String> sent = List.copyOf(evicted.subList(before, evicted.size()));
-                    List<String> left = podsOnW1().stream()
-                            .map(p -> p.getMetadata().getName())
-                            .toList();
-                    for (String pod : sent) {
-                        int wave = waveOf.getOrDefault(group(pod), Integer.MIN_VALUE);
-                        assertThat(left)
-                                .as("pods of a wave before %s's (%s) when it was evicted", pod, wave)
-                                .noneMatch(p -> waveOf.getOrDefault(group(p), Integer.MAX_VALUE) < wave);
-                    }
+                    assertThat(outOfOrder)
+                            .as("evictions that reached the API server before an earlier wave was gone")
+                            .isEmpty();
                     state.set(NodeMaintenanceStatuses.toState(
                             NodeMaintenanceStatuses.toStatus(next, null, 1, clock.instant())));
                     return until.test(state.get());
@@ -208,15 +227,20 @@ class OrderedDrainIT {
     @Test
     void wavesAreEvictedInOrderEachOnlyOnceThePreviousWavesPodsAreGone() {
         cluster.seed().namespace("kube-system");
-        seed("backend", 2, Map.of()); // default: priority 0
-        seed("frontend", 2, Map.of(DrainRules.ORDER_ANNOTATION, "-5")); // annotation: first
-        seed("db", 2, Map.of(DrainRules.ORDER_ANNOTATION, "-9")); // rule's order 7 beats the annotation
+        seed("backend", 2, Map.of()); // default: the one wave of ordinary pods
+        seed("sneaky", 2, Map.of(DrainRules.ORDER_ANNOTATION, "-9")); // ignored: a workload cannot reorder the drain
+        seed("frontend", 2, Map.of()); // rule: order -5, first
+        seed("db", 2, Map.of()); // rule: order 7
         seedNodeCritical("proxy"); // default: last
-        Map<String, Integer> waveOf = Map.of("frontend", -5, "backend", 0, "db", 7, "proxy", DrainRules.LAST);
-        MaintenanceRequest request = request(null, new DrainRule(null, app("db"), DrainBehavior.Drain, 7));
+        Map<String, Integer> waves =
+                Map.of("frontend", -5, "backend", 0, "sneaky", 0, "db", 7, "proxy", DrainRules.LAST);
+        MaintenanceRequest request = request(
+                null,
+                new DrainRule(null, app("frontend"), DrainBehavior.Drain, -5),
+                new DrainRule(null, app("db"), DrainBehavior.Drain, 7));
 
         List<Integer> wavesSeen = new ArrayList<>();
-        MaintenanceState done = drive(request, MaintenanceState.initial(), waveOf, s -> {
+        MaintenanceState done = drive(request, MaintenanceState.initial(), waves, s -> {
             if (s.waves() != null && s.waves().current() != null) {
                 if (wavesSeen.isEmpty()
                         || !wavesSeen.get(wavesSeen.size() - 1).equals(s.waves().current())) {
@@ -229,10 +253,16 @@ class OrderedDrainIT {
         assertThat(listedPodsByNode())
                 .as("pods listed with fieldSelector spec.nodeName=w1")
                 .isTrue();
-        assertThat(evicted.stream().map(OrderedDrainIT::group).distinct().toList())
-                .as("workloads in the order their first eviction reached the API server")
-                .containsExactly("frontend", "backend", "db", "proxy");
-        assertThat(evicted).as("every pod evicted exactly once").hasSize(7).doesNotHaveDuplicates();
+        assertThat(evicted).as("every pod evicted exactly once").hasSize(9).doesNotHaveDuplicates();
+        assertThat(evictedWaves)
+                .as("the wave of each eviction, in the order the API server got them")
+                .hasSize(9)
+                .isSorted()
+                .containsSubsequence(-5, 0, 7, DrainRules.LAST);
+        assertThat(evicted.subList(0, 2))
+                .as("the rule's first wave, not the annotated pods")
+                .allMatch(p -> group(p).equals("frontend"));
+        assertThat(outOfOrder).isEmpty();
         assertThat(wavesSeen).containsExactly(-5, 0, 7, DrainRules.LAST);
         assertThat(podsOnW1()).isEmpty();
         assertThat(done.waves()).as("nothing left to show in status.drainPlan").isNull();
@@ -244,9 +274,46 @@ class OrderedDrainIT {
     }
 
     @Test
+    void aWaitCompletedPodHoldsTheLaterWavesUntilItCompletes() {
+        seed("job", 1, Map.of());
+        seed("web", 1, Map.of());
+        MaintenanceRequest request = request(
+                null,
+                new DrainRule(null, app("job"), DrainBehavior.WaitCompleted, null),
+                new DrainRule(null, app("web"), DrainBehavior.Drain, 5));
+        MaintenanceState waiting = drive(
+                request,
+                MaintenanceState.initial(),
+                Map.of("job", 0, "web", 5),
+                s -> s.waves() != null && s.waves().current() != null);
+        MaintenanceState still = drive(request, waiting, Map.of("job", 0, "web", 5), s -> true);
+        assertThat(still.waves().current()).as("the job's wave").isEqualTo(0);
+        assertThat(still.waves().later()).containsExactly(5);
+        assertThat(evictionsOf("web"))
+                .as("wave 5 waits for the WaitCompleted job of wave 0")
+                .isZero();
+
+        String job = podsOnW1().stream()
+                .map(p -> p.getMetadata().getName())
+                .filter(n -> n.startsWith("job-"))
+                .findFirst()
+                .orElseThrow();
+        Pod finished = client.pods().inNamespace("shop").withName(job).get();
+        finished.getStatus().setPhase("Succeeded");
+        client.pods().inNamespace("shop").resource(finished).updateStatus();
+        drive(request, still, Map.of("web", 5), s -> s.phase() == Phase.Succeeded);
+        assertThat(evictionsOf("web")).isEqualTo(1);
+        assertThat(evictionsOf("job")).isZero();
+    }
+
+    @Test
     void statusShowsTheCurrentWaveAndWhatBlocksIt() {
-        seed("web", 1, Map.of(DrainRules.ORDER_ANNOTATION, "1"));
-        seed("api", 1, Map.of(DrainRules.ORDER_ANNOTATION, "2"));
+        seed("web", 1, Map.of());
+        seed("api", 1, Map.of());
+        DrainRule[] rules = {
+            new DrainRule(null, app("web"), DrainBehavior.Drain, 1),
+            new DrainRule(null, app("api"), DrainBehavior.Drain, 2)
+        };
         cluster.seed()
                 .pdb("web")
                 .namespace("shop")
@@ -254,7 +321,10 @@ class OrderedDrainIT {
                 .minAvailable(1)
                 .create();
         MaintenanceState blocked = drive(
-                request(null), MaintenanceState.initial(), Map.of("web", 1, "api", 2), s -> evictionsOf("web") >= 2);
+                request(null, rules),
+                MaintenanceState.initial(),
+                Map.of("web", 1, "api", 2),
+                s -> evictionsOf("web") >= 2);
 
         assertThat(blocked.phase()).isEqualTo(Phase.Running);
         assertThat(blocked.waves().current()).isEqualTo(1);
@@ -274,7 +344,7 @@ class OrderedDrainIT {
                 .inNamespace("shop")
                 .withName("web")
                 .delete();
-        drive(request(null), blocked, Map.of("web", 1, "api", 2), s -> s.phase() == Phase.Succeeded);
+        drive(request(null, rules), blocked, Map.of("web", 1, "api", 2), s -> s.phase() == Phase.Succeeded);
         assertThat(evictionsOf("api")).isEqualTo(1);
     }
 
@@ -310,7 +380,9 @@ class OrderedDrainIT {
                 request,
                 MaintenanceState.initial(),
                 Map.of(),
-                s -> s.waves() != null && s.waves().current() == null && evictionsOf("web") == 2);
+                s -> s.waves() != null
+                        && evictionsOf("web") == 2
+                        && s.pendingPods().size() == 1);
         String job = podsOnW1().stream()
                 .map(p -> p.getMetadata().getName())
                 .filter(n -> n.startsWith("job-"))
