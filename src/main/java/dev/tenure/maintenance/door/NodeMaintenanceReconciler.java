@@ -182,7 +182,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 NodeMaintenanceAdmission.standing(nm, state, rules.leaseNamePrefix());
         InformerEventSource<NodeMaintenance, NodeMaintenance> source = changes;
         Optional<NodeMaintenanceAdmission.ClusterReads> view = !cleanup && standing.needsClusterView()
-                ? Optional.of(view(nm, standing.nodeName(), source, context))
+                ? Optional.of(view(standing.nodeName(), source, context))
                 : Optional.empty();
         List<NodeMaintenance> sameNode = onNode(source, standing.nodeName(), context);
         List<NodeMaintenance> cached =
@@ -209,8 +209,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 : source.byIndex(NodeMaintenanceWakeUps.BY_NODE, nodeName);
     }
 
+    /** The one cluster read of a request not yet admitted: its node, all nodes if it is a control-plane one, the queue. */
     private NodeMaintenanceAdmission.ClusterReads view(
-            NodeMaintenance nm,
             String nodeName,
             InformerEventSource<NodeMaintenance, NodeMaintenance> source,
             Context<NodeMaintenance> context) {

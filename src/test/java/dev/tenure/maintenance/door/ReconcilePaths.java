@@ -173,19 +173,17 @@ public final class ReconcilePaths implements Supplier<Map<String, List<String>>>
                 client.resources(NodeMaintenance.class).list().getItems();
         IndexedResourceCache<NodeMaintenance> cache = (IndexedResourceCache<NodeMaintenance>) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {IndexedResourceCache.class}, (proxy, method, args) -> {
-                    switch (method.getName()) {
-                        case "get":
-                            ResourceID id = (ResourceID) args[0];
-                            return all.stream()
-                                    .filter(nm -> nm.getMetadata().getName().equals(id.getName()))
-                                    .findFirst();
-                        case "list":
-                            Predicate<NodeMaintenance> p =
-                                    args == null ? nm -> true : (Predicate<NodeMaintenance>) args[0];
-                            return all.stream().filter(p);
-                        default:
-                            throw new UnsupportedOperationException(method.getName());
+                    if (method.getName().equals("get")) {
+                        ResourceID id = (ResourceID) args[0];
+                        return all.stream()
+                                .filter(nm -> nm.getMetadata().getName().equals(id.getName()))
+                                .findFirst();
                     }
+                    if (method.getName().equals("list")) {
+                        Predicate<NodeMaintenance> p = args == null ? nm -> true : (Predicate<NodeMaintenance>) args[0];
+                        return all.stream().filter(p);
+                    }
+                    throw new UnsupportedOperationException(method.getName());
                 });
         return (Context<NodeMaintenance>) Proxy.newProxyInstance(
                 getClass().getClassLoader(), new Class<?>[] {Context.class}, (proxy, method, args) -> {
