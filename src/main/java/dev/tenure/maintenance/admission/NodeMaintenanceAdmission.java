@@ -96,6 +96,49 @@ public final class NodeMaintenanceAdmission {
             Optional<MaintenanceSchedule.Verdict> schedule)
             implements Decision {}
 
+    /**
+     * Where the NodeMaintenance stands, as its status says, for the door to know what to read.
+     *
+     * @param pinned the node it was admitted for ({@link #pinnedNode})
+     * @param nodeName the node this reconcile is about ({@link #nodeName}), null when none
+     * @param needsClusterView the admission rules run this time ({@link #needsClusterView})
+     * @param generation metadata.generation (0 when unset)
+     */
+    public record Standing(Optional<String> pinned, String nodeName, boolean needsClusterView, long generation) {}
+
+    /** Where {@code nm} stands: what the door reads for it. */
+    public static Standing standing(NodeMaintenance nm, MaintenanceState state, String leaseNamePrefix) {
+        Optional<String> pinned = pinnedNode(nm, leaseNamePrefix);
+        return new Standing(pinned, nodeName(nm, pinned), needsClusterView(nm, state, pinned), generation(nm));
+    }
+
+    /**
+     * What the door read of the cluster for a request not yet admitted: its Node, all Nodes (for the control-plane
+     * budget, read only when its node is a control-plane one), every NodeMaintenance (of which those ahead of it
+     * count), and the nodes in maintenance by another front door.
+     */
+    public record ClusterReads(
+            Optional<Node> node,
+            List<Node> nodes,
+            List<NodeMaintenance> all,
+            java.util.Map<String, String> maintainedElsewhere) {}
+
+    /**
+     * {@link #decide(Observed, MaintenanceLimits)} from what the door read: the cluster view is made of {@code reads}
+     * here.
+     */
+    public static Decision decide(
+            NodeMaintenance nm,
+            MaintenanceState state,
+            Optional<String> pinned,
+            Optional<ClusterReads> reads,
+            Instant now,
+            MaintenanceLimits limits) {
+        Optional<NodeMaintenanceValidator.ClusterView> view = reads.map(r -> new NodeMaintenanceValidator.ClusterView(
+                r.node(), r.nodes(), NodeMaintenanceValidator.ahead(nm, r.all()), r.maintainedElsewhere()));
+        return decide(new Observed(nm, state, pinned, view, now), limits);
+    }
+
     /** The node this reconcile is about: the pinned one, else the one the resource names (null when none). */
     public static String nodeName(NodeMaintenance nm, Optional<String> pinned) {
         return pinned.orElseGet(() -> NodeMaintenanceValidator.nodeOf(nm));
@@ -218,18 +261,6 @@ public final class NodeMaintenanceAdmission {
 
     public static long generation(NodeMaintenance nm) {
         return Optional.ofNullable(nm.getMetadata().getGeneration()).orElse(0L);
-    }
-
-    /**
-     * The machine's lastError with the move note in front: the machine carries the last status's error forward,
-     * so the note written last time is taken off it first.
-     */
-    public static String withMoveNote(String machineError, String note) {
-        String error = machineError;
-        if (error != null && error.startsWith(note)) {
-            error = error.substring(note.length()).replaceFirst("^; ", "");
-        }
-        return error == null || error.isEmpty() ? note : note + "; " + error;
     }
 
     private static Refuse refuse(String error, MaintenanceState state) {

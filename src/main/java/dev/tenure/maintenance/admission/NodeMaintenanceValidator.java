@@ -277,9 +277,26 @@ public final class NodeMaintenanceValidator {
         }
         return switch (st.getPhase()) {
             case Waiting, Running, Succeeded -> true;
-            case Failed -> NodeMaintenanceStatuses.holdsNode(st);
+            case Failed -> holdsNode(st);
             default -> false;
         };
+    }
+
+    /**
+     * Whether the status says this maintenance holds its node's lease: condition {@link
+     * NodeMaintenanceStatuses#LEASE_HELD} True since a time (read here, with the rest of where a maintenance stands,
+     * so the admission rules need not ask the status mapping).
+     */
+    public static boolean holdsNode(NodeMaintenanceStatus status) {
+        return status.getConditions() != null
+                && status.getConditions().stream()
+                        .filter(c -> NodeMaintenanceStatuses.LEASE_HELD.equals(c.getType()))
+                        .findFirst()
+                        .filter(c -> "True".equals(c.getStatus()))
+                        .map(c -> c.getLastTransitionTime() == null
+                                ? null
+                                : java.time.OffsetDateTime.parse(c.getLastTransitionTime()))
+                        .isPresent();
     }
 
     /** Could still start (not ended, not refused); a Scheduled one keeps its node, not a budget slot. */

@@ -5,7 +5,6 @@ import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.machine.MaintenanceHooks;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
-import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
@@ -90,38 +89,5 @@ public final class NodeMaintenanceWakeUps {
                 || (before.getMetadata().getDeletionTimestamp() == null)
                         != (now.getMetadata().getDeletionTimestamp() == null)
                 || NodeMaintenanceValidator.priority(before) != NodeMaintenanceValidator.priority(now);
-    }
-
-    /** The NodeMaintenances of {@code nodeName}, from the informer the queue and the shares are woken by. */
-    static List<NodeMaintenance> onNode(
-            InformerEventSource<NodeMaintenance, NodeMaintenance> source,
-            String nodeName,
-            Context<NodeMaintenance> context) {
-        if (nodeName == null) {
-            return List.of();
-        }
-        return source == null
-                ? context.getPrimaryCache()
-                        .list()
-                        .filter(nm -> nodeName.equals(NodeMaintenanceValidator.nodeOf(nm)))
-                        .toList()
-                : source.byIndex(BY_NODE, nodeName);
-    }
-
-    /** The names of the maintenances that joined {@code owner} and are not being deleted, sorted. */
-    static List<String> joiners(
-            InformerEventSource<NodeMaintenance, NodeMaintenance> source,
-            NodeMaintenance owner,
-            String nodeName,
-            Context<NodeMaintenance> context) {
-        String name = owner.getMetadata().getName();
-        return onNode(source, nodeName, context).stream()
-                .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
-                .filter(nm -> NodeMaintenanceValidator.joinedTo(nm)
-                        .filter(name::equals)
-                        .isPresent())
-                .map(nm -> nm.getMetadata().getName())
-                .sorted()
-                .toList();
     }
 }

@@ -6,7 +6,6 @@ import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.api.ScheduleStatus;
 import dev.tenure.maintenance.drain.DrainOptions;
 import dev.tenure.maintenance.machine.MaintenanceEvents;
-import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenancePlanner;
 import dev.tenure.maintenance.machine.MaintenanceSchedule;
 import dev.tenure.maintenance.machine.MaintenanceState;
@@ -14,6 +13,7 @@ import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /** status.schedule of a NodeMaintenance with spec.schedule, and when its reconciler looks again for it. */
 public final class ScheduleStatuses {
@@ -28,19 +28,19 @@ public final class ScheduleStatuses {
             NodeMaintenance nm,
             NodeMaintenanceStatus prior,
             Optional<MaintenanceSchedule.Verdict> verdict,
-            MaintenanceMachine.Step step,
+            MaintenanceState state,
             Instant now,
-            MaintenanceEvents events) {
+            Consumer<DoorDecision.Event> events) {
         ScheduleStatus was = prior == null ? null : prior.getSchedule();
         if (verdict.orElse(null) instanceof MaintenanceSchedule.Verdict.Closed closed) {
-            return new ScheduleStatus(NodeMaintenanceStatuses.text(closed.opens()), null, closed.why());
+            return closed(closed);
         }
         Optional<String> message;
         String closes;
         if (verdict.orElse(null) instanceof MaintenanceSchedule.Verdict.Open open) {
             // admitted now (or held by the budget): the window it starts in, and whether its drain fits
             closes = open.closes().map(NodeMaintenanceStatuses::text).orElse(null);
-            message = step.state().phase() == Phase.Pending
+            message = state.phase() == Phase.Pending
                     ? Optional.empty() // held by the budget: said when it starts
                     : open.closes()
                             .flatMap(c -> MaintenanceSchedule.mayOverrun(
@@ -50,7 +50,7 @@ public final class ScheduleStatuses {
         } else {
             // started before: the window it started in; a drain still running past its close says so
             closes = was == null ? null : was.getWindowCloses();
-            MaintenanceState s = step.state();
+            MaintenanceState s = state;
             Optional<String> overran = s.phase() == Phase.Running && s.drainedAt() == null && closes != null
                     ? MaintenanceSchedule.overran(now, Optional.of(Instant.parse(closes)))
                     : Optional.empty();
@@ -60,9 +60,32 @@ public final class ScheduleStatuses {
             return null;
         }
         if (message.isPresent() && (was == null || !message.get().equals(was.getMessage()))) {
-            events.emit(true, MaintenanceEvents.WINDOW_OVERRUN, message.get());
+            events.accept(new DoorDecision.Event(true, MaintenanceEvents.WINDOW_OVERRUN, message.get()));
         }
         return new ScheduleStatus(null, closes, message.orElse(null));
+    }
+
+    /** status.schedule of a maintenance that waits for its schedule: when it may start, and why not before. */
+    static ScheduleStatus closed(MaintenanceSchedule.Verdict.Closed closed) {
+        return new ScheduleStatus(NodeMaintenanceStatuses.text(closed.opens()), null, closed.why());
+    }
+
+    /** status.schedule after a machine step, and when to look again: at the latest when the window closes. */
+    record AfterStep(ScheduleStatus status, Optional<Duration> look) {}
+
+    /**
+     * {@link #of} and {@link #untilWindowCloses} for a machine step's state and requeue.
+     */
+    static AfterStep afterStep(
+            NodeMaintenance nm,
+            NodeMaintenanceStatus prior,
+            Optional<MaintenanceSchedule.Verdict> verdict,
+            MaintenanceState state,
+            Optional<Duration> requeue,
+            Instant now,
+            Consumer<DoorDecision.Event> events) {
+        ScheduleStatus status = of(nm, prior, verdict, state, now, events);
+        return new AfterStep(status, untilWindowCloses(status, state, requeue, now));
     }
 
     /** A drain still running when its window closes is looked at then, to say so at that moment. */
@@ -78,7 +101,7 @@ public final class ScheduleStatuses {
         if (!now.isBefore(closes)) {
             return requeue;
         }
-        Duration left = MaintenancePlanner.max(NodeMaintenanceReconciler.MIN_LOOK, Duration.between(now, closes));
+        Duration left = MaintenancePlanner.max(DoorDecisions.MIN_LOOK, Duration.between(now, closes));
         return Optional.of(requeue.map(r -> MaintenancePlanner.min(r, left)).orElse(left));
     }
 }

@@ -117,11 +117,6 @@ public final class NodeMaintenanceStatuses {
         return c;
     }
 
-    /** Whether the status says this maintenance holds its node's lease. */
-    public static boolean holdsNode(NodeMaintenanceStatus status) {
-        return whenTrue(status, LEASE_HELD) != null;
-    }
-
     /**
      * The status for {@code state}; {@code prior} supplies unchanged conditions' lastTransitionTime and
      * lastUpdate, which moves only when something else changed. Nothing in it moves by itself with time (no

@@ -280,25 +280,6 @@ class NodeMaintenanceAdmissionTest {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
-    @ParameterizedTest(name = "machine error [{0}] -> [{1}]")
-    @CsvSource(
-            nullValues = "null",
-            delimiter = '|',
-            value = {
-                "null | NOTE",
-                "'' | NOTE",
-                "drain blocked | NOTE; drain blocked",
-                "NOTE; drain blocked | NOTE; drain blocked",
-                "NOTE | NOTE",
-            })
-    void theMoveNoteLeadsTheMachinesErrorOnce(String machineError, String expected) {
-        String note = "spec.nodeName: is immutable";
-
-        assertThat(NodeMaintenanceAdmission.withMoveNote(
-                        machineError == null ? null : machineError.replace("NOTE", note), note))
-                .isEqualTo(expected.replace("NOTE", note));
-    }
-
     /** Issue 29's fair queue: the place of {@code self} and whether it may start, given who else is there. */
     private static Decision queued(NodeMaintenance self, NodeMaintenance... others) {
         List<NodeMaintenance> all = List.of(others);

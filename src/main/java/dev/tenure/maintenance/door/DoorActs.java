@@ -1,0 +1,259 @@
+package dev.tenure.maintenance.door;
+
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.drain.DrainReport;
+import dev.tenure.maintenance.machine.EventRecorder;
+import dev.tenure.maintenance.machine.MaintenanceEvents;
+import dev.tenure.maintenance.machine.MaintenanceHooks;
+import dev.tenure.maintenance.machine.MaintenanceMachine;
+import dev.tenure.maintenance.machine.MaintenanceMetrics;
+import dev.tenure.maintenance.machine.MaintenanceRequest;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import org.jboss.logging.Logger;
+
+/**
+ * The NodeMaintenance door's act step: carries out a {@link DoorDecision} — the machine step it asks for, its events,
+ * the status write (only when the status differs), the phase metric — and says when to look again.
+ */
+final class DoorActs {
+
+    private static final Logger LOG = Logger.getLogger(NodeMaintenanceReconciler.class);
+    /** A step or an undo that failed on API trouble the machine did not expect is tried again this soon. */
+    static final Duration END_RETRY = Duration.ofSeconds(5);
+    /** Reasons worth seeing on the Node itself too (kubectl describe node). */
+    private static final Set<String> NODE_REASONS = Set.of(
+            MaintenanceEvents.CORDONED,
+            MaintenanceEvents.UNCORDONED,
+            MaintenanceEvents.BEGIN,
+            MaintenanceEvents.SUCCEEDED);
+
+    private final MaintenanceMachine machine;
+    private final KubernetesClient client;
+    private final EventRecorder recorder;
+    private final MaintenanceMetrics metrics;
+    private final OwnStatusWrites ownWrites;
+    private final Clock clock;
+
+    DoorActs(
+            MaintenanceMachine machine,
+            KubernetesClient client,
+            EventRecorder recorder,
+            MaintenanceMetrics metrics,
+            OwnStatusWrites ownWrites,
+            Clock clock) {
+        this.machine = machine;
+        this.client = client;
+        this.recorder = recorder;
+        this.metrics = metrics;
+        this.ownWrites = ownWrites;
+        this.clock = clock;
+    }
+
+    /** Carries out what one reconcile decided about {@code nm}, observed at {@code began}. */
+    UpdateControl<NodeMaintenance> reconcile(NodeMaintenance nm, DoorDecision decision, Instant began) {
+        if (decision instanceof DoorDecision.Unchanged) {
+            return UpdateControl.noUpdate();
+        }
+        if (decision instanceof DoorDecision.Preview preview) {
+            return preview(nm, preview);
+        }
+        if (decision instanceof DoorDecision.Advance advance) {
+            return advance(nm, advance, began);
+        }
+        DoorDecision.Settled settled = (DoorDecision.Settled) decision;
+        emit(nm, settled.nodeName(), settled.events());
+        if (settled instanceof DoorDecision.LeaveShare) {
+            writeStatus(nm, settled.status()); // a fresh status: written even when it equals the last one
+        } else if (settled instanceof DoorDecision.Join) {
+            metrics.phase(nm.getMetadata().getName(), settled.status().getPhase());
+            writeChanged(nm, settled.status());
+        } else {
+            finish(nm, settled.nodeName(), settled.status());
+        }
+        return lookAgain(settled.look());
+    }
+
+    /** Carries out what one cleanup decided. */
+    DeleteControl cleanup(NodeMaintenance nm, DoorDecision.Cleanup decision) {
+        if (decision instanceof DoorDecision.KeepNode keep) {
+            emit(nm, keep.status().getNodeName(), keep.events());
+            writeChanged(nm, keep.status());
+            return DeleteControl.noFinalizerRemoval().rescheduleAfter(keep.look());
+        }
+        if (decision instanceof DoorDecision.Forget forget) {
+            return forget(nm, forget.nodeName(), forget.forgetNode());
+        }
+        DoorDecision.End end = (DoorDecision.End) decision;
+        MaintenanceEvents events = eventsFor(nm, end.nodeName());
+        end.before().forEach(e -> e.emitTo(events));
+        try {
+            machine.end(end.nodeName(), events);
+        } catch (RuntimeException e) {
+            LOG.warnf(
+                    "NodeMaintenance %s: ending maintenance of node %s failed, retrying: %s",
+                    nm.getMetadata().getName(), end.nodeName(), e.getMessage());
+            return DeleteControl.noFinalizerRemoval().rescheduleAfter(END_RETRY);
+        }
+        events.emit(false, MaintenanceEvents.REMOVED, end.removed());
+        return forget(nm, end.nodeName(), end.forgetNode());
+    }
+
+    private DeleteControl forget(NodeMaintenance nm, String nodeName, String forgetNode) {
+        machine.forget(nm.getMetadata().getName(), forgetNode);
+        LOG.infof("NodeMaintenance %s (node %s) removed", nm.getMetadata().getName(), nodeName);
+        return DeleteControl.defaultDelete();
+    }
+
+    private UpdateControl<NodeMaintenance> advance(NodeMaintenance nm, DoorDecision.Advance advance, Instant began) {
+        MaintenanceEvents events = eventsFor(nm, advance.nodeName());
+        MaintenanceMachine.Step step;
+        try {
+            MaintenanceRequest request = advance.admit()
+                    .request()
+                    .withHooks(MaintenanceHooks.Hooks.of(
+                            hookAnnotations(nm),
+                            advance.admit().request().hooks().timeout()));
+            step = machine.advance(request, advance.state(), advance.admit().retryFailed(), advance.node(), events);
+        } catch (RuntimeException e) {
+            // API trouble the machine did not expect (e.g. reading the Node): report it, look again soon.
+            LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
+            step = new MaintenanceMachine.Step(
+                    advance.state().toBuilder().lastError(e.getMessage()).build(), Optional.of(END_RETRY));
+        }
+        advance.moveEvent().ifPresent(e -> e.emitTo(events));
+        step = StepStatuses.withMoveNote(step, advance.admit().moved());
+        List<DoorDecision.Event> overrun = new ArrayList<>();
+        StepStatuses.Mapped mapped = StepStatuses.advanced(nm, advance, step, began, clock.instant(), overrun::add);
+        overrun.forEach(e -> e.emitTo(events));
+        finish(nm, advance.nodeName(), mapped.status());
+        return lookAgain(mapped.look());
+    }
+
+    private UpdateControl<NodeMaintenance> preview(NodeMaintenance nm, DoorDecision.Preview preview) {
+        MaintenanceMachine.Step step;
+        try {
+            step = machine.preview(MaintenanceRequest.from(nm.getSpec(), preview.nodeName()), preview.state());
+        } catch (IllegalArgumentException e) {
+            step = new MaintenanceMachine.Step(
+                    preview.state().toBuilder()
+                            .phase(Phase.Pending)
+                            .lastError(e.getMessage())
+                            .build(),
+                    Optional.of(DoorDecisions.REFUSED_RETRY));
+        }
+        StepStatuses.Mapped mapped = StepStatuses.previewed(nm, preview, step, clock.instant());
+        writeChanged(nm, mapped.status());
+        return lookAgain(mapped.look());
+    }
+
+    /** The phase metric, a log line when the phase or the drain moved, and the status write when it differs. */
+    private void finish(NodeMaintenance nm, String nodeName, NodeMaintenanceStatus next) {
+        NodeMaintenanceStatus prior = nm.getStatus();
+        metrics.phase(nm.getMetadata().getName(), next.getPhase());
+        if (prior == null
+                || prior.getPhase() != next.getPhase()
+                || !Objects.equals(prior.getDrainProgress(), next.getDrainProgress())) {
+            LOG.infof(
+                    "NodeMaintenance %s (node %s): %s, drain %d%% (%d pod(s) to go)%s",
+                    nm.getMetadata().getName(),
+                    nodeName == null ? null : DrainReport.shown(nodeName),
+                    next.getPhase(),
+                    next.getDrainProgress(),
+                    next.getPendingPods() == null ? 0 : next.getPendingPods().size(),
+                    next.getLastError() == null ? "" : " - " + next.getLastError());
+        }
+        writeChanged(nm, next);
+    }
+
+    private void emit(NodeMaintenance nm, String nodeName, List<DoorDecision.Event> decided) {
+        if (!decided.isEmpty()) {
+            MaintenanceEvents events = eventsFor(nm, nodeName);
+            decided.forEach(e -> e.emitTo(events));
+        }
+    }
+
+    private static UpdateControl<NodeMaintenance> lookAgain(Optional<Duration> look) {
+        UpdateControl<NodeMaintenance> control = UpdateControl.noUpdate();
+        return look.map(control::rescheduleAfter).orElse(control);
+    }
+
+    private void writeChanged(NodeMaintenance nm, NodeMaintenanceStatus next) {
+        if (!next.equals(nm.getStatus())) {
+            writeStatus(nm, next);
+        }
+    }
+
+    /**
+     * Replaces the whole status in one JSON patch on the status subresource: works whether or not a
+     * status exists yet, and clears fields that became empty (a merge patch would keep them).
+     */
+    void writeStatus(NodeMaintenance nm, NodeMaintenanceStatus status) {
+        String patch = "[{\"op\":\"add\",\"path\":\"/status\",\"value\":"
+                + client.getKubernetesSerialization().asJson(status) + "}]";
+        NodeMaintenance answer = client.resources(NodeMaintenance.class)
+                .withName(nm.getMetadata().getName())
+                .subresource("status")
+                .patch(PatchContext.of(PatchType.JSON), patch);
+        ownWrites.wrote(nm, answer);
+        nm.setStatus(status);
+    }
+
+    /**
+     * The object's annotations as the API server has them now, when the cached copy carries hooks. The hook-change
+     * informer that woke this reconcile is not the one that feeds the primary cache: the cache may not show the
+     * removal yet (seen under load), and its own copy of that update is dropped by the generation filter, so a hold
+     * read from it would last until the next renewal. One GET, only while hooks are on the object.
+     */
+    Map<String, String> hookAnnotations(NodeMaintenance nm) {
+        Map<String, String> cached = nm.getMetadata().getAnnotations();
+        if (!MaintenanceHooks.changed(null, cached)) {
+            return cached; // no hooks in the cache: an added one is seen by the next reconcile its event causes
+        }
+        NodeMaintenance fresh = client.resources(NodeMaintenance.class)
+                .withName(nm.getMetadata().getName())
+                .get();
+        return fresh == null ? cached : fresh.getMetadata().getAnnotations();
+    }
+
+    private MaintenanceEvents eventsFor(NodeMaintenance nm, String nodeName) {
+        ObjectReference self = new ObjectReferenceBuilder()
+                .withApiVersion(nm.getApiVersion())
+                .withKind(nm.getKind())
+                .withName(nm.getMetadata().getName())
+                .withUid(nm.getMetadata().getUid())
+                .build();
+        return (warning, reason, message) -> {
+            String type = warning ? "Warning" : "Normal";
+            recorder.record(self, type, reason, message);
+            if (nodeName != null && NODE_REASONS.contains(reason)) {
+                recorder.record(
+                        new ObjectReferenceBuilder()
+                                .withApiVersion("v1")
+                                .withKind("Node")
+                                .withName(nodeName)
+                                .withUid(nodeName)
+                                .build(),
+                        type,
+                        reason,
+                        message);
+            }
+        };
+    }
+}

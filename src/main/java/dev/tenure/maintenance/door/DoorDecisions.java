@@ -1,0 +1,293 @@
+package dev.tenure.maintenance.door;
+
+import dev.tenure.maintenance.admission.MaintenanceLimits;
+import dev.tenure.maintenance.admission.NodeMaintenanceAdmission;
+import dev.tenure.maintenance.admission.NodeMaintenanceValidator;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.ScheduleStatus;
+import dev.tenure.maintenance.door.DoorDecision.Event;
+import dev.tenure.maintenance.door.DoorDecision.Observed;
+import dev.tenure.maintenance.machine.MaintenanceEvents;
+import dev.tenure.maintenance.machine.MaintenanceHooks;
+import dev.tenure.maintenance.machine.MaintenancePlanner;
+import dev.tenure.maintenance.machine.MaintenanceRequest;
+import dev.tenure.maintenance.machine.MaintenanceSchedule;
+import dev.tenure.maintenance.machine.MaintenanceState;
+import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The NodeMaintenance door's decide step, for a reconcile and for a cleanup: pure, from what was {@link Observed}, the
+ * {@link DoorDecision} that carries everything the act step needs. The admission's word on the request is
+ * {@link NodeMaintenanceAdmission#decide}; the statuses of shared requests are {@link SharedRequests}'.
+ */
+public final class DoorDecisions {
+
+    /** A refused preview looks again this often (its spec may be fixed). */
+    static final Duration REFUSED_RETRY = Duration.ofSeconds(30);
+    /**
+     * A Scheduled maintenance looks again at its opening, and at least this often: the wall clock may be stepped,
+     * and the spec edited, in between.
+     */
+    static final Duration SCHEDULE_LOOK = Duration.ofMinutes(10);
+
+    static final Duration MIN_LOOK = Duration.ofMillis(100);
+
+    /**
+     * What the door's decisions depend on besides what was observed.
+     *
+     * @param queueLook how often a held request looks again without being woken
+     * @param renewEvery how often a maintenance that holds its node looks again when refused
+     * @param leaseNamePrefix the node lease's name prefix, for a status that pinned its node by its lease's name
+     */
+    public record Rules(MaintenanceLimits limits, Duration queueLook, Duration renewEvery, String leaseNamePrefix) {}
+
+    private DoorDecisions() {}
+
+    /** What one reconcile does with the NodeMaintenance. */
+    public static DoorDecision decide(Observed o, Rules rules) {
+        NodeMaintenance nm = o.nm();
+        MaintenanceState state = o.state();
+        String nodeName = o.nodeName();
+        long generation = o.generation();
+        if (previewing(nm, state, o.pinned())) {
+            return new DoorDecision.Preview(state, nodeName, generation);
+        }
+        NodeMaintenanceAdmission.Decision admission =
+                NodeMaintenanceAdmission.decide(nm, state, o.pinned(), o.view(), o.now(), rules.limits());
+        if (admission instanceof NodeMaintenanceAdmission.Unchanged) {
+            return new DoorDecision.Unchanged();
+        }
+        if (admission instanceof NodeMaintenanceAdmission.Joined joined) {
+            Optional<NodeMaintenance> owner = o.sameNode().stream()
+                    .filter(other -> other.getMetadata().getName().equals(joined.owner()))
+                    .findFirst();
+            boolean ownerHoldsNode = owner.map(NodeMaintenance::getStatus)
+                    .filter(NodeMaintenanceValidator::holdsNode)
+                    .isPresent();
+            return SharedRequests.follow(
+                    o, nodeName, joined.owner(), owner, joiners(o.sameNode(), joined.owner()), ownerHoldsNode, rules);
+        }
+        if (admission instanceof NodeMaintenanceAdmission.Scheduled scheduled) {
+            return scheduled(o, nodeName, scheduled.closed(), generation);
+        }
+        if (admission instanceof NodeMaintenanceAdmission.Refuse refuse) {
+            return refuse(o, nodeName, refuse, generation, rules);
+        }
+        if (admission instanceof NodeMaintenanceAdmission.Hold hold) {
+            return hold(o, nodeName, hold, generation, rules);
+        }
+        NodeMaintenanceAdmission.Admit admit = (NodeMaintenanceAdmission.Admit) admission;
+        return new DoorDecision.Advance(
+                state,
+                admit,
+                nodeName,
+                joiners(o.sameNode(), o.name()),
+                admit.moved()
+                        .filter(note -> admit.announceMove())
+                        .map(note -> new Event(true, MaintenanceEvents.NODE_NAME_CHANGED, note)));
+    }
+
+    /** Not its time yet: it touches nothing and takes no budget slot; said once per next start. */
+    private static DoorDecision scheduled(
+            Observed o, String nodeName, MaintenanceSchedule.Verdict.Closed closed, long generation) {
+        NodeMaintenanceStatus prior = o.prior();
+        Duration look = MaintenancePlanner.min(
+                SCHEDULE_LOOK, MaintenancePlanner.max(MIN_LOOK, Duration.between(o.now(), closed.opens())));
+        ScheduleStatus was = prior == null ? null : prior.getSchedule();
+        ScheduleStatus schedule = ScheduleStatuses.closed(closed);
+        List<Event> events = o.state().phase() != Phase.Scheduled
+                        || was == null
+                        || !schedule.getNextStart().equals(was.getNextStart())
+                ? List.of(new Event(
+                        false, MaintenanceEvents.SCHEDULED, "waits until " + closed.opens() + ": " + closed.why()))
+                : List.of();
+        NodeMaintenanceStatus next = status(
+                o, o.state().toBuilder().phase(Phase.Scheduled).lastError(null).build(), generation);
+        next.setSchedule(schedule);
+        NodeMaintenanceStatuses.touch(next, prior, o.now());
+        return new DoorDecision.Scheduled(nodeName, next, events, Optional.of(look));
+    }
+
+    private static DoorDecision refuse(
+            Observed o, String nodeName, NodeMaintenanceAdmission.Refuse refuse, long generation, Rules rules) {
+        MaintenanceState state = o.state();
+        List<Event> events =
+                refuse.announce() ? List.of(new Event(true, MaintenanceEvents.FAILED, refuse.error())) : List.of();
+        NodeMaintenanceStatus next = status(
+                o,
+                state.toBuilder().phase(Phase.Failed).lastError(refuse.error()).build(),
+                generation);
+        NodeMaintenanceStatuses.touch(next, o.prior(), o.now());
+        return new DoorDecision.Refuse(
+                nodeName, next, events, state.holdsNode() ? Optional.of(rules.renewEvery()) : Optional.empty());
+    }
+
+    /**
+     * The operator-wide limits change as other maintenances end: woken then, and looked at again now and then;
+     * nothing is touched meanwhile. A new place in the queue is said once.
+     */
+    private static DoorDecision hold(
+            Observed o, String nodeName, NodeMaintenanceAdmission.Hold hold, long generation, Rules rules) {
+        NodeMaintenanceStatus prior = o.prior();
+        Integer was = prior == null ? null : prior.getQueuePosition();
+        List<Event> events = was == null || was != hold.position()
+                ? List.of(new Event(false, MaintenanceEvents.QUEUED, hold.error()))
+                : List.of();
+        MaintenanceState held = o.state().toBuilder()
+                .phase(Phase.Pending)
+                .lastError(hold.error())
+                .build();
+        List<Event> overrun = new ArrayList<>();
+        ScheduleStatus schedule =
+                ScheduleStatuses.of(o.nm(), prior, hold.schedule(), held, o.now(), e -> overrun.add(e));
+        NodeMaintenanceStatus next = status(o, held, generation);
+        next.setQueuePosition(hold.position());
+        next.setSchedule(schedule);
+        NodeMaintenanceStatuses.touch(next, prior, o.now());
+        List<Event> all = new ArrayList<>(events);
+        all.addAll(overrun);
+        return new DoorDecision.Hold(nodeName, next, all, Optional.of(rules.queueLook()));
+    }
+
+    /** The status of a decision that runs no machine step: the node as pinned, no place in the queue. */
+    private static NodeMaintenanceStatus status(Observed o, MaintenanceState state, long generation) {
+        NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(state, o.prior(), generation, o.now());
+        next.setNodeName(o.pinned().orElse(null));
+        next.setQueuePosition(null);
+        return next;
+    }
+
+    /** The names of the maintenances of {@code onNode} that joined {@code owner} and are not being deleted, sorted. */
+    static List<String> joiners(List<NodeMaintenance> onNode, String owner) {
+        return onNode.stream()
+                .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
+                .filter(nm -> NodeMaintenanceValidator.joinedTo(nm)
+                        .filter(owner::equals)
+                        .isPresent())
+                .map(nm -> nm.getMetadata().getName())
+                .sorted()
+                .toList();
+    }
+
+    /** spec.preview on a maintenance that has not started: plan only, touch nothing. */
+    static boolean previewing(NodeMaintenance nm, MaintenanceState state, Optional<String> pinned) {
+        return nm.getSpec() != null
+                && Boolean.TRUE.equals(nm.getSpec().getPreview())
+                && pinned.isEmpty()
+                && !state.holdsNode();
+    }
+
+    /** What a cleanup does with the deleted NodeMaintenance. */
+    public static DoorDecision.Cleanup cleanup(Observed o, Rules rules) {
+        NodeMaintenance nm = o.nm();
+        MaintenanceState state = o.state();
+        // The node it was admitted for, whatever spec.nodeName says now; none when it never named a valid one.
+        String nodeName = o.nodeName();
+        // a joiner never had the node: its owner's drain state and node metrics stay
+        boolean joiner = NodeMaintenanceValidator.joinedTo(nm).isPresent();
+        String forgetNode = nodeName == null || joiner ? "" : nodeName;
+        boolean ended = nodeName != null && state.phase() != Phase.Ended && ownsNode(o, nodeName);
+        if (!ended) {
+            return new DoorDecision.Forget(nodeName, forgetNode);
+        }
+        List<Event> before = new ArrayList<>();
+        if (state.holdsNode()) {
+            List<String> joiners = joiners(o.sameNode(), o.name());
+            String specNode = NodeMaintenanceValidator.nodeOf(nm);
+            if (!joiners.isEmpty()) {
+                return SharedRequests.holdForJoiners(o, nodeName, joiners, rules);
+            }
+            // only a maintenance that held the node has something for pre-uncordon hooks to wait for
+            Optional<DoorDecision.KeepNode> hooks = preUncordonHooks(o, specNode, before);
+            if (hooks.isPresent()) {
+                return hooks.get();
+            }
+        }
+        // Only a maintenance that had the node says it is out of maintenance (a waiting or refused one never had it,
+        // and the node may well stay in someone else's maintenance).
+        return new DoorDecision.End(
+                nodeName,
+                before,
+                "NodeMaintenance " + o.name() + " removed; node " + nodeName + " is out of maintenance",
+                forgetNode);
+    }
+
+    /**
+     * Pre-uncordon hooks (Cluster API's pre-terminate hook): the node stays in maintenance while any is on the
+     * deleted NodeMaintenance, for at most spec.hooks.timeout; the wait is in status.hooks. Empty when the undo
+     * may go ahead (no hooks, or they timed out: the node is restored anyway, with a Warning, added to {@code
+     * before}).
+     */
+    private static Optional<DoorDecision.KeepNode> preUncordonHooks(Observed o, String nodeOf, List<Event> before) {
+        NodeMaintenance nm = o.nm();
+        MaintenanceState state = o.state();
+        Duration timeout;
+        try {
+            timeout = MaintenanceRequest.hooks(
+                            nm.getSpec() == null ? null : nm.getSpec().getHooks())
+                    .timeout();
+        } catch (IllegalArgumentException e) {
+            timeout = MaintenanceHooks.DEFAULT_TIMEOUT; // an edited bad spec does not keep the node
+        }
+        MaintenanceHooks.Hooks hooks = MaintenanceHooks.Hooks.of(o.hookAnnotations(), timeout);
+        MaintenanceHooks.Verdict verdict =
+                MaintenanceHooks.decide(MaintenanceHooks.Point.PreUncordon, hooks, state.hookWait(), o.now());
+        boolean waited = state.hookWait() != null && state.hookWait().point() == MaintenanceHooks.Point.PreUncordon;
+        if (verdict instanceof MaintenanceHooks.Verdict.Hold hold) {
+            List<Event> events = hold.waiting().equals(state.hookWait())
+                    ? List.of()
+                    : List.of(new Event(false, MaintenanceEvents.HOOKS_WAITING, hold.message()));
+            NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
+                    state.toBuilder().hookWait(hold.waiting()).build(), o.prior(), o.generation(), o.now());
+            return Optional.of(
+                    new DoorDecision.KeepNode(next, events, MaintenancePlanner.max(MIN_LOOK, hold.recheck())));
+        }
+        if (verdict instanceof MaintenanceHooks.Verdict.TimedOut timedOut) {
+            before.add(new Event(
+                    true,
+                    MaintenanceEvents.HOOK_TIMED_OUT,
+                    timedOut.message() + "; restoring node " + nodeOf + " anyway"));
+        } else if (waited) {
+            before.add(new Event(
+                    false, MaintenanceEvents.HOOKS_RELEASED, "pre-uncordon hooks removed; ending the maintenance"));
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * Whether undoing is ours to do: we hold the node, or (status lost) no other NodeMaintenance does.
+     * A refused duplicate must never uncordon the node another one is draining.
+     */
+    private static boolean ownsNode(Observed o, String nodeName) {
+        NodeMaintenance nm = o.nm();
+        if (o.state().holdsNode()) {
+            return true;
+        }
+        if (nm.getSpec() != null
+                && Boolean.TRUE.equals(nm.getSpec().getPreview())
+                && o.pinned().isEmpty()) {
+            return false; // a preview that never started: it never touched the node
+        }
+        if (NodeMaintenanceValidator.joinedTo(nm).isPresent()) {
+            return false; // joined another's maintenance: the owner holds the lease and does the undo
+        }
+        if (nm.getStatus() != null && nm.getStatus().getPhase() == Phase.Waiting) {
+            return false; // waited for a lease held elsewhere: the machine touches the node only with the lease
+        }
+        if (nm.getStatus() != null
+                && nm.getStatus().getPhase() == Phase.Failed
+                && o.pinned().isEmpty()) {
+            return false; // refused before it was admitted: it never touched the node
+        }
+        return o.cached().stream()
+                .filter(other -> !other.getMetadata().getName().equals(o.name()))
+                .filter(other -> nodeName.equals(NodeMaintenanceValidator.nodeOf(other)))
+                .noneMatch(NodeMaintenanceValidator::started);
+    }
+}

@@ -1,0 +1,319 @@
+package dev.tenure.maintenance.door;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.maintenance.admission.MaintenanceLimits;
+import dev.tenure.maintenance.admission.NodeMaintenanceAdmission;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.ScheduleSpec;
+import dev.tenure.maintenance.door.DoorDecision.Event;
+import dev.tenure.maintenance.machine.MaintenanceEvents;
+import dev.tenure.maintenance.machine.MaintenanceHooks;
+import dev.tenure.maintenance.machine.MaintenanceState;
+import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
+import io.fabric8.kubernetes.api.model.ConditionBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * The door's one decision per reconcile and per cleanup, row by row, without a cluster: what was observed in, the
+ * {@link DoorDecision} (its kind, the status to write, the events, the next look) out.
+ */
+class DoorDecisionsTest {
+
+    static final Instant NOW = Instant.parse("2026-11-26T10:00:00Z");
+    static final Duration QUEUE_LOOK = Duration.ofSeconds(30);
+    static final Duration RENEW = Duration.ofSeconds(10);
+    static final DoorDecisions.Rules RULES =
+            new DoorDecisions.Rules(MaintenanceLimits.none(), QUEUE_LOOK, RENEW, "node-");
+    static final DoorDecisions.Rules CAP_ONE = new DoorDecisions.Rules(
+            new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty()), QUEUE_LOOK, RENEW, "node-");
+    static final Node W1 =
+            new NodeBuilder().withNewMetadata().withName("w1").endMetadata().build();
+
+    static NodeMaintenance nm(String name, String node, Consumer<NodeMaintenanceSpec> spec) {
+        NodeMaintenance nm = new NodeMaintenance();
+        nm.setMetadata(new ObjectMetaBuilder()
+                .withName(name)
+                .withGeneration(1L)
+                .withCreationTimestamp("2026-11-26T09:00:00Z")
+                .withAnnotations(new HashMap<>())
+                .build());
+        NodeMaintenanceSpec s = new NodeMaintenanceSpec();
+        s.setNodeName(node);
+        spec.accept(s);
+        nm.setSpec(s);
+        return nm;
+    }
+
+    /** A maintenance that holds {@code node}: Running, pinned, its lease held since an hour ago. */
+    static NodeMaintenance holding(String name, String node) {
+        NodeMaintenance nm = nm(name, node, s -> {});
+        NodeMaintenanceStatus st = new NodeMaintenanceStatus();
+        st.setPhase(Phase.Running);
+        st.setNodeName(node);
+        st.setObservedGeneration(1L);
+        st.getConditions()
+                .add(new ConditionBuilder()
+                        .withType(NodeMaintenanceStatuses.LEASE_HELD)
+                        .withStatus("True")
+                        .withLastTransitionTime("2026-11-26T09:00:00Z")
+                        .build());
+        nm.setStatus(st);
+        return nm;
+    }
+
+    static NodeMaintenance withStatus(NodeMaintenance nm, Consumer<NodeMaintenanceStatus> edit) {
+        NodeMaintenanceStatus st = nm.getStatus() == null ? new NodeMaintenanceStatus() : nm.getStatus();
+        edit.accept(st);
+        nm.setStatus(st);
+        return nm;
+    }
+
+    /** What a reconcile of {@code nm} observes: the cluster view when the admission asks for one. */
+    static DoorDecision.Observed observed(NodeMaintenance nm, Optional<Node> node, List<NodeMaintenance> others) {
+        MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
+        NodeMaintenanceAdmission.Standing standing = NodeMaintenanceAdmission.standing(nm, state, "node-");
+        List<NodeMaintenance> all = new ArrayList<>(others);
+        all.add(nm);
+        Optional<NodeMaintenanceAdmission.ClusterReads> view = standing.needsClusterView()
+                ? Optional.of(new NodeMaintenanceAdmission.ClusterReads(node, List.of(), all, Map.of()))
+                : Optional.empty();
+        List<NodeMaintenance> sameNode = all.stream()
+                .filter(o -> standing.nodeName() != null
+                        && (standing.nodeName().equals(o.getSpec().getNodeName())
+                                || (o.getStatus() != null
+                                        && standing.nodeName()
+                                                .equals(o.getStatus().getNodeName()))))
+                .toList();
+        return new DoorDecision.Observed(
+                nm, state, standing, view, sameNode, all, nm.getMetadata().getAnnotations(), NOW);
+    }
+
+    static Stream<Arguments> reconciles() {
+        NodeMaintenance scheduled = nm("m", "w1", s -> {
+            ScheduleSpec at = new ScheduleSpec();
+            at.setStartAt("2026-11-27T10:00:00Z");
+            s.setSchedule(at);
+        });
+        return Stream.of(
+                row(
+                        "new, its node exists: advance, admitted with the node as read, nothing said yet",
+                        RULES,
+                        observed(nm("m", "w1", s -> {}), Optional.of(W1), List.of()),
+                        d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.Advance.class, a -> {
+                            assertThat(a.nodeName()).isEqualTo("w1");
+                            assertThat(a.node()).contains(W1);
+                            assertThat(a.sharedWith()).isEmpty();
+                            assertThat(a.moveEvent()).isEmpty();
+                        })),
+                row(
+                        "new, no such node: refused, phase Failed, a Warning, no look again",
+                        RULES,
+                        observed(nm("m", "w9", s -> {}), Optional.empty(), List.of()),
+                        d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.Refuse.class, r -> {
+                            assertThat(r.status().getPhase()).isEqualTo(Phase.Failed);
+                            assertThat(r.status().getLastError()).isEqualTo("spec.nodeName: node w9 not found");
+                            assertThat(r.events())
+                                    .containsExactly(new Event(
+                                            true, MaintenanceEvents.FAILED, "spec.nodeName: node w9 not found"));
+                            assertThat(r.look()).isEmpty();
+                        })),
+                row(
+                        "refused before, spec not edited since: unchanged",
+                        RULES,
+                        observed(
+                                withStatus(nm("m", "w9", s -> {}), st -> {
+                                    st.setPhase(Phase.Failed);
+                                    st.setObservedGeneration(1L);
+                                }),
+                                Optional.empty(),
+                                List.of()),
+                        d -> assertThat(d).isInstanceOf(DoorDecision.Unchanged.class)),
+                row(
+                        "held node refused (spec edited into a bad one): it keeps renewing, so it looks again",
+                        RULES,
+                        observed(badWindow(holding("m", "w1")), Optional.empty(), List.of()),
+                        d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.Refuse.class, r -> {
+                            assertThat(r.status().getNodeName()).isEqualTo("w1");
+                            assertThat(r.look()).contains(RENEW);
+                        })),
+                row(
+                        "the cap reached: held Pending at place 1, Queued said, looked at again",
+                        CAP_ONE,
+                        observed(nm("m", "w1", s -> {}), Optional.of(W1), List.of(holding("first", "w2"))),
+                        d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.Hold.class, h -> {
+                            assertThat(h.status().getPhase()).isEqualTo(Phase.Pending);
+                            assertThat(h.status().getQueuePosition()).isEqualTo(1);
+                            assertThat(h.events()).extracting(Event::reason).containsExactly(MaintenanceEvents.QUEUED);
+                            assertThat(h.look()).contains(QUEUE_LOOK);
+                        })),
+                row(
+                        "held at the same place as last time: nothing said again",
+                        CAP_ONE,
+                        observed(
+                                withStatus(nm("m", "w1", s -> {}), st -> {
+                                    st.setPhase(Phase.Pending);
+                                    st.setQueuePosition(1);
+                                }),
+                                Optional.of(W1),
+                                List.of(holding("first", "w2"))),
+                        d -> assertThat(d)
+                                .isInstanceOfSatisfying(
+                                        DoorDecision.Hold.class,
+                                        h -> assertThat(h.events()).isEmpty())),
+                row(
+                        "spec.schedule.startAt tomorrow: Scheduled, its next start shown, looked at in 10 minutes",
+                        RULES,
+                        observed(scheduled, Optional.of(W1), List.of()),
+                        d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.Scheduled.class, s -> {
+                            assertThat(s.status().getPhase()).isEqualTo(Phase.Scheduled);
+                            assertThat(s.status().getSchedule().getNextStart()).isEqualTo("2026-11-27T10:00:00Z");
+                            assertThat(s.events())
+                                    .extracting(Event::reason)
+                                    .containsExactly(MaintenanceEvents.SCHEDULED);
+                            assertThat(s.look()).contains(Duration.ofMinutes(10));
+                        })),
+                row(
+                        "spec.preview, not started: a preview of its node, nothing admitted",
+                        RULES,
+                        observed(nm("m", "w1", s -> s.setPreview(true)), Optional.of(W1), List.of()),
+                        d -> assertThat(d).isEqualTo(new DoorDecision.Preview(MaintenanceState.initial(), "w1", 1L))),
+                row(
+                        "spec.join beside the node's owner: joins it, status.joinedTo, Joined said",
+                        RULES,
+                        observed(nm("j", "w1", s -> s.setJoin(true)), Optional.of(W1), List.of(holding("owner", "w1"))),
+                        d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.Join.class, j -> {
+                            assertThat(j.status().getJoinedTo()).isEqualTo("owner");
+                            assertThat(j.status().getSharedWith()).containsExactly("owner");
+                            assertThat(j.status().getPhase()).isEqualTo(Phase.Running);
+                            assertThat(j.events()).extracting(Event::reason).containsExactly(MaintenanceEvents.JOINED);
+                            assertThat(j.look()).contains(QUEUE_LOOK);
+                        })),
+                row(
+                        "joined, and its owner is gone: leaves the share, Pending, goes ahead on its own soon",
+                        RULES,
+                        observed(
+                                withStatus(nm("j", "w1", s -> s.setJoin(true)), st -> {
+                                    st.setPhase(Phase.Running);
+                                    st.setNodeName("w1");
+                                    st.setJoinedTo("owner");
+                                }),
+                                Optional.of(W1),
+                                List.of()),
+                        d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.LeaveShare.class, l -> {
+                            assertThat(l.status().getPhase()).isEqualTo(Phase.Pending);
+                            assertThat(l.status().getJoinedTo()).isNull();
+                            assertThat(l.events())
+                                    .extracting(Event::reason)
+                                    .containsExactly(MaintenanceEvents.SHARE_ENDED);
+                            assertThat(l.look()).contains(DoorDecisions.MIN_LOOK);
+                        })),
+                row(
+                        "holds its node, a joiner beside it: advance, the joiner in status.sharedWith",
+                        RULES,
+                        observed(holding("owner", "w1"), Optional.empty(), List.of(joined("j", "owner", "w1"))),
+                        d -> assertThat(d)
+                                .isInstanceOfSatisfying(
+                                        DoorDecision.Advance.class,
+                                        a -> assertThat(a.sharedWith()).containsExactly("j"))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("reconciles")
+    void decidesOnceWhatAReconcileDoes(
+            String name, DoorDecisions.Rules rules, DoorDecision.Observed o, Consumer<DoorDecision> expected) {
+        expected.accept(DoorDecisions.decide(o, rules));
+    }
+
+    static Stream<Arguments> cleanups() {
+        NodeMaintenance hooked = holding("owner", "w1");
+        hooked.getMetadata().getAnnotations().put(MaintenanceHooks.PRE_UNCORDON_PREFIX + "storage", "");
+        return Stream.of(
+                row(
+                        "held its node, nothing else: end the maintenance, then forget it and its node",
+                        RULES,
+                        observed(holding("owner", "w1"), Optional.empty(), List.of()),
+                        d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.End.class, e -> {
+                            assertThat(e.nodeName()).isEqualTo("w1");
+                            assertThat(e.before()).isEmpty();
+                            assertThat(e.forgetNode()).isEqualTo("w1");
+                        })),
+                row(
+                        "held its node, a joiner remains: the node is kept, the wait said",
+                        RULES,
+                        observed(holding("owner", "w1"), Optional.empty(), List.of(joined("j", "owner", "w1"))),
+                        d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.KeepNode.class, k -> {
+                            assertThat(k.status().getSharedWith()).containsExactly("j");
+                            assertThat(k.events())
+                                    .extracting(Event::reason)
+                                    .containsExactly(MaintenanceEvents.SHARED_HOLD);
+                            assertThat(k.look()).isEqualTo(QUEUE_LOOK);
+                        })),
+                row(
+                        "held its node, a pre-uncordon hook on it: the node is kept, the wait in status.hooks",
+                        RULES,
+                        observed(hooked, Optional.empty(), List.of()),
+                        d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.KeepNode.class, k -> {
+                            assertThat(k.status().getHooks().getWaitingFor()).containsExactly("storage");
+                            assertThat(k.events())
+                                    .extracting(Event::reason)
+                                    .containsExactly(MaintenanceEvents.HOOKS_WAITING);
+                        })),
+                row(
+                        "refused before it was admitted: nothing to undo, only forgotten",
+                        RULES,
+                        observed(
+                                withStatus(nm("m", "w1", s -> {}), st -> st.setPhase(Phase.Failed)),
+                                Optional.empty(),
+                                List.of(holding("first", "w1"))),
+                        d -> assertThat(d).isEqualTo(new DoorDecision.Forget("w1", "w1"))),
+                row(
+                        "a joiner: never had the node, so its owner's drain state and metrics stay",
+                        RULES,
+                        observed(joined("j", "owner", "w1"), Optional.empty(), List.of(holding("owner", "w1"))),
+                        d -> assertThat(d).isEqualTo(new DoorDecision.Forget("w1", ""))));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cleanups")
+    void decidesOnceWhatACleanupDoes(
+            String name, DoorDecisions.Rules rules, DoorDecision.Observed o, Consumer<DoorDecision.Cleanup> expected) {
+        expected.accept(DoorDecisions.cleanup(o, rules));
+    }
+
+    private static <T> Arguments row(
+            String name, DoorDecisions.Rules rules, DoorDecision.Observed o, Consumer<T> expected) {
+        return Arguments.of(name, rules, o, expected);
+    }
+
+    private static NodeMaintenance joined(String name, String owner, String node) {
+        return withStatus(nm(name, node, s -> s.setJoin(true)), st -> {
+            st.setPhase(Phase.Running);
+            st.setNodeName(node);
+            st.setJoinedTo(owner);
+        });
+    }
+
+    private static NodeMaintenance badWindow(NodeMaintenance nm) {
+        nm.getSpec().setWindow("0");
+        return nm;
+    }
+}
