@@ -54,7 +54,7 @@ OPERATOR_CHAOS_TRIALS ?= 200
 # Its kill trials (issue 40: kill -9 of the leader, the kubelet's report delivered or withheld; 6-14 s each):
 # make test runs 4.
 OPERATOR_KILL_TRIALS ?= 1000
-# DrainModelPropertyTest: generated drain plans (make test runs 10,000, src/test/resources/junit-platform.properties).
+# DrainModelPropertyTest: generated drain plans (make test runs 10,000, pom.xml, jqwik.tries.default).
 DRAIN_MODEL_TRIES ?= 200000
 chaos: ## Long chaos run (seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials, OPERATOR_KILL_TRIALS kill trials, DRAIN_MODEL_TRIES drain model cases)
 	$(MVN) verify -Dtest='*Chaos*,DrainModelPropertyTest' -Djqwik.tries.default=$(DRAIN_MODEL_TRIES) -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dtenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS) -Dtenure.chaos.operator.kill.trials=$(OPERATOR_KILL_TRIALS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true

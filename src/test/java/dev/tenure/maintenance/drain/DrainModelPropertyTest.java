@@ -33,7 +33,7 @@ import net.jqwik.api.Tuple;
  * complete at their own times), each step checked against an oracle that states the drain semantics independently
  * (docs/node-maintenance.md, "Rules, labels and order").
  *
- * <p>Tries: {@code jqwik.tries.default} (10,000 in src/test/resources/junit-platform.properties; {@code make chaos}
+ * <p>Tries: {@code jqwik.tries.default} (10,000, a system property the pom gives the test JVM; {@code make chaos}
  * passes more). A failure prints jqwik's seed and the shrunk case.
  */
 class DrainModelPropertyTest {
