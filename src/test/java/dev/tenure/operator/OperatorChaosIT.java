@@ -564,8 +564,8 @@ class OperatorChaosIT {
             Map<String, Integer> waves = new LinkedHashMap<>();
             // the first wave terminates slowly, so that the successor still finds it terminating: a hand-edited
             // holder leads only once the edited record's 6 s have run out, and 2.5 s and 6 s both left 0 of 3 pods
-            seedPods("early", 3, Duration.ofSeconds(10)).forEach(p -> waves.put(p, 1));
-            seedPods("late", 2, Duration.ofMillis(800)).forEach(p -> waves.put(p, 2));
+            seedPods("early", 3, Duration.ofSeconds(10)).forEach(p -> waves.put(p, -2));
+            seedPods("late", 2, Duration.ofMillis(800)).forEach(p -> waves.put(p, -1));
             List<String> untouchable = new ArrayList<>(seedPods("keep", 1, Duration.ofMillis(300)));
             untouchable.addAll(seedPods("job", 1, Duration.ofMillis(300)));
             cluster.client()
@@ -609,8 +609,10 @@ class OperatorChaosIT {
             drain.setRules(List.of(
                     new DrainRule(null, app("keep"), DrainBehavior.Skip, null),
                     new DrainRule(null, app("job"), DrainBehavior.WaitCompleted, null),
-                    new DrainRule(null, app("early"), DrainBehavior.Drain, 1),
-                    new DrainRule(null, app("late"), DrainBehavior.Drain, 2)));
+                    // below the WaitCompleted pod's wave 0 (Cluster API's: it holds every later wave), so the
+                    // drain waits for the job once both waves are gone
+                    new DrainRule(null, app("early"), DrainBehavior.Drain, -2),
+                    new DrainRule(null, app("late"), DrainBehavior.Drain, -1)));
             drain.setVolumeDetach(new VolumeDetachSpec());
             spec.setDrain(drain);
             NodeMaintenance nm = new NodeMaintenance(name, spec);
@@ -1348,8 +1350,8 @@ class OperatorChaosIT {
     }
 
     /**
-     * Issue 29's chaos variant: one NodeMaintenance held by a pre-drain hook, then drained in two waves (with a Skip
-     * and a WaitCompleted pod on the node), then waiting for a VolumeAttachment; the leader fails over in each of the
+     * Issue 29's chaos variant: one NodeMaintenance held by a pre-drain hook, then drained in two waves (orders -2 and
+     * -1) before the WaitCompleted pod's wave 0 (with a Skip pod on the node too), then waiting for a VolumeAttachment; the leader fails over in each of the
      * three waits (the hook released, the first wave's pods gone, the attachment deleted only after the successor
      * leads). Checked per trial: no pod evicted twice (an eviction of a pod already terminating or gone), none
      * evicted that should not be (Skip, WaitCompleted, a later wave's pod while an earlier wave's is stored), every
