@@ -35,6 +35,10 @@ import java.util.stream.Collectors;
  *       creation-time tie-break only orders an election, it does not move a valid holder (upstream marks the
  *       older candidate preferredHolder, a handover between two equally good candidates).</li>
  * </ul>
+ *
+ * <p>One file over ~400 lines, on purpose: one pure step whose branches follow upstream's
+ * {@code reconcileElectionStep} in its order, so the two read side by side; each branch is a row of
+ * {@code ElectionPlannerTest}.
  */
 public final class ElectionPlanner {
 

@@ -17,6 +17,11 @@ import java.util.logging.Logger;
  *
  * <p>Every tick runs on the injected scheduler under this object's lock; the term's own lock is never taken across
  * I/O, so the loop being stuck in a call never delays the fence.
+ *
+ * <p>One file over ~400 lines, on purpose: contend, renew, the watch, the evidence takeover, yield and release are
+ * the ticks of one state machine under this object's lock, and their orderings (no renew after a stop, no release
+ * before the term ends) are what the fence tests prove; the store budget, the observation and the term are already
+ * classes of their own.
  */
 final class ElectionLoop {
     private static final Logger LOG = Logger.getLogger(LeaderElector.class.getName());

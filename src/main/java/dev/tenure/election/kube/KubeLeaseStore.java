@@ -42,6 +42,10 @@ import java.util.logging.Logger;
  * reads, writes and watch events): labels, annotations, finalizers and owner references with their
  * controller/blockOwnerDeletion flags survive every renew. Owners the record adds are appended. When
  * no such object is at hand (a record from elsewhere), one read supplies the metadata first.
+ *
+ * <p>One file over ~400 lines, on purpose: get, create, update, watch and the per-lease object they all keep
+ * (the metadata every PUT must carry) are one adapter over one cache; split, the cache would be shared between
+ * classes that each could forget to update it.
  */
 public final class KubeLeaseStore implements LeaseStore {
     private static final Logger LOG = Logger.getLogger(KubeLeaseStore.class.getName());
