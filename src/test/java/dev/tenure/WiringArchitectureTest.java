@@ -62,6 +62,11 @@ class WiringArchitectureTest {
     /** The maintenance side's decide steps: (observed objects, now, settings) -> decision. */
     /** The maintenance side's decide steps, by room: (observed objects, now, settings) -> decision. */
     static final List<String> PLANNER_NAMES = List.of(
+            // issue 36's: the door's one decision (observe, decide, act), and the sealed type it returns
+            "door.DoorDecisions",
+            "door.DoorDecision",
+            "door.SharedRequests",
+            "door.ScheduleStatuses",
             "admission.NodeMaintenanceAdmission",
             "admission.NodeMaintenanceValidator",
             "admission.MaintenanceLimits",

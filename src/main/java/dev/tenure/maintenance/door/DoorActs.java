@@ -102,7 +102,7 @@ final class DoorActs {
         }
         DoorDecision.End end = (DoorDecision.End) decision;
         MaintenanceEvents events = eventsFor(nm, end.nodeName());
-        end.before().forEach(e -> e.emitTo(events));
+        end.before().forEach(e -> emit(events, e));
         try {
             machine.end(end.nodeName(), events);
         } catch (RuntimeException e) {
@@ -137,11 +137,11 @@ final class DoorActs {
             step = new MaintenanceMachine.Step(
                     advance.state().toBuilder().lastError(e.getMessage()).build(), Optional.of(END_RETRY));
         }
-        advance.moveEvent().ifPresent(e -> e.emitTo(events));
+        advance.moveEvent().ifPresent(e -> emit(events, e));
         step = StepStatuses.withMoveNote(step, advance.admit().moved());
         List<DoorDecision.Event> overrun = new ArrayList<>();
         StepStatuses.Mapped mapped = StepStatuses.advanced(nm, advance, step, began, clock.instant(), overrun::add);
-        overrun.forEach(e -> e.emitTo(events));
+        overrun.forEach(e -> emit(events, e));
         finish(nm, advance.nodeName(), mapped.status());
         return lookAgain(mapped.look());
     }
@@ -185,8 +185,12 @@ final class DoorActs {
     private void emit(NodeMaintenance nm, String nodeName, List<DoorDecision.Event> decided) {
         if (!decided.isEmpty()) {
             MaintenanceEvents events = eventsFor(nm, nodeName);
-            decided.forEach(e -> e.emitTo(events));
+            decided.forEach(e -> emit(events, e));
         }
+    }
+
+    private static void emit(MaintenanceEvents events, DoorDecision.Event e) {
+        events.emit(e.warning(), e.reason(), e.message());
     }
 
     private static UpdateControl<NodeMaintenance> lookAgain(Optional<Duration> look) {

@@ -3,7 +3,6 @@ package dev.tenure.maintenance.door;
 import dev.tenure.maintenance.admission.NodeMaintenanceAdmission;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
-import dev.tenure.maintenance.machine.MaintenanceEvents;
 import dev.tenure.maintenance.machine.MaintenanceState;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Duration;
@@ -20,11 +19,7 @@ import java.util.Optional;
 public sealed interface DoorDecision {
 
     /** An event to emit on the NodeMaintenance (and, for some reasons, on its node). */
-    record Event(boolean warning, String reason, String message) {
-        void emitTo(MaintenanceEvents events) {
-            events.emit(warning, reason, message);
-        }
-    }
+    record Event(boolean warning, String reason, String message) {}
 
     /**
      * What one reconcile (or cleanup) read: the resource as the door decides from it, and for a request not yet

@@ -67,7 +67,7 @@ public final class DoorDecisions {
             Optional<NodeMaintenance> owner = o.sameNode().stream()
                     .filter(other -> other.getMetadata().getName().equals(joined.owner()))
                     .findFirst();
-            boolean ownerHoldsNode = owner.map(NodeMaintenance::getStatus)
+            boolean ownerHoldsNode = owner.map(other -> other.getStatus())
                     .filter(NodeMaintenanceValidator::holdsNode)
                     .isPresent();
             return SharedRequests.follow(

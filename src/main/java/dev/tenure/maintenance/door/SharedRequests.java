@@ -36,7 +36,7 @@ final class SharedRequests {
             DoorDecisions.Rules rules) {
         NodeMaintenanceStatus prior = o.prior();
         long generation = o.generation();
-        Optional<Phase> ownerPhase = owner.map(NodeMaintenance::getStatus).map(NodeMaintenanceStatus::getPhase);
+        Optional<Phase> ownerPhase = owner.map(nm -> nm.getStatus()).map(NodeMaintenanceStatus::getPhase);
         List<String> sharers = new ArrayList<>();
         sharers.add(ownerName);
         sharers.addAll(ownerJoiners.stream().filter(n -> !n.equals(o.name())).toList());
