@@ -202,6 +202,8 @@ public final class EmulatedCluster implements AutoCloseable {
 
     private EmulatedCluster(Options options) {
         this.options = options;
+        // before the server serves: the first CRD-schema check must not initialise CEL on the event loop
+        StructuralSchema.warmUp();
         IndexedCrudDispatcher crud = new IndexedCrudDispatcher(options.watchCacheSize);
         this.store = new ClusterStore(crud);
         TableView tables = new TableView(store, options.clock);

@@ -277,6 +277,20 @@ final class StructuralSchema {
         }
     }
 
+    /**
+     * Loads and initialises CEL (its protobuf descriptors take seconds on a loaded machine) on the calling thread. The
+     * emulator calls it while it starts: done lazily, it ran on the server's one event-loop thread at the first
+     * custom-resource write and stalled every request, the operator's informer list included, past its 10 s timeout
+     * (MetricSeriesIT and QuietStatusIT once failed so, the operator's reconcilers never started).
+     */
+    static void warmUp() {
+        try {
+            PROGRAMS.computeIfAbsent("self == self", StructuralSchema::program).eval(Map.of("self", 1L));
+        } catch (CelEvaluationException e) {
+            throw new IllegalStateException("CEL does not evaluate self == self", e);
+        }
+    }
+
     private static CelRuntime.Program program(String expression) {
         try {
             CelAbstractSyntaxTree ast = CEL.compile(expression).getAst();
