@@ -241,7 +241,9 @@ public final class NodeMaintenanceValidator {
     /**
      * The NodeMaintenances that come before {@code self}: those that hold their node (or wait for its
      * lease), and not-yet-started ones earlier in the {@link #QUEUE_ORDER}, so two requests racing without
-     * the webhook are decided the same way by every reconcile. Deleted, ended and refused ones do not count.
+     * the webhook are decided the same way by every reconcile. Deleted, ended and refused ones do not count, nor a
+     * preview that has not started: it touches nothing, so it is no active maintenance of its node (a real request
+     * of that node is not its duplicate, and a join does not join it) and takes no slot.
      */
     public static List<NodeMaintenance> ahead(NodeMaintenance self, List<NodeMaintenance> all) {
         return all.stream()
@@ -249,6 +251,7 @@ public final class NodeMaintenanceValidator {
                         !nm.getMetadata().getName().equals(self.getMetadata().getName()))
                 .filter(nm -> nodeOf(nm) != null)
                 .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
+                .filter(nm -> !previewOnly(nm))
                 .filter(nm -> started(nm) || (admissible(nm) && QUEUE_ORDER.compare(nm, self) < 0))
                 .toList();
     }

@@ -231,6 +231,22 @@ class DoorDecisionsTest {
                         observed(nm("m", "w1", s -> {}), Optional.of(W1), List.of(CP1, W1), List.of(cpRequest())),
                         d -> assertThat(d).isInstanceOf(DoorDecision.Advance.class)),
                 row(
+                        "a preview of its node created first: no duplicate, advance",
+                        RULES,
+                        observed(
+                                later(nm("m", "w1", s -> {})),
+                                Optional.of(W1),
+                                List.of(nm("preview", "w1", s -> s.setPreview(true)))),
+                        d -> assertThat(d).isInstanceOf(DoorDecision.Advance.class)),
+                row(
+                        "spec.join beside only a preview of its node: a fresh request, advance as the node's owner",
+                        RULES,
+                        observed(
+                                later(nm("j", "w1", s -> s.setJoin(true))),
+                                Optional.of(W1),
+                                List.of(nm("preview", "w1", s -> s.setPreview(true)))),
+                        d -> assertThat(d).isInstanceOf(DoorDecision.Advance.class)),
+                row(
                         "spec.schedule.startAt tomorrow: Scheduled, its next start shown, looked at in 10 minutes",
                         RULES,
                         observed(scheduled, Optional.of(W1), List.of()),
@@ -367,6 +383,12 @@ class DoorDecisionsTest {
     private static NodeMaintenance cpRequest() {
         NodeMaintenance nm = nm("cp", "cp1", s -> s.setPriority(100));
         nm.getMetadata().setCreationTimestamp("2026-11-26T08:00:00Z");
+        return nm;
+    }
+
+    /** Created after the others of this table. */
+    private static NodeMaintenance later(NodeMaintenance nm) {
+        nm.getMetadata().setCreationTimestamp("2026-11-26T09:30:00Z");
         return nm;
     }
 
