@@ -64,6 +64,13 @@ public final class NodeMaintenanceAdmission {
             implements Decision {}
 
     /**
+     * A limit of its own (the control-plane budget) keeps it Pending: a free slot would not let it start, so it holds
+     * no place in the queue and the requests behind it go ahead ({@link NodeMaintenanceValidator.QueueAhead}). Woken
+     * when a maintenance ends or the queue moves, and looked at again later.
+     */
+    public record Blocked(String error, Optional<MaintenanceSchedule.Verdict> schedule) implements Decision {}
+
+    /**
      * spec.join: it shares the maintenance of its node by {@code owner}, which holds the node lease and does the
      * undo; it touches nothing on the node itself.
      */
@@ -209,12 +216,12 @@ public final class NodeMaintenanceAdmission {
             if (schedule.orElseThrow() instanceof MaintenanceSchedule.Verdict.Closed closed) {
                 return new Scheduled(closed);
             }
+            if (!verdict.ownHolds().isEmpty()) {
+                return new Blocked(BLOCKED_NOTE + String.join("; ", verdict.ownHolds()), schedule);
+            }
             if (!verdict.holds().isEmpty()) {
-                int position = NodeMaintenanceValidator.queuePosition(view);
-                return new Hold(
-                        queueNote(position, verdict.holds(), limits) + String.join("; ", verdict.holds()),
-                        schedule,
-                        position);
+                int position = NodeMaintenanceValidator.queuePosition(view, limits);
+                return new Hold(queueNote(position, limits) + String.join("; ", verdict.holds()), schedule, position);
             }
             node = view.node();
         }
@@ -227,16 +234,17 @@ public final class NodeMaintenanceAdmission {
         return new Admit(request, specChanged(nm), node, moved, announceMove, schedule);
     }
 
-    /** "2nd in queue for max-nodes-in-maintenance=1: ": the place in the queue and the limits that hold it. */
-    static String queueNote(int position, List<String> holds, MaintenanceLimits limits) {
-        List<String> limitNames = holds.stream()
-                .map(h -> h.startsWith(MaintenanceLimits.MAX_NODES_SETTING)
-                        ? "max-nodes-in-maintenance="
-                                + limits.maxNodesInMaintenance().orElse(0)
-                        : "the control-plane budget")
-                .distinct()
-                .toList();
-        return ordinal(position) + " in queue for " + String.join(" and ", limitNames) + ": ";
+    /** What a request passed over in the queue says first: that it is out of the queue, and why. */
+    public static final String BLOCKED_NOTE =
+            "not in the queue: a limit of its own holds it, and the requests behind it go ahead: ";
+
+    /**
+     * "2nd in queue for max-nodes-in-maintenance=1: ": the place in the queue and the cap that holds it (the only
+     * limit a request in the queue waits for: one held by a limit of its own is {@link Blocked}).
+     */
+    static String queueNote(int position, MaintenanceLimits limits) {
+        return ordinal(position) + " in queue for max-nodes-in-maintenance="
+                + limits.maxNodesInMaintenance().orElse(0) + ": ";
     }
 
     static String ordinal(int n) {

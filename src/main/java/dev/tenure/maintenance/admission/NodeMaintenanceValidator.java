@@ -10,8 +10,10 @@ import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import io.fabric8.kubernetes.api.model.Node;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -51,17 +53,29 @@ public final class NodeMaintenanceValidator {
 
     /**
      * What the rules say about {@code candidate}: the reasons that refuse it for good, else the operator-wide limits
-     * that hold it for now (checked on create only), the request its spec resolves to when it is not refused, and
-     * what its schedule said (empty when the caller passed no time, or it was refused).
+     * that hold it for now (checked on create only) and of those, the ones of its own ({@code ownHolds}: the
+     * control-plane budget, which a free slot does not lift; while any holds it, it is passed over in the queue), the
+     * request its spec resolves to when it is not refused, and what its schedule said (empty when the caller passed no
+     * time, or it was refused).
      */
     public record Verdict(
             List<String> refusals,
             List<String> holds,
+            List<String> ownHolds,
             Optional<MaintenanceRequest> request,
             Optional<MaintenanceSchedule.Verdict> schedule) {
         public Verdict {
             refusals = List.copyOf(refusals);
             holds = List.copyOf(holds);
+            ownHolds = List.copyOf(ownHolds);
+        }
+
+        public Verdict(
+                List<String> refusals,
+                List<String> holds,
+                Optional<MaintenanceRequest> request,
+                Optional<MaintenanceSchedule.Verdict> schedule) {
+            this(refusals, holds, List.of(), request, schedule);
         }
 
         /** Every reason to refuse it now, as the webhook answers: the refusals, else the holds. */
@@ -111,9 +125,17 @@ public final class NodeMaintenanceValidator {
         boolean notItsTime = schedule.map(v -> v instanceof MaintenanceSchedule.Verdict.Closed)
                 .orElse(scheduled);
         // a joiner takes no slot: its node is counted already, for the maintenance it joins
-        List<String> holds =
-                old == null && !notItsTime && joins(candidate, view).isEmpty() ? budgetHolds(view, limits) : List.of();
-        return new Verdict(List.of(), holds, request, schedule);
+        if (old != null || notItsTime || joins(candidate, view).isPresent()) {
+            return new Verdict(List.of(), List.of(), request, schedule);
+        }
+        QueueAhead queue = QueueAhead.of(view, limits);
+        Node node = view.node().orElseThrow();
+        List<String> holds = new ArrayList<>();
+        limits.capHold(node.getMetadata().getName(), queue.inMaintenance(), queue.firstInLine())
+                .ifPresent(holds::add);
+        Optional<String> own = limits.controlPlaneHold(node, view.nodes(), queue.counted());
+        own.ifPresent(holds::add);
+        return new Verdict(List.of(), holds, own.stream().toList(), request, schedule);
     }
 
     /**
@@ -219,7 +241,9 @@ public final class NodeMaintenanceValidator {
     /**
      * The NodeMaintenances that come before {@code self}: those that hold their node (or wait for its
      * lease), and not-yet-started ones earlier in the {@link #QUEUE_ORDER}, so two requests racing without
-     * the webhook are decided the same way by every reconcile. Deleted, ended and refused ones do not count.
+     * the webhook are decided the same way by every reconcile. Deleted, ended and refused ones do not count, nor a
+     * preview that has not started: it touches nothing, so it is no active maintenance of its node (a real request
+     * of that node is not its duplicate, and a join does not join it) and takes no slot.
      */
     public static List<NodeMaintenance> ahead(NodeMaintenance self, List<NodeMaintenance> all) {
         return all.stream()
@@ -227,6 +251,7 @@ public final class NodeMaintenanceValidator {
                         !nm.getMetadata().getName().equals(self.getMetadata().getName()))
                 .filter(nm -> nodeOf(nm) != null)
                 .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
+                .filter(nm -> !previewOnly(nm))
                 .filter(nm -> started(nm) || (admissible(nm) && QUEUE_ORDER.compare(nm, self) < 0))
                 .toList();
     }
@@ -250,13 +275,78 @@ public final class NodeMaintenanceValidator {
 
     /**
      * The place of the request {@code view} was read for in the queue for a free slot (1 = next): one more than the
-     * requests ahead of it that wait for a slot too (not started, not waiting for their schedule, not previews).
+     * requests ahead of it that wait for a slot too (not started, not waiting for their schedule, not previews) and
+     * are not passed over ({@link QueueAhead}).
      */
-    static int queuePosition(ClusterView view) {
-        return 1
-                + (int) view.ahead().stream()
-                        .filter(NodeMaintenanceValidator::waitsForASlot)
-                        .count();
+    static int queuePosition(ClusterView view, MaintenanceLimits limits) {
+        return 1 + QueueAhead.of(view, limits).firstInLine().size();
+    }
+
+    /**
+     * Who stands before the request {@code view} was read for, as the limits see them (NVIDIA maintenance-operator's
+     * scheduler walks its ranked requests the same way, skipping one that cannot become unavailable and trying the
+     * next).
+     *
+     * @param inMaintenance the nodes really in maintenance: by another front door, or by a maintenance ahead that
+     *     started (previews and maintenances waiting for their schedule take none)
+     * @param firstInLine the requests ahead that wait for a slot and get one before this request, walked in {@link
+     *     #QUEUE_ORDER}: node → NodeMaintenance name. They count as if they had their slot, so a slot that frees goes
+     *     to the first in the queue, never to a later one.
+     * @param passedOver the requests ahead that a limit of their own holds (the control-plane budget, with the ones
+     *     before them counted): they hold no place, and the requests behind them go ahead
+     */
+    public record QueueAhead(Set<String> inMaintenance, Map<String, String> firstInLine, List<String> passedOver) {
+        public QueueAhead {
+            inMaintenance = Set.copyOf(inMaintenance);
+            firstInLine = Collections.unmodifiableMap(new LinkedHashMap<>(firstInLine));
+            passedOver = List.copyOf(passedOver);
+        }
+
+        /** The nodes counted in maintenance for this request: those really in it, and those promised ahead of it. */
+        public Set<String> counted() {
+            Set<String> all = new HashSet<>(inMaintenance);
+            all.addAll(firstInLine.keySet());
+            return all;
+        }
+
+        public static QueueAhead of(ClusterView view, MaintenanceLimits limits) {
+            Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
+            view.ahead().stream()
+                    .filter(NodeMaintenanceValidator::started)
+                    .forEach(nm -> inMaintenance.add(nodeOf(nm)));
+            Set<String> counted = new HashSet<>(inMaintenance);
+            Map<String, String> firstInLine = new LinkedHashMap<>();
+            List<String> passedOver = new ArrayList<>();
+            view.ahead().stream()
+                    .filter(NodeMaintenanceValidator::waitsForASlot)
+                    .sorted(QUEUE_ORDER)
+                    .forEach(nm -> {
+                        String node = nodeOf(nm);
+                        // A node the view does not hold (not read, or gone: that request's own reconcile refuses it)
+                        // is counted, as before the queue passed anyone over: never a slot given out of turn.
+                        boolean heldByItsOwnLimit = view.nodes().stream()
+                                .filter(n -> node.equals(n.getMetadata().getName()))
+                                .findFirst()
+                                .flatMap(n -> limits.controlPlaneHold(n, view.nodes(), counted))
+                                .isPresent();
+                        if (heldByItsOwnLimit) {
+                            passedOver.add(nm.getMetadata().getName());
+                        } else {
+                            firstInLine.putIfAbsent(node, nm.getMetadata().getName());
+                            counted.add(node);
+                        }
+                    });
+            return new QueueAhead(inMaintenance, firstInLine, passedOver);
+        }
+    }
+
+    /**
+     * Whether the limits need every Node to decide {@code node}'s request: it is a control-plane node (its budget), or
+     * requests ahead of it wait for a slot (whether each is passed over depends on its node).
+     */
+    public static boolean needsAllNodes(Optional<Node> node, List<NodeMaintenance> ahead) {
+        return node.filter(MaintenanceLimits::isControlPlane).isPresent()
+                || ahead.stream().anyMatch(NodeMaintenanceValidator::waitsForASlot);
     }
 
     /** Not started, and would take a slot if it had one: in the queue. */
@@ -306,19 +396,6 @@ public final class NodeMaintenanceValidator {
                 || st.getPhase() == null
                 || st.getPhase() == Phase.Pending
                 || st.getPhase() == Phase.Scheduled;
-    }
-
-    /**
-     * What the operator-wide limits (cap, control-plane budget) say of the node in {@code view} now, counting every
-     * maintenance ahead of it except those still waiting for their schedule and previews. Requests ahead of it in the
-     * queue count as if they had their slot: a slot that frees goes to the first in the queue, never to a later one.
-     */
-    private static List<String> budgetHolds(ClusterView view, MaintenanceLimits limits) {
-        Set<String> inMaintenance = new HashSet<>(view.maintainedElsewhere().keySet());
-        view.ahead().stream()
-                .filter(nm -> !waitsForItsSchedule(nm) && !previewOnly(nm))
-                .forEach(nm -> inMaintenance.add(nodeOf(nm)));
-        return limits.refusals(view.node().get(), view.nodes(), inMaintenance);
     }
 
     /** Phase Scheduled: it waits for its start time or window, and counts for no budget meanwhile. */

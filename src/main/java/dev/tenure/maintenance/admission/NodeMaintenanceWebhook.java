@@ -136,15 +136,12 @@ public class NodeMaintenanceWebhook {
         String nodeName =
                 candidate.getSpec() == null ? null : candidate.getSpec().getNodeName();
         Optional<Node> node = nodeName == null || nodeName.isBlank() ? Optional.empty() : caches.node(nodeName);
-        List<Node> nodes = node.filter(MaintenanceLimits::isControlPlane).isPresent() ? caches.nodes() : List.of();
+        List<NodeMaintenance> ahead = NodeMaintenanceValidator.ahead(candidate, caches.maintenances());
+        List<Node> nodes = NodeMaintenanceValidator.needsAllNodes(node, ahead) ? caches.nodes() : List.of();
         return NodeMaintenanceValidator.review(
                 candidate,
                 null,
-                new NodeMaintenanceValidator.ClusterView(
-                        node,
-                        nodes,
-                        NodeMaintenanceValidator.ahead(candidate, caches.maintenances()),
-                        elsewhere.nodes()),
+                new NodeMaintenanceValidator.ClusterView(node, nodes, ahead, elsewhere.nodes()),
                 limits);
     }
 }

@@ -83,7 +83,10 @@ public sealed interface DoorDecision {
     record Refuse(String nodeName, NodeMaintenanceStatus status, List<Event> events, Optional<Duration> look)
             implements Settled {}
 
-    /** The operator-wide limits hold it Pending at its place in the queue; woken when the queue moves. */
+    /**
+     * The operator-wide limits hold it Pending at its place in the queue, or out of it when a limit of its own holds
+     * it (the control-plane budget); woken when the queue moves.
+     */
     record Hold(String nodeName, NodeMaintenanceStatus status, List<Event> events, Optional<Duration> look)
             implements Settled {}
 

@@ -80,7 +80,21 @@ public final class DoorDecisions {
             return refuse(o, nodeName, refuse, generation, rules);
         }
         if (admission instanceof NodeMaintenanceAdmission.Hold hold) {
-            return hold(o, nodeName, hold, generation, rules);
+            NodeMaintenanceStatus prior = o.prior();
+            Integer was = prior == null ? null : prior.getQueuePosition();
+            List<Event> events = was == null || was != hold.position()
+                    ? List.of(new Event(false, MaintenanceEvents.QUEUED, hold.error()))
+                    : List.of();
+            return hold(o, nodeName, hold.error(), hold.schedule(), Optional.of(hold.position()), events, rules);
+        }
+        if (admission instanceof NodeMaintenanceAdmission.Blocked blocked) {
+            NodeMaintenanceStatus prior = o.prior();
+            boolean said = prior != null
+                    && prior.getPhase() == Phase.Pending
+                    && blocked.error().equals(prior.getLastError());
+            List<Event> events =
+                    said ? List.of() : List.of(new Event(true, MaintenanceEvents.NOT_ADMISSIBLE, blocked.error()));
+            return hold(o, nodeName, blocked.error(), blocked.schedule(), Optional.empty(), events, rules);
         }
         NodeMaintenanceAdmission.Admit admit = (NodeMaintenanceAdmission.Admit) admission;
         return new DoorDecision.Advance(
@@ -130,24 +144,24 @@ public final class DoorDecisions {
 
     /**
      * The operator-wide limits change as other maintenances end: woken then, and looked at again now and then;
-     * nothing is touched meanwhile. A new place in the queue is said once.
+     * nothing is touched meanwhile. Pending with {@code error}, at {@code position} in the queue (none for a request
+     * passed over in it: {@link NodeMaintenanceAdmission.Blocked}).
      */
     private static DoorDecision hold(
-            Observed o, String nodeName, NodeMaintenanceAdmission.Hold hold, long generation, Rules rules) {
+            Observed o,
+            String nodeName,
+            String error,
+            Optional<MaintenanceSchedule.Verdict> verdict,
+            Optional<Integer> position,
+            List<Event> events,
+            Rules rules) {
         NodeMaintenanceStatus prior = o.prior();
-        Integer was = prior == null ? null : prior.getQueuePosition();
-        List<Event> events = was == null || was != hold.position()
-                ? List.of(new Event(false, MaintenanceEvents.QUEUED, hold.error()))
-                : List.of();
-        MaintenanceState held = o.state().toBuilder()
-                .phase(Phase.Pending)
-                .lastError(hold.error())
-                .build();
+        MaintenanceState held =
+                o.state().toBuilder().phase(Phase.Pending).lastError(error).build();
         List<Event> overrun = new ArrayList<>();
-        ScheduleStatus schedule =
-                ScheduleStatuses.of(o.nm(), prior, hold.schedule(), held, o.now(), e -> overrun.add(e));
-        NodeMaintenanceStatus next = status(o, held, generation);
-        next.setQueuePosition(hold.position());
+        ScheduleStatus schedule = ScheduleStatuses.of(o.nm(), prior, verdict, held, o.now(), e -> overrun.add(e));
+        NodeMaintenanceStatus next = status(o, held, o.generation());
+        next.setQueuePosition(position.orElse(null));
         next.setSchedule(schedule);
         NodeMaintenanceStatuses.touch(next, prior, o.now());
         List<Event> all = new ArrayList<>(events);

@@ -182,7 +182,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 NodeMaintenanceAdmission.standing(nm, state, rules.leaseNamePrefix());
         InformerEventSource<NodeMaintenance, NodeMaintenance> source = changes;
         Optional<NodeMaintenanceAdmission.ClusterReads> view = !cleanup && standing.needsClusterView()
-                ? Optional.of(view(standing.nodeName(), source, context))
+                ? Optional.of(view(nm, standing.nodeName(), source, context))
                 : Optional.empty();
         List<NodeMaintenance> sameNode = onNode(source, standing.nodeName(), context);
         List<NodeMaintenance> cached =
@@ -209,22 +209,26 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 : source.byIndex(NodeMaintenanceWakeUps.BY_NODE, nodeName);
     }
 
-    /** The one cluster read of a request not yet admitted: its node, all nodes if it is a control-plane one, the queue. */
+    /**
+     * The one cluster read of a request not yet admitted: its node, the queue, and all nodes if the limits need them
+     * (it is a control-plane node, or requests ahead of it wait for a slot).
+     */
     private NodeMaintenanceAdmission.ClusterReads view(
+            NodeMaintenance nm,
             String nodeName,
             InformerEventSource<NodeMaintenance, NodeMaintenance> source,
             Context<NodeMaintenance> context) {
         Optional<Node> node = nodeName == null
                 ? Optional.empty()
                 : Optional.ofNullable(client.nodes().withName(nodeName).get());
-        List<Node> nodes = node.filter(MaintenanceLimits::isControlPlane).isPresent()
-                ? client.nodes().list().getItems()
-                : List.of();
         // Read from the informer whose events wake the queue: a request woken by a release sees that release (the
         // primary cache is fed by another watch and may not show it yet).
         List<NodeMaintenance> all = source == null
                 ? context.getPrimaryCache().list().toList()
                 : source.list().toList();
+        List<Node> nodes = NodeMaintenanceValidator.needsAllNodes(node, NodeMaintenanceValidator.ahead(nm, all))
+                ? client.nodes().list().getItems()
+                : List.of();
         return new NodeMaintenanceAdmission.ClusterReads(node, nodes, all, elsewhere.nodes());
     }
 }

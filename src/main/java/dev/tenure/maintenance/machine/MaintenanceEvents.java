@@ -48,6 +48,11 @@ public interface MaintenanceEvents {
 
     /** The operator-wide limits hold the maintenance Pending: its (new) place in the queue for a free slot. */
     String QUEUED = "Queued";
+    /**
+     * A limit of its own (the control-plane budget) holds the maintenance Pending, out of the queue: the requests
+     * behind it go ahead. Said (Warning) when what holds it changes.
+     */
+    String NOT_ADMISSIBLE = "NotAdmissible";
 
     /** spec.join: the maintenance shares the node's maintenance by another NodeMaintenance. */
     String JOINED = "JoinedMaintenance";

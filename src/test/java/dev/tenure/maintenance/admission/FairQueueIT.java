@@ -135,6 +135,49 @@ class FairQueueIT {
         await().atMost(WAKE_UP).until(() -> phase("c") == Phase.Running || phase("c") == Phase.Succeeded);
     }
 
+    /**
+     * Issue 38: a priority-100 request for the only control-plane node, which its budget never admits, stood first in
+     * the queue holding the only slot while no node was in maintenance; the workers behind it waited for ever, told
+     * "1 already are: cp1". It is passed over now: it says what holds it, and the workers go one at a time.
+     */
+    @Test
+    void aRequestItsOwnBudgetHoldsDoesNotBlockTheWorkersBehindIt() {
+        startOperator();
+        cluster.seed().node("cp1").role("control-plane").create();
+        String held = "not in the queue: a limit of its own holds it, and the requests behind it go ahead: "
+                + "control-plane budget: node cp1 is a control-plane node; with it in maintenance 0 of 1"
+                + " control-plane node(s) would stay available, but 1 must (a majority, for etcd quorum)";
+        create("cp", "cp1", 100);
+        await().atMost(Duration.ofSeconds(20))
+                .until(() -> phase("cp") == Phase.Pending && status("cp").getLastError() != null);
+        assertThat(status("cp").getLastError()).isEqualTo(held);
+        assertThat(status("cp").getQueuePosition()).as("no place in the queue").isNull();
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> eventMessages("cp", "NotAdmissible").contains(held));
+
+        create("w-a", "w1", null);
+        create("w-b", "w2", null);
+        await().atMost(Duration.ofSeconds(20)).until(() -> phase("w-a") == Phase.Succeeded);
+        awaitQueued("w-b", 1);
+        assertThat(status("w-b").getLastError())
+                .as("names the node really in maintenance, not the request passed over")
+                .isEqualTo("1st in queue for max-nodes-in-maintenance=1: tenure.maintenance.max-nodes-in-maintenance:"
+                        + " at most 1 node(s) may be in maintenance at once; 1 already are: w1");
+        assertThat(client.nodes().withName("w2").get().getSpec().getUnschedulable())
+                .as("one at a time")
+                .isNotEqualTo(Boolean.TRUE);
+
+        end("w-a");
+        await().atMost(WAKE_UP).until(() -> phase("w-b") == Phase.Running || phase("w-b") == Phase.Succeeded);
+        assertThat(phase("cp")).isEqualTo(Phase.Pending);
+        assertThat(status("cp").getLastError()).isEqualTo(held);
+        assertThat(eventMessages("cp", "NotAdmissible"))
+                .as("said once: what holds it did not change")
+                .hasSize(1);
+        assertThat(client.nodes().withName("cp1").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
+    }
+
     @Test
     void aHigherPriorityGoesFirstAndALaterRequestNeverJumpsTheQueue() {
         startOperator();

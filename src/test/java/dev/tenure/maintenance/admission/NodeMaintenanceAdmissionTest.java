@@ -351,6 +351,102 @@ class NodeMaintenanceAdmissionTest {
                 .isInstanceOf(Admit.class);
     }
 
+    /** One control-plane node and two workers: the control-plane budget (a majority of one) never admits cp1. */
+    static final List<io.fabric8.kubernetes.api.model.Node> ONE_CONTROL_PLANE = List.of(
+            NodeMaintenanceValidatorTest.controlPlane("cp1"),
+            NodeMaintenanceValidatorTest.worker("w1"),
+            NodeMaintenanceValidatorTest.worker("w2"));
+
+    static final String CP1_NEVER = "control-plane budget: node cp1 is a control-plane node; with it in maintenance 0"
+            + " of 1 control-plane node(s) would stay available, but 1 must (a majority, for etcd quorum)";
+
+    /** {@link #queued} on the cluster {@code nodes}, with the cap at {@code cap}. */
+    private static Decision queuedOn(
+            List<io.fabric8.kubernetes.api.model.Node> nodes,
+            int cap,
+            NodeMaintenance self,
+            NodeMaintenance... others) {
+        ClusterView view = new ClusterView(
+                nodes.stream()
+                        .filter(n -> n.getMetadata().getName().equals(NodeMaintenanceValidator.nodeOf(self)))
+                        .findFirst(),
+                nodes,
+                NodeMaintenanceValidator.ahead(self, List.of(others)));
+        return decide(self, Optional.of(view), new MaintenanceLimits(OptionalInt.of(cap), OptionalInt.empty()));
+    }
+
+    /**
+     * Issue 38: a priority-100 request for the only control-plane node, which its budget never admits, stood first in
+     * the queue and held the only slot while no node was in maintenance; the workers waited for ever, told "1 already
+     * are: cp1". A request held by a limit of its own is passed over (NVIDIA maintenance-operator's scheduler skips a
+     * candidate that cannot become unavailable and tries the next), says what holds it, and holds no place.
+     */
+    @Test
+    void aRequestItsOwnLimitHoldsIsPassedOverAndSaysWhatHoldsIt() {
+        NodeMaintenance cp = pending("cp", "cp1", "2026-01-01T00:00:00Z", 100);
+        NodeMaintenance w1 = request("a", "w1", "2026-01-02T00:00:00Z", null);
+        NodeMaintenance w2 = request("b", "w2", "2026-01-03T00:00:00Z", null);
+
+        assertThat(queuedOn(ONE_CONTROL_PLANE, 1, w1, cp, w2))
+                .as("the slot is free and the request ahead cannot take it: the worker starts")
+                .isInstanceOf(Admit.class);
+        assertThat(queuedOn(ONE_CONTROL_PLANE, 1, cp, w2))
+                .as("the control-plane request says its own limit, holds no place in the queue")
+                .isEqualTo(
+                        new NodeMaintenanceAdmission.Blocked(NodeMaintenanceAdmission.BLOCKED_NOTE + CP1_NEVER, OPEN));
+
+        NodeMaintenance w1Running = running("a", "w1");
+        assertThat(queuedOn(ONE_CONTROL_PLANE, 1, cp, w1Running))
+                .as("the cap full too: what holds it is still its own limit, said the same way")
+                .isEqualTo(
+                        new NodeMaintenanceAdmission.Blocked(NodeMaintenanceAdmission.BLOCKED_NOTE + CP1_NEVER, OPEN));
+        assertThat(queuedOn(ONE_CONTROL_PLANE, 1, w2, cp, w1Running))
+                .as("behind the running worker: first in the queue, naming only the node really in maintenance")
+                .isEqualTo(new Hold(
+                        "1st in queue for max-nodes-in-maintenance=1: tenure.maintenance.max-nodes-in-maintenance: at"
+                                + " most 1 node(s) may be in maintenance at once; 1 already are: w1",
+                        OPEN,
+                        1));
+
+        NodeMaintenance w1Queued = pending("a", "w1", "2026-01-02T00:00:00Z", null);
+        assertThat(queuedOn(ONE_CONTROL_PLANE, 1, w2, cp, w1Queued))
+                .as("behind a request that gets the free slot first: not in maintenance, so named apart")
+                .isEqualTo(new Hold(
+                        "2nd in queue for max-nodes-in-maintenance=1: tenure.maintenance.max-nodes-in-maintenance: at"
+                                + " most 1 node(s) may be in maintenance at once; 0 already are; 1 more go to the"
+                                + " requests ahead of it in the queue: w1 (NodeMaintenance a)",
+                        OPEN,
+                        2));
+    }
+
+    /** With three control-plane nodes, one in maintenance: the second waits for the first, the workers do not. */
+    @Test
+    void aControlPlaneRequestWaitingForItsBudgetTakesNoSlotFromTheWorkers() {
+        NodeMaintenance cp1Running = running("cp-a", "cp1");
+        NodeMaintenance cp2 = pending("cp-b", "cp2", "2026-01-01T00:00:00Z", 100);
+        NodeMaintenance w1 = request("a", "w1", "2026-01-02T00:00:00Z", null);
+
+        assertThat(queuedOn(NODES, 2, w1, cp1Running, cp2))
+                .as("cp2 is passed over while cp1 is down: the second slot is the worker's")
+                .isInstanceOf(Admit.class);
+        assertThat(queuedOn(NODES, 2, cp2, cp1Running))
+                .as("cp2 says the budget holds it, with cp1 counted")
+                .isInstanceOfSatisfying(
+                        NodeMaintenanceAdmission.Blocked.class,
+                        b -> assertThat(b.error())
+                                .isEqualTo(NodeMaintenanceAdmission.BLOCKED_NOTE
+                                        + "control-plane budget: node cp2 is a control-plane node; with it in maintenance 1"
+                                        + " of 3 control-plane node(s) would stay available, but 2 must (a majority, for etcd"
+                                        + " quorum)"));
+        assertThat(queuedOn(NODES, 2, w1, cp2))
+                .as("cp1 done: cp2 is admissible again and first in the queue; the worker takes the other slot")
+                .isInstanceOf(Admit.class);
+        assertThat(queuedOn(NODES, 1, w1, cp2))
+                .as("with one slot, the admissible cp2 gets it first: the worker waits behind it")
+                .isInstanceOfSatisfying(
+                        Hold.class, h -> assertThat(h.position()).isEqualTo(2));
+    }
+
     @ParameterizedTest(name = "{0} -> {1}")
     @CsvSource({"1,1st", "2,2nd", "3,3rd", "4,4th", "11,11th", "12,12th", "13,13th", "21,21st", "102,102nd", "111,111th"
     })

@@ -407,6 +407,48 @@ class NodeMaintenanceValidatorTest {
         assertThat(forA).isEmpty();
         assertThat(forB).singleElement().asString().contains("already has an active NodeMaintenance a");
     }
+    /**
+     * Issue 38: a preview that has not started touches nothing, so it is no active maintenance of its node: a real
+     * request for the node is no duplicate of it, a join does not join it (it is an ordinary request, the node's
+     * owner), and it takes no slot. A maintenance that started and had preview set afterwards still counts.
+     */
+    @Test
+    void aPreviewIsNoActiveMaintenanceOfItsNode() {
+        MaintenanceLimits one = new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty());
+        NodeMaintenance preview = nm("preview", "w1", s -> s.setPreview(true));
+        NodeMaintenance real = nm("real", "w1");
+        real.getMetadata().setCreationTimestamp("2026-01-01T00:00:05Z");
+        ClusterView forReal = new ClusterView(
+                Optional.of(worker("w1")), NODES, NodeMaintenanceValidator.ahead(real, List.of(preview)));
+
+        assertThat(forReal.ahead()).as("not ahead of anyone").isEmpty();
+        assertThat(NodeMaintenanceValidator.review(real, null, forReal, one).reasons())
+                .as("no duplicate, no slot taken")
+                .isEmpty();
+
+        NodeMaintenance joiner = nm("joiner", "w1", s -> s.setJoin(true));
+        joiner.getMetadata().setCreationTimestamp("2026-01-01T00:00:05Z");
+        ClusterView forJoiner = new ClusterView(
+                Optional.of(worker("w1")),
+                NODES,
+                NodeMaintenanceValidator.ahead(joiner, List.of(preview, running("other", "w2"))));
+        assertThat(NodeMaintenanceValidator.joins(joiner, forJoiner))
+                .as("a join beside a preview joins nothing")
+                .isEmpty();
+        assertThat(NodeMaintenanceValidator.review(joiner, null, forJoiner, one).holds())
+                .as("a fresh request: it takes a slot of its own, and the cap is full")
+                .containsExactly("tenure.maintenance.max-nodes-in-maintenance: at most 1 node(s) may be in maintenance"
+                        + " at once; 1 already are: w2");
+
+        NodeMaintenance startedThenPreview = running("started", "w1");
+        startedThenPreview.getSpec().setPreview(true);
+        ClusterView besideStarted = new ClusterView(
+                Optional.of(worker("w1")), NODES, NodeMaintenanceValidator.ahead(real, List.of(startedThenPreview)));
+        assertThat(NodeMaintenanceValidator.validate(real, null, besideStarted, one))
+                .as("preview set on a started maintenance changes nothing: it still holds the node")
+                .containsExactly("spec.nodeName: node w1 already has an active NodeMaintenance started");
+    }
+
     /** Issue 29's shared requests: spec.join turns the duplicate refusal into joining the maintenance of the node. */
     @Test
     void aJoinSharesTheMaintenanceOfItsNodeInsteadOfBeingRefused() {

@@ -87,14 +87,32 @@ class DoorDecisionsTest {
         return nm;
     }
 
+    /** The only control-plane node of its cluster: its budget (a majority of one) never lets it go. */
+    static final Node CP1 = new NodeBuilder()
+            .withNewMetadata()
+            .withName("cp1")
+            .addToLabels("node-role.kubernetes.io/control-plane", "")
+            .endMetadata()
+            .build();
+
+    static final String CP1_HELD = NodeMaintenanceAdmission.BLOCKED_NOTE
+            + "control-plane budget: node cp1 is a control-plane node; with it in maintenance 0 of 1 control-plane"
+            + " node(s) would stay available, but 1 must (a majority, for etcd quorum)";
+
     /** What a reconcile of {@code nm} observes: the cluster view when the admission asks for one. */
     static DoorDecision.Observed observed(NodeMaintenance nm, Optional<Node> node, List<NodeMaintenance> others) {
+        return observed(nm, node, List.of(), others);
+    }
+
+    /** The same on a cluster whose Nodes, as the door lists them when the limits need them, are {@code nodes}. */
+    static DoorDecision.Observed observed(
+            NodeMaintenance nm, Optional<Node> node, List<Node> nodes, List<NodeMaintenance> others) {
         MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
         NodeMaintenanceAdmission.Standing standing = NodeMaintenanceAdmission.standing(nm, state, "node-");
         List<NodeMaintenance> all = new ArrayList<>(others);
         all.add(nm);
         Optional<NodeMaintenanceAdmission.ClusterReads> view = standing.needsClusterView()
-                ? Optional.of(new NodeMaintenanceAdmission.ClusterReads(node, List.of(), all, Map.of()))
+                ? Optional.of(new NodeMaintenanceAdmission.ClusterReads(node, nodes, all, Map.of()))
                 : Optional.empty();
         List<NodeMaintenance> sameNode = all.stream()
                 .filter(o -> standing.nodeName() != null
@@ -179,6 +197,55 @@ class DoorDecisionsTest {
                                 .isInstanceOfSatisfying(
                                         DoorDecision.Hold.class,
                                         h -> assertThat(h.events()).isEmpty())),
+                row(
+                        "the only control-plane node, its budget never lets it go: Pending, no place in the queue,"
+                                + " NotAdmissible said as a Warning, looked at again",
+                        CAP_ONE,
+                        observed(cpRequest(), Optional.of(CP1), List.of(CP1, W1), List.of()),
+                        d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.Hold.class, h -> {
+                            assertThat(h.status().getPhase()).isEqualTo(Phase.Pending);
+                            assertThat(h.status().getQueuePosition()).isNull();
+                            assertThat(h.status().getLastError()).isEqualTo(CP1_HELD);
+                            assertThat(h.events())
+                                    .containsExactly(new Event(true, MaintenanceEvents.NOT_ADMISSIBLE, CP1_HELD));
+                            assertThat(h.look()).contains(QUEUE_LOOK);
+                        })),
+                row(
+                        "held by its own budget as last time: nothing said again",
+                        CAP_ONE,
+                        observed(
+                                withStatus(cpRequest(), st -> {
+                                    st.setPhase(Phase.Pending);
+                                    st.setLastError(CP1_HELD);
+                                }),
+                                Optional.of(CP1),
+                                List.of(CP1, W1),
+                                List.of()),
+                        d -> assertThat(d)
+                                .isInstanceOfSatisfying(
+                                        DoorDecision.Hold.class,
+                                        h -> assertThat(h.events()).isEmpty())),
+                row(
+                        "a worker behind a control-plane request its own budget holds, the slot free: advance",
+                        CAP_ONE,
+                        observed(nm("m", "w1", s -> {}), Optional.of(W1), List.of(CP1, W1), List.of(cpRequest())),
+                        d -> assertThat(d).isInstanceOf(DoorDecision.Advance.class)),
+                row(
+                        "a preview of its node created first: no duplicate, advance",
+                        RULES,
+                        observed(
+                                later(nm("m", "w1", s -> {})),
+                                Optional.of(W1),
+                                List.of(nm("preview", "w1", s -> s.setPreview(true)))),
+                        d -> assertThat(d).isInstanceOf(DoorDecision.Advance.class)),
+                row(
+                        "spec.join beside only a preview of its node: a fresh request, advance as the node's owner",
+                        RULES,
+                        observed(
+                                later(nm("j", "w1", s -> s.setJoin(true))),
+                                Optional.of(W1),
+                                List.of(nm("preview", "w1", s -> s.setPreview(true)))),
+                        d -> assertThat(d).isInstanceOf(DoorDecision.Advance.class)),
                 row(
                         "spec.schedule.startAt tomorrow: Scheduled, its next start shown, looked at in 10 minutes",
                         RULES,
@@ -310,6 +377,19 @@ class DoorDecisionsTest {
             st.setNodeName(node);
             st.setJoinedTo(owner);
         });
+    }
+
+    /** A priority-100 request for cp1, created an hour before the others: first in the queue. */
+    private static NodeMaintenance cpRequest() {
+        NodeMaintenance nm = nm("cp", "cp1", s -> s.setPriority(100));
+        nm.getMetadata().setCreationTimestamp("2026-11-26T08:00:00Z");
+        return nm;
+    }
+
+    /** Created after the others of this table. */
+    private static NodeMaintenance later(NodeMaintenance nm) {
+        nm.getMetadata().setCreationTimestamp("2026-11-26T09:30:00Z");
+        return nm;
     }
 
     private static NodeMaintenance badWindow(NodeMaintenance nm) {

@@ -250,4 +250,80 @@ class DrainPreviewIT {
         client().resources(NodeMaintenance.class).withName("go").delete();
         await().atMost(WAIT).until(() -> get("go") == null);
     }
+
+    /** A preview of a node that has filled its plan: {@code name} on {@code node}, one pod on it. */
+    void previewed(String name, String node, String namespace) {
+        cluster().seed().node(node).role("worker").create();
+        cluster().seed().deployment("app").namespace(namespace).onNode(node).create();
+        preview(name, node);
+        await().atMost(WAIT)
+                .until(() -> get(name).getStatus() != null
+                        && get(name).getStatus().getDrainPlan() != null
+                        && get(name).getStatus().getDrainPlan().getPods() != null);
+    }
+
+    NodeMaintenance real(String name, String node, boolean join) {
+        NodeMaintenanceSpec spec = new NodeMaintenanceSpec(node, "real " + name);
+        spec.setJoin(join);
+        return client().resource(new NodeMaintenance(name, spec)).create();
+    }
+
+    void delete(String... names) {
+        for (String name : names) {
+            client().resources(NodeMaintenance.class).withName(name).delete();
+        }
+        await().atMost(WAIT).until(() -> java.util.Arrays.stream(names).allMatch(n -> get(n) == null));
+    }
+
+    /** Issue 38: a preview of the node made a real maintenance of it fail as its duplicate. */
+    @Test
+    void aPreviewIsNoActiveMaintenanceOfItsNodeSoARealOneStarts() {
+        previewed("look", "pv-3", "pv3");
+
+        real("work", "pv-3", false);
+        await().atMost(WAIT)
+                .until(() -> get("work").getStatus() != null
+                        && get("work").getStatus().getPhase() != null
+                        && get("work").getStatus().getPhase() != Phase.Pending);
+        assertThat(get("work").getStatus().getLastError())
+                .as("not refused as the preview's duplicate")
+                .isNull();
+        await().atMost(WAIT).until(() -> get("work").getStatus().getPhase() == Phase.Succeeded);
+        assertThat(client().nodes().withName("pv-3").get().getSpec().getUnschedulable())
+                .isTrue();
+        assertThat(get("look").getStatus().getPhase())
+                .as("the preview stays a preview")
+                .isEqualTo(Phase.Pending);
+
+        real("again", "pv-3", false);
+        await().atMost(WAIT)
+                .until(() -> get("again").getStatus() != null
+                        && get("again").getStatus().getPhase() == Phase.Failed);
+        assertThat(get("again").getStatus().getLastError())
+                .as("the one-per-node rule names the real maintenance")
+                .isEqualTo("spec.nodeName: node pv-3 already has an active NodeMaintenance work");
+        delete("again", "work", "look");
+        await().atMost(WAIT)
+                .until(() -> !Boolean.TRUE.equals(
+                        client().nodes().withName("pv-3").get().getSpec().getUnschedulable()));
+    }
+
+    /** Issue 38: a join beside only a preview joined the dry run and waited; it is a fresh request, the node's owner. */
+    @Test
+    void aJoinBesideOnlyAPreviewIsAFreshRequest() {
+        previewed("peek", "pv-4", "pv4");
+
+        real("joiner", "pv-4", true);
+        await().atMost(WAIT)
+                .until(() -> get("joiner").getStatus() != null
+                        && get("joiner").getStatus().getPhase() == Phase.Succeeded);
+        assertThat(get("joiner").getStatus().getJoinedTo())
+                .as("joined no preview")
+                .isNull();
+        assertThat(client().nodes().withName("pv-4").get().getSpec().getUnschedulable())
+                .as("it drained the node itself")
+                .isTrue();
+        assertThat(podsOn("pv-4")).isEmpty();
+        delete("joiner", "peek");
+    }
 }
