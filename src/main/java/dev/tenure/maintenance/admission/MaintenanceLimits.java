@@ -74,6 +74,9 @@ public record MaintenanceLimits(OptionalInt maxNodesInMaintenance, OptionalInt c
      * available with it in maintenance. {@code busy} are the other nodes counted in maintenance; {@code nodes} all
      * Nodes. A hold of the request's own: a free slot of the cap does not lift it.
      */
+    /** How a control-plane budget hold begins (the webhook's warning words it apart from a full cap). */
+    public static final String CONTROL_PLANE_BUDGET = "control-plane budget";
+
     public Optional<String> controlPlaneHold(Node node, List<Node> nodes, Set<String> busy) {
         if (!isControlPlane(node)) {
             return Optional.empty();
@@ -93,7 +96,7 @@ public record MaintenanceLimits(OptionalInt maxNodesInMaintenance, OptionalInt c
             return Optional.empty();
         }
         return Optional.of(
-                "control-plane budget: node " + nodeName + " is a control-plane node; with it in maintenance "
+                CONTROL_PLANE_BUDGET + ": node " + nodeName + " is a control-plane node; with it in maintenance "
                         + availableAfter + " of " + total + " control-plane node(s) would stay available, but "
                         + minAvailable + " must ("
                         + (controlPlaneMinAvailable.isPresent()

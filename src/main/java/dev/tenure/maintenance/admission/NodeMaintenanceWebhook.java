@@ -70,7 +70,10 @@ public class NodeMaintenanceWebhook {
         var response = new AdmissionResponseBuilder().withUid(uid).withAllowed(errors.isEmpty() && refusals.isEmpty());
         if (errors.isEmpty() && refusals.isEmpty() && !holds.isEmpty()) {
             response.withWarnings(holds.stream()
-                    .map(hold -> "held in the queue until a slot frees: " + hold)
+                    .map(hold -> hold.startsWith(MaintenanceLimits.CONTROL_PLANE_BUDGET)
+                            ? "waits Pending until its own limit allows it (the queue passes it over meanwhile): "
+                                    + hold
+                            : "held in the queue until a slot frees: " + hold)
                     .toList());
         }
         if (!errors.isEmpty()) {

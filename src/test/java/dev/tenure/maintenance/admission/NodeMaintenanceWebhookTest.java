@@ -25,6 +25,29 @@ class NodeMaintenanceWebhookTest {
     }
 
     @Test
+    void aControlPlaneBudgetHoldIsNotWordedAsAWaitForASlot() {
+        String budget = MaintenanceLimits.none()
+                .controlPlaneHold(
+                        new io.fabric8.kubernetes.api.model.NodeBuilder()
+                                .withNewMetadata()
+                                .withName("cp1")
+                                .addToLabels(MaintenanceLimits.CONTROL_PLANE_LABEL, "")
+                                .endMetadata()
+                                .build(),
+                        List.of(),
+                        java.util.Set.of())
+                .orElseThrow();
+        AdmissionResponse answer = NodeMaintenanceWebhook.answer("u-4", List.of(), List.of(), List.of(budget));
+        assertThat(answer.getAllowed()).isTrue();
+        assertThat(answer.getWarnings())
+                .singleElement()
+                .asString()
+                .startsWith("waits Pending until its own limit allows it (the queue passes it over meanwhile): "
+                        + "control-plane budget: node cp1 is a control-plane node")
+                .doesNotContain("until a slot frees");
+    }
+
+    @Test
     void aBrokenRuleIsDeniedAsInvalidAndNoHoldIsMentioned() {
         AdmissionResponse answer = NodeMaintenanceWebhook.answer(
                 "u-2", List.of("spec.nodeName: node \"ghost\" not found"), List.of(), List.of(HOLD));
