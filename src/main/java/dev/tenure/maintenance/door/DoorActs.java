@@ -4,6 +4,7 @@ import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.drain.DrainReport;
+import dev.tenure.maintenance.machine.ApiErrors;
 import dev.tenure.maintenance.machine.EventRecorder;
 import dev.tenure.maintenance.machine.MaintenanceEvents;
 import dev.tenure.maintenance.machine.MaintenanceHooks;
@@ -13,6 +14,7 @@ import dev.tenure.maintenance.machine.MaintenanceRequest;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
@@ -131,8 +133,14 @@ final class DoorActs {
                             hookAnnotations(nm),
                             advance.admit().request().hooks().timeout()));
             step = machine.advance(request, advance.state(), advance.admit().retryFailed(), advance.node(), events);
+        } catch (KubernetesClientException e) {
+            // API trouble the machine did not expect (e.g. reading the Node): report it, count it, retry with backoff.
+            LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
+            String error = "API request failed: " + ApiErrors.oneLine(e);
+            step = new MaintenanceMachine.Step(
+                    advance.state().toBuilder().lastError(error).build(), Optional.of(END_RETRY), Optional.of(error));
         } catch (RuntimeException e) {
-            // API trouble the machine did not expect (e.g. reading the Node): report it, look again soon.
+            // anything else the machine did not expect: reported, looked at again soon
             LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
             step = new MaintenanceMachine.Step(
                     advance.state().toBuilder().lastError(e.getMessage()).build(), Optional.of(END_RETRY));
@@ -143,7 +151,21 @@ final class DoorActs {
         StepStatuses.Mapped mapped = StepStatuses.advanced(nm, advance, step, began, clock.instant(), overrun::add);
         overrun.forEach(e -> e.emitTo(events));
         finish(nm, advance.nodeName(), mapped.status());
+        if (step.failed().isPresent()) {
+            // Reported in status above; the reconcile ends as what it is, an error: counted in the reconcile
+            // metrics and retried with the controller's backoff (NodeMaintenanceReconciler#updateErrorStatus).
+            throw new StepFailed(nm.getMetadata().getName(), step.failed().get());
+        }
         return lookAgain(mapped.look());
+    }
+
+    /** A machine step whose write to the cluster failed; its status already says so. */
+    static final class StepFailed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        StepFailed(String maintenance, String failed) {
+            super("NodeMaintenance " + maintenance + ": " + failed);
+        }
     }
 
     private UpdateControl<NodeMaintenance> preview(NodeMaintenance nm, DoorDecision.Preview preview) {

@@ -48,8 +48,16 @@ public final class MaintenanceMachine {
     private final MaintenanceSettings settings;
     private final Clock clock;
 
-    /** What to keep and when to come back ({@code empty} = only when something changes). */
-    public record Step(MaintenanceState state, Optional<Duration> requeueAfter) {}
+    /**
+     * What to keep and when to come back ({@code empty} = only when something changes); {@code failed}: a write to
+     * the cluster failed in this step (one line, as status says it): the caller reports the step as an error and
+     * retries it with backoff rather than at {@code requeueAfter}.
+     */
+    public record Step(MaintenanceState state, Optional<Duration> requeueAfter, Optional<String> failed) {
+        public Step(MaintenanceState state, Optional<Duration> requeueAfter) {
+            this(state, requeueAfter, Optional.empty());
+        }
+    }
 
     public MaintenanceMachine(
             KubernetesClient client,

@@ -1,0 +1,165 @@
+package dev.tenure.maintenance.door;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tenure.maintenance.RelaxedLeadershipProfile;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
+import dev.tenure.maintenance.machine.NodeMarks;
+import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EmulatedClusterResource;
+import dev.tenure.testsupport.EndToEnd;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 38, items 3-5, end to end (operator + emulated API server): status is a record, not an authority. A failed
+ * Node write is reported as failed, counted and retried with backoff; a node whose lease another holder took is left
+ * as that holder needs it, and said so where an admin finds it; a status the operator did not write is re-derived
+ * from the node, its pods and the lease before the machine moves on.
+ */
+@QuarkusTest
+@TestProfile(RelaxedLeadershipProfile.class)
+@QuarkusTestResource(EmulatedClusterResource.class)
+@EndToEnd
+class WorldOverRecordIT {
+
+    static final Duration WAIT = Duration.ofSeconds(40);
+
+    @Inject
+    MeterRegistry registry;
+
+    EmulatedCluster cluster() {
+        return EmulatedClusterResource.cluster();
+    }
+
+    KubernetesClient client() {
+        return cluster().client();
+    }
+
+    @AfterEach
+    void noFaultsLeft() {
+        cluster().faults().clear();
+    }
+
+    NodeMaintenance create(String name, String node) {
+        return client().resource(new NodeMaintenance(name, new NodeMaintenanceSpec(node, "test " + name)))
+                .create();
+    }
+
+    NodeMaintenance get(String name) {
+        return client().resources(NodeMaintenance.class).withName(name).get();
+    }
+
+    Phase phaseOf(String name) {
+        NodeMaintenance nm = get(name);
+        return nm == null || nm.getStatus() == null ? null : nm.getStatus().getPhase();
+    }
+
+    static Condition condition(NodeMaintenanceStatus status, String type) {
+        return status.getConditions().stream()
+                .filter(c -> type.equals(c.getType()))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    List<Event> events(String involvedName) {
+        return client().v1().events().inAnyNamespace().list().getItems().stream()
+                .filter(e -> involvedName.equals(e.getInvolvedObject().getName()))
+                .toList();
+    }
+
+    double failedReconciles() {
+        return registry.find("operator.sdk.reconciliations.failed").counters().stream()
+                .mapToDouble(Counter::count)
+                .sum();
+    }
+
+    long podsOn(String node) {
+        return client().pods().inAnyNamespace().list().getItems().stream()
+                .filter(p -> node.equals(p.getSpec().getNodeName()))
+                .count();
+    }
+
+    // ------------------------------------------------------------------ item 5: a failed write is reported as failed
+
+    @Test
+    void aFailedNodeStatusWriteIsReportedAsFailedCountedAndRetriedWithBackoff() {
+        cluster().seed().node("nw-1").role("worker").create();
+        cluster()
+                .seed()
+                .deployment("nw")
+                .namespace("nw")
+                .replicas(1)
+                .onNodes("nw-1")
+                .create();
+        List<Long> failedAt = new CopyOnWriteArrayList<>();
+        Predicate<ApiRequest> nodeStatusWrite = r -> {
+            boolean match = r.is("patch", "nodes", "status") && "nw-1".equals(r.name());
+            if (match && failedAt.size() < 4) {
+                failedAt.add(System.nanoTime());
+            }
+            return match;
+        };
+        cluster().faults().failNext(4, nodeStatusWrite, 500);
+        double failedBefore = failedReconciles();
+
+        create("nw", "nw-1");
+
+        // While the condition write fails: what is on the node (cordoned, tainted), which write failed and how, in
+        // one line: not Cordoned=False, not fabric8's Status(...) dump.
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+            NodeMaintenanceStatus status = get("nw").getStatus();
+            assertThat(status).isNotNull();
+            Condition cordoned = condition(status, NodeMaintenanceStatuses.CORDONED);
+            assertThat(cordoned.getStatus()).isEqualTo("True");
+            assertThat(cordoned.getReason()).isEqualTo("ConditionWriteFailed"); // NodeMaintenanceStatuses.CONDITION_WRITE_FAILED
+            assertThat(cordoned.getMessage())
+                    .contains("nodes/nw-1/status")
+                    .contains(NodeMarks.CONDITION_TYPE)
+                    .contains("HTTP 500 InternalError");
+            assertThat(status.getLastError())
+                    .contains("HTTP 500 InternalError: injected fault")
+                    .doesNotContain("Status(")
+                    .doesNotContain("Failure executing")
+                    .doesNotContain("\n");
+        });
+        Node node = client().nodes().withName("nw-1").get();
+        assertThat(node.getSpec().getUnschedulable()).isTrue();
+        // the reconcile that failed to write is an error in the reconcile metrics
+        await().atMost(WAIT).until(() -> failedReconciles() > failedBefore);
+
+        // Retried, and with backoff, not at every drain poll (200 ms here): after the first failure (whose status write
+        // also wakes the reconcile at once), the retries came 2 s, then 3 s, 4.5 s... apart.
+        await().atMost(WAIT).until(() -> phaseOf("nw") == Phase.Succeeded);
+        assertThat(failedAt).hasSize(4);
+        assertThat(Duration.ofNanos(failedAt.get(3) - failedAt.get(1))).isGreaterThan(Duration.ofSeconds(4));
+        NodeMaintenanceStatus done = get("nw").getStatus();
+        assertThat(condition(done, NodeMaintenanceStatuses.CORDONED).getReason())
+                .isEqualTo("Cordoned");
+        assertThat(done.getLastError()).isNull();
+        assertThat(NodeMarks.conditionOf(client().nodes().withName("nw-1").get()))
+                .isPresent();
+        assertThat(podsOn("nw-1")).isZero();
+        client().resources(NodeMaintenance.class).withName("nw").delete();
+        await().atMost(WAIT).until(() -> get("nw") == null);
+    }
+}
