@@ -42,6 +42,7 @@ final class DoorActs {
     /** Reasons worth seeing on the Node itself too (kubectl describe node). */
     private static final Set<String> NODE_REASONS = Set.of(
             MaintenanceEvents.CORDONED,
+            MaintenanceEvents.NODE_LEFT_TO_HOLDER,
             MaintenanceEvents.UNCORDONED,
             MaintenanceEvents.BEGIN,
             MaintenanceEvents.SUCCEEDED);
@@ -105,15 +106,21 @@ final class DoorActs {
         DoorDecision.End end = (DoorDecision.End) decision;
         MaintenanceEvents events = eventsFor(nm, end.nodeName());
         end.before().forEach(e -> e.emitTo(events));
+        Optional<String> left;
         try {
-            machine.end(end.nodeName(), events);
+            left = machine.end(end.nodeName(), events);
         } catch (RuntimeException e) {
             LOG.warnf(
                     "NodeMaintenance %s: ending maintenance of node %s failed, retrying: %s",
                     nm.getMetadata().getName(), end.nodeName(), e.getMessage());
             return DeleteControl.noFinalizerRemoval().rescheduleAfter(END_RETRY);
         }
-        events.emit(false, MaintenanceEvents.REMOVED, end.removed());
+        // never "out of maintenance" for a restore that did not happen
+        events.emit(
+                left.isPresent(),
+                MaintenanceEvents.REMOVED,
+                left.map(l -> "NodeMaintenance " + nm.getMetadata().getName() + " removed; " + l)
+                        .orElse(end.removed()));
         return forget(nm, end.nodeName(), end.forgetNode());
     }
 

@@ -265,9 +265,12 @@ public final class MaintenanceMachine {
      * Takes the node out of maintenance: restores its prior state (cordon, taints), removes our
      * condition, releases the lease. Idempotent, and a no-op for the node when it is gone.
      * Throws on API errors so the caller retries.
+     *
+     * @return empty when the node was restored (or carried nothing of ours); else what was left and why, one line (the
+     *     node's lease is held by another holder: the node is not touched, an event says what stays on it)
      */
-    public void end(String nodeName, MaintenanceEvents events) {
-        restore.end(nodeName, events);
+    public Optional<String> end(String nodeName, MaintenanceEvents events) {
+        return restore.end(nodeName, events);
     }
 
     /**

@@ -86,6 +86,11 @@ public final class NodeCordon {
         }
     }
 
+    /** The node as the API server has it now; null when it is gone. */
+    Node read(String nodeName) {
+        return client.nodes().withName(nodeName).get();
+    }
+
     /** Restores the prior state and removes the condition; true when anything changed; false if the node is gone. */
     boolean unmark(String nodeName) {
         boolean changed = patchNode(nodeName, NodeMarks::conditionRemovalPatch, true);

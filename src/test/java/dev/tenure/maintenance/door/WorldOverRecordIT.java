@@ -8,6 +8,7 @@ import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.machine.MaintenanceEvents;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import dev.tenure.maintenance.machine.NodeMarks;
 import dev.tenure.testsupport.ApiRequest;
@@ -15,8 +16,12 @@ import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.QuarkusTestResource;
@@ -161,5 +166,73 @@ class WorldOverRecordIT {
         assertThat(podsOn("nw-1")).isZero();
         client().resources(NodeMaintenance.class).withName("nw").delete();
         await().atMost(WAIT).until(() -> get("nw") == null);
+    }
+
+    // ------------------------------------------------------------------ item 4: a taken-over node lease
+
+    @Test
+    void aNodeWhoseLeaseAnotherHolderTookIsLeftAsItIsAndSaidSoWithTheUndo() {
+        cluster().seed().node("tl-1").role("worker").create();
+        create("tl", "tl-1");
+        await().atMost(WAIT).until(() -> phaseOf("tl") == Phase.Succeeded);
+        Lease lease = client().leases().inAnyNamespace().list().getItems().stream()
+                .filter(l -> l.getMetadata().getName().endsWith("tl-1"))
+                .findFirst()
+                .orElseThrow();
+        // hand-edited to another holder, valid for an hour
+        client().leases()
+                .inNamespace(lease.getMetadata().getNamespace())
+                .withName(lease.getMetadata().getName())
+                .edit(l -> {
+                    l.getSpec().setHolderIdentity("someone-else");
+                    l.getSpec().setLeaseDurationSeconds(3600);
+                    l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
+                    return l;
+                });
+
+        client().resources(NodeMaintenance.class).withName("tl").delete();
+        await().atMost(WAIT).until(() -> get("tl") == null);
+
+        // Not touched: still as that holder's maintenance needs it, with what lets an admin finish the undo.
+        Node node = client().nodes().withName("tl-1").get();
+        assertThat(node.getSpec().getUnschedulable()).isTrue();
+        assertThat(node.getSpec().getTaints())
+                .anySatisfy(t -> assertThat(t.getKey()).isEqualTo(NodeMarks.DRAIN_TAINT.getKey()));
+        assertThat(NodeMarks.conditionOf(node)).isPresent();
+        assertThat(node.getMetadata().getAnnotations()).containsKey(NodeMarks.PRIOR_STATE);
+        // never "out of maintenance" for a restore that did not happen
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(events("tl"))
+                        .filteredOn(e -> MaintenanceEvents.REMOVED.equals(e.getReason()))
+                        .singleElement()
+                        .satisfies(e -> {
+                            assertThat(e.getType()).isEqualTo("Warning");
+                            assertThat(e.getMessage())
+                                    .contains("NOT restored")
+                                    .contains("someone-else")
+                                    .doesNotContain("out of maintenance");
+                        }));
+        // what was left, and the commands, on the Node itself (kubectl describe node)
+        Event left = await().atMost(WAIT)
+                .until(
+                        () -> events("tl-1").stream()
+                                .filter(e -> "Node".equals(e.getInvolvedObject().getKind()))
+                                .filter(e -> MaintenanceEvents.NODE_LEFT_TO_HOLDER.equals(e.getReason()))
+                                .findFirst(),
+                        java.util.Optional::isPresent)
+                .orElseThrow();
+        assertThat(left.getMessage())
+                .contains("someone-else")
+                .contains("cordoned")
+                .contains("taint " + NodeMarks.DRAIN_TAINT.getKey() + ":NoSchedule")
+                .contains("condition " + NodeMarks.CONDITION_TYPE)
+                .contains("kubectl uncordon tl-1")
+                .contains("kubectl taint nodes tl-1 " + NodeMarks.DRAIN_TAINT.getKey() + ":NoSchedule-")
+                .contains("kubectl annotate node tl-1 " + NodeMarks.PRIOR_STATE + "-");
+        // the condition's command is a valid patch of this node's status (what kubectl sends)
+        String patch = left.getMessage().replaceAll(".*--type=json -p '([^']*)'.*", "$1");
+        client().nodes().withName("tl-1").subresource("status").patch(PatchContext.of(PatchType.JSON), patch);
+        assertThat(NodeMarks.conditionOf(client().nodes().withName("tl-1").get()))
+                .isEmpty();
     }
 }
