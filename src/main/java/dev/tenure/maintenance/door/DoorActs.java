@@ -11,6 +11,7 @@ import dev.tenure.maintenance.machine.MaintenanceHooks;
 import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import dev.tenure.maintenance.machine.MaintenanceRequest;
+import dev.tenure.maintenance.machine.MaintenanceState;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -139,7 +140,10 @@ final class DoorActs {
                     .withHooks(MaintenanceHooks.Hooks.of(
                             hookAnnotations(nm),
                             advance.admit().request().hooks().timeout()));
-            step = machine.advance(request, advance.state(), advance.admit().retryFailed(), advance.node(), events);
+            // a status this operator did not write is a record only: what it says was done is checked first
+            MaintenanceState from =
+                    ownWrites.wroteStatusOf(nm) ? advance.state() : machine.rederive(request, advance.state(), events);
+            step = machine.advance(request, from, advance.admit().retryFailed(), advance.node(), events);
         } catch (KubernetesClientException e) {
             // API trouble the machine did not expect (e.g. reading the Node): report it, count it, retry with backoff.
             LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
@@ -157,7 +161,11 @@ final class DoorActs {
         List<DoorDecision.Event> overrun = new ArrayList<>();
         StepStatuses.Mapped mapped = StepStatuses.advanced(nm, advance, step, began, clock.instant(), overrun::add);
         overrun.forEach(e -> e.emitTo(events));
+        boolean unchanged = mapped.status().equals(nm.getStatus());
         finish(nm, advance.nodeName(), mapped.status());
+        if (unchanged && nm.getStatus() != null) {
+            ownWrites.stoodBy(nm.getMetadata().getName(), nm.getStatus()); // checked by this step: ours from now on
+        }
         if (step.failed().isPresent()) {
             // Reported in status above; the reconcile ends as what it is, an error: counted in the reconcile
             // metrics and retried with the controller's backoff (NodeMaintenanceReconciler#updateErrorStatus).

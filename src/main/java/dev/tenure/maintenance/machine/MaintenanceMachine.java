@@ -254,6 +254,44 @@ public final class MaintenanceMachine {
     }
 
     /**
+     * A recorded state whose status this operator did not write (another client patched it, a backup restored it, a
+     * predecessor wrote it) is a record only: what it says was done is checked against the world before the machine
+     * moves on from it. The lease (claimed at every step), the cordon and taints (re-applied at every step) and the
+     * pre-drain hooks (read at every step until the drain starts) are checked by the steps themselves; what is left
+     * is a drain said to be done: the node's pods are read, and when the drain would still wait on any, the drain's
+     * progress is forgotten and it starts again from the pre-drain hooks (Warning {@value MaintenanceEvents#STATUS_REDERIVED}).
+     */
+    public MaintenanceState rederive(MaintenanceRequest request, MaintenanceState recorded, MaintenanceEvents events) {
+        boolean saysDrained = recorded.phase() == Phase.Succeeded || recorded.drainedAt() != null;
+        if (!recorded.holdsNode() || !saysDrained || recorded.phase() == Phase.Ended) {
+            return recorded;
+        }
+        java.util.List<String> left;
+        try {
+            left = drainStep.podsLeft(request, clock.instant());
+        } catch (KubernetesClientException e) {
+            return recorded; // not checked now: the drain step's own reads report the trouble
+        }
+        if (left.isEmpty()) {
+            return recorded;
+        }
+        events.emit(
+                true,
+                MaintenanceEvents.STATUS_REDERIVED,
+                "status says phase " + recorded.phase()
+                        + " (drained), but it was not written by this operator and node "
+                        + request.nodeName() + " still has " + left.size() + " pod(s) to drain ("
+                        + String.join(", ", left.stream().limit(5).toList()) + (left.size() > 5 ? ", ..." : "")
+                        + "): status is a record, re-derived from the node, its pods and lease; the maintenance goes on"
+                        + " from its pre-drain hooks and drain");
+        return recorded.toBuilder()
+                .resetDrain()
+                .hookWait(null)
+                .phase(Phase.Running)
+                .build();
+    }
+
+    /**
      * {@code spec.preview}: the plan the drain would follow on the node now, each pod with its behaviour, wave and the
      * PodDisruptionBudgets that would refuse its eviction. Reads only: no lease, no cordon, no eviction.
      */

@@ -9,6 +9,7 @@ import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.machine.MaintenanceEvents;
+import dev.tenure.maintenance.machine.MaintenanceHooks;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import dev.tenure.maintenance.machine.NodeMarks;
 import dev.tenure.testsupport.ApiRequest;
@@ -234,5 +235,56 @@ class WorldOverRecordIT {
         client().nodes().withName("tl-1").subresource("status").patch(PatchContext.of(PatchType.JSON), patch);
         assertThat(NodeMarks.conditionOf(client().nodes().withName("tl-1").get()))
                 .isEmpty();
+    }
+
+    // ------------------------------------------------------------------ item 3: a written status is a record
+
+    @Test
+    void aForeignSucceededStatusIsRederivedFromTheNodeAndTheDrainIsDone() {
+        cluster().seed().node("fs-1").role("worker").create();
+        cluster()
+                .seed()
+                .deployment("fs")
+                .namespace("fs")
+                .replicas(2)
+                .onNodes("fs-1")
+                .create();
+        NodeMaintenance nm = new NodeMaintenance("fs", new NodeMaintenanceSpec("fs-1", "test fs"));
+        nm.getMetadata().setAnnotations(java.util.Map.of(MaintenanceHooks.PRE_DRAIN_PREFIX + "backup", ""));
+        client().resource(nm).create();
+        await().atMost(WAIT).until(() -> {
+            NodeMaintenance read = get("fs");
+            return read != null && read.getStatus() != null && read.getStatus().getHooks() != null;
+        });
+        assertThat(podsOn("fs-1")).isEqualTo(2);
+
+        // another tool (or a backup restore) says it is done
+        client().resources(NodeMaintenance.class)
+                .withName("fs")
+                .subresource("status")
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"status\":{\"phase\":\"Succeeded\",\"drainProgress\":100}}");
+
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(events("fs")).anySatisfy(e -> {
+                    assertThat(e.getReason()).isEqualTo("StatusRederived"); // MaintenanceEvents.STATUS_REDERIVED
+                    assertThat(e.getMessage())
+                            .contains("not written by this operator")
+                            .contains("fs-1");
+                }));
+        // held at its hook again, nothing evicted behind the hook's back
+        await().atMost(WAIT).until(() -> phaseOf("fs") == Phase.Running);
+        assertThat(podsOn("fs-1")).isEqualTo(2);
+
+        client().resources(NodeMaintenance.class).withName("fs").edit(r -> {
+            r.getMetadata().setAnnotations(java.util.Map.of());
+            return r;
+        });
+        await().atMost(WAIT).until(() -> phaseOf("fs") == Phase.Succeeded);
+        assertThat(podsOn("fs-1")).isZero();
+        assertThat(get("fs").getStatus().getDrainProgress()).isEqualTo(100);
+        client().resources(NodeMaintenance.class).withName("fs").delete();
+        await().atMost(WAIT).until(() -> get("fs") == null);
     }
 }
