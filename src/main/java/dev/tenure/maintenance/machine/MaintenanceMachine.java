@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Supplier;
@@ -262,11 +263,13 @@ public final class MaintenanceMachine {
      * progress is forgotten and it starts again from the pre-drain hooks (Warning {@value MaintenanceEvents#STATUS_REDERIVED}).
      */
     public MaintenanceState rederive(MaintenanceRequest request, MaintenanceState recorded, MaintenanceEvents events) {
-        boolean saysDrained = recorded.phase() == Phase.Succeeded || recorded.drainedAt() != null;
-        if (!recorded.holdsNode() || !saysDrained || recorded.phase() == Phase.Ended) {
+        // A Failed one stays held as it is (the spec must change for it to go on); Ended holds nothing.
+        boolean saysDrained = recorded.phase() == Phase.Succeeded
+                || (recorded.phase() == Phase.Running && recorded.drainedAt() != null);
+        if (!recorded.holdsNode() || !saysDrained) {
             return recorded;
         }
-        java.util.List<String> left;
+        List<String> left;
         try {
             left = drainStep.podsLeft(request, clock.instant());
         } catch (KubernetesClientException e) {

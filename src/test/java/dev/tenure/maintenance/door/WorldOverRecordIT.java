@@ -137,7 +137,8 @@ class WorldOverRecordIT {
             assertThat(status).isNotNull();
             Condition cordoned = condition(status, NodeMaintenanceStatuses.CORDONED);
             assertThat(cordoned.getStatus()).isEqualTo("True");
-            assertThat(cordoned.getReason()).isEqualTo("ConditionWriteFailed"); // NodeMaintenanceStatuses.CONDITION_WRITE_FAILED
+            assertThat(cordoned.getReason())
+                    .isEqualTo("ConditionWriteFailed"); // NodeMaintenanceStatuses.CONDITION_WRITE_FAILED
             assertThat(cordoned.getMessage())
                     .contains("nodes/nw-1/status")
                     .contains(NodeMarks.CONDITION_TYPE)

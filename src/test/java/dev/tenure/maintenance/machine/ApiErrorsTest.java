@@ -51,6 +51,9 @@ class ApiErrorsTest {
     @ParameterizedTest(name = "{0}")
     @MethodSource("errors")
     void oneLineWithCodeAndReason(String name, KubernetesClientException e, String expected) {
-        assertThat(ApiErrors.oneLine(e)).isEqualTo(expected).doesNotContain("Status(").doesNotContain("\n");
+        assertThat(ApiErrors.oneLine(e))
+                .isEqualTo(expected)
+                .doesNotContain("Status(")
+                .doesNotContain("\n");
     }
 }

@@ -912,7 +912,9 @@ public class MaintenanceMachineIT {
         MaintenanceState succeeded = drive(request, MaintenanceState.initial(), phase(Phase.Succeeded));
         events.clear();
 
-        assertThat(machine.rederive(request, succeeded, sink)).as("drained node").isEqualTo(succeeded);
+        assertThat(machine.rederive(request, succeeded, sink))
+                .as("drained node")
+                .isEqualTo(succeeded);
         assertThat(events).isEmpty();
 
         cluster.seed()
@@ -935,8 +937,13 @@ public class MaintenanceMachineIT {
                 .contains("app/late");
 
         events.clear();
-        MaintenanceState running = succeeded.toBuilder().phase(Phase.Running).drainedAt(null).build();
-        assertThat(machine.rederive(request, running, sink)).as("claims no drain").isEqualTo(running);
+        MaintenanceState running =
+                succeeded.toBuilder().phase(Phase.Running).drainedAt(null).build();
+        assertThat(machine.rederive(request, running, sink))
+                .as("claims no drain")
+                .isEqualTo(running);
+        MaintenanceState failed = succeeded.toBuilder().phase(Phase.Failed).build();
+        assertThat(machine.rederive(request, failed, sink)).as("held failure").isEqualTo(failed);
         assertThat(events).isEmpty();
 
         // and the machine then drains what the record said was gone

@@ -155,10 +155,7 @@ class NodeMaintenanceStatusesTest {
 
     /** Issue 38, item 5: a failed cordon-step write is said on Cordoned as it is, and survives the round trip. */
     @org.junit.jupiter.params.ParameterizedTest(name = "cordoned={0}")
-    @org.junit.jupiter.params.provider.CsvSource({
-        "true, True, ConditionWriteFailed",
-        "false, False, NodeWriteFailed"
-    })
+    @org.junit.jupiter.params.provider.CsvSource({"true, True, ConditionWriteFailed", "false, False, NodeWriteFailed"})
     void aFailedCordonWriteIsSaidOnCordonedAsItIs(boolean cordoned, String status, String reason) {
         String failure = "writing its condition tenure.dev/Maintenance (PATCH nodes/w1/status) failed: HTTP 500"
                 + " InternalError: boom";
