@@ -4,15 +4,18 @@ import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.drain.DrainReport;
+import dev.tenure.maintenance.machine.ApiErrors;
 import dev.tenure.maintenance.machine.EventRecorder;
 import dev.tenure.maintenance.machine.MaintenanceEvents;
 import dev.tenure.maintenance.machine.MaintenanceHooks;
 import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import dev.tenure.maintenance.machine.MaintenanceRequest;
+import dev.tenure.maintenance.machine.MaintenanceState;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
@@ -40,6 +43,7 @@ final class DoorActs {
     /** Reasons worth seeing on the Node itself too (kubectl describe node). */
     private static final Set<String> NODE_REASONS = Set.of(
             MaintenanceEvents.CORDONED,
+            MaintenanceEvents.NODE_LEFT_TO_HOLDER,
             MaintenanceEvents.UNCORDONED,
             MaintenanceEvents.BEGIN,
             MaintenanceEvents.SUCCEEDED);
@@ -103,15 +107,21 @@ final class DoorActs {
         DoorDecision.End end = (DoorDecision.End) decision;
         MaintenanceEvents events = eventsFor(nm, end.nodeName());
         end.before().forEach(e -> emit(events, e));
+        Optional<String> left;
         try {
-            machine.end(end.nodeName(), events);
+            left = machine.end(end.nodeName(), events);
         } catch (RuntimeException e) {
             LOG.warnf(
                     "NodeMaintenance %s: ending maintenance of node %s failed, retrying: %s",
                     nm.getMetadata().getName(), end.nodeName(), e.getMessage());
             return DeleteControl.noFinalizerRemoval().rescheduleAfter(END_RETRY);
         }
-        events.emit(false, MaintenanceEvents.REMOVED, end.removed());
+        // never "out of maintenance" for a restore that did not happen
+        events.emit(
+                left.isPresent(),
+                MaintenanceEvents.REMOVED,
+                left.map(l -> "NodeMaintenance " + nm.getMetadata().getName() + " removed; " + l)
+                        .orElse(end.removed()));
         return forget(nm, end.nodeName(), end.forgetNode());
     }
 
@@ -130,9 +140,18 @@ final class DoorActs {
                     .withHooks(MaintenanceHooks.Hooks.of(
                             hookAnnotations(nm),
                             advance.admit().request().hooks().timeout()));
-            step = machine.advance(request, advance.state(), advance.admit().retryFailed(), advance.node(), events);
+            // a status this operator did not write is a record only: what it says was done is checked first
+            MaintenanceState from =
+                    ownWrites.wroteStatusOf(nm) ? advance.state() : machine.rederive(request, advance.state(), events);
+            step = machine.advance(request, from, advance.admit().retryFailed(), advance.node(), events);
+        } catch (KubernetesClientException e) {
+            // API trouble the machine did not expect (e.g. reading the Node): report it, count it, retry with backoff.
+            LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
+            String error = "API request failed: " + ApiErrors.oneLine(e);
+            step = new MaintenanceMachine.Step(
+                    advance.state().toBuilder().lastError(error).build(), Optional.of(END_RETRY), Optional.of(error));
         } catch (RuntimeException e) {
-            // API trouble the machine did not expect (e.g. reading the Node): report it, look again soon.
+            // anything else the machine did not expect: reported, looked at again soon
             LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
             step = new MaintenanceMachine.Step(
                     advance.state().toBuilder().lastError(e.getMessage()).build(), Optional.of(END_RETRY));
@@ -142,8 +161,26 @@ final class DoorActs {
         List<DoorDecision.Event> overrun = new ArrayList<>();
         StepStatuses.Mapped mapped = StepStatuses.advanced(nm, advance, step, began, clock.instant(), overrun::add);
         overrun.forEach(e -> emit(events, e));
+        boolean unchanged = mapped.status().equals(nm.getStatus());
         finish(nm, advance.nodeName(), mapped.status());
+        if (unchanged && nm.getStatus() != null) {
+            ownWrites.stoodBy(nm.getMetadata().getName(), nm.getStatus()); // checked by this step: ours from now on
+        }
+        if (step.failed().isPresent()) {
+            // Reported in status above; the reconcile ends as what it is, an error: counted in the reconcile
+            // metrics and retried with the controller's backoff (NodeMaintenanceReconciler#updateErrorStatus).
+            throw new StepFailed(nm.getMetadata().getName(), step.failed().get());
+        }
         return lookAgain(mapped.look());
+    }
+
+    /** A machine step whose write to the cluster failed; its status already says so. */
+    static final class StepFailed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        StepFailed(String maintenance, String failed) {
+            super("NodeMaintenance " + maintenance + ": " + failed);
+        }
     }
 
     private UpdateControl<NodeMaintenance> preview(NodeMaintenance nm, DoorDecision.Preview preview) {

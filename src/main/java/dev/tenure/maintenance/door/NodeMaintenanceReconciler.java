@@ -17,8 +17,10 @@ import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
+import io.javaoperatorsdk.operator.api.reconciler.ErrorStatusUpdateControl;
 import io.javaoperatorsdk.operator.api.reconciler.EventSourceContext;
 import io.javaoperatorsdk.operator.api.reconciler.Reconciler;
+import io.javaoperatorsdk.operator.api.reconciler.RetryInfo;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import io.javaoperatorsdk.operator.processing.event.source.EventSource;
 import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEventSource;
@@ -77,6 +79,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
      * this look is only the backstop for a missed event.
      */
     static final Duration QUEUE_LOOK = Duration.ofSeconds(30);
+    /** A step whose write keeps failing is looked at again this often once the controller's retries are spent. */
+    static final Duration FAILED_STEP_LOOK = Duration.ofMinutes(1);
 
     private final KubernetesClient client;
     private final Clock clock;
@@ -144,6 +148,28 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             DoorDecision decision = DoorDecisions.decide(observed, rules);
             return acts.reconcile(observed.nm(), decision, observed.now());
         }
+    }
+
+    /**
+     * A step whose write failed ({@link DoorActs.StepFailed}) has said so in status; it is retried with the
+     * controller's backoff and, once those retries are spent, looked at again every {@link #FAILED_STEP_LOOK}: a node
+     * left half-marked is never given up on. Anything else: JOSDK's default handling.
+     */
+    @Override
+    public ErrorStatusUpdateControl<NodeMaintenance> updateErrorStatus(
+            NodeMaintenance nm, Context<NodeMaintenance> context, Exception e) {
+        boolean stepFailed = false;
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            stepFailed |= t instanceof DoorActs.StepFailed;
+        }
+        boolean lastAttempt =
+                context.getRetryInfo().map(RetryInfo::isLastAttempt).orElse(false);
+        if (stepFailed && lastAttempt) {
+            return ErrorStatusUpdateControl.<NodeMaintenance>noStatusUpdate()
+                    .withNoRetry()
+                    .rescheduleAfter(FAILED_STEP_LOOK);
+        }
+        return ErrorStatusUpdateControl.defaultErrorProcessing();
     }
 
     /** The same for a deleted NodeMaintenance: undo its maintenance (finalizer), unless that is not its to do yet. */

@@ -1,6 +1,7 @@
 package dev.tenure.maintenance.door;
 
 import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import java.util.Map;
 import java.util.Set;
@@ -23,6 +24,9 @@ public final class OwnStatusWrites {
     private record Written(NodeMaintenance answer, Set<String> writtenOver) {}
 
     private final Map<String, Written> byName = new ConcurrentHashMap<>();
+    /** The status of each NodeMaintenance as this reconciler last wrote it (kept until the resource is gone). */
+    private final Map<String, NodeMaintenanceStatus> lastWritten = new ConcurrentHashMap<>();
+
     private final KubernetesSerialization json;
 
     OwnStatusWrites(KubernetesSerialization json) {
@@ -46,8 +50,27 @@ public final class OwnStatusWrites {
         return copy;
     }
 
+    /**
+     * Whether {@code read}'s status is the one this reconciler last wrote (or there is none): when it is not, another
+     * client wrote it, a backup restored it, or it dates from before this operator instance, and it is a record only
+     * ({@link dev.tenure.maintenance.machine.MaintenanceMachine#rederive}).
+     */
+    boolean wroteStatusOf(NodeMaintenance read) {
+        NodeMaintenanceStatus status = read.getStatus();
+        return status == null
+                || status.equals(lastWritten.get(read.getMetadata().getName()));
+    }
+
+    /** A status read that a machine step started from and left as it was: this reconciler stands by it. */
+    void stoodBy(String name, NodeMaintenanceStatus status) {
+        lastWritten.put(name, status);
+    }
+
     /** A status write of {@code from} (the version the reconcile decided from) was answered with {@code answer}. */
     void wrote(NodeMaintenance from, NodeMaintenance answer) {
+        if (answer != null && answer.getStatus() != null) {
+            lastWritten.put(answer.getMetadata().getName(), answer.getStatus());
+        }
         String over = from.getMetadata().getResourceVersion();
         if (answer == null || over == null || over.equals(answer.getMetadata().getResourceVersion())) {
             return;
@@ -65,6 +88,7 @@ public final class OwnStatusWrites {
     /** The NodeMaintenance is gone (its finalizer removed): nothing more to remember of it. */
     void forget(String name) {
         byName.remove(name);
+        lastWritten.remove(name);
     }
 
     /** How many NodeMaintenances this remembers writes of (for tests: the memory ends). */

@@ -24,24 +24,45 @@ public final class CordonStep {
             Instant now,
             MaintenanceEvents events) {
         String nodeName = request.nodeName();
+        String message = request.reason().isEmpty() ? "node is in maintenance" : request.reason();
         try {
-            String message = request.reason().isEmpty() ? "node is in maintenance" : request.reason();
-            boolean changed = cordon.mark(nodeName, "NodeMaintenance", message, now);
+            NodeCordon.Marked marked = cordon.mark(nodeName, "NodeMaintenance", message, now);
             if (prior.cordonedAt() == null) {
                 s.cordonedAt(now);
+                if (marked.changed()) {
+                    announce(nodeName, events);
+                }
             }
-            if (changed && prior.cordonedAt() == null) {
-                events.emit(
-                        false,
-                        MaintenanceEvents.CORDONED,
-                        "node " + nodeName + " cordoned and tainted " + NodeMarks.DRAIN_TAINT.getKey() + ":NoSchedule");
+            if (prior.cordonFailure() != null) {
+                // the failed write went through now: the error it left in status goes with it
+                s.cordonFailure(null);
+                if (prior.cordonFailure().equals(prior.lastError())) {
+                    s.lastError(null);
+                }
             }
             return Optional.empty();
+        } catch (NodeCordon.NodeWriteFailed e) {
+            // Said as it is: what is on the node (a cordon that went through is Cordoned=True), which write failed and
+            // the API's answer in one line; the caller counts the step as an error and retries it with backoff.
+            if (e.cordoned() && prior.cordonedAt() == null) {
+                s.cordonedAt(now);
+                announce(nodeName, events);
+            }
+            s.cordonFailure(e.getMessage()).lastError(e.getMessage());
+            return Optional.of(
+                    new Step(s.build(), Optional.of(settings.drainPollInterval()), Optional.of(e.getMessage())));
         } catch (KubernetesClientException e) {
+            // a read of the node failed
+            String error = "reading node " + nodeName + " to cordon it failed: " + ApiErrors.oneLine(e);
             return Optional.of(new Step(
-                    s.lastError("cordoning node " + nodeName + ": HTTP " + e.getCode() + " " + e.getMessage())
-                            .build(),
-                    Optional.of(settings.drainPollInterval())));
+                    s.lastError(error).build(), Optional.of(settings.drainPollInterval()), Optional.of(error)));
         }
+    }
+
+    private static void announce(String nodeName, MaintenanceEvents events) {
+        events.emit(
+                false,
+                MaintenanceEvents.CORDONED,
+                "node " + nodeName + " cordoned and tainted " + NodeMarks.DRAIN_TAINT.getKey() + ":NoSchedule");
     }
 }

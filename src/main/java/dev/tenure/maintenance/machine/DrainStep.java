@@ -101,6 +101,17 @@ public final class DrainStep {
         return act(request, prior, s, seen, verdict, started, now, events);
     }
 
+    /**
+     * The pods a drain of the node would still wait on now, as {@code namespace/name} (empty: drained), or the
+     * plan's refusal; read from the cluster, for checking a status that says the drain is done.
+     */
+    List<String> podsLeft(MaintenanceRequest request, Instant now) {
+        DrainPlan plan = observe(request.nodeName(), request.drain(), now).plan();
+        return plan.refused()
+                ? plan.with(Action.REFUSE).stream().map(PodVerdict::key).toList()
+                : plan.pending().stream().map(PodVerdict::key).toList();
+    }
+
     private Observation observe(String nodeName, DrainOptions options, Instant now) {
         List<Pod> pods = drain.podsOn(nodeName);
         Map<String, Instant> refused = refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());

@@ -14,6 +14,12 @@ public interface MaintenanceEvents {
     /** At the end, another controller held the node's lease: the node is left as its maintenance needs it. */
     String NODE_LEFT_TO_HOLDER = "NodeLeftToLeaseHolder";
 
+    /**
+     * The status said more was done than the cluster shows (it was not written by this operator): it was re-derived
+     * from the node, its pods and lease, and the maintenance goes on from there.
+     */
+    String STATUS_REDERIVED = "StatusRederived";
+
     String CORDONED = "Cordoned";
     String HANDOVER_TIMED_OUT = "HandoverTimedOut";
     String EVICTION_BLOCKED = "EvictionBlocked";

@@ -19,6 +19,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Supplier;
@@ -48,8 +49,16 @@ public final class MaintenanceMachine {
     private final MaintenanceSettings settings;
     private final Clock clock;
 
-    /** What to keep and when to come back ({@code empty} = only when something changes). */
-    public record Step(MaintenanceState state, Optional<Duration> requeueAfter) {}
+    /**
+     * What to keep and when to come back ({@code empty} = only when something changes); {@code failed}: a write to
+     * the cluster failed in this step (one line, as status says it): the caller reports the step as an error and
+     * retries it with backoff rather than at {@code requeueAfter}.
+     */
+    public record Step(MaintenanceState state, Optional<Duration> requeueAfter, Optional<String> failed) {
+        public Step(MaintenanceState state, Optional<Duration> requeueAfter) {
+            this(state, requeueAfter, Optional.empty());
+        }
+    }
 
     public MaintenanceMachine(
             KubernetesClient client,
@@ -246,6 +255,46 @@ public final class MaintenanceMachine {
     }
 
     /**
+     * A recorded state whose status this operator did not write (another client patched it, a backup restored it, a
+     * predecessor wrote it) is a record only: what it says was done is checked against the world before the machine
+     * moves on from it. The lease (claimed at every step), the cordon and taints (re-applied at every step) and the
+     * pre-drain hooks (read at every step until the drain starts) are checked by the steps themselves; what is left
+     * is a drain said to be done: the node's pods are read, and when the drain would still wait on any, the drain's
+     * progress is forgotten and it starts again from the pre-drain hooks (Warning {@value MaintenanceEvents#STATUS_REDERIVED}).
+     */
+    public MaintenanceState rederive(MaintenanceRequest request, MaintenanceState recorded, MaintenanceEvents events) {
+        // A Failed one stays held as it is (the spec must change for it to go on); Ended holds nothing.
+        boolean saysDrained = recorded.phase() == Phase.Succeeded
+                || (recorded.phase() == Phase.Running && recorded.drainedAt() != null);
+        if (!recorded.holdsNode() || !saysDrained) {
+            return recorded;
+        }
+        List<String> left;
+        try {
+            left = drainStep.podsLeft(request, clock.instant());
+        } catch (KubernetesClientException e) {
+            return recorded; // not checked now: the drain step's own reads report the trouble
+        }
+        if (left.isEmpty()) {
+            return recorded;
+        }
+        events.emit(
+                true,
+                MaintenanceEvents.STATUS_REDERIVED,
+                "status says phase " + recorded.phase()
+                        + " (drained), but it was not written by this operator and node "
+                        + request.nodeName() + " still has " + left.size() + " pod(s) to drain ("
+                        + String.join(", ", left.stream().limit(5).toList()) + (left.size() > 5 ? ", ..." : "")
+                        + "): status is a record, re-derived from the node, its pods and lease; the maintenance goes on"
+                        + " from its pre-drain hooks and drain");
+        return recorded.toBuilder()
+                .resetDrain()
+                .hookWait(null)
+                .phase(Phase.Running)
+                .build();
+    }
+
+    /**
      * {@code spec.preview}: the plan the drain would follow on the node now, each pod with its behaviour, wave and the
      * PodDisruptionBudgets that would refuse its eviction. Reads only: no lease, no cordon, no eviction.
      */
@@ -257,9 +306,12 @@ public final class MaintenanceMachine {
      * Takes the node out of maintenance: restores its prior state (cordon, taints), removes our
      * condition, releases the lease. Idempotent, and a no-op for the node when it is gone.
      * Throws on API errors so the caller retries.
+     *
+     * @return empty when the node was restored (or carried nothing of ours); else what was left and why, one line (the
+     *     node's lease is held by another holder: the node is not touched, an event says what stays on it)
      */
-    public void end(String nodeName, MaintenanceEvents events) {
-        restore.end(nodeName, events);
+    public Optional<String> end(String nodeName, MaintenanceEvents events) {
+        return restore.end(nodeName, events);
     }
 
     /**

@@ -35,7 +35,8 @@ public record MaintenanceState(
         DrainWaves waves,
         List<String> attachedVolumes,
         List<DrainPlanStatus.PlannedPod> preview,
-        MaintenanceHooks.Wait hookWait) {
+        MaintenanceHooks.Wait hookWait,
+        String cordonFailure) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
@@ -82,6 +83,7 @@ public record MaintenanceState(
         List<String> attachedVolumes = List.of();
         List<DrainPlanStatus.PlannedPod> preview = List.of();
         MaintenanceHooks.Wait hookWait;
+        String cordonFailure;
 
         public Builder() {}
 
@@ -108,6 +110,7 @@ public record MaintenanceState(
             attachedVolumes = s.attachedVolumes;
             preview = s.preview;
             hookWait = s.hookWait;
+            cordonFailure = s.cordonFailure;
         }
 
         public Builder phase(Phase v) {
@@ -225,6 +228,15 @@ public record MaintenanceState(
             return this;
         }
 
+        /**
+         * The last write of the cordon step failed (null: it did not): which write, what the node carries now and the
+         * API's answer; status shows it on the Cordoned condition.
+         */
+        public Builder cordonFailure(String v) {
+            cordonFailure = v;
+            return this;
+        }
+
         /** Forget the drain's progress, e.g. to retry a failed drain after the spec changed. */
         public Builder resetDrain() {
             waves = null;
@@ -263,7 +275,8 @@ public record MaintenanceState(
                     waves,
                     attachedVolumes,
                     preview,
-                    hookWait);
+                    hookWait,
+                    cordonFailure);
         }
     }
 }

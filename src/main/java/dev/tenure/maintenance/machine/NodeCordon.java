@@ -23,11 +23,72 @@ public final class NodeCordon {
         this.client = client;
     }
 
-    /** Cordons, taints and sets the condition; true when anything changed. */
-    boolean mark(String nodeName, String reason, String message, Instant now) {
-        boolean changed = patchNode(nodeName, NodeMarks::markPatch, false);
-        changed |= patchNode(nodeName, node -> NodeMarks.conditionPatch(node, reason, message, now), true);
-        return changed;
+    /** What {@link #mark} did: whether the cordon and taints, and the condition, were changed. */
+    record Marked(boolean cordonChanged, boolean conditionChanged) {
+        boolean changed() {
+            return cordonChanged || conditionChanged;
+        }
+    }
+
+    /**
+     * A Node write the API server refused or failed (after the retries of a race): which write, what it left on
+     * the node, and the API's answer in one line ({@link ApiErrors}).
+     */
+    public static final class NodeWriteFailed extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+        private final transient KubernetesClientException cause;
+        private final boolean cordoned;
+
+        NodeWriteFailed(String message, boolean cordoned, KubernetesClientException cause) {
+            super(message, cause);
+            this.cause = cause;
+            this.cordoned = cordoned;
+        }
+
+        /** The cordon and taints are on the node (only the condition write failed). */
+        public boolean cordoned() {
+            return cordoned;
+        }
+
+        /** The HTTP code of the failed write (0: no answer). */
+        public int code() {
+            return cause.getCode();
+        }
+    }
+
+    /**
+     * Cordons, taints and sets the condition.
+     *
+     * @throws NodeWriteFailed when a write failed: the message says which, and what the node carries now
+     */
+    Marked mark(String nodeName, String reason, String message, Instant now) {
+        boolean cordonChanged;
+        try {
+            cordonChanged = patchNode(nodeName, NodeMarks::markPatch, false);
+        } catch (KubernetesClientException e) {
+            throw new NodeWriteFailed(
+                    "cordoning and tainting node " + nodeName + " (PATCH nodes/" + nodeName + ") failed: "
+                            + ApiErrors.oneLine(e),
+                    false,
+                    e);
+        }
+        try {
+            boolean conditionChanged =
+                    patchNode(nodeName, node -> NodeMarks.conditionPatch(node, reason, message, now), true);
+            return new Marked(cordonChanged, conditionChanged);
+        } catch (KubernetesClientException e) {
+            throw new NodeWriteFailed(
+                    "node " + nodeName + " is cordoned and tainted " + NodeMarks.DRAIN_TAINT.getKey()
+                            + ":NoSchedule, but writing its condition " + NodeMarks.CONDITION_TYPE + " (PATCH nodes/"
+                            + nodeName + "/status) failed: " + ApiErrors.oneLine(e),
+                    true,
+                    e);
+        }
+    }
+
+    /** The node as the API server has it now; null when it is gone. */
+    Node read(String nodeName) {
+        return client.nodes().withName(nodeName).get();
     }
 
     /** Restores the prior state and removes the condition; true when anything changed; false if the node is gone. */

@@ -29,6 +29,10 @@ public final class NodeMaintenanceStatuses {
     public static final String DRAINED = "Drained";
     /** Reason of a False Cordoned condition: the node was deleted while in maintenance. */
     public static final String NODE_DELETED = "NodeDeleted";
+    /** Reason of a False Cordoned condition: the write that cordons and taints the node failed (message: how). */
+    public static final String NODE_WRITE_FAILED = "NodeWriteFailed";
+    /** Reason of a True Cordoned condition: cordoned and tainted, but writing the Node condition failed (message: how). */
+    public static final String CONDITION_WRITE_FAILED = "ConditionWriteFailed";
 
     private NodeMaintenanceStatuses() {}
 
@@ -58,6 +62,11 @@ public final class NodeMaintenanceStatuses {
                         status.getPhase() == Phase.Waiting && status.getLease() != null
                                 ? status.getLease().getHolderIdentity()
                                 : null)
+                .cordonFailure(condition(status, CORDONED)
+                        .filter(c ->
+                                NODE_WRITE_FAILED.equals(c.getReason()) || CONDITION_WRITE_FAILED.equals(c.getReason()))
+                        .map(Condition::getMessage)
+                        .orElse(null))
                 .nodeGone(condition(status, CORDONED)
                         .filter(c -> NODE_DELETED.equals(c.getReason()))
                         .isPresent())
@@ -156,13 +165,27 @@ public final class NodeMaintenanceStatuses {
                         : state.phase() == Phase.Ended
                                 ? cond(CORDONED, "False", "Uncordoned", "", null)
                                 : state.cordonedAt() != null
-                                        ? cond(
-                                                CORDONED,
-                                                "True",
-                                                "Cordoned",
-                                                "node cordoned and tainted",
-                                                state.cordonedAt())
-                                        : cond(CORDONED, "False", "Pending", "", null));
+                                        ? state.cordonFailure() != null
+                                                ? cond(
+                                                        CORDONED,
+                                                        "True",
+                                                        CONDITION_WRITE_FAILED,
+                                                        state.cordonFailure(),
+                                                        state.cordonedAt())
+                                                : cond(
+                                                        CORDONED,
+                                                        "True",
+                                                        "Cordoned",
+                                                        "node cordoned and tainted",
+                                                        state.cordonedAt())
+                                        : state.cordonFailure() != null
+                                                ? cond(
+                                                        CORDONED,
+                                                        "False",
+                                                        NODE_WRITE_FAILED,
+                                                        state.cordonFailure(),
+                                                        null)
+                                                : cond(CORDONED, "False", "Pending", "", null));
         conditions.add(
                 state.handedOverAt() != null
                         ? cond(

@@ -53,13 +53,13 @@ public final class NodeRestore {
     }
 
     /** See {@link MaintenanceMachine#end}. */
-    void end(String nodeName, MaintenanceEvents events) {
+    Optional<String> end(String nodeName, MaintenanceEvents events) {
         LeaseKey key = nodeLease.keyOf(nodeName);
         leaseStep.stopRenewing(key);
         Optional<LeaseRecord> lease = leases.find(key).filter(LeaseRecord::hasHolder);
         if (lease.isEmpty()) {
             restoreNode(nodeName, events); // nobody holds the node: ours to undo
-            return;
+            return Optional.empty();
         }
         // The undo is a side effect like the others: only under the node lease (claimed again: a predecessor's is
         // taken over, ours renewed), never under another controller's maintenance of the node.
@@ -67,18 +67,23 @@ public final class NodeRestore {
         if (claim instanceof LeaseHeldElsewhere elsewhere) {
             drainStep.forget(nodeName);
             metrics.nodeLeft(nodeName);
-            events.emit(
-                    true,
-                    MaintenanceEvents.NODE_LEFT_TO_HOLDER,
-                    "lease " + key + " is held by " + elsewhere.holder() + "; node " + nodeName
-                            + " is left as that maintenance needs it (not uncordoned)");
-            return;
+            // Not ours any more: nothing is written to the node. What our maintenance left on it stays (the condition
+            // and the record of the state before are what an admin finishes the undo from): said exactly, once.
+            String left = Optional.ofNullable(cordon.read(nodeName))
+                    .flatMap(NodeLeftBehind::describe)
+                    .orElse("node " + nodeName + " carries nothing of Tenure's maintenance");
+            String message = "lease " + key + " is held by " + elsewhere.holder() + ", not by Tenure: node " + nodeName
+                    + " was not restored (that holder's maintenance may need it); " + left;
+            events.emit(true, MaintenanceEvents.NODE_LEFT_TO_HOLDER, message);
+            return Optional.of("node " + nodeName + " was NOT restored: its lease " + key + " is held by "
+                    + elsewhere.holder() + " (see event " + MaintenanceEvents.NODE_LEFT_TO_HOLDER + ")");
         }
         WorkFence.bounded(leaseStep.bound(key, nodeLease.sendUntil(claim.held().orElseThrow())), () -> {
             restoreNode(nodeName, events);
             return null;
         });
         nodeLease.release(nodeName);
+        return Optional.empty();
     }
 
     /** See {@link MaintenanceMachine#restoreNode}. */
@@ -103,8 +108,9 @@ public final class NodeRestore {
     /** Window over: the maintenance ends by itself (phase Ended). */
     Step endOfWindow(MaintenanceRequest request, MaintenanceState.Builder s, MaintenanceEvents events) {
         String nodeName = request.nodeName();
+        Optional<String> left;
         try {
-            end(nodeName, events);
+            left = end(nodeName, events);
         } catch (LeaseStoreException | KubernetesClientException e) {
             return new Step(
                     s.lastError("ending maintenance of node " + nodeName + " after its window: " + e.getMessage())
@@ -112,10 +118,10 @@ public final class NodeRestore {
                     Optional.of(settings.drainPollInterval()));
         }
         events.emit(
-                false,
+                left.isPresent(),
                 MaintenanceEvents.REMOVED,
-                "maintenance window of " + GoDuration.format(request.window().get()) + " is over; node " + nodeName
-                        + " is back in service");
+                "maintenance window of " + GoDuration.format(request.window().get()) + " is over; "
+                        + left.orElse("node " + nodeName + " is back in service"));
         return new Step(
                 s.phase(Phase.Ended)
                         .leaseAcquiredAt(null)
@@ -138,7 +144,7 @@ public final class NodeRestore {
         String message = timedOut + "; maintenance of node " + nodeName + " ended without draining (node restored,"
                 + " lease released)";
         try {
-            end(nodeName, events);
+            end(nodeName, events); // a node left to another holder is said by its own event
         } catch (LeaseStoreException | KubernetesClientException e) {
             return new Step(
                     s.lastError("ending maintenance of node " + nodeName + " after its hooks timed out: "

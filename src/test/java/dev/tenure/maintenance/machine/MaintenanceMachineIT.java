@@ -900,4 +900,54 @@ public class MaintenanceMachineIT {
                 .atMost(Duration.ofSeconds(5))
                 .until(() -> !leases.get(key).hasHolder());
     }
+
+    /**
+     * Issue 38, item 3: a status this operator did not write is a record. One that says the drain is done is checked
+     * against the node's pods: kept when the node is drained, re-derived (drain forgotten, Running, a Warning naming
+     * the pods) when pods are left; a status that claims no drain is not read against the world at all.
+     */
+    @Test
+    void aRecordedDrainIsCheckedAgainstThePodsOnTheNode() {
+        MaintenanceRequest request = request("w1");
+        MaintenanceState succeeded = drive(request, MaintenanceState.initial(), phase(Phase.Succeeded));
+        events.clear();
+
+        assertThat(machine.rederive(request, succeeded, sink))
+                .as("drained node")
+                .isEqualTo(succeeded);
+        assertThat(events).isEmpty();
+
+        cluster.seed()
+                .deployment("late")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .create();
+        MaintenanceState recordedOnly = machine.rederive(request, succeeded, sink);
+        assertThat(recordedOnly.phase()).isEqualTo(Phase.Running);
+        assertThat(recordedOnly.drainedAt()).isNull();
+        assertThat(recordedOnly.drainStartedAt()).isNull();
+        assertThat(recordedOnly.drainProgress()).isZero();
+        assertThat(recordedOnly.leaseAcquiredAt()).isEqualTo(succeeded.leaseAcquiredAt());
+        assertThat(events)
+                .singleElement()
+                .asString()
+                .startsWith(MaintenanceEvents.STATUS_REDERIVED + ": ")
+                .contains("not written by this operator")
+                .contains("app/late");
+
+        events.clear();
+        MaintenanceState running =
+                succeeded.toBuilder().phase(Phase.Running).drainedAt(null).build();
+        assertThat(machine.rederive(request, running, sink))
+                .as("claims no drain")
+                .isEqualTo(running);
+        MaintenanceState failed = succeeded.toBuilder().phase(Phase.Failed).build();
+        assertThat(machine.rederive(request, failed, sink)).as("held failure").isEqualTo(failed);
+        assertThat(events).isEmpty();
+
+        // and the machine then drains what the record said was gone
+        drive(request, recordedOnly, phase(Phase.Succeeded));
+        assertThat(podsOn("w1")).isEmpty();
+    }
 }

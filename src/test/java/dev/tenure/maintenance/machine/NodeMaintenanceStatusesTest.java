@@ -152,4 +152,27 @@ class NodeMaintenanceStatusesTest {
         assertThat(condition(status, "LeaseHeld").getStatus()).isEqualTo("False");
         assertThat(condition(status, "Drained").getStatus()).isEqualTo("True");
     }
+
+    /** Issue 38, item 5: a failed cordon-step write is said on Cordoned as it is, and survives the round trip. */
+    @org.junit.jupiter.params.ParameterizedTest(name = "cordoned={0}")
+    @org.junit.jupiter.params.provider.CsvSource({"true, True, ConditionWriteFailed", "false, False, NodeWriteFailed"})
+    void aFailedCordonWriteIsSaidOnCordonedAsItIs(boolean cordoned, String status, String reason) {
+        String failure = "writing its condition tenure.dev/Maintenance (PATCH nodes/w1/status) failed: HTTP 500"
+                + " InternalError: boom";
+        MaintenanceState state = new MaintenanceState.Builder()
+                .phase(Phase.Running)
+                .leaseAcquiredAt(T0)
+                .cordonedAt(cordoned ? T0.plusSeconds(1) : null)
+                .cordonFailure(failure)
+                .lastError(failure)
+                .build();
+        NodeMaintenanceStatus written = NodeMaintenanceStatuses.toStatus(state, null, 1, T0.plusSeconds(2));
+        Condition c = condition(written, NodeMaintenanceStatuses.CORDONED);
+        assertThat(c.getStatus()).isEqualTo(status);
+        assertThat(c.getReason()).isEqualTo(reason);
+        assertThat(c.getMessage()).isEqualTo(failure);
+        MaintenanceState back = NodeMaintenanceStatuses.toState(written);
+        assertThat(back.cordonFailure()).isEqualTo(failure);
+        assertThat(back.cordonedAt()).isEqualTo(cordoned ? T0.plusSeconds(1) : null);
+    }
 }
