@@ -23,6 +23,9 @@ import java.util.Set;
  * The admission rules for NodeMaintenance, used by the validating webhook and, for clusters without
  * it, by the reconciler (a refused request ends in phase Failed with the message). Pure: the caller
  * passes what it read.
+ *
+ * <p>One file just over ~400 lines, on purpose for now: the duplicate, join and queue rules share one notion of which
+ * requests are ahead and which have started; the queue's walk ({@code QueueAhead}) is the piece to split out next.
  */
 public final class NodeMaintenanceValidator {
 
