@@ -15,6 +15,7 @@ import java.util.List;
  * {@code disableEviction} delete pods past their PodDisruptionBudgets), yet OLM aggregates the CRD's rights
  * into the built-in {@code edit} role, which cannot patch a Node. The admission webhook therefore asks, with a
  * SubjectAccessReview for the requesting user, for each right in {@link #requiredRights}, and names those missing.
+ * Ending one (a DELETE) uncordons the node, and asks likewise for {@link #rightsToEnd}.
  */
 @ApplicationScoped
 public class NodeMaintenanceAuthorizer {

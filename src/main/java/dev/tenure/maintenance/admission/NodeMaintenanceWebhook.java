@@ -71,7 +71,7 @@ public class NodeMaintenanceWebhook {
     /**
      * The answer to one request. The operator's own writes are admitted unchecked ({@link OperatorServiceAccount}: its
      * finalizer's removal must never wait on a rule or a review). CREATE and UPDATE: the rules, then the requester's
-     * rights; DELETE: the requester's rights to end the maintenance ({@link #deleteRefusals}). A review that cannot
+     * rights; DELETE: the requester's rights to end the maintenance ({@link #deleteAnswer}). A review that cannot
      * be read is denied as a BadRequest naming what is wrong, never answered with an error (which the API server
      * would report as a failed call).
      */
