@@ -8,6 +8,7 @@ import dev.tenure.kube.FencedWrites;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.admission.AdmissionCaches;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
+import dev.tenure.maintenance.admission.OperatorServiceAccount;
 import dev.tenure.maintenance.annotation.AnnotationDoor;
 import dev.tenure.maintenance.annotation.AnnotationSettings;
 import dev.tenure.maintenance.machine.EventRecorder;
@@ -93,6 +94,22 @@ public class MaintenanceBeans {
                 config.maintenance().maxNodesInMaintenance(),
                 config.maintenance().controlPlaneMinAvailable());
     }
+
+    /**
+     * The operator's own user, whose writes the webhook admits unchecked: the pod's service account from the downward
+     * API ({@code POD_SERVICE_ACCOUNT}: spec.serviceAccountName), else the one the manifests and the bundle create.
+     */
+    @Produces
+    @Singleton
+    OperatorServiceAccount operatorServiceAccount() {
+        String name = java.util.Optional.ofNullable(System.getenv("POD_SERVICE_ACCOUNT"))
+                .filter(s -> !s.isBlank())
+                .orElse(SERVICE_ACCOUNT);
+        return new OperatorServiceAccount(OperatorNamespace.current(), name);
+    }
+
+    /** The service account deploy/ and the OLM bundle create ({@code quarkus.kubernetes.service-account}). */
+    static final String SERVICE_ACCOUNT = "tenure-operator";
 
     @Produces
     @Singleton

@@ -86,7 +86,8 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
 
             **Before installing.** Kubernetes 1.31 or later. A NodeMaintenance does what its creator could do \
             by hand, so the admission webhook admits it only for a user who may patch the node and create \
-            pods/eviction (and delete pods with `disableEviction`), checked with a SubjectAccessReview. \
+            pods/eviction (and delete pods with `disableEviction`), checked with a SubjectAccessReview; \
+            deleting one, which uncordons the node, needs patch on that node. \
             Coordinated leader election needs the LeaseCandidate API (coordination.k8s.io v1alpha2 in \
             Kubernetes 1.32, v1beta1 from 1.33), which is off by default: turn on the \
             CoordinatedLeaderElection feature gate and serve the API, else Tenure does node maintenance only. \
@@ -159,13 +160,17 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
             int timeoutSeconds) {}
 
     // failurePolicy Fail: a NodeMaintenance that skipped validation could cordon a second
-    // control-plane node; the webhook only covers nodemaintenances, so an outage blocks nothing else.
+    // control-plane node, and a DELETE that skipped the requester check could uncordon any node; the
+    // webhook only covers nodemaintenances, so an outage blocks nothing else. It delays, and never
+    // strands, the operator's own finalizer removal: that UPDATE is retried until a replica serves
+    // the webhook again, which then admits the operator's writes unchecked (OLM's webhookdefinitions
+    // have no matchConditions to exempt it at the API server).
     static final WebhookDefinition WEBHOOK = new WebhookDefinition(
             "vnodemaintenance.tenure.dev",
             "tenure.dev",
             "v1alpha1",
             "nodemaintenances",
-            List.of("CREATE", "UPDATE"),
+            List.of("CREATE", "UPDATE", "DELETE"),
             VALIDATING_WEBHOOK_PATH,
             443,
             WEBHOOK_TARGET_PORT,

@@ -214,12 +214,19 @@ class GeneratedArtifactsTest {
             assertThat((List<Object>) rule.get("apiGroups")).containsExactly("tenure.dev");
             assertThat((List<Object>) rule.get("apiVersions")).containsExactly("v1alpha1");
             assertThat((List<Object>) rule.get("resources")).containsExactly("nodemaintenances");
-            assertThat((List<Object>) rule.get("operations")).containsExactlyInAnyOrder("CREATE", "UPDATE");
+            // DELETE too: ending a maintenance uncordons the node, so the requester check covers it (issue 39)
+            assertThat((List<Object>) rule.get("operations")).containsExactlyInAnyOrder("CREATE", "UPDATE", "DELETE");
 
             Map<String, Object> deployment = csvDeployment(csv, (String) webhook.get("deploymentName"));
             Map<String, Object> container = operatorContainer(at(deployment, "spec"));
             assertThat(ManifestAssembly.<List<Map<String, Object>>>at(container, "ports"))
                     .anySatisfy(p -> assertThat(p.get("containerPort")).isEqualTo(webhook.get("targetPort")));
+            // how the webhook knows the operator's own requests, which it admits unchecked
+            assertThat(ManifestAssembly.<List<Map<String, Object>>>at(container, "env"))
+                    .anySatisfy(e -> assertThat(e)
+                            .containsEntry("name", "POD_SERVICE_ACCOUNT")
+                            .containsEntry(
+                                    "valueFrom", Map.of("fieldRef", Map.of("fieldPath", "spec.serviceAccountName"))));
         });
     }
 

@@ -15,6 +15,7 @@ import java.util.List;
  * {@code disableEviction} delete pods past their PodDisruptionBudgets), yet OLM aggregates the CRD's rights
  * into the built-in {@code edit} role, which cannot patch a Node. The admission webhook therefore asks, with a
  * SubjectAccessReview for the requesting user, for each right in {@link #requiredRights}, and names those missing.
+ * Ending one (a DELETE) uncordons the node, and asks likewise for {@link #rightsToEnd}.
  */
 @ApplicationScoped
 public class NodeMaintenanceAuthorizer {
@@ -60,16 +61,46 @@ public class NodeMaintenanceAuthorizer {
     }
 
     /**
+     * The rights ending a maintenance of {@code nodeName} exercises: the undo's (uncordon, untaint, remove the
+     * condition, restore the recorded prior state), all patches of that Node, what {@code kubectl uncordon} needs.
+     */
+    public static List<Right> rightsToEnd(String nodeName) {
+        return List.of(new Right("patch", "nodes", null, nodeName, "uncordon, untaint and restore the node"));
+    }
+
+    /**
      * Why {@code user} may not request a maintenance of {@code spec}: empty when they hold every right in
      * {@link #requiredRights}, else one error naming the missing rights. A review that fails refuses too (the
      * webhook fails closed, as its failurePolicy does).
      */
     public List<String> refusals(UserInfo user, NodeMaintenanceSpec spec) {
+        return refusals(
+                user,
+                requiredRights(spec),
+                "may not put node " + spec.getNodeName()
+                        + " into maintenance: a NodeMaintenance does what its creator could do by hand");
+    }
+
+    /**
+     * Why {@code user} may not end the maintenance of {@code nodeName} (delete its NodeMaintenance): empty when they
+     * hold every right in {@link #rightsToEnd}, else one error naming the node and the missing right. Deleting
+     * uncordons the node, so it needs what undoing by hand needs; a review that fails refuses, as on create.
+     */
+    public List<String> endRefusals(UserInfo user, String nodeName) {
+        return refusals(
+                user,
+                rightsToEnd(nodeName),
+                "may not end the maintenance of node " + nodeName
+                        + ": deleting a NodeMaintenance undoes what it did to the node, which its deleter must be"
+                        + " able to do by hand");
+    }
+
+    private List<String> refusals(UserInfo user, List<Right> rights, String refusal) {
         if (user == null || user.getUsername() == null || user.getUsername().isBlank()) {
             return List.of("the request names no user, so its rights cannot be checked");
         }
         List<String> missing = new ArrayList<>();
-        for (Right right : requiredRights(spec)) {
+        for (Right right : rights) {
             boolean allowed;
             try {
                 allowed = reviews.allowed(user, right.attributes());
@@ -84,8 +115,6 @@ public class NodeMaintenanceAuthorizer {
         if (missing.isEmpty()) {
             return List.of();
         }
-        return List.of("user " + user.getUsername() + " may not put node " + spec.getNodeName()
-                + " into maintenance: a NodeMaintenance does what its creator could do by hand, and they lack "
-                + String.join("; ", missing));
+        return List.of("user " + user.getUsername() + " " + refusal + ", and they lack " + String.join("; ", missing));
     }
 }

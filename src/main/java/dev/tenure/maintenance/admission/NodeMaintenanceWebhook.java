@@ -3,6 +3,7 @@ package dev.tenure.maintenance.admission;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionRequest;
+import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponse;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponseBuilder;
 import io.fabric8.kubernetes.api.model.admission.v1.AdmissionReview;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -17,10 +18,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Validating admission webhook for NodeMaintenance (CREATE and UPDATE): the {@link NodeMaintenanceValidator}
- * rules, answered before the object is stored, and the {@link NodeMaintenanceAuthorizer} check that the
- * requesting user could cordon and drain the node themselves (403, naming the missing rights). Register it with a ValidatingWebhookConfiguration pointing at
- * {@value #PATH} (see docs/node-maintenance.md); without it the reconciler applies the same rules.
+ * Validating admission webhook for NodeMaintenance. CREATE and UPDATE: the {@link NodeMaintenanceValidator} rules,
+ * answered before the object is stored, and the {@link NodeMaintenanceAuthorizer} check that the requesting user
+ * could cordon and drain the node themselves (403, naming the missing rights). DELETE: the check that they could undo
+ * it by hand (patch the node). The operator's own writes pass unchecked. Register it with a
+ * ValidatingWebhookConfiguration pointing at {@value #PATH} (see docs/node-maintenance.md); without it the reconciler
+ * applies the same rules, and nothing checks who deletes.
  */
 @Path(NodeMaintenanceWebhook.PATH)
 public class NodeMaintenanceWebhook {
@@ -42,22 +45,93 @@ public class NodeMaintenanceWebhook {
     @Inject
     AdmissionCaches caches;
 
+    @Inject
+    OperatorServiceAccount operator;
+
     @POST
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     public String review(String body) {
         KubernetesSerialization json = client.getKubernetesSerialization();
-        AdmissionReview review = json.unmarshal(body, AdmissionReview.class);
-        AdmissionRequest request = review.getRequest();
-        NodeMaintenanceValidator.Verdict verdict = verdict(request, json);
-        List<String> errors = verdict.refusals();
-        // Only a valid request is worth a SubjectAccessReview per right.
-        List<String> refusals = errors.isEmpty() ? refusals(request, json) : List.of();
+        AdmissionReview review;
+        try {
+            review = json.unmarshal(body, AdmissionReview.class);
+        } catch (RuntimeException e) {
+            review = null;
+        }
+        AdmissionRequest request = review == null ? null : review.getRequest();
         AdmissionReview answer = new AdmissionReview();
-        answer.setApiVersion(review.getApiVersion() == null ? "admission.k8s.io/v1" : review.getApiVersion());
+        answer.setApiVersion(
+                review == null || review.getApiVersion() == null ? "admission.k8s.io/v1" : review.getApiVersion());
         answer.setKind("AdmissionReview");
-        answer.setResponse(answer(request.getUid(), errors, refusals, verdict.holds()));
+        answer.setResponse(respond(request, json));
         return json.asJson(answer);
+    }
+
+    /**
+     * The answer to one request. The operator's own writes are admitted unchecked ({@link OperatorServiceAccount}: its
+     * finalizer's removal must never wait on a rule or a review). CREATE and UPDATE: the rules, then the requester's
+     * rights; DELETE: the requester's rights to end the maintenance ({@link #deleteAnswer}). A review that cannot
+     * be read is denied as a BadRequest naming what is wrong, never answered with an error (which the API server
+     * would report as a failed call).
+     */
+    AdmissionResponse respond(AdmissionRequest request, KubernetesSerialization json) {
+        if (request == null) {
+            return badRequest(null, "the AdmissionReview carries no request");
+        }
+        if (operator.is(request.getUserInfo())) {
+            return answer(request.getUid(), List.of(), List.of(), List.of());
+        }
+        String operation = request.getOperation();
+        try {
+            if ("DELETE".equals(operation)) {
+                return deleteAnswer(request, json);
+            }
+            NodeMaintenanceValidator.Verdict verdict = verdict(request, json);
+            List<String> errors = verdict.refusals();
+            // Only a valid request is worth a SubjectAccessReview per right.
+            List<String> refusals = errors.isEmpty() ? refusals(request, json) : List.of();
+            return answer(request.getUid(), errors, refusals, verdict.holds());
+        } catch (RuntimeException e) {
+            return badRequest(
+                    request.getUid(),
+                    operation + " of NodeMaintenance " + request.getName() + ": the review cannot be read: "
+                            + e.getMessage());
+        }
+    }
+
+    /**
+     * A DELETE ends the maintenance, which uncordons the node: the requester must hold {@link
+     * NodeMaintenanceAuthorizer#rightsToEnd} on the node in {@code oldObject} (the one it was admitted for,
+     * {@link NodeMaintenanceValidator#nodeOf}). kube-apiserver always sends oldObject on DELETE; a review without it
+     * cannot say which node and is refused. A NodeMaintenance that names no node has touched none, and is let go.
+     */
+    private AdmissionResponse deleteAnswer(AdmissionRequest request, KubernetesSerialization json) {
+        if (request.getOldObject() == null) {
+            return badRequest(
+                    request.getUid(),
+                    "DELETE of NodeMaintenance " + request.getName()
+                            + ": the review carries no oldObject, so the node whose maintenance would end is unknown");
+        }
+        NodeMaintenance old = json.convertValue(request.getOldObject(), NodeMaintenance.class);
+        String nodeName = NodeMaintenanceValidator.nodeOf(old);
+        if (nodeName == null) {
+            return answer(request.getUid(), List.of(), List.of(), List.of());
+        }
+        return answer(request.getUid(), List.of(), authorizer.endRefusals(request.getUserInfo(), nodeName), List.of());
+    }
+
+    static AdmissionResponse badRequest(String uid, String message) {
+        return new AdmissionResponseBuilder()
+                .withUid(uid)
+                .withAllowed(false)
+                .withStatus(new io.fabric8.kubernetes.api.model.StatusBuilder()
+                        .withCode(400)
+                        .withStatus("Failure")
+                        .withReason("BadRequest")
+                        .withMessage(message)
+                        .build())
+                .build();
     }
 
     /**
@@ -65,8 +139,7 @@ public class NodeMaintenanceWebhook {
      * rights) as Forbidden (403); {@code holds} (the operator-wide limits, full now) admit it with a warning, which
      * kubectl prints: the NodeMaintenance waits Pending in the fair queue and starts when a slot frees and it is first.
      */
-    static io.fabric8.kubernetes.api.model.admission.v1.AdmissionResponse answer(
-            String uid, List<String> errors, List<String> refusals, List<String> holds) {
+    static AdmissionResponse answer(String uid, List<String> errors, List<String> refusals, List<String> holds) {
         var response = new AdmissionResponseBuilder().withUid(uid).withAllowed(errors.isEmpty() && refusals.isEmpty());
         if (errors.isEmpty() && refusals.isEmpty() && !holds.isEmpty()) {
             response.withWarnings(holds.stream()

@@ -481,6 +481,23 @@ class NodeMaintenanceReconcilerIT {
                 .contains("create pods/eviction (all namespaces)");
     }
 
+    /**
+     * Issue 39: deleting a NodeMaintenance ends it and uncordons its node, so it needs what undoing by hand needs:
+     * `edit` alone is refused, naming the node and the right; a node admin and the operator itself are admitted.
+     */
+    @Test
+    void webhookRefusesADeleteByAnEditOnlyUserAndAdmitsANodeAdmin() throws Exception {
+        String old = nmJson("d1", "authz-d", "");
+        assertThat(review("DELETE", "null", old, EDIT_USER))
+                .contains("\"allowed\":false")
+                .contains("\"code\":403")
+                .contains("user eddie may not end the maintenance of node authz-d")
+                .contains("patch nodes authz-d (uncordon, untaint and restore the node)");
+        assertThat(review("DELETE", "null", old, NODE_ADMIN)).contains("\"allowed\":true");
+        assertThat(review("DELETE", "null", old, "system:serviceaccount:tenure-system:tenure-operator"))
+                .contains("\"allowed\":true");
+    }
+
     @jakarta.inject.Inject
     AdmissionCaches caches;
 
