@@ -19,8 +19,8 @@ class TestClassOrderTest {
     private static Optional<String> classOrderer = Optional.empty();
 
     @RegisterExtension
-    static final BeforeAllCallback READ_CONFIGURATION = context ->
-            classOrderer = context.getConfigurationParameter("junit.jupiter.testclass.order.default");
+    static final BeforeAllCallback READ_CONFIGURATION =
+            context -> classOrderer = context.getConfigurationParameter("junit.jupiter.testclass.order.default");
 
     @Test
     void quarkusOrdersTheTestClasses() {
