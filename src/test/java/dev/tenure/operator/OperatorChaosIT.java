@@ -1127,7 +1127,7 @@ class OperatorChaosIT {
         long took = System.nanoTime();
         try (Trial trial = new Trial(seed)) {
             Random rnd = trial.rnd;
-            fault = Fault.values()[rnd.nextInt(Fault.values().length)];
+            fault = List.of(Fault.values()).get(rnd.nextInt(Fault.values().length));
             if (!ONLY_FAULT.isEmpty()) {
                 fault = Fault.valueOf(ONLY_FAULT);
             }
@@ -1490,7 +1490,7 @@ class OperatorChaosIT {
         void run(Trial trial) throws Exception {
             Random rnd = trial.rnd;
             trial.inPods = true;
-            point = KillPoint.values()[rnd.nextInt(KillPoint.values().length)];
+            point = List.of(KillPoint.values()).get(rnd.nextInt(KillPoint.values().length));
             if (!ONLY_KILL_POINT.isEmpty()) {
                 point = KillPoint.valueOf(ONLY_KILL_POINT);
             }
