@@ -192,6 +192,11 @@ public class OperatorLeadership {
         LeaseKey lease = LeaseKey.of(namespace(le), le.leaseName());
         KubernetesClientBuilder election =
                 new KubernetesClientBuilder().withConfig(electionClientConfig(client.getConfiguration(), le));
+        if (client.getKubernetesSerialization() != null) {
+            // the application's (thread-safe; its deserializers and table of kinds built once): a client with one of
+            // its own builds them again during its first renewals
+            election.withKubernetesSerialization(client.getKubernetesSerialization());
+        }
         if (electionHttpClients != null) {
             election.withHttpClientFactory(electionHttpClients);
         }

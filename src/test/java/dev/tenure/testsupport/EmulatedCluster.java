@@ -197,6 +197,13 @@ public final class EmulatedCluster implements AutoCloseable {
     private final KubeletSimulator kubelets;
     private final String url;
     private final Path kubeconfig;
+    /**
+     * The serialization of every cluster's clients: thread-safe, and a client built with a new one decodes its first
+     * objects slowly (it builds its deserializers and its table of kinds again).
+     */
+    private static final io.fabric8.kubernetes.client.utils.KubernetesSerialization CLIENT_SERIALIZATION =
+            new io.fabric8.kubernetes.client.utils.KubernetesSerialization();
+
     /** One client per User-Agent, built on first use (harness, operator under test, workloads). */
     private final Map<String, KubernetesClient> clients = new ConcurrentHashMap<>();
 
@@ -303,6 +310,7 @@ public final class EmulatedCluster implements AutoCloseable {
                         .withConfig(new ConfigBuilder(clientConfig())
                                 .withUserAgent(agent)
                                 .build())
+                        .withKubernetesSerialization(CLIENT_SERIALIZATION)
                         .build());
     }
 
