@@ -2,6 +2,7 @@ package dev.tenure;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
 
 import com.tngtech.archunit.base.DescribedPredicate;
 import com.tngtech.archunit.core.domain.JavaClass;
@@ -15,6 +16,7 @@ import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.kube.KubeLeaseStore;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -61,14 +63,31 @@ class WiringArchitectureTest {
             .callMethod(System.class, "currentTimeMillis")
             .because("time is injected: dev.tenure.operator.Clocks supplies the one wall clock");
 
-    /** The maintenance side's decide steps: (observed objects, now, settings) -> decision. */
-    private static final Pattern PLANNERS = Pattern.compile("dev\\.tenure\\.maintenance\\.(annotation\\.)?"
-            + "(MaintenancePlanner|NodeMaintenanceAdmission|NodeMaintenanceValidator|NodeMaintenanceStatuses|DrainPlan"
-            + "|DrainPacing|MaintenanceRequest|MaintenanceLimits|AnnotationProtocol"
-            // issue 29's: ordered drain and per-pod behaviour, volume detach, preview, schedules, hooks
-            + "|DrainRules|DrainWaves|VolumeDetach|DrainPreview|MaintenanceSchedule|MaintenanceHooks"
+    /** The maintenance side's decide steps, by room: (observed objects, now, settings) -> decision. */
+    static final List<String> PLANNER_NAMES = List.of(
+            "admission.NodeMaintenanceAdmission",
+            "admission.NodeMaintenanceValidator",
+            "admission.MaintenanceLimits",
+            "machine.MaintenancePlanner",
+            "machine.NodeMaintenanceStatuses",
+            "machine.MaintenanceRequest",
+            "machine.MaintenanceSchedule",
+            "machine.MaintenanceHooks",
             // issue 27's: the machine's "what next", split from the steps that do the I/O
-            + "|MaintenanceStages)(\\$.*)?");
+            "machine.MaintenanceStages",
+            "drain.DrainPlan",
+            "drain.PodFilters",
+            "drain.DrainPacing",
+            "drain.DrainReport",
+            // issue 29's: ordered drain and per-pod behaviour, volume detach, preview
+            "drain.DrainRules",
+            "drain.DrainWaves",
+            "drain.VolumeDetach",
+            "drain.DrainPreview",
+            "annotation.AnnotationProtocol");
+
+    private static final Pattern PLANNERS = Pattern.compile(
+            "dev\\.tenure\\.maintenance\\.(" + String.join("|", PLANNER_NAMES).replace(".", "\\.") + ")(\\$.*)?");
 
     /** What a planner may be given or use: values and other planners, never a client, store, machine or framework. */
     private static final Set<String> VALUES = Set.of(
@@ -127,5 +146,15 @@ class WiringArchitectureTest {
     @Test
     void maintenancePlannersArePure() {
         MAINTENANCE_PLANNERS_ARE_PURE.check(MAIN);
+    }
+
+    /** A planner that moved rooms must not drop out of the rule unnoticed (it did once, when the rooms were made). */
+    @Test
+    void everyNamedPlannerIsAClassTheRuleChecks() {
+        for (String planner : PLANNER_NAMES) {
+            String name = "dev.tenure.maintenance." + planner;
+            assertThat(MAIN.contain(name)).as(name).isTrue();
+            assertThat(PLANNERS.matcher(name).matches()).as(name).isTrue();
+        }
     }
 }
