@@ -13,6 +13,7 @@ import dev.tenure.maintenance.machine.MaintenanceHooks;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import dev.tenure.maintenance.machine.NodeMarks;
 import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
@@ -177,12 +178,16 @@ class WorldOverRecordIT {
         cluster().seed().node("tl-1").role("worker").create();
         create("tl", "tl-1");
         await().atMost(WAIT).until(() -> phaseOf("tl") == Phase.Succeeded);
+        // Tenure's node lease, not the kubelet's (kube-node-lease/tl-1, which a living cluster renews)
         Lease lease = client().leases().inAnyNamespace().list().getItems().stream()
+                .filter(l -> !"kube-node-lease".equals(l.getMetadata().getNamespace()))
                 .filter(l -> l.getMetadata().getName().endsWith("tl-1"))
-                .findFirst()
-                .orElseThrow();
-        // hand-edited to another holder, valid for an hour
-        client().leases()
+                .collect(java.util.stream.Collectors.collectingAndThen(java.util.stream.Collectors.toList(), leases -> {
+                    assertThat(leases).as("Tenure's node lease of tl-1").hasSize(1);
+                    return leases.get(0);
+                }));
+        // hand-edited to another holder, valid for an hour (retried: Tenure renews it meanwhile)
+        Conflicts.retry(() -> client().leases()
                 .inNamespace(lease.getMetadata().getNamespace())
                 .withName(lease.getMetadata().getName())
                 .edit(l -> {
@@ -190,7 +195,7 @@ class WorldOverRecordIT {
                     l.getSpec().setLeaseDurationSeconds(3600);
                     l.getSpec().setRenewTime(java.time.ZonedDateTime.now(java.time.ZoneOffset.UTC));
                     return l;
-                });
+                }));
 
         client().resources(NodeMaintenance.class).withName("tl").delete();
         await().atMost(WAIT).until(() -> get("tl") == null);
