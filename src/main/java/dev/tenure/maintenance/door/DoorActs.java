@@ -70,8 +70,12 @@ final class DoorActs {
         this.clock = clock;
     }
 
-    /** Carries out what one reconcile decided about {@code nm}, observed at {@code began}. */
-    UpdateControl<NodeMaintenance> reconcile(NodeMaintenance nm, DoorDecision decision, Instant began) {
+    /**
+     * Carries out what one reconcile decided about {@code nm}, observed at {@code began}; {@code statusOurs}: its
+     * status is this reconciler's own write (else a record only, re-derived before the machine moves on).
+     */
+    UpdateControl<NodeMaintenance> reconcile(
+            NodeMaintenance nm, boolean statusOurs, DoorDecision decision, Instant began) {
         if (decision instanceof DoorDecision.Unchanged) {
             return UpdateControl.noUpdate();
         }
@@ -79,7 +83,7 @@ final class DoorActs {
             return preview(nm, preview);
         }
         if (decision instanceof DoorDecision.Advance advance) {
-            return advance(nm, advance, began);
+            return advance(nm, statusOurs, advance, began);
         }
         DoorDecision.Settled settled = (DoorDecision.Settled) decision;
         emit(nm, settled.nodeName(), settled.events());
@@ -131,7 +135,8 @@ final class DoorActs {
         return DeleteControl.defaultDelete();
     }
 
-    private UpdateControl<NodeMaintenance> advance(NodeMaintenance nm, DoorDecision.Advance advance, Instant began) {
+    private UpdateControl<NodeMaintenance> advance(
+            NodeMaintenance nm, boolean statusOurs, DoorDecision.Advance advance, Instant began) {
         MaintenanceEvents events = eventsFor(nm, advance.nodeName());
         MaintenanceMachine.Step step;
         try {
@@ -141,8 +146,7 @@ final class DoorActs {
                             hookAnnotations(nm),
                             advance.admit().request().hooks().timeout()));
             // a status this operator did not write is a record only: what it says was done is checked first
-            MaintenanceState from =
-                    ownWrites.wroteStatusOf(nm) ? advance.state() : machine.rederive(request, advance.state(), events);
+            MaintenanceState from = statusOurs ? advance.state() : machine.rederive(request, advance.state(), events);
             step = machine.advance(request, from, advance.admit().retryFailed(), advance.node(), events);
         } catch (KubernetesClientException e) {
             // API trouble the machine did not expect (e.g. reading the Node): report it, count it, retry with backoff.

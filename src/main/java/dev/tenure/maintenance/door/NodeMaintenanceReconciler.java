@@ -144,9 +144,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     @Override
     public UpdateControl<NodeMaintenance> reconcile(NodeMaintenance nm, Context<NodeMaintenance> context) {
         try (WorkFence.Permit permit = fence.enter()) {
-            DoorDecision.Observed observed = observe(asRead(nm, context), context, false);
+            OwnStatusWrites.Read read = asRead(nm, context);
+            DoorDecision.Observed observed = observe(read.nm(), context, false);
             DoorDecision decision = DoorDecisions.decide(observed, rules);
-            return acts.reconcile(observed.nm(), decision, observed.now());
+            return acts.reconcile(observed.nm(), read.statusOurs(), decision, observed.now());
         }
     }
 
@@ -176,7 +177,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     @Override
     public DeleteControl cleanup(NodeMaintenance nm, Context<NodeMaintenance> context) {
         try (WorkFence.Permit permit = fence.enter()) {
-            DoorDecision.Observed observed = observe(asRead(nm, context), context, true);
+            DoorDecision.Observed observed = observe(asRead(nm, context).nm(), context, true);
             DeleteControl control = acts.cleanup(observed.nm(), DoorDecisions.cleanup(observed, rules));
             if (control.isRemoveFinalizer()) {
                 ownWrites.forget(nm.getMetadata().getName());
@@ -189,11 +190,11 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
      * The NodeMaintenance to decide from: JOSDK hands over a copy made by serializing the cached object, and what was
      * malformed is noted on that one; and the informer's cache may not have this reconciler's last status write yet.
      */
-    private NodeMaintenance asRead(NodeMaintenance nm, Context<NodeMaintenance> context) {
+    private OwnStatusWrites.Read asRead(NodeMaintenance nm, Context<NodeMaintenance> context) {
         context.getPrimaryCache()
                 .get(io.javaoperatorsdk.operator.processing.event.ResourceID.fromResource(nm))
                 .ifPresent(read -> NodeMaintenance.carryMalformedFields(read, nm));
-        return ownWrites.freshest(nm);
+        return ownWrites.read(nm);
     }
 
     /**

@@ -34,6 +34,15 @@ public final class OwnStatusWrites {
     }
 
     /** {@code read}, or a copy of the newest status write's answer when {@code read} is a version it wrote over. */
+    /** The NodeMaintenance to decide from ({@link #freshest}) and whether its status is this reconciler's own. */
+    record Read(NodeMaintenance nm, boolean statusOurs) {}
+
+    /** {@link #freshest} and {@link #wroteStatusOf} in one look, at observe time (the door visits this file once). */
+    Read read(NodeMaintenance read) {
+        NodeMaintenance fresh = freshest(read);
+        return new Read(fresh, wroteStatusOf(fresh));
+    }
+
     NodeMaintenance freshest(NodeMaintenance read) {
         String name = read.getMetadata().getName();
         Written written = byName.get(name);
