@@ -1,9 +1,11 @@
 package dev.tenure.maintenance;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
+import dev.tenure.maintenance.api.MalformedFields;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
@@ -14,7 +16,10 @@ import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import dev.tenure.maintenance.machine.MaintenanceSettings;
 import dev.tenure.testsupport.EmulatedCluster;
+import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientBuilder;
+import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
@@ -34,6 +39,7 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
     public final KubernetesClient client;
 
     final MaintenanceMachine machine;
+    private final KubernetesClient work;
     private final ExecutorService pool;
     private final ExecutorScheduler heartbeats;
     private final Operator operator;
@@ -65,7 +71,17 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
         for (String node : nodes) {
             cluster.seed().node(node).role("worker").create();
         }
-        KubernetesClient work = cluster.operatorClient();
+        // The operator's own client, read as production's (dev.tenure.operator.MalformedFieldsReading): a
+        // NodeMaintenance with a field of the wrong JSON type is read with that field absent and named, not a failed
+        // watch event that stops the informer (and, by JOSDK's default, the process).
+        ObjectMapper mapper = new ObjectMapper();
+        mapper.registerModule(new MalformedFields());
+        work = new KubernetesClientBuilder()
+                .withConfig(new ConfigBuilder(cluster.clientConfig())
+                        .withUserAgent(EmulatedCluster.OPERATOR_USER_AGENT)
+                        .build())
+                .withKubernetesSerialization(new KubernetesSerialization(mapper, true))
+                .build();
         pool = Executors.newFixedThreadPool(4);
         heartbeats = new ExecutorScheduler("rig-heartbeats");
         MaintenanceMetrics metrics = new MaintenanceMetrics(new SimpleMeterRegistry());
@@ -114,6 +130,7 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
         machine.close();
         heartbeats.close();
         pool.shutdownNow();
+        work.close();
         cluster.close();
     }
 }

@@ -200,8 +200,30 @@ final class DoorActs {
                     Optional.of(DoorDecisions.REFUSED_RETRY));
         }
         StepStatuses.Mapped mapped = StepStatuses.previewed(nm, preview, step, clock.instant());
+        if (!mapped.status().equals(nm.getStatus())) {
+            emitPreviewed(nm, preview.nodeName(), mapped.status());
+        }
         writeChanged(nm, mapped.status());
         return lookAgain(mapped.look());
+    }
+
+    /**
+     * A preview's new plan as an event on the NodeMaintenance, like every other outcome (the plan itself is in
+     * status.drainPlan): a Warning when lastError names a pod the drain would refuse, or why there is no plan. Said
+     * when the status changes, so a preview refreshed unchanged adds none.
+     */
+    private void emitPreviewed(NodeMaintenance nm, String nodeName, NodeMaintenanceStatus next) {
+        int pods = next.getDrainPlan() == null || next.getDrainPlan().getPods() == null
+                ? 0
+                : next.getDrainPlan().getPods().size();
+        String error = next.getLastError() == null || next.getLastError().isBlank() ? null : next.getLastError();
+        eventsFor(nm, nodeName)
+                .emit(
+                        error != null,
+                        MaintenanceEvents.PREVIEWED,
+                        "dry run, nothing touched: the drain of node " + nodeName + " plans " + pods
+                                + " pod(s), listed in status.drainPlan"
+                                + (error == null ? "; set spec.preview to false to start it" : "; " + error));
     }
 
     /** The phase metric, a log line when the phase or the drain moved, and the status write when it differs. */

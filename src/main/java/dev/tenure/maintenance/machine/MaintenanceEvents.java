@@ -60,6 +60,9 @@ public interface MaintenanceEvents {
      */
     String NOT_ADMISSIBLE = "NotAdmissible";
 
+    /** A preview (spec.preview) planned the drain, or could not: what status.drainPlan now holds, or why not. */
+    String PREVIEWED = "DrainPreviewed";
+
     /** spec.join: the maintenance shares the node's maintenance by another NodeMaintenance. */
     String JOINED = "JoinedMaintenance";
     /** A deleted owner keeps the node in maintenance while maintenances that joined it remain. */

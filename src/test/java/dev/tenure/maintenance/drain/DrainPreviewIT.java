@@ -12,6 +12,7 @@ import dev.tenure.maintenance.api.DrainSpec;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.machine.MaintenanceEvents;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
@@ -140,6 +141,15 @@ class DrainPreviewIT {
 
         DrainPlanStatus plan = get("pv").getStatus().getDrainPlan();
         assertThat(get("pv").getStatus().getPhase()).isEqualTo(Phase.Pending);
+        // issue 38: every NodeMaintenance's outcome has an event, a preview's too
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(
+                                client().v1().events().inAnyNamespace().list().getItems())
+                        .filteredOn(e -> "pv".equals(e.getInvolvedObject().getName()))
+                        .anySatisfy(e -> {
+                            assertThat(e.getReason()).isEqualTo(MaintenanceEvents.PREVIEWED);
+                            assertThat(e.getMessage()).contains("node pv-1 plans 5 pod(s)");
+                        }));
         assertThat(plan.getPods()).hasSize(5);
         assertThat(plan.getPods())
                 .filteredOn(p -> p.getPod().startsWith("pv/web-"))
