@@ -33,13 +33,14 @@ import java.util.Map;
  * operator writes its status again).
  *
  * <p>How: the object is read as a tree and bound; a binding that fails names the field (Jackson's path), which is
- * taken out of the tree and noted, and the tree is bound again — at most {@link #MAX_FIELDS} times. A well-formed
- * object is bound once. Only NodeMaintenance is read this way; everything else the client reads fails as before.
+ * taken out of the tree and noted, and the tree is bound again — at most {@link #MAX_FIELDS} times; past that, or
+ * when a failure names no field, the object is read with its metadata only and its spec named as not read. A
+ * well-formed object is bound once. Only NodeMaintenance is read this way; everything else the client reads fails as before.
  */
 public final class MalformedFields extends SimpleModule {
     private static final long serialVersionUID = 1L;
 
-    /** More wrong fields than this and the object is not worth reading: the read fails as without this module. */
+    /** More wrong fields than this and the spec is not worth reading: the object is read with its metadata only. */
     static final int MAX_FIELDS = 32;
 
     public MalformedFields() {
@@ -81,12 +82,9 @@ public final class MalformedFields extends SimpleModule {
                     return read;
                 } catch (JsonMappingException e) {
                     List<JsonMappingException.Reference> path = e.getPath();
-                    if (attempt >= MAX_FIELDS || path.isEmpty()) {
-                        throw e;
-                    }
-                    JsonNode removed = takeOut(tree, path);
+                    JsonNode removed = attempt >= MAX_FIELDS || path.isEmpty() ? null : takeOut(tree, path);
                     if (removed == null) {
-                        throw e;
+                        return withoutSpec((ObjectNode) tree, notes, attempt, p, ctxt, e);
                     }
                     String field = field(path);
                     if (!field.startsWith("status")) {
@@ -94,6 +92,31 @@ public final class MalformedFields extends SimpleModule {
                     }
                 }
             }
+        }
+
+        /**
+         * Past {@link #MAX_FIELDS} wrong fields, or one Jackson cannot point at, the object is still read — with its
+         * metadata only, the spec named as unread — so that the validator refuses it and the informer reads on.
+         */
+        private Object withoutSpec(
+                ObjectNode tree,
+                List<String> notes,
+                int attempt,
+                JsonParser p,
+                DeserializationContext ctxt,
+                JsonMappingException e)
+                throws IOException {
+            ObjectNode bare = tree.deepCopy();
+            bare.remove("spec");
+            bare.remove("status");
+            Object read = bind(bare, p, ctxt);
+            if (read instanceof NodeMaintenance nm) {
+                String why = attempt >= MAX_FIELDS
+                        ? "more than " + MAX_FIELDS + " fields of the wrong type"
+                        : "unreadable at " + (e.getPath().isEmpty() ? "the top" : field(e.getPath()));
+                nm.malformed("spec: not read, " + why + (notes.isEmpty() ? "" : "; first: " + notes.get(0)));
+            }
+            return read;
         }
 
         private Object bind(JsonNode tree, JsonParser p, DeserializationContext ctxt) throws IOException {

@@ -100,6 +100,24 @@ class MalformedFieldsTest {
     }
 
     @Test
+    void pastTheLimitTheObjectIsReadWithItsMetadataAndTheSpecNamedAsNotRead() {
+        String rules = String.join(",", java.util.Collections.nCopies(MalformedFields.MAX_FIELDS + 8, "1"));
+        String manyWrong = """
+                {"apiVersion":"tenure.dev/v1alpha1","kind":"NodeMaintenance",
+                 "metadata":{"name":"m2","resourceVersion":"9"},
+                 "spec":{"nodeName":"n1","drain":{"rules":[%s]}}}
+                """.formatted(rules);
+
+        NodeMaintenance nm = lenient().unmarshal(manyWrong, NodeMaintenance.class);
+
+        assertThat(nm.getMetadata().getName()).isEqualTo("m2");
+        assertThat(nm.getSpec()).isNull();
+        assertThat(nm.malformedFields())
+                .containsExactly("spec: not read, more than " + MalformedFields.MAX_FIELDS
+                        + " fields of the wrong type; first: spec.drain.rules[0]: must be an object, was 1");
+    }
+
+    @Test
     void aCopyBySerializingHasNoNotesUntilTheyAreCarriedFromTheObjectAsRead() {
         KubernetesSerialization json = lenient();
         NodeMaintenance read = json.unmarshal(WRONG_TYPES, NodeMaintenance.class);

@@ -216,6 +216,11 @@ class HostileInputIT {
                         "{\"nodeName\":\"%s\",\"drain\":\"all\"}",
                         "spec.drain: must be an object, was \"all\""),
                 Arguments.of(
+                        "more wrong fields than the reader takes out",
+                        "{\"nodeName\":\"%s\",\"drain\":{\"rules\":["
+                                + String.join(",", java.util.Collections.nCopies(40, "1")) + "]}}",
+                        "spec: not read, more than 32 fields of the wrong type"),
+                Arguments.of(
                         "negative gracePeriodSeconds",
                         "{\"nodeName\":\"%s\",\"drain\":{\"gracePeriodSeconds\":-7}}",
                         "spec.drain.gracePeriodSeconds: must be -1"));
