@@ -16,12 +16,18 @@ import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import dev.tenure.maintenance.machine.MaintenanceSettings;
 import dev.tenure.testsupport.EmulatedCluster;
+import io.fabric8.crdv2.generator.CRDGenerator;
+import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -31,7 +37,8 @@ import java.util.concurrent.Executors;
 /**
  * The NodeMaintenance door as the operator runs it, for the integration tests of its features: an emulated cluster
  * with worker nodes, the real {@link MaintenanceMachine} and {@link NodeMaintenanceReconciler} in a JOSDK
- * {@link Operator}, with a handover that holds nothing and the work fence always open. {@link #close} stops it all.
+ * {@link Operator}, with a handover that holds nothing and the work fence always open, and the NodeMaintenance CRD
+ * stored (its schema enforced). {@link #close} stops it all.
  */
 public final class MaintenanceOperatorRig implements AutoCloseable {
     public final EmulatedCluster cluster;
@@ -68,6 +75,7 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
             String... nodes) {
         cluster = EmulatedCluster.start(options);
         client = cluster.client();
+        installCrd(client);
         for (String node : nodes) {
             cluster.seed().node(node).role("worker").create();
         }
@@ -108,6 +116,45 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
                 o -> o.withKubernetesClient(work).withCloseClientOnStop(false).withUseSSAToPatchPrimaryResource(false));
         operator.register(reconciler);
         operator.start();
+    }
+
+    /**
+     * Stores the NodeMaintenance CRD, generated from the API types as the build generates it, so the emulated API
+     * server enforces its schema and CEL rules as kube-apiserver does (a spec the schema refuses is a 422, never a
+     * stored object the rig's tests could mistake for one a cluster would hold).
+     */
+    static void installCrd(KubernetesClient client) {
+        client.apiextensions()
+                .v1()
+                .customResourceDefinitions()
+                .resource(generatedCrd(client))
+                .create();
+    }
+
+    private static CustomResourceDefinition generatedCrd(KubernetesClient client) {
+        try {
+            Path dir = Files.createTempDirectory("tenure-crd");
+            try {
+                new CRDGenerator()
+                        .inOutputDir(dir.toFile())
+                        .forCRDVersions("v1")
+                        .customResourceClasses(NodeMaintenance.class)
+                        .generate();
+                return client.getKubernetesSerialization()
+                        .unmarshal(
+                                Files.readString(dir.resolve("nodemaintenances.tenure.dev-v1.yml")),
+                                CustomResourceDefinition.class);
+            } finally {
+                try (var files = Files.list(dir)) {
+                    for (Path f : files.toList()) {
+                        Files.delete(f);
+                    }
+                }
+                Files.delete(dir);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     NodeMaintenance get(String name) {
