@@ -170,11 +170,10 @@ public class MaintenanceLifecycleIT {
         assertThat(evictionsOn("web")).isZero();
         assertThat(eventReasons("hooked")).contains(MaintenanceEvents.HOOKS_WAITING);
 
-        Instant released = clock.instant();
         setAnnotations("hooked", Map.of("unrelated", "stays"));
 
+        // WAKE_UP is the check: the next reconcile the machine asks for (its renewal) comes 20 s later
         await().atMost(WAKE_UP).until(() -> phase("hooked") == Phase.Succeeded);
-        assertThat(Duration.between(released, clock.instant())).isLessThan(SETTINGS.renewEvery());
         assertThat(status("hooked").getHooks()).isNull();
         assertThat(evictionsOn("web")).isEqualTo(2);
         assertThat(eventReasons("hooked")).contains(MaintenanceEvents.HOOKS_RELEASED);
@@ -301,6 +300,8 @@ public class MaintenanceLifecycleIT {
                 .startsWith("the maintenance window closed at 2026-11-26T03:00:00Z before the drain finished");
         assertThat(status("late").getPhase()).isEqualTo(Phase.Running);
         assertThat(eventReasons("late")).contains(MaintenanceEvents.WINDOW_OVERRUN);
-        assertThat(opens).isBefore(clock.instant());
+        assertThat(clock.instant())
+                .as("the overrun is said once the window has closed, not before")
+                .isAfterOrEqualTo(opens.plus(Duration.ofHours(1)));
     }
 }
