@@ -588,6 +588,9 @@ class OperatorChaosIT {
                             .withPersistentVolumeName("pv-" + VOLUME)
                             .endSource()
                             .endSpec()
+                            .withNewStatus()
+                            .withAttached(true)
+                            .endStatus()
                             .build())
                     .create();
             return DrainWitness.watch(cluster, WORK_NS, waves, Set.copyOf(untouchable), this::ms);

@@ -63,9 +63,11 @@ import java.util.Optional;
 @RBACRule(apiGroups = "", resources = "pods/eviction", verbs = "create")
 @RBACRule(apiGroups = "apps", resources = "daemonsets", verbs = "get")
 // issue 29: drain rules that select by namespace read the pods' namespaces; the wait for volume detach lists
-// VolumeAttachments; a preview lists the budgets that would refuse an eviction
+// VolumeAttachments and reads their PersistentVolumes' claims; a preview lists the budgets that would refuse an
+// eviction
 @RBACRule(apiGroups = "", resources = "namespaces", verbs = "get")
 @RBACRule(apiGroups = "storage.k8s.io", resources = "volumeattachments", verbs = "list")
+@RBACRule(apiGroups = "", resources = "persistentvolumes", verbs = "get")
 @RBACRule(apiGroups = "policy", resources = "poddisruptionbudgets", verbs = "list")
 @RBACRule(
         apiGroups = "",

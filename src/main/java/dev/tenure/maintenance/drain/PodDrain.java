@@ -120,20 +120,35 @@ public final class PodDrain {
     }
 
     /**
-     * The VolumeAttachments naming the node ({@code spec.nodeName}). kube-apiserver has no field selector for it, so
-     * all are listed and filtered here, as Cluster API's wait for volume detach does.
+     * The node's volumes after the drain ({@link VolumeDetach#onNode}): the VolumeAttachments naming the node
+     * ({@code spec.nodeName}; kube-apiserver has no field selector for it, so all are listed and filtered here, as
+     * Cluster API's wait does), the claim of each one's PersistentVolume (one GET each), the pods still on the node and
+     * the node's Ready condition.
      */
-    public List<VolumeDetach.Attachment> volumeAttachmentsOn(String nodeName) {
-        return client.storage().v1().volumeAttachments().list().getItems().stream()
-                .filter(va ->
-                        va.getSpec() != null && nodeName.equals(va.getSpec().getNodeName()))
-                .map(va -> new VolumeDetach.Attachment(
-                        va.getMetadata().getName(),
-                        va.getSpec().getAttacher(),
-                        va.getSpec().getSource() == null
-                                ? null
-                                : va.getSpec().getSource().getPersistentVolumeName()))
-                .toList();
+    public VolumeDetach.OnNode volumesOn(String nodeName) {
+        List<io.fabric8.kubernetes.api.model.storage.VolumeAttachment> attachments =
+                client.storage().v1().volumeAttachments().list().getItems().stream()
+                        .filter(va -> va.getSpec() != null
+                                && nodeName.equals(va.getSpec().getNodeName()))
+                        .toList();
+        Map<String, String> claims = new java.util.HashMap<>();
+        for (var va : attachments) {
+            String pv = va.getSpec().getSource() == null
+                    ? null
+                    : va.getSpec().getSource().getPersistentVolumeName();
+            if (pv == null || claims.containsKey(pv)) {
+                continue;
+            }
+            var volume = client.persistentVolumes().withName(pv).get();
+            var claim = volume == null || volume.getSpec() == null
+                    ? null
+                    : volume.getSpec().getClaimRef();
+            if (claim != null && "PersistentVolumeClaim".equals(claim.getKind())) {
+                claims.put(pv, claim.getNamespace() + "/" + claim.getName());
+            }
+        }
+        List<Pod> pods = attachments.isEmpty() ? List.of() : podsOn(nodeName);
+        return VolumeDetach.onNode(client.nodes().withName(nodeName).get(), attachments, claims, pods);
     }
 
     /** The PodDisruptionBudgets of these pods' namespaces (one list each), for a preview. */

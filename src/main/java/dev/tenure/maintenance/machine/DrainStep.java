@@ -308,8 +308,8 @@ public final class DrainStep {
     }
 
     /**
-     * After the drain (phase Running, Drained): waits until no VolumeAttachment names the node (Cluster API's wait
-     * for volume detach), then Succeeded; past spec.drain.volumeDetach.timeout, Failed with the attachments named.
+     * After the drain (phase Running, Drained): waits until no attached volume holds the node ({@link
+     * VolumeDetach#onNode}, Cluster API's wait for volume detach), then Succeeded; past spec.drain.volumeDetach.timeout, Failed with the attachments named.
      */
     Step volumes(
             MaintenanceRequest request,
@@ -323,14 +323,14 @@ public final class DrainStep {
         try {
             verdict = VolumeDetach.decide(
                     nodeName,
-                    drain.volumeAttachmentsOn(nodeName),
+                    drain.volumesOn(nodeName),
                     request.drain().volumeDetach(),
                     drainedAt,
                     settings.drainPollInterval(),
                     now);
         } catch (KubernetesClientException e) {
             return new Step(
-                    s.lastError("listing VolumeAttachments of node " + nodeName + ": " + e.getMessage())
+                    s.lastError("reading the volumes of node " + nodeName + ": " + e.getMessage())
                             .build(),
                     Optional.of(settings.drainPollInterval()));
         }

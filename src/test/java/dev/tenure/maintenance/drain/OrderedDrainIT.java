@@ -439,6 +439,10 @@ class OrderedDrainIT {
     }
 
     void attach(String name, String node, String attacher) {
+        attach(name, node, attacher, true);
+    }
+
+    void attach(String name, String node, String attacher, boolean attached) {
         client.storage()
                 .v1()
                 .volumeAttachments()
@@ -453,6 +457,9 @@ class OrderedDrainIT {
                         .withPersistentVolumeName("pv-" + name)
                         .endSource()
                         .endSpec()
+                        .withNewStatus()
+                        .withAttached(attached)
+                        .endStatus()
                         .build())
                 .create();
     }
@@ -514,6 +521,100 @@ class OrderedDrainIT {
                 .isEqualTo("VolumeDetachTimedOut: volumes of node w1 still attached 2m after the drain: "
                         + "csi-data (pv-csi-data) by ebs.csi.aws.com");
         assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.VOLUME_DETACH_TIMED_OUT));
+    }
+
+    /** A pod the drain leaves (label {@code tenure.dev/drain=skip}) that uses claim {@code shop/<claim>}. */
+    void seedStayingPodUsing(String name, String claim) {
+        client.pods()
+                .inNamespace("shop")
+                .resource(new PodBuilder()
+                        .withNewMetadata()
+                        .withName(name)
+                        .withNamespace("shop")
+                        .addToLabels(DrainRules.SKIP_LABEL, DrainRules.SKIP_VALUE)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNodeName("w1")
+                        .addNewContainer()
+                        .withName("main")
+                        .withImage("registry.k8s.io/pause:3.9")
+                        .endContainer()
+                        .addNewVolume()
+                        .withName("data")
+                        .withNewPersistentVolumeClaim()
+                        .withClaimName(claim)
+                        .endPersistentVolumeClaim()
+                        .endVolume()
+                        .endSpec()
+                        .withNewStatus()
+                        .withPhase("Running")
+                        .endStatus()
+                        .build())
+                .create();
+    }
+
+    /** PersistentVolume {@code pv-<attachment>}, bound to claim {@code shop/<claim>}. */
+    void volumeBoundTo(String attachment, String claim) {
+        client.persistentVolumes()
+                .resource(new io.fabric8.kubernetes.api.model.PersistentVolumeBuilder()
+                        .withNewMetadata()
+                        .withName("pv-" + attachment)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withNewClaimRef()
+                        .withKind("PersistentVolumeClaim")
+                        .withNamespace("shop")
+                        .withName(claim)
+                        .endClaimRef()
+                        .endSpec()
+                        .build())
+                .create();
+    }
+
+    @Test
+    void onlyAttachedVolumesOfPodsTheDrainMovesHoldTheNode() {
+        cluster.seed().namespace("shop");
+        seed("db", 1, Map.of());
+        seedStayingPodUsing("agent", "agent-data");
+        volumeBoundTo("csi-agent", "agent-data");
+        attach("csi-agent", "w1", "ebs.csi.aws.com"); // its pod stays: never detaches, never waited for
+        attach("csi-attaching", "w1", "ebs.csi.aws.com", false); // not attached (yet, or any more)
+        MaintenanceRequest request = volumeRequest(null);
+
+        MaintenanceState done = drive(request, MaintenanceState.initial(), Map.of(), s -> s.phase() == Phase.Succeeded);
+
+        assertThat(listedPodsByNode()).as("pods listed by node").isTrue();
+        assertThat(evictionsOf("db")).as("the drained pod evicted").isEqualTo(1);
+        assertThat(evictionsOf("agent")).as("the skipped pod left").isZero();
+        assertThat(done.attachedVolumes()).isEmpty();
+        assertThat(events)
+                .anyMatch(e -> e.startsWith(MaintenanceEvents.SUCCEEDED)
+                        && e.contains("1 used by pods that stay on the node"));
+        assertThat(cluster.requests().count(r -> r.is("get", "persistentvolumes")))
+                .as("the claim read from the attachment's volume")
+                .isPositive();
+    }
+
+    @Test
+    void anUnreachableNodesVolumesAreNotWaitedFor() {
+        attach("csi-data", "w1", "ebs.csi.aws.com");
+        client.nodes()
+                .withName("w1")
+                .editStatus(n -> new io.fabric8.kubernetes.api.model.NodeBuilder(n)
+                        .editStatus()
+                        .withConditions(new io.fabric8.kubernetes.api.model.NodeConditionBuilder()
+                                .withType("Ready")
+                                .withStatus("Unknown")
+                                .withReason("NodeStatusUnknown")
+                                .build())
+                        .endStatus()
+                        .build());
+        MaintenanceState done =
+                drive(volumeRequest("2m"), MaintenanceState.initial(), Map.of(), s -> s.phase() == Phase.Succeeded);
+
+        assertThat(done.attachedVolumes()).isEmpty();
+        assertThat(events)
+                .anyMatch(e -> e.startsWith(MaintenanceEvents.SUCCEEDED) && e.contains("unreachable (Ready Unknown)"));
     }
 
     @Test
