@@ -70,13 +70,62 @@ public final class JoinedSpecs {
         return Optional.of(String.join("; ", why));
     }
 
+    /**
+     * The webhook's word on a CREATE: {@code verdict} (the validator's), or a refusal when the candidate joins a
+     * maintenance of its node among {@code ahead} and differs from it. The reconciler refuses the same joiner when it
+     * follows the owner (the door's {@code SharedRequests}), so it is not asked again in the admission it shares with
+     * the webhook.
+     */
+    public static NodeMaintenanceValidator.Verdict review(
+            NodeMaintenance candidate, NodeMaintenanceValidator.Verdict verdict, List<NodeMaintenance> ahead) {
+        String node = NodeMaintenanceValidator.nodeOf(candidate);
+        if (!verdict.refusals().isEmpty()
+                || node == null
+                || !Boolean.TRUE.equals(candidate.getSpec().getJoin())) {
+            return verdict;
+        }
+        List<NodeMaintenance> sameNode = ahead.stream()
+                .filter(nm -> node.equals(NodeMaintenanceValidator.nodeOf(nm)))
+                .toList();
+        return refusal(candidate, sameNode, ahead)
+                .map(r ->
+                        new NodeMaintenanceValidator.Verdict(List.of(r), List.of(), Optional.empty(), Optional.empty()))
+                .orElse(verdict);
+    }
+
+    /**
+     * {@link #refusal} for a request that joins the maintenance of {@code sameNode}'s first (its owner, found among
+     * {@code ahead} when that first joined another); empty when there is nothing to join.
+     */
+    static Optional<String> refusal(
+            NodeMaintenance joiner, List<NodeMaintenance> sameNode, List<NodeMaintenance> ahead) {
+        return sameNode.stream().findFirst().flatMap(first -> {
+            // status.joinedTo read here, not asked of the validator: one reconcile enters each file at most twice
+            NodeMaintenance owner = Optional.ofNullable(first.getStatus())
+                    .map(st -> st.getJoinedTo())
+                    .filter(name -> !name.isBlank())
+                    .flatMap(name -> ahead.stream()
+                            .filter(nm -> name.equals(nm.getMetadata().getName()))
+                            .findFirst())
+                    .orElse(first);
+            return refusal(joiner, owner);
+        });
+    }
+
     /** The hook annotations (of any point) among {@code annotations}, sorted. */
     static List<String> hookAnnotations(Map<String, String> annotations) {
-        List<String> keys = new ArrayList<>();
-        for (MaintenanceHooks.Point p : MaintenanceHooks.Point.values()) {
-            MaintenanceHooks.owners(annotations, p).forEach(o -> keys.add(p.prefix() + o));
+        if (annotations == null) {
+            return List.of();
         }
-        return keys.stream().sorted().toList();
+        return annotations.keySet().stream()
+                .filter(k ->
+                        isHook(k, MaintenanceHooks.PRE_DRAIN_PREFIX) || isHook(k, MaintenanceHooks.PRE_UNCORDON_PREFIX))
+                .sorted()
+                .toList();
+    }
+
+    private static boolean isHook(String key, String prefix) {
+        return key.startsWith(prefix) && key.length() > prefix.length();
     }
 
     /** A field as JSON, unset and empty alike (an empty {@code drain: {}} asks for nothing more than none). */

@@ -158,15 +158,6 @@ public final class NodeMaintenanceValidator {
                 .findFirst();
     }
 
-    /** The maintenance that {@code ahead} shares its node with, or {@code ahead} itself when it owns it. */
-    private static NodeMaintenance ownerOf(NodeMaintenance ahead, ClusterView view) {
-        return joinedTo(ahead)
-                .flatMap(owner -> view.ahead().stream()
-                        .filter(nm -> owner.equals(nm.getMetadata().getName()))
-                        .findFirst())
-                .orElse(ahead);
-    }
-
     /** status.joinedTo: the maintenance whose node this one shares; empty for one that owns its node (or none yet). */
     public static Optional<String> joinedTo(NodeMaintenance nm) {
         return Optional.ofNullable(nm.getStatus())
@@ -229,12 +220,6 @@ public final class NodeMaintenanceValidator {
         if (!sameNode.isEmpty() && !Boolean.TRUE.equals(spec.getJoin())) {
             errors.add("spec.nodeName: node " + nodeName + " already has an active NodeMaintenance "
                     + sameNode.get(0).getMetadata().getName());
-            return Optional.empty();
-        }
-        Optional<String> joinRefused =
-                sameNode.stream().findFirst().flatMap(first -> JoinedSpecs.refusal(candidate, ownerOf(first, view)));
-        if (joinRefused.isPresent()) {
-            errors.add(joinRefused.get());
             return Optional.empty();
         }
         return Optional.of(request);

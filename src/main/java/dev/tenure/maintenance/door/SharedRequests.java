@@ -81,12 +81,13 @@ final class SharedRequests {
     }
 
     /**
-     * A joiner whose spec (or hook annotations) no longer fit the maintenance it joined — edited since it joined, or
-     * joined without the webhook's check: refused ({@link JoinedSpecs}), it leaves the share (phase Failed, no joinedTo,
+     * A joiner whose spec (or hook annotations) do not fit the maintenance it joins — created without the webhook's
+     * check, or edited since it joined: refused ({@link JoinedSpecs}), it leaves the share (phase Failed, no joinedTo,
      * so the owner no longer waits for it) and stays refused until its spec is edited. Nothing of it held the node.
      */
     private static DoorDecision leave(Observed o, String nodeName, String refused) {
-        String message = refused + "; it no longer shares the maintenance of node " + nodeName;
+        boolean shared = o.prior() != null && o.prior().getJoinedTo() != null;
+        String message = shared ? refused + "; it no longer shares the maintenance of node " + nodeName : refused;
         NodeMaintenanceStatus failed = new NodeMaintenanceStatus();
         failed.setPhase(Phase.Failed);
         failed.setLastError(message);

@@ -7,8 +7,8 @@ import dev.tenure.maintenance.api.HandoverSpec;
 import dev.tenure.maintenance.api.HooksSpec;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.api.ScheduleSpec;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
@@ -106,24 +106,31 @@ class JoinedSpecsTest {
                         + " a joining NodeMaintenance carries no hooks (they would hold nothing); put them on owner");
     }
 
-    /** The webhook's word (and the reconciler's, for a request not yet admitted): the owner is found through a joiner. */
+    /** The webhook's word on a CREATE: the owner is found through a joiner ahead of the candidate. */
     @Test
-    void theValidatorRefusesADifferingJoinerComparedWithTheOwner() {
+    void theWebhookRefusesADifferingJoinerComparedWithTheOwner() {
         MaintenanceLimits one = new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty());
         NodeMaintenance owner = owner();
         owner.getMetadata().setCreationTimestamp("2026-01-01T00:00:00Z");
-        owner.getStatus().setPhase(dev.tenure.maintenance.api.Phase.Running);
+        owner.getStatus().setPhase(Phase.Running);
         NodeMaintenance firstJoiner = joiner(s -> {});
         firstJoiner.getMetadata().setName("first");
         firstJoiner.getMetadata().setCreationTimestamp("2026-01-01T00:00:01Z");
-        firstJoiner.getStatus().setPhase(dev.tenure.maintenance.api.Phase.Running);
+        firstJoiner.getStatus().setPhase(Phase.Running);
         firstJoiner.getStatus().setJoinedTo("owner");
-        NodeMaintenance differs = joiner(s -> s.setWindow("1h"));
         NodeMaintenanceValidator.ClusterView view = NodeMaintenanceValidatorTest.view("w1", firstJoiner, owner);
 
-        assertThat(NodeMaintenanceValidator.validate(differs, null, view, one))
+        NodeMaintenance differs = joiner(s -> s.setWindow("1h"));
+        NodeMaintenanceValidator.Verdict admitted = NodeMaintenanceValidator.review(differs, null, view, one);
+        assertThat(admitted.refusals()).as("the validator alone lets it join").isEmpty();
+        assertThat(JoinedSpecs.review(differs, admitted, view.ahead()).refusals())
                 .containsExactly("spec.window" + MUST_EQUAL);
-        assertThat(NodeMaintenanceValidator.validate(joiner(s -> {}), null, view, one))
-                .isEqualTo(List.of());
+
+        NodeMaintenance same = joiner(s -> {});
+        NodeMaintenanceValidator.Verdict joins = NodeMaintenanceValidator.review(same, null, view, one);
+        assertThat(JoinedSpecs.review(same, joins, view.ahead())).isSameAs(joins);
+        NodeMaintenance notJoining = joiner(s -> s.setJoin(null));
+        NodeMaintenanceValidator.Verdict duplicate = NodeMaintenanceValidator.review(notJoining, null, view, one);
+        assertThat(JoinedSpecs.review(notJoining, duplicate, view.ahead())).isSameAs(duplicate);
     }
 }
