@@ -214,10 +214,13 @@ public class NodeMaintenanceWebhook {
         Optional<Node> node = nodeName == null || nodeName.isBlank() ? Optional.empty() : caches.node(nodeName);
         List<NodeMaintenance> ahead = NodeMaintenanceValidator.ahead(candidate, caches.maintenances());
         List<Node> nodes = NodeMaintenanceValidator.needsAllNodes(node, ahead) ? caches.nodes() : List.of();
-        return NodeMaintenanceValidator.review(
+        return JoinedSpecs.review(
                 candidate,
-                null,
-                new NodeMaintenanceValidator.ClusterView(node, nodes, ahead, elsewhere.nodes()),
-                limits);
+                NodeMaintenanceValidator.review(
+                        candidate,
+                        null,
+                        new NodeMaintenanceValidator.ClusterView(node, nodes, ahead, elsewhere.nodes()),
+                        limits),
+                ahead);
     }
 }

@@ -213,15 +213,18 @@ public final class DoorDecisions {
         List<Event> before = new ArrayList<>();
         if (state.holdsNode()) {
             List<String> joiners = joiners(o.sameNode(), o.name());
-            String specNode = NodeMaintenanceValidator.nodeOf(nm);
             if (!joiners.isEmpty()) {
                 return SharedRequests.holdForJoiners(o, nodeName, joiners, rules);
             }
-            // only a maintenance that held the node has something for pre-uncordon hooks to wait for
-            Optional<DoorDecision.KeepNode> hooks = preUncordonHooks(o, specNode, before);
-            if (hooks.isPresent()) {
-                return hooks.get();
-            }
+        }
+        // The pre-uncordon hooks hold the undo of a maintenance that held the node, and of one whose status was lost
+        // (no record either way: the hooks are on the object, so they count). One that never held it (queued, say)
+        // restores nothing, so nothing waits.
+        boolean maybeHeld = state.holdsNode() || o.prior() == null || o.prior().getPhase() == null;
+        Optional<DoorDecision.KeepNode> hooks =
+                maybeHeld ? preUncordonHooks(o, NodeMaintenanceValidator.nodeOf(nm), before) : Optional.empty();
+        if (hooks.isPresent()) {
+            return hooks.get();
         }
         // Only a maintenance that had the node says it is out of maintenance (a waiting or refused one never had it,
         // and the node may well stay in someone else's maintenance).

@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.door;
 
+import dev.tenure.maintenance.admission.JoinedSpecs;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
@@ -56,6 +57,10 @@ final class SharedRequests {
                     List.of(new Event(false, MaintenanceEvents.SHARE_ENDED, message)),
                     Optional.of(DoorDecisions.MIN_LOOK));
         }
+        Optional<String> refused = JoinedSpecs.refusal(o.nm(), owner.get());
+        if (refused.isPresent()) {
+            return leave(o, nodeName, refused.get());
+        }
         NodeMaintenanceStatus ownerStatus = owner.get().getStatus();
         Phase phase = ownerPhase.orElse(Phase.Pending);
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
@@ -73,6 +78,23 @@ final class SharedRequests {
                 ? List.of(new Event(false, MaintenanceEvents.JOINED, message))
                 : List.of();
         return new DoorDecision.Join(nodeName, next, events, Optional.of(rules.queueLook()));
+    }
+
+    /**
+     * A joiner whose spec (or hook annotations) do not fit the maintenance it joins — created without the webhook's
+     * check, or edited since it joined: refused ({@link JoinedSpecs}), it leaves the share (phase Failed, no joinedTo,
+     * so the owner no longer waits for it) and stays refused until its spec is edited. Nothing of it held the node.
+     */
+    private static DoorDecision leave(Observed o, String nodeName, String refused) {
+        boolean shared = o.prior() != null && o.prior().getJoinedTo() != null;
+        String message = shared ? refused + "; it no longer shares the maintenance of node " + nodeName : refused;
+        NodeMaintenanceStatus failed = new NodeMaintenanceStatus();
+        failed.setPhase(Phase.Failed);
+        failed.setLastError(message);
+        failed.setObservedGeneration(o.generation());
+        NodeMaintenanceStatuses.touch(failed, o.prior(), o.now());
+        return new DoorDecision.Refuse(
+                nodeName, failed, List.of(new Event(true, MaintenanceEvents.FAILED, message)), Optional.empty());
     }
 
     /**

@@ -4,10 +4,14 @@ import dev.tenure.maintenance.machine.MaintenanceMachine.Step;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
- * Step 3b of the machine, the pre-drain hooks (Cluster API's pre-drain hook): other controllers hold the drain until
- * they remove their annotation. Their timeout ends the maintenance ({@link NodeRestore#endAfterHooksTimedOut}).
+ * The hooks in the machine. Step 3b, the pre-drain hooks (Cluster API's pre-drain hook): other controllers hold the
+ * drain until they remove their annotation; their timeout ends the maintenance ({@link NodeRestore#endAfterHooksTimedOut}).
+ * And the pre-uncordon hooks (Cluster API's pre-terminate hook) at the ends the machine reaches by itself (window over,
+ * pre-drain hooks timed out): the node stays in maintenance until they are removed or time out. The end by deletion
+ * waits for them in the door ({@code DoorDecisions#cleanup}).
  */
 public final class HookStep {
 
@@ -47,5 +51,47 @@ public final class HookStep {
         }
         Duration renewIn = MaintenancePlanner.renewIn(request, prior, settings, now);
         return Optional.of(new Step(s.build(), Optional.of(MaintenancePlanner.min(recheck, renewIn))));
+    }
+
+    /**
+     * Waits on the pre-uncordon hooks before an end the machine reaches by itself ({@code ending} says which): a step
+     * to return while they hold — the node stays cordoned, and the node lease is kept by {@code keepLease} (called with
+     * the time it must last to; false when another holder has it now, and then the end goes ahead, as {@link
+     * NodeRestore#end} leaves such a node alone) — empty when the node may be restored. A timeout restores it anyway,
+     * with a Warning naming the hooks' owners that were not waited for.
+     */
+    Optional<Step> beforeUncordon(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            String ending,
+            Instant now,
+            Predicate<Instant> keepLease,
+            MaintenanceEvents events) {
+        MaintenanceHooks.Verdict verdict =
+                MaintenanceHooks.decide(MaintenanceHooks.Point.PreUncordon, request.hooks(), prior.hookWait(), now);
+        boolean waited = MaintenanceStages.endHeldByHooks(prior);
+        if (verdict instanceof MaintenanceHooks.Verdict.Hold hold
+                && keepLease.test(now.plus(settings.leaseDuration()))) {
+            if (!hold.waiting().equals(prior.hookWait())) {
+                events.emit(false, MaintenanceEvents.HOOKS_WAITING, ending + "; " + hold.message());
+            }
+            s.hookWait(hold.waiting()).lastError(ending);
+            Duration look = MaintenancePlanner.min(hold.recheck(), settings.renewEvery());
+            return Optional.of(new Step(s.build(), Optional.of(MaintenancePlanner.max(Duration.ofMillis(100), look))));
+        }
+        if (verdict instanceof MaintenanceHooks.Verdict.TimedOut timedOut) {
+            events.emit(
+                    true,
+                    MaintenanceEvents.HOOK_TIMED_OUT,
+                    timedOut.message() + "; restoring node " + request.nodeName() + " anyway (" + ending + ")");
+        } else if (waited) {
+            events.emit(
+                    false,
+                    MaintenanceEvents.HOOKS_RELEASED,
+                    "pre-uncordon hooks removed; restoring node " + request.nodeName() + " (" + ending + ")");
+        }
+        s.hookWait(null);
+        return Optional.empty();
     }
 }

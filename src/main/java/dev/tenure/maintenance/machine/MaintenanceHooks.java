@@ -26,7 +26,7 @@ public final class MaintenanceHooks {
     public enum Point {
         /** Cordoned and handed over, before the first eviction. */
         PreDrain(PRE_DRAIN_PREFIX),
-        /** Ending (deleted, or its window over), before the node is restored and the lease released. */
+        /** Ending (deleted, its window over, or its pre-drain hooks timed out), before the node is restored and the lease released. */
         PreUncordon(PRE_UNCORDON_PREFIX);
 
         private final String prefix;

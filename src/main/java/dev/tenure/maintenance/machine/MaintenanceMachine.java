@@ -7,6 +7,7 @@ import dev.tenure.election.LeaseStore;
 import dev.tenure.election.LeaseStoreException;
 import dev.tenure.election.Scheduler;
 import dev.tenure.election.WorkFence;
+import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.drain.DrainPacing;
@@ -120,12 +121,38 @@ public final class MaintenanceMachine {
         Opening opening = MaintenanceStages.opening(request, prior, node != null, now);
         if (opening instanceof Opening.NodeMissing) {
             return restore.nodeMissing(nodeName, prior, s, events);
-        } else if (opening instanceof Opening.WindowOver) {
-            return restore.endOfWindow(request, s, events);
-        } else if (opening instanceof Opening.HooksTimedOut timedOut) {
-            return restore.endAfterHooksTimedOut(request, s, timedOut.message(), events);
+        } else if (opening instanceof Opening.WindowOver || opening instanceof Opening.HooksTimedOut) {
+            String ending = opening instanceof Opening.HooksTimedOut timedOut
+                    ? timedOut.message()
+                    : "maintenance window of "
+                            + GoDuration.format(request.window().orElseThrow()) + " is over";
+            Optional<Step> held;
+            try {
+                held = hookStep.beforeUncordon(
+                        request, prior, s, ending, now, until -> keepLease(nodeName, node, until), events);
+            } catch (LeaseStoreException | KubernetesClientException e) {
+                return new Step(
+                        s.lastError(ending + "; keeping lease " + nodeLease.keyOf(nodeName) + " for the pre-uncordon"
+                                        + " hooks: " + e.getMessage())
+                                .build(),
+                        Optional.of(settings.drainPollInterval()));
+            }
+            if (held.isPresent()) {
+                return held.get();
+            }
+            return opening instanceof Opening.HooksTimedOut timedOut
+                    ? restore.endAfterHooksTimedOut(request, s, timedOut.message(), events)
+                    : restore.endOfWindow(request, s, events);
         }
         return underNodeLease(request, prior, s, node, heldFailure, now, events);
+    }
+
+    /**
+     * The node lease kept while pre-uncordon hooks hold an end: a rolling expiry ({@code until}), since a window's fixed
+     * one may be past. False when another holder has the lease now.
+     */
+    private boolean keepLease(String nodeName, Node node, Instant until) {
+        return !(nodeLease.claim(nodeName, node.getMetadata().getUid(), until, false) instanceof LeaseHeldElsewhere);
     }
 
     /** Step 1, the node lease; then the steps after it, each write bounded by the lease. */

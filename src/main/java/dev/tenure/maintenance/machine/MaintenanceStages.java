@@ -19,10 +19,16 @@ public final class MaintenanceStages {
         /** The node is gone (or was never there). */
         record NodeMissing() implements Opening {}
 
-        /** {@code spec.window} is over: the maintenance ends by itself. */
+        /**
+         * {@code spec.window} is over: the maintenance ends by itself, once its pre-uncordon hooks let it
+         * ({@link HookStep#beforeUncordon}).
+         */
         record WindowOver() implements Opening {}
 
-        /** The pre-drain hooks held the maintenance past their timeout: it ends without draining. */
+        /**
+         * The pre-drain hooks held the maintenance past their timeout: it ends without draining, once its pre-uncordon
+         * hooks let it; {@code message} says why it ends.
+         */
         record HooksTimedOut(String message) implements Opening {}
 
         /** Take (or renew) the node lease, then go on with {@link #afterLease}. */
@@ -58,6 +64,12 @@ public final class MaintenanceStages {
         Optional<Instant> windowEnd = MaintenancePlanner.windowEnd(request, prior);
         if (windowEnd.isPresent() && !now.isBefore(windowEnd.get())) {
             return new Opening.WindowOver();
+        }
+        if (endHeldByHooks(prior)) {
+            // an end the pre-uncordon hooks hold goes on as it began: only a timed-out pre-drain wait starts one
+            // without a window (prior.lastError() says so, as the hold wrote it)
+            return new Opening.HooksTimedOut(
+                    prior.lastError() == null ? "pre-drain hooks timed out" : prior.lastError());
         }
         Optional<String> hooksTimedOut = preDrainHooksTimedOut(request, prior, now);
         if (hooksTimedOut.isPresent()) {
@@ -106,6 +118,11 @@ public final class MaintenanceStages {
             stages.add(Stage.DRAIN);
         }
         return List.copyOf(stages);
+    }
+
+    /** An end (window over, pre-drain hooks timed out) that the pre-uncordon hooks hold: the machine waits there. */
+    static boolean endHeldByHooks(MaintenanceState prior) {
+        return prior.hookWait() != null && prior.hookWait().point() == MaintenanceHooks.Point.PreUncordon;
     }
 
     /** The pre-drain hooks held this maintenance for their whole timeout (it had not started to drain). */

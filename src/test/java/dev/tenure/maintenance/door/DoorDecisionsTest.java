@@ -313,6 +313,8 @@ class DoorDecisionsTest {
     static Stream<Arguments> cleanups() {
         NodeMaintenance hooked = holding("owner", "w1");
         hooked.getMetadata().getAnnotations().put(MaintenanceHooks.PRE_UNCORDON_PREFIX + "storage", "");
+        NodeMaintenance lost = nm("lost", "w1", s -> {}); // a status wiped by another client: no record it held w1
+        lost.getMetadata().getAnnotations().put(MaintenanceHooks.PRE_UNCORDON_PREFIX + "storage", "");
         return Stream.of(
                 row(
                         "held its node, nothing else: end the maintenance, then forget it and its node",
@@ -338,6 +340,16 @@ class DoorDecisionsTest {
                         "held its node, a pre-uncordon hook on it: the node is kept, the wait in status.hooks",
                         RULES,
                         observed(hooked, Optional.empty(), List.of()),
+                        d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.KeepNode.class, k -> {
+                            assertThat(k.status().getHooks().getWaitingFor()).containsExactly("storage");
+                            assertThat(k.events())
+                                    .extracting(Event::reason)
+                                    .containsExactly(MaintenanceEvents.HOOKS_WAITING);
+                        })),
+                row(
+                        "its status lost, a pre-uncordon hook on it: the undo is ours, so it waits for the hook too",
+                        RULES,
+                        observed(lost, Optional.empty(), List.of()),
                         d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.KeepNode.class, k -> {
                             assertThat(k.status().getHooks().getWaitingFor()).containsExactly("storage");
                             assertThat(k.events())

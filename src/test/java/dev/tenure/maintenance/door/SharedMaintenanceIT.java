@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tenure.maintenance.MaintenanceOperatorRig;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
+import dev.tenure.maintenance.api.DrainSpec;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
@@ -212,10 +213,13 @@ class SharedMaintenanceIT {
         startOperator();
         NodeShape before = shape("n1");
         NodeMaintenanceSpec spec = new NodeMaintenanceSpec("n1", "test windowed");
-        spec.setWindow("4s");
+        spec.setWindow("8s");
         client.resource(new NodeMaintenance("a", spec)).create();
         await().atMost(PROMPT).until(() -> phase("a") == Phase.Succeeded);
-        create("b", "n1", true);
+        NodeMaintenanceSpec same = new NodeMaintenanceSpec("n1", "test b");
+        same.setWindow("8s"); // a joiner asks for the owner's window (JoinedSpecs); its own counts once it goes ahead
+        same.setJoin(true);
+        client.resource(new NodeMaintenance("b", same)).create();
         await().atMost(PROMPT).until(() -> "a".equals(status("b").getJoinedTo()));
 
         await().atMost(PROMPT).until(() -> phase("a") == Phase.Ended);
@@ -230,5 +234,66 @@ class SharedMaintenanceIT {
         delete("a");
         await().atMost(PROMPT).until(() -> gone("a"));
         await().atMost(PROMPT).until(() -> shape("n1").equals(before));
+    }
+
+    /**
+     * Issue 37: a joiner's own window, drain spec and hooks used to be silently ignored. Joining a maintenance that is
+     * still draining (a PodDisruptionBudget holds its one pod), one that asks for another window and drain is refused,
+     * naming the fields; one that asks for the same joins; edited to differ afterwards, it leaves the share, refused.
+     */
+    @Test
+    void aJoinerThatDiffersFromAMaintenanceStillDrainingIsRefusedNamingTheFields() {
+        startOperator();
+        cluster.seed()
+                .deployment("db")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("n1")
+                .create();
+        cluster.seed()
+                .pdb("db")
+                .namespace("app")
+                .selector("app", "db")
+                .minAvailable(1)
+                .create();
+        create("a", "n1", null);
+        await().atMost(PROMPT)
+                .until(() -> phase("a") == Phase.Running
+                        && status("a").getPendingPods() != null
+                        && !status("a").getPendingPods().isEmpty());
+
+        NodeMaintenanceSpec differs = new NodeMaintenanceSpec("n1", "test b");
+        differs.setJoin(true);
+        differs.setWindow("1h");
+        DrainSpec drain = new DrainSpec();
+        drain.setTimeout("5m");
+        differs.setDrain(drain);
+        client.resource(new NodeMaintenance("b", differs)).create();
+
+        await().atMost(PROMPT).until(() -> phase("b") == Phase.Failed);
+        NodeMaintenanceStatus b = status("b");
+        assertThat(b.getLastError())
+                .isEqualTo("spec.window, spec.drain: must equal those of NodeMaintenance a, whose maintenance of the"
+                        + " node it joins (spec.join) and which alone runs it");
+        assertThat(b.getJoinedTo()).isNull();
+        assertThat(status("a").getSharedWith()).isNull();
+        assertThat(phase("a")).isEqualTo(Phase.Running);
+
+        create("c", "n1", true); // same window, drain, handover and hooks as a (none): it joins the drain under way
+        await().atMost(PROMPT).until(() -> "a".equals(status("c").getJoinedTo()) && phase("c") == Phase.Running);
+        await().atMost(PROMPT).until(() -> List.of("c").equals(status("a").getSharedWith()));
+
+        client.resources(NodeMaintenance.class).withName("c").edit(nm -> {
+            nm.getSpec().setWindow("2h");
+            return nm;
+        });
+        await().atMost(PROMPT).until(() -> phase("c") == Phase.Failed);
+        assertThat(status("c").getLastError())
+                .isEqualTo("spec.window: must equal those of NodeMaintenance a, whose maintenance of the node it joins"
+                        + " (spec.join) and which alone runs it; it no longer shares the maintenance of node n1");
+        assertThat(status("c").getJoinedTo()).isNull();
+        await().atMost(PROMPT).until(() -> status("a").getSharedWith() == null);
+        assertThat(phase("a")).isEqualTo(Phase.Running);
+        assertThat(cordoned("n1")).isTrue();
     }
 }

@@ -5,6 +5,10 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.maintenance.api.GoDuration;
+import dev.tenure.maintenance.api.HooksSpec;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.machine.MaintenanceHooks.Hooks;
 import dev.tenure.testsupport.ApiRequest;
@@ -18,7 +22,9 @@ import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
@@ -28,15 +34,19 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Pre-drain hooks in the maintenance machine on the emulated cluster, step by step on a clock the test moves: the
- * hooks hold the drain (cordoned, nothing evicted), their removal lets it go on, and a timeout ends the maintenance
- * cleanly (node restored, lease released, nothing evicted). The state goes through the NodeMaintenance status at
- * every step, as the reconciler keeps it.
+ * Lifecycle hooks in the maintenance machine on the emulated cluster, step by step on a clock the test moves: the
+ * pre-drain hooks hold the drain (cordoned, nothing evicted), their removal lets it go on, and a timeout ends the
+ * maintenance cleanly (node restored, lease released, nothing evicted); the pre-uncordon hooks hold the node in
+ * maintenance at every end the machine reaches by itself (window over, pre-drain hooks timed out). The hooks are
+ * annotations on a NodeMaintenance on the API server, read at every step as the door reads them; the state goes
+ * through the NodeMaintenance status at every step, as the reconciler keeps it.
  */
 @EndToEnd
 class PreDrainHooksIT {
 
     static final Duration HOOK_TIMEOUT = Duration.ofMinutes(10);
+    static final MaintenanceHooks.Point PRE_DRAIN = MaintenanceHooks.Point.PreDrain;
+    static final MaintenanceHooks.Point PRE_UNCORDON = MaintenanceHooks.Point.PreUncordon;
 
     MutableClock clock;
     EmulatedCluster cluster;
@@ -81,8 +91,42 @@ class PreDrainHooksIT {
         cluster.close();
     }
 
-    static MaintenanceRequest request(String... preDrainHooks) {
-        return MaintenanceMachineIT.request("w1").withHooks(new Hooks(List.of(preDrainHooks), List.of(), HOOK_TIMEOUT));
+    /** The NodeMaintenance whose annotations carry the hooks; its spec says the hooks' timeout (and a window). */
+    void createMaintenance(String window) {
+        NodeMaintenanceSpec spec = new NodeMaintenanceSpec("w1", "kernel upgrade");
+        spec.setHooks(new HooksSpec(GoDuration.format(HOOK_TIMEOUT)));
+        spec.setWindow(window);
+        client.resource(new NodeMaintenance("m", spec)).create();
+    }
+
+    /** Another controller adds its hook: an annotation on the NodeMaintenance. */
+    void addHook(MaintenanceHooks.Point point, String owner) {
+        client.resources(NodeMaintenance.class).withName("m").edit(nm -> {
+            Map<String, String> annotations = new HashMap<>();
+            if (nm.getMetadata().getAnnotations() != null) {
+                annotations.putAll(nm.getMetadata().getAnnotations());
+            }
+            annotations.put(point.prefix() + owner, "");
+            nm.getMetadata().setAnnotations(annotations);
+            return nm;
+        });
+    }
+
+    /** ... and removes it when its work is done. */
+    void removeHook(MaintenanceHooks.Point point, String owner) {
+        client.resources(NodeMaintenance.class).withName("m").edit(nm -> {
+            nm.getMetadata().getAnnotations().remove(point.prefix() + owner);
+            return nm;
+        });
+    }
+
+    /** The request as the door builds it: the spec, and the hooks from the annotations on the API server now. */
+    MaintenanceRequest request() {
+        NodeMaintenance nm =
+                client.resources(NodeMaintenance.class).withName("m").get();
+        MaintenanceRequest request = MaintenanceRequest.from(nm.getSpec(), "w1");
+        return request.withHooks(
+                Hooks.of(nm.getMetadata().getAnnotations(), request.hooks().timeout()));
     }
 
     /** One reconcile: the state round-trips through the status, as the NodeMaintenance door keeps it. */
@@ -91,13 +135,17 @@ class PreDrainHooksIT {
         return NodeMaintenanceStatuses.toState(NodeMaintenanceStatuses.toStatus(next, null, 1, clock.instant()));
     }
 
-    MaintenanceState drive(MaintenanceRequest request, MaintenanceState from, Predicate<MaintenanceState> until) {
+    MaintenanceState step(MaintenanceState state) {
+        return step(request(), state);
+    }
+
+    MaintenanceState drive(MaintenanceState from, Predicate<MaintenanceState> until) {
         AtomicReference<MaintenanceState> state = new AtomicReference<>(from);
         await().atMost(Duration.ofSeconds(20))
                 .pollInterval(Duration.ofMillis(50))
                 .until(() -> {
                     clock.advance(Duration.ofMillis(100));
-                    state.set(step(request, state.get()));
+                    state.set(step(state.get()));
                     return until.test(state.get());
                 });
         return state.get();
@@ -113,13 +161,28 @@ class PreDrainHooksIT {
                 .toList();
     }
 
+    boolean cordoned() {
+        return Boolean.TRUE.equals(client.nodes().withName("w1").get().getSpec().getUnschedulable());
+    }
+
+    String leaseHolder() {
+        return client.leases()
+                .inNamespace("tenure-system")
+                .withName("node-w1")
+                .get()
+                .getSpec()
+                .getHolderIdentity();
+    }
+
     @Test
     void preDrainHooksHoldTheCordonedNodeUndrainedUntilTheLastIsRemoved() {
-        MaintenanceState held =
-                drive(request("rook-ceph", "app"), MaintenanceState.initial(), s -> s.hookWait() != null);
+        createMaintenance(null);
+        addHook(PRE_DRAIN, "rook-ceph");
+        addHook(PRE_DRAIN, "app");
+        MaintenanceState held = drive(MaintenanceState.initial(), s -> s.hookWait() != null);
         for (int i = 0; i < 5; i++) { // more reconciles while held: still nothing evicted
             clock.advance(Duration.ofSeconds(30));
-            held = step(request("rook-ceph", "app"), held);
+            held = step(held);
         }
 
         assertThat(held.phase()).isEqualTo(Phase.Running);
@@ -135,11 +198,13 @@ class PreDrainHooksIT {
                 .satisfies(e ->
                         assertThat(e).contains("pre-drain.hooks.tenure.dev/app, pre-drain.hooks.tenure.dev/rook-ceph"));
 
-        held = step(request("rook-ceph"), held); // one removed: still held, by the other one
+        removeHook(PRE_DRAIN, "app");
+        held = step(held); // one removed: still held, by the other one
         assertThat(held.hookWait().owners()).containsExactly("rook-ceph");
         assertThat(evictions()).isZero();
 
-        MaintenanceState done = drive(request(), held, s -> s.phase() == Phase.Succeeded);
+        removeHook(PRE_DRAIN, "rook-ceph");
+        MaintenanceState done = drive(held, s -> s.phase() == Phase.Succeeded);
 
         assertThat(done.hookWait()).isNull();
         assertThat(evictions()).isEqualTo(2);
@@ -148,13 +213,15 @@ class PreDrainHooksIT {
 
     @Test
     void aHookLeftInPlacePastTheTimeoutEndsTheMaintenanceCleanly() {
-        MaintenanceState held = drive(request("rook-ceph"), MaintenanceState.initial(), s -> s.hookWait() != null);
+        createMaintenance(null);
+        addHook(PRE_DRAIN, "rook-ceph");
+        MaintenanceState held = drive(MaintenanceState.initial(), s -> s.hookWait() != null);
 
         clock.advance(HOOK_TIMEOUT.minusSeconds(1));
-        held = step(request("rook-ceph"), held);
+        held = step(held);
         assertThat(held.phase()).isEqualTo(Phase.Running);
         clock.advance(Duration.ofSeconds(1));
-        MaintenanceState ended = step(request("rook-ceph"), held);
+        MaintenanceState ended = step(held);
 
         assertThat(ended.phase()).isEqualTo(Phase.Ended);
         assertThat(ended.lastError())
@@ -175,6 +242,103 @@ class PreDrainHooksIT {
         assertThat(podsOnW1()).hasSize(2);
         assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.HOOK_TIMED_OUT));
 
-        assertThat(step(request("rook-ceph"), ended)).isEqualTo(ended); // Ended is final
+        assertThat(step(ended)).isEqualTo(ended); // Ended is final
+    }
+
+    /** Issue 37: the end of spec.window used to restore the node at once, whatever pre-uncordon hook was on it. */
+    @Test
+    void theEndOfTheWindowWaitsForThePreUncordonHooks() {
+        createMaintenance("1m");
+        addHook(PRE_UNCORDON, "upgrade-check");
+        MaintenanceState drained = drive(MaintenanceState.initial(), s -> s.phase() == Phase.Succeeded);
+
+        clock.advance(Duration.ofMinutes(1)); // the window is over
+        MaintenanceState held = step(drained);
+        for (int i = 0; i < 3; i++) { // past the window's lease padding: the lease is kept while the hook holds
+            clock.advance(Duration.ofSeconds(20));
+            held = step(held);
+        }
+
+        assertThat(held.phase()).isEqualTo(Phase.Succeeded);
+        assertThat(held.hookWait().point()).isEqualTo(PRE_UNCORDON);
+        assertThat(held.hookWait().owners()).containsExactly("upgrade-check");
+        assertThat(held.lastError()).isEqualTo("maintenance window of 1m is over");
+        assertThat(cordoned()).isTrue();
+        assertThat(leaseHolder()).isEqualTo("tenure");
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.HOOKS_WAITING))
+                .singleElement()
+                .satisfies(e -> assertThat(e)
+                        .contains("maintenance window of 1m is over; waiting for PreUncordon hook(s)"
+                                + " pre-uncordon.hooks.tenure.dev/upgrade-check"));
+
+        removeHook(PRE_UNCORDON, "upgrade-check");
+        MaintenanceState ended = step(held);
+
+        assertThat(ended.phase()).isEqualTo(Phase.Ended);
+        assertThat(ended.hookWait()).isNull();
+        assertThat(cordoned()).isFalse();
+        assertThat(leaseHolder()).isNull();
+        assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.HOOKS_RELEASED + ": pre-uncordon hooks"));
+    }
+
+    /** A pre-uncordon hook outliving the timeout at the window's end: restored anyway, its owner named. */
+    @Test
+    void aPreUncordonHookPastItsTimeoutAtTheWindowsEndIsNamedAndTheNodeRestored() {
+        createMaintenance("1m");
+        addHook(PRE_UNCORDON, "upgrade-check");
+        MaintenanceState drained = drive(MaintenanceState.initial(), s -> s.phase() == Phase.Succeeded);
+        clock.advance(Duration.ofMinutes(1));
+        MaintenanceState held = step(drained);
+        assertThat(cordoned()).isTrue();
+
+        clock.advance(HOOK_TIMEOUT);
+        MaintenanceState ended = step(held);
+
+        assertThat(ended.phase()).isEqualTo(Phase.Ended);
+        assertThat(cordoned()).isFalse();
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.HOOK_TIMED_OUT))
+                .singleElement()
+                .satisfies(
+                        e -> assertThat(e)
+                                .isEqualTo(
+                                        MaintenanceEvents.HOOK_TIMED_OUT + ": PreUncordon hook(s)"
+                                                + " pre-uncordon.hooks.tenure.dev/upgrade-check still present after 10m"
+                                                + " (spec.hooks.timeout); restoring node w1 anyway (maintenance window of 1m is over)"));
+    }
+
+    /** The end after a pre-drain timeout restores the node too: the pre-uncordon hooks hold it as well. */
+    @Test
+    void theEndAfterAPreDrainTimeoutWaitsForThePreUncordonHooks() {
+        createMaintenance(null);
+        addHook(PRE_DRAIN, "rook-ceph");
+        addHook(PRE_UNCORDON, "upgrade-check");
+        MaintenanceState waiting = drive(MaintenanceState.initial(), s -> s.hookWait() != null);
+
+        clock.advance(HOOK_TIMEOUT);
+        MaintenanceState held = step(waiting);
+        for (int i = 0; i < 3; i++) {
+            clock.advance(Duration.ofSeconds(20));
+            held = step(held);
+        }
+
+        assertThat(held.phase()).isEqualTo(Phase.Running);
+        assertThat(held.hookWait().point()).isEqualTo(PRE_UNCORDON);
+        assertThat(cordoned()).isTrue();
+        assertThat(leaseHolder()).isEqualTo("tenure");
+        assertThat(evictions()).isZero();
+
+        removeHook(PRE_UNCORDON, "upgrade-check");
+        MaintenanceState ended = step(held);
+
+        assertThat(ended.phase()).isEqualTo(Phase.Ended);
+        assertThat(ended.lastError())
+                .isEqualTo("PreDrain hook(s) pre-drain.hooks.tenure.dev/rook-ceph still present after 10m"
+                        + " (spec.hooks.timeout); maintenance of node w1 ended without draining (node restored, lease"
+                        + " released)");
+        assertThat(cordoned()).isFalse();
+        assertThat(leaseHolder()).isNull();
+        assertThat(evictions()).isZero();
     }
 }
