@@ -70,6 +70,7 @@ class WiringArchitectureTest {
             "admission.NodeMaintenanceAdmission",
             "admission.NodeMaintenanceValidator",
             "admission.MaintenanceLimits",
+            "admission.JoinedSpecs",
             "machine.MaintenancePlanner",
             "machine.NodeMaintenanceStatuses",
             "machine.MaintenanceRequest",
