@@ -75,6 +75,8 @@ class WiringArchitectureTest {
             "machine.NodeMaintenanceStatuses",
             "machine.MaintenanceRequest",
             "machine.MaintenanceSchedule",
+            // issue 37's: a schedule's recurring window, by wall time
+            "machine.RecurringWindow",
             "machine.MaintenanceHooks",
             // issue 27's: the machine's "what next", split from the steps that do the I/O
             "machine.MaintenanceStages",

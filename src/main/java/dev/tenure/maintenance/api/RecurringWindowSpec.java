@@ -20,11 +20,13 @@ public class RecurringWindowSpec {
     private List<String> days;
 
     @Pattern(TIME_PATTERN)
-    @JsonPropertyDescription("Opens at this time of day, HH:MM in timeZone.")
+    @JsonPropertyDescription("Opens at this time of day (inclusive), HH:MM in timeZone.")
     private String start;
 
     @Pattern(TIME_PATTERN)
-    @JsonPropertyDescription("Closes at this time of day, HH:MM in timeZone; not after start = the next day.")
+    @JsonPropertyDescription(
+            "Closes at this time of day (exclusive), HH:MM in timeZone; not after start = the next day (the"
+                    + " window belongs to the day it opens). Open exactly while the local time is inside it.")
     private String end;
 
     @Size(max = 64)

@@ -11,7 +11,6 @@ import java.time.LocalDate;
 import java.time.LocalTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneId;
-import java.time.ZonedDateTime;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.EnumSet;
@@ -20,24 +19,22 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /**
  * When a maintenance may start: not before {@code startAt}, and only inside a recurring window (days of the week, a
  * start and an end time of day, a time zone: Kured's reboot window). Pure: {@link #at(Instant)} says whether the
- * maintenance may start now, and if not, when it may. A window whose end is not after its start runs over midnight
- * (22:00-04:00); its days are the days it opens. Wall times are resolved in the window's time zone the way
- * {@link ZonedDateTime#of} does: a start in a daylight-saving gap moves forward by the gap.
+ * maintenance may start now, and if not, when it may. The window is open exactly while the local wall time is inside
+ * it ({@link RecurringWindow}: over midnight it belongs to the day it opens, its end is exclusive, both passes of a
+ * repeated hour count, a skipped hour never does).
  *
  * @param startAt the maintenance starts no earlier than this; empty = no earliest time
  * @param window the recurring window it starts in; empty = any time
  */
-public record MaintenanceSchedule(Optional<Instant> startAt, Optional<Window> window) {
+public record MaintenanceSchedule(Optional<Instant> startAt, Optional<RecurringWindow> window) {
 
     /** Day names as Kured writes them (su, mon, Tuesday...), case-insensitive. */
     private static final Map<String, DayOfWeek> DAY_NAMES = dayNames();
-
-    /** How far ahead the next opening is searched: a week covers every day a window names. */
-    private static final int DAYS_AHEAD = 8;
 
     public static final MaintenanceSchedule ANY_TIME = new MaintenanceSchedule(Optional.empty(), Optional.empty());
 
@@ -45,53 +42,6 @@ public record MaintenanceSchedule(Optional<Instant> startAt, Optional<Window> wi
         startAt = startAt == null ? Optional.empty() : startAt;
         window = window == null ? Optional.empty() : window;
     }
-
-    /** A recurring window: on {@code days}, from {@code start} to {@code end} (next day when not after it). */
-    public record Window(Set<DayOfWeek> days, LocalTime start, LocalTime end, ZoneId zone) {
-        public Window {
-            if (days.isEmpty()) {
-                throw new IllegalArgumentException("spec.schedule.window.days: must name at least one day");
-            }
-            if (start.equals(end)) {
-                throw new IllegalArgumentException("spec.schedule.window: start and end must differ, both were " + start
-                        + " (a window over midnight ends earlier than it starts, e.g. 22:00-04:00)");
-            }
-            days = Set.copyOf(EnumSet.copyOf(days));
-        }
-
-        /** The occurrence of this window that contains {@code t}, if any. */
-        Optional<Occurrence> containing(Instant t) {
-            LocalDate today = t.atZone(zone).toLocalDate();
-            for (LocalDate day : List.of(today.minusDays(1), today)) {
-                Occurrence o = on(day);
-                if (days.contains(day.getDayOfWeek()) && !t.isBefore(o.opens()) && t.isBefore(o.closes())) {
-                    return Optional.of(o);
-                }
-            }
-            return Optional.empty();
-        }
-
-        /** The first occurrence that opens after {@code t}. */
-        Occurrence nextAfter(Instant t) {
-            LocalDate day = t.atZone(zone).toLocalDate();
-            for (int i = 0; i < DAYS_AHEAD; i++, day = day.plusDays(1)) {
-                Occurrence o = on(day);
-                if (days.contains(day.getDayOfWeek()) && o.opens().isAfter(t)) {
-                    return o;
-                }
-            }
-            throw new IllegalStateException("no opening of " + this + " within " + DAYS_AHEAD + " days of " + t);
-        }
-
-        private Occurrence on(LocalDate day) {
-            Instant opens = ZonedDateTime.of(day, start, zone).toInstant();
-            LocalDate endDay = end.isAfter(start) ? day : day.plusDays(1);
-            return new Occurrence(opens, ZonedDateTime.of(endDay, end, zone).toInstant());
-        }
-    }
-
-    /** One opening of a window. */
-    public record Occurrence(Instant opens, Instant closes) {}
 
     /** Whether the maintenance may start at a given time. */
     public sealed interface Verdict {
@@ -109,20 +59,34 @@ public record MaintenanceSchedule(Optional<Instant> startAt, Optional<Window> wi
         if (window.isEmpty()) {
             return early ? new Verdict.Closed(t, "spec.schedule.startAt is " + t) : new Verdict.Open(Optional.empty());
         }
-        Window w = window.get();
-        Optional<Occurrence> current = w.containing(t);
-        if (!early && current.isPresent()) {
-            return new Verdict.Open(Optional.of(current.get().closes()));
+        RecurringWindow w = window.get();
+        if (w.isOpen(t)) {
+            return early
+                    // startAt falls inside a window: it opens for this maintenance at startAt
+                    ? new Verdict.Closed(t, "spec.schedule.startAt is " + t)
+                    : new Verdict.Open(Optional.of(w.nextClosed(t).orElseThrow(() -> never(w, t, "closing"))));
         }
-        if (current.isPresent()) {
-            // startAt falls inside a window: it opens for this maintenance at startAt
-            return new Verdict.Closed(t, "spec.schedule.startAt is " + t);
+        Instant next = w.nextOpen(t).orElseThrow(() -> never(w, t, "opening"));
+        StringBuilder why =
+                new StringBuilder("outside its window (" + describe(w) + "); the next one opens at " + next);
+        w.shiftedOpening(next).ifPresent(note -> why.append(" (").append(note).append(')'));
+        List<LocalDate> skipped = w.skippedBetween(t, next);
+        if (!skipped.isEmpty()) {
+            why.append("; it does not open on ")
+                    .append(skipped.stream().map(Object::toString).collect(Collectors.joining(", ")))
+                    .append(": the clocks of ")
+                    .append(w.zone())
+                    .append(" skip the whole window that day");
         }
-        Occurrence next = w.nextAfter(t);
-        return new Verdict.Closed(
-                next.opens(),
-                "outside its window (" + describe(w) + "); the next one opens at " + next.opens()
-                        + (early ? " (after spec.schedule.startAt " + t + ")" : ""));
+        if (early) {
+            why.append(" (after spec.schedule.startAt ").append(t).append(')');
+        }
+        return new Verdict.Closed(next, why.toString());
+    }
+
+    private static IllegalStateException never(RecurringWindow w, Instant t, String what) {
+        return new IllegalStateException(
+                "no " + what + " of " + describe(w) + " within " + RecurringWindow.HORIZON + " of " + t);
     }
 
     /**
@@ -197,7 +161,7 @@ public record MaintenanceSchedule(Optional<Instant> startAt, Optional<Window> wi
         }
         return new MaintenanceSchedule(
                 at,
-                Optional.of(new Window(
+                Optional.of(new RecurringWindow(
                         dayset,
                         time("spec.schedule.window.start", start),
                         time("spec.schedule.window.end", end),
@@ -221,7 +185,7 @@ public record MaintenanceSchedule(Optional<Instant> startAt, Optional<Window> wi
         }
     }
 
-    private static String describe(Window w) {
+    private static String describe(RecurringWindow w) {
         List<String> days = new ArrayList<>();
         for (DayOfWeek d : DayOfWeek.values()) {
             if (w.days().contains(d)) {

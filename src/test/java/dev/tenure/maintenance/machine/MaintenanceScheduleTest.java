@@ -46,7 +46,9 @@ class MaintenanceScheduleTest {
             startAt inside a window: opens at startAt    | 2026-11-26T03:00:00Z | -          | 02:00 | 05:00 | -             | 2026-11-26T02:30:00Z | closed | 2026-11-26T03:00:00Z
             startAt after today's window: tomorrow's     | 2026-11-26T06:00:00Z | -          | 02:00 | 05:00 | -             | 2026-11-26T02:30:00Z | closed | 2026-11-27T02:00:00Z
             startAt passed, inside the window            | 2026-11-20T00:00:00Z | -          | 02:00 | 05:00 | -             | 2026-11-26T02:30:00Z | open   | 2026-11-26T05:00:00Z
-            daylight-saving gap: 02:30 does not exist    | -                    | sun        | 02:30 | 05:00 | Europe/Berlin | 2026-03-29T00:00:00Z | closed | 2026-03-29T01:30:00Z
+            over midnight, end exclusive: at 04:00 shut  | -                    | -          | 22:00 | 04:00 | -             | 2026-11-27T04:00:00Z | closed | 2026-11-27T22:00:00Z
+            over midnight, a second before its end       | -                    | -          | 22:00 | 04:00 | -             | 2026-11-27T03:59:59Z | open   | 2026-11-27T04:00:00Z
+            over midnight, Friday's morning is Thursday's | -                   | fri        | 22:00 | 04:00 | -             | 2026-11-27T03:00:00Z | closed | 2026-11-27T22:00:00Z
             """)
     void mayStartOnlyInsideItsWindowAndNotBeforeStartAt(
             String name,
@@ -67,6 +69,76 @@ class MaintenanceScheduleTest {
                     .isInstanceOfSatisfying(
                             Verdict.Closed.class, c -> assertThat(c.opens()).isEqualTo(Instant.parse(when)));
         }
+    }
+
+    /**
+     * Clock changes. Europe/Berlin goes forward on 2026-03-29 at 01:00Z (02:00 CET becomes 03:00 CEST: 02:00-02:59
+     * does not exist) and back on 2026-10-25 at 01:00Z (03:00 CEST becomes 02:00 CET: 02:00-02:59 happens twice,
+     * 00:00Z-01:00Z and 01:00Z-02:00Z). Australia/Lord_Howe goes forward by 30 minutes on 2026-10-04 (02:00 +10:30
+     * becomes 02:30 +11, at 2026-10-03T15:30Z). Pacific/Apia skipped Friday 2011-12-30 (Thursday 23:59:59 -10 was
+     * followed by Saturday 00:00 +14, at 2011-12-30T10:00Z). The window is open exactly while the local time is
+     * inside it: both passes of a repeated hour, never a skipped one, never a local time outside it.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource(nullValues = "-", delimiter = '|', textBlock = """
+            fall back: first pass of 02:30 opens          | -   | 02:30 | 03:00 | Europe/Berlin      | 2026-10-25T00:30:00Z | open   | 2026-10-25T01:00:00Z
+            fall back: 02:00 CET, second pass, outside    | -   | 02:30 | 03:00 | Europe/Berlin      | 2026-10-25T01:00:00Z | closed | 2026-10-25T01:30:00Z
+            fall back: 02:15 CET, second pass, outside    | -   | 02:30 | 03:00 | Europe/Berlin      | 2026-10-25T01:15:00Z | closed | 2026-10-25T01:30:00Z
+            fall back: second pass of 02:30 opens again   | -   | 02:30 | 03:00 | Europe/Berlin      | 2026-10-25T01:30:00Z | open   | 2026-10-25T02:00:00Z
+            fall back: 03:00 CET, shut till Sunday next   | sun | 02:30 | 03:00 | Europe/Berlin      | 2026-10-25T02:00:00Z | closed | 2026-11-01T01:30:00Z
+            fall back: a window round the hour stays open | -   | 01:00 | 04:00 | Europe/Berlin      | 2026-10-25T01:00:00Z | open   | 2026-10-25T03:00:00Z
+            fall back: 01:30-02:30, back into it at 01:00Z | -  | 01:30 | 02:30 | Europe/Berlin      | 2026-10-25T00:45:00Z | closed | 2026-10-25T01:00:00Z
+            fall back over midnight, Saturday's window    | sat | 22:00 | 04:00 | Europe/Berlin      | 2026-10-25T01:30:00Z | open   | 2026-10-25T03:00:00Z
+            spring gap: whole window skipped, next Sunday | sun | 02:30 | 03:00 | Europe/Berlin      | 2026-03-29T00:00:00Z | closed | 2026-04-05T00:30:00Z
+            spring gap: whole window skipped, tomorrow    | -   | 02:30 | 03:00 | Europe/Berlin      | 2026-03-29T00:00:00Z | closed | 2026-03-30T00:30:00Z
+            spring gap: 03:30 CEST is outside 02:30-03:00 | -   | 02:30 | 03:00 | Europe/Berlin      | 2026-03-29T01:30:00Z | closed | 2026-03-30T00:30:00Z
+            spring gap: end in the gap closes at the gap  | -   | 01:30 | 02:30 | Europe/Berlin      | 2026-03-29T00:45:00Z | open   | 2026-03-29T01:00:00Z
+            spring gap: 03:15 CEST is after 01:30-02:30   | -   | 01:30 | 02:30 | Europe/Berlin      | 2026-03-29T01:15:00Z | closed | 2026-03-29T23:30:00Z
+            spring gap: start in the gap opens at 03:00   | -   | 02:30 | 04:00 | Europe/Berlin      | 2026-03-29T00:59:00Z | closed | 2026-03-29T01:00:00Z
+            spring gap: 03:10 CEST is inside 02:30-04:00  | -   | 02:30 | 04:00 | Europe/Berlin      | 2026-03-29T01:10:00Z | open   | 2026-03-29T02:00:00Z
+            Lord Howe: 30-minute gap swallows 02:00-02:30 | sun | 02:00 | 02:30 | Australia/Lord_Howe | 2026-10-03T14:00:00Z | closed | 2026-10-10T15:00:00Z
+            Lord Howe: 02:00-03:00 opens at 02:30 +11     | sun | 02:00 | 03:00 | Australia/Lord_Howe | 2026-10-03T14:00:00Z | closed | 2026-10-03T15:30:00Z
+            Apia: no Friday 2011-12-30, next Friday       | fri | 10:00 | 11:00 | Pacific/Apia       | 2011-12-29T22:00:00Z | closed | 2012-01-05T20:00:00Z
+            Apia: Saturday 10:30 is not a Friday          | fri | 10:00 | 11:00 | Pacific/Apia       | 2011-12-30T20:30:00Z | closed | 2012-01-05T20:00:00Z
+            Apia: Thursday's window over the lost day     | thu | 22:00 | 04:00 | Pacific/Apia       | 2011-12-30T09:00:00Z | open   | 2011-12-30T10:00:00Z
+            """)
+    void isOpenExactlyWhileTheLocalTimeIsInsideIt(
+            String name, String days, String start, String end, String zone, String now, String expected, String when) {
+        mayStartOnlyInsideItsWindowAndNotBeforeStartAt(name, null, days, start, end, zone, now, expected, when);
+    }
+
+    @Test
+    void aSkippedOpeningIsSaidWithTheNextOne() {
+        Verdict v = schedule(null, "sun", "02:30", "03:00", "Europe/Berlin").at(Instant.parse("2026-03-29T00:00:00Z"));
+
+        assertThat(v)
+                .isInstanceOfSatisfying(
+                        Verdict.Closed.class,
+                        c -> assertThat(c.why())
+                                .isEqualTo("outside its window (sun 02:30-03:00 Europe/Berlin); the next one opens at "
+                                        + "2026-04-05T00:30:00Z; it does not open on 2026-03-29: the clocks of "
+                                        + "Europe/Berlin skip the whole window that day"));
+    }
+
+    @Test
+    void anOpeningMovedByTheClocksSaysItsLocalTime() {
+        Verdict gap = schedule(null, null, "02:30", "04:00", "Europe/Berlin").at(Instant.parse("2026-03-29T00:59:00Z"));
+        Verdict back =
+                schedule(null, null, "01:30", "02:30", "Europe/Berlin").at(Instant.parse("2026-10-25T00:45:00Z"));
+
+        assertThat(gap)
+                .isInstanceOfSatisfying(
+                        Verdict.Closed.class,
+                        c -> assertThat(c.why())
+                                .endsWith("the next one opens at 2026-03-29T01:00:00Z (02:30 does not exist on "
+                                        + "2026-03-29 in Europe/Berlin (the clocks skip from 02:00 to 03:00): it opens"
+                                        + " at 03:00 local time)"));
+        assertThat(back)
+                .isInstanceOfSatisfying(
+                        Verdict.Closed.class,
+                        c -> assertThat(c.why())
+                                .endsWith("the next one opens at 2026-10-25T01:00:00Z (it opens at 02:00 local time,"
+                                        + " when the clocks of Europe/Berlin go back into the window)"));
     }
 
     @Test

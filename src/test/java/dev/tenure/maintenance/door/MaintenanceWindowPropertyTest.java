@@ -1,0 +1,286 @@
+package dev.tenure.maintenance.door;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.maintenance.admission.MaintenanceLimits;
+import dev.tenure.maintenance.admission.NodeMaintenanceAdmission;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.RecurringWindowSpec;
+import dev.tenure.maintenance.api.ScheduleSpec;
+import dev.tenure.maintenance.api.ScheduleStatus;
+import dev.tenure.maintenance.machine.MaintenanceState;
+import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
+import java.time.DayOfWeek;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
+import java.time.temporal.ChronoUnit;
+import java.time.zone.ZoneOffsetTransition;
+import java.time.zone.ZoneRules;
+import java.util.EnumSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
+
+/**
+ * A model of spec.schedule's recurring window over generated zones, windows and instants around clock changes, run
+ * through the real door ({@link DoorDecisions#decide} with the instant as its clock, then {@link ScheduleStatuses}):
+ * whenever the door admits the maintenance its local time is inside the window on one of its days; whenever the
+ * local time is inside it (and startAt has passed) the door admits it; the {@code status.schedule.nextStart} of a
+ * Scheduled one is the first instant at which the window is open, and the {@code windowCloses} of an admitted one the
+ * first at which it is not (docs/node-maintenance.md, "Scheduled start").
+ *
+ * <p>The oracle states the window from its definition alone ({@link #inside}) and finds openings and closings among
+ * the instants where the local time jumps or reaches a bound ({@link #first}); every whole UTC minute of the first six
+ * hours is checked too ({@link #noChangeBetween}): in the generated zones and years every offset and
+ * transition is a whole number of minutes, as are a window's bounds, so whether it is open can change only there.
+ *
+ * <p>Tries: {@code jqwik.tries.default} (10,000, set by the pom; {@code make chaos} passes more). A failure prints
+ * jqwik's seed and the shrunk case.
+ */
+class MaintenanceWindowPropertyTest {
+
+    /** Zones with every kind of clock change: an hour each way, a 30-minute shift, a whole skipped day, none. */
+    static final List<String> ZONES = List.of(
+            "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Pacific/Apia", "UTC", "America/St_Johns");
+
+    /** Pacific/Apia's lost Friday, 2011-12-30: Thursday 23:59:59 -10 was followed by Saturday 00:00 +14. */
+    static final Instant APIA_SKIP = Instant.parse("2011-12-30T10:00:00Z");
+
+    static final Instant FROM = Instant.parse("2010-01-01T00:00:00Z");
+    static final long YEARS_20_SECONDS = Duration.ofDays(365L * 20).toSeconds();
+
+    /** The oracle's search never goes further than this: two weeks and a day cover a skipped day of a weekly window. */
+    static final Duration SEARCH = Duration.ofDays(16);
+
+    /** How many whole minutes after now {@link #noChangeBetween} checks (most cases are a few hours from a change). */
+    static final int CHECKED_MINUTES = 6 * 60;
+
+    static final DoorDecisions.Rules RULES =
+            new DoorDecisions.Rules(MaintenanceLimits.none(), Duration.ofSeconds(30), Duration.ofSeconds(10), "node-");
+    static final Node W1 =
+            new NodeBuilder().withNewMetadata().withName("w1").endMetadata().build();
+
+    record Case(ZoneId zone, Set<DayOfWeek> days, LocalTime start, LocalTime end, Instant now, Instant startAt) {
+        @Override
+        public String toString() {
+            return "window " + (days == null ? "every day" : days) + " " + start + "-" + end + " " + zone + ", now "
+                    + now + " (" + LocalDateTime.ofInstant(now, zone) + " local)"
+                    + (startAt == null ? "" : ", startAt " + startAt);
+        }
+    }
+
+    @Provide
+    Arbitrary<Case> cases() {
+        Arbitrary<LocalTime> time = Arbitraries.frequencyOf(
+                // around the hours clocks change at, in quarter hours
+                Tuple.of(
+                        3,
+                        Combinators.combine(Arbitraries.integers().between(0, 4), Arbitraries.of(0, 15, 30, 45))
+                                .as(LocalTime::of)),
+                Tuple.of(1, Arbitraries.integers().between(0, 24 * 60 - 1).map(m -> LocalTime.of(m / 60, m % 60))));
+        Arbitrary<Set<DayOfWeek>> days = Arbitraries.frequencyOf(
+                Tuple.of(1, Arbitraries.just(null)),
+                Tuple.of(3, Arbitraries.of(DayOfWeek.class).set().ofMinSize(1).ofMaxSize(7)));
+        return Arbitraries.of(ZONES)
+                .map(ZoneId::of)
+                .flatMap(zone -> Combinators.combine(
+                                days,
+                                time,
+                                time,
+                                near(zone),
+                                Arbitraries.longs()
+                                        .between(-2 * 24 * 60, 2 * 24 * 60)
+                                        .injectNull(0.6))
+                        .filter((d, s, e, now, after) -> !s.equals(e))
+                        .as((d, s, e, now, after) ->
+                                new Case(zone, d, s, e, now, after == null ? null : now.plusSeconds(after * 60))));
+    }
+
+    /** An instant near one of the zone's clock changes (Apia's lost day among them), or anywhere in 2010-2030. */
+    static Arbitrary<Instant> near(ZoneId zone) {
+        Arbitrary<Instant> anywhere =
+                Arbitraries.longs().between(0, YEARS_20_SECONDS).map(FROM::plusSeconds);
+        Arbitrary<Instant> change = anywhere.map(t -> {
+            ZoneOffsetTransition next = zone.getRules().nextTransition(t);
+            return next == null ? t : next.getInstant();
+        });
+        Arbitrary<Instant> anchor = Arbitraries.frequencyOf(
+                Tuple.of(6, change),
+                Tuple.of(2, anywhere),
+                Tuple.of(zone.getId().equals("Pacific/Apia") ? 2 : 0, Arbitraries.just(APIA_SKIP)));
+        Arbitrary<Long> shift = Arbitraries.frequencyOf(
+                Tuple.of(3, Arbitraries.longs().between(-3 * 3600, 3 * 3600)),
+                Tuple.of(1, Arbitraries.longs().between(-3 * 86400, 3 * 86400)),
+                Tuple.of(2, Arbitraries.longs().between(-180, 180).map(m -> m * 60)));
+        return Combinators.combine(anchor, shift).as(Instant::plusSeconds);
+    }
+
+    @Property
+    void theDoorAdmitsExactlyWhileTheLocalTimeIsInsideTheWindowAndSaysWhenItNextChanges(@ForAll("cases") Case c) {
+        NodeMaintenance nm = maintenance(c);
+        DoorDecision.Observed o = observed(nm, c.now());
+
+        DoorDecision d = DoorDecisions.decide(o, RULES);
+
+        boolean mayStart = mayStart(c, c.now());
+        if (mayStart) {
+            assertThat(d)
+                    .as("inside the window at %s: admitted", LocalDateTime.ofInstant(c.now(), c.zone()))
+                    .isInstanceOf(DoorDecision.Advance.class);
+            DoorDecision.Advance advance = (DoorDecision.Advance) d;
+            ScheduleStatus status =
+                    ScheduleStatuses.of(nm, null, advance.admit().schedule(), o.state(), c.now(), e -> {});
+            Instant closes = first(c, c.now(), false);
+            noChangeBetween(c, c.now(), closes, true);
+            assertThat(status.getWindowCloses())
+                    .as("windowCloses: the first instant the local time leaves the window (%s local)", local(c, closes))
+                    .isEqualTo(NodeMaintenanceStatuses.text(closes));
+        } else {
+            assertThat(d)
+                    .as("outside the window (or before startAt) at %s: Scheduled", local(c, c.now()))
+                    .isInstanceOf(DoorDecision.Scheduled.class);
+            ScheduleStatus status = ((DoorDecision.Scheduled) d).status().getSchedule();
+            Instant opens = first(c, c.now(), true);
+            noChangeBetween(c, c.now(), opens, false);
+            assertThat(status.getNextStart())
+                    .as("nextStart: the first instant inside the window (%s local)", local(c, opens))
+                    .isEqualTo(NodeMaintenanceStatuses.text(opens));
+        }
+    }
+
+    // ---- the oracle: the window from its definition ----
+
+    /** The local time {@code l} is inside the window: on a named day D, D start <= l < end (on D, or D+1). */
+    static boolean inside(Case c, LocalDateTime l) {
+        for (LocalDate d : List.of(l.toLocalDate(), l.toLocalDate().minusDays(1))) {
+            if (c.days() != null && !c.days().contains(d.getDayOfWeek())) {
+                continue;
+            }
+            LocalDateTime opens = d.atTime(c.start());
+            LocalDateTime closes = (c.end().isAfter(c.start()) ? d : d.plusDays(1)).atTime(c.end());
+            if (!l.isBefore(opens) && l.isBefore(closes)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    static boolean mayStart(Case c, Instant t) {
+        return (c.startAt() == null || !t.isBefore(c.startAt())) && inside(c, local(c, t));
+    }
+
+    /**
+     * The first instant after {@code now} at which the maintenance may start ({@code open}), or at which the window
+     * is closed. Whether it is open can change only where the local time jumps (an offset transition) or runs onto
+     * a start or an end (that wall time read at one of its valid offsets; a wall time in a gap has none), or at
+     * startAt: the first of those candidates where it is as asked.
+     */
+    static Instant first(Case c, Instant now, boolean open) {
+        ZoneRules rules = c.zone().getRules();
+        Instant limit = now.plus(SEARCH);
+        TreeSet<Instant> candidates = new TreeSet<>();
+        if (c.startAt() != null) {
+            candidates.add(c.startAt());
+        }
+        for (ZoneOffsetTransition t = rules.nextTransition(now);
+                t != null && t.getInstant().isBefore(limit);
+                t = rules.nextTransition(t.getInstant())) {
+            candidates.add(t.getInstant());
+        }
+        LocalDate last = LocalDateTime.ofInstant(limit, c.zone()).toLocalDate();
+        for (LocalDate d = local(c, now).toLocalDate().minusDays(1); !d.isAfter(last); d = d.plusDays(1)) {
+            for (LocalTime bound : List.of(c.start(), c.end())) {
+                for (ZoneOffset offset : rules.getValidOffsets(d.atTime(bound))) {
+                    candidates.add(d.atTime(bound).toInstant(offset));
+                }
+            }
+        }
+        for (Instant t : candidates.tailSet(now, false)) {
+            if (mayStart(c, t) == open) {
+                return t;
+            }
+        }
+        throw new AssertionError("the oracle found no " + (open ? "opening" : "closing") + " within " + SEARCH);
+    }
+
+    /**
+     * The candidates of {@link #first} are all the instants where the window can change: between two of them, at
+     * every whole UTC minute (where the generated zones' clocks and windows change), it is as it was just after the
+     * first. Checked on a stretch of each case, so that the oracle does not merely trust its own reasoning.
+     */
+    static void noChangeBetween(Case c, Instant now, Instant next, boolean was) {
+        Instant m = now.truncatedTo(ChronoUnit.MINUTES).plusSeconds(60);
+        for (int i = 0; i < CHECKED_MINUTES && m.isBefore(next); i++, m = m.plusSeconds(60)) {
+            assertThat(mayStart(c, m))
+                    .as("the oracle missed a change at %s (%s local)", m, local(c, m))
+                    .isEqualTo(was);
+        }
+    }
+
+    static LocalDateTime local(Case c, Instant t) {
+        return LocalDateTime.ofInstant(t, c.zone());
+    }
+
+    // ---- the door's input ----
+
+    static NodeMaintenance maintenance(Case c) {
+        NodeMaintenance nm = new NodeMaintenance();
+        nm.setMetadata(new ObjectMetaBuilder()
+                .withName("m")
+                .withGeneration(1L)
+                .withCreationTimestamp("2010-01-01T00:00:00Z")
+                .withAnnotations(new HashMap<>())
+                .build());
+        NodeMaintenanceSpec spec = new NodeMaintenanceSpec();
+        spec.setNodeName("w1");
+        List<String> days = c.days() == null
+                ? null
+                : EnumSet.copyOf(c.days()).stream()
+                        .map(d -> d.name().toLowerCase(Locale.ROOT).substring(0, 3))
+                        .toList();
+        spec.setSchedule(new ScheduleSpec(
+                c.startAt() == null ? null : c.startAt().toString(),
+                new RecurringWindowSpec(
+                        days, c.start().toString(), c.end().toString(), c.zone().getId())));
+        nm.setSpec(spec);
+        return nm;
+    }
+
+    static DoorDecision.Observed observed(NodeMaintenance nm, Instant now) {
+        MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
+        NodeMaintenanceAdmission.Standing standing = NodeMaintenanceAdmission.standing(nm, state, "node-");
+        Optional<NodeMaintenanceAdmission.ClusterReads> view = standing.needsClusterView()
+                ? Optional.of(
+                        new NodeMaintenanceAdmission.ClusterReads(Optional.of(W1), List.of(), List.of(nm), Map.of()))
+                : Optional.empty();
+        return new DoorDecision.Observed(
+                nm,
+                state,
+                standing,
+                view,
+                List.of(nm),
+                List.of(nm),
+                nm.getMetadata().getAnnotations(),
+                now);
+    }
+}
