@@ -241,6 +241,9 @@ class UpgradeIT {
             long lastOld = oldWork.stream().mapToLong(Long::longValue).max().orElseThrow();
             long firstNew = newWork.stream().mapToLong(Long::longValue).min().orElseThrow();
             trial.note("old's last work write " + trial.ms(lastOld) + ", new's first " + trial.ms(firstNew));
+            System.out.printf(
+                    "UpgradeIT %s: %d pods evicted (once each), %d work writes of %s, then %d of this build%n",
+                    upgrade, witness.evictedPods(), oldWork.size(), OLD.version, newWork.size());
             assertThat(firstNew)
                     .as("the new operator's first work write comes after the old one's last (0 overlapping work)")
                     .isGreaterThan(lastOld);
@@ -494,7 +497,14 @@ class UpgradeIT {
                 .forEach(t -> left.add("taint " + t.getKey()));
         Map<String, String> a =
                 Optional.ofNullable(n.getMetadata().getAnnotations()).orElse(Map.of());
-        for (String key : List.of(NodeMarks.PRIOR_STATE, MaintenanceAnnotation.STATE)) {
+        // the keys as 0.1.0 writes them (a contract with the old release, not this build's constants), and this build's
+        for (String key : java.util.stream.Stream.of(
+                        "tenure.dev/prior-state",
+                        "tenure.dev/maintenance-annotation-state",
+                        NodeMarks.PRIOR_STATE,
+                        MaintenanceAnnotation.STATE)
+                .distinct()
+                .toList()) {
             if (a.containsKey(key)) {
                 left.add("annotation " + key);
             }
