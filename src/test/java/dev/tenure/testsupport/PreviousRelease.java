@@ -84,7 +84,7 @@ public final class PreviousRelease {
     }
 
     private void buildInto(Path home) throws IOException {
-        Path repo = Path.of(run(Path.of("."), List.of("git", "rev-parse", "--show-toplevel"), null)
+        Path repo = Path.of(run(Path.of("."), List.of("git", "rev-parse", "--show-toplevel"))
                 .trim());
         if (!hasCommit(repo)) {
             // a shallow clone (CI's default depth 1) lacks it: GitHub serves a reachable commit by hash
@@ -99,8 +99,8 @@ public final class PreviousRelease {
         deleteTree(src);
         Files.createDirectories(src);
         Path tar = home.resolve("src.tar");
-        run(repo, List.of("git", "archive", "--format=tar", "-o", tar.toString(), commit), null);
-        run(src, List.of("tar", "-xf", tar.toString()), null);
+        run(repo, List.of("git", "archive", "--format=tar", "-o", tar.toString(), commit));
+        run(src, List.of("tar", "-xf", tar.toString()));
         Files.delete(tar);
         Path log = home.resolve("build.log");
         List<String> mvn = new ArrayList<>(List.of("./mvnw", "-B", "-ntp", "-q", "package", "-DskipTests"));
@@ -185,7 +185,7 @@ public final class PreviousRelease {
         }
     }
 
-    private static String run(Path dir, List<String> cmd, Path log) {
+    private static String run(Path dir, List<String> cmd) {
         try {
             Process p = new ProcessBuilder(cmd)
                     .directory(dir.toFile())
