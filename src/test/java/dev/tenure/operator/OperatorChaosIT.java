@@ -292,7 +292,7 @@ class OperatorChaosIT {
         final long seed;
         final Random rnd;
         final long t0 = System.nanoTime();
-        final EmulatedCluster cluster = EmulatedCluster.start();
+        final EmulatedCluster cluster;
         final List<Instance> instances = new CopyOnWriteArrayList<>();
         final ConcurrentLinkedQueue<Interval> reconciles = new ConcurrentLinkedQueue<>();
         final ConcurrentLinkedQueue<Interval> termStarts = new ConcurrentLinkedQueue<>();
@@ -308,6 +308,9 @@ class OperatorChaosIT {
 
         /** The maintenance settings of every instance of the trial. */
         final MaintenanceSettings settings;
+
+        /** The annotation door's settings of every instance of the trial. */
+        volatile AnnotationSettings annotations = ANNOTATIONS;
 
         /**
          * Each instance runs in a pod of its own node whose container the emulated kubelet reports running since 2 s
@@ -326,6 +329,12 @@ class OperatorChaosIT {
         }
 
         Trial(long seed, MaintenanceSettings settings) {
+            this(seed, settings, EmulatedCluster.Options.forTests());
+        }
+
+        /** A trial on a cluster of {@code options} (the upgrade suite's living cluster). */
+        Trial(long seed, MaintenanceSettings settings, EmulatedCluster.Options options) {
+            this.cluster = EmulatedCluster.start(options);
             this.seed = seed;
             this.settings = settings;
             // mixed: java.util.Random's first draws of neighbouring seeds are alike, and trial seeds are neighbours
@@ -1016,7 +1025,7 @@ class OperatorChaosIT {
                     recorder,
                     trial.settings,
                     MaintenanceLimits.none(),
-                    ANNOTATIONS,
+                    trial.annotations,
                     clock);
             door.fencedBy(fence);
             NodeMaintenanceReconciler real = new NodeMaintenanceReconciler(

@@ -454,7 +454,7 @@ final class EmulatorDispatcher extends Dispatcher {
     /** The user a request is taken to come from (the emulator has no authentication; RequestOrigin stands in). */
     private static String username(ApiRequest api) {
         return switch (RequestOrigin.of(api)) {
-            case OPERATOR -> "system:serviceaccount:tenure-system:tenure-operator";
+            case OPERATOR, PREVIOUS_RELEASE -> "system:serviceaccount:tenure-system:tenure-operator";
             case WORKLOAD -> "system:serviceaccount:default:workload";
             default -> "kubernetes-admin";
         };

@@ -15,6 +15,11 @@ public enum RequestOrigin {
      * replicas of a workload that take part in coordinated leader election (election-core Candidates).
      */
     WORKLOAD,
+    /**
+     * A previous release's operator the upgrade suite runs beside this one ({@link PreviousRelease}): its requests are
+     * what that release needed, not what this one does.
+     */
+    PREVIOUS_RELEASE,
     /** Production code: the Quarkus client of a {@code @QuarkusTest}, {@link EmulatedCluster#operatorClient()}, any other. */
     OPERATOR;
 
@@ -28,6 +33,9 @@ public enum RequestOrigin {
         }
         if (agent.equals(EmulatedCluster.WORKLOAD_USER_AGENT)) {
             return WORKLOAD;
+        }
+        if (agent.startsWith(PreviousRelease.USER_AGENT_PREFIX)) {
+            return PREVIOUS_RELEASE;
         }
         return OPERATOR;
     }
