@@ -9,6 +9,7 @@ import dev.tenure.election.LeaseStoreException;
 import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.TimeoutOutcome;
 import dev.tenure.maintenance.drain.DrainOptions;
 import dev.tenure.maintenance.drain.DrainPacing;
 import dev.tenure.maintenance.drain.DrainPlan;
@@ -41,8 +42,13 @@ import java.util.stream.Collectors;
  * to detach, and the read-only preview. The only memory it keeps paces the drain: when a PodDisruptionBudget last
  * refused a pod (kubectl keeps the same in its retry loop) and when the node's last batch went out.
  *
- * <p>One file at ~400 lines, on purpose: the drain, the volume wait and the preview read one observation of the node
- * through the same pacing memory; the planning itself is in the drain room.
+ * <p>At a stage's timeout ({@code spec.drain.timeout}, {@code waitCompletedTimeout}, {@code volumeDetach.timeout}) its
+ * {@code onTimeout} decides ({@link MaintenanceStages#atTimeout}): Fail, Proceed, or Restore through the machine's undo
+ * ({@link TimeoutRestore}).
+ *
+ * <p>One file at ~480 lines, on purpose: the drain, the volume wait and the preview read one observation of the node
+ * through the same pacing memory, and each of their timeouts ends in one of the same three outcomes; the planning
+ * itself is in the drain room.
  */
 public final class DrainStep {
 
@@ -59,6 +65,14 @@ public final class DrainStep {
     private final Map<String, Map<String, Instant>> refusedUntil = new ConcurrentHashMap<>();
     private final Map<String, Instant> lastBatchAt = new ConcurrentHashMap<>();
 
+    /** The machine's undo at a timeout whose outcome is Restore ({@link NodeRestore#endAfterTimeout}). */
+    @FunctionalInterface
+    interface TimeoutRestore {
+        Step restore(MaintenanceRequest request, MaintenanceState.Builder s, String timedOut, MaintenanceEvents events);
+    }
+
+    private final TimeoutRestore restore;
+
     /** The pods on the node and the plan made of them. */
     private record Observation(List<Pod> pods, DrainPlan plan) {}
 
@@ -67,7 +81,9 @@ public final class DrainStep {
             LeaseStore leases,
             PodDrain drain,
             MaintenanceMetrics metrics,
-            MaintenanceSettings settings) {
+            MaintenanceSettings settings,
+            TimeoutRestore restore) {
+        this.restore = restore;
         this.client = client;
         this.leases = leases;
         this.drain = drain;
@@ -95,6 +111,7 @@ public final class DrainStep {
                             .build(),
                     Optional.of(settings.drainPollInterval()));
         }
+        seen = passWaitCompleted(request, prior, s, seen, started, now, events);
         int evictionPods = recordProgress(nodeName, prior, s, seen, events);
         MaintenancePlanner.DrainVerdict verdict = MaintenancePlanner.drain(
                 nodeName, seen.plan(), options, evictionPods, started, settings.evictionParallelism(), now);
@@ -102,11 +119,53 @@ public final class DrainStep {
     }
 
     /**
-     * The pods a drain of the node would still wait on now, as {@code namespace/name} (empty: drained), or the
-     * plan's refusal; read from the cluster, for checking a status that says the drain is done.
+     * Past {@code spec.drain.waitCompletedTimeout} with outcome Proceed: the WaitCompleted pods still running stop
+     * holding the drain (left on the node, never evicted), said once by a Warning and in status.timeoutsPassed.
      */
-    List<String> podsLeft(MaintenanceRequest request, Instant now) {
+    private Observation passWaitCompleted(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Observation seen,
+            Instant started,
+            Instant now,
+            MaintenanceEvents events) {
+        DrainOptions options = request.drain();
+        List<PodVerdict> running = seen.plan().with(Action.WAIT_COMPLETED);
+        MaintenanceStages.AtTimeout at = MaintenanceStages.atTimeout(
+                MaintenanceStages.TimedStage.WAIT_COMPLETED, options.waitCompletedOnTimeout(), false);
+        if (running.isEmpty()
+                || at.outcome() != TimeoutOutcome.Proceed
+                || !MaintenancePlanner.waitCompletedTimedOut(options, started, now)) {
+            return seen;
+        }
+        if (!prior.passed(MaintenanceStages.TimedStage.WAIT_COMPLETED)) {
+            String left = "pods not evicted, left running: "
+                    + String.join(
+                            ", ",
+                            DrainReport.listed(
+                                    running.stream().map(PodVerdict::key).toList()));
+            s.passedTimeout(MaintenanceStages.TimedStage.WAIT_COMPLETED, left);
+            events.emit(
+                    true,
+                    at.event(),
+                    "WaitCompleted pods on node " + request.nodeName() + " did not complete within "
+                            + GoDuration.format(options.waitCompletedTimeout().orElseThrow())
+                            + " (spec.drain.waitCompletedOnTimeout Proceed): the drain goes on without them; " + left);
+        }
+        return new Observation(seen.pods(), seen.plan().passingWaitCompleted());
+    }
+
+    /**
+     * The pods a drain of the node would still wait on now, as {@code namespace/name} (empty: drained), or the
+     * plan's refusal; read from the cluster, for checking a status that says the drain is done. WaitCompleted pods
+     * whose timeout was passed ({@code prior}) are not waited on.
+     */
+    List<String> podsLeft(MaintenanceRequest request, MaintenanceState prior, Instant now) {
         DrainPlan plan = observe(request.nodeName(), request.drain(), now).plan();
+        if (prior.passed(MaintenanceStages.TimedStage.WAIT_COMPLETED)) {
+            plan = plan.passingWaitCompleted();
+        }
         return plan.refused()
                 ? plan.with(Action.REFUSE).stream().map(PodVerdict::key).toList()
                 : plan.pending().stream().map(PodVerdict::key).toList();
@@ -189,29 +248,73 @@ public final class DrainStep {
             events.emit(true, MaintenanceEvents.FAILED, refused.message());
             return new Step(s.phase(Phase.Failed).lastError(refused.message()).build(), Optional.of(renewIn));
         } else if (verdict instanceof MaintenancePlanner.DrainVerdict.Complete complete) {
-            metrics.drained(Duration.between(started, now));
-            forget(nodeName);
-            if (request.drain().volumeDetach().enabled()) {
-                s.phase(Phase.Running).drainedAt(now).drainProgress(100).lastError(null);
-                return volumes(request, prior, s, now, now, events);
-            }
-            events.emit(false, MaintenanceEvents.SUCCEEDED, complete.message());
-            return new Step(
-                    s.phase(Phase.Succeeded)
-                            .drainedAt(now)
-                            .drainProgress(100)
-                            .lastError(null)
-                            .build(),
-                    Optional.of(renewIn));
+            return drained(request, prior, s, started, now, events, complete.message(), false);
         } else if (verdict instanceof MaintenancePlanner.DrainVerdict.WaitCompletedTimedOut timedOut) {
-            events.emit(true, MaintenanceEvents.WAIT_COMPLETED_TIMED_OUT, timedOut.message());
-            return new Step(s.phase(Phase.Failed).lastError(timedOut.message()).build(), Optional.of(renewIn));
+            // Proceed never gets here: the pods were passed before planning (passWaitCompleted)
+            MaintenanceStages.AtTimeout at = MaintenanceStages.atTimeout(
+                    MaintenanceStages.TimedStage.WAIT_COMPLETED, request.drain().waitCompletedOnTimeout(), false);
+            if (at.restoresNode()) {
+                forget(nodeName);
+                return restore.restore(
+                        request, s, timedOut.message() + " (spec.drain.waitCompletedOnTimeout Restore)", events);
+            }
+            events.emit(true, at.event(), timedOut.message());
+            return new Step(s.phase(at.phase()).lastError(timedOut.message()).build(), Optional.of(renewIn));
         } else if (verdict instanceof MaintenancePlanner.DrainVerdict.TimedOut timedOut) {
-            events.emit(true, MaintenanceEvents.FAILED, timedOut.message());
-            return new Step(s.phase(Phase.Failed).lastError(timedOut.message()).build(), Optional.of(renewIn));
+            MaintenanceStages.AtTimeout at = MaintenanceStages.atTimeout(
+                    MaintenanceStages.TimedStage.DRAIN,
+                    request.drain().onTimeout(),
+                    request.drain().volumeDetach().enabled());
+            if (at.restoresNode()) {
+                forget(nodeName);
+                return restore.restore(request, s, timedOut.message() + " (spec.drain.onTimeout Restore)", events);
+            } else if (at.outcome() == TimeoutOutcome.Proceed) {
+                String left = "pods not evicted: "
+                        + String.join(
+                                ", ",
+                                DrainReport.listed(seen.plan().pending().stream()
+                                        .map(v -> v.key() + " (" + DrainReport.describe(v) + ")")
+                                        .toList()));
+                s.passedTimeout(MaintenanceStages.TimedStage.DRAIN, left);
+                events.emit(
+                        true,
+                        at.event(),
+                        timedOut.message() + " (spec.drain.onTimeout Proceed): going on as drained; " + left);
+                return drained(request, prior, s, started, now, events, timedOut.message(), true);
+            }
+            events.emit(true, at.event(), timedOut.message());
+            return new Step(s.phase(at.phase()).lastError(timedOut.message()).build(), Optional.of(renewIn));
         }
         MaintenancePlanner.DrainVerdict.Send send = (MaintenancePlanner.DrainVerdict.Send) verdict;
         return send(request, prior, s, seen, send, started, now, events);
+    }
+
+    /** The drain is over (complete, or its timeout passed: {@code passed}): on to the volumes, or Succeeded. */
+    private Step drained(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Instant started,
+            Instant now,
+            MaintenanceEvents events,
+            String message,
+            boolean passed) {
+        metrics.drained(Duration.between(started, now));
+        forget(request.nodeName());
+        if (request.drain().volumeDetach().enabled()) {
+            s.phase(Phase.Running).drainedAt(now).drainProgress(100).lastError(null);
+            return volumes(request, prior, s, now, now, events);
+        }
+        if (!passed) {
+            events.emit(false, MaintenanceEvents.SUCCEEDED, message);
+        }
+        return new Step(
+                s.phase(Phase.Succeeded)
+                        .drainedAt(now)
+                        .drainProgress(passed ? s.drainProgress : 100)
+                        .lastError(null)
+                        .build(),
+                Optional.of(MaintenancePlanner.renewIn(request, prior, settings, now)));
     }
 
     /** Sends one batch of evictions (or deletions) and records what came back. */
@@ -309,7 +412,7 @@ public final class DrainStep {
 
     /**
      * After the drain (phase Running, Drained): waits until no VolumeAttachment names the node (Cluster API's wait
-     * for volume detach), then Succeeded; past spec.drain.volumeDetach.timeout, Failed with the attachments named.
+     * for volume detach), then Succeeded; past spec.drain.volumeDetach.timeout, as its onTimeout says.
      */
     Step volumes(
             MaintenanceRequest request,
@@ -341,8 +444,30 @@ public final class DrainStep {
         }
         Duration renewIn = MaintenancePlanner.renewIn(request, prior, settings, now);
         if (verdict instanceof VolumeDetach.Verdict.TimedOut timedOut) {
-            events.emit(true, MaintenanceEvents.VOLUME_DETACH_TIMED_OUT, timedOut.message());
-            return new Step(s.phase(Phase.Failed).lastError(timedOut.message()).build(), Optional.of(renewIn));
+            MaintenanceStages.AtTimeout at = MaintenanceStages.atTimeout(
+                    MaintenanceStages.TimedStage.VOLUME_DETACH,
+                    request.drain().volumeDetach().onTimeout(),
+                    false);
+            if (at.restoresNode()) {
+                return restore.restore(
+                        request, s, timedOut.message() + " (spec.drain.volumeDetach.onTimeout Restore)", events);
+            } else if (at.outcome() == TimeoutOutcome.Proceed) {
+                String left = "volumes still attached: " + String.join(", ", timedOut.left());
+                s.passedTimeout(MaintenanceStages.TimedStage.VOLUME_DETACH, left);
+                events.emit(
+                        true,
+                        at.event(),
+                        timedOut.message() + " (spec.drain.volumeDetach.onTimeout Proceed): node " + nodeName
+                                + " counts as done");
+                return new Step(
+                        s.phase(at.phase())
+                                .attachedVolumes(List.of())
+                                .lastError(null)
+                                .build(),
+                        Optional.of(renewIn));
+            }
+            events.emit(true, at.event(), timedOut.message());
+            return new Step(s.phase(at.phase()).lastError(timedOut.message()).build(), Optional.of(renewIn));
         }
         String detached = ((VolumeDetach.Verdict.Detached) verdict).message();
         events.emit(false, MaintenanceEvents.SUCCEEDED, "node " + nodeName + " drained; " + detached);

@@ -76,10 +76,17 @@ public final class MaintenanceMachine {
         this.cordonStep = new CordonStep(cordon, settings);
         this.handoverStep = new HandoverStep(handover, metrics, settings);
         this.hookStep = new HookStep(settings);
-        this.drainStep = new DrainStep(client, leases, new PodDrain(client, evictionPool), metrics, settings);
+        this.drainStep = new DrainStep(
+                client, leases, new PodDrain(client, evictionPool), metrics, settings, this::endAfterTimeout);
         this.restore = new NodeRestore(leases, nodeLease, leaseStep, cordon, drainStep, metrics, settings, clock);
         this.settings = settings;
         this.clock = clock;
+    }
+
+    /** The undo at a stage's timeout whose outcome is Restore (the drain step's {@link DrainStep.TimeoutRestore}). */
+    private Step endAfterTimeout(
+            MaintenanceRequest request, MaintenanceState.Builder s, String timedOut, MaintenanceEvents events) {
+        return restore.endAfterTimeout(request, s, timedOut, events);
     }
 
     public MaintenanceSettings settings() {
@@ -266,12 +273,13 @@ public final class MaintenanceMachine {
         // A Failed one stays held as it is (the spec must change for it to go on); Ended holds nothing.
         boolean saysDrained = recorded.phase() == Phase.Succeeded
                 || (recorded.phase() == Phase.Running && recorded.drainedAt() != null);
-        if (!recorded.holdsNode() || !saysDrained) {
+        // A drain whose timeout was passed (onTimeout Proceed) left pods on purpose, and says which.
+        if (!recorded.holdsNode() || !saysDrained || recorded.passed(MaintenanceStages.TimedStage.DRAIN)) {
             return recorded;
         }
         List<String> left;
         try {
-            left = drainStep.podsLeft(request, clock.instant());
+            left = drainStep.podsLeft(request, recorded, clock.instant());
         } catch (KubernetesClientException e) {
             return recorded; // not checked now: the drain step's own reads report the trouble
         }

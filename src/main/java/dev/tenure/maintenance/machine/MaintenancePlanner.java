@@ -146,7 +146,7 @@ public final class MaintenancePlanner {
         }
         Optional<Duration> waitLimit = options.waitCompletedTimeout();
         List<PodVerdict> running = plan.with(Action.WAIT_COMPLETED);
-        if (waitLimit.isPresent() && !running.isEmpty() && !now.isBefore(started.plus(waitLimit.get()))) {
+        if (!running.isEmpty() && waitCompletedTimedOut(options, started, now)) {
             return new DrainVerdict.WaitCompletedTimedOut(WAIT_COMPLETED_TIMED_OUT + GoDuration.format(waitLimit.get())
                     + " on node " + nodeName + ": "
                     + running.stream().map(PodVerdict::key).collect(Collectors.joining(", "))
@@ -168,6 +168,13 @@ public final class MaintenancePlanner {
         List<PodVerdict> toSend = plan.toSend();
         List<PodVerdict> batch = toSend.stream().limit(parallelism).toList();
         return new DrainVerdict.Send(batch, toSend.size() - batch.size());
+    }
+
+    /** {@code spec.drain.waitCompletedTimeout} has passed since the drain {@code started}. */
+    static boolean waitCompletedTimedOut(DrainOptions options, Instant started, Instant now) {
+        return options.waitCompletedTimeout()
+                .filter(limit -> !now.isBefore(started.plus(limit)))
+                .isPresent();
     }
 
     /**
