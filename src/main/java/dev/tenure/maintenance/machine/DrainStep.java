@@ -258,8 +258,9 @@ public final class DrainStep {
                 return restore.restore(
                         request, s, timedOut.message() + " (spec.drain.waitCompletedOnTimeout Restore)", events);
             }
-            events.emit(true, at.event(), timedOut.message());
-            return new Step(s.phase(at.phase()).lastError(timedOut.message()).build(), Optional.of(renewIn));
+            String failed = timedOut.message() + " (" + MaintenanceStages.TimedStage.WAIT_COMPLETED.field() + " Fail)";
+            events.emit(true, at.event(), failed);
+            return new Step(s.phase(at.phase()).lastError(failed).build(), Optional.of(renewIn));
         } else if (verdict instanceof MaintenancePlanner.DrainVerdict.TimedOut timedOut) {
             MaintenanceStages.AtTimeout at = MaintenanceStages.atTimeout(
                     MaintenanceStages.TimedStage.DRAIN,
@@ -282,8 +283,9 @@ public final class DrainStep {
                         timedOut.message() + " (spec.drain.onTimeout Proceed): going on as drained; " + left);
                 return drained(request, prior, s, started, now, events, timedOut.message(), true);
             }
-            events.emit(true, at.event(), timedOut.message());
-            return new Step(s.phase(at.phase()).lastError(timedOut.message()).build(), Optional.of(renewIn));
+            String failed = timedOut.message() + " (" + MaintenanceStages.TimedStage.DRAIN.field() + " Fail)";
+            events.emit(true, at.event(), failed);
+            return new Step(s.phase(at.phase()).lastError(failed).build(), Optional.of(renewIn));
         }
         MaintenancePlanner.DrainVerdict.Send send = (MaintenancePlanner.DrainVerdict.Send) verdict;
         return send(request, prior, s, seen, send, started, now, events);
@@ -466,8 +468,9 @@ public final class DrainStep {
                                 .build(),
                         Optional.of(renewIn));
             }
-            events.emit(true, at.event(), timedOut.message());
-            return new Step(s.phase(at.phase()).lastError(timedOut.message()).build(), Optional.of(renewIn));
+            String failed = timedOut.message() + " (" + MaintenanceStages.TimedStage.VOLUME_DETACH.field() + " Fail)";
+            events.emit(true, at.event(), failed);
+            return new Step(s.phase(at.phase()).lastError(failed).build(), Optional.of(renewIn));
         }
         String detached = ((VolumeDetach.Verdict.Detached) verdict).message();
         events.emit(false, MaintenanceEvents.SUCCEEDED, "node " + nodeName + " drained; " + detached);

@@ -27,6 +27,9 @@ public final class MaintenancePlanner {
     /** Start of lastError when WaitCompleted pods outlived their timeout: the named failure. */
     static final String WAIT_COMPLETED_TIMED_OUT = "WaitCompletedTimedOut: pods did not complete within ";
 
+    /** Start of lastError when the drain outlived spec.drain.timeout: the named failure. */
+    static final String DRAIN_TIMED_OUT = "DrainTimedOut: ";
+
     private static final Duration MIN_RENEW_LOOK = Duration.ofMillis(100);
 
     private MaintenancePlanner() {}
@@ -158,7 +161,7 @@ public final class MaintenancePlanner {
                     .map(v -> v.key() + " (" + DrainReport.describe(v) + ")")
                     .collect(Collectors.joining(", "));
             List<String> budgets = plan.blockingBudgets();
-            return new DrainVerdict.TimedOut("drain of node " + nodeName + " did not finish within "
+            return new DrainVerdict.TimedOut(DRAIN_TIMED_OUT + "drain of node " + nodeName + " did not finish within "
                     + GoDuration.format(timeout.get()) + "; pods still on it: " + blocking
                     + (budgets.isEmpty()
                             ? ""

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.TimeoutOutcome;
 import dev.tenure.maintenance.machine.MaintenanceHooks.Hooks;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
@@ -159,8 +160,8 @@ class PreDrainHooksIT {
         assertThat(ended.phase()).isEqualTo(Phase.Ended);
         assertThat(ended.lastError())
                 .isEqualTo("PreDrain hook(s) pre-drain.hooks.tenure.dev/rook-ceph still present after 10m"
-                        + " (spec.hooks.timeout); maintenance of node w1 ended without draining (node restored, lease"
-                        + " released)");
+                        + " (spec.hooks.timeout) (spec.hooks.onTimeout Restore); maintenance of node w1 ended: node"
+                        + " restored, lease released");
         Node node = client.nodes().withName("w1").get();
         assertThat(node.getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
         assertThat(node.getSpec().getTaints()).isEmpty();
@@ -173,8 +174,62 @@ class PreDrainHooksIT {
                 .isNull();
         assertThat(evictions()).isZero();
         assertThat(podsOnW1()).hasSize(2);
-        assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.HOOK_TIMED_OUT));
+        assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.TIMEOUT_RESTORED));
 
         assertThat(step(request("rook-ceph"), ended)).isEqualTo(ended); // Ended is final
+    }
+
+    static MaintenanceRequest request(TimeoutOutcome onTimeout, String... preDrainHooks) {
+        return MaintenanceMachineIT.request("w1")
+                .withHooks(new Hooks(List.of(preDrainHooks), List.of(), HOOK_TIMEOUT, onTimeout));
+    }
+
+    /** Issue 37: spec.hooks.onTimeout Fail keeps the node cordoned and undrained, phase Failed, and stays so. */
+    @Test
+    void aHookLeftInPlacePastTheTimeoutWithFailFailsTheMaintenanceCordoned() {
+        MaintenanceRequest request = request(TimeoutOutcome.Fail, "rook-ceph");
+        MaintenanceState held = drive(request, MaintenanceState.initial(), s -> s.hookWait() != null);
+
+        clock.advance(HOOK_TIMEOUT);
+        MaintenanceState failed = step(request, held);
+        for (int i = 0; i < 3; i++) { // held as Failed: renewed, nothing evicted
+            clock.advance(Duration.ofSeconds(1));
+            failed = step(request, failed);
+        }
+
+        assertThat(failed.phase()).isEqualTo(Phase.Failed);
+        assertThat(failed.lastError())
+                .isEqualTo("PreDrain hook(s) pre-drain.hooks.tenure.dev/rook-ceph still present after 10m"
+                        + " (spec.hooks.timeout) (spec.hooks.onTimeout Fail); node w1 stays cordoned");
+        assertThat(client.nodes().withName("w1").get().getSpec().getUnschedulable())
+                .isTrue();
+        assertThat(client.leases()
+                        .inNamespace("tenure-system")
+                        .withName("node-w1")
+                        .get()
+                        .getSpec()
+                        .getHolderIdentity())
+                .isNotNull();
+        assertThat(evictions()).isZero();
+        assertThat(podsOnW1()).hasSize(2);
+        assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.HOOK_TIMED_OUT));
+    }
+
+    /** Issue 37: spec.hooks.onTimeout Proceed drains anyway and names the hook owners still holding. */
+    @Test
+    void aHookLeftInPlacePastTheTimeoutWithProceedDrainsAnyway() {
+        MaintenanceRequest request = request(TimeoutOutcome.Proceed, "rook-ceph");
+        MaintenanceState held = drive(request, MaintenanceState.initial(), s -> s.hookWait() != null);
+        clock.advance(HOOK_TIMEOUT);
+
+        MaintenanceState done = drive(request, held, s -> s.phase() == Phase.Succeeded);
+
+        assertThat(evictions()).isEqualTo(2);
+        assertThat(podsOnW1()).isEmpty();
+        assertThat(client.nodes().withName("w1").get().getSpec().getUnschedulable())
+                .isTrue();
+        assertThat(done.hookWait()).isNull();
+        assertThat(done.timeoutsPassed()).containsExactly("PreDrainHooks: hook owner(s) still holding: rook-ceph");
+        assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.TIMEOUT_PASSED) && e.contains("rook-ceph"));
     }
 }
