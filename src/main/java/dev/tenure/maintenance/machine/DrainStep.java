@@ -20,7 +20,6 @@ import dev.tenure.maintenance.drain.DrainReport;
 import dev.tenure.maintenance.drain.DrainWaves;
 import dev.tenure.maintenance.drain.PodDrain;
 import dev.tenure.maintenance.drain.PodFilters;
-import dev.tenure.maintenance.drain.VolumeDetach;
 import dev.tenure.maintenance.machine.MaintenanceMachine.Step;
 import dev.tenure.maintenance.machine.MaintenanceMetrics.EvictionResult;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -38,17 +37,16 @@ import java.util.stream.Collectors;
 
 /**
  * Step 4 of the machine, the drain (kubectl drain parity): one bounded step per call — observe the pods, plan
- * ({@link DrainPlan}, waves), decide ({@link MaintenancePlanner#drain}), send one batch — then the wait for volumes
- * to detach, and the read-only preview. The only memory it keeps paces the drain: when a PodDisruptionBudget last
+ * ({@link DrainPlan}, waves), decide ({@link MaintenancePlanner#drain}), send one batch — then on to the wait for
+ * volumes to detach ({@link VolumeStep}), and the read-only preview. The only memory it keeps paces the drain: when a PodDisruptionBudget last
  * refused a pod (kubectl keeps the same in its retry loop) and when the node's last batch went out.
  *
- * <p>At a stage's timeout ({@code spec.drain.timeout}, {@code waitCompletedTimeout}, {@code volumeDetach.timeout}) its
- * {@code onTimeout} decides ({@link MaintenanceStages#atTimeout}): Fail, Proceed, or Restore through the machine's undo
+ * <p>At a stage's timeout ({@code spec.drain.timeout}, {@code waitCompletedTimeout}) its {@code onTimeout} decides ({@link MaintenanceStages#atTimeout}): Fail, Proceed, or Restore through the machine's undo
  * ({@link TimeoutRestore}).
  *
- * <p>One file at ~480 lines, on purpose: the drain, the volume wait and the preview read one observation of the node
- * through the same pacing memory, and each of their timeouts ends in one of the same three outcomes; the planning
- * itself is in the drain room.
+ * <p>One file at ~470 lines, on purpose: the drain and the preview read one observation of the node through the same
+ * pacing memory, and the drain's two timeouts end in one of the same three outcomes; the planning itself is in the
+ * drain room.
  */
 public final class DrainStep {
 
@@ -72,6 +70,7 @@ public final class DrainStep {
     }
 
     private final TimeoutRestore restore;
+    private final VolumeStep volumeStep;
 
     /** The pods on the node and the plan made of them. */
     private record Observation(List<Pod> pods, DrainPlan plan) {}
@@ -84,6 +83,7 @@ public final class DrainStep {
             MaintenanceSettings settings,
             TimeoutRestore restore) {
         this.restore = restore;
+        this.volumeStep = new VolumeStep(drain, settings, restore);
         this.client = client;
         this.leases = leases;
         this.drain = drain;
@@ -305,7 +305,7 @@ public final class DrainStep {
         forget(request.nodeName());
         if (request.drain().volumeDetach().enabled()) {
             s.phase(Phase.Running).drainedAt(now).drainProgress(100).lastError(null);
-            return volumes(request, prior, s, now, now, events);
+            return volumeStep.volumes(request, prior, s, now, now, events);
         }
         if (!passed) {
             events.emit(false, MaintenanceEvents.SUCCEEDED, message);
@@ -413,76 +413,6 @@ public final class DrainStep {
     }
 
     /**
-     * After the drain (phase Running, Drained): waits until no VolumeAttachment names the node (Cluster API's wait
-     * for volume detach), then Succeeded; past spec.drain.volumeDetach.timeout, as its onTimeout says.
-     */
-    Step volumes(
-            MaintenanceRequest request,
-            MaintenanceState prior,
-            MaintenanceState.Builder s,
-            Instant drainedAt,
-            Instant now,
-            MaintenanceEvents events) {
-        String nodeName = request.nodeName();
-        VolumeDetach.Verdict verdict;
-        try {
-            verdict = VolumeDetach.decide(
-                    nodeName,
-                    drain.volumeAttachmentsOn(nodeName),
-                    request.drain().volumeDetach(),
-                    drainedAt,
-                    settings.drainPollInterval(),
-                    now);
-        } catch (KubernetesClientException e) {
-            return new Step(
-                    s.lastError("listing VolumeAttachments of node " + nodeName + ": " + e.getMessage())
-                            .build(),
-                    Optional.of(settings.drainPollInterval()));
-        }
-        if (verdict instanceof VolumeDetach.Verdict.Waiting waiting) {
-            return new Step(
-                    s.attachedVolumes(waiting.waitingFor()).lastError(null).build(),
-                    Optional.of(waiting.requeueAfter()));
-        }
-        Duration renewIn = MaintenancePlanner.renewIn(request, prior, settings, now);
-        if (verdict instanceof VolumeDetach.Verdict.TimedOut timedOut) {
-            MaintenanceStages.AtTimeout at = MaintenanceStages.atTimeout(
-                    MaintenanceStages.TimedStage.VOLUME_DETACH,
-                    request.drain().volumeDetach().onTimeout(),
-                    false);
-            if (at.restoresNode()) {
-                return restore.restore(
-                        request, s, timedOut.message() + " (spec.drain.volumeDetach.onTimeout Restore)", events);
-            } else if (at.outcome() == TimeoutOutcome.Proceed) {
-                String left = "volumes still attached: " + String.join(", ", timedOut.left());
-                s.passedTimeout(MaintenanceStages.TimedStage.VOLUME_DETACH, left);
-                events.emit(
-                        true,
-                        at.event(),
-                        timedOut.message() + " (spec.drain.volumeDetach.onTimeout Proceed): node " + nodeName
-                                + " counts as done");
-                return new Step(
-                        s.phase(at.phase())
-                                .attachedVolumes(List.of())
-                                .lastError(null)
-                                .build(),
-                        Optional.of(renewIn));
-            }
-            String failed = timedOut.message() + " (" + MaintenanceStages.TimedStage.VOLUME_DETACH.field() + " Fail)";
-            events.emit(true, at.event(), failed);
-            return new Step(s.phase(at.phase()).lastError(failed).build(), Optional.of(renewIn));
-        }
-        String detached = ((VolumeDetach.Verdict.Detached) verdict).message();
-        events.emit(false, MaintenanceEvents.SUCCEEDED, "node " + nodeName + " drained; " + detached);
-        return new Step(
-                s.phase(Phase.Succeeded)
-                        .attachedVolumes(List.of())
-                        .lastError(null)
-                        .build(),
-                Optional.of(renewIn));
-    }
-
-    /**
      * {@code spec.preview}: the plan the drain would follow on the node now, each pod with its behaviour, wave and the
      * PodDisruptionBudgets that would refuse its eviction. Reads only: no lease, no cordon, no eviction.
      */
@@ -523,6 +453,11 @@ public final class DrainStep {
                             .build(),
                     Optional.of(settings.drainPollInterval()));
         }
+    }
+
+    /** The wait for volumes to detach, after this drain. */
+    VolumeStep volumeStep() {
+        return volumeStep;
     }
 
     /** Drops the drain's pacing memory of a node (PDB refusals, last batch). */

@@ -32,8 +32,8 @@ import java.util.function.Supplier;
  * <p>Each call reads the cluster, does at most one bounded step (one batch of evictions), and returns the
  * new state and when to call again ({@link DrainPacing}); it never waits for pods to go. Which step comes next is
  * decided in pure code ({@link MaintenanceStages}); each step's I/O lives in its own class: {@link LeaseStep},
- * {@link CordonStep}, {@link HandoverStep}, {@link HookStep}, {@link DrainStep} (waves, evictions, volume detach,
- * preview) and {@link NodeRestore} (the undo). The only memory kept paces the drain ({@link DrainStep}); losing it on
+ * {@link CordonStep}, {@link HandoverStep}, {@link HookStep}, {@link DrainStep} (waves, evictions, the preview),
+ * {@link VolumeStep} and {@link NodeRestore} (the undo, also at a timeout whose onTimeout is Restore). The only memory kept paces the drain ({@link DrainStep}); losing it on
  * a restart only means one early retry or one look a poll interval later.
  */
 public final class MaintenanceMachine {
@@ -250,7 +250,8 @@ public final class MaintenanceMachine {
                     Optional.of(new Step(
                             s.build(), Optional.of(MaintenancePlanner.renewIn(request, prior, settings, now))));
                 case HANDOVER -> handoverStep.handOver(request, prior, s, now, events);
-                case VOLUMES -> Optional.of(drainStep.volumes(request, prior, s, prior.drainedAt(), now, events));
+                case VOLUMES ->
+                    Optional.of(drainStep.volumeStep().volumes(request, prior, s, prior.drainedAt(), now, events));
                 case HOOKS -> hookStep.preDrain(request, prior, s, now, events);
                 case DRAIN -> Optional.of(drainStep.step(request, prior, s, now, events));
             };
