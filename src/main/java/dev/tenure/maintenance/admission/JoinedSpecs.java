@@ -1,10 +1,8 @@
 package dev.tenure.maintenance.admission;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.WrittenFields;
 import dev.tenure.maintenance.machine.MaintenanceHooks;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,8 +24,6 @@ import java.util.function.Function;
  */
 public final class JoinedSpecs {
 
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     /** The fields that must be equal, in the order they are reported. */
     private static final List<Map.Entry<String, Function<NodeMaintenanceSpec, Object>>> EQUAL = List.of(
             Map.entry("spec.window", NodeMaintenanceSpec::getWindow),
@@ -46,11 +42,12 @@ public final class JoinedSpecs {
         NodeMaintenanceSpec theirs = owner.getSpec() == null ? new NodeMaintenanceSpec() : owner.getSpec();
         List<String> fields = new ArrayList<>();
         for (Map.Entry<String, Function<NodeMaintenanceSpec, Object>> field : EQUAL) {
-            if (!tree(field.getValue().apply(mine)).equals(tree(field.getValue().apply(theirs)))) {
+            if (!WrittenFields.same(
+                    field.getValue().apply(mine), field.getValue().apply(theirs))) {
                 fields.add(field.getKey());
             }
         }
-        if (mine.getSchedule() != null && !tree(mine.getSchedule()).equals(tree(theirs.getSchedule()))) {
+        if (mine.getSchedule() != null && !WrittenFields.same(mine.getSchedule(), theirs.getSchedule())) {
             fields.add("spec.schedule");
         }
         List<String> hooks = hookAnnotations(joiner.getMetadata().getAnnotations());
@@ -126,11 +123,5 @@ public final class JoinedSpecs {
 
     private static boolean isHook(String key, String prefix) {
         return key.startsWith(prefix) && key.length() > prefix.length();
-    }
-
-    /** A field as JSON, unset and empty alike (an empty {@code drain: {}} asks for nothing more than none). */
-    private static JsonNode tree(Object field) {
-        JsonNode node = field == null ? JsonNodeFactory.instance.objectNode() : JSON.valueToTree(field);
-        return node.isTextual() && node.asText().isEmpty() ? JsonNodeFactory.instance.objectNode() : node;
     }
 }

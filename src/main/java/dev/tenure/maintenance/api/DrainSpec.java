@@ -17,8 +17,14 @@ public class DrainSpec {
 
     @Pattern(GoDuration.PATTERN)
     @JsonPropertyDescription(
-            "Give up (phase Failed, blocking pods named) when the drain takes longer. Empty or 0: no limit.")
+            "Longest drain; at it, onTimeout decides (default Fail: phase Failed, blocking pods named). Empty or 0: no"
+                    + " limit.")
     private String timeout;
+
+    @JsonPropertyDescription("What the drain's timeout does: Fail (default: phase Failed, node stays cordoned), Proceed"
+            + " (go on as if drained, the pods left named in status.timeoutsPassed) or Restore (node restored, lease"
+            + " released, phase Ended).")
+    private TimeoutOutcome onTimeout;
 
     @Min(-1)
     @Default("-1")
@@ -61,9 +67,16 @@ public class DrainSpec {
     private java.util.List<DrainRule> rules;
 
     @Pattern(GoDuration.PATTERN)
-    @JsonPropertyDescription("Give up (phase Failed, reason WaitCompletedTimedOut, pods named) when WaitCompleted"
-            + " pods still run this long after the drain started. Empty or 0: no limit.")
+    @JsonPropertyDescription("Longest wait for WaitCompleted pods, from the drain's start; at it,"
+            + " waitCompletedOnTimeout decides (default Fail: phase Failed, reason WaitCompletedTimedOut, pods named)."
+            + " Empty or 0: no limit.")
     private String waitCompletedTimeout;
+
+    @JsonPropertyDescription(
+            "What waitCompletedTimeout does: Fail (default: phase Failed, node stays cordoned), Proceed"
+                    + " (the WaitCompleted pods stop holding the drain and are left running, named in status.timeoutsPassed)"
+                    + " or Restore (node restored, lease released, phase Ended).")
+    private TimeoutOutcome waitCompletedOnTimeout;
 
     @JsonPropertyDescription("After the drain, wait until no VolumeAttachment names the node (phase Running until"
             + " then). Absent: no wait.")
@@ -83,6 +96,22 @@ public class DrainSpec {
 
     public void setWaitCompletedTimeout(String waitCompletedTimeout) {
         this.waitCompletedTimeout = waitCompletedTimeout;
+    }
+
+    public TimeoutOutcome getWaitCompletedOnTimeout() {
+        return waitCompletedOnTimeout;
+    }
+
+    public void setWaitCompletedOnTimeout(TimeoutOutcome waitCompletedOnTimeout) {
+        this.waitCompletedOnTimeout = waitCompletedOnTimeout;
+    }
+
+    public TimeoutOutcome getOnTimeout() {
+        return onTimeout;
+    }
+
+    public void setOnTimeout(TimeoutOutcome onTimeout) {
+        this.onTimeout = onTimeout;
     }
 
     public VolumeDetachSpec getVolumeDetach() {

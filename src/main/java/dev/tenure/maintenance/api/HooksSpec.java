@@ -14,14 +14,27 @@ import io.fabric8.generator.annotation.Pattern;
 public class HooksSpec {
 
     @Pattern(GoDuration.PATTERN)
-    @JsonPropertyDescription("Longest wait at one hook point (default 1h): a pre-drain wait that outlives it ends the"
-            + " maintenance without draining (node restored, lease released); a pre-uncordon wait restores the node.")
+    @JsonPropertyDescription("Longest wait at one hook point (default 1h): at it, a pre-drain wait does what"
+            + " onTimeout says; a pre-uncordon wait restores the node.")
     private String timeout;
+
+    @JsonPropertyDescription("What a pre-drain wait does at the timeout: Restore (default: ends without draining, node"
+            + " restored, lease released, phase Ended), Fail (phase Failed, node stays cordoned) or Proceed (drain"
+            + " anyway, the hook owners still holding named in status.timeoutsPassed).")
+    private TimeoutOutcome onTimeout;
 
     public HooksSpec() {}
 
     public HooksSpec(String timeout) {
         this.timeout = timeout;
+    }
+
+    public TimeoutOutcome getOnTimeout() {
+        return onTimeout;
+    }
+
+    public void setOnTimeout(TimeoutOutcome onTimeout) {
+        this.onTimeout = onTimeout;
     }
 
     public String getTimeout() {

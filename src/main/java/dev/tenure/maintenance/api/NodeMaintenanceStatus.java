@@ -96,6 +96,21 @@ public class NodeMaintenanceStatus {
 
     // ---- end of the issue 29 lifecycle block
 
+    // ---- Issue 37, timeouts passed (onTimeout: Proceed)
+
+    @JsonPropertyDescription("Stages whose timeout was passed (onTimeout Proceed), one line each: the stage"
+            + " (PreDrainHooks, WaitCompleted, Drain, VolumeDetach), then what was left (hook owners still holding, pods"
+            + " not evicted, volumes still attached).")
+    private List<String> timeoutsPassed;
+
+    public List<String> getTimeoutsPassed() {
+        return timeoutsPassed;
+    }
+
+    public void setTimeoutsPassed(List<String> timeoutsPassed) {
+        this.timeoutsPassed = timeoutsPassed;
+    }
+
     // ---- Issue 29, the fair queue
 
     @io.fabric8.generator.annotation.Min(1)
@@ -268,7 +283,8 @@ public class NodeMaintenanceStatus {
                 && Objects.equals(schedule, s.schedule)
                 && Objects.equals(queuePosition, s.queuePosition)
                 && Objects.equals(joinedTo, s.joinedTo)
-                && Objects.equals(sharedWith, s.sharedWith);
+                && Objects.equals(sharedWith, s.sharedWith)
+                && Objects.equals(timeoutsPassed, s.timeoutsPassed);
     }
 
     @Override

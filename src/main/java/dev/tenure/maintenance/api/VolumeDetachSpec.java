@@ -12,9 +12,14 @@ import java.util.List;
 public class VolumeDetachSpec {
 
     @Pattern(GoDuration.PATTERN)
-    @JsonPropertyDescription("Give up (phase Failed, reason VolumeDetachTimedOut, attachments named) when"
-            + " VolumeAttachments still name the node this long after the drain. Empty or 0: no limit.")
+    @JsonPropertyDescription("Longest wait after the drain; at it, onTimeout decides (default Fail: phase"
+            + " Failed, reason VolumeDetachTimedOut, attachments named). Empty or 0: no limit.")
     private String timeout;
+
+    @JsonPropertyDescription("What the timeout does: Fail (default: phase Failed, node stays cordoned), Proceed"
+            + " (Succeeded, the attachments left named in status.timeoutsPassed; Cluster API's nodeVolumeDetachTimeout)"
+            + " or Restore (node restored, lease released, phase Ended).")
+    private TimeoutOutcome onTimeout;
 
     @JsonPropertyDescription("CSI drivers (VolumeAttachment spec.attacher) whose attachments do not hold the node.")
     private List<String> ignoreAttachers;
@@ -25,6 +30,14 @@ public class VolumeDetachSpec {
 
     public void setTimeout(String timeout) {
         this.timeout = timeout;
+    }
+
+    public TimeoutOutcome getOnTimeout() {
+        return onTimeout;
+    }
+
+    public void setOnTimeout(TimeoutOutcome onTimeout) {
+        this.onTimeout = onTimeout;
     }
 
     public List<String> getIgnoreAttachers() {

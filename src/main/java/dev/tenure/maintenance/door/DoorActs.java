@@ -142,9 +142,7 @@ final class DoorActs {
         try {
             MaintenanceRequest request = advance.admit()
                     .request()
-                    .withHooks(MaintenanceHooks.Hooks.of(
-                            hookAnnotations(nm),
-                            advance.admit().request().hooks().timeout()));
+                    .withHooks(advance.admit().request().hooks().withAnnotations(hookAnnotations(nm)));
             // a status this operator did not write is a record only: what it says was done is checked first
             MaintenanceState from = statusOurs ? advance.state() : machine.rederive(request, advance.state(), events);
             step = machine.advance(request, from, advance.admit().retryFailed(), advance.node(), events);

@@ -4,6 +4,7 @@ import dev.tenure.maintenance.api.DrainBehavior;
 import dev.tenure.maintenance.api.DrainRule;
 import dev.tenure.maintenance.api.DrainSpec;
 import dev.tenure.maintenance.api.GoDuration;
+import dev.tenure.maintenance.api.TimeoutOutcome;
 import dev.tenure.maintenance.api.VolumeDetachSpec;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
@@ -21,6 +22,8 @@ import java.util.Optional;
  * @param rules each pod's behaviour and wave ({@code spec.drain.rules})
  * @param waitCompletedTimeout how long the drain waits for WaitCompleted pods, from its start; empty = no limit
  * @param volumeDetach the wait for the node's VolumeAttachments after the drain
+ * @param onTimeout what {@code timeout} does ({@code spec.drain.onTimeout}); null: the stage's default (Fail)
+ * @param waitCompletedOnTimeout what {@code waitCompletedTimeout} does; null: the stage's default (Fail)
  */
 public record DrainOptions(
         Optional<Duration> timeout,
@@ -34,7 +37,9 @@ public record DrainOptions(
         boolean disableEviction,
         DrainRules rules,
         Optional<Duration> waitCompletedTimeout,
-        VolumeDetach.Options volumeDetach) {
+        VolumeDetach.Options volumeDetach,
+        TimeoutOutcome onTimeout,
+        TimeoutOutcome waitCompletedOnTimeout) {
 
     public static final Duration DEFAULT_EVICTION_RETRY_DELAY = Duration.ofSeconds(5);
 
@@ -46,6 +51,37 @@ public record DrainOptions(
         rules = rules == null ? DrainRules.none() : rules;
         waitCompletedTimeout = waitCompletedTimeout == null ? Optional.empty() : waitCompletedTimeout;
         volumeDetach = volumeDetach == null ? VolumeDetach.Options.off() : volumeDetach;
+    }
+
+    /** The options without outcomes at the timeouts: each stage's default. */
+    public DrainOptions(
+            Optional<Duration> timeout,
+            long gracePeriodSeconds,
+            boolean ignoreDaemonSets,
+            boolean deleteEmptyDirData,
+            boolean force,
+            LabelSelector podSelector,
+            Duration evictionRetryDelay,
+            Optional<Duration> skipWaitForDeleteTimeout,
+            boolean disableEviction,
+            DrainRules rules,
+            Optional<Duration> waitCompletedTimeout,
+            VolumeDetach.Options volumeDetach) {
+        this(
+                timeout,
+                gracePeriodSeconds,
+                ignoreDaemonSets,
+                deleteEmptyDirData,
+                force,
+                podSelector,
+                evictionRetryDelay,
+                skipWaitForDeleteTimeout,
+                disableEviction,
+                rules,
+                waitCompletedTimeout,
+                volumeDetach,
+                null,
+                null);
     }
 
     /** kubectl drain's options without rules: every pod Drain, waves by the default order (priority ascending). */
@@ -103,7 +139,9 @@ public record DrainOptions(
                 Boolean.TRUE.equals(s.getDisableEviction()),
                 rules(s.getRules()),
                 Optional.ofNullable(waitCompleted).filter(d -> !d.isZero()),
-                volumeDetach(s.getVolumeDetach()));
+                volumeDetach(s.getVolumeDetach()),
+                s.getOnTimeout(),
+                s.getWaitCompletedOnTimeout());
     }
 
     private static DrainRules rules(List<DrainRule> rules) {
@@ -140,7 +178,8 @@ public record DrainOptions(
                 Optional.ofNullable(timeout).filter(d -> !d.isZero()),
                 spec.getIgnoreAttachers() == null
                         ? java.util.Set.of()
-                        : java.util.Set.copyOf(spec.getIgnoreAttachers()));
+                        : java.util.Set.copyOf(spec.getIgnoreAttachers()),
+                spec.getOnTimeout());
     }
 
     private static final java.util.Set<String> OPERATORS = java.util.Set.of("In", "NotIn", "Exists", "DoesNotExist");

@@ -309,6 +309,28 @@ public record DrainPlan(List<PodVerdict> verdicts, List<String> warnings) {
                 .toList();
     }
 
+    /**
+     * This plan once the WaitCompleted timeout was passed (onTimeout Proceed): the WaitCompleted pods still running
+     * no longer hold their wave nor the drain; they are left on the node like Skip pods (never evicted).
+     */
+    public DrainPlan passingWaitCompleted() {
+        return new DrainPlan(
+                verdicts.stream()
+                        .map(v -> v.action() != Action.WAIT_COMPLETED
+                                ? v
+                                : new PodVerdict(
+                                        v.namespace(),
+                                        v.name(),
+                                        v.uid(),
+                                        Action.SKIP,
+                                        "WaitCompleted, its timeout passed (onTimeout Proceed): left running",
+                                        v.refusal(),
+                                        v.graceEnded(),
+                                        v.wave()))
+                        .toList(),
+                warnings);
+    }
+
     public boolean refused() {
         return verdicts.stream().anyMatch(v -> v.action() == Action.REFUSE);
     }

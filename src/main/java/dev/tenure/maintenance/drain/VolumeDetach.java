@@ -1,6 +1,7 @@
 package dev.tenure.maintenance.drain;
 
 import dev.tenure.maintenance.api.GoDuration;
+import dev.tenure.maintenance.api.TimeoutOutcome;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Volume;
@@ -32,11 +33,17 @@ public final class VolumeDetach {
      * @param timeout give up (phase Failed, attachments named) after this long from the end of the drain; empty = no
      *     limit
      * @param ignoredAttachers attachments by these CSI drivers ({@code spec.attacher}) do not hold the node
+     * @param onTimeout what the timeout does ({@code spec.drain.volumeDetach.onTimeout}); null: the default (Fail)
      */
-    public record Options(boolean enabled, Optional<Duration> timeout, Set<String> ignoredAttachers) {
+    public record Options(
+            boolean enabled, Optional<Duration> timeout, Set<String> ignoredAttachers, TimeoutOutcome onTimeout) {
         public Options {
             timeout = timeout == null ? Optional.empty() : timeout;
             ignoredAttachers = ignoredAttachers == null ? Set.of() : Set.copyOf(ignoredAttachers);
+        }
+
+        public Options(boolean enabled, Optional<Duration> timeout, Set<String> ignoredAttachers) {
+            this(enabled, timeout, ignoredAttachers, null);
         }
 
         public static Options off() {
@@ -131,8 +138,8 @@ public final class VolumeDetach {
         /** Attachments left ({@code waitingFor}, shown); look again after {@code requeueAfter}. */
         record Waiting(List<String> waitingFor, Duration requeueAfter) implements Verdict {}
 
-        /** The timeout passed with attachments left: the maintenance fails, naming them. */
-        record TimedOut(String message) implements Verdict {}
+        /** The timeout passed with attachments left ({@code left}, shown): {@code onTimeout} decides what follows. */
+        record TimedOut(String message, List<String> left) implements Verdict {}
     }
 
     /** Start of lastError when the wait gave up: the named failure. */
@@ -164,8 +171,11 @@ public final class VolumeDetach {
         if (options.timeout().isPresent()) {
             Instant deadline = drainedAt.plus(options.timeout().get());
             if (!now.isBefore(deadline)) {
-                return new Verdict.TimedOut(TIMED_OUT + "volumes of node " + nodeName + " still attached "
-                        + GoDuration.format(options.timeout().get()) + " after the drain: " + String.join(", ", shown));
+                return new Verdict.TimedOut(
+                        TIMED_OUT + "volumes of node " + nodeName + " still attached "
+                                + GoDuration.format(options.timeout().get()) + " after the drain: "
+                                + String.join(", ", shown),
+                        shown);
             }
             Duration left = Duration.between(now, deadline);
             return new Verdict.Waiting(shown, pollInterval.compareTo(left) <= 0 ? pollInterval : left);

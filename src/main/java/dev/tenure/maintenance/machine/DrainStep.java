@@ -9,6 +9,7 @@ import dev.tenure.election.LeaseStoreException;
 import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.TimeoutOutcome;
 import dev.tenure.maintenance.drain.DrainOptions;
 import dev.tenure.maintenance.drain.DrainPacing;
 import dev.tenure.maintenance.drain.DrainPlan;
@@ -19,7 +20,6 @@ import dev.tenure.maintenance.drain.DrainReport;
 import dev.tenure.maintenance.drain.DrainWaves;
 import dev.tenure.maintenance.drain.PodDrain;
 import dev.tenure.maintenance.drain.PodFilters;
-import dev.tenure.maintenance.drain.VolumeDetach;
 import dev.tenure.maintenance.machine.MaintenanceMachine.Step;
 import dev.tenure.maintenance.machine.MaintenanceMetrics.EvictionResult;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -37,12 +37,16 @@ import java.util.stream.Collectors;
 
 /**
  * Step 4 of the machine, the drain (kubectl drain parity): one bounded step per call — observe the pods, plan
- * ({@link DrainPlan}, waves), decide ({@link MaintenancePlanner#drain}), send one batch — then the wait for volumes
- * to detach, and the read-only preview. The only memory it keeps paces the drain: when a PodDisruptionBudget last
+ * ({@link DrainPlan}, waves), decide ({@link MaintenancePlanner#drain}), send one batch — then on to the wait for
+ * volumes to detach ({@link VolumeStep}), and the read-only preview. The only memory it keeps paces the drain: when a PodDisruptionBudget last
  * refused a pod (kubectl keeps the same in its retry loop) and when the node's last batch went out.
  *
- * <p>One file at ~400 lines, on purpose: the drain, the volume wait and the preview read one observation of the node
- * through the same pacing memory; the planning itself is in the drain room.
+ * <p>At a stage's timeout ({@code spec.drain.timeout}, {@code waitCompletedTimeout}) its {@code onTimeout} decides ({@link MaintenanceStages#atTimeout}): Fail, Proceed, or Restore through the machine's undo
+ * ({@link TimeoutRestore}).
+ *
+ * <p>One file at ~470 lines, on purpose: the drain and the preview read one observation of the node through the same
+ * pacing memory, and the drain's two timeouts end in one of the same three outcomes; the planning itself is in the
+ * drain room.
  */
 public final class DrainStep {
 
@@ -59,6 +63,15 @@ public final class DrainStep {
     private final Map<String, Map<String, Instant>> refusedUntil = new ConcurrentHashMap<>();
     private final Map<String, Instant> lastBatchAt = new ConcurrentHashMap<>();
 
+    /** The machine's undo at a timeout whose outcome is Restore ({@link NodeRestore#endAfterTimeout}). */
+    @FunctionalInterface
+    interface TimeoutRestore {
+        Step restore(MaintenanceRequest request, MaintenanceState.Builder s, String timedOut, MaintenanceEvents events);
+    }
+
+    private final TimeoutRestore restore;
+    private final VolumeStep volumeStep;
+
     /** The pods on the node and the plan made of them. */
     private record Observation(List<Pod> pods, DrainPlan plan) {}
 
@@ -67,7 +80,10 @@ public final class DrainStep {
             LeaseStore leases,
             PodDrain drain,
             MaintenanceMetrics metrics,
-            MaintenanceSettings settings) {
+            MaintenanceSettings settings,
+            TimeoutRestore restore) {
+        this.restore = restore;
+        this.volumeStep = new VolumeStep(drain, settings, restore);
         this.client = client;
         this.leases = leases;
         this.drain = drain;
@@ -95,6 +111,7 @@ public final class DrainStep {
                             .build(),
                     Optional.of(settings.drainPollInterval()));
         }
+        seen = passWaitCompleted(request, prior, s, seen, started, now, events);
         int evictionPods = recordProgress(nodeName, prior, s, seen, events);
         MaintenancePlanner.DrainVerdict verdict = MaintenancePlanner.drain(
                 nodeName, seen.plan(), options, evictionPods, started, settings.evictionParallelism(), now);
@@ -102,11 +119,53 @@ public final class DrainStep {
     }
 
     /**
-     * The pods a drain of the node would still wait on now, as {@code namespace/name} (empty: drained), or the
-     * plan's refusal; read from the cluster, for checking a status that says the drain is done.
+     * Past {@code spec.drain.waitCompletedTimeout} with outcome Proceed: the WaitCompleted pods still running stop
+     * holding the drain (left on the node, never evicted), said once by a Warning and in status.timeoutsPassed.
      */
-    List<String> podsLeft(MaintenanceRequest request, Instant now) {
+    private Observation passWaitCompleted(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Observation seen,
+            Instant started,
+            Instant now,
+            MaintenanceEvents events) {
+        DrainOptions options = request.drain();
+        List<PodVerdict> running = seen.plan().with(Action.WAIT_COMPLETED);
+        MaintenanceStages.AtTimeout at = MaintenanceStages.atTimeout(
+                MaintenanceStages.TimedStage.WAIT_COMPLETED, options.waitCompletedOnTimeout(), false);
+        if (running.isEmpty()
+                || at.outcome() != TimeoutOutcome.Proceed
+                || !MaintenancePlanner.waitCompletedTimedOut(options, started, now)) {
+            return seen;
+        }
+        if (!prior.passed(MaintenanceStages.TimedStage.WAIT_COMPLETED)) {
+            String left = "pods not evicted, left running: "
+                    + String.join(
+                            ", ",
+                            DrainReport.listed(
+                                    running.stream().map(PodVerdict::key).toList()));
+            s.passedTimeout(MaintenanceStages.TimedStage.WAIT_COMPLETED, left);
+            events.emit(
+                    true,
+                    at.event(),
+                    "WaitCompleted pods on node " + request.nodeName() + " did not complete within "
+                            + GoDuration.format(options.waitCompletedTimeout().orElseThrow())
+                            + " (spec.drain.waitCompletedOnTimeout Proceed): the drain goes on without them; " + left);
+        }
+        return new Observation(seen.pods(), seen.plan().passingWaitCompleted());
+    }
+
+    /**
+     * The pods a drain of the node would still wait on now, as {@code namespace/name} (empty: drained), or the
+     * plan's refusal; read from the cluster, for checking a status that says the drain is done. WaitCompleted pods
+     * whose timeout was passed ({@code prior}) are not waited on.
+     */
+    List<String> podsLeft(MaintenanceRequest request, MaintenanceState prior, Instant now) {
         DrainPlan plan = observe(request.nodeName(), request.drain(), now).plan();
+        if (prior.passed(MaintenanceStages.TimedStage.WAIT_COMPLETED)) {
+            plan = plan.passingWaitCompleted();
+        }
         return plan.refused()
                 ? plan.with(Action.REFUSE).stream().map(PodVerdict::key).toList()
                 : plan.pending().stream().map(PodVerdict::key).toList();
@@ -189,29 +248,75 @@ public final class DrainStep {
             events.emit(true, MaintenanceEvents.FAILED, refused.message());
             return new Step(s.phase(Phase.Failed).lastError(refused.message()).build(), Optional.of(renewIn));
         } else if (verdict instanceof MaintenancePlanner.DrainVerdict.Complete complete) {
-            metrics.drained(Duration.between(started, now));
-            forget(nodeName);
-            if (request.drain().volumeDetach().enabled()) {
-                s.phase(Phase.Running).drainedAt(now).drainProgress(100).lastError(null);
-                return volumes(request, prior, s, now, now, events);
-            }
-            events.emit(false, MaintenanceEvents.SUCCEEDED, complete.message());
-            return new Step(
-                    s.phase(Phase.Succeeded)
-                            .drainedAt(now)
-                            .drainProgress(100)
-                            .lastError(null)
-                            .build(),
-                    Optional.of(renewIn));
+            return drained(request, prior, s, started, now, events, complete.message(), false);
         } else if (verdict instanceof MaintenancePlanner.DrainVerdict.WaitCompletedTimedOut timedOut) {
-            events.emit(true, MaintenanceEvents.WAIT_COMPLETED_TIMED_OUT, timedOut.message());
-            return new Step(s.phase(Phase.Failed).lastError(timedOut.message()).build(), Optional.of(renewIn));
+            // Proceed never gets here: the pods were passed before planning (passWaitCompleted)
+            MaintenanceStages.AtTimeout at = MaintenanceStages.atTimeout(
+                    MaintenanceStages.TimedStage.WAIT_COMPLETED, request.drain().waitCompletedOnTimeout(), false);
+            if (at.restoresNode()) {
+                forget(nodeName);
+                return restore.restore(
+                        request, s, timedOut.message() + " (spec.drain.waitCompletedOnTimeout Restore)", events);
+            }
+            String failed = timedOut.message() + " (" + MaintenanceStages.TimedStage.WAIT_COMPLETED.field() + " Fail)";
+            events.emit(true, at.event(), failed);
+            return new Step(s.phase(at.phase()).lastError(failed).build(), Optional.of(renewIn));
         } else if (verdict instanceof MaintenancePlanner.DrainVerdict.TimedOut timedOut) {
-            events.emit(true, MaintenanceEvents.FAILED, timedOut.message());
-            return new Step(s.phase(Phase.Failed).lastError(timedOut.message()).build(), Optional.of(renewIn));
+            MaintenanceStages.AtTimeout at = MaintenanceStages.atTimeout(
+                    MaintenanceStages.TimedStage.DRAIN,
+                    request.drain().onTimeout(),
+                    request.drain().volumeDetach().enabled());
+            if (at.restoresNode()) {
+                forget(nodeName);
+                return restore.restore(request, s, timedOut.message() + " (spec.drain.onTimeout Restore)", events);
+            } else if (at.outcome() == TimeoutOutcome.Proceed) {
+                String left = "pods not evicted: "
+                        + String.join(
+                                ", ",
+                                DrainReport.listed(seen.plan().pending().stream()
+                                        .map(v -> v.key() + " (" + DrainReport.describe(v) + ")")
+                                        .toList()));
+                s.passedTimeout(MaintenanceStages.TimedStage.DRAIN, left);
+                events.emit(
+                        true,
+                        at.event(),
+                        timedOut.message() + " (spec.drain.onTimeout Proceed): going on as drained; " + left);
+                return drained(request, prior, s, started, now, events, timedOut.message(), true);
+            }
+            String failed = timedOut.message() + " (" + MaintenanceStages.TimedStage.DRAIN.field() + " Fail)";
+            events.emit(true, at.event(), failed);
+            return new Step(s.phase(at.phase()).lastError(failed).build(), Optional.of(renewIn));
         }
         MaintenancePlanner.DrainVerdict.Send send = (MaintenancePlanner.DrainVerdict.Send) verdict;
         return send(request, prior, s, seen, send, started, now, events);
+    }
+
+    /** The drain is over (complete, or its timeout passed: {@code passed}): on to the volumes, or Succeeded. */
+    private Step drained(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Instant started,
+            Instant now,
+            MaintenanceEvents events,
+            String message,
+            boolean passed) {
+        metrics.drained(Duration.between(started, now));
+        forget(request.nodeName());
+        if (request.drain().volumeDetach().enabled()) {
+            s.phase(Phase.Running).drainedAt(now).drainProgress(100).lastError(null);
+            return volumeStep.volumes(request, prior, s, now, now, events);
+        }
+        if (!passed) {
+            events.emit(false, MaintenanceEvents.SUCCEEDED, message);
+        }
+        return new Step(
+                s.phase(Phase.Succeeded)
+                        .drainedAt(now)
+                        .drainProgress(passed ? s.drainProgress : 100)
+                        .lastError(null)
+                        .build(),
+                Optional.of(MaintenancePlanner.renewIn(request, prior, settings, now)));
     }
 
     /** Sends one batch of evictions (or deletions) and records what came back. */
@@ -308,53 +413,6 @@ public final class DrainStep {
     }
 
     /**
-     * After the drain (phase Running, Drained): waits until no attached volume holds the node ({@link
-     * VolumeDetach#onNode}, Cluster API's wait for volume detach), then Succeeded; past spec.drain.volumeDetach.timeout, Failed with the attachments named.
-     */
-    Step volumes(
-            MaintenanceRequest request,
-            MaintenanceState prior,
-            MaintenanceState.Builder s,
-            Instant drainedAt,
-            Instant now,
-            MaintenanceEvents events) {
-        String nodeName = request.nodeName();
-        VolumeDetach.Verdict verdict;
-        try {
-            verdict = VolumeDetach.decide(
-                    nodeName,
-                    drain.volumesOn(nodeName),
-                    request.drain().volumeDetach(),
-                    drainedAt,
-                    settings.drainPollInterval(),
-                    now);
-        } catch (KubernetesClientException e) {
-            return new Step(
-                    s.lastError("reading the volumes of node " + nodeName + ": " + e.getMessage())
-                            .build(),
-                    Optional.of(settings.drainPollInterval()));
-        }
-        if (verdict instanceof VolumeDetach.Verdict.Waiting waiting) {
-            return new Step(
-                    s.attachedVolumes(waiting.waitingFor()).lastError(null).build(),
-                    Optional.of(waiting.requeueAfter()));
-        }
-        Duration renewIn = MaintenancePlanner.renewIn(request, prior, settings, now);
-        if (verdict instanceof VolumeDetach.Verdict.TimedOut timedOut) {
-            events.emit(true, MaintenanceEvents.VOLUME_DETACH_TIMED_OUT, timedOut.message());
-            return new Step(s.phase(Phase.Failed).lastError(timedOut.message()).build(), Optional.of(renewIn));
-        }
-        String detached = ((VolumeDetach.Verdict.Detached) verdict).message();
-        events.emit(false, MaintenanceEvents.SUCCEEDED, "node " + nodeName + " drained; " + detached);
-        return new Step(
-                s.phase(Phase.Succeeded)
-                        .attachedVolumes(List.of())
-                        .lastError(null)
-                        .build(),
-                Optional.of(renewIn));
-    }
-
-    /**
      * {@code spec.preview}: the plan the drain would follow on the node now, each pod with its behaviour, wave and the
      * PodDisruptionBudgets that would refuse its eviction. Reads only: no lease, no cordon, no eviction.
      */
@@ -395,6 +453,11 @@ public final class DrainStep {
                             .build(),
                     Optional.of(settings.drainPollInterval()));
         }
+    }
+
+    /** The wait for volumes to detach, after this drain. */
+    VolumeStep volumeStep() {
+        return volumeStep;
     }
 
     /** Drops the drain's pacing memory of a node (PDB refusals, last batch). */

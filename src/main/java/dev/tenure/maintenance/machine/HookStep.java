@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.machine;
 
+import dev.tenure.maintenance.api.TimeoutOutcome;
 import dev.tenure.maintenance.machine.MaintenanceMachine.Step;
 import java.time.Duration;
 import java.time.Instant;
@@ -8,10 +9,11 @@ import java.util.function.Predicate;
 
 /**
  * The hooks in the machine. Step 3b, the pre-drain hooks (Cluster API's pre-drain hook): other controllers hold the
- * drain until they remove their annotation; their timeout ends the maintenance ({@link NodeRestore#endAfterHooksTimedOut}).
- * And the pre-uncordon hooks (Cluster API's pre-terminate hook) at the ends the machine reaches by itself (window over,
- * pre-drain hooks timed out): the node stays in maintenance until they are removed or time out. The end by deletion
- * waits for them in the door ({@code DoorDecisions#cleanup}).
+ * drain until they remove their annotation. At their timeout, spec.hooks.onTimeout decides: Restore (the default) ends
+ * the maintenance at the next call ({@link NodeRestore#endAfterHooksTimedOut}), Fail ends it Failed with the node
+ * cordoned, Proceed drains anyway. And the pre-uncordon hooks (Cluster API's pre-terminate hook) at the ends the machine
+ * reaches by itself (window over, a timeout that restores): the node stays in maintenance until they are removed or
+ * time out. The end by deletion waits for them in the door ({@code DoorDecisions#cleanup}).
  */
 public final class HookStep {
 
@@ -41,15 +43,42 @@ public final class HookStep {
             s.hookWait(null);
             return Optional.empty();
         }
+        Duration renewIn = MaintenancePlanner.renewIn(request, prior, settings, now);
+        if (verdict instanceof MaintenanceHooks.Verdict.TimedOut timedOut) {
+            MaintenanceStages.AtTimeout at = MaintenanceStages.atTimeout(
+                    MaintenanceStages.TimedStage.PRE_DRAIN_HOOKS,
+                    request.hooks().onTimeout(),
+                    false);
+            if (at.outcome() == TimeoutOutcome.Fail) {
+                String message = timedOut.message() + " (spec.hooks.onTimeout Fail); node " + request.nodeName()
+                        + " stays cordoned";
+                events.emit(true, at.event(), message);
+                return Optional.of(new Step(
+                        s.hookWait(wait.get())
+                                .phase(at.phase())
+                                .lastError(message)
+                                .build(),
+                        Optional.of(renewIn)));
+            } else if (at.outcome() == TimeoutOutcome.Proceed) {
+                String left = "hook owner(s) still holding: "
+                        + String.join(", ", timedOut.waiting().owners());
+                events.emit(
+                        true,
+                        at.event(),
+                        timedOut.message() + " (spec.hooks.onTimeout Proceed); draining node " + request.nodeName()
+                                + " anyway, " + left);
+                s.hookWait(null).passedTimeout(MaintenanceStages.TimedStage.PRE_DRAIN_HOOKS, left);
+                return Optional.empty();
+            }
+        }
         s.hookWait(wait.get());
-        Duration recheck = Duration.ofMillis(100); // timed out: the next step ends the maintenance (advance)
+        Duration recheck = Duration.ofMillis(100); // timed out, Restore: the next call ends the maintenance (advance)
         if (verdict instanceof MaintenanceHooks.Verdict.Hold hold) {
             recheck = hold.recheck();
             if (!wait.get().equals(prior.hookWait())) {
                 events.emit(false, MaintenanceEvents.HOOKS_WAITING, hold.message());
             }
         }
-        Duration renewIn = MaintenancePlanner.renewIn(request, prior, settings, now);
         return Optional.of(new Step(s.build(), Optional.of(MaintenancePlanner.min(recheck, renewIn))));
     }
 

@@ -34,10 +34,20 @@ public interface MaintenanceEvents {
     String DRAIN_WARNING = "DrainWarning";
     /** Pods on the node past the end of their grace period, which the drain waits for: named once each. */
     String STUCK_TERMINATING = "PodsStuckTerminating";
-    /** WaitCompleted pods outlived spec.drain.waitCompletedTimeout: the maintenance fails (phase Failed). */
+    /** WaitCompleted pods outlived spec.drain.waitCompletedTimeout, outcome Fail: phase Failed. */
     String WAIT_COMPLETED_TIMED_OUT = "WaitCompletedTimedOut";
-    /** VolumeAttachments still named the node at spec.drain.volumeDetach.timeout: the maintenance fails. */
+    /** VolumeAttachments still named the node at spec.drain.volumeDetach.timeout, outcome Fail: phase Failed. */
     String VOLUME_DETACH_TIMED_OUT = "VolumeDetachTimedOut";
+    /**
+     * A bounded stage's timeout passed with onTimeout Proceed: the maintenance went on as if the stage had completed;
+     * the message (and status.timeoutsPassed) names what was left.
+     */
+    String TIMEOUT_PASSED = "TimeoutPassed";
+    /**
+     * A bounded stage's timeout passed with onTimeout Restore: the node was restored and the lease released, as when
+     * the maintenance is deleted; phase Ended, lastError names the stage.
+     */
+    String TIMEOUT_RESTORED = "TimeoutRestored";
     /** The drain moved on to its next wave (each wave's pods gone before the next is evicted). */
     String DRAIN_WAVE = "DrainWave";
 
@@ -45,7 +55,7 @@ public interface MaintenanceEvents {
     String HOOKS_WAITING = "WaitingForHooks";
     /** The hooks that held a point are all gone: the maintenance goes on. */
     String HOOKS_RELEASED = "HooksReleased";
-    /** Hooks held a point for the whole spec.hooks.timeout: the maintenance goes on (pre-uncordon) or ends. */
+    /** Hooks held a point for the whole spec.hooks.timeout: pre-uncordon restores the node; pre-drain with Fail fails. */
     String HOOK_TIMED_OUT = "HookTimedOut";
     /** A scheduled maintenance waits for its start time or window. */
     String SCHEDULED = "Scheduled";

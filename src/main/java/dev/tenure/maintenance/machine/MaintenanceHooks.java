@@ -49,9 +49,26 @@ public final class MaintenanceHooks {
         }
     }
 
-    /** The hooks of every point one request carries, and how long it waits at a point at most. */
-    public record Hooks(List<String> preDrain, List<String> preUncordon, Duration timeout) {
+    /**
+     * The hooks of every point one request carries, how long it waits at a point at most, and what a pre-drain wait
+     * does at that timeout ({@code onTimeout}; null: {@link MaintenanceStages.TimedStage#PRE_DRAIN_HOOKS}'s default).
+     */
+    public record Hooks(
+            List<String> preDrain,
+            List<String> preUncordon,
+            Duration timeout,
+            dev.tenure.maintenance.api.TimeoutOutcome onTimeout) {
         public static final Hooks NONE = new Hooks(List.of(), List.of(), DEFAULT_TIMEOUT);
+
+        public Hooks(List<String> preDrain, List<String> preUncordon, Duration timeout) {
+            this(preDrain, preUncordon, timeout, null);
+        }
+
+        /** These settings with the hooks that {@code annotations} carry now. */
+        public Hooks withAnnotations(Map<String, String> annotations) {
+            return new Hooks(
+                    owners(annotations, Point.PreDrain), owners(annotations, Point.PreUncordon), timeout, onTimeout);
+        }
 
         public Hooks {
             preDrain = preDrain.stream().sorted().toList();

@@ -33,8 +33,8 @@ import java.util.function.Supplier;
  * <p>Each call reads the cluster, does at most one bounded step (one batch of evictions), and returns the
  * new state and when to call again ({@link DrainPacing}); it never waits for pods to go. Which step comes next is
  * decided in pure code ({@link MaintenanceStages}); each step's I/O lives in its own class: {@link LeaseStep},
- * {@link CordonStep}, {@link HandoverStep}, {@link HookStep}, {@link DrainStep} (waves, evictions, volume detach,
- * preview) and {@link NodeRestore} (the undo). The only memory kept paces the drain ({@link DrainStep}); losing it on
+ * {@link CordonStep}, {@link HandoverStep}, {@link HookStep}, {@link DrainStep} (waves, evictions, the preview),
+ * {@link VolumeStep} and {@link NodeRestore} (the undo, also at a timeout whose onTimeout is Restore). The only memory kept paces the drain ({@link DrainStep}); losing it on
  * a restart only means one early retry or one look a poll interval later.
  */
 public final class MaintenanceMachine {
@@ -77,10 +77,17 @@ public final class MaintenanceMachine {
         this.cordonStep = new CordonStep(cordon, settings);
         this.handoverStep = new HandoverStep(handover, metrics, settings);
         this.hookStep = new HookStep(settings);
-        this.drainStep = new DrainStep(client, leases, new PodDrain(client, evictionPool), metrics, settings);
+        this.drainStep = new DrainStep(
+                client, leases, new PodDrain(client, evictionPool), metrics, settings, this::endAfterTimeout);
         this.restore = new NodeRestore(leases, nodeLease, leaseStep, cordon, drainStep, metrics, settings, clock);
         this.settings = settings;
         this.clock = clock;
+    }
+
+    /** The undo at a stage's timeout whose outcome is Restore (the drain step's {@link DrainStep.TimeoutRestore}). */
+    private Step endAfterTimeout(
+            MaintenanceRequest request, MaintenanceState.Builder s, String timedOut, MaintenanceEvents events) {
+        return restore.endAfterTimeout(request, s, timedOut, events);
     }
 
     public MaintenanceSettings settings() {
@@ -270,7 +277,8 @@ public final class MaintenanceMachine {
                     Optional.of(new Step(
                             s.build(), Optional.of(MaintenancePlanner.renewIn(request, prior, settings, now))));
                 case HANDOVER -> handoverStep.handOver(request, prior, s, now, events);
-                case VOLUMES -> Optional.of(drainStep.volumes(request, prior, s, prior.drainedAt(), now, events));
+                case VOLUMES ->
+                    Optional.of(drainStep.volumeStep().volumes(request, prior, s, prior.drainedAt(), now, events));
                 case HOOKS -> hookStep.preDrain(request, prior, s, now, events);
                 case DRAIN -> Optional.of(drainStep.step(request, prior, s, now, events));
             };
@@ -293,12 +301,13 @@ public final class MaintenanceMachine {
         // A Failed one stays held as it is (the spec must change for it to go on); Ended holds nothing.
         boolean saysDrained = recorded.phase() == Phase.Succeeded
                 || (recorded.phase() == Phase.Running && recorded.drainedAt() != null);
-        if (!recorded.holdsNode() || !saysDrained) {
+        // A drain whose timeout was passed (onTimeout Proceed) left pods on purpose, and says which.
+        if (!recorded.holdsNode() || !saysDrained || recorded.passed(MaintenanceStages.TimedStage.DRAIN)) {
             return recorded;
         }
         List<String> left;
         try {
-            left = drainStep.podsLeft(request, clock.instant());
+            left = drainStep.podsLeft(request, recorded, clock.instant());
         } catch (KubernetesClientException e) {
             return recorded; // not checked now: the drain step's own reads report the trouble
         }

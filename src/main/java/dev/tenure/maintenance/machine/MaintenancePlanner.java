@@ -27,6 +27,9 @@ public final class MaintenancePlanner {
     /** Start of lastError when WaitCompleted pods outlived their timeout: the named failure. */
     static final String WAIT_COMPLETED_TIMED_OUT = "WaitCompletedTimedOut: pods did not complete within ";
 
+    /** Start of lastError when the drain outlived spec.drain.timeout: the named failure. */
+    static final String DRAIN_TIMED_OUT = "DrainTimedOut: ";
+
     private static final Duration MIN_RENEW_LOOK = Duration.ofMillis(100);
 
     private MaintenancePlanner() {}
@@ -146,7 +149,7 @@ public final class MaintenancePlanner {
         }
         Optional<Duration> waitLimit = options.waitCompletedTimeout();
         List<PodVerdict> running = plan.with(Action.WAIT_COMPLETED);
-        if (waitLimit.isPresent() && !running.isEmpty() && !now.isBefore(started.plus(waitLimit.get()))) {
+        if (!running.isEmpty() && waitCompletedTimedOut(options, started, now)) {
             return new DrainVerdict.WaitCompletedTimedOut(WAIT_COMPLETED_TIMED_OUT + GoDuration.format(waitLimit.get())
                     + " on node " + nodeName + ": "
                     + running.stream().map(PodVerdict::key).collect(Collectors.joining(", "))
@@ -158,7 +161,7 @@ public final class MaintenancePlanner {
                     .map(v -> v.key() + " (" + DrainReport.describe(v) + ")")
                     .collect(Collectors.joining(", "));
             List<String> budgets = plan.blockingBudgets();
-            return new DrainVerdict.TimedOut("drain of node " + nodeName + " did not finish within "
+            return new DrainVerdict.TimedOut(DRAIN_TIMED_OUT + "drain of node " + nodeName + " did not finish within "
                     + GoDuration.format(timeout.get()) + "; pods still on it: " + blocking
                     + (budgets.isEmpty()
                             ? ""
@@ -168,6 +171,13 @@ public final class MaintenancePlanner {
         List<PodVerdict> toSend = plan.toSend();
         List<PodVerdict> batch = toSend.stream().limit(parallelism).toList();
         return new DrainVerdict.Send(batch, toSend.size() - batch.size());
+    }
+
+    /** {@code spec.drain.waitCompletedTimeout} has passed since the drain {@code started}. */
+    static boolean waitCompletedTimedOut(DrainOptions options, Instant started, Instant now) {
+        return options.waitCompletedTimeout()
+                .filter(limit -> !now.isBefore(started.plus(limit)))
+                .isPresent();
     }
 
     /**

@@ -90,11 +90,14 @@ public record MaintenanceRequest(
                 schedule(spec.getSchedule()));
     }
 
-    /** spec.hooks: the timeout only; the hooks themselves are annotations, added by the front door. */
+    /** spec.hooks: the timeout and its outcome; the hooks themselves are annotations, added by the front door. */
     public static MaintenanceHooks.Hooks hooks(HooksSpec spec) {
         Duration timeout = spec == null ? null : GoDuration.parseOrNull("spec.hooks.timeout", spec.getTimeout());
         return new MaintenanceHooks.Hooks(
-                List.of(), List.of(), timeout == null ? MaintenanceHooks.DEFAULT_TIMEOUT : timeout);
+                List.of(),
+                List.of(),
+                timeout == null ? MaintenanceHooks.DEFAULT_TIMEOUT : timeout,
+                spec == null ? null : spec.getOnTimeout());
     }
 
     private static MaintenanceSchedule schedule(ScheduleSpec spec) {

@@ -1,6 +1,7 @@
 package dev.tenure.maintenance.machine;
 
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.TimeoutOutcome;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -26,8 +27,8 @@ public final class MaintenanceStages {
         record WindowOver() implements Opening {}
 
         /**
-         * The pre-drain hooks held the maintenance past their timeout: it ends without draining, once its pre-uncordon
-         * hooks let it; {@code message} says why it ends.
+         * The pre-drain hooks held the maintenance past their timeout, outcome Restore: it ends without draining, once
+         * its pre-uncordon hooks let it; {@code message} says why it ends.
          */
         record HooksTimedOut(String message) implements Opening {}
 
@@ -54,6 +55,91 @@ public final class MaintenanceStages {
         boolean ends() {
             return this == HOLD || this == VOLUMES || this == DRAIN;
         }
+    }
+
+    /**
+     * A stage bounded by a timeout of its own, with what it does at that timeout ({@code onTimeout}) when the spec
+     * says nothing: the defaults are today's behaviour, so a spec written before the field means what it meant.
+     */
+    public enum TimedStage {
+        /** spec.hooks.timeout at the pre-drain point: Restore, since draining under a hook nobody removed would do
+         * what the hook guards against, and failing would keep the node out of service for a hook owner that left. */
+        PRE_DRAIN_HOOKS("PreDrainHooks", "spec.hooks.onTimeout", TimeoutOutcome.Restore),
+        /** spec.drain.waitCompletedTimeout: Fail, since the pods asked not to be evicted and did not finish. */
+        WAIT_COMPLETED("WaitCompleted", "spec.drain.waitCompletedOnTimeout", TimeoutOutcome.Fail),
+        /** spec.drain.timeout: Fail, since Succeeded promises a drained node (Cluster API proceeds: opt in). */
+        DRAIN("Drain", "spec.drain.onTimeout", TimeoutOutcome.Fail),
+        /** spec.drain.volumeDetach.timeout: Fail, as before the field (Cluster API proceeds: opt in). */
+        VOLUME_DETACH("VolumeDetach", "spec.drain.volumeDetach.onTimeout", TimeoutOutcome.Fail);
+
+        private final String shown;
+        private final String field;
+        private final TimeoutOutcome byDefault;
+
+        TimedStage(String shown, String field, TimeoutOutcome byDefault) {
+            this.shown = shown;
+            this.field = field;
+            this.byDefault = byDefault;
+        }
+
+        /** Its name in status.timeoutsPassed and in messages. */
+        public String shown() {
+            return shown;
+        }
+
+        /** The spec field that sets its outcome. */
+        public String field() {
+            return field;
+        }
+
+        public TimeoutOutcome byDefault() {
+            return byDefault;
+        }
+    }
+
+    /**
+     * What the machine does when a stage's timeout passed.
+     *
+     * @param phase the phase it ends the call in
+     * @param restoresNode the node is restored and the lease released (the undo of deleting the maintenance)
+     * @param nextStage Proceed only: the stage that runs next (null: none, the maintenance is done)
+     * @param event the event's reason (always a Warning: a timeout is never the plan)
+     */
+    public record AtTimeout(
+            TimeoutOutcome outcome, Phase phase, boolean restoresNode, TimedStage nextStage, String event) {}
+
+    /**
+     * At {@code stage}'s timeout with {@code configured} (null: the stage's default) and, after the drain, whether the
+     * volume detach wait follows ({@code volumeDetach}).
+     */
+    public static AtTimeout atTimeout(TimedStage stage, TimeoutOutcome configured, boolean volumeDetach) {
+        TimeoutOutcome outcome = configured == null ? stage.byDefault() : configured;
+        return switch (outcome) {
+            case Fail -> new AtTimeout(outcome, Phase.Failed, false, null, failEvent(stage));
+            case Restore -> new AtTimeout(outcome, Phase.Ended, true, null, MaintenanceEvents.TIMEOUT_RESTORED);
+            case Proceed -> {
+                TimedStage next = switch (stage) {
+                    case PRE_DRAIN_HOOKS, WAIT_COMPLETED -> TimedStage.DRAIN;
+                    case DRAIN -> volumeDetach ? TimedStage.VOLUME_DETACH : null;
+                    case VOLUME_DETACH -> null;
+                };
+                yield new AtTimeout(
+                        outcome,
+                        next == null ? Phase.Succeeded : Phase.Running,
+                        false,
+                        next,
+                        MaintenanceEvents.TIMEOUT_PASSED);
+            }
+        };
+    }
+
+    private static String failEvent(TimedStage stage) {
+        return switch (stage) {
+            case PRE_DRAIN_HOOKS -> MaintenanceEvents.HOOK_TIMED_OUT;
+            case WAIT_COMPLETED -> MaintenanceEvents.WAIT_COMPLETED_TIMED_OUT;
+            case DRAIN -> MaintenanceEvents.FAILED;
+            case VOLUME_DETACH -> MaintenanceEvents.VOLUME_DETACH_TIMED_OUT;
+        };
     }
 
     /** The call after the Node was read ({@code nodeExists}): the first rule that applies, in the machine's order. */
@@ -125,9 +211,15 @@ public final class MaintenanceStages {
         return prior.hookWait() != null && prior.hookWait().point() == MaintenanceHooks.Point.PreUncordon;
     }
 
-    /** The pre-drain hooks held this maintenance for their whole timeout (it had not started to drain). */
+    /**
+     * The pre-drain hooks held this maintenance for their whole timeout (it had not started to drain) and their
+     * outcome is Restore: it ends before the lease is taken again. Fail and Proceed are the hook step's, under the lease.
+     */
     static Optional<String> preDrainHooksTimedOut(MaintenanceRequest request, MaintenanceState prior, Instant now) {
-        if (prior.drainStartedAt() != null
+        if (atTimeout(TimedStage.PRE_DRAIN_HOOKS, request.hooks().onTimeout(), false)
+                                .outcome()
+                        != TimeoutOutcome.Restore
+                || prior.drainStartedAt() != null
                 || prior.hookWait() == null
                 || prior.hookWait().point() != MaintenanceHooks.Point.PreDrain) {
             return Optional.empty();

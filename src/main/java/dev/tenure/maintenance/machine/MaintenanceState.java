@@ -36,7 +36,8 @@ public record MaintenanceState(
         List<String> attachedVolumes,
         List<DrainPlanStatus.PlannedPod> preview,
         MaintenanceHooks.Wait hookWait,
-        String cordonFailure) {
+        String cordonFailure,
+        List<String> timeoutsPassed) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
@@ -44,6 +45,12 @@ public record MaintenanceState(
         pendingPodsRefs = pendingPodsRefs == null ? List.of() : List.copyOf(pendingPodsRefs);
         attachedVolumes = attachedVolumes == null ? List.of() : List.copyOf(attachedVolumes);
         preview = preview == null ? List.of() : List.copyOf(preview);
+        timeoutsPassed = timeoutsPassed == null ? List.of() : List.copyOf(timeoutsPassed);
+    }
+
+    /** Whether {@code stage}'s timeout was passed (onTimeout Proceed): a line of {@link #timeoutsPassed} names it. */
+    public boolean passed(MaintenanceStages.TimedStage stage) {
+        return timeoutsPassed.stream().anyMatch(l -> l.startsWith(stage.shown() + ": "));
     }
 
     public static MaintenanceState initial() {
@@ -83,6 +90,7 @@ public record MaintenanceState(
         List<String> attachedVolumes = List.of();
         List<DrainPlanStatus.PlannedPod> preview = List.of();
         MaintenanceHooks.Wait hookWait;
+        List<String> timeoutsPassed = List.of();
         String cordonFailure;
 
         public Builder() {}
@@ -110,6 +118,7 @@ public record MaintenanceState(
             attachedVolumes = s.attachedVolumes;
             preview = s.preview;
             hookWait = s.hookWait;
+            timeoutsPassed = s.timeoutsPassed;
             cordonFailure = s.cordonFailure;
         }
 
@@ -237,10 +246,27 @@ public record MaintenanceState(
             return this;
         }
 
+        public Builder timeoutsPassed(List<String> v) {
+            timeoutsPassed = v;
+            return this;
+        }
+
+        /** Notes that {@code stage}'s timeout was passed, and what was left: once per stage. */
+        public Builder passedTimeout(MaintenanceStages.TimedStage stage, String left) {
+            String prefix = stage.shown() + ": ";
+            if (timeoutsPassed.stream().noneMatch(l -> l.startsWith(prefix))) {
+                timeoutsPassed = java.util.stream.Stream.concat(
+                                timeoutsPassed.stream(), java.util.stream.Stream.of(prefix + left))
+                        .toList();
+            }
+            return this;
+        }
+
         /** Forget the drain's progress, e.g. to retry a failed drain after the spec changed. */
         public Builder resetDrain() {
             waves = null;
             attachedVolumes = List.of();
+            timeoutsPassed = List.of();
             drainStartedAt = null;
             drainedAt = null;
             totalPods = null;
@@ -276,7 +302,8 @@ public record MaintenanceState(
                     attachedVolumes,
                     preview,
                     hookWait,
-                    cordonFailure);
+                    cordonFailure,
+                    timeoutsPassed);
         }
     }
 }

@@ -77,6 +77,7 @@ public final class NodeMaintenanceStatuses {
                                 : status.getDrainPlan().getVolumeAttachments());
         condition(status, LEADERS_HANDED_OVER).ifPresent(c -> b.handoverMessage(c.getMessage()));
         b.hookWait(hookWait(status.getHooks()));
+        b.timeoutsPassed(status.getTimeoutsPassed());
         return b.build();
     }
 
@@ -146,6 +147,7 @@ public final class NodeMaintenanceStatuses {
         s.setObservedGeneration(generation);
         s.setDrainPlan(drainPlanOf(state));
         s.setHooks(hookStatus(state.hookWait()));
+        s.setTimeoutsPassed(state.timeoutsPassed().isEmpty() ? null : state.timeoutsPassed());
         List<Condition> conditions = new ArrayList<>();
         conditions.add(
                 state.leaseAcquiredAt() != null && state.phase() != Phase.Ended
@@ -204,7 +206,11 @@ public final class NodeMaintenanceStatuses {
                                         nz(state.handoverMessage()),
                                         state.handoverStartedAt())
                                 : cond(LEADERS_HANDED_OVER, "False", "Pending", "", null));
-        if (state.drainedAt() != null) {
+        if (state.drainedAt() != null && state.passed(MaintenanceStages.TimedStage.DRAIN)) {
+            // Proceed at spec.drain.timeout: the drain is over, not every pod is gone (status.timeoutsPassed says
+            // which)
+            conditions.add(cond(DRAINED, "True", "TimeoutPassed", "drain timed out and was passed", state.drainedAt()));
+        } else if (state.drainedAt() != null) {
             conditions.add(cond(DRAINED, "True", "Drained", "all pods to evict are gone", state.drainedAt()));
         } else if (state.drainStartedAt() != null) {
             boolean failed = state.phase() == Phase.Failed;

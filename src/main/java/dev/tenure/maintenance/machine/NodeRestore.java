@@ -135,28 +135,40 @@ public final class NodeRestore {
     }
 
     /**
-     * Pre-drain hooks outlived their timeout: the maintenance ends cleanly (node restored, lease released, phase
-     * Ended) rather than draining under a hook nobody removed, or waiting forever.
+     * Pre-drain hooks outlived their timeout, outcome Restore (their default): the maintenance ends cleanly rather than
+     * draining under a hook nobody removed, or waiting forever.
      */
     Step endAfterHooksTimedOut(
             MaintenanceRequest request, MaintenanceState.Builder s, String timedOut, MaintenanceEvents events) {
+        return endAfterTimeout(request, s, timedOut + " (spec.hooks.onTimeout Restore)", events);
+    }
+
+    /**
+     * A bounded stage's timeout passed with onTimeout Restore: the same undo as deleting the maintenance (node
+     * restored, taints and condition removed, lease released), then phase Ended with {@code timedOut} (which names the
+     * stage) in lastError and a {@value MaintenanceEvents#TIMEOUT_RESTORED} Warning.
+     */
+    Step endAfterTimeout(
+            MaintenanceRequest request, MaintenanceState.Builder s, String timedOut, MaintenanceEvents events) {
         String nodeName = request.nodeName();
-        String message = timedOut + "; maintenance of node " + nodeName + " ended without draining (node restored,"
-                + " lease released)";
+        Optional<String> left;
         try {
-            end(nodeName, events); // a node left to another holder is said by its own event
+            left = end(nodeName, events);
         } catch (LeaseStoreException | KubernetesClientException e) {
             return new Step(
-                    s.lastError("ending maintenance of node " + nodeName + " after its hooks timed out: "
-                                    + e.getMessage())
+                    s.lastError("ending maintenance of node " + nodeName + " after a timeout: " + e.getMessage())
                             .build(),
                     Optional.of(settings.drainPollInterval()));
         }
-        events.emit(true, MaintenanceEvents.HOOK_TIMED_OUT, message);
+        String message = timedOut + "; maintenance of node " + nodeName + " ended: "
+                + left.orElse("node restored, lease released");
+        events.emit(true, MaintenanceEvents.TIMEOUT_RESTORED, message);
         return new Step(
                 s.phase(Phase.Ended)
                         .leaseAcquiredAt(null)
                         .waitingFor(null)
+                        .pendingPods(List.of())
+                        .pendingPodsRefs(List.of())
                         .lastError(message)
                         .lease(null)
                         .build(),

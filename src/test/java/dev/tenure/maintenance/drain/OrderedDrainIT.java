@@ -519,7 +519,7 @@ class OrderedDrainIT {
         MaintenanceState failed = drive(request, waiting, Map.of(), s -> s.phase() == Phase.Failed);
         assertThat(failed.lastError())
                 .isEqualTo("VolumeDetachTimedOut: volumes of node w1 still attached 2m after the drain: "
-                        + "csi-data (pv-csi-data) by ebs.csi.aws.com");
+                        + "csi-data (pv-csi-data) by ebs.csi.aws.com (spec.drain.volumeDetach.onTimeout Fail)");
         assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.VOLUME_DETACH_TIMED_OUT));
     }
 

@@ -75,8 +75,9 @@ class MaintenancePlannerTest {
                 MaintenancePlanner.drain("w1", plan, timeout(Duration.ofSeconds(30)), 2, NOW.minusSeconds(30), 10, NOW);
 
         assertThat(v)
-                .isEqualTo(new DrainVerdict.TimedOut("drain of node w1 did not finish within 30s; pods still on "
-                        + "it: shop/a (eviction refused by a PodDisruptionBudget), shop/b (terminating)"));
+                .isEqualTo(new DrainVerdict.TimedOut(
+                        "DrainTimedOut: drain of node w1 did not finish within 30s; pods still on "
+                                + "it: shop/a (eviction refused by a PodDisruptionBudget), shop/b (terminating)"));
         assertThat(MaintenancePlanner.drain(
                         "w1", plan, timeout(Duration.ofSeconds(30)), 2, NOW.minusSeconds(29), 10, NOW))
                 .isInstanceOf(DrainVerdict.Send.class);
@@ -102,11 +103,12 @@ class MaintenancePlannerTest {
                 MaintenancePlanner.drain("w1", plan, timeout(Duration.ofSeconds(30)), 3, NOW.minusSeconds(30), 10, NOW);
 
         assertThat(v)
-                .isEqualTo(new DrainVerdict.TimedOut("drain of node w1 did not finish within 30s; pods still on it: "
-                        + "shop/a (eviction refused by PodDisruptionBudget shop/web), "
-                        + "shop/c (eviction refused by PodDisruptionBudget shop/web), "
-                        + "shop/b (terminating past its grace period, which ended 2026-03-01T09:59:00Z); "
-                        + "the last evictions were refused by PodDisruptionBudget shop/web"));
+                .isEqualTo(new DrainVerdict.TimedOut(
+                        "DrainTimedOut: drain of node w1 did not finish within 30s; pods still on it: "
+                                + "shop/a (eviction refused by PodDisruptionBudget shop/web), "
+                                + "shop/c (eviction refused by PodDisruptionBudget shop/web), "
+                                + "shop/b (terminating past its grace period, which ended 2026-03-01T09:59:00Z); "
+                                + "the last evictions were refused by PodDisruptionBudget shop/web"));
     }
 
     @Test

@@ -10,7 +10,7 @@ import dev.tenure.maintenance.api.HooksSpec;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.Phase;
-import dev.tenure.maintenance.machine.MaintenanceHooks.Hooks;
+import dev.tenure.maintenance.api.TimeoutOutcome;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
@@ -93,8 +93,14 @@ class PreDrainHooksIT {
 
     /** The NodeMaintenance whose annotations carry the hooks; its spec says the hooks' timeout (and a window). */
     void createMaintenance(String window) {
+        createMaintenance(window, null);
+    }
+
+    void createMaintenance(String window, TimeoutOutcome onTimeout) {
         NodeMaintenanceSpec spec = new NodeMaintenanceSpec("w1", "kernel upgrade");
-        spec.setHooks(new HooksSpec(GoDuration.format(HOOK_TIMEOUT)));
+        HooksSpec hooks = new HooksSpec(GoDuration.format(HOOK_TIMEOUT));
+        hooks.setOnTimeout(onTimeout);
+        spec.setHooks(hooks);
         spec.setWindow(window);
         client.resource(new NodeMaintenance("m", spec)).create();
     }
@@ -126,7 +132,7 @@ class PreDrainHooksIT {
                 client.resources(NodeMaintenance.class).withName("m").get();
         MaintenanceRequest request = MaintenanceRequest.from(nm.getSpec(), "w1");
         return request.withHooks(
-                Hooks.of(nm.getMetadata().getAnnotations(), request.hooks().timeout()));
+                request.hooks().withAnnotations(nm.getMetadata().getAnnotations()));
     }
 
     /** One reconcile: the state round-trips through the status, as the NodeMaintenance door keeps it. */
@@ -226,8 +232,8 @@ class PreDrainHooksIT {
         assertThat(ended.phase()).isEqualTo(Phase.Ended);
         assertThat(ended.lastError())
                 .isEqualTo("PreDrain hook(s) pre-drain.hooks.tenure.dev/rook-ceph still present after 10m"
-                        + " (spec.hooks.timeout); maintenance of node w1 ended without draining (node restored, lease"
-                        + " released)");
+                        + " (spec.hooks.timeout) (spec.hooks.onTimeout Restore); maintenance of node w1 ended: node"
+                        + " restored, lease released");
         Node node = client.nodes().withName("w1").get();
         assertThat(node.getSpec().getUnschedulable()).isNotEqualTo(Boolean.TRUE);
         assertThat(node.getSpec().getTaints()).isEmpty();
@@ -240,7 +246,7 @@ class PreDrainHooksIT {
                 .isNull();
         assertThat(evictions()).isZero();
         assertThat(podsOnW1()).hasSize(2);
-        assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.HOOK_TIMED_OUT));
+        assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.TIMEOUT_RESTORED));
 
         assertThat(step(ended)).isEqualTo(ended); // Ended is final
     }
@@ -340,5 +346,56 @@ class PreDrainHooksIT {
         assertThat(cordoned()).isFalse();
         assertThat(leaseHolder()).isNull();
         assertThat(evictions()).isZero();
+    }
+
+    /** Issue 37: spec.hooks.onTimeout Fail keeps the node cordoned and undrained, phase Failed, and stays so. */
+    @Test
+    void aHookLeftInPlacePastTheTimeoutWithFailFailsTheMaintenanceCordoned() {
+        createMaintenance(null, TimeoutOutcome.Fail);
+        addHook(PRE_DRAIN, "rook-ceph");
+        MaintenanceState held = drive(MaintenanceState.initial(), s -> s.hookWait() != null);
+
+        clock.advance(HOOK_TIMEOUT);
+        MaintenanceState failed = step(held);
+        for (int i = 0; i < 3; i++) { // held as Failed: renewed, nothing evicted
+            clock.advance(Duration.ofSeconds(1));
+            failed = step(failed);
+        }
+
+        assertThat(failed.phase()).isEqualTo(Phase.Failed);
+        assertThat(failed.lastError())
+                .isEqualTo("PreDrain hook(s) pre-drain.hooks.tenure.dev/rook-ceph still present after 10m"
+                        + " (spec.hooks.timeout) (spec.hooks.onTimeout Fail); node w1 stays cordoned");
+        assertThat(client.nodes().withName("w1").get().getSpec().getUnschedulable())
+                .isTrue();
+        assertThat(client.leases()
+                        .inNamespace("tenure-system")
+                        .withName("node-w1")
+                        .get()
+                        .getSpec()
+                        .getHolderIdentity())
+                .isNotNull();
+        assertThat(evictions()).isZero();
+        assertThat(podsOnW1()).hasSize(2);
+        assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.HOOK_TIMED_OUT));
+    }
+
+    /** Issue 37: spec.hooks.onTimeout Proceed drains anyway and names the hook owners still holding. */
+    @Test
+    void aHookLeftInPlacePastTheTimeoutWithProceedDrainsAnyway() {
+        createMaintenance(null, TimeoutOutcome.Proceed);
+        addHook(PRE_DRAIN, "rook-ceph");
+        MaintenanceState held = drive(MaintenanceState.initial(), s -> s.hookWait() != null);
+        clock.advance(HOOK_TIMEOUT);
+
+        MaintenanceState done = drive(held, s -> s.phase() == Phase.Succeeded);
+
+        assertThat(evictions()).isEqualTo(2);
+        assertThat(podsOnW1()).isEmpty();
+        assertThat(client.nodes().withName("w1").get().getSpec().getUnschedulable())
+                .isTrue();
+        assertThat(done.hookWait()).isNull();
+        assertThat(done.timeoutsPassed()).containsExactly("PreDrainHooks: hook owner(s) still holding: rook-ceph");
+        assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.TIMEOUT_PASSED) && e.contains("rook-ceph"));
     }
 }
