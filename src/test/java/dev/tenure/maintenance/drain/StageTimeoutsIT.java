@@ -360,6 +360,9 @@ class StageTimeoutsIT {
                         .withPersistentVolumeName("pv-csi-data")
                         .endSource()
                         .endSpec()
+                        .withNewStatus()
+                        .withAttached(true)
+                        .endStatus()
                         .build())
                 .create();
         MaintenanceState waiting = drive(

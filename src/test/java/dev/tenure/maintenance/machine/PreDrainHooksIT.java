@@ -341,8 +341,8 @@ class PreDrainHooksIT {
         assertThat(ended.phase()).isEqualTo(Phase.Ended);
         assertThat(ended.lastError())
                 .isEqualTo("PreDrain hook(s) pre-drain.hooks.tenure.dev/rook-ceph still present after 10m"
-                        + " (spec.hooks.timeout); maintenance of node w1 ended without draining (node restored, lease"
-                        + " released)");
+                        + " (spec.hooks.timeout) (spec.hooks.onTimeout Restore); maintenance of node w1 ended: node"
+                        + " restored, lease released");
         assertThat(cordoned()).isFalse();
         assertThat(leaseHolder()).isNull();
         assertThat(evictions()).isZero();
