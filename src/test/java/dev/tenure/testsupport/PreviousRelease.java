@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -24,8 +25,8 @@ import java.util.stream.Stream;
  *
  * <p>The cache is {@code -Dtenure.releases.cache} or {@code ~/.cache/tenure/releases}, one directory per commit
  * ({@code <commit>/quarkus-app}, {@code <commit>/crd.yml}, {@code <commit>/build.log}); a lock file makes parallel
- * JVMs build it once. A clone without the commit (a shallow one) fetches it from {@code origin} by hash; when that
- * fails too, {@link #build} fails naming the fix ({@code git fetch --unshallow}).
+ * JVMs build it once. A checkout without the commit (a shallow clone, or sources without .git) builds the release's
+ * tree from its archive, committed in src/test/releases.
  */
 public final class PreviousRelease {
     /** 0.1.0, the first release, cut at this commit (its src/main/olm/release.properties; it has no git tag). */
@@ -84,24 +85,24 @@ public final class PreviousRelease {
     }
 
     private void buildInto(Path home) throws IOException {
-        Path repo = Path.of(run(Path.of("."), List.of("git", "rev-parse", "--show-toplevel"))
-                .trim());
-        if (!hasCommit(repo)) {
-            // a shallow clone (CI's default depth 1) lacks it: GitHub serves a reachable commit by hash
-            tryRun(repo, List.of("git", "fetch", "--quiet", "--depth=1", "origin", commit));
-            if (!hasCommit(repo)) {
-                throw new IllegalStateException("the upgrade suite builds release " + version + " from commit "
-                        + commit + ", which this clone does not have and could not fetch from origin (a shallow"
-                        + " clone?): run `git fetch --unshallow` (or clone with full history) and run again");
-            }
-        }
         Path src = home.resolve("src");
         deleteTree(src);
         Files.createDirectories(src);
-        Path tar = home.resolve("src.tar");
-        run(repo, List.of("git", "archive", "--format=tar", "-o", tar.toString(), commit));
-        run(src, List.of("tar", "-xf", tar.toString()));
-        Files.delete(tar);
+        Optional<Path> repo = repository();
+        if (repo.isPresent() && hasCommit(repo.get())) {
+            Path tar = home.resolve("src.tar");
+            run(repo.get(), List.of("git", "archive", "--format=tar", "-o", tar.toString(), commit));
+            run(src, List.of("tar", "-xf", tar.toString()));
+            Files.delete(tar);
+        } else {
+            // a shallow clone (CI's default depth 1), or sources without .git: the release's tree as committed
+            Path archive = archive().toAbsolutePath();
+            if (!Files.isRegularFile(archive)) {
+                throw new IllegalStateException("the upgrade suite builds release " + version + " from commit " + commit
+                        + ", which this checkout does not have, nor its archive " + archive);
+            }
+            run(src, List.of("tar", "-xzf", archive.toString()));
+        }
         Path log = home.resolve("build.log");
         List<String> mvn = new ArrayList<>(List.of("./mvnw", "-B", "-ntp", "-q", "package", "-DskipTests"));
         long t0 = System.nanoTime();
@@ -121,7 +122,25 @@ public final class PreviousRelease {
         deleteTree(src);
     }
 
-    private boolean hasCommit(Path repo) {
+    /**
+     * The release's source tree as {@code git archive} wrote it, committed beside the tests: what the suite builds when
+     * the checkout lacks the commit ({@code PreviousReleaseTest} checks it is that commit's tree).
+     */
+    Path archive() {
+        return Path.of("src/test/releases", "tenure-" + version + "-" + commit.substring(0, 7) + ".tar.gz");
+    }
+
+    /** This checkout's git repository, if it is one. */
+    static Optional<Path> repository() {
+        try {
+            return Optional.of(Path.of(run(Path.of("."), List.of("git", "rev-parse", "--show-toplevel"))
+                    .trim()));
+        } catch (RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    boolean hasCommit(Path repo) {
         return tryRun(repo, List.of("git", "cat-file", "-e", commit + "^{commit}")) == 0;
     }
 
@@ -185,7 +204,7 @@ public final class PreviousRelease {
         }
     }
 
-    private static String run(Path dir, List<String> cmd) {
+    static String run(Path dir, List<String> cmd) {
         try {
             Process p = new ProcessBuilder(cmd)
                     .directory(dir.toFile())
