@@ -69,7 +69,7 @@ public final class MalformedFields extends SimpleModule {
         @Override
         public Object deserialize(JsonParser p, DeserializationContext ctxt) throws IOException {
             JsonNode tree = ctxt.readTree(p);
-            if (!(tree instanceof ObjectNode)) {
+            if (!(tree instanceof ObjectNode object)) {
                 return bind(tree, p, ctxt);
             }
             List<String> notes = new ArrayList<>();
@@ -84,7 +84,7 @@ public final class MalformedFields extends SimpleModule {
                     List<JsonMappingException.Reference> path = e.getPath();
                     JsonNode removed = attempt >= MAX_FIELDS || path.isEmpty() ? null : takeOut(tree, path);
                     if (removed == null) {
-                        return withoutSpec((ObjectNode) tree, notes, attempt, p, ctxt, e);
+                        return withoutSpec(object, notes, attempt, p, ctxt, e);
                     }
                     String field = field(path);
                     if (!field.startsWith("status")) {
