@@ -313,9 +313,16 @@ class KubeLeaseStoreIT {
             spawn.run();
         }
         all.forEach(LeaderElector::stopWithoutRelease);
-        assertThat(intervals).hasSizeGreaterThanOrEqualTo(5);
-        for (Interval a : intervals) {
-            for (Interval b : intervals) {
+        // the stop is asynchronous: onStoppedLeading runs on each elector's own thread, so wait until every term
+        // is closed before judging them (judging earlier missed the last terms and met a list still being added to)
+        await().atMost(Duration.ofSeconds(20)).until(open::isEmpty);
+        List<Interval> terms;
+        synchronized (intervals) {
+            terms = List.copyOf(intervals);
+        }
+        assertThat(terms).hasSizeGreaterThanOrEqualTo(5);
+        for (Interval a : terms) {
+            for (Interval b : terms) {
                 if (a != b) {
                     assertThat(a.start().isBefore(b.end()) && b.start().isBefore(a.end()))
                             .as("seed " + seed + ": " + a + " overlaps " + b)
