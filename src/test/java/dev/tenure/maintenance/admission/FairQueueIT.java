@@ -42,16 +42,22 @@ class FairQueueIT {
     MaintenanceOperatorRig rig;
 
     void startOperator() {
+        startOperator(1);
+    }
+
+    void startOperator(int maxNodes) {
         rig = MaintenanceOperatorRig.start(
                 EmulatedCluster.Options.forTests(),
                 MaintenanceLifecycleIT.SETTINGS,
                 Clock.systemUTC(),
-                new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty()),
+                new MaintenanceLimits(OptionalInt.of(maxNodes), OptionalInt.empty()),
                 QUEUE_LOOK,
                 "w1",
                 "w2",
                 "w3",
-                "w4");
+                "w4",
+                "w5",
+                "w6");
         cluster = rig.cluster;
         client = rig.client;
     }
@@ -205,6 +211,94 @@ class FairQueueIT {
             throw new AssertionError(
                     "a request behind the first in the queue started: low " + phase("b-low") + ", later "
                             + phase("d-later"),
+                    e);
+        }
+    }
+
+    /** The nodes cordoned now (what counts against max-nodes-in-maintenance, as the API server shows it). */
+    List<String> cordoned() {
+        return client.nodes().list().getItems().stream()
+                .filter(n -> Boolean.TRUE.equals(n.getSpec().getUnschedulable()))
+                .map(n -> n.getMetadata().getName())
+                .sorted()
+                .toList();
+    }
+
+    /**
+     * Issue 37: the queue with a cap above 1, watched the whole time. Two run; the rest wait in order; each end lets
+     * exactly the first waiting request in, never a later one, and never a third node at once.
+     */
+    @Test
+    void withACapOfTwoTwoRunTheRestWaitInOrderAndNoThirdNodeIsEverCordoned() throws Exception {
+        startOperator(2);
+        java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.ConcurrentLinkedQueue<String> over = new java.util.concurrent.ConcurrentLinkedQueue<>();
+        java.util.concurrent.ScheduledExecutorService watch =
+                java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
+        watch.scheduleWithFixedDelay(
+                () -> {
+                    List<String> now = cordoned();
+                    most.accumulateAndGet(now.size(), Math::max);
+                    if (now.size() > 2) {
+                        over.add(now.toString());
+                    }
+                },
+                0,
+                50,
+                java.util.concurrent.TimeUnit.MILLISECONDS);
+        try {
+            create("a", "w1", null);
+            create("b", "w2", null);
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> phase("a") == Phase.Succeeded && phase("b") == Phase.Succeeded);
+            create("c", "w3", null);
+            awaitQueued("c", 1);
+            create("d", "w4", null);
+            awaitQueued("d", 2);
+            create("e", "w5", 5);
+            awaitQueued("e", 1); // higher priority: ahead of c and d
+            awaitQueued("c", 2);
+            awaitQueued("d", 3);
+            assertThat(status("d").getLastError())
+                    .startsWith("3rd in queue for max-nodes-in-maintenance=2: ")
+                    .contains("2 already are: w1, w2; 2 more go to the requests ahead of it in the queue: w3"
+                            + " (NodeMaintenance c), w5 (NodeMaintenance e)");
+
+            end("a");
+            await().atMost(WAKE_UP).until(() -> phase("e") == Phase.Succeeded);
+            awaitQueued("c", 1);
+            awaitQueued("d", 2);
+            assertThatHeld(Duration.ofSeconds(5), "c", "d");
+
+            end("b");
+            await().atMost(WAKE_UP).until(() -> phase("c") == Phase.Succeeded);
+            awaitQueued("d", 1);
+            assertThatHeld(Duration.ofSeconds(3), "d");
+
+            end("e");
+            await().atMost(WAKE_UP).until(() -> phase("d") == Phase.Succeeded);
+            assertThat(cordoned()).containsExactly("w3", "w4");
+        } finally {
+            watch.shutdownNow();
+        }
+        assertThat(over).as("moments with more than 2 nodes cordoned").isEmpty();
+        assertThat(most.get())
+                .as("the cap was reached, so the watch saw the queue at work")
+                .isEqualTo(2);
+    }
+
+    /** None of {@code names} leaves Pending for {@code during}: the slots are full, nobody jumps in. */
+    void assertThatHeld(Duration during, String... names) {
+        try {
+            await().during(during)
+                    .atMost(during.plusSeconds(2))
+                    .until(() -> java.util.Arrays.stream(names).allMatch(n -> phase(n) == Phase.Pending));
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError(
+                    "a request started while 2 nodes were in maintenance: "
+                            + java.util.Arrays.stream(names)
+                                    .map(n -> n + " " + phase(n))
+                                    .toList(),
                     e);
         }
     }
