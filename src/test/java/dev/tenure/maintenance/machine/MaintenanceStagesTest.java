@@ -223,7 +223,7 @@ class MaintenanceStagesTest {
                                 .hookWait(preDrainWait)
                                 .build(),
                         true,
-                        Opening.HooksTimedOut.class),
+                        Opening.RestoreAfterTimeout.class),
                 Arguments.of(
                         "pre-drain hooks within their timeout: go on",
                         hooked(Duration.ofSeconds(601)),
