@@ -127,11 +127,17 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
         client.apiextensions()
                 .v1()
                 .customResourceDefinitions()
-                .resource(generatedCrd(client))
+                .resource(client.getKubernetesSerialization()
+                        .unmarshal(GeneratedCrd.YAML, CustomResourceDefinition.class))
                 .create();
     }
 
-    private static CustomResourceDefinition generatedCrd(KubernetesClient client) {
+    /** The CRD's YAML, generated once per test JVM (the API types do not change within one), at first use. */
+    private static final class GeneratedCrd {
+        static final String YAML = generatedCrd();
+    }
+
+    private static String generatedCrd() {
         try {
             Path dir = Files.createTempDirectory("tenure-crd");
             try {
@@ -140,10 +146,7 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
                         .forCRDVersions("v1")
                         .customResourceClasses(NodeMaintenance.class)
                         .generate();
-                return client.getKubernetesSerialization()
-                        .unmarshal(
-                                Files.readString(dir.resolve("nodemaintenances.tenure.dev-v1.yml")),
-                                CustomResourceDefinition.class);
+                return Files.readString(dir.resolve("nodemaintenances.tenure.dev-v1.yml"));
             } finally {
                 try (var files = Files.list(dir)) {
                     for (Path f : files.toList()) {
