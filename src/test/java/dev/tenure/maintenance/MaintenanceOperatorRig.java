@@ -20,7 +20,6 @@ import io.fabric8.crdv2.generator.CRDGenerator;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -84,7 +83,7 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
         // watch event that stops the informer (and, by JOSDK's default, the process).
         ObjectMapper mapper = new ObjectMapper();
         mapper.registerModule(new MalformedFields());
-        work = new KubernetesClientBuilder()
+        work = EmulatedCluster.clientBuilder()
                 .withConfig(new ConfigBuilder(cluster.clientConfig())
                         .withUserAgent(EmulatedCluster.OPERATOR_USER_AGENT)
                         .build())
