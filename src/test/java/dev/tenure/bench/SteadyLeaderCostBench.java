@@ -4,7 +4,6 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -128,7 +127,7 @@ final class SteadyLeaderCostBench {
     }
 
     private KubernetesClient client(String userAgent) {
-        return new KubernetesClientBuilder()
+        return EmulatedCluster.clientBuilder()
                 .withConfig(new ConfigBuilder(cluster.clientConfig())
                         .withUserAgent(userAgent)
                         .build())

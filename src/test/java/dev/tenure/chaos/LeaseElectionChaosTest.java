@@ -11,7 +11,6 @@ import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -82,7 +81,7 @@ class LeaseElectionChaosTest {
                 + " -Dtenure.chaos.runs=1)");
         Random rnd = new Random(seed);
         try (EmulatedCluster cluster = EmulatedCluster.start();
-                KubernetesClient electorClient = new KubernetesClientBuilder()
+                KubernetesClient electorClient = EmulatedCluster.clientBuilder()
                         .withConfig(new ConfigBuilder(cluster.clientConfig())
                                 .withUserAgent(ELECTOR_AGENT)
                                 .build())

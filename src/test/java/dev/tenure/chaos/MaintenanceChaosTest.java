@@ -26,7 +26,6 @@ import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
@@ -169,7 +168,7 @@ class MaintenanceChaosTest {
             options.living(READINESS);
         }
         try (EmulatedCluster cluster = EmulatedCluster.start(options);
-                KubernetesClient operatorClient = new KubernetesClientBuilder()
+                KubernetesClient operatorClient = EmulatedCluster.clientBuilder()
                         .withConfig(new ConfigBuilder(cluster.clientConfig())
                                 .withUserAgent(OPERATOR_AGENT)
                                 .build())

@@ -18,7 +18,6 @@ import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -358,7 +357,7 @@ class RealTimeElectionChaosTest {
         @Override
         public synchronized LeaseStore storeFor(String identity) {
             // fabric8's defaults: 10 retries with backoff on 5xx, unseen by the caller
-            KubernetesClient c = new KubernetesClientBuilder()
+            KubernetesClient c = EmulatedCluster.clientBuilder()
                     .withConfig(new ConfigBuilder(cluster.operatorClientConfig())
                             .withUserAgent(userAgentOf(identity))
                             .withRequestRetryBackoffLimit(10)

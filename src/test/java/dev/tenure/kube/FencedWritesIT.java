@@ -43,7 +43,8 @@ class FencedWritesIT {
                         .build(),
                 null,
                 fence,
-                "replica-a");
+                "replica-a",
+                EmulatedCluster.HTTP_CLIENTS);
     }
 
     @AfterEach

@@ -20,7 +20,6 @@ import io.fabric8.crdv2.generator.CRDGenerator;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -84,7 +83,7 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
         // watch event that stops the informer (and, by JOSDK's default, the process).
         ObjectMapper mapper = new ObjectMapper();
         mapper.registerModule(new MalformedFields());
-        work = new KubernetesClientBuilder()
+        work = EmulatedCluster.clientBuilder()
                 .withConfig(new ConfigBuilder(cluster.clientConfig())
                         .withUserAgent(EmulatedCluster.OPERATOR_USER_AGENT)
                         .build())
@@ -127,11 +126,17 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
         client.apiextensions()
                 .v1()
                 .customResourceDefinitions()
-                .resource(generatedCrd(client))
+                .resource(client.getKubernetesSerialization()
+                        .unmarshal(GeneratedCrd.YAML, CustomResourceDefinition.class))
                 .create();
     }
 
-    private static CustomResourceDefinition generatedCrd(KubernetesClient client) {
+    /** The CRD's YAML, generated once per test JVM (the API types do not change within one), at first use. */
+    private static final class GeneratedCrd {
+        static final String YAML = generatedCrd();
+    }
+
+    private static String generatedCrd() {
         try {
             Path dir = Files.createTempDirectory("tenure-crd");
             try {
@@ -140,10 +145,7 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
                         .forCRDVersions("v1")
                         .customResourceClasses(NodeMaintenance.class)
                         .generate();
-                return client.getKubernetesSerialization()
-                        .unmarshal(
-                                Files.readString(dir.resolve("nodemaintenances.tenure.dev-v1.yml")),
-                                CustomResourceDefinition.class);
+                return Files.readString(dir.resolve("nodemaintenances.tenure.dev-v1.yml"));
             } finally {
                 try (var files = Files.list(dir)) {
                     for (Path f : files.toList()) {

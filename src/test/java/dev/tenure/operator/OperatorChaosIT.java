@@ -54,7 +54,6 @@ import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate;
 import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidateBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientBuilder;
 import io.javaoperatorsdk.operator.Operator;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -978,7 +977,7 @@ class OperatorChaosIT {
                     id,
                     HTTP_CLIENTS);
             // the election builds its own unfenced client from this one's configuration
-            electionBase = new KubernetesClientBuilder()
+            electionBase = EmulatedCluster.clientBuilder()
                     .withConfig(new ConfigBuilder(cluster.operatorClientConfig())
                             .withUserAgent(agent + ELECTION_SUFFIX)
                             .build())
@@ -1094,8 +1093,7 @@ class OperatorChaosIT {
      * One Vert.x for every client of every instance of every trial: a fabric8 client built on a factory of its own
      * keeps ~10 file descriptors after close (measured), and 200 trials of ~15 clients ran out of them.
      */
-    static final io.fabric8.kubernetes.client.http.HttpClient.Factory HTTP_CLIENTS =
-            new io.fabric8.kubernetes.client.vertx.VertxHttpClientFactory(io.vertx.core.Vertx.vertx());
+    static final io.fabric8.kubernetes.client.http.HttpClient.Factory HTTP_CLIENTS = EmulatedCluster.HTTP_CLIENTS;
 
     /**
      * One serialization for every client of every instance, as the application shares its one bean among its

@@ -143,7 +143,8 @@ class OperatorWorkFenceIT {
                             .build(),
                     null,
                     fence,
-                    identity);
+                    identity,
+                    EmulatedCluster.HTTP_CLIENTS);
             probe = new Probe(identity, fence, client, reconciles);
             Operator operator = new Operator(o -> o.withKubernetesClient(client));
             operator.register(probe, o -> o.settingNamespaces(NS));

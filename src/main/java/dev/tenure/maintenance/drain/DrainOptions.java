@@ -53,37 +53,6 @@ public record DrainOptions(
         volumeDetach = volumeDetach == null ? VolumeDetach.Options.off() : volumeDetach;
     }
 
-    /** The options without outcomes at the timeouts: each stage's default. */
-    public DrainOptions(
-            Optional<Duration> timeout,
-            long gracePeriodSeconds,
-            boolean ignoreDaemonSets,
-            boolean deleteEmptyDirData,
-            boolean force,
-            LabelSelector podSelector,
-            Duration evictionRetryDelay,
-            Optional<Duration> skipWaitForDeleteTimeout,
-            boolean disableEviction,
-            DrainRules rules,
-            Optional<Duration> waitCompletedTimeout,
-            VolumeDetach.Options volumeDetach) {
-        this(
-                timeout,
-                gracePeriodSeconds,
-                ignoreDaemonSets,
-                deleteEmptyDirData,
-                force,
-                podSelector,
-                evictionRetryDelay,
-                skipWaitForDeleteTimeout,
-                disableEviction,
-                rules,
-                waitCompletedTimeout,
-                volumeDetach,
-                null,
-                null);
-    }
-
     /** kubectl drain's options without rules: every pod Drain, waves by the default order (priority ascending). */
     public DrainOptions(
             Optional<Duration> timeout,
@@ -107,7 +76,9 @@ public record DrainOptions(
                 disableEviction,
                 DrainRules.none(),
                 Optional.empty(),
-                VolumeDetach.Options.off());
+                VolumeDetach.Options.off(),
+                null,
+                null);
     }
 
     /** Tenure's defaults: kubectl drain with --ignore-daemonsets --delete-emptydir-data --force. */

@@ -10,7 +10,7 @@ import java.util.function.Predicate;
 /**
  * The hooks in the machine. Step 3b, the pre-drain hooks (Cluster API's pre-drain hook): other controllers hold the
  * drain until they remove their annotation. At their timeout, spec.hooks.onTimeout decides: Restore (the default) ends
- * the maintenance at the next call ({@link NodeRestore#endAfterHooksTimedOut}), Fail ends it Failed with the node
+ * the maintenance at the next call ({@link NodeRestore#endAfterTimeout}), Fail ends it Failed with the node
  * cordoned, Proceed drains anyway. And the pre-uncordon hooks (Cluster API's pre-terminate hook) at the ends the machine
  * reaches by itself (window over, a timeout that restores): the node stays in maintenance until they are removed or
  * time out. The end by deletion waits for them in the door ({@code DoorDecisions#cleanup}).

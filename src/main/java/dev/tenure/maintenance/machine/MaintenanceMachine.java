@@ -84,10 +84,18 @@ public final class MaintenanceMachine {
         this.clock = clock;
     }
 
-    /** The undo at a stage's timeout whose outcome is Restore (the drain step's {@link DrainStep.TimeoutRestore}). */
+    /**
+     * The undo at a stage's timeout whose outcome is Restore (the drain step's {@link DrainStep.TimeoutRestore}), once
+     * the pre-uncordon hooks let it, as at every end that uncordons. While they hold, the node stays cordoned and
+     * nothing more is evicted: the calls after see the held end ({@link MaintenanceStages#endHeldByHooks}) before the
+     * lease. Here the node lease is held (the drain runs under it) and its heartbeat renews it; the calls after keep
+     * it as a window's held end does.
+     */
     private Step endAfterTimeout(
             MaintenanceRequest request, MaintenanceState.Builder s, String timedOut, MaintenanceEvents events) {
-        return restore.endAfterTimeout(request, s, timedOut, events);
+        Optional<Step> held =
+                hookStep.beforeUncordon(request, s.build(), s, timedOut, clock.instant(), until -> true, events);
+        return held.orElseGet(() -> restore.endAfterTimeout(request, s, timedOut, events));
     }
 
     public MaintenanceSettings settings() {
@@ -128,8 +136,8 @@ public final class MaintenanceMachine {
         Opening opening = MaintenanceStages.opening(request, prior, node != null, now);
         if (opening instanceof Opening.NodeMissing) {
             return restore.nodeMissing(nodeName, prior, s, events);
-        } else if (opening instanceof Opening.WindowOver || opening instanceof Opening.HooksTimedOut) {
-            String ending = opening instanceof Opening.HooksTimedOut timedOut
+        } else if (opening instanceof Opening.WindowOver || opening instanceof Opening.RestoreAfterTimeout) {
+            String ending = opening instanceof Opening.RestoreAfterTimeout timedOut
                     ? timedOut.message()
                     : "maintenance window of "
                             + GoDuration.format(request.window().orElseThrow()) + " is over";
@@ -147,8 +155,8 @@ public final class MaintenanceMachine {
             if (held.isPresent()) {
                 return held.get();
             }
-            return opening instanceof Opening.HooksTimedOut timedOut
-                    ? restore.endAfterHooksTimedOut(request, s, timedOut.message(), events)
+            return opening instanceof Opening.RestoreAfterTimeout timedOut
+                    ? restore.endAfterTimeout(request, s, timedOut.message(), events)
                     : restore.endOfWindow(request, s, events);
         }
         return underNodeLease(request, prior, s, node, heldFailure, now, events);

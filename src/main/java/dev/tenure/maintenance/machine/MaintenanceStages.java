@@ -27,10 +27,11 @@ public final class MaintenanceStages {
         record WindowOver() implements Opening {}
 
         /**
-         * The pre-drain hooks held the maintenance past their timeout, outcome Restore: it ends without draining, once
-         * its pre-uncordon hooks let it; {@code message} says why it ends.
+         * A bounded stage timed out with outcome Restore: it ends, once its pre-uncordon hooks let it; {@code message}
+         * says which stage and why. Seen here for the pre-drain hooks' wait (before the lease), and on the calls after
+         * any Restore the pre-uncordon hooks hold (the drain's, WaitCompleted's, volume detach's).
          */
-        record HooksTimedOut(String message) implements Opening {}
+        record RestoreAfterTimeout(String message) implements Opening {}
 
         /** Take (or renew) the node lease, then go on with {@link #afterLease}. */
         record TakeLease() implements Opening {}
@@ -152,14 +153,14 @@ public final class MaintenanceStages {
             return new Opening.WindowOver();
         }
         if (endHeldByHooks(prior)) {
-            // an end the pre-uncordon hooks hold goes on as it began: only a timed-out pre-drain wait starts one
-            // without a window (prior.lastError() says so, as the hold wrote it)
-            return new Opening.HooksTimedOut(
-                    prior.lastError() == null ? "pre-drain hooks timed out" : prior.lastError());
+            // an end the pre-uncordon hooks hold goes on as it began: without a window, only a timeout with outcome
+            // Restore starts one (prior.lastError() names it, as the hold wrote it)
+            return new Opening.RestoreAfterTimeout(
+                    prior.lastError() == null ? "a stage timed out (onTimeout Restore)" : prior.lastError());
         }
         Optional<String> hooksTimedOut = preDrainHooksTimedOut(request, prior, now);
         if (hooksTimedOut.isPresent()) {
-            return new Opening.HooksTimedOut(hooksTimedOut.get());
+            return new Opening.RestoreAfterTimeout(hooksTimedOut.get() + " (spec.hooks.onTimeout Restore)");
         }
         return new Opening.TakeLease();
     }
@@ -206,7 +207,7 @@ public final class MaintenanceStages {
         return List.copyOf(stages);
     }
 
-    /** An end (window over, pre-drain hooks timed out) that the pre-uncordon hooks hold: the machine waits there. */
+    /** An end (window over, a timeout with outcome Restore) that the pre-uncordon hooks hold: the machine waits there. */
     static boolean endHeldByHooks(MaintenanceState prior) {
         return prior.hookWait() != null && prior.hookWait().point() == MaintenanceHooks.Point.PreUncordon;
     }

@@ -135,16 +135,8 @@ public final class NodeRestore {
     }
 
     /**
-     * Pre-drain hooks outlived their timeout, outcome Restore (their default): the maintenance ends cleanly rather than
-     * draining under a hook nobody removed, or waiting forever.
-     */
-    Step endAfterHooksTimedOut(
-            MaintenanceRequest request, MaintenanceState.Builder s, String timedOut, MaintenanceEvents events) {
-        return endAfterTimeout(request, s, timedOut + " (spec.hooks.onTimeout Restore)", events);
-    }
-
-    /**
-     * A bounded stage's timeout passed with onTimeout Restore: the same undo as deleting the maintenance (node
+     * A bounded stage's timeout passed with onTimeout Restore (for pre-drain hooks, their default: the maintenance ends
+     * cleanly rather than draining under a hook nobody removed, or waiting forever): the same undo as deleting the maintenance (node
      * restored, taints and condition removed, lease released), then phase Ended with {@code timedOut} (which names the
      * stage) in lastError and a {@value MaintenanceEvents#TIMEOUT_RESTORED} Warning.
      */

@@ -336,7 +336,9 @@ class DrainModelPropertyTest {
                 o.waitCompletedTimeoutSteps() == 0
                         ? Optional.empty()
                         : Optional.of(STEP.multipliedBy(o.waitCompletedTimeoutSteps())),
-                VolumeDetach.Options.off());
+                VolumeDetach.Options.off(),
+                null,
+                null);
     }
 
     static LabelSelector selector(String app) {

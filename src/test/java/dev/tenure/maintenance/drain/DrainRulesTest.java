@@ -257,7 +257,9 @@ class DrainRulesTest {
                 d.disableEviction(),
                 new DrainRules(List.of(rules)),
                 Optional.empty(),
-                VolumeDetach.Options.off());
+                VolumeDetach.Options.off(),
+                null,
+                null);
     }
 
     static Stream<Arguments> behaviours() {
@@ -275,7 +277,9 @@ class DrainRulesTest {
                 false,
                 new DrainRules(List.of(rule(null, labels("app", "bare"), DrainBehavior.Skip, null))),
                 Optional.empty(),
-                VolumeDetach.Options.off());
+                VolumeDetach.Options.off(),
+                null,
+                null);
         return Stream.of(
                 Arguments.of("Skip is never evicted", skip, web("a").build(), Action.SKIP),
                 Arguments.of("WaitCompleted is never evicted", waitCompleted, web("a").build(), Action.WAIT_COMPLETED),
@@ -332,7 +336,9 @@ class DrainRulesTest {
                                 false,
                                 new DrainRules(List.of(rule(null, null, DrainBehavior.WaitCompleted, null))),
                                 Optional.empty(),
-                                VolumeDetach.Options.off()),
+                                VolumeDetach.Options.off(),
+                                null,
+                                null),
                         web("a").build(),
                         Action.LEAVE));
     }

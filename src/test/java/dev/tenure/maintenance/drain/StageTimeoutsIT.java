@@ -9,6 +9,7 @@ import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.machine.LeadershipHandover;
 import dev.tenure.maintenance.machine.MaintenanceEvents;
+import dev.tenure.maintenance.machine.MaintenanceHooks;
 import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceMachineIT;
 import dev.tenure.maintenance.machine.MaintenanceMetrics;
@@ -28,6 +29,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
@@ -245,6 +247,65 @@ class StageTimeoutsIT {
         assertThat(emitted(MaintenanceEvents.UNCORDONED)).isTrue();
     }
 
+    /** {@code request} as the door would make it with a pre-uncordon hook of {@code owner} on the NodeMaintenance. */
+    static MaintenanceRequest withPreUncordonHook(MaintenanceRequest request, String owner) {
+        return request.withHooks(
+                request.hooks().withAnnotations(Map.of(MaintenanceHooks.Point.PreUncordon.prefix() + owner, "")));
+    }
+
+    /**
+     * Issue 37: Restore at a timeout uncordons like every other end, so the pre-uncordon hooks hold it too: the node
+     * stays cordoned under the lease, and nothing more is evicted, until the hook is removed.
+     */
+    void restoreWaitsForThePreUncordonHook(
+            MaintenanceRequest hooked, MaintenanceState atTimeout, String timedOutField, long evictedBefore) {
+        MaintenanceState held = drive(
+                hooked,
+                atTimeout,
+                s -> s.hookWait() != null && s.hookWait().point() == MaintenanceHooks.Point.PreUncordon);
+        for (int i = 0; i < 3; i++) {
+            clock.advance(Duration.ofSeconds(20));
+            held = drive(hooked, held, s -> true);
+        }
+        assertThat(held.phase()).as("held by the hook: not ended").isEqualTo(Phase.Running);
+        assertThat(held.lastError()).contains("(" + timedOutField + " Restore)");
+        assertThat(cordoned()).as("held by the hook: still cordoned").isTrue();
+        assertThat(leaseHeld()).as("held by the hook: the node lease kept").isTrue();
+        assertThat(cluster.requests().count(ApiRequest.resource("pods", "eviction")))
+                .as("held by the hook: nothing more evicted")
+                .isEqualTo(evictedBefore);
+        assertThat(emitted(MaintenanceEvents.HOOKS_WAITING)).isTrue();
+        assertThat(emitted(MaintenanceEvents.TIMEOUT_RESTORED)).isFalse();
+
+        MaintenanceRequest released = hooked.withHooks(hooked.hooks().withAnnotations(Map.of()));
+        MaintenanceState ended = settle(released, drive(released, held, s -> s.phase() != Phase.Running));
+
+        assertThat(ended.phase()).isEqualTo(Phase.Ended);
+        assertThat(ended.lastError()).contains("(" + timedOutField + " Restore)", "node restored, lease released");
+        assertThat(cordoned()).isFalse();
+        assertThat(leaseHeld()).isFalse();
+        assertThat(emitted(MaintenanceEvents.HOOKS_RELEASED)).isTrue();
+        assertThat(emitted(MaintenanceEvents.TIMEOUT_RESTORED)).isTrue();
+    }
+
+    @Test
+    void drainTimeoutRestoreWaitsForThePreUncordonHooks() {
+        MaintenanceRequest hooked =
+                withPreUncordonHook(request(DRAIN + ",\"onTimeout\":\"Restore\"}"), "upgrade-check");
+        MaintenanceState atTimeout = drainBlockedAtItsTimeout(hooked);
+        // the refused web evictions are retried until the timeout is seen; count once the hold begins
+        MaintenanceState held = drive(
+                hooked,
+                atTimeout,
+                s -> s.hookWait() != null && s.hookWait().point() == MaintenanceHooks.Point.PreUncordon);
+        restoreWaitsForThePreUncordonHook(
+                hooked,
+                held,
+                "spec.drain.onTimeout",
+                cluster.requests().count(ApiRequest.resource("pods", "eviction")));
+        assertThat(podsOnW1("web")).hasSize(2);
+    }
+
     // ------------------------------------------------------------------ spec.drain.waitCompletedTimeout
 
     /**
@@ -388,6 +449,18 @@ class StageTimeoutsIT {
                 .containsExactly("VolumeDetach: volumes still attached: csi-data (pv-csi-data) by ebs.csi.aws.com");
         assertThat(emitted(MaintenanceEvents.TIMEOUT_PASSED)).isTrue();
         assertThat(emitted(MaintenanceEvents.VOLUME_DETACH_TIMED_OUT)).isFalse();
+    }
+
+    @Test
+    void volumeDetachTimeoutRestoreWaitsForThePreUncordonHooks() {
+        MaintenanceRequest hooked = withPreUncordonHook(
+                request("{\"volumeDetach\":{\"timeout\":\"2m\",\"onTimeout\":\"Restore\"}}"), "csi-check");
+        MaintenanceState atTimeout = attachedAtTheTimeout(hooked);
+        restoreWaitsForThePreUncordonHook(
+                hooked,
+                atTimeout,
+                "spec.drain.volumeDetach.onTimeout",
+                cluster.requests().count(ApiRequest.resource("pods", "eviction")));
     }
 
     @Test

@@ -139,7 +139,9 @@ class MaintenancePlannerTest {
                 d.disableEviction(),
                 DrainRules.none(),
                 Optional.of(Duration.ofMinutes(2)),
-                VolumeDetach.Options.off());
+                VolumeDetach.Options.off(),
+                null,
+                null);
         DrainPlan plan = new DrainPlan(List.of(pod("job", Action.WAIT_COMPLETED), pod("gone", Action.GONE)));
 
         assertThat(MaintenancePlanner.drain("w1", plan, options, 2, NOW.minusSeconds(119), 10, NOW))

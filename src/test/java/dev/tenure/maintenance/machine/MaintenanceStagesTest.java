@@ -47,7 +47,9 @@ class MaintenanceStagesTest {
                 d.disableEviction(),
                 d.rules(),
                 d.waitCompletedTimeout(),
-                new VolumeDetach.Options(true, Optional.empty(), Set.of()));
+                new VolumeDetach.Options(true, Optional.empty(), Set.of()),
+                null,
+                null);
         return new MaintenanceRequest("w1", "", Optional.empty(), volumes, HandoverOptions.defaults());
     }
 
@@ -223,7 +225,7 @@ class MaintenanceStagesTest {
                                 .hookWait(preDrainWait)
                                 .build(),
                         true,
-                        Opening.HooksTimedOut.class),
+                        Opening.RestoreAfterTimeout.class),
                 Arguments.of(
                         "pre-drain hooks within their timeout: go on",
                         hooked(Duration.ofSeconds(601)),

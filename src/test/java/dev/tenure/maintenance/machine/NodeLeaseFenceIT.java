@@ -63,7 +63,8 @@ class NodeLeaseFenceIT {
                             .build(),
                     null,
                     fence,
-                    identity);
+                    identity,
+                    EmulatedCluster.HTTP_CLIENTS);
             MaintenanceSettings settings = new MaintenanceSettings(
                     "tenure-system",
                     "node-",

@@ -167,8 +167,8 @@ class StageTimeoutsTest {
 
     static Stream<Arguments> hooksAtTheOpening() {
         return Stream.of(
-                Arguments.of(null, Opening.HooksTimedOut.class),
-                Arguments.of(TimeoutOutcome.Restore, Opening.HooksTimedOut.class),
+                Arguments.of(null, Opening.RestoreAfterTimeout.class),
+                Arguments.of(TimeoutOutcome.Restore, Opening.RestoreAfterTimeout.class),
                 // Fail and Proceed are decided under the lease, by the hook step: the opening takes the lease
                 Arguments.of(TimeoutOutcome.Fail, Opening.TakeLease.class),
                 Arguments.of(TimeoutOutcome.Proceed, Opening.TakeLease.class));
