@@ -90,9 +90,12 @@ public class MaintenanceBeans {
     @Produces
     @Singleton
     MaintenanceLimits limits(TenureConfig config) {
+        MaintenanceConfig m = config.maintenance();
         return new MaintenanceLimits(
-                config.maintenance().maxNodesInMaintenance(),
-                config.maintenance().controlPlaneMinAvailable());
+                m.maxNodesInMaintenance(),
+                m.controlPlaneMinAvailable(),
+                m.maxNodesInMaintenancePerTopology()
+                        .map(max -> new MaintenanceLimits.TopologyLimit(m.topologyKey(), max)));
     }
 
     /**

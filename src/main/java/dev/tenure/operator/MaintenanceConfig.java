@@ -1,5 +1,7 @@
 package dev.tenure.operator;
 
+import dev.tenure.maintenance.admission.MaintenanceLimits;
+import io.smallrye.config.WithConverter;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
 import java.util.Optional;
@@ -59,8 +61,24 @@ public interface MaintenanceConfig {
     @WithDefault("30s")
     Duration staleNodeSkipWait();
 
-    /** Cluster-wide cap on nodes in maintenance at once; unset = no cap. */
-    OptionalInt maxNodesInMaintenance();
+    /**
+     * Cluster-wide cap on nodes in maintenance at once, a number ({@code 2}) or a percentage of the cluster's nodes
+     * ({@code 25%}, rounded down); nodes unavailable for another reason (cordoned, Ready not True) count against it;
+     * unset = no cap.
+     */
+    @WithConverter(NodeCountConverter.MaxNodes.class)
+    Optional<MaintenanceLimits.NodeCount> maxNodesInMaintenance();
+
+    /**
+     * Cap on nodes in maintenance at once per topology domain (the nodes with one value of {@link #topologyKey}), a
+     * number or a percentage of the domain's nodes (rounded down); unset = no such cap.
+     */
+    @WithConverter(NodeCountConverter.PerTopology.class)
+    Optional<MaintenanceLimits.NodeCount> maxNodesInMaintenancePerTopology();
+
+    /** The node label whose values are the domains of {@link #maxNodesInMaintenancePerTopology}. */
+    @WithDefault("topology.kubernetes.io/zone")
+    String topologyKey();
 
     /** Control-plane nodes that must stay out of maintenance; unset = a majority (etcd quorum). */
     OptionalInt controlPlaneMinAvailable();

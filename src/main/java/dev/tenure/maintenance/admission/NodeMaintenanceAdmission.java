@@ -64,7 +64,7 @@ public final class NodeMaintenanceAdmission {
             implements Decision {}
 
     /**
-     * A limit of its own (the control-plane budget) keeps it Pending: a free slot would not let it start, so it holds
+     * A limit of its own (its topology domain's cap, the control-plane budget) keeps it Pending: a free slot would not let it start, so it holds
      * no place in the queue and the requests behind it go ahead ({@link NodeMaintenanceValidator.QueueAhead}). Woken
      * when a maintenance ends or the queue moves, and looked at again later.
      */
@@ -244,7 +244,7 @@ public final class NodeMaintenanceAdmission {
      */
     static String queueNote(int position, MaintenanceLimits limits) {
         return ordinal(position) + " in queue for max-nodes-in-maintenance="
-                + limits.maxNodesInMaintenance().orElse(0) + ": ";
+                + limits.maxNodesInMaintenance().map(String::valueOf).orElse("0") + ": ";
     }
 
     static String ordinal(int n) {

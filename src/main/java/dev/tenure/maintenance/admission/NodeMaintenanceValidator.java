@@ -57,7 +57,8 @@ public final class NodeMaintenanceValidator {
     /**
      * What the rules say about {@code candidate}: the reasons that refuse it for good, else the operator-wide limits
      * that hold it for now (checked on create only) and of those, the ones of its own ({@code ownHolds}: the
-     * control-plane budget, which a free slot does not lift; while any holds it, it is passed over in the queue), the
+     * control-plane budget and its topology domain's cap, which a free slot does not lift; while any holds it, it is
+     * passed over in the queue), the
      * request its spec resolves to when it is not refused, and what its schedule said (empty when the caller passed no
      * time, or it was refused).
      */
@@ -134,11 +135,30 @@ public final class NodeMaintenanceValidator {
         QueueAhead queue = QueueAhead.of(view, limits);
         Node node = view.node().orElseThrow();
         List<String> holds = new ArrayList<>();
-        limits.capHold(node.getMetadata().getName(), queue.inMaintenance(), queue.firstInLine())
+        limits.capHold(node.getMetadata().getName(), view.nodes(), queue.inMaintenance(), queue.firstInLine())
                 .ifPresent(holds::add);
-        Optional<String> own = limits.controlPlaneHold(node, view.nodes(), queue.counted());
-        own.ifPresent(holds::add);
-        return new Verdict(List.of(), holds, own.stream().toList(), request, schedule);
+        List<String> own = ownHolds(limits, node, view.nodes(), queue.inMaintenance(), queue.firstInLine());
+        holds.addAll(own);
+        return new Verdict(List.of(), holds, own, request, schedule);
+    }
+
+    /**
+     * The limits of {@code node}'s own (its topology domain's cap, the control-plane budget), with the nodes in
+     * maintenance and those promised to the requests ahead of it counted: while any holds it, a free slot of the cap
+     * would not let it start, so it is passed over in the queue.
+     */
+    static List<String> ownHolds(
+            MaintenanceLimits limits,
+            Node node,
+            List<Node> nodes,
+            Set<String> inMaintenance,
+            Map<String, String> firstInLine) {
+        Set<String> counted = new HashSet<>(inMaintenance);
+        counted.addAll(firstInLine.keySet());
+        List<String> own = new ArrayList<>();
+        limits.topologyHold(node, nodes, inMaintenance, firstInLine).ifPresent(own::add);
+        limits.controlPlaneHold(node, nodes, counted).ifPresent(own::add);
+        return own;
     }
 
     /**
@@ -295,8 +315,10 @@ public final class NodeMaintenanceValidator {
      * @param firstInLine the requests ahead that wait for a slot and get one before this request, walked in {@link
      *     #QUEUE_ORDER}: node → NodeMaintenance name. They count as if they had their slot, so a slot that frees goes
      *     to the first in the queue, never to a later one.
-     * @param passedOver the requests ahead that a limit of their own holds (the control-plane budget, with the ones
-     *     before them counted): they hold no place, and the requests behind them go ahead
+     * @param passedOver the requests ahead that a limit of their own holds (their topology domain's cap, the
+     *     control-plane budget, with the ones before them counted): they hold no place, and the requests behind them
+     *     go ahead; a later request of the same domain is held by the same cap, so the domain's next slot still goes
+     *     to the first of it in the queue
      */
     public record QueueAhead(Set<String> inMaintenance, Map<String, String> firstInLine, List<String> passedOver) {
         public QueueAhead {
@@ -317,7 +339,6 @@ public final class NodeMaintenanceValidator {
             view.ahead().stream()
                     .filter(NodeMaintenanceValidator::started)
                     .forEach(nm -> inMaintenance.add(nodeOf(nm)));
-            Set<String> counted = new HashSet<>(inMaintenance);
             Map<String, String> firstInLine = new LinkedHashMap<>();
             List<String> passedOver = new ArrayList<>();
             view.ahead().stream()
@@ -330,13 +351,13 @@ public final class NodeMaintenanceValidator {
                         boolean heldByItsOwnLimit = view.nodes().stream()
                                 .filter(n -> node.equals(n.getMetadata().getName()))
                                 .findFirst()
-                                .flatMap(n -> limits.controlPlaneHold(n, view.nodes(), counted))
+                                .map(n -> ownHolds(limits, n, view.nodes(), inMaintenance, firstInLine))
+                                .filter(own -> !own.isEmpty())
                                 .isPresent();
                         if (heldByItsOwnLimit) {
                             passedOver.add(nm.getMetadata().getName());
                         } else {
                             firstInLine.putIfAbsent(node, nm.getMetadata().getName());
-                            counted.add(node);
                         }
                     });
             return new QueueAhead(inMaintenance, firstInLine, passedOver);
@@ -344,11 +365,13 @@ public final class NodeMaintenanceValidator {
     }
 
     /**
-     * Whether the limits need every Node to decide {@code node}'s request: it is a control-plane node (its budget), or
+     * Whether the limits need every Node to decide {@code node}'s request: a cap is set (it counts the nodes
+     * unavailable for another reason, and a percentage is of them all), it is a control-plane node (its budget), or
      * requests ahead of it wait for a slot (whether each is passed over depends on its node).
      */
-    public static boolean needsAllNodes(Optional<Node> node, List<NodeMaintenance> ahead) {
-        return node.filter(MaintenanceLimits::isControlPlane).isPresent()
+    public static boolean needsAllNodes(MaintenanceLimits limits, Optional<Node> node, List<NodeMaintenance> ahead) {
+        return limits.needsAllNodes()
+                || node.filter(MaintenanceLimits::isControlPlane).isPresent()
                 || ahead.stream().anyMatch(NodeMaintenanceValidator::waitsForASlot);
     }
 

@@ -143,7 +143,7 @@ public class NodeMaintenanceWebhook {
         var response = new AdmissionResponseBuilder().withUid(uid).withAllowed(errors.isEmpty() && refusals.isEmpty());
         if (errors.isEmpty() && refusals.isEmpty() && !holds.isEmpty()) {
             response.withWarnings(holds.stream()
-                    .map(hold -> hold.startsWith(MaintenanceLimits.CONTROL_PLANE_BUDGET)
+                    .map(hold -> MaintenanceLimits.ownHold(hold)
                             ? "waits Pending until its own limit allows it (the queue passes it over meanwhile): "
                                     + hold
                             : "held in the queue until a slot frees: " + hold)
@@ -213,7 +213,7 @@ public class NodeMaintenanceWebhook {
                 candidate.getSpec() == null ? null : candidate.getSpec().getNodeName();
         Optional<Node> node = nodeName == null || nodeName.isBlank() ? Optional.empty() : caches.node(nodeName);
         List<NodeMaintenance> ahead = NodeMaintenanceValidator.ahead(candidate, caches.maintenances());
-        List<Node> nodes = NodeMaintenanceValidator.needsAllNodes(node, ahead) ? caches.nodes() : List.of();
+        List<Node> nodes = NodeMaintenanceValidator.needsAllNodes(limits, node, ahead) ? caches.nodes() : List.of();
         return JoinedSpecs.review(
                 candidate,
                 NodeMaintenanceValidator.review(

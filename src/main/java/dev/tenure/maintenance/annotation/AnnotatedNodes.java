@@ -63,8 +63,10 @@ public class AnnotatedNodes implements NodesMaintainedElsewhere {
      */
     public static MaintenanceBudget budget(AdmissionCaches caches, MaintenanceLimits limits) {
         return node -> {
-            // every Node only for a control-plane node's budget; the door's holds from their index
-            List<Node> nodes = MaintenanceLimits.isControlPlane(node) ? caches.nodes() : List.of();
+            // every Node only for a cap (it counts unavailable nodes) or a control-plane node's budget; the door's
+            // holds from their index
+            List<Node> nodes =
+                    limits.needsAllNodes() || MaintenanceLimits.isControlPlane(node) ? caches.nodes() : List.of();
             Set<String> busy =
                     new HashSet<>(heldByAnnotation(caches.nodesIndexed(HELD_INDEX, AnnotatedNodes::heldKey, HELD_BY))
                             .keySet());

@@ -240,7 +240,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     /**
      * The one cluster read of a request not yet admitted: its node, the queue, and all nodes if the limits need them
-     * (it is a control-plane node, or requests ahead of it wait for a slot).
+     * (a cap is set, it is a control-plane node, or requests ahead of it wait for a slot).
      */
     private NodeMaintenanceAdmission.ClusterReads view(
             NodeMaintenance nm,
@@ -255,9 +255,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         List<NodeMaintenance> all = source == null
                 ? context.getPrimaryCache().list().toList()
                 : source.list().toList();
-        List<Node> nodes = NodeMaintenanceValidator.needsAllNodes(node, NodeMaintenanceValidator.ahead(nm, all))
-                ? client.nodes().list().getItems()
-                : List.of();
+        List<Node> nodes =
+                NodeMaintenanceValidator.needsAllNodes(rules.limits(), node, NodeMaintenanceValidator.ahead(nm, all))
+                        ? client.nodes().list().getItems()
+                        : List.of();
         return new NodeMaintenanceAdmission.ClusterReads(node, nodes, all, elsewhere.nodes());
     }
 }
