@@ -89,6 +89,8 @@ class WiringArchitectureTest {
             "drain.DrainWaves",
             "drain.VolumeDetach",
             "drain.DrainPreview",
+            // issue 37's: the preview's walk of the plan against the PodDisruptionBudgets
+            "drain.BudgetSimulation",
             "annotation.AnnotationProtocol");
 
     private static final Pattern PLANNERS = Pattern.compile(

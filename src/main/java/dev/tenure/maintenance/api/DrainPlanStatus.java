@@ -128,8 +128,23 @@ public class DrainPlanStatus {
                 + " WaitTerminating, Gone; and why.")
         private String action;
 
-        @JsonPropertyDescription("PodDisruptionBudgets (namespace/name) that would refuse its eviction now.")
+        @JsonPropertyDescription("PodDisruptionBudgets (namespace/name) it waits for (spent now, or by the pods of the"
+                + " plan ahead of it), or that refuse it (more than one selects it).")
         private List<String> blockingBudgets;
+
+        @JsonPropertyDescription("What the drain would meet with it, the waves walked in order against the budgets:"
+                + " EvictsNow, EvictsInItsWave, WaitsForBudget, Refused, Terminating, WaitsCompleted, Skipped,"
+                + " LeftAlone.")
+        private DrainOutlook outlook;
+
+        @JsonPropertyDescription("Why that outlook, in a few words (the budget and the pod ahead of it, the"
+                + " unhealthyPodEvictionPolicy that lets an unready pod go).")
+        private String outlookReason;
+
+        @JsonPropertyDescription("When its eviction can be expected, in seconds after the drain starts: every pod"
+                + " ahead of it (in its budget, in the earlier waves) taking its whole terminationGracePeriodSeconds,"
+                + " replacements Ready at once. Absent when no time can be stated.")
+        private Long estimatedSeconds;
 
         public PlannedPod() {}
 
@@ -181,6 +196,30 @@ public class DrainPlanStatus {
             this.blockingBudgets = blockingBudgets;
         }
 
+        public DrainOutlook getOutlook() {
+            return outlook;
+        }
+
+        public void setOutlook(DrainOutlook outlook) {
+            this.outlook = outlook;
+        }
+
+        public String getOutlookReason() {
+            return outlookReason;
+        }
+
+        public void setOutlookReason(String outlookReason) {
+            this.outlookReason = outlookReason;
+        }
+
+        public Long getEstimatedSeconds() {
+            return estimatedSeconds;
+        }
+
+        public void setEstimatedSeconds(Long estimatedSeconds) {
+            this.estimatedSeconds = estimatedSeconds;
+        }
+
         @Override
         public boolean equals(Object o) {
             return o instanceof PlannedPod p
@@ -188,7 +227,10 @@ public class DrainPlanStatus {
                     && behavior == p.behavior
                     && Objects.equals(wave, p.wave)
                     && Objects.equals(action, p.action)
-                    && Objects.equals(blockingBudgets, p.blockingBudgets);
+                    && Objects.equals(blockingBudgets, p.blockingBudgets)
+                    && outlook == p.outlook
+                    && Objects.equals(outlookReason, p.outlookReason)
+                    && Objects.equals(estimatedSeconds, p.estimatedSeconds);
         }
 
         @Override

@@ -440,7 +440,7 @@ public final class DrainStep {
                             Map.of(),
                             options.rules().readsNamespaces() ? drain.namespaceLabels(pods) : Map.of()),
                     now);
-            List<DrainPlanStatus.PlannedPod> planned = DrainPreview.of(plan, pods, drain.budgetsOf(pods));
+            List<DrainPlanStatus.PlannedPod> planned = DrainPreview.of(plan, pods, drain.budgetsOf(pods), options, now);
             // a pod the drain would refuse (kubectl's filters) is worth saying before anything starts
             String refusal = MaintenancePlanner.drain(nodeName, plan, options, 0, now, 0, now)
                             instanceof MaintenancePlanner.DrainVerdict.Refused r

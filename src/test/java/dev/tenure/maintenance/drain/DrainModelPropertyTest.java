@@ -233,7 +233,14 @@ class DrainModelPropertyTest {
                     .endSpec()
                     .withNewStatus()
                     .withPhase(completed ? "Succeeded" : "Running")
+                    .addNewCondition()
+                    .withType("Ready")
+                    .withStatus(completed || terminatingSince != null ? "False" : "True")
+                    .endCondition()
                     .endStatus();
+            if (spec.budget() > 0) {
+                b.editMetadata().addToLabels("budget", "b" + spec.budget()).endMetadata();
+            }
             if (spec.drainLabel() != null) {
                 b.editMetadata()
                         .addToLabels(DrainRules.SKIP_LABEL, spec.drainLabel())
@@ -460,6 +467,11 @@ class DrainModelPropertyTest {
             assertThat(plan.toSend().stream().map(DrainPlan.PodVerdict::key).collect(Collectors.toSet()))
                     .as("sent now: every ready pod of the current wave %s, no other", wave.orElse(null))
                     .isEqualTo(expected);
+            // the preview of this step (issue 37), when no refusal is remembered in the current wave (a preview
+            // knows none): the budgets it says the wave's pods wait for are those the drain now meets refused
+            boolean fresh = plan.currentWavePods().stream().noneMatch(v -> v.action() == DrainPlan.Action.RETRY_LATER);
+            List<String> previewWaits = fresh ? previewWaits(plan, node, c.budgetLimits(), options, now) : List.of();
+            List<String> met = new ArrayList<>();
             for (DrainPlan.PodVerdict v : plan.toSend()) {
                 SimPod s = byKey.get(v.key());
                 if (v.action() == DrainPlan.Action.DELETE || s.completed || budgetAllows(s, node, c.budgetLimits())) {
@@ -467,7 +479,13 @@ class DrainModelPropertyTest {
                     s.goneAt = k + s.spec.terminationSteps();
                 } else {
                     retryNotBefore.put(v.uid(), now.plus(options.evictionRetryDelay()));
+                    met.add("ns/b" + s.spec.budget());
                 }
+            }
+            if (fresh) {
+                assertThat(met.stream().sorted().toList())
+                        .as("the budgets the preview says the current wave waits for are those the drain meets")
+                        .isEqualTo(previewWaits);
             }
         }
         if (o.drainTimeoutSteps() == 0 && o.waitCompletedTimeoutSteps() == 0) {
@@ -484,14 +502,63 @@ class DrainModelPropertyTest {
         return o.skipWait() && s.terminatingSince != null && step - s.terminatingSince > 2;
     }
 
-    /** The budget model: at most {@code limits} pods of a budget's group unavailable (terminating) at once. */
+    /**
+     * The budget model: at most {@code limits} pods of a budget's group disrupted (evicted while running, still
+     * terminating) at once. A finished pod's eviction asks no budget and spends none (kube-apiserver's canIgnorePDB).
+     */
     static boolean budgetAllows(SimPod s, List<SimPod> node, List<Integer> limits) {
         if (s.spec.budget() == 0) {
             return true;
         }
-        long unavailable = node.stream()
-                .filter(o -> o.spec.budget() == s.spec.budget() && o.terminatingSince != null)
+        return disrupted(s.spec.budget(), node) < limits.get(s.spec.budget() - 1);
+    }
+
+    static long disrupted(int budget, List<SimPod> node) {
+        return node.stream()
+                .filter(o -> o.spec.budget() == budget && o.terminatingSince != null && !o.completed)
                 .count();
-        return unavailable < limits.get(s.spec.budget() - 1);
+    }
+
+    /**
+     * The preview's answer for the current wave: one "ns/b&lt;n&gt;" per pod it says waits for budget n, sorted. The
+     * budgets' status is what the disruption controller would write for the model: {@code disruptionsAllowed} the
+     * limit less the group's disrupted pods, every running pod not terminating Ready.
+     */
+    static List<String> previewWaits(
+            DrainPlan plan, List<SimPod> node, List<Integer> limits, DrainOptions options, Instant now) {
+        List<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget> pdbs = new ArrayList<>();
+        for (int b = 1; b <= limits.size(); b++) {
+            int allowed = (int) Math.max(0, limits.get(b - 1) - disrupted(b, node));
+            int bb = b;
+            int healthy = (int) node.stream()
+                    .filter(o -> o.spec.budget() == bb && !o.completed && o.terminatingSince == null)
+                    .count();
+            pdbs.add(new io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetBuilder()
+                    .withNewMetadata()
+                    .withNamespace("ns")
+                    .withName("b" + b)
+                    .endMetadata()
+                    .withNewSpec()
+                    .withNewSelector()
+                    .addToMatchLabels("budget", "b" + b)
+                    .endSelector()
+                    .endSpec()
+                    .withNewStatus()
+                    .withDisruptionsAllowed(allowed)
+                    .withCurrentHealthy(healthy)
+                    .withDesiredHealthy(Math.max(0, healthy - allowed))
+                    .endStatus()
+                    .build());
+        }
+        Integer current = plan.currentWave().orElse(null);
+        Map<String, BudgetSimulation.PodOutlook> outlooks =
+                BudgetSimulation.of(plan, node.stream().map(SimPod::toPod).toList(), Map.of("ns", pdbs), options, now);
+        return plan.verdicts().stream()
+                .filter(v -> current != null && v.wave() == current)
+                .map(v -> outlooks.get(v.key()))
+                .filter(o -> o.outlook() == dev.tenure.maintenance.api.DrainOutlook.WaitsForBudget)
+                .flatMap(o -> o.budgets().stream())
+                .sorted()
+                .toList();
     }
 }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tenure.maintenance.RelaxedLeadershipProfile;
 import dev.tenure.maintenance.api.DrainBehavior;
+import dev.tenure.maintenance.api.DrainOutlook;
 import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.DrainPlanStatus.PlannedPod;
 import dev.tenure.maintenance.api.DrainRule;
@@ -259,6 +260,87 @@ class DrainPreviewIT {
                 .isTrue();
         client().resources(NodeMaintenance.class).withName("go").delete();
         await().atMost(WAIT).until(() -> get("go") == null);
+    }
+
+    /**
+     * Issue 37: two pods under {@code maxUnavailable: 1} both showed free. The preview says one evicts now and the
+     * other waits for the budget behind it, at its grace period; set to false, the drain meets exactly that: one
+     * eviction accepted at once, the other refused (429) until the first pod is gone, then accepted. Which of the two
+     * goes first is the API server's race (the drain sends a wave's evictions together), so the sets are compared by
+     * count and budget, not by name.
+     */
+    @Test
+    void thePodsThePreviewSaysWaitForABudgetAreThoseTheDrainMeetsRefused() {
+        cluster().seed().node("pv-5").role("worker").create();
+        cluster()
+                .seed()
+                .deployment("pair")
+                .namespace("pv5")
+                .replicas(2)
+                .onNode("pv-5")
+                .terminationDelay(Duration.ofSeconds(2)) // the first stays terminating while the second is asked
+                .create();
+        PodDisruptionBudget pdb = cluster()
+                .seed()
+                .pdb("pair")
+                .namespace("pv5")
+                .selector("app", "pair")
+                .maxUnavailable(1)
+                .create();
+        // what the disruption controller would write: two expected, both healthy, one may go
+        pdb.setStatus(new io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudgetStatusBuilder()
+                .withObservedGeneration(pdb.getMetadata().getGeneration())
+                .withDisruptionsAllowed(1)
+                .withCurrentHealthy(2)
+                .withDesiredHealthy(1)
+                .withExpectedPods(2)
+                .build());
+        client().resource(pdb).updateStatus();
+
+        preview("pair", "pv-5");
+        await().atMost(WAIT)
+                .until(() -> get("pair").getStatus() != null
+                        && get("pair").getStatus().getDrainPlan() != null
+                        && get("pair").getStatus().getDrainPlan().getPods() != null);
+        List<PlannedPod> planned = get("pair").getStatus().getDrainPlan().getPods();
+        assertThat(planned)
+                .extracting(PlannedPod::getOutlook)
+                .containsExactlyInAnyOrder(DrainOutlook.EvictsNow, DrainOutlook.WaitsForBudget);
+        assertThat(planned)
+                .filteredOn(p -> p.getOutlook() == DrainOutlook.WaitsForBudget)
+                .singleElement()
+                .satisfies(p -> {
+                    assertThat(p.getBlockingBudgets()).containsExactly("pv5/pair");
+                    assertThat(p.getEstimatedSeconds())
+                            .as("behind the first pod's grace period")
+                            .isEqualTo(30L);
+                    assertThat(p.getOutlookReason()).contains("pv5/pair is spent by pv5/pair-");
+                });
+        long waits = planned.stream()
+                .filter(p -> p.getOutlook() == DrainOutlook.WaitsForBudget)
+                .count();
+
+        Conflicts.retry(
+                () -> client().resources(NodeMaintenance.class).withName("pair").edit(nm -> {
+                    nm.getSpec().setPreview(false);
+                    return nm;
+                }));
+        await().atMost(WAIT).until(() -> get("pair").getStatus().getPhase() == Phase.Succeeded);
+        java.util.Map<String, Long> evictions =
+                cluster()
+                        .requests()
+                        .matching(r -> "pv5".equals(r.namespace()) && r.is("create", "pods", "eviction"))
+                        .stream()
+                        .collect(java.util.stream.Collectors.groupingBy(
+                                dev.tenure.testsupport.ApiRequest::name, java.util.stream.Collectors.counting()));
+        assertThat(evictions).as("evictions per pod").hasSize(2);
+        assertThat(evictions.values().stream().filter(n -> n > 1).count())
+                .as("pods the drain met refused (asked again): %s", evictions)
+                .isEqualTo(waits);
+        assertThat(evictions.values().stream().filter(n -> n == 1).count())
+                .as("pods evicted at the first ask: %s", evictions)
+                .isEqualTo(planned.size() - waits);
+        delete("pair");
     }
 
     /** A preview of a node that has filled its plan: {@code name} on {@code node}, one pod on it. */
