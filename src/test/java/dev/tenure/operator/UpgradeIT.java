@@ -51,12 +51,15 @@ import org.junit.jupiter.params.provider.EnumSource;
  *
  * <p>Under the old release: a maintenance that has Succeeded, one that has Failed (its drain timed out on a pod no
  * budget lets go), one Running mid-drain (pods evicted one at a time under a PodDisruptionBudget, replacements coming
- * up elsewhere), an annotation-door maintenance (the metal3 request on a node) and a NodeMaintenance Waiting for that
- * node. Then the upgrade, rolling (the new operator starts as a standby, the old leader is stopped with SIGTERM and
- * releases, the new one takes over) or stop-the-world (the old one stopped first, the new CRD applied, the new operator
- * started); in both the new CRD is applied before the new operator starts, as OLM does. Then the new operator alone
- * carries everything to its end: the drain finishes, the finished ones stay as they are, the door's maintenance ends
- * when its request is removed and the waiting one runs, and deleting every NodeMaintenance restores every node.
+ * up elsewhere), an annotation-door maintenance (the metal3 request on a node), a NodeMaintenance Waiting for a node
+ * node-maintenance-operator holds in medik8s-leases, and one whose leadership handover is in flight ({@link
+ * HandoverApp}). Then the upgrade, rolling at this build's default settings (the new operator starts as a standby, the
+ * old leader is stopped with SIGTERM and releases, the new one takes over) or stop-the-world with node leases kept in
+ * medik8s-leases (the old one stopped first, the new CRD applied, the new operator started); in both the new CRD is
+ * applied before the new operator starts, as OLM does. Then the new operator alone carries everything to its end: the
+ * drain finishes, the finished ones stay as they are, the door's maintenance ends when its request is removed, the
+ * waiting one keeps waiting until the foreign Lease goes and then runs, the handover completes before its node is
+ * drained, and deleting every NodeMaintenance restores every node.
  *
  * <p>Checked at the API server, never on the operators' word: no pod evicted twice ({@link DrainWitness}: an eviction
  * of a pod already terminating or gone), every workload at its replicas and Ready at the end (nothing lost), every node
@@ -353,15 +356,6 @@ class UpgradeIT {
         }
 
         void start() {
-            cluster.requests().observe(r -> {
-                String held = holdsOn;
-                if (held != null
-                        && r.is("create", "pods", "eviction")
-                        && WORK.equals(r.namespace())
-                        && r.name().startsWith(held + "-")) {
-                    firstEviction.compareAndSet(0, System.nanoTime());
-                }
-            });
             // the release's Deployment as shipped (its defaults), with the test's short leader-election timings
             process = OLD.start(
                     trial.cluster,
@@ -529,6 +523,15 @@ class UpgradeIT {
         }
 
         void start() {
+            cluster.requests().observe(r -> {
+                String held = holdsOn;
+                if (held != null
+                        && r.is("create", "pods", "eviction")
+                        && WORK.equals(r.namespace())
+                        && r.name().startsWith(held + "-")) {
+                    firstEviction.compareAndSet(0, System.nanoTime());
+                }
+            });
             watch = cluster.client()
                     .leases()
                     .inNamespace(OperatorChaosIT.APPS_NS)
