@@ -554,7 +554,7 @@ class UpgradeIT {
             });
             for (String process : PROCESSES) {
                 long[] renewedAt = {0};
-                threads.scheduleWithFixedDelay(() -> tick(process, renewedAt), 0, 50, TimeUnit.MILLISECONDS);
+                threads.scheduleWithFixedDelay(() -> tick(process, renewedAt), 0, 100, TimeUnit.MILLISECONDS);
             }
         }
 
