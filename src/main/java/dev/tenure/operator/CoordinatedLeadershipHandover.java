@@ -19,6 +19,10 @@ import org.jboss.logging.Logger;
  * Candidate, or any client honouring preferredHolder) releases at once and the successor acquires on the release
  * event, so the leaderless gap is a watch event and a write rather than a lease duration.
  *
+ * <p>While coordinated leader election is served but not running on this replica (it starts after the reconcilers when
+ * a replica begins to lead), the step is in progress, not done: a handover asked for by the previous leader or release
+ * may still be in flight, and draining now would kill the leader it protects.
+ *
  * <p>Leases nobody off the node can take are reported and not waited for: waiting would only delay the drain until
  * {@code spec.handover.timeout}. Without coordinated leader election (LeaseCandidate API not served, or disabled)
  * there is nothing to hand over.
@@ -37,9 +41,15 @@ public class CoordinatedLeadershipHandover implements LeadershipHandover {
 
     @Override
     public Outcome handOver(String nodeName, Instant startedAt, Instant now) {
-        if (!controller.isRunning()) {
+        if (!controller.api().served()) {
             return Outcome.complete(
                     "no coordinated leases to hand over (coordinated leader election " + controller.status() + ")");
+        }
+        if (!controller.isRunning()) {
+            // Served but not running: starting after the reconcilers (a failover or upgrade), or stopping. A handover
+            // in flight is not over because this replica cannot see it yet: wait, bounded by spec.handover.timeout.
+            return Outcome.inProgress("coordinated leader election " + controller.status() + "; waiting for it to"
+                    + " hand leases off node " + nodeName);
         }
         List<HandoverStep> steps;
         try {

@@ -24,6 +24,7 @@ import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Singleton;
 import java.time.Clock;
+import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -71,7 +72,12 @@ public class MaintenanceBeans {
                 m.lease().waitRetry(),
                 m.evictionParallelism(),
                 m.drainPollInterval(),
-                m.staleNodeSkipWait());
+                m.staleNodeSkipWait(),
+                guardNamespaces(m.lease().guardNamespaces()));
+    }
+
+    static List<String> guardNamespaces(List<String> configured) {
+        return configured.equals(List.of(MaintenanceConfig.Lease.NO_GUARD)) ? List.of() : configured;
     }
 
     @Produces

@@ -4,6 +4,7 @@ import dev.tenure.maintenance.admission.MaintenanceLimits;
 import io.smallrye.config.WithConverter;
 import io.smallrye.config.WithDefault;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalInt;
 
@@ -44,6 +45,18 @@ public interface MaintenanceConfig {
         /** How often a NodeMaintenance waiting for a foreign lease looks again (at most). */
         @WithDefault("10s")
         Duration waitRetry();
+
+        /**
+         * Namespaces whose node Leases ({@code <name-prefix><node>}) other controllers hold for maintenance and the
+         * operator only reads ({@code get}): a NodeMaintenance does not start while one is validly held by a holder
+         * outside {@link #holder()}'s family. The default is where the medik8s family and Tenure 0.1.0 keep them; the
+         * lease namespace itself is skipped; {@value #NO_GUARD} turns the guard off.
+         */
+        @WithDefault(dev.tenure.maintenance.machine.MaintenanceSettings.MEDIK8S_LEASES)
+        List<String> guardNamespaces();
+
+        /** The value of {@link #guardNamespaces()} that turns the guard off (an empty value cannot be told apart). */
+        String NO_GUARD = "none";
     }
 
     /** {@code tenure.maintenance.annotation.*}: the node annotation protocol (lifecycle.metal3.io/maintenance). */

@@ -117,6 +117,44 @@ class CoordinatedHandoverIT {
                 .isTrue();
     }
 
+    /**
+     * A replica that has just begun to lead starts its reconcilers before coordinated election: a maintenance reconciled
+     * in between must not take a handover the previous leader asked for as done (UpgradeIT caught the drain evicting
+     * the holder's pod while it still held the Lease). Only where the LeaseCandidate API is not served (or coordination
+     * is disabled) is there nothing to hand over.
+     */
+    @Test
+    void aHandoverIsNotDoneWhileCoordinationHasNotStartedOnlyWhereItIsOff() {
+        EmulatedCluster cluster = EmulatedCluster.start(EmulatedCluster.Options.forTests());
+        cleanup.add(cluster);
+        KubernetesClient client = cluster.client();
+        cluster.seed().node("w1").role("worker").create();
+        Instant now = clock.instant();
+
+        LeadershipHandover.Outcome starting = new CoordinatedLeadershipHandover(
+                        controller(client, LeaseCandidateApi.discover(client, "auto")))
+                .handOver("w1", now, now);
+        assertThat(starting.done()).as(starting.message()).isFalse();
+        assertThat(starting.message()).contains("stopped (not leading)", "w1");
+
+        LeadershipHandover.Outcome off = new CoordinatedLeadershipHandover(
+                        controller(client, new LeaseCandidateApi(null, "disabled (tenure.coordination.enabled=false)")))
+                .handOver("w1", now, now);
+        assertThat(off.done()).as(off.message()).isTrue();
+    }
+
+    private CoordinationController controller(KubernetesClient client, LeaseCandidateApi api) {
+        return new CoordinationController(
+                client,
+                new KubeLeaseStore(client),
+                new ElectionPlanner(ElectionTiming.UPSTREAM, false),
+                clock,
+                api,
+                new CoordinationMetrics(new SimpleMeterRegistry(), clock),
+                Duration.ofMinutes(30),
+                new NodeCache(client));
+    }
+
     private Candidate candidate(
             KubernetesClient client, LeaseCandidateApi api, String name, String emulationVersion, String node) {
         ExecutorScheduler scheduler = new ExecutorScheduler("it-" + name);

@@ -9,6 +9,11 @@ public interface MaintenanceEvents {
 
     String BEGIN = "BeginMaintenance";
     String LEASE_WAITING = "LeaseWaiting";
+    /**
+     * A node lease in a shared namespace ({@code tenure.maintenance.lease.guard-namespaces}) could not be read (403):
+     * a hold by another controller there is not waited for; said once, when the maintenance begins.
+     */
+    String SHARED_LEASE_UNREADABLE = "SharedLeaseUnreadable";
     /** A new operator instance took the node lease over from the previous one (failover, leaseTransitions + 1). */
     String LEASE_TAKEN_OVER = "LeaseTakenOver";
     /** At the end, another controller held the node's lease: the node is left as its maintenance needs it. */

@@ -41,6 +41,7 @@ public final class MaintenanceMachine {
 
     private final KubernetesClient client;
     private final NodeLease nodeLease;
+    private final SharedNodeLeases sharedLeases;
     private final LeaseStep leaseStep;
     private final CordonStep cordonStep;
     private final HandoverStep handoverStep;
@@ -72,6 +73,7 @@ public final class MaintenanceMachine {
             Clock clock) {
         this.client = client;
         this.nodeLease = new NodeLease(leases, clock, settings);
+        this.sharedLeases = new SharedNodeLeases(leases, settings);
         NodeCordon cordon = new NodeCordon(client);
         this.leaseStep = new LeaseStep(leases, metrics, settings, heartbeatScheduler, clock);
         this.cordonStep = new CordonStep(cordon, settings);
@@ -182,8 +184,17 @@ public final class MaintenanceMachine {
         String nodeName = request.nodeName();
         Instant leaseUntil = MaintenancePlanner.leaseUntil(request, prior, settings, now);
         LeaseKey leaseKey = nodeLease.keyOf(nodeName);
+        // Before our node lease is first taken: another controller's hold in a shared namespace (medik8s-leases) is
+        // waited for as a holder of our own lease would be. Once the maintenance has begun it is not looked at again.
+        SharedNodeLeases.Verdict shared = new SharedNodeLeases.Verdict.Clear();
         ClaimResult claim;
         try {
+            if (prior.leaseAcquiredAt() == null) {
+                shared = sharedLeases.check(nodeName, now);
+                if (shared instanceof SharedNodeLeases.Verdict.Held held) {
+                    return leaseStep.waitForLease(prior, s, held.held(), now, events);
+                }
+            }
             claim = nodeLease.claim(
                     nodeName,
                     node.getMetadata().getUid(),
@@ -194,12 +205,24 @@ public final class MaintenanceMachine {
             Duration backoff = MaintenancePlanner.leaseErrorBackoff(errors);
             return new Step(
                     s.errorOnLeaseCount(errors)
-                            .lastError("taking lease " + nodeLease.keyOf(nodeName) + ": " + e.getMessage())
+                            .lastError((e instanceof LeaseStoreException l
+                                                    && !l.key().equals(leaseKey)
+                                            ? "reading lease " + l.key()
+                                            : "taking lease " + leaseKey)
+                                    + ": " + e.getMessage())
                             .build(),
                     Optional.of(backoff));
         }
         if (claim instanceof LeaseHeldElsewhere elsewhere) {
             return leaseStep.waitForLease(prior, s, elsewhere, now, events);
+        }
+        if (shared instanceof SharedNodeLeases.Verdict.Unreadable unreadable) {
+            events.emit(
+                    true,
+                    MaintenanceEvents.SHARED_LEASE_UNREADABLE,
+                    "could not read node lease(s) " + unreadable.keys() + " (" + unreadable.message()
+                            + "): a hold by another controller there is not waited for; grant get on leases there,"
+                            + " or leave the namespace out of tenure.maintenance.lease.guard-namespaces");
         }
         leaseStep.held(request, prior, s, leaseKey, claim, node.getMetadata().getUid(), now, events);
         if (MaintenanceStages.startsRunning(prior, heldFailure)) {

@@ -1,8 +1,15 @@
 package dev.tenure.maintenance.machine;
 
 import java.time.Duration;
+import java.util.List;
 
-/** Operator-wide settings of the maintenance machine (from {@code tenure.maintenance.*}). */
+/**
+ * Operator-wide settings of the maintenance machine (from {@code tenure.maintenance.*}).
+ *
+ * @param guardNamespaces namespaces whose node Leases ({@code <prefix><node>}) other controllers hold for maintenance
+ *     and Tenure only reads: a maintenance does not start while one is validly held by another holder
+ *     ({@link SharedNodeLeases}); {@code leaseNamespace} itself is skipped (there the claim decides)
+ */
 public record MaintenanceSettings(
         String leaseNamespace,
         String leaseNamePrefix,
@@ -12,7 +19,35 @@ public record MaintenanceSettings(
         Duration leaseWaitRetry,
         int evictionParallelism,
         Duration drainPollInterval,
-        Duration staleNodeSkipWait) {
+        Duration staleNodeSkipWait,
+        List<String> guardNamespaces) {
+
+    /** Where the medik8s family (node-maintenance-operator, NHC, SNR) and Tenure 0.1.0 keep node leases. */
+    public static final String MEDIK8S_LEASES = "medik8s-leases";
+
+    /** The settings with the default guard ({@link #MEDIK8S_LEASES}). */
+    public MaintenanceSettings(
+            String leaseNamespace,
+            String leaseNamePrefix,
+            String holder,
+            Duration leaseDuration,
+            Duration windowPadding,
+            Duration leaseWaitRetry,
+            int evictionParallelism,
+            Duration drainPollInterval,
+            Duration staleNodeSkipWait) {
+        this(
+                leaseNamespace,
+                leaseNamePrefix,
+                holder,
+                leaseDuration,
+                windowPadding,
+                leaseWaitRetry,
+                evictionParallelism,
+                drainPollInterval,
+                staleNodeSkipWait,
+                List.of(MEDIK8S_LEASES));
+    }
 
     public MaintenanceSettings {
         if (holder == null || holder.isBlank()) {
@@ -29,6 +64,28 @@ public record MaintenanceSettings(
         if (drainPollInterval.isNegative() || drainPollInterval.isZero()) {
             throw new IllegalArgumentException("tenure.maintenance.drain-poll-interval: must be more than 0");
         }
+        guardNamespaces = List.copyOf(guardNamespaces);
+        for (String ns : guardNamespaces) {
+            if (ns.isBlank()) {
+                throw new IllegalArgumentException(
+                        "tenure.maintenance.lease.guard-namespaces: names must not be blank, was " + guardNamespaces);
+            }
+        }
+    }
+
+    /** These settings with {@code namespaces} as {@link #guardNamespaces()} (empty: no guard). */
+    public MaintenanceSettings withGuardNamespaces(List<String> namespaces) {
+        return new MaintenanceSettings(
+                leaseNamespace,
+                leaseNamePrefix,
+                holder,
+                leaseDuration,
+                windowPadding,
+                leaseWaitRetry,
+                evictionParallelism,
+                drainPollInterval,
+                staleNodeSkipWait,
+                namespaces);
     }
 
     public static MaintenanceSettings defaults() {

@@ -80,6 +80,10 @@ public class MaintenanceMachineIT {
     }
 
     MaintenanceMachine newMachine() {
+        return newMachine(SETTINGS);
+    }
+
+    MaintenanceMachine newMachine(MaintenanceSettings settings) {
         registry = new SimpleMeterRegistry();
         KubernetesClient operator = cluster.operatorClient();
         return new MaintenanceMachine(
@@ -87,7 +91,7 @@ public class MaintenanceMachineIT {
                 new KubeLeaseStore(operator),
                 (node, started, now) -> LeadershipHandover.Outcome.complete("nothing held"),
                 new MaintenanceMetrics(registry),
-                SETTINGS,
+                settings,
                 pool,
                 heartbeats,
                 clock);
@@ -680,6 +684,125 @@ public class MaintenanceMachineIT {
         assertThat(lease.holderIdentity()).isEqualTo("tenure");
         assertThat(lease.leaseTransitions()).isEqualTo(4);
         assertThat(counter("tenure.maintenance.lease", "outcome", "takeover")).isEqualTo(1);
+    }
+
+    /** The node's lease in medik8s-leases, held by {@code holder} from now for {@code seconds}. */
+    void holdInMedik8sLeases(String node, String holder, int seconds) {
+        cluster.seed().namespace(MaintenanceSettings.MEDIK8S_LEASES);
+        client.leases()
+                .inNamespace(MaintenanceSettings.MEDIK8S_LEASES)
+                .resource(new LeaseBuilder()
+                        .withNewMetadata()
+                        .withName("node-" + node)
+                        .withNamespace(MaintenanceSettings.MEDIK8S_LEASES)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withHolderIdentity(holder)
+                        .withLeaseDurationSeconds(seconds)
+                        .withAcquireTime(clock.instant().atZone(ZoneOffset.UTC))
+                        .withRenewTime(clock.instant().atZone(ZoneOffset.UTC))
+                        .endSpec()
+                        .build())
+                .create();
+    }
+
+    /** The operator's requests to Leases in medik8s-leases that are not reads. */
+    long writesToMedik8sLeases() {
+        return cluster.requests()
+                .count(ApiRequest.resource("leases")
+                        .and(ApiRequest.inNamespace(MaintenanceSettings.MEDIK8S_LEASES))
+                        .and(r -> r.userAgent().equals(EmulatedCluster.OPERATOR_USER_AGENT))
+                        .and(ApiRequest::isWrite));
+    }
+
+    @Test
+    void waitsWhileAMedik8sHolderHoldsTheNodeInTheSharedNamespaceAndStartsOnceItLetsGo() {
+        cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .create();
+        holdInMedik8sLeases("w1", "node-maintenance", 3600);
+
+        MaintenanceState waiting = drive(request("w1"), MaintenanceState.initial(), phase(Phase.Waiting));
+        assertThat(waiting.waitingFor()).isEqualTo("node-maintenance");
+        assertThat(waiting.lease().getNamespace()).isEqualTo(MaintenanceSettings.MEDIK8S_LEASES);
+        assertThat(waiting.lastError()).isEqualTo("lease medik8s-leases/node-w1 is held by node-maintenance");
+        MaintenanceState stillWaiting =
+                machine.advance(request("w1"), waiting, false, sink).state();
+        assertThat(stillWaiting.phase()).isEqualTo(Phase.Waiting);
+        assertThat(events.stream().filter(e -> e.startsWith("LeaseWaiting"))).hasSize(1);
+        assertThat(client.leases()
+                        .inNamespace("tenure-system")
+                        .withName("node-w1")
+                        .get())
+                .as("Tenure's own node lease, not taken while the medik8s holder holds the node")
+                .isNull();
+        assertThat(client.nodes().withName("w1").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
+
+        // node-maintenance-operator's end of maintenance: the holder cleared (its lease.Manager's invalidate)
+        client.leases()
+                .inNamespace(MaintenanceSettings.MEDIK8S_LEASES)
+                .withName("node-w1")
+                .edit(l -> {
+                    l.getSpec().setHolderIdentity(null);
+                    return l;
+                });
+        drive(request("w1"), stillWaiting, phase(Phase.Succeeded));
+        assertThat(new KubeLeaseStore(client)
+                        .get(LeaseKey.of("tenure-system", "node-w1"))
+                        .holderIdentity())
+                .isEqualTo("tenure");
+        assertThat(writesToMedik8sLeases()).as("writes to medik8s-leases").isZero();
+    }
+
+    @Test
+    void aLeaseTenure010LeftInTheSharedNamespaceIsOursAndHoldsNothing() {
+        holdInMedik8sLeases("w1", "tenure", 60);
+
+        drive(request("w1"), MaintenanceState.initial(), phase(Phase.Succeeded));
+        assertThat(events.stream().filter(e -> e.startsWith("LeaseWaiting"))).isEmpty();
+        assertThat(writesToMedik8sLeases()).as("writes to medik8s-leases").isZero();
+    }
+
+    @Test
+    void aSharedNamespaceTheOperatorMayNotReadIsSaidOnceAndHoldsNothing() {
+        holdInMedik8sLeases("w1", "node-maintenance", 3600);
+        cluster.faults()
+                .failNext(
+                        Integer.MAX_VALUE,
+                        ApiRequest.resource("leases")
+                                .and(ApiRequest.inNamespace(MaintenanceSettings.MEDIK8S_LEASES))
+                                .and(r -> r.userAgent().equals(EmulatedCluster.OPERATOR_USER_AGENT)),
+                        403);
+
+        drive(request("w1"), MaintenanceState.initial(), phase(Phase.Succeeded));
+        assertThat(events.stream().filter(e -> e.startsWith(MaintenanceEvents.SHARED_LEASE_UNREADABLE)))
+                .singleElement()
+                .asString()
+                .contains("medik8s-leases/node-w1", "HTTP 403");
+        assertThat(events.stream().filter(e -> e.startsWith("LeaseWaiting"))).isEmpty();
+    }
+
+    @Test
+    void aMissingSharedNamespaceHoldsNothingAndAnEmptyGuardReadsNothing() {
+        drive(request("w1"), MaintenanceState.initial(), phase(Phase.Succeeded));
+        assertThat(events.stream().filter(e -> e.startsWith(MaintenanceEvents.SHARED_LEASE_UNREADABLE)))
+                .isEmpty();
+
+        holdInMedik8sLeases("w2", "node-maintenance", 3600);
+        machine.close();
+        machine = newMachine(SETTINGS.withGuardNamespaces(List.of()));
+        drive(request("w2"), MaintenanceState.initial(), phase(Phase.Succeeded));
+        assertThat(cluster.requests()
+                        .count(ApiRequest.resource("leases")
+                                .and(ApiRequest.inNamespace(MaintenanceSettings.MEDIK8S_LEASES))
+                                .and(r -> r.userAgent().equals(EmulatedCluster.OPERATOR_USER_AGENT))
+                                .and(ApiRequest.named("node-w2"))))
+                .as("requests to medik8s-leases/node-w2 with the guard off")
+                .isZero();
     }
 
     @Test
