@@ -117,8 +117,7 @@ final class DoorActs {
     DeleteControl cleanup(NodeMaintenance nm, DoorDecision.Cleanup decision) {
         if (decision instanceof DoorDecision.KeepNode keep) {
             if (keep.status().getNodeName() != null) {
-                machine.heldAtDeletion(
-                        keep.status().getNodeName(), NodeMaintenanceStatuses.toState(keep.status()));
+                machine.heldAtDeletion(keep.status().getNodeName(), NodeMaintenanceStatuses.toState(keep.status()));
             }
             emit(nm, keep.status().getNodeName(), keep.events());
             writeChanged(nm, keep.status());
@@ -161,7 +160,8 @@ final class DoorActs {
     /** spec.hooks.timeout as the cleanup reads it (an edited bad spec: the default). */
     private static Duration hooksTimeout(NodeMaintenance nm) {
         try {
-            return MaintenanceRequest.hooks(nm.getSpec() == null ? null : nm.getSpec().getHooks())
+            return MaintenanceRequest.hooks(
+                            nm.getSpec() == null ? null : nm.getSpec().getHooks())
                     .timeout();
         } catch (IllegalArgumentException e) {
             return MaintenanceHooks.DEFAULT_TIMEOUT;

@@ -93,6 +93,7 @@ final class StageTimes {
         List<Span> out = new ArrayList<>();
         MaintenanceHooks.Wait was = prior.hookWait();
         if (waiting(prior, MaintenanceHooks.Point.PreDrain)
+                && prior.phase() != Phase.Failed
                 && (!waiting(next, MaintenanceHooks.Point.PreDrain) || next.phase() == Phase.Failed)) {
             out.add(new Span(StageLabel.pre_drain_hooks, preDrainOutcome(prior, next), was.since()));
         }
