@@ -244,9 +244,8 @@ class StageMetricsIT {
                         .map(Meter::getId)
                         .map(id -> id.getTag("kind") + ":" + id.getTag("name")))
                 .containsExactly("pdb:app/web");
-        assertThat(seconds(StageLabel.drain, StageOutcome.completed))
-                .isEqualTo(Duration.between(held.drainStartedAt(), done.drainedAt())
-                        .toSeconds());
+        assertThat(seconds(StageLabel.drain, StageOutcome.completed)).isEqualTo((double)
+                Duration.between(held.drainStartedAt(), done.drainedAt()).toSeconds());
     }
 
     @Test
