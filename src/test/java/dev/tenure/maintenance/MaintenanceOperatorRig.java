@@ -43,6 +43,8 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
     public final EmulatedCluster cluster;
     /** The harness's client (the operator has its own, {@code cluster.operatorClient()}). */
     public final KubernetesClient client;
+    /** The operator's meters (the door's and the machine's). */
+    public final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     final MaintenanceMachine machine;
     private final KubernetesClient work;
@@ -91,7 +93,7 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
                 .build();
         pool = Executors.newFixedThreadPool(4);
         heartbeats = new ExecutorScheduler("rig-heartbeats");
-        MaintenanceMetrics metrics = new MaintenanceMetrics(new SimpleMeterRegistry());
+        MaintenanceMetrics metrics = new MaintenanceMetrics(registry);
         machine = new MaintenanceMachine(
                 work,
                 new KubeLeaseStore(work),

@@ -35,6 +35,20 @@ class HistogramBucketsTest {
         assertTightFiniteBucket(registry.scrape(), "tenure_maintenance_handover_duration_seconds", took);
     }
 
+    @ParameterizedTest(name = "stage of {0}")
+    @CsvSource({"PT2S", "PT45S", "PT7M", "PT50M", "PT3H", "PT20H", "P3D"})
+    void stageDurationsLandInAFiniteBucketNearThem(Duration took) {
+        PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+        java.time.Instant from = java.time.Instant.parse("2026-03-01T00:00:00Z");
+        new MaintenanceMetrics(registry)
+                .stage(
+                        MaintenanceMetrics.StageLabel.window_wait,
+                        MaintenanceMetrics.StageOutcome.completed,
+                        from,
+                        from.plus(took));
+        assertTightFiniteBucket(registry.scrape(), "tenure_maintenance_stage_duration_seconds", took);
+    }
+
     /** The smallest finite bucket holding the observation is at most 2.5 × the observation (and exists). */
     private static void assertTightFiniteBucket(String scrape, String metric, Duration took) {
         double seconds = took.toNanos() / 1e9;

@@ -12,6 +12,7 @@ import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import dev.tenure.maintenance.machine.MaintenanceRequest;
 import dev.tenure.maintenance.machine.MaintenanceState;
+import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -86,6 +87,7 @@ final class DoorActs {
             return advance(nm, statusOurs, advance, began);
         }
         DoorDecision.Settled settled = (DoorDecision.Settled) decision;
+        waitMetrics(nm.getMetadata().getName(), settled, began);
         emit(nm, settled.nodeName(), settled.events());
         if (settled instanceof DoorDecision.LeaveShare) {
             writeStatus(nm, settled.status()); // a fresh status: written even when it equals the last one
@@ -98,9 +100,25 @@ final class DoorActs {
         return lookAgain(settled.look());
     }
 
+    /** The queue and window waits before the machine runs: one begins, or the wait ends as the decision says. */
+    private void waitMetrics(String maintenance, DoorDecision.Settled settled, Instant now) {
+        if (settled instanceof DoorDecision.Hold) {
+            metrics.waitingIn(maintenance, MaintenanceMetrics.StageLabel.queue, now);
+        } else if (settled instanceof DoorDecision.Scheduled) {
+            metrics.waitingIn(maintenance, MaintenanceMetrics.StageLabel.window_wait, now);
+        } else if (settled instanceof DoorDecision.Refuse) {
+            metrics.waitEnded(maintenance, MaintenanceMetrics.StageOutcome.fail, now);
+        } else if (settled instanceof DoorDecision.Join) {
+            metrics.waitEnded(maintenance, MaintenanceMetrics.StageOutcome.completed, now);
+        }
+    }
+
     /** Carries out what one cleanup decided. */
     DeleteControl cleanup(NodeMaintenance nm, DoorDecision.Cleanup decision) {
         if (decision instanceof DoorDecision.KeepNode keep) {
+            if (keep.status().getNodeName() != null) {
+                machine.heldAtDeletion(keep.status().getNodeName(), NodeMaintenanceStatuses.toState(keep.status()));
+            }
             emit(nm, keep.status().getNodeName(), keep.events());
             writeChanged(nm, keep.status());
             return DeleteControl.noFinalizerRemoval().rescheduleAfter(keep.look());
@@ -130,13 +148,29 @@ final class DoorActs {
     }
 
     private DeleteControl forget(NodeMaintenance nm, String nodeName, String forgetNode) {
+        metrics.waitEnded(nm.getMetadata().getName(), MaintenanceMetrics.StageOutcome.deleted, clock.instant());
+        if (!forgetNode.isEmpty() && nm.getStatus() != null) {
+            machine.deleted(forgetNode, NodeMaintenanceStatuses.toState(nm.getStatus()), hooksTimeout(nm));
+        }
         machine.forget(nm.getMetadata().getName(), forgetNode);
         LOG.infof("NodeMaintenance %s (node %s) removed", nm.getMetadata().getName(), nodeName);
         return DeleteControl.defaultDelete();
     }
 
+    /** spec.hooks.timeout as the cleanup reads it (an edited bad spec: the default). */
+    private static Duration hooksTimeout(NodeMaintenance nm) {
+        try {
+            return MaintenanceRequest.hooks(
+                            nm.getSpec() == null ? null : nm.getSpec().getHooks())
+                    .timeout();
+        } catch (IllegalArgumentException e) {
+            return MaintenanceHooks.DEFAULT_TIMEOUT;
+        }
+    }
+
     private UpdateControl<NodeMaintenance> advance(
             NodeMaintenance nm, boolean statusOurs, DoorDecision.Advance advance, Instant began) {
+        metrics.waitEnded(nm.getMetadata().getName(), MaintenanceMetrics.StageOutcome.completed, began);
         MaintenanceEvents events = eventsFor(nm, advance.nodeName());
         MaintenanceMachine.Step step;
         try {

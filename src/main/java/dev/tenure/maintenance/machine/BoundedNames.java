@@ -4,6 +4,8 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
+import java.util.Set;
 
 /**
  * Names derived from a node name that must stay within a limit: a Lease name (a DNS subdomain, at most 253
@@ -39,6 +41,42 @@ public final class BoundedNames {
             end--;
         }
         return head.substring(0, end) + "-" + hash(name);
+    }
+
+    /**
+     * A label that names things users name (a PodDisruptionBudget, a hook's owner), bounded in count as well as in
+     * length: the first {@code max} distinct names seen keep a series of their own ({@link #shorten}ed to {@link
+     * #LABEL_MAX}), every later one is counted under {@value #OTHER}. A counter's series cannot be renamed once
+     * scraped, so the bound is "first seen", not "largest": PromQL's {@code topk} ranks the series that exist, and a
+     * growing {@value #OTHER} says the bound was reached. Thread-safe.
+     */
+    public static final class FirstSeen {
+
+        /** The label value of every name past the bound. */
+        public static final String OTHER = "other";
+
+        private final int max;
+        private final Set<String> admitted = new LinkedHashSet<>();
+
+        public FirstSeen(int max) {
+            if (max < 1) {
+                throw new IllegalArgumentException("max: must be at least 1, was " + max);
+            }
+            this.max = max;
+        }
+
+        /** The label value for {@code name}: itself (shortened) while fewer than {@code max} are admitted, else other. */
+        public synchronized String label(String name) {
+            String label = shorten(name, LABEL_MAX);
+            if (admitted.contains(label)) {
+                return label;
+            }
+            if (admitted.size() < max && !OTHER.equals(label)) {
+                admitted.add(label);
+                return label;
+            }
+            return OTHER;
+        }
     }
 
     private static String hash(String name) {

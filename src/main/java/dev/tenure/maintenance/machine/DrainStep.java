@@ -112,7 +112,7 @@ public final class DrainStep {
                     Optional.of(settings.drainPollInterval()));
         }
         seen = passWaitCompleted(request, prior, s, seen, started, now, events);
-        int evictionPods = recordProgress(nodeName, prior, s, seen, events);
+        int evictionPods = recordProgress(nodeName, prior, s, seen, now, events);
         MaintenancePlanner.DrainVerdict verdict = MaintenancePlanner.drain(
                 nodeName, seen.plan(), options, evictionPods, started, settings.evictionParallelism(), now);
         return act(request, prior, s, seen, verdict, started, now, events);
@@ -184,12 +184,35 @@ public final class DrainStep {
         return new Observation(pods, DrainPlan.of(pods, options, observed, now));
     }
 
+    /**
+     * The PodDisruptionBudgets ("namespace/name") whose last refusal of a pending pod's eviction holds it; a refusal
+     * that names none (not kube-apiserver's wording) counts as {@value #UNNAMED_BUDGET} in its namespace.
+     */
+    static java.util.Set<String> blockingBudgets(List<PodVerdict> pending) {
+        java.util.Set<String> budgets = new java.util.TreeSet<>();
+        for (PodVerdict v : pending) {
+            if (v.refusal() == null) {
+                continue;
+            }
+            List<String> named = v.blockingBudgets();
+            if (named.isEmpty()) {
+                budgets.add(v.namespace() + "/" + UNNAMED_BUDGET);
+            } else {
+                budgets.addAll(named);
+            }
+        }
+        return budgets;
+    }
+
+    static final String UNNAMED_BUDGET = "(unnamed)";
+
     /** Counts, pending pods, progress and waves into the state, with their events and gauges; the eviction count. */
     private int recordProgress(
             String nodeName,
             MaintenanceState prior,
             MaintenanceState.Builder s,
             Observation seen,
+            Instant now,
             MaintenanceEvents events) {
         DrainPlan plan = seen.plan();
         int evictionPods = s.evictionPods == null ? plan.toDrainCount() : s.evictionPods;
@@ -223,6 +246,7 @@ public final class DrainStep {
                                                     .collect(Collectors.joining(", "))));
         }
         metrics.pendingPods(nodeName, pending.size());
+        metrics.blocking(nodeName, MaintenanceMetrics.BlockerKind.pdb, blockingBudgets(pending), now);
         List<String> labelWarnings = drain.firstWarnings(plan.warnings());
         if (!labelWarnings.isEmpty()) {
             events.emit(true, MaintenanceEvents.DRAIN_WARNING, String.join("; ", labelWarnings));

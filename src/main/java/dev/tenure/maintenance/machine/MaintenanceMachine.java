@@ -48,6 +48,7 @@ public final class MaintenanceMachine {
     private final HookStep hookStep;
     private final DrainStep drainStep;
     private final NodeRestore restore;
+    private final StageTimes stageTimes;
     private final MaintenanceSettings settings;
     private final Clock clock;
 
@@ -82,6 +83,7 @@ public final class MaintenanceMachine {
         this.drainStep = new DrainStep(
                 client, leases, new PodDrain(client, evictionPool), metrics, settings, this::endAfterTimeout);
         this.restore = new NodeRestore(leases, nodeLease, leaseStep, cordon, drainStep, metrics, settings, clock);
+        this.stageTimes = new StageTimes(metrics);
         this.settings = settings;
         this.clock = clock;
     }
@@ -125,6 +127,18 @@ public final class MaintenanceMachine {
             Optional<Node> observed,
             MaintenanceEvents events) {
         Instant now = clock.instant();
+        Step step = advance(request, prior, retryFailed, observed, events, now);
+        stageTimes.observe(request, prior, step.state(), now);
+        return step;
+    }
+
+    private Step advance(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            boolean retryFailed,
+            Optional<Node> observed,
+            MaintenanceEvents events,
+            Instant now) {
         String nodeName = request.nodeName();
         MaintenanceState.Builder s = prior.toBuilder();
         if (prior.phase() == Phase.Ended) {
@@ -257,6 +271,17 @@ public final class MaintenanceMachine {
     public Step advanceHeld(
             MaintenanceRequest request, MaintenanceState prior, LeaseStatus lease, MaintenanceEvents events) {
         Instant now = clock.instant();
+        Step step = advanceHeld(request, prior, lease, events, now);
+        stageTimes.observe(request, prior, step.state(), now);
+        return step;
+    }
+
+    private Step advanceHeld(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            LeaseStatus lease,
+            MaintenanceEvents events,
+            Instant now) {
         MaintenanceState.Builder s = prior.toBuilder();
         if (prior.phase() == Phase.Ended) {
             return new Step(prior, Optional.empty());
@@ -390,9 +415,27 @@ public final class MaintenanceMachine {
         restore.restoreNode(nodeName, events);
     }
 
+    /**
+     * The maintenance of {@code nodeName} was deleted in {@code last} (its state as status kept it): the stages it was
+     * in end now, outcome deleted, but for the pre-uncordon hooks that held its end (completed, or proceed past
+     * {@code hooksTimeout}). Call before {@link #forget}.
+     */
+    public void deleted(String nodeName, MaintenanceState last, Duration hooksTimeout) {
+        stageTimes.deleted(nodeName, last, hooksTimeout, clock.instant());
+    }
+
+    /**
+     * The deleted maintenance of {@code nodeName} is held by its pre-uncordon hooks ({@code state}, as the door keeps
+     * it): the hooks' owners are counted as holding it.
+     */
+    public void heldAtDeletion(String nodeName, MaintenanceState state) {
+        stageTimes.heldAtDeletion(nodeName, state, clock.instant());
+    }
+
     /** Called when the maintenance is forgotten (deleted): drops per-node metrics. */
     public void forget(String maintenance, String nodeName) {
         restore.forget(maintenance, nodeName);
+        stageTimes.forget(nodeName);
     }
 
     /** Stops all heartbeats without releasing (shutdown: the leases expire by themselves). */

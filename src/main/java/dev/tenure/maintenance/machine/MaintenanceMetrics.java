@@ -8,16 +8,21 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
- * tenure_maintenance_* metrics. Labels are bounded: phase, result, outcome, and the node name for the
+ * tenure_maintenance_* metrics. Labels are bounded: phase, result, outcome, stage, and the node name for the
  * per-maintenance pending-pods gauge (never pod names; at most {@link BoundedNames#LABEL_MAX} characters),
- * whose series exists only while the node is in maintenance.
+ * whose series exists only while the node is in maintenance; the names of what holds a drain (a
+ * PodDisruptionBudget, a hook's owner) are bounded in count too ({@link BoundedNames.FirstSeen}).
  */
 public final class MaintenanceMetrics {
 
@@ -38,12 +43,60 @@ public final class MaintenanceMetrics {
         timed_out
     }
 
+    /**
+     * The stages of one maintenance, in the order they run, as {@code tenure_maintenance_stage_duration_seconds}
+     * labels them. A wave is one label for all waves: a wave's order is any integer a user writes in a rule.
+     */
+    public enum StageLabel {
+        /** Held by the operator-wide limits (the fair queue), from the first hold to admission. */
+        queue,
+        /** Scheduled: waiting for its recurring window to open. */
+        window_wait,
+        pre_drain_hooks,
+        /** One wave of an ordered drain (the default plan has one wave for ordinary pods). */
+        wave,
+        /** The WaitCompleted pods, from the drain's start (as spec.drain.waitCompletedTimeout counts) to their end. */
+        wait_completed,
+        /** The whole drain, all waves. */
+        drain,
+        volume_detach,
+        pre_uncordon_hooks
+    }
+
+    /** How a stage ended: done, past its timeout by onTimeout Proceed/Fail/Restore, or its maintenance deleted. */
+    public enum StageOutcome {
+        completed,
+        proceed,
+        fail,
+        restore,
+        deleted
+    }
+
+    /** What holds a maintenance: a PodDisruptionBudget refusing evictions, or a lifecycle hook not removed. */
+    public enum BlockerKind {
+        pdb,
+        hook
+    }
+
     static final String PENDING_PODS = "tenure.maintenance.pending.pods";
+    static final String STAGE_DURATION = "tenure.maintenance.stage.duration";
+    static final String BLOCKED_SECONDS = "tenure.maintenance.blocked.seconds";
+    /** Distinct names per blocker kind that get a series of their own; later ones count as "other". */
+    static final int BLOCKER_NAMES_MAX = 20;
 
     private final MeterRegistry registry;
     private final Map<String, Phase> phases = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> pending = new ConcurrentHashMap<>();
     private final Timer drainDuration;
+    private final Map<BlockerKind, BoundedNames.FirstSeen> blockerNames = new EnumMap<>(BlockerKind.class);
+    /** node + kind → what held it at its last machine call, and when. */
+    private final Map<String, Held> held = new ConcurrentHashMap<>();
+    /** maintenance → the wait before its machine starts (queue or window) and since when. */
+    private final Map<String, Waiting> waiting = new ConcurrentHashMap<>();
+
+    private record Held(Instant at, Set<String> names) {}
+
+    private record Waiting(StageLabel stage, Instant since) {}
 
     /** Histogram buckets for drains, seconds to a day (Micrometer's default range tops out at 30 s). */
     private static final Duration[] DRAIN_BUCKETS = {
@@ -61,6 +114,26 @@ public final class MaintenanceMetrics {
         Duration.ofHours(4),
         Duration.ofHours(8),
         Duration.ofHours(24)
+    };
+    /** Histogram buckets for stages: a second to a week (a weekly window's wait). */
+    private static final Duration[] STAGE_BUCKETS = {
+        Duration.ofSeconds(1),
+        Duration.ofSeconds(5),
+        Duration.ofSeconds(15),
+        Duration.ofSeconds(30),
+        Duration.ofMinutes(1),
+        Duration.ofMinutes(2),
+        Duration.ofMinutes(5),
+        Duration.ofMinutes(10),
+        Duration.ofMinutes(20),
+        Duration.ofMinutes(30),
+        Duration.ofHours(1),
+        Duration.ofHours(2),
+        Duration.ofHours(4),
+        Duration.ofHours(8),
+        Duration.ofHours(24),
+        Duration.ofDays(2),
+        Duration.ofDays(7)
     };
     /** Histogram buckets for handovers, sub-second to the longest spec.handover.timeout people set. */
     private static final Duration[] HANDOVER_BUCKETS = {
@@ -92,6 +165,71 @@ public final class MaintenanceMetrics {
                 .description("Time from the start of a drain to the node being empty")
                 .serviceLevelObjectives(DRAIN_BUCKETS)
                 .register(registry);
+        for (BlockerKind kind : BlockerKind.values()) {
+            blockerNames.put(kind, new BoundedNames.FirstSeen(BLOCKER_NAMES_MAX));
+        }
+    }
+
+    /** {@code stage} ended at {@code now} as {@code outcome}, having begun at {@code from}. */
+    public void stage(StageLabel stage, StageOutcome outcome, Instant from, Instant now) {
+        Duration took = Duration.between(from, now);
+        Timer.builder(STAGE_DURATION)
+                .tag("stage", stage.name())
+                .tag("outcome", outcome.name())
+                .description("Time a maintenance spent in each stage (queue, window wait, hooks, waves, drain, volume"
+                        + " detach), observed when the stage ends")
+                .serviceLevelObjectives(STAGE_BUCKETS)
+                .register(registry)
+                .record(took.isNegative() ? Duration.ZERO : took);
+    }
+
+    /**
+     * At a machine call on {@code node} at {@code now}, the {@code kind} that hold it now ({@code names}; empty: none):
+     * the time since its last call goes on each name that held it then, in {@code
+     * tenure_maintenance_blocked_seconds_total{kind, name}}.
+     */
+    public void blocking(String node, BlockerKind kind, Collection<String> names, Instant now) {
+        String key = node + "\u0000" + kind;
+        Held was = names.isEmpty() ? held.remove(key) : held.put(key, new Held(now, Set.copyOf(names)));
+        if (was == null) {
+            return;
+        }
+        double seconds = Duration.between(was.at(), now).toNanos() / 1e9;
+        if (seconds <= 0) {
+            return;
+        }
+        BoundedNames.FirstSeen bound = blockerNames.get(kind);
+        for (String name : was.names()) {
+            Counter.builder(BLOCKED_SECONDS)
+                    .tag("kind", kind.name())
+                    .tag("name", bound.label(name))
+                    .description("Seconds maintenances were held by a PodDisruptionBudget (namespace/name) refusing"
+                            + " evictions or by a lifecycle hook's owner; the first " + BLOCKER_NAMES_MAX
+                            + " names of each kind, then \"other\"")
+                    .register(registry)
+                    .increment(seconds);
+        }
+    }
+
+    /**
+     * The door holds {@code maintenance} before its machine runs, in {@code stage} (queue or window_wait) at {@code
+     * now}: a wait of another kind before it ends (completed).
+     */
+    public void waitingIn(String maintenance, StageLabel stage, Instant now) {
+        Waiting was = waiting.get(maintenance);
+        if (was != null && was.stage() == stage) {
+            return;
+        }
+        waitEnded(maintenance, StageOutcome.completed, now);
+        waiting.put(maintenance, new Waiting(stage, now));
+    }
+
+    /** The door's wait for {@code maintenance} (if any) is over at {@code now}, as {@code outcome}. */
+    public void waitEnded(String maintenance, StageOutcome outcome, Instant now) {
+        Waiting was = waiting.remove(maintenance);
+        if (was != null) {
+            stage(was.stage(), outcome, was.since(), now);
+        }
     }
 
     /** The phases a maintenance has before its drain starts, with "None" for a status without a phase. */
@@ -139,6 +277,10 @@ public final class MaintenanceMetrics {
     /** The NodeMaintenance is gone: its phase and its node's series. */
     public void forget(String maintenance, String nodeName) {
         phases.remove(maintenance);
+        waiting.remove(maintenance);
+        for (BlockerKind kind : BlockerKind.values()) {
+            held.remove(nodeName + "\u0000" + kind);
+        }
         nodeLeft(nodeName);
     }
 

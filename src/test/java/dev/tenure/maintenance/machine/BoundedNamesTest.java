@@ -3,6 +3,7 @@ package dev.tenure.maintenance.machine;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -55,5 +56,29 @@ class BoundedNamesTest {
         String a = nodeName(length, 'x');
         String b = a.substring(0, a.length() - 1) + "y";
         assertThat(BoundedNames.shorten(a, 63)).hasSizeLessThanOrEqualTo(63).isNotEqualTo(BoundedNames.shorten(b, 63));
+    }
+
+    @Test
+    void firstSeenKeepsTheFirstNamesAndCountsEveryLaterOneAsOther() {
+        BoundedNames.FirstSeen bound = new BoundedNames.FirstSeen(2);
+
+        assertThat(bound.label("app/web")).isEqualTo("app/web");
+        assertThat(bound.label("db/pg")).isEqualTo("db/pg");
+        assertThat(bound.label("kafka/broker")).isEqualTo(BoundedNames.FirstSeen.OTHER);
+        assertThat(bound.label("app/web"))
+                .as("an admitted name keeps its series")
+                .isEqualTo("app/web");
+        assertThat(bound.label("x".repeat(300))).isEqualTo(BoundedNames.FirstSeen.OTHER);
+    }
+
+    @Test
+    void firstSeenShortensLongNamesAndNeverAdmitsOtherItself() {
+        BoundedNames.FirstSeen bound = new BoundedNames.FirstSeen(3);
+
+        assertThat(bound.label("x".repeat(300))).hasSize(63).matches("x+-[0-9a-f]{10}");
+        assertThat(bound.label(BoundedNames.FirstSeen.OTHER)).isEqualTo(BoundedNames.FirstSeen.OTHER);
+        assertThat(bound.label("a")).isEqualTo("a");
+        assertThat(bound.label("b")).isEqualTo("b");
+        assertThat(bound.label("c")).isEqualTo(BoundedNames.FirstSeen.OTHER);
     }
 }
