@@ -57,7 +57,9 @@ class StageTimesTest {
                                 d.disableEviction(),
                                 d.rules(),
                                 d.waitCompletedTimeout(),
-                                new VolumeDetach.Options(true, Optional.empty(), Set.of())),
+                                new VolumeDetach.Options(true, Optional.empty(), Set.of()),
+                                null,
+                                null),
                         HandoverOptions.defaults())
                 .withHooks(PLAIN.hooks());
     }
