@@ -46,7 +46,7 @@ import java.util.List;
         },
         annotations =
                 @CSVMetadata.Annotations(
-                        capabilities = "Basic Install",
+                        capabilities = "Seamless Upgrades",
                         categories = "OpenShift Optional",
                         repository = "https://github.com/tenure-dev/tenure",
                         almExamples = TenureCsvMetadata.ALM_EXAMPLES))
@@ -103,8 +103,10 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
             default in current releases; older ones need the WebhookProviderCertManager feature gate, or \
             WebhookProviderOpenshiftServiceCA on OpenShift).
 
-            **Capability level.** Basic Install: restarts and failovers of one release are tested, an \
-            upgrade from the previous release is not yet, so Seamless Upgrades is not claimed.
+            **Capability level.** Seamless Upgrades: besides restarts and failovers of one release, every \
+            release is tested upgrading from the previous one with maintenances in flight (waiting, draining \
+            under a PodDisruptionBudget, succeeded, failed, the annotation door, coordinated Leases handed over \
+            and mid-handover), rolling and stop-the-world, with nothing evicted twice and every node restored.
 
             Metrics are exposed on `/q/metrics` with the `tenure_` prefix. A ServiceMonitor, a \
             PrometheusRule with alerts and a Grafana dashboard are published beside the bundle \
