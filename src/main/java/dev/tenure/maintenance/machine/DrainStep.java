@@ -44,7 +44,7 @@ import java.util.stream.Collectors;
  * <p>At a stage's timeout ({@code spec.drain.timeout}, {@code waitCompletedTimeout}) its {@code onTimeout} decides ({@link MaintenanceStages#atTimeout}): Fail, Proceed, or Restore through the machine's undo
  * ({@link TimeoutRestore}).
  *
- * <p>One file at ~470 lines, on purpose: the drain and the preview read one observation of the node through the same
+ * <p>One file at ~500 lines, on purpose: the drain and the preview read one observation of the node through the same
  * pacing memory, and the drain's two timeouts end in one of the same three outcomes; the planning itself is in the
  * drain room.
  */

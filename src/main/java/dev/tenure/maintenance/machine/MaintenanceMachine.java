@@ -36,6 +36,10 @@ import java.util.function.Supplier;
  * {@link CordonStep}, {@link HandoverStep}, {@link HookStep}, {@link DrainStep} (waves, evictions, the preview),
  * {@link VolumeStep} and {@link NodeRestore} (the undo, also at a timeout whose onTimeout is Restore). The only memory kept paces the drain ({@link DrainStep}); losing it on
  * a restart only means one early retry or one look a poll interval later.
+ *
+ * <p>One file at ~450 lines, on purpose: it is the one place that orders the steps and bounds each write by the node
+ * lease (the opening, an end the pre-uncordon hooks hold, the guard on shared node leases, the stage timers); each
+ * step's I/O is already a class of its own, and splitting the order would spread one reconcile over two files.
  */
 public final class MaintenanceMachine {
 
