@@ -117,7 +117,7 @@ final class DoorActs {
     DeleteControl cleanup(NodeMaintenance nm, DoorDecision.Cleanup decision) {
         if (decision instanceof DoorDecision.KeepNode keep) {
             if (keep.status().getNodeName() != null) {
-                machine.heldAtDeletion(keep.status().getNodeName(), NodeMaintenanceStatuses.toState(keep.status()));
+                machine.heldAtDeletion(keep.status().getNodeName(), keep.state());
             }
             emit(nm, keep.status().getNodeName(), keep.events());
             writeChanged(nm, keep.status());

@@ -133,8 +133,12 @@ public sealed interface DoorDecision {
     /** What a cleanup (the NodeMaintenance deleted) does. */
     sealed interface Cleanup {}
 
-    /** The node stays in maintenance for now (joiners remain, or pre-uncordon hooks): status, events, look again. */
-    record KeepNode(NodeMaintenanceStatus status, List<Event> events, Duration look) implements Cleanup {}
+    /**
+     * The node stays in maintenance for now (joiners remain, or pre-uncordon hooks): status, events, look again;
+     * {@code state} is the machine's state that {@code status} shows (what the stage timers read).
+     */
+    record KeepNode(NodeMaintenanceStatus status, MaintenanceState state, List<Event> events, Duration look)
+            implements Cleanup {}
 
     /**
      * Undo the maintenance of {@code nodeName} ({@code before}: the events that precede it), then forget it.

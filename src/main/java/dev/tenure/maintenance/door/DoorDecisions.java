@@ -260,10 +260,10 @@ public final class DoorDecisions {
             List<Event> events = hold.waiting().equals(state.hookWait())
                     ? List.of()
                     : List.of(new Event(false, MaintenanceEvents.HOOKS_WAITING, hold.message()));
-            NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
-                    state.toBuilder().hookWait(hold.waiting()).build(), o.prior(), o.generation(), o.now());
+            MaintenanceState held = state.toBuilder().hookWait(hold.waiting()).build();
+            NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(held, o.prior(), o.generation(), o.now());
             return Optional.of(
-                    new DoorDecision.KeepNode(next, events, MaintenancePlanner.max(MIN_LOOK, hold.recheck())));
+                    new DoorDecision.KeepNode(next, held, events, MaintenancePlanner.max(MIN_LOOK, hold.recheck())));
         }
         if (verdict instanceof MaintenanceHooks.Verdict.TimedOut timedOut) {
             before.add(new Event(

@@ -7,6 +7,7 @@ import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.door.DoorDecision.Event;
 import dev.tenure.maintenance.door.DoorDecision.Observed;
 import dev.tenure.maintenance.machine.MaintenanceEvents;
+import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import java.util.ArrayList;
 import java.util.List;
@@ -109,14 +110,14 @@ final class SharedRequests {
         String message = "deleted; node " + nodeName + " stays in maintenance until the NodeMaintenances that joined"
                 + " it end: " + String.join(", ", joiners);
         NodeMaintenanceStatus prior = o.prior();
-        NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(
-                o.state().toBuilder().lastError(message).build(), prior, generation, o.now());
+        MaintenanceState held = o.state().toBuilder().lastError(message).build();
+        NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(held, prior, generation, o.now());
         next.setNodeName(prior == null ? null : prior.getNodeName());
         next.setSharedWith(joiners);
         NodeMaintenanceStatuses.touch(next, prior, o.now());
         List<Event> events = !next.equals(prior) && (prior == null || !message.equals(prior.getLastError()))
                 ? List.of(new Event(false, MaintenanceEvents.SHARED_HOLD, message))
                 : List.of();
-        return new DoorDecision.KeepNode(next, events, rules.queueLook());
+        return new DoorDecision.KeepNode(next, held, events, rules.queueLook());
     }
 }
