@@ -150,22 +150,12 @@ final class DoorActs {
     private DeleteControl forget(NodeMaintenance nm, String nodeName, String forgetNode) {
         metrics.waitEnded(nm.getMetadata().getName(), MaintenanceMetrics.StageOutcome.deleted, clock.instant());
         if (!forgetNode.isEmpty() && nm.getStatus() != null) {
-            machine.deleted(forgetNode, NodeMaintenanceStatuses.toState(nm.getStatus()), hooksTimeout(nm));
+            machine.deleted(
+                    forgetNode, NodeMaintenanceStatuses.toState(nm.getStatus()), DoorDecisions.hooksTimeout(nm));
         }
         machine.forget(nm.getMetadata().getName(), forgetNode);
         LOG.infof("NodeMaintenance %s (node %s) removed", nm.getMetadata().getName(), nodeName);
         return DeleteControl.defaultDelete();
-    }
-
-    /** spec.hooks.timeout as the cleanup reads it (an edited bad spec: the default). */
-    private static Duration hooksTimeout(NodeMaintenance nm) {
-        try {
-            return MaintenanceRequest.hooks(
-                            nm.getSpec() == null ? null : nm.getSpec().getHooks())
-                    .timeout();
-        } catch (IllegalArgumentException e) {
-            return MaintenanceHooks.DEFAULT_TIMEOUT;
-        }
     }
 
     private UpdateControl<NodeMaintenance> advance(

@@ -235,6 +235,17 @@ public final class DoorDecisions {
                 forgetNode);
     }
 
+    /** spec.hooks.timeout as a cleanup reads it: an edited bad spec gets the default, it does not keep the node. */
+    static Duration hooksTimeout(NodeMaintenance nm) {
+        try {
+            return MaintenanceRequest.hooks(
+                            nm.getSpec() == null ? null : nm.getSpec().getHooks())
+                    .timeout();
+        } catch (IllegalArgumentException e) {
+            return MaintenanceHooks.DEFAULT_TIMEOUT;
+        }
+    }
+
     /**
      * Pre-uncordon hooks (Cluster API's pre-terminate hook): the node stays in maintenance while any is on the
      * deleted NodeMaintenance, for at most spec.hooks.timeout; the wait is in status.hooks. Empty when the undo
@@ -244,15 +255,7 @@ public final class DoorDecisions {
     private static Optional<DoorDecision.KeepNode> preUncordonHooks(Observed o, String nodeOf, List<Event> before) {
         NodeMaintenance nm = o.nm();
         MaintenanceState state = o.state();
-        Duration timeout;
-        try {
-            timeout = MaintenanceRequest.hooks(
-                            nm.getSpec() == null ? null : nm.getSpec().getHooks())
-                    .timeout();
-        } catch (IllegalArgumentException e) {
-            timeout = MaintenanceHooks.DEFAULT_TIMEOUT; // an edited bad spec does not keep the node
-        }
-        MaintenanceHooks.Hooks hooks = MaintenanceHooks.Hooks.of(o.hookAnnotations(), timeout);
+        MaintenanceHooks.Hooks hooks = MaintenanceHooks.Hooks.of(o.hookAnnotations(), hooksTimeout(nm));
         MaintenanceHooks.Verdict verdict =
                 MaintenanceHooks.decide(MaintenanceHooks.Point.PreUncordon, hooks, state.hookWait(), o.now());
         boolean waited = state.hookWait() != null && state.hookWait().point() == MaintenanceHooks.Point.PreUncordon;
