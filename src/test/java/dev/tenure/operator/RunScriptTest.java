@@ -50,6 +50,50 @@ class RunScriptTest {
         assertThat(run(project, "prod")).contains("KUBE must be 'emulated' (default) or 'current'");
     }
 
+    /**
+     * The emulated cluster's JVM logs through JBoss LogManager: without it set as the JUL manager on the command line,
+     * the first line {@code make run} printed was an ERROR ("The LogManager accessed before ...").
+     */
+    @Test
+    void makeRunStartsTheEmulatedClusterWithJBossLogManagerAsTheJulManager() throws Exception {
+        Path calls = bin.resolve("calls");
+        Path java = bin.resolve("java");
+        Files.writeString(
+                java,
+                "#!/bin/sh\necho \"java $*\" >> \"" + calls + "\"\nprev=\n"
+                        + "for a; do if [ \"$prev\" = dev.tenure.testsupport.EmulatedClusterMain ]; then"
+                        + " printf 'clusters:\\n- cluster:\\n    server: http://127.0.0.1:1\\n' > \"$a\"; fi;"
+                        + " prev=\"$a\"; done\nexit 0\n");
+        java.toFile().setExecutable(true);
+        Path project = bin.resolve("project");
+        Files.createDirectories(project.resolve("bin"));
+        Files.createDirectories(project.resolve("src"));
+        Files.writeString(project.resolve("pom.xml"), "<project/>");
+        Files.copy(Path.of("bin/run"), project.resolve("bin/run"));
+        Files.writeString(project.resolve("mvnw"), "#!/bin/sh\nexit 0\n");
+        project.resolve("mvnw").toFile().setExecutable(true);
+        // built already: nothing is stale, so no Maven runs
+        Files.createDirectories(project.resolve("target/quarkus-app"));
+        Files.createDirectories(project.resolve("target/test-classes"));
+        Files.writeString(project.resolve("target/test-classpath.txt"), "lib.jar");
+        Files.writeString(project.resolve("target/quarkus-app/quarkus-run.jar"), "");
+        long later = System.currentTimeMillis() + 10_000;
+        for (String built :
+                new String[] {"target/quarkus-app/quarkus-run.jar", "target/test-classes", "target/test-classpath.txt"
+                }) {
+            assertThat(project.resolve(built).toFile().setLastModified(later)).isTrue();
+        }
+
+        String output = run(project, null);
+        assertThat(output).contains("run: operator against http://127.0.0.1:1");
+        assertThat(Files.readAllLines(calls))
+                .as(output)
+                .filteredOn(c -> c.contains("dev.tenure.testsupport.EmulatedClusterMain"))
+                .singleElement()
+                .asString()
+                .contains("-Djava.util.logging.manager=org.jboss.logmanager.LogManager");
+    }
+
     private String run(Path project, String kube) throws IOException, InterruptedException {
         ProcessBuilder pb = new ProcessBuilder("bash", "bin/run")
                 .directory(project.toFile())
