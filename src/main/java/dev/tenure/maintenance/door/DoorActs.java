@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.door;
 
+import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
@@ -235,9 +236,10 @@ final class DoorActs {
      * when the status changes, so a preview refreshed unchanged adds none.
      */
     private void emitPreviewed(NodeMaintenance nm, String nodeName, NodeMaintenanceStatus next) {
-        int pods = next.getDrainPlan() == null || next.getDrainPlan().getPods() == null
+        DrainPlanStatus plan = next.getDrainPlan();
+        int pods = plan == null || plan.getPods() == null
                 ? 0
-                : next.getDrainPlan().getPods().size();
+                : plan.getPods().size() + (plan.getPodsNotListed() == null ? 0 : plan.getPodsNotListed());
         String error = next.getLastError() == null || next.getLastError().isBlank() ? null : next.getLastError();
         eventsFor(nm, nodeName)
                 .emit(
