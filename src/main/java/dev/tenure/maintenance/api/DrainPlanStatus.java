@@ -9,7 +9,7 @@ import java.util.Objects;
 /**
  * Where the ordered drain stands (issue 29): the wave being drained and what it waits for, the pods skipped or
  * waited for, the VolumeAttachments the maintenance waits on; in a preview, the plan for every pod. Lists are cut at
- * 20 entries ("... and N more").
+ * 20 entries ("... and N more"; the preview's pods by {@code podsNotListed}).
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 @JsonIgnoreProperties(ignoreUnknown = true)
@@ -34,8 +34,12 @@ public class DrainPlanStatus {
     @JsonPropertyDescription("VolumeAttachments naming the node that the maintenance waits on after the drain.")
     private List<String> volumeAttachments;
 
-    @JsonPropertyDescription("spec.preview: what the drain would do with each pod on the node.")
+    @JsonPropertyDescription("spec.preview: what the drain would do with each pod on the node, in drain order; the"
+            + " first 20 (podsNotListed counts the rest).")
     private List<PlannedPod> pods;
+
+    @JsonPropertyDescription("spec.preview: how many pods of the plan are left out of pods (a node can hold hundreds).")
+    private Integer podsNotListed;
 
     public Integer getCurrentWave() {
         return currentWave;
@@ -93,6 +97,14 @@ public class DrainPlanStatus {
         this.pods = pods;
     }
 
+    public Integer getPodsNotListed() {
+        return podsNotListed;
+    }
+
+    public void setPodsNotListed(Integer podsNotListed) {
+        this.podsNotListed = podsNotListed;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof DrainPlanStatus s
@@ -102,7 +114,8 @@ public class DrainPlanStatus {
                 && Objects.equals(skippedPods, s.skippedPods)
                 && Objects.equals(waitingForCompletion, s.waitingForCompletion)
                 && Objects.equals(volumeAttachments, s.volumeAttachments)
-                && Objects.equals(pods, s.pods);
+                && Objects.equals(pods, s.pods)
+                && Objects.equals(podsNotListed, s.podsNotListed);
     }
 
     @Override

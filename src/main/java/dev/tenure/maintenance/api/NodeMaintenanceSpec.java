@@ -89,9 +89,13 @@ public class NodeMaintenanceSpec {
 
     // ---- Issue 29, the fair queue
 
-    @JsonPropertyDescription("Place in the queue when max-nodes-in-maintenance or the control-plane budget holds"
-            + " this maintenance Pending: higher first (default 0, may be negative), then the earlier created, then"
-            + " the name. A free slot goes to the first in the queue.")
+    @JsonPropertyDescription("Place in the queue when tenure.maintenance.max-nodes-in-maintenance or"
+            + " tenure.maintenance.max-nodes-in-maintenance-per-topology (per value of tenure.maintenance.topology-key)"
+            + " holds this maintenance Pending: higher first (default 0, may be negative), then the earlier created,"
+            + " then the name. Nodes in maintenance, promised to requests ahead, or unavailable for another reason"
+            + " (cordoned, NotReady) count against each cap. A free slot goes to the first in the queue it admits; a"
+            + " request held by a limit of its own (its topology domain's cap, the control-plane budget) is passed"
+            + " over until that limit allows it, then takes its place by priority again.")
     private Integer priority;
 
     public Integer getPriority() {

@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.door;
 
+import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
@@ -12,7 +13,6 @@ import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import dev.tenure.maintenance.machine.MaintenanceRequest;
 import dev.tenure.maintenance.machine.MaintenanceState;
-import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -124,7 +124,7 @@ final class DoorActs {
             return DeleteControl.noFinalizerRemoval().rescheduleAfter(keep.look());
         }
         if (decision instanceof DoorDecision.Forget forget) {
-            return forget(nm, forget.nodeName(), forget.forgetNode());
+            return forget(nm, forget.nodeName(), forget.forget());
         }
         DoorDecision.End end = (DoorDecision.End) decision;
         MaintenanceEvents events = eventsFor(nm, end.nodeName());
@@ -144,16 +144,15 @@ final class DoorActs {
                 MaintenanceEvents.REMOVED,
                 left.map(l -> "NodeMaintenance " + nm.getMetadata().getName() + " removed; " + l)
                         .orElse(end.removed()));
-        return forget(nm, end.nodeName(), end.forgetNode());
+        return forget(nm, end.nodeName(), end.forget());
     }
 
-    private DeleteControl forget(NodeMaintenance nm, String nodeName, String forgetNode) {
+    private DeleteControl forget(NodeMaintenance nm, String nodeName, DoorDecision.Forgetting forget) {
         metrics.waitEnded(nm.getMetadata().getName(), MaintenanceMetrics.StageOutcome.deleted, clock.instant());
-        if (!forgetNode.isEmpty() && nm.getStatus() != null) {
-            machine.deleted(
-                    forgetNode, NodeMaintenanceStatuses.toState(nm.getStatus()), DoorDecisions.hooksTimeout(nm));
+        if (!forget.node().isEmpty()) {
+            forget.last().ifPresent(last -> machine.deleted(forget.node(), last, forget.hooksTimeout()));
         }
-        machine.forget(nm.getMetadata().getName(), forgetNode);
+        machine.forget(nm.getMetadata().getName(), forget.node());
         LOG.infof("NodeMaintenance %s (node %s) removed", nm.getMetadata().getName(), nodeName);
         return DeleteControl.defaultDelete();
     }
@@ -235,9 +234,10 @@ final class DoorActs {
      * when the status changes, so a preview refreshed unchanged adds none.
      */
     private void emitPreviewed(NodeMaintenance nm, String nodeName, NodeMaintenanceStatus next) {
-        int pods = next.getDrainPlan() == null || next.getDrainPlan().getPods() == null
+        DrainPlanStatus plan = next.getDrainPlan();
+        int pods = plan == null || plan.getPods() == null
                 ? 0
-                : next.getDrainPlan().getPods().size();
+                : plan.getPods().size() + (plan.getPodsNotListed() == null ? 0 : plan.getPodsNotListed());
         String error = next.getLastError() == null || next.getLastError().isBlank() ? null : next.getLastError();
         eventsFor(nm, nodeName)
                 .emit(

@@ -144,10 +144,18 @@ public sealed interface DoorDecision {
      * Undo the maintenance of {@code nodeName} ({@code before}: the events that precede it), then forget it.
      *
      * @param removed the message of the event that says the node is out of maintenance
-     * @param forgetNode the node whose drain state and metrics go with it ("" for none)
      */
-    record End(String nodeName, List<Event> before, String removed, String forgetNode) implements Cleanup {}
+    record End(String nodeName, List<Event> before, String removed, Forgetting forget) implements Cleanup {}
 
     /** Nothing on the node is ours to undo: only forget it. */
-    record Forget(String nodeName, String forgetNode) implements Cleanup {}
+    record Forget(String nodeName, Forgetting forget) implements Cleanup {}
+
+    /**
+     * What the machine forgets with a deleted maintenance, as the decision read it (the act step converts nothing).
+     *
+     * @param node the node whose drain state and metrics go with it ("" for none: a joiner, or no node named)
+     * @param last the machine's state its status showed, for the stage timers; empty when it has no status
+     * @param hooksTimeout spec.hooks.timeout as the cleanup read it (an edited bad spec: the default)
+     */
+    record Forgetting(String node, Optional<MaintenanceState> last, Duration hooksTimeout) {}
 }

@@ -205,10 +205,14 @@ public final class DoorDecisions {
         String nodeName = o.nodeName();
         // a joiner never had the node: its owner's drain state and node metrics stay
         boolean joiner = NodeMaintenanceValidator.joinedTo(nm).isPresent();
-        String forgetNode = nodeName == null || joiner ? "" : nodeName;
+        Duration hooksTimeout = hooksTimeout(nm);
+        DoorDecision.Forgetting forget = new DoorDecision.Forgetting(
+                nodeName == null || joiner ? "" : nodeName,
+                o.prior() == null ? Optional.empty() : Optional.of(state),
+                hooksTimeout);
         boolean ended = nodeName != null && state.phase() != Phase.Ended && ownsNode(o, nodeName);
         if (!ended) {
-            return new DoorDecision.Forget(nodeName, forgetNode);
+            return new DoorDecision.Forget(nodeName, forget);
         }
         List<Event> before = new ArrayList<>();
         if (state.holdsNode()) {
@@ -221,8 +225,9 @@ public final class DoorDecisions {
         // (no record either way: the hooks are on the object, so they count). One that never held it (queued, say)
         // restores nothing, so nothing waits.
         boolean maybeHeld = state.holdsNode() || o.prior() == null || o.prior().getPhase() == null;
-        Optional<DoorDecision.KeepNode> hooks =
-                maybeHeld ? preUncordonHooks(o, NodeMaintenanceValidator.nodeOf(nm), before) : Optional.empty();
+        Optional<DoorDecision.KeepNode> hooks = maybeHeld
+                ? preUncordonHooks(o, NodeMaintenanceValidator.nodeOf(nm), hooksTimeout, before)
+                : Optional.empty();
         if (hooks.isPresent()) {
             return hooks.get();
         }
@@ -232,11 +237,11 @@ public final class DoorDecisions {
                 nodeName,
                 before,
                 "NodeMaintenance " + o.name() + " removed; node " + nodeName + " is out of maintenance",
-                forgetNode);
+                forget);
     }
 
     /** spec.hooks.timeout as a cleanup reads it: an edited bad spec gets the default, it does not keep the node. */
-    static Duration hooksTimeout(NodeMaintenance nm) {
+    private static Duration hooksTimeout(NodeMaintenance nm) {
         try {
             return MaintenanceRequest.hooks(
                             nm.getSpec() == null ? null : nm.getSpec().getHooks())
@@ -252,10 +257,10 @@ public final class DoorDecisions {
      * may go ahead (no hooks, or they timed out: the node is restored anyway, with a Warning, added to {@code
      * before}).
      */
-    private static Optional<DoorDecision.KeepNode> preUncordonHooks(Observed o, String nodeOf, List<Event> before) {
-        NodeMaintenance nm = o.nm();
+    private static Optional<DoorDecision.KeepNode> preUncordonHooks(
+            Observed o, String nodeOf, Duration hooksTimeout, List<Event> before) {
         MaintenanceState state = o.state();
-        MaintenanceHooks.Hooks hooks = MaintenanceHooks.Hooks.of(o.hookAnnotations(), hooksTimeout(nm));
+        MaintenanceHooks.Hooks hooks = MaintenanceHooks.Hooks.of(o.hookAnnotations(), hooksTimeout);
         MaintenanceHooks.Verdict verdict =
                 MaintenanceHooks.decide(MaintenanceHooks.Point.PreUncordon, hooks, state.hookWait(), o.now());
         boolean waited = state.hookWait() != null && state.hookWait().point() == MaintenanceHooks.Point.PreUncordon;

@@ -51,6 +51,16 @@ public final class DrainReport {
         return List.copyOf(out);
     }
 
+    /** The first {@link #LISTED} of {@code items}; {@link #notListed} counts the rest. */
+    public static <T> List<T> firstListed(List<T> items) {
+        return items.size() <= LISTED ? items : List.copyOf(items.subList(0, LISTED));
+    }
+
+    /** How many of {@code items} {@link #firstListed} leaves out; null when none. */
+    public static Integer notListed(List<?> items) {
+        return items.size() <= LISTED ? null : items.size() - LISTED;
+    }
+
     /** A user's value in a message: quoted, cut to 64 characters (a hostile one can be megabytes). */
     public static String shown(String value) {
         return "\"" + (value.length() > 64 ? value.substring(0, 64) + "...(" + value.length() + " characters)" : value)

@@ -14,7 +14,8 @@ import java.util.Map;
  * mirror pod.
  *
  * <p>Behaviour, first match wins: the pod label {@code tenure.dev/drain} with value {@code skip} or {@code
- * wait-completed}, any case (the pod's owner opts out, as with Cluster API's {@code cluster.x-k8s.io/drain}), then the
+ * wait-completed}, any case, the hyphen optional (the pod's owner opts out, read as Cluster API reads {@code
+ * cluster.x-k8s.io/drain}), then the
  * first rule of {@code spec.drain.rules} whose selectors match, then {@code Drain}. Any other value of the label is
  * not an opt-out: the pod is drained and the plan carries a warning naming the pod and the value (pods are not
  * admission-controlled by Tenure, so the value cannot be refused where it is written).
@@ -105,14 +106,14 @@ public record DrainRules(List<Rule> rules) {
             if (label.equalsIgnoreCase(SKIP_VALUE)) {
                 return new Decision(DrainBehavior.Skip, 0, "pod label " + SKIP_LABEL + "=" + label + ignored);
             }
-            if (label.equalsIgnoreCase(WAIT_VALUE)) {
+            if (isWaitValue(label)) {
                 return new Decision(
                         DrainBehavior.WaitCompleted, 0, "pod label " + SKIP_LABEL + "=" + label + "; wave 0" + ignored);
             }
             warning = "pod " + pod.getMetadata().getNamespace() + "/"
                     + pod.getMetadata().getName() + ": label "
                     + SKIP_LABEL + "=" + DrainReport.shown(label) + " is neither " + SKIP_VALUE + " nor "
-                    + WAIT_VALUE + " (any case); the pod is drained";
+                    + WAIT_VALUE + " (any case, the hyphen optional); the pod is drained";
         }
         Map<String, String> nsLabels = new HashMap<>(namespaceLabels == null ? Map.of() : namespaceLabels);
         nsLabels.putIfAbsent(NAMESPACE_NAME_LABEL, pod.getMetadata().getNamespace());
@@ -133,6 +134,15 @@ public record DrainRules(List<Rule> rules) {
         Order order = defaultOrder(pod);
         return new Decision(
                 DrainBehavior.Drain, order.value(), "default (Drain); order from " + order.from() + ignored, warning);
+    }
+
+    /**
+     * {@link #WAIT_VALUE} as Cluster API reads its {@code cluster.x-k8s.io/drain} value (drain/filters.go: one hyphen
+     * dropped, then compared with {@code WaitCompleted} in any case), so the behaviour's own spelling {@code
+     * WaitCompleted} opts out too instead of being evicted.
+     */
+    static boolean isWaitValue(String label) {
+        return label.replaceFirst("-", "").equalsIgnoreCase("waitcompleted");
     }
 
     private record Order(int value, String from) {}

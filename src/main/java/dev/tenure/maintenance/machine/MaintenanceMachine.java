@@ -1,12 +1,9 @@
 package dev.tenure.maintenance.machine;
 
-import dev.tenure.election.ClaimResult;
-import dev.tenure.election.LeaseHeldElsewhere;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseStore;
 import dev.tenure.election.LeaseStoreException;
 import dev.tenure.election.Scheduler;
-import dev.tenure.election.WorkFence;
 import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.Phase;
@@ -23,7 +20,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.function.Supplier;
 
 /**
  * One node's maintenance: lease → cordon and taints → leadership handover → drain → done, and the undo.
@@ -32,20 +28,17 @@ import java.util.function.Supplier;
  *
  * <p>Each call reads the cluster, does at most one bounded step (one batch of evictions), and returns the
  * new state and when to call again ({@link DrainPacing}); it never waits for pods to go. Which step comes next is
- * decided in pure code ({@link MaintenanceStages}); each step's I/O lives in its own class: {@link LeaseStep},
- * {@link CordonStep}, {@link HandoverStep}, {@link HookStep}, {@link DrainStep} (waves, evictions, the preview),
- * {@link VolumeStep} and {@link NodeRestore} (the undo, also at a timeout whose onTimeout is Restore). The only memory kept paces the drain ({@link DrainStep}); losing it on
- * a restart only means one early retry or one look a poll interval later.
- *
- * <p>One file at ~450 lines, on purpose: it is the one place that orders the steps and bounds each write by the node
- * lease (the opening, an end the pre-uncordon hooks hold, the guard on shared node leases, the stage timers); each
- * step's I/O is already a class of its own, and splitting the order would spread one reconcile over two files.
+ * decided in pure code ({@link MaintenanceStages}); each step's I/O lives in its own class: {@link LeaseGuard} (the
+ * node lease, and the bound it puts on every write after it), {@link LeaseStep}, {@link CordonStep}, {@link
+ * HandoverStep}, {@link HookStep}, {@link DrainStep} (waves, evictions, the preview), {@link VolumeStep} and {@link
+ * NodeRestore} (the undo, also at a timeout whose onTimeout is Restore). The only memory kept paces the drain ({@link
+ * DrainStep}); losing it on a restart only means one early retry or one look a poll interval later.
  */
 public final class MaintenanceMachine {
 
     private final KubernetesClient client;
     private final NodeLease nodeLease;
-    private final SharedNodeLeases sharedLeases;
+    private final LeaseGuard leaseGuard;
     private final LeaseStep leaseStep;
     private final CordonStep cordonStep;
     private final HandoverStep handoverStep;
@@ -78,9 +71,9 @@ public final class MaintenanceMachine {
             Clock clock) {
         this.client = client;
         this.nodeLease = new NodeLease(leases, clock, settings);
-        this.sharedLeases = new SharedNodeLeases(leases, settings);
         NodeCordon cordon = new NodeCordon(client);
         this.leaseStep = new LeaseStep(leases, metrics, settings, heartbeatScheduler, clock);
+        this.leaseGuard = new LeaseGuard(nodeLease, new SharedNodeLeases(leases, settings), leaseStep, settings);
         this.cordonStep = new CordonStep(cordon, settings);
         this.handoverStep = new HandoverStep(handover, metrics, settings);
         this.hookStep = new HookStep(settings);
@@ -164,7 +157,7 @@ public final class MaintenanceMachine {
             Optional<Step> held;
             try {
                 held = hookStep.beforeUncordon(
-                        request, prior, s, ending, now, until -> keepLease(nodeName, node, until), events);
+                        request, prior, s, ending, now, until -> leaseGuard.keep(nodeName, node, until), events);
             } catch (LeaseStoreException | KubernetesClientException e) {
                 return new Step(
                         s.lastError(ending + "; keeping lease " + nodeLease.keyOf(nodeName) + " for the pre-uncordon"
@@ -179,91 +172,15 @@ public final class MaintenanceMachine {
                     ? restore.endAfterTimeout(request, s, timedOut.message(), events)
                     : restore.endOfWindow(request, s, events);
         }
-        return underNodeLease(request, prior, s, node, heldFailure, now, events);
-    }
-
-    /**
-     * The node lease kept while pre-uncordon hooks hold an end: a rolling expiry ({@code until}), since a window's fixed
-     * one may be past. False when another holder has the lease now.
-     */
-    private boolean keepLease(String nodeName, Node node, Instant until) {
-        return !(nodeLease.claim(nodeName, node.getMetadata().getUid(), until, false) instanceof LeaseHeldElsewhere);
-    }
-
-    /** Step 1, the node lease; then the steps after it, each write bounded by the lease. */
-    private Step underNodeLease(
-            MaintenanceRequest request,
-            MaintenanceState prior,
-            MaintenanceState.Builder s,
-            Node node,
-            boolean heldFailure,
-            Instant now,
-            MaintenanceEvents events) {
-        String nodeName = request.nodeName();
-        Instant leaseUntil = MaintenancePlanner.leaseUntil(request, prior, settings, now);
-        LeaseKey leaseKey = nodeLease.keyOf(nodeName);
-        // Before our node lease is first taken: another controller's hold in a shared namespace (medik8s-leases) is
-        // waited for as a holder of our own lease would be. Once the maintenance has begun it is not looked at again.
-        SharedNodeLeases.Verdict shared = new SharedNodeLeases.Verdict.Clear();
-        ClaimResult claim;
-        try {
-            if (prior.leaseAcquiredAt() == null) {
-                shared = sharedLeases.check(nodeName, now);
-                if (shared instanceof SharedNodeLeases.Verdict.Held held) {
-                    return leaseStep.waitForLease(prior, s, held.held(), now, events);
-                }
-            }
-            claim = nodeLease.claim(
-                    nodeName,
-                    node.getMetadata().getUid(),
-                    leaseUntil,
-                    request.window().isPresent());
-        } catch (LeaseStoreException | KubernetesClientException e) {
-            int errors = prior.errorOnLeaseCount() + 1;
-            Duration backoff = MaintenancePlanner.leaseErrorBackoff(errors);
-            return new Step(
-                    s.errorOnLeaseCount(errors)
-                            .lastError((e instanceof LeaseStoreException l
-                                                    && !l.key().equals(leaseKey)
-                                            ? "reading lease " + l.key()
-                                            : "taking lease " + leaseKey)
-                                    + ": " + e.getMessage())
-                            .build(),
-                    Optional.of(backoff));
-        }
-        if (claim instanceof LeaseHeldElsewhere elsewhere) {
-            return leaseStep.waitForLease(prior, s, elsewhere, now, events);
-        }
-        if (shared instanceof SharedNodeLeases.Verdict.Unreadable unreadable) {
-            events.emit(
-                    true,
-                    MaintenanceEvents.SHARED_LEASE_UNREADABLE,
-                    "could not read node lease(s) " + unreadable.keys() + " (" + unreadable.message()
-                            + "): a hold by another controller there is not waited for; grant get on leases there,"
-                            + " or leave the namespace out of tenure.maintenance.lease.guard-namespaces");
-        }
-        leaseStep.held(request, prior, s, leaseKey, claim, node.getMetadata().getUid(), now, events);
-        if (MaintenanceStages.startsRunning(prior, heldFailure)) {
-            s.phase(Phase.Running).lastError(null);
-        }
-        // Every side effect from here on (cordon, evictions, handover) is sent only while the node lease holds too.
-        Instant sendUntil = nodeLease.sendUntil(claim.held().orElseThrow());
-        return underLease(leaseKey, sendUntil, s, () -> afterLease(request, prior, s, heldFailure, now, events));
-    }
-
-    /**
-     * {@code step} with its writes bounded by the lease {@code key} until {@code sendUntil}; a write refused past it
-     * (or past the term) ends the step with the refusal in lastError, to be tried again after the lease is renewed.
-     */
-    private Step underLease(LeaseKey key, Instant sendUntil, MaintenanceState.Builder s, Supplier<Step> step) {
-        try {
-            return WorkFence.bounded(leaseStep.bound(key, sendUntil), step);
-        } catch (RuntimeException e) {
-            WorkFence.OutsideTerm refused = WorkFence.refusal(e).orElseThrow(() -> e);
-            return new Step(
-                    s.lastError("not sent: " + refused.getMessage()).build(),
-                    Optional.of(settings.drainPollInterval()));
-        }
+        return leaseGuard.claimThen(
+                request,
+                prior,
+                s,
+                node,
+                heldFailure,
+                now,
+                events,
+                () -> afterLease(request, prior, s, heldFailure, now, events));
     }
 
     /**
@@ -315,7 +232,7 @@ public final class MaintenanceMachine {
         // the caller's lease bounds the side effects as the node lease does in advance()
         Instant expire = Instant.parse(lease.getExpireTime());
         Instant sendUntil = expire.minus(NodeLease.skewAllowance(Duration.between(now, expire)));
-        return underLease(
+        return leaseGuard.bounded(
                 LeaseKey.of(lease.getNamespace(), lease.getName()),
                 sendUntil,
                 s,

@@ -98,43 +98,39 @@ public final class MaintenanceMetrics {
 
     private record Waiting(StageLabel stage, Instant since) {}
 
+    /**
+     * One ladder of histogram bounds, human durations from a second to a week; the drain and stage timers each take a
+     * stretch of it, so their buckets line up where they overlap.
+     */
+    private static final List<Duration> BUCKET_LADDER = List.of(
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(5),
+            Duration.ofSeconds(15),
+            Duration.ofSeconds(30),
+            Duration.ofMinutes(1),
+            Duration.ofMinutes(2),
+            Duration.ofMinutes(5),
+            Duration.ofMinutes(10),
+            Duration.ofMinutes(20),
+            Duration.ofMinutes(30),
+            Duration.ofHours(1),
+            Duration.ofHours(2),
+            Duration.ofHours(4),
+            Duration.ofHours(8),
+            Duration.ofHours(24),
+            Duration.ofDays(2),
+            Duration.ofDays(7));
     /** Histogram buckets for drains, seconds to a day (Micrometer's default range tops out at 30 s). */
-    private static final Duration[] DRAIN_BUCKETS = {
-        Duration.ofSeconds(5),
-        Duration.ofSeconds(15),
-        Duration.ofSeconds(30),
-        Duration.ofMinutes(1),
-        Duration.ofMinutes(2),
-        Duration.ofMinutes(5),
-        Duration.ofMinutes(10),
-        Duration.ofMinutes(20),
-        Duration.ofMinutes(30),
-        Duration.ofHours(1),
-        Duration.ofHours(2),
-        Duration.ofHours(4),
-        Duration.ofHours(8),
-        Duration.ofHours(24)
-    };
+    private static final Duration[] DRAIN_BUCKETS = bucketsBetween(Duration.ofSeconds(5), Duration.ofHours(24));
     /** Histogram buckets for stages: a second to a week (a weekly window's wait). */
-    private static final Duration[] STAGE_BUCKETS = {
-        Duration.ofSeconds(1),
-        Duration.ofSeconds(5),
-        Duration.ofSeconds(15),
-        Duration.ofSeconds(30),
-        Duration.ofMinutes(1),
-        Duration.ofMinutes(2),
-        Duration.ofMinutes(5),
-        Duration.ofMinutes(10),
-        Duration.ofMinutes(20),
-        Duration.ofMinutes(30),
-        Duration.ofHours(1),
-        Duration.ofHours(2),
-        Duration.ofHours(4),
-        Duration.ofHours(8),
-        Duration.ofHours(24),
-        Duration.ofDays(2),
-        Duration.ofDays(7)
-    };
+    private static final Duration[] STAGE_BUCKETS = bucketsBetween(Duration.ofSeconds(1), Duration.ofDays(7));
+
+    private static Duration[] bucketsBetween(Duration from, Duration to) {
+        return BUCKET_LADDER.stream()
+                .filter(d -> d.compareTo(from) >= 0 && d.compareTo(to) <= 0)
+                .toArray(Duration[]::new);
+    }
+
     /** Histogram buckets for handovers, sub-second to the longest spec.handover.timeout people set. */
     private static final Duration[] HANDOVER_BUCKETS = {
         Duration.ofMillis(500),

@@ -5,6 +5,7 @@ import dev.tenure.maintenance.api.HookStatus;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.drain.DrainReport;
 import dev.tenure.maintenance.drain.DrainWaves;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
@@ -270,7 +271,8 @@ public final class NodeMaintenanceStatuses {
             return null;
         }
         DrainPlanStatus p = new DrainPlanStatus();
-        p.setPods(orNull(state.preview()));
+        p.setPods(orNull(DrainReport.firstListed(state.preview())));
+        p.setPodsNotListed(DrainReport.notListed(state.preview()));
         if (w != null) {
             p.setCurrentWave(w.current());
             p.setLaterWaves(orNull(w.later()));

@@ -63,6 +63,14 @@ class NodeMaintenanceCrdTest {
                         "skipWaitForDeleteTimeout",
                         "disableEviction");
         assertThat(spec.getProperties().get("handover").getProperties()).containsKeys("enabled", "timeout");
+        assertThat(spec.getProperties().get("priority").getDescription())
+                .as(
+                        "spec.priority orders the queue of every cap the queue has (MaintenanceLimits), and says what counts")
+                .contains(
+                        "tenure.maintenance.max-nodes-in-maintenance ",
+                        "tenure.maintenance.max-nodes-in-maintenance-per-topology",
+                        "tenure.maintenance.topology-key",
+                        "unavailable");
 
         JSONSchemaProps status =
                 v.getSchema().getOpenAPIV3Schema().getProperties().get("status");

@@ -314,16 +314,24 @@ class DoorDecisionsTest {
         NodeMaintenance hooked = holding("owner", "w1");
         hooked.getMetadata().getAnnotations().put(MaintenanceHooks.PRE_UNCORDON_PREFIX + "storage", "");
         NodeMaintenance lost = nm("lost", "w1", s -> {}); // a status wiped by another client: no record it held w1
+        NodeMaintenance owner = holding("owner", "w1");
+        NodeMaintenance refused = withStatus(nm("m", "w1", s -> {}), st -> st.setPhase(Phase.Failed));
         lost.getMetadata().getAnnotations().put(MaintenanceHooks.PRE_UNCORDON_PREFIX + "storage", "");
         return Stream.of(
                 row(
                         "held its node, nothing else: end the maintenance, then forget it and its node",
                         RULES,
-                        observed(holding("owner", "w1"), Optional.empty(), List.of()),
+                        observed(owner, Optional.empty(), List.of()),
                         d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.End.class, e -> {
                             assertThat(e.nodeName()).isEqualTo("w1");
                             assertThat(e.before()).isEmpty();
-                            assertThat(e.forgetNode()).isEqualTo("w1");
+                            assertThat(e.forget())
+                                    .as(
+                                            "the node, the state its status shows (for the stage timers), the hooks timeout")
+                                    .isEqualTo(new DoorDecision.Forgetting(
+                                            "w1",
+                                            Optional.of(NodeMaintenanceStatuses.toState(owner.getStatus())),
+                                            MaintenanceHooks.DEFAULT_TIMEOUT));
                         })),
                 row(
                         "held its node, a joiner remains: the node is kept, the wait said",
@@ -359,16 +367,22 @@ class DoorDecisionsTest {
                 row(
                         "refused before it was admitted: nothing to undo, only forgotten",
                         RULES,
-                        observed(
-                                withStatus(nm("m", "w1", s -> {}), st -> st.setPhase(Phase.Failed)),
-                                Optional.empty(),
-                                List.of(holding("first", "w1"))),
-                        d -> assertThat(d).isEqualTo(new DoorDecision.Forget("w1", "w1"))),
+                        observed(refused, Optional.empty(), List.of(holding("first", "w1"))),
+                        d -> assertThat(d)
+                                .isEqualTo(new DoorDecision.Forget(
+                                        "w1",
+                                        new DoorDecision.Forgetting(
+                                                "w1",
+                                                Optional.of(NodeMaintenanceStatuses.toState(refused.getStatus())),
+                                                MaintenanceHooks.DEFAULT_TIMEOUT)))),
                 row(
                         "a joiner: never had the node, so its owner's drain state and metrics stay",
                         RULES,
                         observed(joined("j", "owner", "w1"), Optional.empty(), List.of(holding("owner", "w1"))),
-                        d -> assertThat(d).isEqualTo(new DoorDecision.Forget("w1", ""))));
+                        d -> assertThat(d)
+                                .isInstanceOfSatisfying(
+                                        DoorDecision.Forget.class,
+                                        f -> assertThat(f.forget().node()).isEmpty())));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -211,6 +211,13 @@ class DrainRulesTest {
                         DrainBehavior.WaitCompleted,
                         0),
                 Arguments.of(
+                        "the label's WaitCompleted, the behaviour's own spelling, opts out as in Cluster API",
+                        List.of(),
+                        labelled(web("a"), "WaitCompleted"),
+                        null,
+                        DrainBehavior.WaitCompleted,
+                        0),
+                Arguments.of(
                         "the label's wait-completed beats a Skip rule",
                         List.of(rule(null, null, DrainBehavior.Skip, null)),
                         labelled(web("a"), "wait-completed"),

@@ -2,12 +2,16 @@ package dev.tenure.maintenance.machine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.maintenance.api.DrainBehavior;
+import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.drain.DrainReport;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.time.Instant;
 import java.util.List;
+import java.util.stream.IntStream;
 import org.junit.jupiter.api.Test;
 
 class NodeMaintenanceStatusesTest {
@@ -49,6 +53,43 @@ class NodeMaintenanceStatusesTest {
         assertThat(status.getConditions())
                 .extracting(Condition::getType)
                 .containsExactly("LeaseHeld", "Cordoned", "LeadersHandedOver", "Drained");
+    }
+
+    @Test
+    void aPreviewOfMorePodsThanAreListedShowsTheFirstInDrainOrderAndCountsTheRest() {
+        int more = 7;
+        List<DrainPlanStatus.PlannedPod> planned = IntStream.range(0, DrainReport.LISTED + more)
+                .mapToObj(i -> new DrainPlanStatus.PlannedPod(
+                        "ns/p%03d".formatted(i), DrainBehavior.Drain, 0, "Evict: default", null))
+                .toList();
+        MaintenanceState state = new MaintenanceState.Builder()
+                .phase(Phase.Pending)
+                .preview(planned)
+                .build();
+
+        DrainPlanStatus plan =
+                NodeMaintenanceStatuses.toStatus(state, null, 1, T0).getDrainPlan();
+
+        assertThat(plan.getPods())
+                .as("cut at DrainReport.LISTED, as every other list of status.drainPlan")
+                .containsExactlyElementsOf(planned.subList(0, DrainReport.LISTED));
+        assertThat(plan.getPodsNotListed()).isEqualTo(more);
+    }
+
+    @Test
+    void aPreviewWithinTheBoundListsEveryPodAndCountsNone() {
+        List<DrainPlanStatus.PlannedPod> planned =
+                List.of(new DrainPlanStatus.PlannedPod("ns/a", DrainBehavior.Drain, 0, "Evict: default", null));
+        MaintenanceState state = new MaintenanceState.Builder()
+                .phase(Phase.Pending)
+                .preview(planned)
+                .build();
+
+        DrainPlanStatus plan =
+                NodeMaintenanceStatuses.toStatus(state, null, 1, T0).getDrainPlan();
+
+        assertThat(plan.getPods()).containsExactlyElementsOf(planned);
+        assertThat(plan.getPodsNotListed()).isNull();
     }
 
     @Test

@@ -1,0 +1,121 @@
+package dev.tenure.maintenance.machine;
+
+import dev.tenure.election.ClaimResult;
+import dev.tenure.election.LeaseHeldElsewhere;
+import dev.tenure.election.LeaseKey;
+import dev.tenure.election.LeaseStoreException;
+import dev.tenure.election.WorkFence;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.machine.MaintenanceMachine.Step;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.function.Supplier;
+
+/**
+ * The {@link MaintenanceMachine}'s step 1 and the bound on every write after it: the node lease is claimed (after
+ * another controller's hold in a shared lease namespace is waited for, before the first claim), and each side effect
+ * after it is sent only while the lease holds ({@link WorkFence}). Also the lease kept on a rolling expiry while
+ * pre-uncordon hooks hold an end.
+ */
+final class LeaseGuard {
+
+    private final NodeLease nodeLease;
+    private final SharedNodeLeases sharedLeases;
+    private final LeaseStep leaseStep;
+    private final MaintenanceSettings settings;
+
+    LeaseGuard(NodeLease nodeLease, SharedNodeLeases sharedLeases, LeaseStep leaseStep, MaintenanceSettings settings) {
+        this.nodeLease = nodeLease;
+        this.sharedLeases = sharedLeases;
+        this.leaseStep = leaseStep;
+        this.settings = settings;
+    }
+
+    /**
+     * The node lease kept while pre-uncordon hooks hold an end: a rolling expiry ({@code until}), since a window's fixed
+     * one may be past. False when another holder has the lease now.
+     */
+    boolean keep(String nodeName, Node node, Instant until) {
+        return !(nodeLease.claim(nodeName, node.getMetadata().getUid(), until, false) instanceof LeaseHeldElsewhere);
+    }
+
+    /** Step 1, the node lease; then {@code afterLease}, the steps after it, each write bounded by the lease. */
+    Step claimThen(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            Node node,
+            boolean heldFailure,
+            Instant now,
+            MaintenanceEvents events,
+            Supplier<Step> afterLease) {
+        String nodeName = request.nodeName();
+        Instant leaseUntil = MaintenancePlanner.leaseUntil(request, prior, settings, now);
+        LeaseKey leaseKey = nodeLease.keyOf(nodeName);
+        // Before our node lease is first taken: another controller's hold in a shared namespace (medik8s-leases) is
+        // waited for as a holder of our own lease would be. Once the maintenance has begun it is not looked at again.
+        SharedNodeLeases.Verdict shared = new SharedNodeLeases.Verdict.Clear();
+        ClaimResult claim;
+        try {
+            if (prior.leaseAcquiredAt() == null) {
+                shared = sharedLeases.check(nodeName, now);
+                if (shared instanceof SharedNodeLeases.Verdict.Held held) {
+                    return leaseStep.waitForLease(prior, s, held.held(), now, events);
+                }
+            }
+            claim = nodeLease.claim(
+                    nodeName,
+                    node.getMetadata().getUid(),
+                    leaseUntil,
+                    request.window().isPresent());
+        } catch (LeaseStoreException | KubernetesClientException e) {
+            int errors = prior.errorOnLeaseCount() + 1;
+            Duration backoff = MaintenancePlanner.leaseErrorBackoff(errors);
+            return new Step(
+                    s.errorOnLeaseCount(errors)
+                            .lastError((e instanceof LeaseStoreException l
+                                                    && !l.key().equals(leaseKey)
+                                            ? "reading lease " + l.key()
+                                            : "taking lease " + leaseKey)
+                                    + ": " + e.getMessage())
+                            .build(),
+                    Optional.of(backoff));
+        }
+        if (claim instanceof LeaseHeldElsewhere elsewhere) {
+            return leaseStep.waitForLease(prior, s, elsewhere, now, events);
+        }
+        if (shared instanceof SharedNodeLeases.Verdict.Unreadable unreadable) {
+            events.emit(
+                    true,
+                    MaintenanceEvents.SHARED_LEASE_UNREADABLE,
+                    "could not read node lease(s) " + unreadable.keys() + " (" + unreadable.message()
+                            + "): a hold by another controller there is not waited for; grant get on leases there,"
+                            + " or leave the namespace out of tenure.maintenance.lease.guard-namespaces");
+        }
+        leaseStep.held(request, prior, s, leaseKey, claim, node.getMetadata().getUid(), now, events);
+        if (MaintenanceStages.startsRunning(prior, heldFailure)) {
+            s.phase(Phase.Running).lastError(null);
+        }
+        // Every side effect from here on (cordon, evictions, handover) is sent only while the node lease holds too.
+        Instant sendUntil = nodeLease.sendUntil(claim.held().orElseThrow());
+        return bounded(leaseKey, sendUntil, s, afterLease);
+    }
+
+    /**
+     * {@code step} with its writes bounded by the lease {@code key} until {@code sendUntil}; a write refused past it
+     * (or past the term) ends the step with the refusal in lastError, to be tried again after the lease is renewed.
+     */
+    Step bounded(LeaseKey key, Instant sendUntil, MaintenanceState.Builder s, Supplier<Step> step) {
+        try {
+            return WorkFence.bounded(leaseStep.bound(key, sendUntil), step);
+        } catch (RuntimeException e) {
+            WorkFence.OutsideTerm refused = WorkFence.refusal(e).orElseThrow(() -> e);
+            return new Step(
+                    s.lastError("not sent: " + refused.getMessage()).build(),
+                    Optional.of(settings.drainPollInterval()));
+        }
+    }
+}
