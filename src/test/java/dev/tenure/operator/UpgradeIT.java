@@ -13,7 +13,6 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.PreviousRelease;
-import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -69,7 +68,6 @@ import org.junit.jupiter.params.provider.EnumSource;
  * the new one.
  */
 @EndToEnd
-@SecondLane
 class UpgradeIT {
     static final PreviousRelease OLD = PreviousRelease.V0_1_0;
     static final String NEW_CRD = "olm-bundle/manifests/nodemaintenances.tenure.dev-v1.crd.yml";

@@ -13,7 +13,9 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * A test class that may run beside the others. The suite's one JVM runs the classes one after another on a first
  * lane; a second lane takes these beside that stream (pom.xml's JUnit parameters: a fixed pool of two threads). For
  * classes that mostly wait on real time (lease periods, kubelet reports, pod terminations, fault schedules) and use
- * little CPU, so that the waits of one overlap the work of another (docs/development.md, "Where the time goes").
+ * little CPU, so that the waits of one overlap the work of another (docs/development.md, "Where the time goes"). Not
+ * for a class that starts a JVM or an application, or computes, with time bounds of its own: beside a busy first lane
+ * it misses them ({@code UpgradeIT}'s child JVM did).
  *
  * <p>They share one lock: no two of them run at once (the first lane, done with its own classes, waits for the
  * second rather than start another of these beside it), and a class's methods run one after another (without the
