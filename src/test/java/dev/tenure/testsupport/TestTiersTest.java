@@ -24,7 +24,8 @@ class TestTiersTest {
             "EmulatedCluster\\.start\\(|^@Quarkus(Main|Integration)?Test\\b|^@QuarkusTestResource\\b",
             Pattern.MULTILINE);
     private static final Pattern END_TO_END = Pattern.compile("^@(EndToEnd|Tag\\(\"e2e\"\\))\\s*$", Pattern.MULTILINE);
-    private static final Pattern SECOND_LANE = Pattern.compile("^@SecondLane\\s*$", Pattern.MULTILINE);
+    private static final Pattern SECOND_LANE =
+            Pattern.compile("^@(dev\\.tenure\\.testsupport\\.)?SecondLane\\s*$", Pattern.MULTILINE);
     private static final Pattern SHARES_THE_JVM = Pattern.compile(
             "^@(Quarkus(Main|Integration)?Test|QuarkusTestResource|TestProfile)\\b|System\\.(setProperty|clearProperty|setProperties)\\(",
             Pattern.MULTILINE);
