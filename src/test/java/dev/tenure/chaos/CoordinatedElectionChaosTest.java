@@ -20,6 +20,7 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.RequestOrigin;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -81,6 +82,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * {@code -Dtenure.chaos.runs=N} sets the number of runs; {@code -Dtenure.chaos.seconds=N} their length.
  */
 @Chaos
+@SecondLane
 class CoordinatedElectionChaosTest {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
     static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);

@@ -9,6 +9,7 @@ import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -39,6 +40,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * varies); {@code -Dtenure.chaos.runs=N} sets the number of runs; {@code -Dtenure.chaos.seconds=N} their length.
  */
 @Chaos
+@SecondLane
 class LeaseElectionChaosTest {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
     static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);

@@ -15,6 +15,7 @@ import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -64,6 +65,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * (thread timing still varies).
  */
 @Chaos
+@SecondLane
 class RealTimeElectionChaosTest {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
     static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);

@@ -12,6 +12,7 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.MutableClock;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PodBuilder;
@@ -44,6 +45,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * candidates and the checks the harness's (the RBAC check charges only the former to the operator).
  */
 @EndToEnd
+@SecondLane
 class CoordinationControllerIT {
 
     private static final String NS = "kube-system";

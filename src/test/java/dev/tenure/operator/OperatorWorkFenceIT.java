@@ -11,6 +11,7 @@ import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.FencedWrites;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.ConfigMap;
 import io.fabric8.kubernetes.api.model.ConfigMapBuilder;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -47,6 +48,7 @@ import org.junit.jupiter.api.Test;
  * overlaps a reconcile of the other, whatever ends the first one's leadership.
  */
 @EndToEnd
+@SecondLane
 class OperatorWorkFenceIT {
     static final LeaseKey LEASE = LeaseKey.of("tenure-system", "tenure-operator");
     static final String NS = "work";

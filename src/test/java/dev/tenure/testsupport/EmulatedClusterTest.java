@@ -28,6 +28,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -215,9 +216,11 @@ class EmulatedClusterTest {
 
     /**
      * A closed cluster leaves no Vert.x behind, its clients' included: a full test run once ended with 755 (5,258
-     * threads), which slowed every later test through its garbage collections.
+     * threads), which slowed every later test through its garbage collections. Counts every Vert.x of the JVM, so
+     * it holds the second lane's lock: no {@link SecondLane} class starts or closes a cluster while it counts.
      */
     @Test
+    @ResourceLock(SecondLane.LOCK)
     void aClosedClusterLeavesNoVertxBehind() {
         EmulatedCluster.clientBuilder(); // the shared Vert.x, once per JVM
         long before = vertxInstances();

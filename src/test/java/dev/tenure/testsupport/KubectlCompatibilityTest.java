@@ -241,6 +241,9 @@ class KubectlCompatibilityTest {
         var resource = cluster.client()
                 .genericKubernetesResources("tenure.dev/v1alpha1", "NodeMaintenance")
                 .withName("deleted");
+        java.util.function.Predicate<ApiRequest> watchOfMaintenances =
+                q -> q.verb().equals("watch") && q.resource().equals("nodemaintenances");
+        long watchesBefore = cluster.requests().count(watchOfMaintenances);
         java.util.concurrent.CompletableFuture<Result> deleting =
                 java.util.concurrent.CompletableFuture.supplyAsync(() -> {
                     try {
@@ -253,7 +256,11 @@ class KubectlCompatibilityTest {
                 .atMost(java.time.Duration.ofSeconds(20))
                 .until(() ->
                         resource.get() == null || resource.get().getMetadata().getDeletionTimestamp() != null);
-        Thread.sleep(500); // kubectl is now waiting on its watch
+        // kubectl lists the object, then waits on a watch from the list's resourceVersion: once that watch is asked
+        // for, the finalizer's removal reaches kubectl through it (the watch cache replays every change after it)
+        org.awaitility.Awaitility.await()
+                .atMost(java.time.Duration.ofSeconds(20))
+                .until(() -> cluster.requests().count(watchOfMaintenances) > watchesBefore);
         resource.edit(o -> {
             o.getMetadata().setFinalizers(List.of());
             return o;

@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Keeps {@code make test-fast} fast: it runs the tests without the {@code e2e} and {@code chaos} tags, so a test class
  * that starts an emulated cluster or the Quarkus application must carry {@link EndToEnd}, and a chaos suite
- * {@link Chaos}. Reads the test sources (no ArchUnit): a class is a test class by surefire's includes ({@code *Test},
+ * {@link Chaos}. And a {@link SecondLane} class, which runs beside the others in the one test JVM, shares nothing
+ * the JVM holds once: it neither starts the Quarkus application nor sets a system property. Reads the test sources (no ArchUnit): a class is a test class by surefire's includes ({@code *Test},
  * {@code *IT}).
  */
 class TestTiersTest {
@@ -23,6 +24,11 @@ class TestTiersTest {
             "EmulatedCluster\\.start\\(|^@Quarkus(Main|Integration)?Test\\b|^@QuarkusTestResource\\b",
             Pattern.MULTILINE);
     private static final Pattern END_TO_END = Pattern.compile("^@(EndToEnd|Tag\\(\"e2e\"\\))\\s*$", Pattern.MULTILINE);
+    private static final Pattern SECOND_LANE =
+            Pattern.compile("^@(dev\\.tenure\\.testsupport\\.)?SecondLane\\s*$", Pattern.MULTILINE);
+    private static final Pattern SHARES_THE_JVM = Pattern.compile(
+            "^@(Quarkus(Main|Integration)?Test|QuarkusTestResource|TestProfile)\\b|System\\.(setProperty|clearProperty|setProperties)\\(",
+            Pattern.MULTILINE);
     private static final Pattern CHAOS = Pattern.compile("^@(Chaos|Tag\\(\"chaos\"\\))\\s*$", Pattern.MULTILINE);
 
     @Test
@@ -48,6 +54,27 @@ class TestTiersTest {
                 .map(f -> f.name)
                 .toList();
         assertThat(untagged).as("chaos suites without @Chaos").isEmpty();
+    }
+
+    @Test
+    void noSecondLaneClassStartsTheAppOrSetsASystemProperty() throws IOException {
+        List<String> shared = testClasses()
+                .filter(f -> SECOND_LANE.matcher(f.source).find())
+                .filter(f -> SHARES_THE_JVM.matcher(f.source).find())
+                .map(f -> f.name)
+                .toList();
+        assertThat(shared)
+                .as("@SecondLane classes that start the Quarkus application or set a system property: they would"
+                        + " share it with the class running beside them (SecondLane's javadoc)")
+                .isEmpty();
+    }
+
+    @Test
+    void theScanSeesTheSecondLane() throws IOException {
+        assertThat(testClasses()
+                        .filter(f -> SECOND_LANE.matcher(f.source).find())
+                        .map(f -> f.name))
+                .contains("EvidenceOfDeathIT");
     }
 
     @Test

@@ -12,6 +12,7 @@ import dev.tenure.election.MonotonicClock;
 import dev.tenure.election.ProcessEnd;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.Test;
  * status showing only an earlier container's end — is waited out for the whole lease.
  */
 @EndToEnd
+@SecondLane
 class EvidenceOfDeathIT {
     static final String NS = "tenure-system";
     static final String CONTAINER = "tenure-operator";
