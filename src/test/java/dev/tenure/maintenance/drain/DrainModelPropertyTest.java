@@ -219,7 +219,9 @@ class DrainModelPropertyTest {
                     ZoneId z = ZoneId.of(zone);
                     WindowOracle w = new WindowOracle(z, d, start, end, null);
                     return new ScheduleSpec(w, p.place(w, WindowOracle.anchor(z, seconds, kind)));
-                });
+                })
+                // the edge cases of a seven-way combine run into the thousands and crowd out random ones
+                .withoutEdgeCases();
     }
 
     /**
