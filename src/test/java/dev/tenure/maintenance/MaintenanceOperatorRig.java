@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
 import dev.tenure.maintenance.api.MalformedFields;
 import dev.tenure.maintenance.api.NodeMaintenance;
@@ -103,6 +104,7 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
                 pool,
                 heartbeats,
                 clock);
+        NodeCache nodeCache = new NodeCache(work);
         NodeMaintenanceReconciler reconciler = new NodeMaintenanceReconciler(
                 machine,
                 work,
@@ -110,6 +112,7 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
                 metrics,
                 limits,
                 Map::of,
+                nodeCache,
                 WorkFence.alwaysOpen(),
                 clock,
                 queueLook);

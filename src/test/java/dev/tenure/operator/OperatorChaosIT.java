@@ -1034,6 +1034,7 @@ class OperatorChaosIT {
                     new MaintenanceMetrics(new SimpleMeterRegistry()),
                     MaintenanceLimits.none(),
                     new AnnotatedNodes(caches),
+                    nodes,
                     fence,
                     clock);
             // as the extension configures JOSDK: the client is a bean (not closed by JOSDK), no SSA

@@ -1,6 +1,7 @@
 package dev.tenure.maintenance.door;
 
 import dev.tenure.election.WorkFence;
+import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
 import dev.tenure.maintenance.admission.NodeMaintenanceAdmission;
 import dev.tenure.maintenance.admission.NodeMaintenanceValidator;
@@ -43,7 +44,8 @@ import java.util.Optional;
 @ControllerConfiguration(name = NodeMaintenanceReconciler.NAME)
 // Exactly the calls JOSDK (informer; finalizer and status by JSON merge patch, SSA being off), the maintenance
 // machine, validator and event recorder make, for both front doors: the annotation door (AnnotationDoor, not a JOSDK
-// reconciler) makes the same calls plus the watch of the shared Node cache (NodeCache). ManifestAssembly drops
+// reconciler) makes the same calls; both watch the shared Node cache (NodeCache; here for NodeSlotWakeUps).
+// ManifestAssembly drops
 // quarkus-operator-sdk's blanket rule on the primary resource (every verb on it, its status and finalizers);
 // RbacLeastPrivilegeCheck holds these to what the tests saw the operator call.
 @RBACRule(
@@ -77,8 +79,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     public static final String NAME = "nodemaintenance";
     /**
-     * A request the limits hold is woken when a maintenance ends or the queue moves ({@link NodeMaintenanceWakeUps#QUEUE_AND_HOOK_CHANGES});
-     * this look is only the backstop for a missed event.
+     * A request the limits hold is woken when a maintenance ends or the queue moves ({@link NodeMaintenanceWakeUps#QUEUE_AND_HOOK_CHANGES})
+     * and when a node frees a slot ({@link NodeSlotWakeUps}); this look is only the backstop for a missed event.
      */
     static final Duration QUEUE_LOOK = Duration.ofSeconds(30);
     /** A step whose write keeps failing is looked at again this often once the controller's retries are spent. */
@@ -87,6 +89,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final KubernetesClient client;
     private final Clock clock;
     private final NodesMaintainedElsewhere elsewhere;
+    /** The operator's one Node watch: a node that frees a slot wakes the held requests ({@link NodeSlotWakeUps}). */
+    private final NodeCache nodes;
     /** The operator's leadership term: every reconcile and cleanup holds a permit of it, so a stop waits them out. */
     private final WorkFence fence;
 
@@ -106,9 +110,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             MaintenanceMetrics metrics,
             MaintenanceLimits limits,
             NodesMaintainedElsewhere elsewhere,
+            NodeCache nodes,
             WorkFence fence,
             Clock clock) {
-        this(machine, client, recorder, metrics, limits, elsewhere, fence, clock, QUEUE_LOOK);
+        this(machine, client, recorder, metrics, limits, elsewhere, nodes, fence, clock, QUEUE_LOOK);
     }
 
     /** As the CDI constructor, with the backstop look of a held request given ({@link #QUEUE_LOOK} there). */
@@ -119,6 +124,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             MaintenanceMetrics metrics,
             MaintenanceLimits limits,
             NodesMaintainedElsewhere elsewhere,
+            NodeCache nodes,
             WorkFence fence,
             Clock clock,
             Duration queueLook) {
@@ -130,16 +136,20 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         this.ownWrites = new OwnStatusWrites(client.getKubernetesSerialization());
         this.acts = new DoorActs(machine, client, recorder, metrics, ownWrites, clock);
         this.elsewhere = elsewhere;
+        this.nodes = nodes;
         this.fence = fence;
         this.client = client;
         this.clock = clock;
     }
 
-    /** The second NodeMaintenance informer: {@link NodeMaintenanceWakeUps}. */
+    /**
+     * The second NodeMaintenance informer ({@link NodeMaintenanceWakeUps}), and the Node changes that free a slot
+     * ({@link NodeSlotWakeUps}), both waking the requests the limits hold.
+     */
     @Override
     public List<EventSource<?, NodeMaintenance>> prepareEventSources(EventSourceContext<NodeMaintenance> context) {
         changes = NodeMaintenanceWakeUps.source(context);
-        return List.of(changes);
+        return List.of(changes, new NodeSlotWakeUps(nodes, context.getPrimaryCache()));
     }
 
     /** Observe (the resource; for a request not yet admitted, one cluster view), decide (pure), act. */

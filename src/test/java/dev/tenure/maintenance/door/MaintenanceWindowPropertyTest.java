@@ -11,20 +11,17 @@ import dev.tenure.maintenance.api.ScheduleSpec;
 import dev.tenure.maintenance.api.ScheduleStatus;
 import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
+import dev.tenure.maintenance.machine.WindowOracle;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
 import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.LocalTime;
 import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
-import java.time.zone.ZoneOffsetTransition;
-import java.time.zone.ZoneRules;
 import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
@@ -32,7 +29,6 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.TreeSet;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
 import net.jqwik.api.Combinators;
@@ -49,8 +45,8 @@ import net.jqwik.api.Tuple;
  * Scheduled one is the first instant at which the window is open, and the {@code windowCloses} of an admitted one the
  * first at which it is not (docs/node-maintenance.md, "Scheduled start").
  *
- * <p>The oracle states the window from its definition alone ({@link #inside}) and finds openings and closings among
- * the instants where the local time jumps or reaches a bound ({@link #first}); every whole UTC minute of the first six
+ * <p>The oracle ({@link WindowOracle}) states the window from its definition alone and finds openings and closings
+ * among the instants where the local time jumps or reaches a bound ({@link WindowOracle#first}); every whole UTC minute of the first six
  * hours is checked too ({@link #noChangeBetween}): in the generated zones and years every offset and
  * transition is a whole number of minutes, as are a window's bounds, so whether it is open can change only there.
  *
@@ -58,19 +54,6 @@ import net.jqwik.api.Tuple;
  * jqwik's seed and the shrunk case.
  */
 class MaintenanceWindowPropertyTest {
-
-    /** Zones with every kind of clock change: an hour each way, a 30-minute shift, a whole skipped day, none. */
-    static final List<String> ZONES = List.of(
-            "Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Pacific/Apia", "UTC", "America/St_Johns");
-
-    /** Pacific/Apia's lost Friday, 2011-12-30: Thursday 23:59:59 -10 was followed by Saturday 00:00 +14. */
-    static final Instant APIA_SKIP = Instant.parse("2011-12-30T10:00:00Z");
-
-    static final Instant FROM = Instant.parse("2010-01-01T00:00:00Z");
-    static final long YEARS_20_SECONDS = Duration.ofDays(365L * 20).toSeconds();
-
-    /** The oracle's search never goes further than this: two weeks and a day cover a skipped day of a weekly window. */
-    static final Duration SEARCH = Duration.ofDays(16);
 
     /** How many whole minutes after now {@link #noChangeBetween} checks (most cases are a few hours from a change). */
     static final int CHECKED_MINUTES = 6 * 60;
@@ -81,6 +64,10 @@ class MaintenanceWindowPropertyTest {
             new NodeBuilder().withNewMetadata().withName("w1").endMetadata().build();
 
     record Case(ZoneId zone, Set<DayOfWeek> days, LocalTime start, LocalTime end, Instant now, Instant startAt) {
+        WindowOracle oracle() {
+            return new WindowOracle(zone, days, start, end, startAt);
+        }
+
         @Override
         public String toString() {
             return "window " + (days == null ? "every day" : days) + " " + start + "-" + end + " " + zone + ", now "
@@ -101,38 +88,19 @@ class MaintenanceWindowPropertyTest {
         Arbitrary<Set<DayOfWeek>> days = Arbitraries.frequencyOf(
                 Tuple.of(1, Arbitraries.just(null)),
                 Tuple.of(3, Arbitraries.of(DayOfWeek.class).set().ofMinSize(1).ofMaxSize(7)));
-        return Arbitraries.of(ZONES)
+        return Arbitraries.of(WindowOracle.ZONES)
                 .map(ZoneId::of)
                 .flatMap(zone -> Combinators.combine(
                                 days,
                                 time,
                                 time,
-                                near(zone),
+                                WindowOracle.near(zone),
                                 Arbitraries.longs()
                                         .between(-2 * 24 * 60, 2 * 24 * 60)
                                         .injectNull(0.6))
                         .filter((d, s, e, now, after) -> !s.equals(e))
                         .as((d, s, e, now, after) ->
                                 new Case(zone, d, s, e, now, after == null ? null : now.plusSeconds(after * 60))));
-    }
-
-    /** An instant near one of the zone's clock changes (Apia's lost day among them), or anywhere in 2010-2030. */
-    static Arbitrary<Instant> near(ZoneId zone) {
-        Arbitrary<Instant> anywhere =
-                Arbitraries.longs().between(0, YEARS_20_SECONDS).map(FROM::plusSeconds);
-        Arbitrary<Instant> change = anywhere.map(t -> {
-            ZoneOffsetTransition next = zone.getRules().nextTransition(t);
-            return next == null ? t : next.getInstant();
-        });
-        Arbitrary<Instant> anchor = Arbitraries.frequencyOf(
-                Tuple.of(6, change),
-                Tuple.of(2, anywhere),
-                Tuple.of(zone.getId().equals("Pacific/Apia") ? 2 : 0, Arbitraries.just(APIA_SKIP)));
-        Arbitrary<Long> shift = Arbitraries.frequencyOf(
-                Tuple.of(3, Arbitraries.longs().between(-3 * 3600, 3 * 3600)),
-                Tuple.of(1, Arbitraries.longs().between(-3 * 86400, 3 * 86400)),
-                Tuple.of(2, Arbitraries.longs().between(-180, 180).map(m -> m * 60)));
-        return Combinators.combine(anchor, shift).as(Instant::plusSeconds);
     }
 
     @Property
@@ -168,59 +136,14 @@ class MaintenanceWindowPropertyTest {
         }
     }
 
-    // ---- the oracle: the window from its definition ----
-
-    /** The local time {@code l} is inside the window: on a named day D, D start <= l < end (on D, or D+1). */
-    static boolean inside(Case c, LocalDateTime l) {
-        for (LocalDate d : List.of(l.toLocalDate(), l.toLocalDate().minusDays(1))) {
-            if (c.days() != null && !c.days().contains(d.getDayOfWeek())) {
-                continue;
-            }
-            LocalDateTime opens = d.atTime(c.start());
-            LocalDateTime closes = (c.end().isAfter(c.start()) ? d : d.plusDays(1)).atTime(c.end());
-            if (!l.isBefore(opens) && l.isBefore(closes)) {
-                return true;
-            }
-        }
-        return false;
-    }
+    // ---- the oracle: the window from its definition ({@link WindowOracle}) ----
 
     static boolean mayStart(Case c, Instant t) {
-        return (c.startAt() == null || !t.isBefore(c.startAt())) && inside(c, local(c, t));
+        return c.oracle().mayStart(t);
     }
 
-    /**
-     * The first instant after {@code now} at which the maintenance may start ({@code open}), or at which the window
-     * is closed. Whether it is open can change only where the local time jumps (an offset transition) or runs onto
-     * a start or an end (that wall time read at one of its valid offsets; a wall time in a gap has none), or at
-     * startAt: the first of those candidates where it is as asked.
-     */
     static Instant first(Case c, Instant now, boolean open) {
-        ZoneRules rules = c.zone().getRules();
-        Instant limit = now.plus(SEARCH);
-        TreeSet<Instant> candidates = new TreeSet<>();
-        if (c.startAt() != null) {
-            candidates.add(c.startAt());
-        }
-        for (ZoneOffsetTransition t = rules.nextTransition(now);
-                t != null && t.getInstant().isBefore(limit);
-                t = rules.nextTransition(t.getInstant())) {
-            candidates.add(t.getInstant());
-        }
-        LocalDate last = LocalDateTime.ofInstant(limit, c.zone()).toLocalDate();
-        for (LocalDate d = local(c, now).toLocalDate().minusDays(1); !d.isAfter(last); d = d.plusDays(1)) {
-            for (LocalTime bound : List.of(c.start(), c.end())) {
-                for (ZoneOffset offset : rules.getValidOffsets(d.atTime(bound))) {
-                    candidates.add(d.atTime(bound).toInstant(offset));
-                }
-            }
-        }
-        for (Instant t : candidates.tailSet(now, false)) {
-            if (mayStart(c, t) == open) {
-                return t;
-            }
-        }
-        throw new AssertionError("the oracle found no " + (open ? "opening" : "closing") + " within " + SEARCH);
+        return c.oracle().first(now, open);
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.tenure.maintenance.door;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
@@ -77,6 +78,7 @@ public final class ReconcilePaths implements Supplier<Map<String, List<String>>>
                 metrics,
                 limits,
                 Map::of,
+                new NodeCache(work),
                 WorkFence.alwaysOpen(),
                 clock,
                 Duration.ofMinutes(10));

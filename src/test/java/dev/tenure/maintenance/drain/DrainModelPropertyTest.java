@@ -3,12 +3,28 @@ package dev.tenure.maintenance.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.maintenance.api.DrainBehavior;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.ScheduleStatus;
+import dev.tenure.maintenance.door.DoorOnSchedule;
+import dev.tenure.maintenance.machine.MachineEnds;
+import dev.tenure.maintenance.machine.MaintenanceEvents;
+import dev.tenure.maintenance.machine.MaintenanceHooks;
+import dev.tenure.maintenance.machine.MaintenanceRequest;
+import dev.tenure.maintenance.machine.MaintenanceState;
+import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
+import dev.tenure.maintenance.machine.WindowOracle;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
+import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.LocalTime;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -33,8 +49,18 @@ import net.jqwik.api.Tuple;
  * complete at their own times), each step checked against an oracle that states the drain semantics independently
  * (docs/node-maintenance.md, "Rules, labels and order").
  *
+ * <p>Windows and time zones: half the cases carry a spec.schedule window (days, start and end over midnight or not,
+ * in Europe/Berlin, America/New_York, Australia/Lord_Howe, Pacific/Apia, America/St_Johns or UTC) and are created near
+ * one of the zone's clock changes (spring gap, fall-back overlap, Lord Howe's 30 minutes, Apia's lost day) or one of
+ * the window's bounds. The real door ({@code DoorOnSchedule}) decides when the machine starts, and the drain runs on
+ * the real instants from there: it starts only at a local time inside the window ({@link WindowOracle}, the window
+ * from its definition), and a drain still running at the window's close goes on and says so once (WindowOverrun).
+ * Some cases carry a spec.window and a pre-uncordon hook: the machine's own decisions ({@code MachineEnds}) must stop
+ * the drain exactly at the window's end and restore the node only once the hook is removed or timed out.
+ *
  * <p>Tries: {@code jqwik.tries.default} (10,000, a system property the pom gives the test JVM; {@code make chaos}
- * passes more). A failure prints jqwik's seed and the shrunk case.
+ * passes more). A failure prints jqwik's seed and the shrunk case; running the class again replays the failing
+ * sample first (jqwik's database, target/jqwik-database), and {@code @Property(seed = "<seed>")} pins the run.
  */
 class DrainModelPropertyTest {
 
@@ -78,7 +104,34 @@ class DrainModelPropertyTest {
             int drainTimeoutSteps,
             int waitCompletedTimeoutSteps) {}
 
-    record Case(List<PodSpec> pods, List<RuleSpec> rules, OptionSpec options, List<Integer> budgetLimits) {}
+    /**
+     * spec.schedule's recurring window ({@code window}, startAt unset) and when the NodeMaintenance is created
+     * ({@code created}: near a clock change of its zone or one of the window's bounds).
+     */
+    record ScheduleSpec(WindowOracle window, Instant created) {
+        @Override
+        public String toString() {
+            return "window " + (window.days() == null ? "every day" : window.days()) + " " + window.start() + "-"
+                    + window.end() + " " + window.zone() + ", created " + created + " ("
+                    + window.local(created) + " local)";
+        }
+    }
+
+    /**
+     * spec.window ({@code windowSteps} steps after the lease is taken, the maintenance ends by itself), with or without
+     * a pre-uncordon hook, removed {@code hookRemovedSteps} after the window's end (-1: never), waited on for at most
+     * {@code hookTimeoutSteps} (spec.hooks.timeout).
+     */
+    record EndSpec(int windowSteps, boolean hook, int hookRemovedSteps, int hookTimeoutSteps) {}
+
+    /** {@code schedule}, {@code end}: null when the spec has none. */
+    record Case(
+            List<PodSpec> pods,
+            List<RuleSpec> rules,
+            OptionSpec options,
+            List<Integer> budgetLimits,
+            ScheduleSpec schedule,
+            EndSpec end) {}
 
     static final String[] LABELS = {
         null,
@@ -128,8 +181,90 @@ class DrainModelPropertyTest {
                         pod.list().ofMinSize(1).ofMaxSize(8),
                         rule.list().ofMaxSize(3),
                         options,
-                        Arbitraries.integers().between(1, 2).list().ofSize(2))
+                        Arbitraries.integers().between(1, 2).list().ofSize(2),
+                        schedules().injectNull(0.5),
+                        ends().injectNull(0.6))
                 .as(Case::new);
+    }
+
+    /**
+     * Windows over midnight or not, bounds around the hours clocks change at, in zones with every kind of change;
+     * created near one of the zone's clock changes or one of the window's bounds ({@link Placement}). Built from plain
+     * values in one combine: a flatMap per value would make jqwik build (and compute edge cases of) new arbitraries at
+     * every try, several times the cost of the drain itself.
+     */
+    static Arbitrary<ScheduleSpec> schedules() {
+        Arbitrary<LocalTime> time = Arbitraries.frequencyOf(
+                Tuple.of(
+                        3,
+                        Combinators.combine(Arbitraries.integers().between(0, 4), Arbitraries.of(0, 15, 30, 45))
+                                .as(LocalTime::of)),
+                Tuple.of(1, Arbitraries.integers().between(0, 24 * 60 - 1).map(m -> LocalTime.of(m / 60, m % 60))));
+        Arbitrary<Set<DayOfWeek>> days = Arbitraries.frequencyOf(
+                Tuple.of(1, Arbitraries.just(null)),
+                Tuple.of(3, Arbitraries.of(DayOfWeek.class).set().ofMinSize(1).ofMaxSize(7)));
+        Arbitrary<Placement> placement = Combinators.combine(
+                        Arbitraries.of(true, false),
+                        Arbitraries.frequencyOf(
+                                Tuple.of(3, Arbitraries.longs().between(-3 * 3600, 3 * 3600)),
+                                Tuple.of(1, Arbitraries.longs().between(-3 * 86400, 3 * 86400)),
+                                Tuple.of(
+                                        2,
+                                        Arbitraries.longs().between(-180, 180).map(m -> m * 60))),
+                        Arbitraries.integers().between(-1, 1),
+                        Arbitraries.of(true, false),
+                        Arbitraries.of(true, false),
+                        Arbitraries.of(-3600L, -120L, -60L, -5L, -1L, 0L, 0L, 1L, 5L, 60L))
+                .as(Placement::new);
+        return Combinators.combine(
+                        Arbitraries.of(WindowOracle.ZONES),
+                        days,
+                        time,
+                        time,
+                        Arbitraries.longs()
+                                .between(0, Duration.ofDays(365L * 20).toSeconds()),
+                        Arbitraries.integers().between(0, WindowOracle.ANCHOR_KINDS - 1),
+                        placement)
+                .filter((zone, d, start, end, seconds, kind, p) -> !start.equals(end))
+                .as((zone, d, start, end, seconds, kind, p) -> {
+                    ZoneId z = ZoneId.of(zone);
+                    WindowOracle w = new WindowOracle(z, d, start, end, null);
+                    return new ScheduleSpec(w, p.place(w, WindowOracle.anchor(z, seconds, kind)));
+                })
+                // the edge cases of a seven-way combine run into the thousands and crowd out random ones
+                .withoutEdgeCases();
+    }
+
+    /**
+     * Where a maintenance is created, from an anchor (one of the zone's clock changes, Apia's lost day, or any
+     * instant): {@code shift} seconds from it; or, {@code atABound}, at (or {@code boundShift} seconds around) the
+     * window's start or {@code end} on a day near it ({@code day}: -1, 0, +1), read at the {@code later} offset of a
+     * repeated time, where being open can flip and a drain started just before the close runs past it.
+     */
+    record Placement(boolean atABound, long shift, int day, boolean end, boolean later, long boundShift) {
+        Instant place(WindowOracle w, Instant anchor) {
+            if (!atABound) {
+                return anchor.plusSeconds(shift);
+            }
+            LocalDateTime local = LocalDateTime.ofInstant(anchor, w.zone())
+                    .toLocalDate()
+                    .plusDays(day)
+                    .atTime(end ? w.end() : w.start());
+            List<ZoneOffset> offsets = w.zone().getRules().getValidOffsets(local);
+            Instant at = offsets.isEmpty()
+                    ? anchor // in a gap: no such local time
+                    : local.toInstant(later ? offsets.get(offsets.size() - 1) : offsets.get(0));
+            return at.plusSeconds(boundShift);
+        }
+    }
+
+    static Arbitrary<EndSpec> ends() {
+        return Combinators.combine(
+                        Arbitraries.of(1, 3, 12, 40, 120),
+                        Arbitraries.of(true, false),
+                        Arbitraries.of(-1, 0, 1, 5),
+                        Arbitraries.of(1, 4, 30))
+                .as(EndSpec::new);
     }
 
     // ---- the oracle: the drain semantics, stated apart from the planner ----
@@ -201,16 +336,20 @@ class DrainModelPropertyTest {
         final PodSpec spec;
         final Judged judged;
         final String name;
+        /** When the drain began: step 0. */
+        final Instant origin;
+
         boolean completed;
         Integer terminatingSince; // step
         int goneAt = Integer.MAX_VALUE;
         private Pod built;
         private String builtFor;
 
-        SimPod(PodSpec spec, Judged judged, String name) {
+        SimPod(PodSpec spec, Judged judged, String name, Instant origin) {
             this.spec = spec;
             this.judged = judged;
             this.name = name;
+            this.origin = origin;
             this.completed = spec.kind() == Kind.COMPLETED;
         }
 
@@ -307,7 +446,7 @@ class DrainModelPropertyTest {
             if (terminatingSince != null) {
                 b.editMetadata()
                         .withDeletionTimestamp(
-                                T0.plus(STEP.multipliedBy(terminatingSince)).toString())
+                                origin.plus(STEP.multipliedBy(terminatingSince)).toString())
                         .endMetadata();
             }
             return b.build();
@@ -331,6 +470,7 @@ class DrainModelPropertyTest {
         REFUSED,
         TIMED_OUT,
         WAIT_COMPLETED_TIMED_OUT,
+        WINDOW_OVER, // spec.window ended it before the drain did
         NEVER_ENDED
     }
 
@@ -367,10 +507,15 @@ class DrainModelPropertyTest {
     void everyPlanKeepsTheDrainSemanticsAndEnds(@ForAll("cases") Case c) {
         DrainOptions options = options(c);
         OptionSpec o = c.options();
+        // spec.schedule: the door holds the request Scheduled until the window opens; the machine starts (takes the
+        // lease, cordons, drains) at the instant it admits it, and only then
+        Admission admission = c.schedule() == null ? new Admission(T0, null, null) : admitted(c.schedule());
+        Instant origin = admission.at();
         List<SimPod> node = new ArrayList<>();
         for (int i = 0; i < c.pods().size(); i++) {
             PodSpec p = c.pods().get(i);
-            SimPod s = new SimPod(p, judge(p, c.rules(), o), p.kind().name().toLowerCase(Locale.ROOT) + "-" + i);
+            SimPod s =
+                    new SimPod(p, judge(p, c.rules(), o), p.kind().name().toLowerCase(Locale.ROOT) + "-" + i, origin);
             if (p.kind() == Kind.TERMINATING) {
                 s.terminatingSince = 0;
                 s.goneAt = p.terminationSteps() + 1;
@@ -380,9 +525,33 @@ class DrainModelPropertyTest {
         boolean oracleRefuses = node.stream().anyMatch(s -> refuses(s.spec, s.judged, o));
         Map<String, Instant> retryNotBefore = new HashMap<>();
         Outcome outcome = Outcome.NEVER_ENDED;
-        for (int step = 0; step < MAX_STEPS; step++) {
+        EndModel end = c.end() == null ? null : new EndModel(c.end(), options, origin);
+        ScheduleStatus schedule = admission.schedule();
+        boolean overrunSaid = false;
+        boolean restored = false;
+        int steps = MAX_STEPS + (end == null ? 0 : end.lastStep());
+        for (int step = 0; step < steps; step++) {
             int k = step;
-            Instant now = T0.plus(STEP.multipliedBy(step));
+            Instant now = origin.plus(STEP.multipliedBy(step));
+            if (end != null) {
+                MachineEnds.Call call = end.call(now);
+                if (call instanceof MachineEnds.Call.Restores) {
+                    restored = true;
+                    if (outcome == Outcome.NEVER_ENDED) {
+                        outcome = Outcome.WINDOW_OVER;
+                    }
+                    break;
+                }
+                if (call instanceof MachineEnds.Call.HeldByHooks) {
+                    continue; // the node stays cordoned, nothing is evicted
+                }
+            }
+            if (outcome != Outcome.NEVER_ENDED) {
+                if (end == null) {
+                    break;
+                }
+                continue; // drained (or stopped): the node stays in maintenance until its window ends
+            }
             node.removeIf(s -> s.goneAt <= k);
             for (SimPod s : node) {
                 if (!s.neverEnds() && !s.completed && s.terminatingSince == null && s.spec.completesAt() <= k) {
@@ -416,7 +585,7 @@ class DrainModelPropertyTest {
                         .as("a drain is refused before anything is evicted")
                         .isZero();
                 outcome = Outcome.REFUSED;
-                break;
+                continue;
             }
             assertThat(oracleRefuses)
                     .as("a pod refuses the drain, the plan does not: %s", plan.verdicts())
@@ -431,17 +600,22 @@ class DrainModelPropertyTest {
                             .isFalse();
                 }
                 outcome = Outcome.COMPLETE;
-                break;
+                continue;
+            }
+            if (admission.closes() != null && (step == 0 || (!now.isBefore(admission.closes()) && !overrunSaid))) {
+                // still draining: the door runs the machine whatever the window; past its close it says so, once
+                schedule = draining(c.schedule(), admission, schedule, now);
+                overrunSaid = !now.isBefore(admission.closes());
             }
             if (o.drainTimeoutSteps() > 0 && step >= o.drainTimeoutSteps()) {
                 outcome = Outcome.TIMED_OUT;
-                break;
+                continue;
             }
             if (o.waitCompletedTimeoutSteps() > 0
                     && step >= o.waitCompletedTimeoutSteps()
                     && !plan.with(DrainPlan.Action.WAIT_COMPLETED).isEmpty()) {
                 outcome = Outcome.WAIT_COMPLETED_TIMED_OUT;
-                break;
+                continue;
             }
             Map<String, SimPod> byKey =
                     node.stream().collect(Collectors.toMap(SimPod::key, s -> s, (a, b) -> a, LinkedHashMap::new));
@@ -500,12 +674,180 @@ class DrainModelPropertyTest {
                         .isEqualTo(previewWaits);
             }
         }
+        if (end != null) {
+            assertThat(restored)
+                    .as("spec.window: the maintenance ends by itself at the window's end, once its pre-uncordon hooks"
+                            + " are removed or time out")
+                    .isTrue();
+        }
+        if (outcome == Outcome.WINDOW_OVER) {
+            return; // ended by spec.window before the drain did: its stated end
+        }
         if (o.drainTimeoutSteps() == 0 && o.waitCompletedTimeoutSteps() == 0) {
             assertThat(outcome)
                     .as("without timeouts, a plan whose pods all complete or are evictable completes")
                     .isIn(Outcome.COMPLETE, Outcome.REFUSED);
         } else {
             assertThat(outcome).as("a plan with a timeout ends").isNotEqualTo(Outcome.NEVER_ENDED);
+        }
+    }
+
+    // ---- windows: spec.schedule (when the machine may start) and spec.window (when it ends by itself) ----
+
+    /**
+     * The instant the door admits the request (the machine's first step: lease, cordon), status.schedule then, and
+     * the close of the window it started in ({@code closes}; null without a schedule).
+     */
+    record Admission(Instant at, ScheduleStatus schedule, Instant closes) {}
+
+    /**
+     * The real door's looks at the request from its creation on: Scheduled while the oracle says the local time is
+     * outside the window, with the first instant it is inside as nextStart; admitted (the machine runs) only at an
+     * instant whose local time is inside, with windowCloses the first instant it is not (docs/node-maintenance.md,
+     * "What inside the window means").
+     */
+    static Admission admitted(ScheduleSpec spec) {
+        WindowOracle w = spec.window();
+        NodeMaintenance nm = DoorOnSchedule.maintenance(w);
+        Instant t = spec.created();
+        for (int looks = 0; looks < 3; looks++) {
+            DoorOnSchedule.Look look = DoorOnSchedule.firstLook(nm, t);
+            boolean inside = w.mayStart(t);
+            if (look instanceof DoorOnSchedule.Look.Admitted admitted) {
+                assertThat(inside)
+                        .as(
+                                "admitted at %s (%s local, %s): the machine cordons and drains at a local time"
+                                        + " outside the window",
+                                t, w.local(t), w.local(t).getDayOfWeek())
+                        .isTrue();
+                Instant closes = w.first(t, false);
+                assertThat(admitted.windowCloses())
+                        .as(
+                                "windowCloses: the first instant the local time leaves the window (%s local)",
+                                w.local(closes))
+                        .contains(closes);
+                return new Admission(
+                        t,
+                        new ScheduleStatus(
+                                null,
+                                NodeMaintenanceStatuses.text(closes),
+                                admitted.message().orElse(null)),
+                        closes);
+            }
+            assertThat(inside)
+                    .as(
+                            "Scheduled at %s (%s local, %s), inside the window",
+                            t, w.local(t), w.local(t).getDayOfWeek())
+                    .isFalse();
+            Instant opens = ((DoorOnSchedule.Look.Held) look).nextStart();
+            assertThat(opens)
+                    .as("nextStart: the first instant inside the window (%s local)", w.local(w.first(t, true)))
+                    .isEqualTo(w.first(t, true));
+            t = opens; // the reconciler looks again then: nothing is touched before
+        }
+        throw new AssertionError("not admitted at its nextStart: " + spec);
+    }
+
+    /**
+     * A reconcile of the maintenance still draining at {@code now}: the door runs the machine (a started maintenance
+     * is never stopped by its window); past the window's close it says so once, as a WindowOverrun Warning and
+     * status.schedule.message, and the drain goes on (docs/node-maintenance.md, "Scheduled start").
+     */
+    static ScheduleStatus draining(ScheduleSpec spec, Admission admission, ScheduleStatus prior, Instant now) {
+        DoorOnSchedule.Draining d =
+                DoorOnSchedule.draining(DoorOnSchedule.maintenance(spec.window()), admission.at(), prior, now);
+        assertThat(d.advances())
+                .as("a started maintenance goes on at %s whatever its window", now)
+                .isTrue();
+        assertThat(d.schedule().getWindowCloses())
+                .as("status.schedule.windowCloses stays the close of the window it started in")
+                .isEqualTo(NodeMaintenanceStatuses.text(admission.closes()));
+        List<String> overruns = d.events().stream()
+                .filter(e -> e.reason().equals(MaintenanceEvents.WINDOW_OVERRUN)
+                        && e.message().startsWith("the maintenance window closed at"))
+                .map(e -> (e.warning() ? "Warning " : "Normal ") + e.message())
+                .toList();
+        if (now.isBefore(admission.closes())) {
+            assertThat(overruns).as("no overrun said before the window closes").isEmpty();
+        } else {
+            assertThat(overruns)
+                    .as("a drain still running when its window closes says so once, as a Warning")
+                    .containsExactly("Warning the maintenance window closed at " + admission.closes()
+                            + " before the drain finished; the drain goes on (the node stays cordoned) until it"
+                            + " succeeds, fails or the NodeMaintenance is deleted");
+        }
+        return d.schedule();
+    }
+
+    /**
+     * spec.window on the real machine's decisions ({@link MachineEnds}: {@code MaintenanceStages.opening}, then the
+     * pre-uncordon hooks): before the window's end every call goes on (the drain may evict); from its end none does,
+     * the node stays cordoned while a pre-uncordon hook is on and younger than spec.hooks.timeout, and the first
+     * call after that restores the node. The oracle states it from the spec alone.
+     */
+    static final class EndModel {
+        final EndSpec spec;
+        final MaintenanceRequest request;
+        final Instant windowEnd;
+        final Instant hookRemoved;
+        final Duration hookTimeout;
+        MaintenanceState state;
+        Instant heldSince;
+
+        EndModel(EndSpec spec, DrainOptions options, Instant origin) {
+            this.spec = spec;
+            this.request = new MaintenanceRequest(
+                    "w1", "", Optional.of(STEP.multipliedBy(spec.windowSteps())), options, null, null, null);
+            this.windowEnd = origin.plus(STEP.multipliedBy(spec.windowSteps()));
+            this.hookRemoved = !spec.hook()
+                    ? Instant.MIN
+                    : spec.hookRemovedSteps() < 0
+                            ? Instant.MAX
+                            : windowEnd.plus(STEP.multipliedBy(spec.hookRemovedSteps()));
+            this.hookTimeout = STEP.multipliedBy(spec.hookTimeoutSteps());
+            this.state = MaintenanceState.initial().toBuilder()
+                    .phase(Phase.Running)
+                    .leaseAcquiredAt(origin)
+                    .cordonedAt(origin)
+                    .build();
+        }
+
+        /** Steps enough for the window, the hook's removal and its timeout. */
+        int lastStep() {
+            return spec.windowSteps() + Math.max(spec.hookRemovedSteps(), 0) + spec.hookTimeoutSteps() + 2;
+        }
+
+        MachineEnds.Call call(Instant now) {
+            boolean hookOn = now.isBefore(hookRemoved);
+            MaintenanceHooks.Hooks hooks =
+                    new MaintenanceHooks.Hooks(List.of(), hookOn ? List.of("upgrade-check") : List.of(), hookTimeout);
+            MachineEnds.Call call = MachineEnds.at(request.withHooks(hooks), state, now);
+            boolean over = !now.isBefore(windowEnd);
+            if (over && hookOn && heldSince == null) {
+                heldSince = now;
+            }
+            boolean holds = over && hookOn && now.isBefore(heldSince.plus(hookTimeout));
+            if (!over) {
+                assertThat(call)
+                        .as("before spec.window's end (%s) the machine goes on at %s", windowEnd, now)
+                        .isInstanceOf(MachineEnds.Call.GoesOn.class);
+            } else if (holds) {
+                assertThat(call)
+                        .as(
+                                "spec.window over at %s, a pre-uncordon hook on since %s (timeout %s): the node stays"
+                                        + " cordoned at %s",
+                                windowEnd, heldSince, hookTimeout, now)
+                        .isInstanceOf(MachineEnds.Call.HeldByHooks.class);
+                state = ((MachineEnds.Call.HeldByHooks) call).state();
+            } else {
+                assertThat(call)
+                        .as(
+                                "spec.window over at %s, no pre-uncordon hook holding (removed at %s, timeout %s"
+                                        + " from %s): the node is restored at %s",
+                                windowEnd, hookRemoved, hookTimeout, heldSince, now)
+                        .isInstanceOf(MachineEnds.Call.Restores.class);
+            }
+            return call;
         }
     }
 
