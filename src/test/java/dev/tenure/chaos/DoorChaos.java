@@ -97,7 +97,9 @@ final class DoorChaos {
     static final String AGENT = "chaos-door-operator";
     static final String LEASES = "tenure-system";
     static final String HOLDER = "tenure";
-    static final Duration CONVERGE_WITHIN = Duration.ofSeconds(90);
+    /** A bound only: a run takes 20-60 s, the longer on the loaded shared cores. */
+    static final Duration CONVERGE_WITHIN = Duration.ofSeconds(150);
+
     static final MaintenanceSettings SETTINGS = new MaintenanceSettings(
             LEASES,
             "node-",
