@@ -291,11 +291,22 @@ final class DoorChaos {
 
     private DoorChaos(long seed, EmulatedCluster cluster) {
         this.seed = seed;
-        this.rnd = new Random(seed);
+        this.rnd = new Random(mixed(seed));
         this.cluster = cluster;
         this.checker = cluster.client();
         this.cap = 2 + rnd.nextInt(2);
         this.zone = ZONES.get(rnd.nextInt(ZONES.size()));
+    }
+
+    /**
+     * The seed mixed (SplitMix64's finalizer) before it seeds the draws: {@link Random}'s first draws of neighbouring
+     * seeds (make chaos runs base, base + 1, …) are alike, and every run drew the same cap and time zone.
+     */
+    static long mixed(long seed) {
+        long z = seed + 0x9E3779B97F4A7C15L;
+        z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+        z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+        return z ^ (z >>> 31);
     }
 
     static void run(long seed) {
