@@ -59,6 +59,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>Invariants, checked on every run:
  * <ul>
  *   <li>every maintenance converges: Succeeded, or Failed with a reason, within a bound;</li>
+ *   <li>a Succeeded node is drained: nothing left on it but DaemonSet pods (and pods still terminating on a node
+ *   whose kubelet is down, which count as gone after the stale-node wait);</li>
  *   <li>no PodDisruptionBudget is ever violated (sampled every ~20 ms while the operator runs; a
  *   disruption lasts at least the 400 ms termination, so none slips between samples);</li>
  *   <li>after every maintenance has ended: no node cordoned, tainted, conditioned or annotated by Tenure,
@@ -71,6 +73,11 @@ import org.junit.jupiter.params.provider.MethodSource;
  * replacement is Ready — and the budget is checked as the upstream disruption controller counts it: the expected pods
  * are the owning ReplicaSets' replicas, not the pods that happen to exist, and only Ready pods are healthy. A living
  * run also checks that every workload has all its replicas Ready again at the end: the drains moved it, lost none.
+ *
+ * <p>These runs drive the machine with kubectl drain's options only. The third runs the NodeMaintenance door (the real
+ * reconciler in a JOSDK operator) under the same faults and restarts, with specs that use drain rules, the pod label,
+ * hooks with each {@code onTimeout}, a join, a queue cap above 1 and windows, and checks that each maintenance ends as
+ * its spec says, not merely that it ended ({@link DoorChaos}).
  *
  * <p>{@code -Dtenure.chaos.seed=N} replays the driver's decisions and fault draws; {@code -Dtenure.chaos.runs=N}.
  */
@@ -109,6 +116,14 @@ class MaintenanceChaosTest {
         System.out.println(
                 "MaintenanceChaosTest base seed " + BASE_SEED + " (replay: -Dtenure.chaos.seed=" + BASE_SEED + ")");
         return LongStream.range(0, RUNS).mapToObj(i -> BASE_SEED + i);
+    }
+
+    /**
+     * The door runs: half as many as the machine's (each runs every feature, the seed draws only the details), at
+     * least one; {@code make test} runs one, {@code make chaos} ten.
+     */
+    static Stream<Long> doorSeeds() {
+        return seeds().limit(Math.max(1, RUNS / 2));
     }
 
     /** A node's state before maintenance, as the admin left it. */
@@ -155,6 +170,17 @@ class MaintenanceChaosTest {
     @MethodSource("seeds")
     void onALivingClusterEveryDrainIsPacedByItsBudgetAndNoReplicaIsLost(long seed) throws Exception {
         run(seed, true);
+    }
+
+    /**
+     * The NodeMaintenance door under the same faults and restarts, with specs that use rules, pod labels, hooks,
+     * onTimeout, a join, a queue cap above 1 and windows; each maintenance checked against the end its spec states
+     * ({@link DoorChaos}).
+     */
+    @ParameterizedTest(name = "seed {0}")
+    @MethodSource("doorSeeds")
+    void throughTheDoorEveryMaintenanceEndsAsItsSpecSays(long seed) {
+        DoorChaos.run(seed);
     }
 
     private static void run(long seed, boolean living) throws Exception {
@@ -260,6 +286,7 @@ class MaintenanceChaosTest {
                     }
                 }
 
+                assertSucceededNodesDrained(checker, states, cluster, seed);
                 // End every maintenance (NodeMaintenance deleted), still under faults: end() throws and is retried.
                 for (String n : nodes) {
                     endWithRetries(operator, n);
@@ -299,6 +326,33 @@ class MaintenanceChaosTest {
                 assertEveryReplicaLivesOn(checker, states, seed);
             }
         }
+    }
+
+    /**
+     * Succeeded means drained (kubectl drain's options here: DaemonSet pods ignored, the rest evicted, unmanaged and
+     * emptyDir pods included): on each Succeeded node nothing is left but DaemonSet pods, and pods still terminating on
+     * a node whose kubelet went down (they count as gone after the stale-node wait). Each pod left is named.
+     */
+    private static void assertSucceededNodesDrained(
+            KubernetesClient client, Map<String, MaintenanceState> states, EmulatedCluster cluster, long seed) {
+        List<String> left = new ArrayList<>();
+        for (Pod p : client.pods().inAnyNamespace().list().getItems()) {
+            String node = p.getSpec().getNodeName();
+            MaintenanceState state = states.get(node);
+            if (state == null || state.phase() != Phase.Succeeded) {
+                continue;
+            }
+            boolean daemon = p.getMetadata().getOwnerReferences() != null
+                    && p.getMetadata().getOwnerReferences().stream().anyMatch(o -> "DaemonSet".equals(o.getKind()));
+            boolean strandedByKubelet = p.getMetadata().getDeletionTimestamp() != null && cluster.isKubeletDown(node);
+            if (!daemon && !strandedByKubelet) {
+                left.add(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName() + " on " + node
+                        + (p.getMetadata().getDeletionTimestamp() == null ? "" : " (terminating)"));
+            }
+        }
+        assertThat(left)
+                .as("pods left on nodes whose maintenance Succeeded (seed " + seed + ")")
+                .isEmpty();
     }
 
     /**

@@ -127,7 +127,7 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
      * server enforces its schema and CEL rules as kube-apiserver does (a spec the schema refuses is a 422, never a
      * stored object the rig's tests could mistake for one a cluster would hold).
      */
-    static void installCrd(KubernetesClient client) {
+    public static void installCrd(KubernetesClient client) {
         client.apiextensions()
                 .v1()
                 .customResourceDefinitions()
