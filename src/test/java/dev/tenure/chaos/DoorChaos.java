@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.MaintenanceOperatorRig;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
 import dev.tenure.maintenance.api.DrainBehavior;
@@ -238,6 +239,7 @@ final class DoorChaos {
                     metrics,
                     limits,
                     Map::of,
+                    new NodeCache(work),
                     WorkFence.alwaysOpen(),
                     clock,
                     QUEUE_LOOK);
