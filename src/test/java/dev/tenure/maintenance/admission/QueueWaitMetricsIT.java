@@ -8,6 +8,8 @@ import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.RecurringWindowSpec;
+import dev.tenure.maintenance.api.ScheduleSpec;
 import dev.tenure.maintenance.door.MaintenanceLifecycleIT;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
@@ -44,9 +46,13 @@ class QueueWaitMetricsIT {
     }
 
     Timer queue(String outcome) {
+        return stage("queue", outcome);
+    }
+
+    Timer stage(String stage, String outcome) {
         return rig.registry
                 .find("tenure.maintenance.stage.duration")
-                .tag("stage", "queue")
+                .tag("stage", stage)
                 .tag("outcome", outcome)
                 .timer();
     }
@@ -79,5 +85,41 @@ class QueueWaitMetricsIT {
         assertThat(queue("completed")).isNotNull();
         assertThat(queue("completed").count()).as("the first was never held").isEqualTo(1);
         assertThat(queue("completed").totalTime(TimeUnit.SECONDS)).isEqualTo(300.0);
+    }
+
+    /** The door's other wait: a request Scheduled for its window is timed from its first look to the window's opening. */
+    @Test
+    void aRequestScheduledForItsWindowIsTimedUntilTheWindowOpens() {
+        // 10:00 UTC: the window (every day, 10:30-11:30 UTC) opens in 1,800 s
+        MutableClock clock = new MutableClock(Instant.parse("2026-12-01T10:00:00Z"));
+        rig = MaintenanceOperatorRig.start(
+                EmulatedCluster.Options.forTests().clock(clock),
+                MaintenanceLifecycleIT.SETTINGS,
+                clock,
+                new MaintenanceLimits(OptionalInt.empty(), OptionalInt.empty()),
+                Duration.ofSeconds(1),
+                "w1");
+        NodeMaintenanceSpec spec = new NodeMaintenanceSpec("w1", "test windowed");
+        spec.setSchedule(new ScheduleSpec(null, new RecurringWindowSpec(null, "10:30", "11:30", "UTC")));
+        rig.client.resource(new NodeMaintenance("windowed", spec)).create();
+        await().atMost(Duration.ofSeconds(20)).until(() -> rig.phase("windowed") == Phase.Scheduled);
+        assertThat(stage("window_wait", "completed")).as("still waiting").isNull();
+
+        clock.advance(Duration.ofSeconds(1_800));
+        // the door's next look was timed on the clock's old reading (30 min away): a spec change looks again now
+        rig.client.resources(NodeMaintenance.class).withName("windowed").edit(nm -> {
+            nm.getSpec().setReason("test windowed, looked at again");
+            return nm;
+        });
+        await().atMost(Duration.ofSeconds(20))
+                .alias("windowed: " + rig.status("windowed").getPhase() + " "
+                        + rig.status("windowed").getLastError())
+                .until(() -> rig.phase("windowed") == Phase.Succeeded);
+
+        assertThat(stage("window_wait", "completed")).isNotNull();
+        assertThat(stage("window_wait", "completed").count()).isEqualTo(1);
+        assertThat(stage("window_wait", "completed").totalTime(TimeUnit.SECONDS))
+                .isEqualTo(1_800.0);
+        assertThat(queue("completed")).as("never held by a limit").isNull();
     }
 }
