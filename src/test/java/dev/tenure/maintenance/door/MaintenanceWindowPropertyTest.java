@@ -35,7 +35,6 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.Tuple;
 
 /**
  * A model of spec.schedule's recurring window over generated zones, windows and instants around clock changes, run
@@ -78,16 +77,8 @@ class MaintenanceWindowPropertyTest {
 
     @Provide
     Arbitrary<Case> cases() {
-        Arbitrary<LocalTime> time = Arbitraries.frequencyOf(
-                // around the hours clocks change at, in quarter hours
-                Tuple.of(
-                        3,
-                        Combinators.combine(Arbitraries.integers().between(0, 4), Arbitraries.of(0, 15, 30, 45))
-                                .as(LocalTime::of)),
-                Tuple.of(1, Arbitraries.integers().between(0, 24 * 60 - 1).map(m -> LocalTime.of(m / 60, m % 60))));
-        Arbitrary<Set<DayOfWeek>> days = Arbitraries.frequencyOf(
-                Tuple.of(1, Arbitraries.just(null)),
-                Tuple.of(3, Arbitraries.of(DayOfWeek.class).set().ofMinSize(1).ofMaxSize(7)));
+        Arbitrary<LocalTime> time = WindowOracle.windowTimes();
+        Arbitrary<Set<DayOfWeek>> days = WindowOracle.windowDays();
         return Arbitraries.of(WindowOracle.ZONES)
                 .map(ZoneId::of)
                 .flatMap(zone -> Combinators.combine(

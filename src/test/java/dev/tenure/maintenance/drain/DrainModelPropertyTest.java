@@ -194,15 +194,8 @@ class DrainModelPropertyTest {
      * every try, several times the cost of the drain itself.
      */
     static Arbitrary<ScheduleSpec> schedules() {
-        Arbitrary<LocalTime> time = Arbitraries.frequencyOf(
-                Tuple.of(
-                        3,
-                        Combinators.combine(Arbitraries.integers().between(0, 4), Arbitraries.of(0, 15, 30, 45))
-                                .as(LocalTime::of)),
-                Tuple.of(1, Arbitraries.integers().between(0, 24 * 60 - 1).map(m -> LocalTime.of(m / 60, m % 60))));
-        Arbitrary<Set<DayOfWeek>> days = Arbitraries.frequencyOf(
-                Tuple.of(1, Arbitraries.just(null)),
-                Tuple.of(3, Arbitraries.of(DayOfWeek.class).set().ofMinSize(1).ofMaxSize(7)));
+        Arbitrary<LocalTime> time = WindowOracle.windowTimes();
+        Arbitrary<Set<DayOfWeek>> days = WindowOracle.windowDays();
         Arbitrary<Placement> placement = Combinators.combine(
                         Arbitraries.of(true, false),
                         Arbitraries.frequencyOf(

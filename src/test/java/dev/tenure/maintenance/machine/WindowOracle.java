@@ -100,6 +100,23 @@ public record WindowOracle(ZoneId zone, Set<DayOfWeek> days, LocalTime start, Lo
         throw new AssertionError("the oracle found no " + (open ? "opening" : "closing") + " within " + SEARCH);
     }
 
+    /** A window's start or end: mostly around the hours clocks change at, in quarter hours; any minute otherwise. */
+    public static Arbitrary<LocalTime> windowTimes() {
+        return Arbitraries.frequencyOf(
+                Tuple.of(
+                        3,
+                        Combinators.combine(Arbitraries.integers().between(0, 4), Arbitraries.of(0, 15, 30, 45))
+                                .as(LocalTime::of)),
+                Tuple.of(1, Arbitraries.integers().between(0, 24 * 60 - 1).map(m -> LocalTime.of(m / 60, m % 60))));
+    }
+
+    /** A window's days: null (every day) or one to seven weekdays. */
+    public static Arbitrary<Set<DayOfWeek>> windowDays() {
+        return Arbitraries.frequencyOf(
+                Tuple.of(1, Arbitraries.just(null)),
+                Tuple.of(3, Arbitraries.of(DayOfWeek.class).set().ofMinSize(1).ofMaxSize(7)));
+    }
+
     /** An instant near one of the zone's clock changes (Apia's lost day among them), or anywhere in 2010-2030. */
     public static Arbitrary<Instant> near(ZoneId zone) {
         Arbitrary<Long> shift = Arbitraries.frequencyOf(
