@@ -234,6 +234,30 @@ public final class NodeMaintenanceAdmission {
         return new Admit(request, specChanged(nm), node, moved, announceMove, schedule);
     }
 
+    /**
+     * Why a NodeMaintenance refused for good is refused, when its status is not this reconciler's write (another
+     * client rewrote it, a backup restored it, or it dates from before this operator instance): what its spec alone
+     * refuses; else the reason the status gives (a refusal by the cluster, such as an unknown node, cannot be checked
+     * without a review); else that an earlier review refused it. It is not reviewed again: a refusal stays final until
+     * the spec is edited, whoever writes the status.
+     */
+    public static String whyRefused(NodeMaintenance nm) {
+        if (!nm.malformedFields().isEmpty()) {
+            return String.join("; ", nm.malformedFields());
+        }
+        try {
+            MaintenanceRequest.from(nm.getSpec(), nodeName(nm, Optional.empty()));
+        } catch (IllegalArgumentException e) {
+            return e.getMessage();
+        }
+        String said = nm.getStatus() == null ? null : nm.getStatus().getLastError();
+        return said == null || said.isBlank() ? REFUSED_EARLIER : said;
+    }
+
+    /** {@link #whyRefused} of a refusal the spec alone does not explain (the node, or another maintenance). */
+    public static final String REFUSED_EARLIER = "refused by an earlier review of this spec (the reason was in a status"
+            + " another client has since rewritten); edit the spec to have it reviewed again";
+
     /** What a request passed over in the queue says first: that it is out of the queue, and why. */
     public static final String BLOCKED_NOTE =
             "not in the queue: a limit of its own holds it, and the requests behind it go ahead: ";

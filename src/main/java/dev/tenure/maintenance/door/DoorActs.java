@@ -296,6 +296,7 @@ final class DoorActs {
     void writeStatus(NodeMaintenance nm, NodeMaintenanceStatus status) {
         String patch = "[{\"op\":\"add\",\"path\":\"/status\",\"value\":"
                 + client.getKubernetesSerialization().asJson(status) + "}]";
+        ownWrites.sending(nm.getMetadata().getName(), status);
         NodeMaintenance answer = client.resources(NodeMaintenance.class)
                 .withName(nm.getMetadata().getName())
                 .subresource("status")

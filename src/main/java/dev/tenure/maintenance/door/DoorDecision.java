@@ -33,6 +33,8 @@ public sealed interface DoorDecision {
      * @param hookAnnotations the annotations as the API server has them now, when the cached copy carries hooks
      *     (read on cleanup only, by a maintenance that holds its node)
      * @param now the reconciler's clock when the reconcile began
+     * @param statusOurs the status is this reconciler's own write ({@link OwnStatusWrites#wroteStatusOf}), else a
+     *     record only: another client's, a restored backup's, or one from before this operator instance
      */
     record Observed(
             NodeMaintenance nm,
@@ -42,7 +44,8 @@ public sealed interface DoorDecision {
             List<NodeMaintenance> sameNode,
             List<NodeMaintenance> cached,
             Map<String, String> hookAnnotations,
-            Instant now) {
+            Instant now,
+            boolean statusOurs) {
         NodeMaintenanceStatus prior() {
             return nm.getStatus();
         }
@@ -76,7 +79,10 @@ public sealed interface DoorDecision {
         Optional<Duration> look();
     }
 
-    /** Refused before it held its node and the spec not edited since: nothing to do, nothing read. */
+    /**
+     * Refused before it held its node and the spec not edited since, as this reconciler wrote it: nothing to do,
+     * nothing read.
+     */
     record Unchanged() implements DoorDecision {}
 
     /** Refused (spec, node, a maintenance ahead of it on the node): phase Failed. */

@@ -61,7 +61,19 @@ public final class DoorDecisions {
         NodeMaintenanceAdmission.Decision admission =
                 NodeMaintenanceAdmission.decide(nm, state, o.pinned(), o.view(), o.now(), rules.limits());
         if (admission instanceof NodeMaintenanceAdmission.Unchanged) {
-            return new DoorDecision.Unchanged();
+            if (o.statusOurs()) {
+                return new DoorDecision.Unchanged();
+            }
+            // refused for good, but the status is not ours: it stays refused (final until the spec is edited), and
+            // says why in this reconciler's words, not in whatever the foreign status says
+            String why = NodeMaintenanceAdmission.whyRefused(nm);
+            NodeMaintenanceStatus prior = o.prior();
+            return refuse(
+                    o,
+                    nodeName,
+                    new NodeMaintenanceAdmission.Refuse(why, !why.equals(prior.getLastError())),
+                    generation,
+                    rules);
         }
         if (admission instanceof NodeMaintenanceAdmission.Joined joined) {
             Optional<NodeMaintenance> owner = o.sameNode().stream()

@@ -148,7 +148,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
      */
     @Override
     public List<EventSource<?, NodeMaintenance>> prepareEventSources(EventSourceContext<NodeMaintenance> context) {
-        changes = NodeMaintenanceWakeUps.source(context);
+        changes = NodeMaintenanceWakeUps.source(context, ownWrites::foreign);
         return List.of(changes, new NodeSlotWakeUps(nodes, context.getPrimaryCache()));
     }
 
@@ -157,9 +157,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     public UpdateControl<NodeMaintenance> reconcile(NodeMaintenance nm, Context<NodeMaintenance> context) {
         try (WorkFence.Permit permit = fence.enter()) {
             OwnStatusWrites.Read read = asRead(nm, context);
-            DoorDecision.Observed observed = observe(read.nm(), context, false);
+            DoorDecision.Observed observed = observe(read, context, false);
             DoorDecision decision = DoorDecisions.decide(observed, rules);
-            return acts.reconcile(observed.nm(), read.statusOurs(), decision, observed.now());
+            return acts.reconcile(observed.nm(), observed.statusOurs(), decision, observed.now());
         }
     }
 
@@ -189,7 +189,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     @Override
     public DeleteControl cleanup(NodeMaintenance nm, Context<NodeMaintenance> context) {
         try (WorkFence.Permit permit = fence.enter()) {
-            DoorDecision.Observed observed = observe(asRead(nm, context).nm(), context, true);
+            DoorDecision.Observed observed = observe(asRead(nm, context), context, true);
             DeleteControl control = acts.cleanup(observed.nm(), DoorDecisions.cleanup(observed, rules));
             if (control.isRemoveFinalizer()) {
                 ownWrites.forget(nm.getMetadata().getName());
@@ -214,7 +214,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
      * yet admitted one cluster view, and on cleanup the primary cache and, for a maintenance that holds its node and
      * carries hooks, the hooks as the API server has them now.
      */
-    private DoorDecision.Observed observe(NodeMaintenance nm, Context<NodeMaintenance> context, boolean cleanup) {
+    private DoorDecision.Observed observe(
+            OwnStatusWrites.Read read, Context<NodeMaintenance> context, boolean cleanup) {
+        NodeMaintenance nm = read.nm();
         Instant now = clock.instant();
         MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
         NodeMaintenanceAdmission.Standing standing =
@@ -229,7 +231,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         Map<String, String> hooks = cleanup && state.holdsNode()
                 ? acts.hookAnnotations(nm)
                 : nm.getMetadata().getAnnotations();
-        return new DoorDecision.Observed(nm, state, standing, view, sameNode, cached, hooks, now);
+        return new DoorDecision.Observed(nm, state, standing, view, sameNode, cached, hooks, now, read.statusOurs());
     }
 
     /** The NodeMaintenances of {@code nodeName}, from the informer the queue and the shares are woken by. */

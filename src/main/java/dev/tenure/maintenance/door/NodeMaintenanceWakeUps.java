@@ -11,6 +11,7 @@ import io.javaoperatorsdk.operator.processing.event.source.informer.InformerEven
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Hooks are annotations, and an annotation edit does not change a resource's generation: JOSDK's generation-aware
@@ -20,13 +21,15 @@ import java.util.Set;
  * priority moves the queue, and the requests held Pending must look at once, not at their next poll. A second
  * informer of NodeMaintenances passes exactly those changes: a hook change to the maintenance it is on, a change
  * of the queue (and a delete) also to every request waiting for a slot. One informer for both, so the operator
- * keeps two watches of NodeMaintenances, not three; JOSDK's own secondary-to-primary mapping does the fan-out.
+ * keeps two watches of NodeMaintenances, not three; JOSDK's own secondary-to-primary mapping does the fan-out. A
+ * status edit is dropped by that filter too: one another client wrote wakes the maintenance it is on.
  */
 public final class NodeMaintenanceWakeUps {
 
     private NodeMaintenanceWakeUps() {}
 
-    static InformerEventSource<NodeMaintenance, NodeMaintenance> source(EventSourceContext<NodeMaintenance> context) {
+    static InformerEventSource<NodeMaintenance, NodeMaintenance> source(
+            EventSourceContext<NodeMaintenance> context, Predicate<NodeMaintenance> foreignStatus) {
         var cache = context.getPrimaryCache();
         InformerEventSourceConfiguration<NodeMaintenance> config = InformerEventSourceConfiguration.from(
                         NodeMaintenance.class, NodeMaintenance.class)
@@ -37,7 +40,8 @@ public final class NodeMaintenanceWakeUps {
                 .withOnUpdateFilter((now, before) -> MaintenanceHooks.changed(
                                 before.getMetadata().getAnnotations(),
                                 now.getMetadata().getAnnotations())
-                        || queueMoved(before, now))
+                        || queueMoved(before, now)
+                        || statusRewritten(before, now, foreignStatus))
                 .withOnDeleteFilter((nm, unknownState) -> true)
                 .build();
         InformerEventSource<NodeMaintenance, NodeMaintenance> source = new InformerEventSource<>(config, context);
@@ -72,6 +76,15 @@ public final class NodeMaintenanceWakeUps {
                 .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
                 .forEach(nm -> ids.add(ResourceID.fromResource(nm)));
         return ids;
+    }
+
+    /**
+     * A status another client wrote ({@link OwnStatusWrites#foreign}): the maintenance looks at once and writes its
+     * own record back, instead of leaving a foreign phase or reason in place until something else wakes it.
+     */
+    static boolean statusRewritten(
+            NodeMaintenance before, NodeMaintenance now, Predicate<NodeMaintenance> foreignStatus) {
+        return !java.util.Objects.equals(before.getStatus(), now.getStatus()) && foreignStatus.test(now);
     }
 
     /**

@@ -26,6 +26,11 @@ public final class OwnStatusWrites {
     private final Map<String, Written> byName = new ConcurrentHashMap<>();
     /** The status of each NodeMaintenance as this reconciler last wrote it (kept until the resource is gone). */
     private final Map<String, NodeMaintenanceStatus> lastWritten = new ConcurrentHashMap<>();
+    /**
+     * The status each NodeMaintenance's write in flight sends: the watch may deliver the write before its answer
+     * returns, and that delivery is this reconciler's own, not a foreign write ({@link #foreign}).
+     */
+    private final Map<String, NodeMaintenanceStatus> sending = new ConcurrentHashMap<>();
 
     private final KubernetesSerialization json;
 
@@ -70,6 +75,24 @@ public final class OwnStatusWrites {
                 || status.equals(lastWritten.get(read.getMetadata().getName()));
     }
 
+    /**
+     * Whether {@code read} carries a status another client wrote: neither the one this reconciler last wrote nor the
+     * one it is writing. Such a write wakes the NodeMaintenance ({@link NodeMaintenanceWakeUps}), which then writes
+     * its own status back (re-derived when a step runs): a status edit changes no generation, so JOSDK's filter
+     * drops it, and a maintenance that nothing else wakes (a refused one) would keep the foreign record for good.
+     */
+    boolean foreign(NodeMaintenance read) {
+        NodeMaintenanceStatus status = read.getStatus();
+        return status != null
+                && !status.equals(lastWritten.get(read.getMetadata().getName()))
+                && !status.equals(sending.get(read.getMetadata().getName()));
+    }
+
+    /** A status write of {@code status} to {@code name} is about to be sent. */
+    void sending(String name, NodeMaintenanceStatus status) {
+        sending.put(name, status);
+    }
+
     /** A status read that a machine step started from and left as it was: this reconciler stands by it. */
     void stoodBy(String name, NodeMaintenanceStatus status) {
         lastWritten.put(name, status);
@@ -77,6 +100,7 @@ public final class OwnStatusWrites {
 
     /** A status write of {@code from} (the version the reconcile decided from) was answered with {@code answer}. */
     void wrote(NodeMaintenance from, NodeMaintenance answer) {
+        sending.remove(from.getMetadata().getName());
         if (answer != null && answer.getStatus() != null) {
             lastWritten.put(answer.getMetadata().getName(), answer.getStatus());
         }
@@ -98,6 +122,7 @@ public final class OwnStatusWrites {
     void forget(String name) {
         byName.remove(name);
         lastWritten.remove(name);
+        sending.remove(name);
     }
 
     /** How many NodeMaintenances this remembers writes of (for tests: the memory ends). */

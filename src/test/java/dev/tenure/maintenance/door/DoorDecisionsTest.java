@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.maintenance.admission.MaintenanceLimits;
 import dev.tenure.maintenance.admission.NodeMaintenanceAdmission;
+import dev.tenure.maintenance.api.HooksSpec;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
@@ -28,6 +29,7 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -122,7 +124,7 @@ class DoorDecisionsTest {
                                                 .equals(o.getStatus().getNodeName()))))
                 .toList();
         return new DoorDecision.Observed(
-                nm, state, standing, view, sameNode, all, nm.getMetadata().getAnnotations(), NOW);
+                nm, state, standing, view, sameNode, all, nm.getMetadata().getAnnotations(), NOW, true);
     }
 
     static Stream<Arguments> reconciles() {
@@ -308,6 +310,69 @@ class DoorDecisionsTest {
     void decidesOnceWhatAReconcileDoes(
             String name, DoorDecisions.Rules rules, DoorDecision.Observed o, Consumer<DoorDecision> expected) {
         expected.accept(DoorDecisions.decide(o, rules));
+    }
+
+    /** {@code o} with a status this reconciler did not write (another client's, a backup's, an earlier instance's). */
+    static DoorDecision.Observed foreign(DoorDecision.Observed o) {
+        return new DoorDecision.Observed(
+                o.nm(),
+                o.state(),
+                o.standing(),
+                o.view(),
+                o.sameNode(),
+                o.cached(),
+                o.hookAnnotations(),
+                o.now(),
+                false);
+    }
+
+    /** Refused for good, its status saying {@code lastError} (null: none). */
+    static NodeMaintenance refusedForGood(Consumer<NodeMaintenanceSpec> spec, String lastError) {
+        return withStatus(nm("m", "w1", spec), st -> {
+            st.setPhase(Phase.Failed);
+            st.setObservedGeneration(1L);
+            st.setLastError(lastError);
+        });
+    }
+
+    @Test
+    void aRefusalStaysFinalAndANotOwnStatusIsWrittenBackWithItsReason() {
+        Consumer<NodeMaintenanceSpec> zeroTimeout = s -> s.setHooks(new HooksSpec("0s"));
+        assertThat(DoorDecisions.decide(observed(refusedForGood(zeroTimeout, ""), Optional.empty(), List.of()), RULES))
+                .as("our own refusal: nothing read, nothing written")
+                .isInstanceOf(DoorDecision.Unchanged.class);
+
+        assertThat(DoorDecisions.decide(
+                        foreign(observed(refusedForGood(zeroTimeout, ""), Optional.empty(), List.of())), RULES))
+                .as("a foreign status without the reason: the spec's refusal written back, said again")
+                .isInstanceOfSatisfying(DoorDecision.Refuse.class, r -> {
+                    assertThat(r.status().getPhase()).isEqualTo(Phase.Failed);
+                    assertThat(r.status().getLastError()).startsWith("spec.hooks.timeout: must be more than 0");
+                    assertThat(r.events()).extracting(Event::reason).containsExactly(MaintenanceEvents.FAILED);
+                });
+        assertThat(DoorDecisions.decide(
+                        foreign(observed(
+                                refusedForGood(zeroTimeout, "restored from backup"), Optional.empty(), List.of())),
+                        RULES))
+                .as("a foreign reason the spec contradicts is replaced")
+                .isInstanceOfSatisfying(
+                        DoorDecision.Refuse.class,
+                        r -> assertThat(r.status().getLastError()).startsWith("spec.hooks.timeout"));
+        assertThat(DoorDecisions.decide(
+                        foreign(observed(refusedForGood(s -> {}, "node w1 not found"), Optional.empty(), List.of())),
+                        RULES))
+                .as("a refusal by the cluster (after a restart): still final, its reason kept, said once")
+                .isInstanceOfSatisfying(DoorDecision.Refuse.class, r -> {
+                    assertThat(r.status().getPhase()).isEqualTo(Phase.Failed);
+                    assertThat(r.status().getLastError()).isEqualTo("node w1 not found");
+                    assertThat(r.events()).isEmpty();
+                });
+        assertThat(DoorDecisions.decide(
+                        foreign(observed(refusedForGood(s -> {}, ""), Optional.empty(), List.of())), RULES))
+                .as("no reason left to keep: not admitted, and said why")
+                .isInstanceOfSatisfying(
+                        DoorDecision.Refuse.class,
+                        r -> assertThat(r.status().getLastError()).isEqualTo(NodeMaintenanceAdmission.REFUSED_EARLIER));
     }
 
     static Stream<Arguments> cleanups() {

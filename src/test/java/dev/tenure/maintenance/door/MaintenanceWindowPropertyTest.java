@@ -195,6 +195,7 @@ class MaintenanceWindowPropertyTest {
                 List.of(nm),
                 List.of(nm),
                 nm.getMetadata().getAnnotations(),
-                now);
+                now,
+                true);
     }
 }

@@ -63,4 +63,31 @@ class OwnStatusWritesTest {
         NodeMaintenance read = version("10", Phase.Running);
         assertThat(writes.freshest(read)).isSameAs(read);
     }
+
+    @Test
+    void aStatusIsForeignWhenItIsNeitherTheLastWrittenNorTheOneBeingSent() {
+        NodeMaintenance none = version("9", Phase.Running);
+        none.setStatus(null);
+        assertThat(writes.foreign(none)).as("no status: nothing to correct").isFalse();
+        assertThat(writes.foreign(version("9", Phase.Running)))
+                .as("a status from before this operator instance, or another client's")
+                .isTrue();
+
+        NodeMaintenance sent = version("10", Phase.Succeeded);
+        writes.sending("m1", sent.getStatus());
+        assertThat(writes.foreign(version("11", Phase.Succeeded)))
+                .as("the watch delivers the write before its answer returns: ours")
+                .isFalse();
+
+        writes.wrote(version("10", Phase.Running), version("11", Phase.Succeeded));
+        assertThat(writes.foreign(version("11", Phase.Succeeded))).isFalse();
+        assertThat(writes.foreign(version("12", Phase.Failed)))
+                .as("another client's write after ours")
+                .isTrue();
+
+        writes.stoodBy("m1", version("12", Phase.Failed).getStatus());
+        assertThat(writes.foreign(version("12", Phase.Failed)))
+                .as("a foreign status a step checked and kept is ours from then on")
+                .isFalse();
+    }
 }

@@ -293,4 +293,34 @@ class WorldOverRecordIT {
         client().resources(NodeMaintenance.class).withName("fs").delete();
         await().atMost(WAIT).until(() -> get("fs") == null);
     }
+
+    @Test
+    void aForeignStatusThatDropsTheReasonOfARefusalIsWrittenBackAtOnce() {
+        cluster().seed().node("fr-1").role("worker").create();
+        NodeMaintenanceSpec spec = new NodeMaintenanceSpec("fr-1", "test fr");
+        spec.setHooks(new dev.tenure.maintenance.api.HooksSpec("0s")); // admitted by the schema, refused by the door
+        client().resource(new NodeMaintenance("fr", spec)).create();
+        await().atMost(WAIT).until(() -> {
+            NodeMaintenance read = get("fr");
+            return read != null
+                    && read.getStatus() != null
+                    && read.getStatus().getPhase() == Phase.Failed
+                    && String.valueOf(read.getStatus().getLastError()).contains("spec.hooks.timeout");
+        });
+
+        // another client keeps the phase and wipes the reason: nothing else changes, so no requeue, hook or queue
+        // change would wake the maintenance; only the foreign status write itself can
+        client().resources(NodeMaintenance.class)
+                .withName("fr")
+                .subresource("status")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"lastError\":\"\",\"conditions\":[]}}");
+
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(get("fr").getStatus().getLastError())
+                        .as("the refusal named again in status, not the foreign write kept")
+                        .contains("spec.hooks.timeout"));
+        assertThat(get("fr").getStatus().getPhase()).isEqualTo(Phase.Failed);
+        client().resources(NodeMaintenance.class).withName("fr").delete();
+        await().atMost(WAIT).until(() -> get("fr") == null);
+    }
 }
