@@ -266,13 +266,8 @@ public record MaintenanceLimits(
         return labels == null ? Optional.empty() : Optional.ofNullable(labels.get(key));
     }
 
-    /** How a control-plane budget hold begins (the webhook's warning words it apart from a full cap). */
+    /** How a control-plane budget hold begins. */
     public static final String CONTROL_PLANE_BUDGET = "control-plane budget";
-
-    /** Whether {@code hold} (one of {@link #refusals}' messages) is a limit of the request's own, not the cap. */
-    public static boolean ownHold(String hold) {
-        return hold.startsWith(CONTROL_PLANE_BUDGET) || hold.startsWith(PER_TOPOLOGY_SETTING);
-    }
 
     /**
      * The control-plane budget's word on {@code node}: empty when it is no control-plane node or enough of them stay

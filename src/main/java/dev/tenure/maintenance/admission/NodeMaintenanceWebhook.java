@@ -80,7 +80,7 @@ public class NodeMaintenanceWebhook {
             return badRequest(null, "the AdmissionReview carries no request");
         }
         if (operator.is(request.getUserInfo())) {
-            return answer(request.getUid(), List.of(), List.of(), List.of());
+            return answer(request.getUid(), List.of(), List.of(), List.of(), List.of());
         }
         String operation = request.getOperation();
         try {
@@ -91,7 +91,7 @@ public class NodeMaintenanceWebhook {
             List<String> errors = verdict.refusals();
             // Only a valid request is worth a SubjectAccessReview per right.
             List<String> refusals = errors.isEmpty() ? refusals(request, json) : List.of();
-            return answer(request.getUid(), errors, refusals, verdict.holds());
+            return answer(request.getUid(), errors, refusals, verdict.holds(), verdict.ownHolds());
         } catch (RuntimeException e) {
             return badRequest(
                     request.getUid(),
@@ -116,9 +116,14 @@ public class NodeMaintenanceWebhook {
         NodeMaintenance old = json.convertValue(request.getOldObject(), NodeMaintenance.class);
         String nodeName = NodeMaintenanceValidator.nodeOf(old);
         if (nodeName == null) {
-            return answer(request.getUid(), List.of(), List.of(), List.of());
+            return answer(request.getUid(), List.of(), List.of(), List.of(), List.of());
         }
-        return answer(request.getUid(), List.of(), authorizer.endRefusals(request.getUserInfo(), nodeName), List.of());
+        return answer(
+                request.getUid(),
+                List.of(),
+                authorizer.endRefusals(request.getUserInfo(), nodeName),
+                List.of(),
+                List.of());
     }
 
     static AdmissionResponse badRequest(String uid, String message) {
@@ -137,13 +142,16 @@ public class NodeMaintenanceWebhook {
     /**
      * The answer to a review: {@code errors} (the rules) deny it as Invalid (422), else {@code refusals} (the user's
      * rights) as Forbidden (403); {@code holds} (the operator-wide limits, full now) admit it with a warning, which
-     * kubectl prints: the NodeMaintenance waits Pending in the fair queue and starts when a slot frees and it is first.
+     * kubectl prints: the NodeMaintenance waits Pending in the fair queue and starts when a slot frees and it is first;
+     * those of {@code holds} that are also in {@code ownHolds} (its topology domain's cap, the control-plane budget)
+     * are worded apart: a free slot does not lift them, and the queue passes the request over meanwhile.
      */
-    static AdmissionResponse answer(String uid, List<String> errors, List<String> refusals, List<String> holds) {
+    static AdmissionResponse answer(
+            String uid, List<String> errors, List<String> refusals, List<String> holds, List<String> ownHolds) {
         var response = new AdmissionResponseBuilder().withUid(uid).withAllowed(errors.isEmpty() && refusals.isEmpty());
         if (errors.isEmpty() && refusals.isEmpty() && !holds.isEmpty()) {
             response.withWarnings(holds.stream()
-                    .map(hold -> MaintenanceLimits.ownHold(hold)
+                    .map(hold -> ownHolds.contains(hold)
                             ? "waits Pending until its own limit allows it (the queue passes it over meanwhile): "
                                     + hold
                             : "held in the queue until a slot frees: " + hold)

@@ -17,7 +17,7 @@ class NodeMaintenanceWebhookTest {
 
     @Test
     void aFullLimitAdmitsTheRequestWithAWarningSoItQueues() {
-        AdmissionResponse answer = NodeMaintenanceWebhook.answer("u-1", List.of(), List.of(), List.of(HOLD));
+        AdmissionResponse answer = NodeMaintenanceWebhook.answer("u-1", List.of(), List.of(), List.of(HOLD), List.of());
         assertThat(answer.getAllowed()).isTrue();
         assertThat(answer.getUid()).isEqualTo("u-1");
         assertThat(answer.getStatus()).isNull();
@@ -37,11 +37,12 @@ class NodeMaintenanceWebhookTest {
                         List.of(),
                         java.util.Set.of())
                 .orElseThrow();
-        AdmissionResponse answer = NodeMaintenanceWebhook.answer("u-4", List.of(), List.of(), List.of(budget));
+        AdmissionResponse answer =
+                NodeMaintenanceWebhook.answer("u-4", List.of(), List.of(), List.of(HOLD, budget), List.of(budget));
         assertThat(answer.getAllowed()).isTrue();
-        assertThat(answer.getWarnings())
-                .singleElement()
-                .asString()
+        assertThat(answer.getWarnings()).hasSize(2);
+        assertThat(answer.getWarnings().get(0)).isEqualTo("held in the queue until a slot frees: " + HOLD);
+        assertThat(answer.getWarnings().get(1))
                 .startsWith("waits Pending until its own limit allows it (the queue passes it over meanwhile): "
                         + "control-plane budget: node cp1 is a control-plane node")
                 .doesNotContain("until a slot frees");
@@ -50,7 +51,7 @@ class NodeMaintenanceWebhookTest {
     @Test
     void aBrokenRuleIsDeniedAsInvalidAndNoHoldIsMentioned() {
         AdmissionResponse answer = NodeMaintenanceWebhook.answer(
-                "u-2", List.of("spec.nodeName: node \"ghost\" not found"), List.of(), List.of(HOLD));
+                "u-2", List.of("spec.nodeName: node \"ghost\" not found"), List.of(), List.of(HOLD), List.of());
         assertThat(answer.getAllowed()).isFalse();
         assertThat(answer.getStatus().getCode()).isEqualTo(422);
         assertThat(answer.getStatus().getMessage()).isEqualTo("spec.nodeName: node \"ghost\" not found");
@@ -59,8 +60,8 @@ class NodeMaintenanceWebhookTest {
 
     @Test
     void aMissingRightIsDeniedAsForbidden() {
-        AdmissionResponse answer =
-                NodeMaintenanceWebhook.answer("u-3", List.of(), List.of("user mallory cannot patch nodes"), List.of());
+        AdmissionResponse answer = NodeMaintenanceWebhook.answer(
+                "u-3", List.of(), List.of("user mallory cannot patch nodes"), List.of(), List.of());
         assertThat(answer.getAllowed()).isFalse();
         assertThat(answer.getStatus().getCode()).isEqualTo(403);
         assertThat(answer.getStatus().getReason()).isEqualTo("Forbidden");
@@ -68,7 +69,7 @@ class NodeMaintenanceWebhookTest {
 
     @Test
     void aValidRequestWithRoomIsAdmittedWithoutWarnings() {
-        AdmissionResponse answer = NodeMaintenanceWebhook.answer("u-4", List.of(), List.of(), List.of());
+        AdmissionResponse answer = NodeMaintenanceWebhook.answer("u-4", List.of(), List.of(), List.of(), List.of());
         assertThat(answer.getAllowed()).isTrue();
         assertThat(answer.getWarnings()).isNullOrEmpty();
     }
