@@ -200,9 +200,19 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     /**
      * The NodeMaintenance to decide from: JOSDK hands over a copy made by serializing the cached object, and what was
-     * malformed is noted on that one; and the informer's cache may not have this reconciler's last status write yet.
+     * malformed is noted on that one; and the informer's cache may not have this reconciler's last status write yet,
+     * or another client's status write that woke this reconcile (then it is read from the API server).
      */
     private OwnStatusWrites.Read asRead(NodeMaintenance nm, Context<NodeMaintenance> context) {
+        if (ownWrites.readFresh(nm.getMetadata().getName())) {
+            // woken by another client's status write, which the primary cache may not have yet
+            NodeMaintenance fresh = client.resources(NodeMaintenance.class)
+                    .withName(nm.getMetadata().getName())
+                    .get();
+            if (fresh != null) {
+                return ownWrites.read(fresh);
+            }
+        }
         context.getPrimaryCache()
                 .get(io.javaoperatorsdk.operator.processing.event.ResourceID.fromResource(nm))
                 .ifPresent(read -> NodeMaintenance.carryMalformedFields(read, nm));

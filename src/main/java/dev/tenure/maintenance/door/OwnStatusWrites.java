@@ -31,6 +31,12 @@ public final class OwnStatusWrites {
      * returns, and that delivery is this reconciler's own, not a foreign write ({@link #foreign}).
      */
     private final Map<String, NodeMaintenanceStatus> sending = new ConcurrentHashMap<>();
+    /**
+     * The NodeMaintenances a foreign status write was seen on ({@link #foreign}) whose next reconcile has not read
+     * them yet: the wake-up comes from the second informer, and the primary cache the reconcile is handed may not
+     * have that write yet (two watches, in no order), so that reconcile reads the resource from the API server.
+     */
+    private final Set<String> foreignSeen = ConcurrentHashMap.newKeySet();
 
     private final KubernetesSerialization json;
 
@@ -80,12 +86,24 @@ public final class OwnStatusWrites {
      * one it is writing. Such a write wakes the NodeMaintenance ({@link NodeMaintenanceWakeUps}), which then writes
      * its own status back (re-derived when a step runs): a status edit changes no generation, so JOSDK's filter
      * drops it, and a maintenance that nothing else wakes (a refused one) would keep the foreign record for good.
+     * Remembered until {@link #readFresh}.
      */
     boolean foreign(NodeMaintenance read) {
+        String name = read.getMetadata().getName();
         NodeMaintenanceStatus status = read.getStatus();
-        return status != null
-                && !status.equals(lastWritten.get(read.getMetadata().getName()))
-                && !status.equals(sending.get(read.getMetadata().getName()));
+        boolean foreign = status != null && !status.equals(lastWritten.get(name)) && !status.equals(sending.get(name));
+        if (foreign) {
+            foreignSeen.add(name);
+        }
+        return foreign;
+    }
+
+    /**
+     * Whether a foreign status write was seen on {@code name} since its last reconcile began: that reconcile then
+     * decides from the resource as the API server has it, not from a cache that may not show the write yet.
+     */
+    boolean readFresh(String name) {
+        return foreignSeen.remove(name);
     }
 
     /** A status write of {@code status} to {@code name} is about to be sent. */
@@ -123,6 +141,7 @@ public final class OwnStatusWrites {
         byName.remove(name);
         lastWritten.remove(name);
         sending.remove(name);
+        foreignSeen.remove(name);
     }
 
     /** How many NodeMaintenances this remembers writes of (for tests: the memory ends). */

@@ -85,6 +85,15 @@ class OwnStatusWritesTest {
                 .as("another client's write after ours")
                 .isTrue();
 
+        assertThat(writes.readFresh("m1"))
+                .as("a foreign write seen: the reconcile it wakes reads from the API server, once")
+                .isTrue();
+        assertThat(writes.readFresh("m1")).isFalse();
+        assertThat(writes.foreign(version("11", Phase.Succeeded))).isFalse();
+        assertThat(writes.readFresh("m1"))
+                .as("our own write seen: the cache will do")
+                .isFalse();
+
         writes.stoodBy("m1", version("12", Phase.Failed).getStatus());
         assertThat(writes.foreign(version("12", Phase.Failed)))
                 .as("a foreign status a step checked and kept is ours from then on")

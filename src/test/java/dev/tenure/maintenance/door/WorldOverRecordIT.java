@@ -323,4 +323,60 @@ class WorldOverRecordIT {
         client().resources(NodeMaintenance.class).withName("fr").delete();
         await().atMost(WAIT).until(() -> get("fr") == null);
     }
+
+    @Test
+    void aForeignStatusThatSaysARefusedMaintenanceRunsIsReviewedAndRefusedAgain() {
+        client().resource(new NodeMaintenance("fg", new NodeMaintenanceSpec("ghost-fg", "test fg")))
+                .create();
+        await().atMost(WAIT).until(() -> phaseOf("fg") == Phase.Failed);
+
+        // another client says it runs, drained half: no lease, no node, nothing of it was ever done
+        client().resources(NodeMaintenance.class)
+                .withName("fg")
+                .subresource("status")
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"status\":{\"phase\":\"Running\",\"lastError\":\"\",\"drainProgress\":50,"
+                                + "\"conditions\":[{\"type\":\"Drained\",\"status\":\"True\",\"reason\":\"Restored\","
+                                + "\"lastTransitionTime\":\"2001-01-01T00:00:00Z\",\"message\":\"foreign\"}]}}");
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            NodeMaintenanceStatus status = get("fg").getStatus();
+            assertThat(status.getPhase()).isEqualTo(Phase.Failed);
+            assertThat(status.getLastError()).contains("ghost-fg").contains("not found");
+        });
+        assertThat(client().leases().inAnyNamespace().list().getItems())
+                .as("no node lease taken for a maintenance the status alone said was running")
+                .noneMatch(l -> l.getMetadata().getName().endsWith("ghost-fg"));
+        client().resources(NodeMaintenance.class).withName("fg").delete();
+        await().atMost(WAIT).until(() -> get("fg") == null);
+    }
+
+    @Test
+    void aForeignStatusThatPinsARefusedMaintenanceToANodeIsRefusedAgain() {
+        cluster().seed().node("fp-1").role("worker").create();
+        cluster().seed().node("fp-2").role("worker").create();
+        NodeMaintenanceSpec spec = new NodeMaintenanceSpec("fp-1", "test fp");
+        spec.setHooks(new dev.tenure.maintenance.api.HooksSpec("1.5ns"));
+        client().resource(new NodeMaintenance("fp", spec)).create();
+        await().atMost(WAIT).until(() -> phaseOf("fp") == Phase.Failed);
+
+        client().resources(NodeMaintenance.class)
+                .withName("fp")
+                .subresource("status")
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"status\":{\"phase\":\"Failed\",\"lastError\":\"\",\"nodeName\":\"fp-2\","
+                                + "\"drainProgress\":100,\"conditions\":[]}}");
+
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () -> assertThat(get("fp").getStatus().getLastError()).contains("spec.hooks.timeout"));
+        Node other = client().nodes().withName("fp-2").get();
+        assertThat(other.getSpec().getUnschedulable())
+                .as("the node the foreign status named")
+                .isNotEqualTo(true);
+        client().resources(NodeMaintenance.class).withName("fp").delete();
+        await().atMost(WAIT).until(() -> get("fp") == null);
+    }
 }
