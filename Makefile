@@ -57,8 +57,10 @@ OPERATOR_CHAOS_TRIALS ?= 200
 OPERATOR_KILL_TRIALS ?= 1000
 # DrainModelPropertyTest: generated drain plans (make test runs 10,000, pom.xml, jqwik.tries.default).
 DRAIN_MODEL_TRIES ?= 200000
-chaos: ## Long chaos run (seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials, OPERATOR_KILL_TRIALS kill trials, DRAIN_MODEL_TRIES drain model cases)
-	$(MVN) verify -Dtest='*Chaos*,DrainModelPropertyTest' -Djqwik.tries.default=$(DRAIN_MODEL_TRIES) -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dtenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS) -Dtenure.chaos.operator.kill.trials=$(OPERATOR_KILL_TRIALS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true
+# DrainModelOnClusterIT: the same plans on the emulated cluster, one cluster each (make test runs 32).
+DRAIN_MODEL_CLUSTER_TRIES ?= 500
+chaos: ## Long chaos run (seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials, OPERATOR_KILL_TRIALS kill trials, DRAIN_MODEL_TRIES drain model cases, DRAIN_MODEL_CLUSTER_TRIES of them on the cluster)
+	$(MVN) verify -Dtest='*Chaos*,DrainModelPropertyTest,DrainModelOnClusterIT' -Djqwik.tries.default=$(DRAIN_MODEL_TRIES) -Dtenure.drain-model.cluster.tries=$(DRAIN_MODEL_CLUSTER_TRIES) -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dtenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS) -Dtenure.chaos.operator.kill.trials=$(OPERATOR_KILL_TRIALS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true
 
 bundle: ## OLM bundle, catalog, plain manifests (VERSION=x.y.z OPERATOR_DIGEST=sha256:… [BUNDLE_DIGEST=sha256:…] cuts a release)
 	@OPERATOR_DIGEST=$(OPERATOR_DIGEST) BUNDLE_DIGEST=$(BUNDLE_DIGEST) bin/release $(VERSION)

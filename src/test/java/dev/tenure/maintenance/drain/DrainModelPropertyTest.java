@@ -1,12 +1,20 @@
 package dev.tenure.maintenance.drain;
 
+import static dev.tenure.maintenance.drain.DrainModel.STEP;
+import static dev.tenure.maintenance.drain.DrainModel.judge;
+import static dev.tenure.maintenance.drain.DrainModel.refuses;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.tenure.maintenance.api.DrainBehavior;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.api.ScheduleStatus;
 import dev.tenure.maintenance.door.DoorOnSchedule;
+import dev.tenure.maintenance.drain.DrainModel.Fate;
+import dev.tenure.maintenance.drain.DrainModel.Judged;
+import dev.tenure.maintenance.drain.DrainModel.Kind;
+import dev.tenure.maintenance.drain.DrainModel.OptionSpec;
+import dev.tenure.maintenance.drain.DrainModel.PodSpec;
+import dev.tenure.maintenance.drain.DrainModel.RuleSpec;
 import dev.tenure.maintenance.machine.MachineEnds;
 import dev.tenure.maintenance.machine.MaintenanceEvents;
 import dev.tenure.maintenance.machine.MaintenanceHooks;
@@ -17,7 +25,6 @@ import dev.tenure.maintenance.machine.WindowOracle;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
-import io.fabric8.kubernetes.api.model.PodBuilder;
 import java.time.DayOfWeek;
 import java.time.Duration;
 import java.time.Instant;
@@ -43,7 +50,8 @@ import net.jqwik.api.Provide;
 import net.jqwik.api.Tuple;
 
 /**
- * A model over generated drain plans: nodes with pods of every kind, rules, labels and options, drained step by step
+ * A model over generated drain plans ({@link DrainModel}'s generators and oracle): nodes with pods of every kind,
+ * rules, labels and options, drained step by step
  * by the real planner ({@link DrainPlan}, {@link PodFilters}, {@link DrainRules}, {@link DrainWaves}) against a
  * simulated node (evictions succeed or are refused by a budget model, evicted pods go after a few steps, pods
  * complete at their own times), each step checked against an oracle that states the drain semantics independently
@@ -65,44 +73,8 @@ import net.jqwik.api.Tuple;
 class DrainModelPropertyTest {
 
     static final Instant T0 = Instant.parse("2026-01-01T00:00:00Z");
-    static final Duration STEP = Duration.ofSeconds(5);
     /** Every pod in the model completes or goes within this many steps; a plan without timeouts must end by then. */
     static final int MAX_STEPS = 400;
-
-    enum Kind {
-        ORDINARY, // ReplicaSet
-        JOB,
-        DAEMONSET, // its DaemonSet exists: never completes, never goes
-        ORPHAN_DAEMONSET, // its DaemonSet is gone: an ordinary pod then, which may end
-        MIRROR, // kubelet's mirror of a static pod, annotated
-        STATIC, // a mirror pod owned by its Node, as kubelet writes it
-        COMPLETED, // phase Succeeded from the start
-        TERMINATING, // deletionTimestamp set from the start
-        UNMANAGED, // no controller
-        EMPTYDIR // ReplicaSet, with an emptyDir volume
-    }
-
-    /** One generated pod. {@code completesAt}: the step its containers finish (DaemonSet and mirror pods never). */
-    record PodSpec(
-            Kind kind,
-            String app,
-            String drainLabel,
-            int priorityChoice,
-            int budget,
-            int completesAt,
-            int terminationSteps,
-            String orderAnnotation) {}
-
-    record RuleSpec(String app, DrainBehavior behavior, Integer order) {}
-
-    record OptionSpec(
-            boolean ignoreDaemonSets,
-            boolean deleteEmptyDirData,
-            boolean force,
-            boolean disableEviction,
-            boolean skipWait,
-            int drainTimeoutSteps,
-            int waitCompletedTimeoutSteps) {}
 
     /**
      * spec.schedule's recurring window ({@code window}, startAt unset) and when the NodeMaintenance is created
@@ -133,55 +105,13 @@ class DrainModelPropertyTest {
             ScheduleSpec schedule,
             EndSpec end) {}
 
-    static final String[] LABELS = {
-        null,
-        null,
-        null,
-        "skip",
-        "SKIP",
-        "Skip",
-        "wait-completed",
-        "WAIT-COMPLETED",
-        "Wait-Completed",
-        "WaitCompleted",
-        "yes",
-        ""
-    };
-
     @Provide
     Arbitrary<Case> cases() {
-        Arbitrary<PodSpec> pod = Combinators.combine(
-                        Arbitraries.frequencyOf(
-                                Tuple.of(6, Arbitraries.just(Kind.ORDINARY)), Tuple.of(10, Arbitraries.of(Kind.class))),
-                        Arbitraries.of("a", "b", "c"),
-                        Arbitraries.of(LABELS),
-                        Arbitraries.integers().between(0, 6),
-                        Arbitraries.integers().between(0, 2),
-                        Arbitraries.integers().between(1, 40),
-                        Arbitraries.integers().between(1, 3),
-                        Arbitraries.of("-9", "5", "x").injectNull(0.7))
-                .as(PodSpec::new);
-        Arbitrary<RuleSpec> rule = Arbitraries.of(DrainBehavior.class)
-                .flatMap(b -> Arbitraries.of("a", "b", "c")
-                        .injectNull(0.3)
-                        .flatMap(app -> (b == DrainBehavior.Drain
-                                        ? Arbitraries.integers().between(-2, 3).injectNull(0.3)
-                                        : Arbitraries.just((Integer) null))
-                                .map(order -> new RuleSpec(app, b, order))));
-        Arbitrary<OptionSpec> options = Combinators.combine(
-                        Arbitraries.integers().between(0, 9).map(i -> i > 0),
-                        Arbitraries.integers().between(0, 3).map(i -> i > 0),
-                        Arbitraries.integers().between(0, 3).map(i -> i > 0),
-                        Arbitraries.integers().between(0, 4).map(i -> i == 0),
-                        Arbitraries.integers().between(0, 2).map(i -> i == 0),
-                        Arbitraries.of(0, 0, 6, 60),
-                        Arbitraries.of(0, 0, 10))
-                .as(OptionSpec::new);
         return Combinators.combine(
-                        pod.list().ofMinSize(1).ofMaxSize(8),
-                        rule.list().ofMaxSize(3),
-                        options,
-                        Arbitraries.integers().between(1, 2).list().ofSize(2),
+                        DrainModel.pods().list().ofMinSize(1).ofMaxSize(8),
+                        DrainModel.rules(),
+                        DrainModel.options(),
+                        DrainModel.budgetLimits(),
                         schedules().injectNull(0.5),
                         ends().injectNull(0.6))
                 .as(Case::new);
@@ -260,69 +190,6 @@ class DrainModelPropertyTest {
                 .as(EndSpec::new);
     }
 
-    // ---- the oracle: the drain semantics, stated apart from the planner ----
-
-    enum Fate {
-        UNTOUCHED, // DaemonSet (its DaemonSet exists) or mirror pod: never evicted, never waited for
-        SKIP,
-        WAIT_COMPLETED,
-        DRAIN
-    }
-
-    record Judged(Fate fate, int wave) {}
-
-    static Judged judge(PodSpec p, List<RuleSpec> rules, OptionSpec o) {
-        if (p.kind() == Kind.MIRROR || p.kind() == Kind.STATIC) {
-            return new Judged(Fate.UNTOUCHED, 0);
-        }
-        if (p.kind() == Kind.DAEMONSET) {
-            return new Judged(Fate.UNTOUCHED, 0);
-        }
-        String label = p.drainLabel() == null ? null : p.drainLabel().toLowerCase(Locale.ROOT);
-        if ("skip".equals(label)) {
-            return new Judged(Fate.SKIP, 0);
-        }
-        if ("wait-completed".equals(label) || "waitcompleted".equals(label)) { // Cluster API: the hyphen optional
-            return new Judged(Fate.WAIT_COMPLETED, 0);
-        }
-        for (RuleSpec r : rules) {
-            if (r.app() == null || r.app().equals(p.app())) {
-                return switch (r.behavior()) {
-                    case Skip -> new Judged(Fate.SKIP, 0);
-                    case WaitCompleted -> new Judged(Fate.WAIT_COMPLETED, 0);
-                    case Drain -> new Judged(Fate.DRAIN, r.order() != null ? r.order() : defaultWave(p));
-                };
-            }
-        }
-        return new Judged(Fate.DRAIN, defaultWave(p));
-    }
-
-    /** kubectl's one wave, system-cluster-critical after, system-node-critical and DaemonSet pods last. */
-    static int defaultWave(PodSpec p) {
-        if (p.kind() == Kind.ORPHAN_DAEMONSET || p.priorityChoice() == 6) {
-            return DrainRules.LAST;
-        }
-        return p.priorityChoice() == 5 ? DrainRules.CLUSTER_CRITICAL : 0;
-    }
-
-    /** kubectl's refusing filters, rules applied after the DaemonSet and mirror filters. */
-    static boolean refuses(PodSpec p, Judged j, OptionSpec o) {
-        boolean finished = p.kind() == Kind.COMPLETED;
-        if (p.kind() == Kind.DAEMONSET) {
-            return !o.ignoreDaemonSets();
-        }
-        if (p.kind() == Kind.ORPHAN_DAEMONSET && !o.force()) {
-            return true;
-        }
-        if (j.fate() != Fate.DRAIN) {
-            return false;
-        }
-        if (!finished && p.kind() == Kind.EMPTYDIR && !o.deleteEmptyDirData()) {
-            return true;
-        }
-        return !finished && p.kind() == Kind.UNMANAGED && !o.force();
-    }
-
     // ---- the simulated node ----
 
     static final class SimPod {
@@ -364,97 +231,14 @@ class DrainModelPropertyTest {
         }
 
         private Pod build() {
-            PodBuilder b = new PodBuilder()
-                    .withNewMetadata()
-                    .withNamespace("ns")
-                    .withName(name)
-                    .withUid("uid-" + name)
-                    .addToLabels("app", spec.app())
-                    .endMetadata()
-                    .withNewSpec()
-                    .withNodeName("n1")
-                    .endSpec()
-                    .withNewStatus()
-                    .withPhase(completed ? "Succeeded" : "Running")
-                    .addNewCondition()
-                    .withType("Ready")
-                    .withStatus(completed || terminatingSince != null ? "False" : "True")
-                    .endCondition()
-                    .endStatus();
-            if (spec.budget() > 0) {
-                b.editMetadata().addToLabels("budget", "b" + spec.budget()).endMetadata();
-            }
-            if (spec.drainLabel() != null) {
-                b.editMetadata()
-                        .addToLabels(DrainRules.SKIP_LABEL, spec.drainLabel())
-                        .endMetadata();
-            }
-            if (spec.orderAnnotation() != null) {
-                b.editMetadata()
-                        .addToAnnotations(DrainRules.ORDER_ANNOTATION, spec.orderAnnotation())
-                        .endMetadata();
-            }
-            switch (spec.priorityChoice()) {
-                case 1 -> b.editSpec().withPriority(-5).endSpec();
-                case 2 -> b.editSpec().withPriority(0).endSpec();
-                case 3 -> b.editSpec().withPriority(100).endSpec();
-                case 4 -> b.editSpec().withPriority(1_000_000_000).endSpec();
-                case 5 ->
-                    b.editSpec()
-                            .withPriority(2_000_000_000)
-                            .withPriorityClassName("system-cluster-critical")
-                            .endSpec();
-                case 6 ->
-                    b.editSpec()
-                            .withPriority(2_000_001_000)
-                            .withPriorityClassName("system-node-critical")
-                            .endSpec();
-                default -> {}
-            }
-            switch (spec.kind()) {
-                case ORDINARY, COMPLETED, TERMINATING -> owner(b, "ReplicaSet", "rs-" + spec.app());
-                case EMPTYDIR ->
-                    owner(b, "ReplicaSet", "rs-" + spec.app())
-                            .editSpec()
-                            .addNewVolume()
-                            .withName("scratch")
-                            .withNewEmptyDir()
-                            .endEmptyDir()
-                            .endVolume()
-                            .endSpec();
-                case JOB -> owner(b, "Job", "job-" + spec.app());
-                case DAEMONSET -> owner(b, "DaemonSet", "ds");
-                case ORPHAN_DAEMONSET -> owner(b, "DaemonSet", "gone-ds");
-                case MIRROR ->
-                    b.editMetadata()
-                            .addToAnnotations(PodFilters.MIRROR_ANNOTATION, "hash")
-                            .endMetadata();
-                case STATIC ->
-                    owner(b, "Node", "n1")
-                            .editMetadata()
-                            .addToAnnotations(PodFilters.MIRROR_ANNOTATION, "hash")
-                            .endMetadata();
-                case UNMANAGED -> {}
-            }
-            if (terminatingSince != null) {
-                b.editMetadata()
-                        .withDeletionTimestamp(
-                                origin.plus(STEP.multipliedBy(terminatingSince)).toString())
-                        .endMetadata();
-            }
-            return b.build();
-        }
-
-        private static PodBuilder owner(PodBuilder b, String kind, String name) {
-            return b.editMetadata()
-                    .addNewOwnerReference()
-                    .withApiVersion("v1")
-                    .withKind(kind)
-                    .withName(name)
-                    .withUid("owner-" + name)
-                    .withController(true)
-                    .endOwnerReference()
-                    .endMetadata();
+            return DrainModel.pod(
+                    spec,
+                    "ns",
+                    name,
+                    "uid-" + name,
+                    "n1",
+                    completed,
+                    terminatingSince == null ? null : origin.plus(STEP.multipliedBy(terminatingSince)));
         }
     }
 
