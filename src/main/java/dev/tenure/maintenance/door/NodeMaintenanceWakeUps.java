@@ -37,11 +37,7 @@ public final class NodeMaintenanceWakeUps {
                 .withSecondaryToPrimaryMapper(nm -> wakes(nm, cache.list().toList()))
                 // a new request may stand ahead of those waiting (a higher priority): they look at their place
                 .withOnAddFilter(NodeMaintenanceValidator::waitsForASlot)
-                .withOnUpdateFilter((now, before) -> MaintenanceHooks.changed(
-                                before.getMetadata().getAnnotations(),
-                                now.getMetadata().getAnnotations())
-                        || queueMoved(before, now)
-                        || statusRewritten(before, now, foreignStatus))
+                .withOnUpdateFilter((now, before) -> passes(before, now, foreignStatus))
                 .withOnDeleteFilter((nm, unknownState) -> true)
                 .build();
         InformerEventSource<NodeMaintenance, NodeMaintenance> source = new InformerEventSource<>(config, context);
@@ -76,6 +72,18 @@ public final class NodeMaintenanceWakeUps {
                 .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
                 .forEach(nm -> ids.add(ResourceID.fromResource(nm)));
         return ids;
+    }
+
+    /**
+     * Whether an update wakes anyone: a foreign status write, a hook change, a move of the queue. The foreign write is
+     * looked at first, whatever else passes: it must be noted ({@link OwnStatusWrites#foreign}) so that the reconcile
+     * it wakes reads past the primary cache, which may not have it yet.
+     */
+    static boolean passes(NodeMaintenance before, NodeMaintenance now, Predicate<NodeMaintenance> foreignStatus) {
+        return statusRewritten(before, now, foreignStatus)
+                || MaintenanceHooks.changed(
+                        before.getMetadata().getAnnotations(), now.getMetadata().getAnnotations())
+                || queueMoved(before, now);
     }
 
     /**

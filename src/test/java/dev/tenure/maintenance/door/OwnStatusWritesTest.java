@@ -99,4 +99,21 @@ class OwnStatusWritesTest {
                 .as("a foreign status a step checked and kept is ours from then on")
                 .isFalse();
     }
+
+    @Test
+    void aForeignWriteThatAlsoMovesTheQueueIsNotedForAFreshRead() {
+        writes.wrote(version("10", Phase.Running), version("11", Phase.Failed));
+        NodeMaintenance ours = version("11", Phase.Failed);
+        NodeMaintenance foreign = version("12", Phase.Pending); // the phase moved: it wakes the queue as well
+
+        assertThat(NodeMaintenanceWakeUps.passes(ours, foreign, writes::foreign))
+                .isTrue();
+        assertThat(writes.readFresh("m1"))
+                .as("noted whatever else woke it: the primary cache may still show our own write")
+                .isTrue();
+        assertThat(NodeMaintenanceWakeUps.passes(version("11", Phase.Failed), ours, writes::foreign))
+                .as("our own write, unchanged: wakes nobody")
+                .isFalse();
+        assertThat(writes.readFresh("m1")).isFalse();
+    }
 }

@@ -368,6 +368,17 @@ class WorldOverRecordIT {
                         PatchContext.of(PatchType.JSON_MERGE),
                         "{\"status\":{\"phase\":\"Failed\",\"lastError\":\"\",\"nodeName\":\"fp-2\","
                                 + "\"drainProgress\":100,\"conditions\":[]}}");
+        await().atMost(WAIT)
+                .untilAsserted(
+                        () -> assertThat(get("fp").getStatus().getLastError()).contains("spec.hooks.timeout"));
+        // and a node name no node can have (253 characters): the refusal is still written back
+        String longNode = "n" + "0123456789abcdef".repeat(16).substring(0, 252);
+        client().resources(NodeMaintenance.class)
+                .withName("fp")
+                .subresource("status")
+                .patch(
+                        PatchContext.of(PatchType.JSON_MERGE),
+                        "{\"status\":{\"phase\":\"Pending\",\"lastError\":\"\",\"nodeName\":\"" + longNode + "\"}}");
 
         await().atMost(WAIT)
                 .untilAsserted(
