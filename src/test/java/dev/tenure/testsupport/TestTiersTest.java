@@ -87,6 +87,44 @@ class TestTiersTest {
                         TestTiersTest.class.getSimpleName());
     }
 
+    /**
+     * {@code make test-fast} leaves out what its tests do not need: Quarkus's code generation (it writes nothing here)
+     * and Error Prone, and runs the property tests at fewer tries. {@code make test} keeps all of it: Error Prone, every
+     * Quarkus step and the pom's tries.
+     */
+    @Test
+    void theFastTierSkipsOnlyWhatItsTestsDoNotNeed() throws IOException {
+        assertThat(recipe("test-fast"))
+                .contains(
+                        "-DexcludedGroups=e2e,chaos",
+                        "-Dsurefire.excludesFile=src/test/fast-tier-excludes.txt",
+                        "-Dquarkus.generate-code.skip=true",
+                        "-Djqwik.tries.default=$(FAST_TRIES)")
+                .doesNotContain("-Perrorprone");
+        assertThat(recipe("test")).contains("-Perrorprone").doesNotContain(".skip", "jqwik.tries");
+    }
+
+    /** Maven's JVM, and Error Prone's forked javac, compile with the client JIT: half the CPU of the default. */
+    @Test
+    void theBuildJvmsStopAtTheClientJit() throws IOException {
+        assertThat(Files.readString(Path.of(".mvn", "jvm.config"))).contains("-XX:TieredStopAtLevel=1");
+        assertThat(Files.readString(Path.of("pom.xml"))).contains("<arg>-J-XX:TieredStopAtLevel=1</arg>");
+    }
+
+    /** The commands of a Makefile target, its recipe lines joined. */
+    private static String recipe(String target) throws IOException {
+        List<String> lines = Files.readAllLines(Path.of("Makefile"));
+        int start = lines.indexOf(lines.stream()
+                .filter(l -> l.startsWith(target + ":"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no target " + target + " in the Makefile")));
+        StringBuilder commands = new StringBuilder();
+        for (int i = start + 1; i < lines.size() && lines.get(i).startsWith("\t"); i++) {
+            commands.append(lines.get(i)).append('\n');
+        }
+        return commands.toString();
+    }
+
     private record TestClass(Path path, String name, String source) {}
 
     private static Stream<TestClass> testClasses() throws IOException {
