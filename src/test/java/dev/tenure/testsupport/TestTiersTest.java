@@ -29,6 +29,10 @@ class TestTiersTest {
     private static final Pattern SHARES_THE_JVM = Pattern.compile(
             "^@(Quarkus(Main|Integration)?Test|QuarkusTestResource|TestProfile)\\b|System\\.(setProperty|clearProperty|setProperties)\\(",
             Pattern.MULTILINE);
+    /** Starts a process: a JVM of the previous release, kubectl, a script, Prometheus. */
+    private static final Pattern STARTS_A_PROCESS =
+            Pattern.compile("\\bPreviousRelease\\b|\\bProcessBuilder\\b|Runtime\\.getRuntime\\(\\)\\.exec\\(");
+
     private static final Pattern CHAOS = Pattern.compile("^@(Chaos|Tag\\(\"chaos\"\\))\\s*$", Pattern.MULTILINE);
 
     @Test
@@ -66,6 +70,24 @@ class TestTiersTest {
         assertThat(shared)
                 .as("@SecondLane classes that start the Quarkus application or set a system property: they would"
                         + " share it with the class running beside them (SecondLane's javadoc)")
+                .isEmpty();
+    }
+
+    /**
+     * A process the class starts has time bounds of its own and no share of the lane's lock: beside a busy first lane
+     * {@code UpgradeIT}'s previous release took 33 s to start, lost its lease to a starved renewal and missed its
+     * first 60 s stage (docs/development.md, "Where the time goes"). Such a class runs on the first lane.
+     */
+    @Test
+    void noSecondLaneClassStartsAProcess() throws IOException {
+        List<String> starting = testClasses()
+                .filter(f -> SECOND_LANE.matcher(f.source).find())
+                .filter(f -> STARTS_A_PROCESS.matcher(f.source).find())
+                .map(f -> f.name)
+                .toList();
+        assertThat(starting)
+                .as(
+                        "@SecondLane classes that start a process (a JVM, kubectl, a script): they belong on the first lane")
                 .isEmpty();
     }
 
