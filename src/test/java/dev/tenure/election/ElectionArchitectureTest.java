@@ -5,8 +5,6 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import com.tngtech.archunit.core.domain.JavaCall;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.properties.HasName;
-import com.tngtech.archunit.core.importer.ClassFileImporter;
-import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
 import dev.tenure.MainClasses;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,9 +66,7 @@ class ElectionArchitectureTest {
      */
     @Test
     void noProductionCodeRunsAnElectorAllOnItsLoopThread() {
-        JavaClasses production = new ClassFileImporter()
-                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
-                .importPackages("dev.tenure");
+        JavaClasses production = MainClasses.all();
         ArchRule rule = noClasses()
                 .should()
                 .callMethodWhere(

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * classes that mostly wait on real time (lease periods, kubelet reports, pod terminations, fault schedules) and use
  * little CPU, so that the waits of one overlap the work of another (docs/development.md, "Where the time goes"). Not
  * for a class that starts a JVM or an application, or computes, with time bounds of its own: beside a busy first lane
- * it misses them ({@code UpgradeIT}'s child JVM did).
+ * it misses them ({@code UpgradeIT}'s child JVM did; {@code TestTiersTest} fails a class here that starts a process).
  *
  * <p>They share one lock: no two of them run at once (the first lane, done with its own classes, waits for the
  * second rather than start another of these beside it), and a class's methods run one after another (without the
@@ -25,8 +25,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * <p>Only for a class that owns everything it touches: its own emulated clusters or in-memory stores, its own
  * operator instances. Never a {@code @QuarkusTest} (one application per JVM, started on the first lane), nor a class
  * that writes what the whole JVM shares: system properties ({@code TestTiersTest} checks both), a global metrics
- * registry, or one that counts threads or Vert.x instances (the test of {@code EmulatedClusterTest} that does takes
- * this lock).
+ * registry, or one that counts the JVM's threads or Vert.x instances (the test of {@code EmulatedClusterTest} that
+ * judges its cluster's Vert.x judges only the instances it started, and takes this lock).
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

@@ -29,6 +29,10 @@ class TestTiersTest {
     private static final Pattern SHARES_THE_JVM = Pattern.compile(
             "^@(Quarkus(Main|Integration)?Test|QuarkusTestResource|TestProfile)\\b|System\\.(setProperty|clearProperty|setProperties)\\(",
             Pattern.MULTILINE);
+    /** Starts a process: a JVM of the previous release, kubectl, a script, Prometheus. */
+    private static final Pattern STARTS_A_PROCESS =
+            Pattern.compile("\\bPreviousRelease\\b|\\bProcessBuilder\\b|Runtime\\.getRuntime\\(\\)\\.exec\\(");
+
     private static final Pattern CHAOS = Pattern.compile("^@(Chaos|Tag\\(\"chaos\"\\))\\s*$", Pattern.MULTILINE);
 
     @Test
@@ -69,6 +73,24 @@ class TestTiersTest {
                 .isEmpty();
     }
 
+    /**
+     * A process the class starts has time bounds of its own and no share of the lane's lock: beside a busy first lane
+     * {@code UpgradeIT}'s previous release took 33 s to start, lost its lease to a starved renewal and missed its
+     * first 60 s stage (docs/development.md, "Where the time goes"). Such a class runs on the first lane.
+     */
+    @Test
+    void noSecondLaneClassStartsAProcess() throws IOException {
+        List<String> starting = testClasses()
+                .filter(f -> SECOND_LANE.matcher(f.source).find())
+                .filter(f -> STARTS_A_PROCESS.matcher(f.source).find())
+                .map(f -> f.name)
+                .toList();
+        assertThat(starting)
+                .as(
+                        "@SecondLane classes that start a process (a JVM, kubectl, a script): they belong on the first lane")
+                .isEmpty();
+    }
+
     @Test
     void theScanSeesTheSecondLane() throws IOException {
         assertThat(testClasses()
@@ -85,6 +107,44 @@ class TestTiersTest {
                         "EmulatedClusterTest",
                         "LeaseElectionChaosTest",
                         TestTiersTest.class.getSimpleName());
+    }
+
+    /**
+     * {@code make test-fast} leaves out what its tests do not need: Quarkus's code generation (it writes nothing here)
+     * and Error Prone, and runs the property tests at fewer tries. {@code make test} keeps all of it: Error Prone, every
+     * Quarkus step and the pom's tries.
+     */
+    @Test
+    void theFastTierSkipsOnlyWhatItsTestsDoNotNeed() throws IOException {
+        assertThat(recipe("test-fast"))
+                .contains(
+                        "-DexcludedGroups=e2e,chaos",
+                        "-Dsurefire.excludesFile=src/test/fast-tier-excludes.txt",
+                        "-Dquarkus.generate-code.skip=true",
+                        "-Djqwik.tries.default=$(FAST_TRIES)")
+                .doesNotContain("-Perrorprone");
+        assertThat(recipe("test")).contains("-Perrorprone").doesNotContain(".skip", "jqwik.tries");
+    }
+
+    /** Maven's JVM, and Error Prone's forked javac, compile with the client JIT: half the CPU of the default. */
+    @Test
+    void theBuildJvmsStopAtTheClientJit() throws IOException {
+        assertThat(Files.readString(Path.of(".mvn", "jvm.config"))).contains("-XX:TieredStopAtLevel=1");
+        assertThat(Files.readString(Path.of("pom.xml"))).contains("<arg>-J-XX:TieredStopAtLevel=1</arg>");
+    }
+
+    /** The commands of a Makefile target, its recipe lines joined. */
+    private static String recipe(String target) throws IOException {
+        List<String> lines = Files.readAllLines(Path.of("Makefile"));
+        int start = lines.indexOf(lines.stream()
+                .filter(l -> l.startsWith(target + ":"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no target " + target + " in the Makefile")));
+        StringBuilder commands = new StringBuilder();
+        for (int i = start + 1; i < lines.size() && lines.get(i).startsWith("\t"); i++) {
+            commands.append(lines.get(i)).append('\n');
+        }
+        return commands.toString();
     }
 
     private record TestClass(Path path, String name, String source) {}
