@@ -385,7 +385,12 @@ public final class NodeMaintenanceValidator {
         return nm.getSpec() != null && Boolean.TRUE.equals(nm.getSpec().getPreview()) && !started(nm);
     }
 
-    /** Holds its node, or waits for its lease: admitted by a reconcile already. */
+    /**
+     * Holds its node, or waits for its lease: admitted by a reconcile already. That includes a request admitted whose
+     * first step failed (say the node lease's create answered 500): Pending again, but pinned to its node
+     * (status.nodeName, which only an admission writes, joiners aside) and retried with no second look at the limits,
+     * so it keeps its slot: counted by every request, ahead of it in the queue or not.
+     */
     public static boolean started(NodeMaintenance nm) {
         NodeMaintenanceStatus st = nm.getStatus();
         if (st == null || st.getPhase() == null) {
@@ -394,6 +399,7 @@ public final class NodeMaintenanceValidator {
         return switch (st.getPhase()) {
             case Waiting, Running, Succeeded -> true;
             case Failed -> holdsNode(st);
+            case Pending -> st.getNodeName() != null && !st.getNodeName().isBlank() && st.getJoinedTo() == null;
             default -> false;
         };
     }

@@ -398,4 +398,29 @@ class MaintenanceLimitsTest {
                 .as("x2 is 2nd, behind x1")
                 .isEqualTo(2);
     }
+
+    @Test
+    void aRequestAdmittedWhoseFirstStepFailedKeepsItsSlotForTheRequestsAheadOfIt() {
+        // x1 and x2 were admitted (cap 2) before a1 (higher priority, created later) was seen; their first step
+        // failed (the node lease's create answered 500): Pending again, pinned to their nodes, retried without a
+        // second look at the limits. a1, ahead of both in the queue, must still find the cap full.
+        NodeMaintenance x1 = request("x1-job", "x1", 0, Phase.Pending);
+        x1.getStatus().setNodeName("x1");
+        x1.getStatus().setLastError("taking lease tenure-system/node-x1: HTTP 500");
+        NodeMaintenance x2 = request("x2-job", "x2", 1, Phase.Pending);
+        x2.getStatus().setNodeName("x2");
+        NodeMaintenance a1 = request("a1-job", "a1", 2, null);
+        a1.getSpec().setPriority(10);
+
+        assertThat(review(a1, TWO_AND_ONE_PER_ZONE, x1, x2, a1).holds())
+                .as("two admitted requests behind it in the queue: the cap of 2 is full")
+                .singleElement()
+                .asString()
+                .startsWith("tenure.maintenance.max-nodes-in-maintenance: ");
+
+        NodeMaintenance queued = request("x2-job", "x2", 1, Phase.Pending); // never admitted: no nodeName
+        assertThat(review(a1, TWO_AND_ONE_PER_ZONE, x1, queued, a1).holds())
+                .as("a request only queued behind it takes no slot from it")
+                .isEmpty();
+    }
 }
