@@ -36,7 +36,12 @@ final class DrainModel {
         COMPLETED, // phase Succeeded from the start
         TERMINATING, // deletionTimestamp set from the start
         UNMANAGED, // no controller
-        EMPTYDIR // ReplicaSet, with an emptyDir volume
+        EMPTYDIR; // ReplicaSet, with an emptyDir volume
+
+        /** A DaemonSet or mirror pod: it never completes and never goes, on the simulated node or the cluster. */
+        boolean neverEnds() {
+            return this == DAEMONSET || this == MIRROR || this == STATIC;
+        }
     }
 
     /** One generated pod. {@code completesAt}: the step its containers finish (DaemonSet and mirror pods never). */

@@ -182,7 +182,7 @@ class DrainModelOnClusterIT {
         }
 
         boolean neverEnds() {
-            return spec.kind() == Kind.DAEMONSET || spec.kind() == Kind.MIRROR || spec.kind() == Kind.STATIC;
+            return spec.kind().neverEnds();
         }
 
         String key() {

@@ -214,7 +214,7 @@ class DrainModelPropertyTest {
         }
 
         boolean neverEnds() {
-            return spec.kind() == Kind.DAEMONSET || spec.kind() == Kind.MIRROR || spec.kind() == Kind.STATIC;
+            return spec.kind().neverEnds();
         }
 
         String key() {
