@@ -59,6 +59,18 @@ public final class NodeCache {
         }
     }
 
+    /** A subscription's handler for a user that only reads the cache (the admission caches): it hears nothing. */
+    public static final ResourceEventHandler<Node> NO_EVENTS = new ResourceEventHandler<>() {
+        @Override
+        public void onAdd(Node node) {}
+
+        @Override
+        public void onUpdate(Node old, Node updated) {}
+
+        @Override
+        public void onDelete(Node node, boolean deletedFinalStateUnknown) {}
+    };
+
     /**
      * Adds {@code handler} to the shared informer, starting it first when nobody uses it yet. A handler added to a
      * running informer is told of every cached Node as an add, so a late user misses nothing.

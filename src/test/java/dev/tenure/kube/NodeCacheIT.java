@@ -6,8 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
-import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,24 +31,13 @@ class NodeCacheIT {
         cluster.close();
     }
 
-    static final ResourceEventHandler<Node> NOTHING = new ResourceEventHandler<>() {
-        @Override
-        public void onAdd(Node obj) {}
-
-        @Override
-        public void onUpdate(Node oldObj, Node newObj) {}
-
-        @Override
-        public void onDelete(Node obj, boolean deletedFinalStateUnknown) {}
-    };
-
     static final Predicate<ApiRequest> LIST_NODES = ApiRequest.verb("list").and(ApiRequest.resource("nodes"));
 
     @Test
     void aFirstListAnsweredTryAgainIsRetried() {
         cluster.faults().failNext(2, LIST_NODES, 409);
         NodeCache cache = new NodeCache(cluster.client());
-        try (NodeCache.Subscription s = cache.open(NOTHING)) {
+        try (NodeCache.Subscription s = cache.open(NodeCache.NO_EVENTS)) {
             assertThat(s.informer().getStore().list())
                     .extracting(n -> n.getMetadata().getName())
                     .containsExactly("c1");
@@ -61,7 +48,7 @@ class NodeCacheIT {
     void aFirstListRefusedForGoodFailsTheStartAndLeavesNothingRunning() {
         cluster.faults().failNext(1, LIST_NODES, 403);
         NodeCache cache = new NodeCache(cluster.client());
-        assertThatThrownBy(() -> cache.open(NOTHING)).isInstanceOf(RuntimeException.class);
+        assertThatThrownBy(() -> cache.open(NodeCache.NO_EVENTS)).isInstanceOf(RuntimeException.class);
         assertThat(cache.informer()).isEmpty();
     }
 }

@@ -4,7 +4,6 @@ import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.HashSet;
 import java.util.List;
@@ -32,17 +31,6 @@ import java.util.function.Function;
  */
 public final class AdmissionCaches implements AutoCloseable {
 
-    private static final ResourceEventHandler<Node> NO_EVENTS = new ResourceEventHandler<>() {
-        @Override
-        public void onAdd(Node node) {}
-
-        @Override
-        public void onUpdate(Node old, Node updated) {}
-
-        @Override
-        public void onDelete(Node node, boolean deletedFinalStateUnknown) {}
-    };
-
     private final KubernetesClient client;
     private final NodeCache nodeCache;
     private NodeCache.Subscription nodes;
@@ -67,7 +55,7 @@ public final class AdmissionCaches implements AutoCloseable {
         if (closed || maintenances != null) {
             return;
         }
-        NodeCache.Subscription subscription = nodes != null ? nodes : nodeCache.open(NO_EVENTS);
+        NodeCache.Subscription subscription = nodes != null ? nodes : nodeCache.open(NodeCache.NO_EVENTS);
         nodes = subscription;
         SharedIndexInformer<NodeMaintenance> started =
                 client.resources(NodeMaintenance.class).runnableInformer(0);
