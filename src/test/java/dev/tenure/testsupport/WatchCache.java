@@ -37,6 +37,8 @@ import java.util.function.Supplier;
  * its read lock, so a watch opens between two writes and misses none.
  */
 final class WatchCache {
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(WatchCache.class);
+
     /** One change: the object before (null on create) and after (null on delete), with their store keys. */
     record Change(long resourceVersion, AttributeSet oldKey, String oldJson, AttributeSet newKey, String newJson) {}
 
@@ -178,11 +180,16 @@ final class WatchCache {
                             watch.close();
                             return;
                         }
+                        int replayed = 0;
                         for (Change c : byResource.getOrDefault(resource, new ArrayDeque<>())) {
-                            if (c.resourceVersion() > since) {
-                                watch.offer(c);
+                            if (c.resourceVersion() > since && watch.offer(c)) {
+                                replayed++;
                             }
                         }
+                        // A resumed watch is rare (a reconnect); what it was sent says why a client missed a change.
+                        LOG.infof(
+                                "watch of %s %s resumed from %d: %d change(s) after it sent",
+                                resource, query, since, replayed);
                     }
                     watches.add(watch);
                 } finally {
@@ -267,13 +274,16 @@ final class WatchCache {
             }
         }
 
-        /** Sends the change as the event this watch sees (KubernetesCrudDispatcher.processEvent's rule). */
-        void offer(Change c) {
+        /**
+         * Sends the change as the event this watch sees (KubernetesCrudDispatcher.processEvent's rule); false when it
+         * does not concern this watch.
+         */
+        boolean offer(Change c) {
             boolean matchesOld = c.oldKey() != null && c.oldKey().matches(query);
             boolean matchesNew = c.newKey() != null && c.newKey().matches(query);
             String type = matchesOld && matchesNew ? "MODIFIED" : matchesOld ? "DELETED" : matchesNew ? "ADDED" : null;
             if (type == null) {
-                return;
+                return false;
             }
             String event = "{\"type\":\"" + type + "\",\"object\":" + (matchesNew ? c.newJson() : c.oldJson()) + "}";
             Long lag = lagNanos.get(resource);
@@ -285,9 +295,10 @@ final class WatchCache {
                     for (long left = due - System.nanoTime(); left > 0; left = due - System.nanoTime()) {
                         java.util.concurrent.locks.LockSupport.parkNanos(left);
                     }
-                    ws.send(event);
+                    send(event);
                 });
             }
+            return true;
         }
 
         void send(String type, String json) {
@@ -295,7 +306,14 @@ final class WatchCache {
         }
 
         void sendRaw(String event) {
-            enqueue(() -> ws.send(event));
+            enqueue(() -> send(event));
+        }
+
+        /** Writes one event; a write the socket refuses is logged (a client that then misses a change says why). */
+        private void send(String event) {
+            if (!ws.send(event)) {
+                LOG.warnf("watch of %s %s: the socket refused an event: %.200s", resource, query, event);
+            }
         }
 
         void close() {
