@@ -210,7 +210,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                     .withName(nm.getMetadata().getName())
                     .get();
             if (fresh != null) {
-                return ownWrites.read(fresh);
+                return ownWrites.readFromServer(fresh);
             }
         }
         context.getPrimaryCache()

@@ -54,6 +54,15 @@ public final class OwnStatusWrites {
         return new Read(fresh, wroteStatusOf(fresh));
     }
 
+    /**
+     * {@link #read} of a version GET from the API server, not the informer's: the newest, but it says nothing of where
+     * the informer is, so the memory of the writes it has yet to deliver is kept (a later reconcile may still read an
+     * older version from the cache).
+     */
+    Read readFromServer(NodeMaintenance fresh) {
+        return new Read(fresh, wroteStatusOf(fresh));
+    }
+
     NodeMaintenance freshest(NodeMaintenance read) {
         String name = read.getMetadata().getName();
         Written written = byName.get(name);
@@ -83,7 +92,7 @@ public final class OwnStatusWrites {
 
     /**
      * Whether {@code read} carries a status another client wrote: neither the one this reconciler last wrote nor the
-     * one it is writing. Such a write wakes the NodeMaintenance ({@link NodeMaintenanceWakeUps}), which then writes
+     * one it is writing, on a version no write of this reconciler has written over yet. Such a write wakes the NodeMaintenance ({@link NodeMaintenanceWakeUps}), which then writes
      * its own status back (re-derived when a step runs): a status edit changes no generation, so JOSDK's filter
      * drops it, and a maintenance that nothing else wakes (a refused one) would keep the foreign record for good.
      * Remembered until {@link #readFresh}.
@@ -91,11 +100,25 @@ public final class OwnStatusWrites {
     boolean foreign(NodeMaintenance read) {
         String name = read.getMetadata().getName();
         NodeMaintenanceStatus status = read.getStatus();
-        boolean foreign = status != null && !status.equals(lastWritten.get(name)) && !status.equals(sending.get(name));
+        boolean foreign = status != null
+                && !status.equals(lastWritten.get(name))
+                && !status.equals(sending.get(name))
+                && !writtenOver(read);
         if (foreign) {
             foreignSeen.add(name);
         }
         return foreign;
+    }
+
+    /**
+     * Whether {@code read} is a version a status write of this reconciler started from: older than that write's answer,
+     * so whatever its status says was already written over (a lagging watch delivers this reconciler's own earlier
+     * writes after its later ones: they are not foreign).
+     */
+    private boolean writtenOver(NodeMaintenance read) {
+        Written written = byName.get(read.getMetadata().getName());
+        String version = read.getMetadata().getResourceVersion();
+        return written != null && version != null && written.writtenOver().contains(version);
     }
 
     /**

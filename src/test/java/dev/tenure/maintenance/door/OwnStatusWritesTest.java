@@ -116,4 +116,46 @@ class OwnStatusWritesTest {
                 .isFalse();
         assertThat(writes.readFresh("m1")).isFalse();
     }
+
+    /**
+     * A lagging watch delivers this reconciler's own earlier writes after its later ones (QuietStatusIT's 2 s lag, red
+     * in a fresh-clone run: the 50% write arrived after Succeeded, was taken for a foreign one, and its wake-up wrote
+     * Succeeded a second time). A version a later write of ours started from is old news, not a foreign write.
+     */
+    @Test
+    void anOwnEarlierWriteDeliveredLateIsNotForeign() {
+        writes.wrote(version("10", Phase.Running), version("11", Phase.Running));
+        writes.wrote(version("11", Phase.Running), version("12", Phase.Succeeded));
+
+        NodeMaintenance late = version("11", Phase.Running);
+        late.getStatus().setDrainProgress(50);
+        assertThat(writes.foreign(late))
+                .as("our 50% write, delivered after Succeeded")
+                .isFalse();
+        assertThat(writes.readFresh("m1")).isFalse();
+        assertThat(writes.foreign(version("13", Phase.Failed)))
+                .as("a write after our newest is still another client's")
+                .isTrue();
+    }
+
+    /**
+     * The GET of a reconcile woken by a foreign write reads the newest version, but the informer's cache may still be
+     * behind it: that read must not end the memory of our writes, or the next reconcile that reads the cache's older
+     * version of our own write takes it for a foreign status and writes again.
+     */
+    @Test
+    void aReadFromTheServerKeepsTheMemoryForTheCacheThatIsStillBehind() {
+        writes.wrote(version("10", Phase.Running), version("11", Phase.Running));
+        writes.wrote(version("11", Phase.Running), version("12", Phase.Succeeded));
+
+        OwnStatusWrites.Read fromServer = writes.readFromServer(version("12", Phase.Succeeded));
+        assertThat(fromServer.statusOurs()).isTrue();
+        assertThat(writes.remembered()).isEqualTo(1);
+
+        OwnStatusWrites.Read fromCache = writes.read(version("11", Phase.Running));
+        assertThat(fromCache.nm().getStatus().getPhase())
+                .as("the cache's older version is read as our newest answer")
+                .isEqualTo(Phase.Succeeded);
+        assertThat(fromCache.statusOurs()).isTrue();
+    }
 }
