@@ -99,6 +99,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final OwnStatusWrites ownWrites;
 
     private final DoorActs acts;
+    /** A node lease holder that is this operator: this instance, or an earlier one whose leases it takes over. */
+    private final java.util.function.Predicate<String> ourHolder;
     /** The informer behind {@link NodeMaintenanceWakeUps#QUEUE_AND_HOOK_CHANGES}, once the operator has asked for it. */
     private volatile InformerEventSource<NodeMaintenance, NodeMaintenance> changes;
 
@@ -135,6 +137,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 machine.settings().leaseNamePrefix());
         this.ownWrites = new OwnStatusWrites(client.getKubernetesSerialization());
         this.acts = new DoorActs(machine, client, recorder, metrics, ownWrites, clock);
+        this.ourHolder = holder ->
+                holder.equals(machine.settings().holder()) || machine.settings().isPredecessor(holder);
         this.elsewhere = elsewhere;
         this.nodes = nodes;
         this.fence = fence;
@@ -229,9 +233,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         NodeMaintenance nm = read.nm();
         Instant now = clock.instant();
         MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
-        NodeMaintenanceAdmission.Standing standing =
-                NodeMaintenanceAdmission.standing(nm, state, rules.leaseNamePrefix());
         InformerEventSource<NodeMaintenance, NodeMaintenance> source = changes;
+        Optional<String> recorded = NodeMaintenanceAdmission.pinnedNode(nm, rules.leaseNamePrefix());
+        PinnedNode pin = read.statusOurs() ? PinnedNode.trusted(recorded) : pin(nm, recorded, source, context);
+        NodeMaintenanceAdmission.Standing standing = NodeMaintenanceAdmission.standing(nm, state, pin.node());
         Optional<NodeMaintenanceAdmission.ClusterReads> view = !cleanup && standing.needsClusterView()
                 ? Optional.of(view(nm, standing.nodeName(), source, context))
                 : Optional.empty();
@@ -241,7 +246,33 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         Map<String, String> hooks = cleanup && state.holdsNode()
                 ? acts.hookAnnotations(nm)
                 : nm.getMetadata().getAnnotations();
-        return new DoorDecision.Observed(nm, state, standing, view, sameNode, cached, hooks, now, read.statusOurs());
+        return new DoorDecision.Observed(
+                nm, state, standing, view, sameNode, cached, hooks, now, read.statusOurs(), pin.leaseOurs());
+    }
+
+    /**
+     * For a status not ours, the node it is pinned to on evidence ({@link PinnedNode}): the maintenance Leases of the
+     * spec's node and of the status's node (one read each), and whether another maintenance started on each.
+     */
+    private PinnedNode pin(
+            NodeMaintenance nm,
+            Optional<String> recorded,
+            InformerEventSource<NodeMaintenance, NodeMaintenance> source,
+            Context<NodeMaintenance> context) {
+        String specNode = nm.getSpec() == null ? null : nm.getSpec().getNodeName();
+        String name = nm.getMetadata().getName();
+        List<PinnedNode.Candidate> candidates = PinnedNode.candidates(recorded, specNode).stream()
+                .map(node -> new PinnedNode.Candidate(
+                        node,
+                        acts.nodeLeaseHolder(node),
+                        onNode(source, node, context).stream()
+                                .filter(other ->
+                                        !name.equals(other.getMetadata().getName()))
+                                .filter(other ->
+                                        NodeMaintenanceValidator.joinedTo(other).isEmpty())
+                                .anyMatch(NodeMaintenanceValidator::started)))
+                .toList();
+        return PinnedNode.judge(recorded, specNode, candidates, ourHolder);
     }
 
     /** The NodeMaintenances of {@code nodeName}, from the informer the queue and the shares are woken by. */
