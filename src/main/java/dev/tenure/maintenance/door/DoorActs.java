@@ -322,11 +322,6 @@ final class DoorActs {
         return fresh == null ? cached : fresh.getMetadata().getAnnotations();
     }
 
-    /** The holder of {@code nodeName}'s maintenance Lease as the API server has it now (one read; empty: none). */
-    Optional<String> nodeLeaseHolder(String nodeName) {
-        return machine.nodeLeaseHolder(nodeName);
-    }
-
     private MaintenanceEvents eventsFor(NodeMaintenance nm, String nodeName) {
         ObjectReference self = new ObjectReferenceBuilder()
                 .withApiVersion(nm.getApiVersion())

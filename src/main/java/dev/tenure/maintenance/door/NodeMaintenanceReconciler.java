@@ -10,6 +10,7 @@ import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.machine.EventRecorder;
 import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceMetrics;
+import dev.tenure.maintenance.machine.MaintenanceSettings;
 import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import io.fabric8.kubernetes.api.model.Node;
@@ -101,6 +102,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final DoorActs acts;
     /** A node lease holder that is this operator: this instance, or an earlier one whose leases it takes over. */
     private final java.util.function.Predicate<String> ourHolder;
+    /** The node leases' namespace and names, read to pin a maintenance whose status is not ours. */
+    private final MaintenanceSettings settings;
     /** The informer behind {@link NodeMaintenanceWakeUps#QUEUE_AND_HOOK_CHANGES}, once the operator has asked for it. */
     private volatile InformerEventSource<NodeMaintenance, NodeMaintenance> changes;
 
@@ -137,8 +140,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 machine.settings().leaseNamePrefix());
         this.ownWrites = new OwnStatusWrites(client.getKubernetesSerialization());
         this.acts = new DoorActs(machine, client, recorder, metrics, ownWrites, clock);
-        this.ourHolder = holder ->
-                holder.equals(machine.settings().holder()) || machine.settings().isPredecessor(holder);
+        MaintenanceSettings settings = machine.settings();
+        this.settings = settings;
+        this.ourHolder = holder -> holder.equals(settings.holder()) || settings.isPredecessor(holder);
         this.elsewhere = elsewhere;
         this.nodes = nodes;
         this.fence = fence;
@@ -234,16 +238,21 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         Instant now = clock.instant();
         MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
         InformerEventSource<NodeMaintenance, NodeMaintenance> source = changes;
-        Optional<String> recorded = NodeMaintenanceAdmission.pinnedNode(nm, rules.leaseNamePrefix());
-        PinnedNode pin = read.statusOurs() ? PinnedNode.trusted(recorded) : pin(nm, recorded, source, context);
-        NodeMaintenanceAdmission.Standing standing = NodeMaintenanceAdmission.standing(nm, state, pin.node());
+        NodeMaintenanceAdmission.Standing recorded =
+                NodeMaintenanceAdmission.standing(nm, state, rules.leaseNamePrefix());
+        // a status not ours that pins a node is checked against the node leases: it moves no maintenance
+        PinnedNode pin = read.statusOurs() || recorded.pinned().isEmpty()
+                ? PinnedNode.trusted(recorded.pinned())
+                : pin(nm, recorded.pinned(), source, context);
+        NodeMaintenanceAdmission.Standing standing =
+                pin.standing(recorded).orElseGet(() -> NodeMaintenanceAdmission.standing(nm, state, Optional.empty()));
         Optional<NodeMaintenanceAdmission.ClusterReads> view = !cleanup && standing.needsClusterView()
                 ? Optional.of(view(nm, standing.nodeName(), source, context))
                 : Optional.empty();
         List<NodeMaintenance> sameNode = onNode(source, standing.nodeName(), context);
         List<NodeMaintenance> cached =
                 cleanup ? context.getPrimaryCache().list().toList() : List.of();
-        Map<String, String> hooks = cleanup && state.holdsNode()
+        Map<String, String> hooks = cleanup && (state.holdsNode() || pin.leaseOurs())
                 ? acts.hookAnnotations(nm)
                 : nm.getMetadata().getAnnotations();
         return new DoorDecision.Observed(
@@ -261,10 +270,14 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             Context<NodeMaintenance> context) {
         String specNode = nm.getSpec() == null ? null : nm.getSpec().getNodeName();
         String name = nm.getMetadata().getName();
-        List<PinnedNode.Candidate> candidates = PinnedNode.candidates(recorded, specNode).stream()
+        List<String> nodes = PinnedNode.candidates(recorded, specNode);
+        // the reads first, then the judgement of what was read: the door still visits each room once or twice
+        Map<String, Optional<String>> holders = new java.util.HashMap<>();
+        nodes.forEach(node -> holders.put(node, nodeLeaseHolder(node)));
+        List<PinnedNode.Candidate> candidates = nodes.stream()
                 .map(node -> new PinnedNode.Candidate(
                         node,
-                        acts.nodeLeaseHolder(node),
+                        holders.get(node),
                         onNode(source, node, context).stream()
                                 .filter(other ->
                                         !name.equals(other.getMetadata().getName()))
@@ -289,6 +302,16 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                         .filter(nm -> nodeName.equals(NodeMaintenanceValidator.nodeOf(nm)))
                         .toList()
                 : source.byIndex(NodeMaintenanceWakeUps.BY_NODE, nodeName);
+    }
+
+    /** The holder of {@code node}'s maintenance Lease as the API server has it now (empty: none, or released). */
+    private Optional<String> nodeLeaseHolder(String node) {
+        return Optional.ofNullable(client.leases()
+                        .inNamespace(settings.leaseNamespace())
+                        .withName(settings.leaseName(node))
+                        .get())
+                .map(lease -> lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity())
+                .filter(holder -> !holder.isBlank());
     }
 
     /**

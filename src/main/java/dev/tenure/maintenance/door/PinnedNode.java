@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.door;
 
+import dev.tenure.maintenance.admission.NodeMaintenanceAdmission;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import java.util.List;
 import java.util.Optional;
@@ -65,6 +66,18 @@ record PinnedNode(Optional<String> node, boolean leaseOurs) {
                         && NODE_NAME.matcher(n).matches())
                 .distinct()
                 .toList();
+    }
+
+    /**
+     * Where the maintenance stands so pinned: {@code recorded} (as its status says) when the pin agrees with it, else
+     * pinned to {@link #node}, admitted (no cluster view); empty when it is pinned to no node (a spec without a node,
+     * which the CRD refuses): the admission rules then say where it stands.
+     */
+    Optional<NodeMaintenanceAdmission.Standing> standing(NodeMaintenanceAdmission.Standing recorded) {
+        if (node.equals(recorded.pinned())) {
+            return Optional.of(recorded);
+        }
+        return node.map(n -> new NodeMaintenanceAdmission.Standing(node, n, false, recorded.generation()));
     }
 
     /** A status this reconciler wrote is its own record: the node it names is the pin, and its conditions say the rest. */

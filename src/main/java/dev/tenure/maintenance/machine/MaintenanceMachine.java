@@ -316,15 +316,6 @@ public final class MaintenanceMachine {
     }
 
     /**
-     * The holder of {@code nodeName}'s maintenance Lease, as the API server has it now: one read, nothing written
-     * (empty: no Lease, or released). Evidence of which node a maintenance holds when its status is not a record to
-     * trust.
-     */
-    public Optional<String> nodeLeaseHolder(String nodeName) {
-        return nodeLease.holder(nodeName);
-    }
-
-    /**
      * Takes the node out of maintenance: restores its prior state (cordon, taints), removes our
      * condition, releases the lease. Idempotent, and a no-op for the node when it is gone.
      * Throws on API errors so the caller retries.

@@ -24,12 +24,10 @@ public final class NodeLease {
     /** renewTime further ahead of our clock than this is not trusted (see {@link AuthorityStatus.FutureRenewTime}). */
     static final Duration FUTURE_TOLERANCE = Duration.ofSeconds(10);
 
-    private final LeaseStore store;
     private final LeaseClaims claims;
     private final MaintenanceSettings settings;
 
     NodeLease(LeaseStore store, InstantSource clock, MaintenanceSettings settings) {
-        this.store = store;
         this.claims = new LeaseClaims(store, clock, FUTURE_TOLERANCE);
         this.settings = settings;
     }
@@ -78,11 +76,6 @@ public final class NodeLease {
         }
         Duration fifth = leaseDuration.dividedBy(5);
         return fifth.compareTo(Duration.ofSeconds(5)) < 0 ? fifth : Duration.ofSeconds(5);
-    }
-
-    /** The node lease's holder as read now (empty: no lease, or released); reads only. */
-    Optional<String> holder(String nodeName) {
-        return store.find(keyOf(nodeName)).filter(LeaseRecord::hasHolder).map(LeaseRecord::holderIdentity);
     }
 
     /** Gives the lease up if it is ours (holder cleared); a foreign lease is never touched. */

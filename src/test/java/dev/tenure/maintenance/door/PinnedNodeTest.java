@@ -116,4 +116,18 @@ class PinnedNodeTest {
             String name, Optional<String> recorded, String specNode, List<String> expected) {
         assertThat(PinnedNode.candidates(recorded, specNode)).isEqualTo(expected);
     }
+
+    @org.junit.jupiter.api.Test
+    void aPinThatDiffersFromTheStatusIsWhereItStandsAdmitted() {
+        dev.tenure.maintenance.admission.NodeMaintenanceAdmission.Standing recorded =
+                new dev.tenure.maintenance.admission.NodeMaintenanceAdmission.Standing(
+                        Optional.of("w5"), "w5", false, 3);
+        assertThat(new PinnedNode(Optional.of("w5"), true).standing(recorded)).contains(recorded);
+        assertThat(new PinnedNode(Optional.of("w1"), true).standing(recorded))
+                .contains(new dev.tenure.maintenance.admission.NodeMaintenanceAdmission.Standing(
+                        Optional.of("w1"), "w1", false, 3));
+        assertThat(new PinnedNode(Optional.empty(), false).standing(recorded))
+                .as("no node: the admission rules say where it stands")
+                .isEmpty();
+    }
 }
