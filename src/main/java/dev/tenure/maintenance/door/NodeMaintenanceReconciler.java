@@ -230,7 +230,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     /**
      * What one reconcile reads: the resource, the maintenances of its node (an in-memory cache), for a request not
      * yet admitted one cluster view, and on cleanup the primary cache and, for a maintenance that holds its node and
-     * carries hooks, the hooks as the API server has them now.
+     * carries hooks, the hooks as the API server has them now; for a status not ours that names a node, the node
+     * Leases of that node and of the spec's ({@link PinnedNode}).
      */
     private DoorDecision.Observed observe(
             OwnStatusWrites.Read read, Context<NodeMaintenance> context, boolean cleanup) {
