@@ -115,7 +115,11 @@ public final class NodeMaintenanceAdmission {
 
     /** Where {@code nm} stands: what the door reads for it. */
     public static Standing standing(NodeMaintenance nm, MaintenanceState state, String leaseNamePrefix) {
-        Optional<String> pinned = pinnedNode(nm, leaseNamePrefix);
+        return standing(nm, state, pinnedNode(nm, leaseNamePrefix));
+    }
+
+    /** Where {@code nm} stands when it is {@code pinned} (as its status says, or as the door judged from evidence). */
+    public static Standing standing(NodeMaintenance nm, MaintenanceState state, Optional<String> pinned) {
         return new Standing(pinned, nodeName(nm, pinned), needsClusterView(nm, state, pinned), generation(nm));
     }
 

@@ -35,6 +35,9 @@ public sealed interface DoorDecision {
      * @param now the reconciler's clock when the reconcile began
      * @param statusOurs the status is this reconciler's own write ({@link OwnStatusWrites#wroteStatusOf}), else a
      *     record only: another client's, a restored backup's, or one from before this operator instance
+     * @param leaseOurs for a status not ours: this operator holds the pinned node's maintenance Lease for this
+     *     maintenance, as read ({@link PinnedNode}); what was done on the node is then ours to undo, whatever the
+     *     status says (false for a status that is ours: its conditions say it)
      */
     record Observed(
             NodeMaintenance nm,
@@ -45,7 +48,27 @@ public sealed interface DoorDecision {
             List<NodeMaintenance> cached,
             Map<String, String> hookAnnotations,
             Instant now,
-            boolean statusOurs) {
+            boolean statusOurs,
+            boolean leaseOurs) {
+        /** As read for a status that is ours, or with no lease of ours in evidence. */
+        Observed(
+                NodeMaintenance nm,
+                MaintenanceState state,
+                NodeMaintenanceAdmission.Standing standing,
+                Optional<NodeMaintenanceAdmission.ClusterReads> view,
+                List<NodeMaintenance> sameNode,
+                List<NodeMaintenance> cached,
+                Map<String, String> hookAnnotations,
+                Instant now,
+                boolean statusOurs) {
+            this(nm, state, standing, view, sameNode, cached, hookAnnotations, now, statusOurs, false);
+        }
+
+        /** The maintenance held its node: its status says so, or (a status not ours) its node lease does. */
+        boolean heldNode() {
+            return state.holdsNode() || leaseOurs;
+        }
+
         NodeMaintenanceStatus prior() {
             return nm.getStatus();
         }

@@ -222,12 +222,14 @@ public final class DoorDecisions {
                 nodeName == null || joiner ? "" : nodeName,
                 o.prior() == null ? Optional.empty() : Optional.of(state),
                 hooksTimeout);
-        boolean ended = nodeName != null && state.phase() != Phase.Ended && ownsNode(o, nodeName);
+        // a status not ours may say Ended (or wipe LeaseHeld) of a maintenance whose node lease we still hold: the
+        // lease is the evidence, and what was done on the node is undone
+        boolean ended = nodeName != null && (state.phase() != Phase.Ended || o.leaseOurs()) && ownsNode(o, nodeName);
         if (!ended) {
             return new DoorDecision.Forget(nodeName, forget);
         }
         List<Event> before = new ArrayList<>();
-        if (state.holdsNode()) {
+        if (o.heldNode()) {
             List<String> joiners = joiners(o.sameNode(), o.name());
             if (!joiners.isEmpty()) {
                 return SharedRequests.holdForJoiners(o, nodeName, joiners, rules);
@@ -236,10 +238,9 @@ public final class DoorDecisions {
         // The pre-uncordon hooks hold the undo of a maintenance that held the node, and of one whose status was lost
         // (no record either way: the hooks are on the object, so they count). One that never held it (queued, say)
         // restores nothing, so nothing waits.
-        boolean maybeHeld = state.holdsNode() || o.prior() == null || o.prior().getPhase() == null;
-        Optional<DoorDecision.KeepNode> hooks = maybeHeld
-                ? preUncordonHooks(o, NodeMaintenanceValidator.nodeOf(nm), hooksTimeout, before)
-                : Optional.empty();
+        boolean maybeHeld = o.heldNode() || o.prior() == null || o.prior().getPhase() == null;
+        Optional<DoorDecision.KeepNode> hooks =
+                maybeHeld ? preUncordonHooks(o, nodeName, hooksTimeout, before) : Optional.empty();
         if (hooks.isPresent()) {
             return hooks.get();
         }
@@ -303,7 +304,7 @@ public final class DoorDecisions {
      */
     private static boolean ownsNode(Observed o, String nodeName) {
         NodeMaintenance nm = o.nm();
-        if (o.state().holdsNode()) {
+        if (o.heldNode()) {
             return true;
         }
         if (nm.getSpec() != null

@@ -10,6 +10,7 @@ import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.machine.EventRecorder;
 import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceMetrics;
+import dev.tenure.maintenance.machine.MaintenanceSettings;
 import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import io.fabric8.kubernetes.api.model.Node;
@@ -99,6 +100,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final OwnStatusWrites ownWrites;
 
     private final DoorActs acts;
+    /** A node lease holder that is this operator: this instance, or an earlier one whose leases it takes over. */
+    private final java.util.function.Predicate<String> ourHolder;
+    /** The node leases' namespace and names, read to pin a maintenance whose status is not ours. */
+    private final MaintenanceSettings settings;
     /** The informer behind {@link NodeMaintenanceWakeUps#QUEUE_AND_HOOK_CHANGES}, once the operator has asked for it. */
     private volatile InformerEventSource<NodeMaintenance, NodeMaintenance> changes;
 
@@ -135,6 +140,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 machine.settings().leaseNamePrefix());
         this.ownWrites = new OwnStatusWrites(client.getKubernetesSerialization());
         this.acts = new DoorActs(machine, client, recorder, metrics, ownWrites, clock);
+        MaintenanceSettings settings = machine.settings();
+        this.settings = settings;
+        this.ourHolder = holder -> holder.equals(settings.holder()) || settings.isPredecessor(holder);
         this.elsewhere = elsewhere;
         this.nodes = nodes;
         this.fence = fence;
@@ -222,26 +230,63 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     /**
      * What one reconcile reads: the resource, the maintenances of its node (an in-memory cache), for a request not
      * yet admitted one cluster view, and on cleanup the primary cache and, for a maintenance that holds its node and
-     * carries hooks, the hooks as the API server has them now.
+     * carries hooks, the hooks as the API server has them now; for a status not ours that names a node, the node
+     * Leases of that node and of the spec's ({@link PinnedNode}).
      */
     private DoorDecision.Observed observe(
             OwnStatusWrites.Read read, Context<NodeMaintenance> context, boolean cleanup) {
         NodeMaintenance nm = read.nm();
         Instant now = clock.instant();
         MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
-        NodeMaintenanceAdmission.Standing standing =
-                NodeMaintenanceAdmission.standing(nm, state, rules.leaseNamePrefix());
         InformerEventSource<NodeMaintenance, NodeMaintenance> source = changes;
+        NodeMaintenanceAdmission.Standing recorded =
+                NodeMaintenanceAdmission.standing(nm, state, rules.leaseNamePrefix());
+        // a status not ours that pins a node is checked against the node leases: it moves no maintenance
+        PinnedNode pin = read.statusOurs() || recorded.pinned().isEmpty()
+                ? PinnedNode.trusted(recorded.pinned())
+                : pin(nm, recorded.pinned(), source, context);
+        NodeMaintenanceAdmission.Standing standing =
+                pin.standing(recorded).orElseGet(() -> NodeMaintenanceAdmission.standing(nm, state, Optional.empty()));
         Optional<NodeMaintenanceAdmission.ClusterReads> view = !cleanup && standing.needsClusterView()
                 ? Optional.of(view(nm, standing.nodeName(), source, context))
                 : Optional.empty();
         List<NodeMaintenance> sameNode = onNode(source, standing.nodeName(), context);
         List<NodeMaintenance> cached =
                 cleanup ? context.getPrimaryCache().list().toList() : List.of();
-        Map<String, String> hooks = cleanup && state.holdsNode()
+        Map<String, String> hooks = cleanup && (state.holdsNode() || pin.leaseOurs())
                 ? acts.hookAnnotations(nm)
                 : nm.getMetadata().getAnnotations();
-        return new DoorDecision.Observed(nm, state, standing, view, sameNode, cached, hooks, now, read.statusOurs());
+        return new DoorDecision.Observed(
+                nm, state, standing, view, sameNode, cached, hooks, now, read.statusOurs(), pin.leaseOurs());
+    }
+
+    /**
+     * For a status not ours, the node it is pinned to on evidence ({@link PinnedNode}): the maintenance Leases of the
+     * spec's node and of the status's node (one read each), and whether another maintenance started on each.
+     */
+    private PinnedNode pin(
+            NodeMaintenance nm,
+            Optional<String> recorded,
+            InformerEventSource<NodeMaintenance, NodeMaintenance> source,
+            Context<NodeMaintenance> context) {
+        String specNode = nm.getSpec() == null ? null : nm.getSpec().getNodeName();
+        String name = nm.getMetadata().getName();
+        List<String> nodes = PinnedNode.candidates(recorded, specNode);
+        // the reads first, then the judgement of what was read: the door still visits each room once or twice
+        Map<String, Optional<String>> holders = new java.util.HashMap<>();
+        nodes.forEach(node -> holders.put(node, nodeLeaseHolder(node)));
+        List<PinnedNode.Candidate> candidates = nodes.stream()
+                .map(node -> new PinnedNode.Candidate(
+                        node,
+                        holders.get(node),
+                        onNode(source, node, context).stream()
+                                .filter(other ->
+                                        !name.equals(other.getMetadata().getName()))
+                                .filter(other ->
+                                        NodeMaintenanceValidator.joinedTo(other).isEmpty())
+                                .anyMatch(NodeMaintenanceValidator::started)))
+                .toList();
+        return PinnedNode.judge(recorded, specNode, candidates, ourHolder);
     }
 
     /** The NodeMaintenances of {@code nodeName}, from the informer the queue and the shares are woken by. */
@@ -258,6 +303,16 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                         .filter(nm -> nodeName.equals(NodeMaintenanceValidator.nodeOf(nm)))
                         .toList()
                 : source.byIndex(NodeMaintenanceWakeUps.BY_NODE, nodeName);
+    }
+
+    /** The holder of {@code node}'s maintenance Lease as the API server has it now (empty: none, or released). */
+    private Optional<String> nodeLeaseHolder(String node) {
+        return Optional.ofNullable(client.leases()
+                        .inNamespace(settings.leaseNamespace())
+                        .withName(settings.leaseName(node))
+                        .get())
+                .map(lease -> lease.getSpec() == null ? null : lease.getSpec().getHolderIdentity())
+                .filter(holder -> !holder.isBlank());
     }
 
     /**

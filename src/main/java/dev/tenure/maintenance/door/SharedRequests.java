@@ -112,7 +112,7 @@ final class SharedRequests {
         NodeMaintenanceStatus prior = o.prior();
         MaintenanceState held = o.state().toBuilder().lastError(message).build();
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(held, prior, generation, o.now());
-        next.setNodeName(prior == null ? null : prior.getNodeName());
+        next.setNodeName(nodeName); // the pinned node, not a foreign status's word
         next.setSharedWith(joiners);
         NodeMaintenanceStatuses.touch(next, prior, o.now());
         List<Event> events = !next.equals(prior) && (prior == null || !message.equals(prior.getLastError()))

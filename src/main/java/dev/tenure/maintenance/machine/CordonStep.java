@@ -24,7 +24,7 @@ public final class CordonStep {
             Instant now,
             MaintenanceEvents events) {
         String nodeName = request.nodeName();
-        String message = request.reason().isEmpty() ? "node is in maintenance" : request.reason();
+        String message = request.conditionMessage();
         try {
             NodeCordon.Marked marked = cordon.mark(nodeName, "NodeMaintenance", message, now);
             if (prior.cordonedAt() == null) {

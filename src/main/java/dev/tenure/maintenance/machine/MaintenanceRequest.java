@@ -47,12 +47,20 @@ public record MaintenanceRequest(
             throw new IllegalArgumentException("spec.reason: must be at most " + NodeMaintenanceSpec.MAX_REASON
                     + " characters, was " + reason.length());
         }
-        reason = reason == null ? "" : reason;
+        reason = reason == null || reason.isBlank() ? "" : reason; // a blank reason says nothing: none given
         window = window == null ? Optional.empty() : window;
         drain = drain == null ? DrainOptions.defaults() : drain;
         handover = handover == null ? HandoverOptions.defaults() : handover;
         hooks = hooks == null ? MaintenanceHooks.Hooks.NONE : hooks;
         schedule = schedule == null ? MaintenanceSchedule.ANY_TIME : schedule;
+    }
+
+    /** What the Node condition says when spec.reason says nothing (absent, empty or blank). */
+    public static final String DEFAULT_CONDITION_MESSAGE = "node is in maintenance";
+
+    /** The message of the Node condition: the reason given, else {@link #DEFAULT_CONDITION_MESSAGE}. */
+    public String conditionMessage() {
+        return reason.isEmpty() ? DEFAULT_CONDITION_MESSAGE : reason;
     }
 
     /** A request without hooks or schedule (the annotation door's, and most tests'). */

@@ -326,6 +326,34 @@ class DoorDecisionsTest {
                 false);
     }
 
+    /**
+     * {@code nm}, whose status another client patched, as the door observes it once the node leases pinned it to
+     * {@code pinned} ({@link PinnedNode}); {@code leaseOurs}: we hold that node's lease for it.
+     */
+    static DoorDecision.Observed pinnedByLease(NodeMaintenance nm, String pinned, boolean leaseOurs) {
+        MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
+        return new DoorDecision.Observed(
+                nm,
+                state,
+                NodeMaintenanceAdmission.standing(nm, state, Optional.of(pinned)),
+                Optional.empty(),
+                List.of(),
+                List.of(nm),
+                nm.getMetadata().getAnnotations(),
+                NOW,
+                false,
+                leaseOurs);
+    }
+
+    /** The maintenance of w1, running, its status patched by another client: {@code edit} of it, nodeName w5. */
+    static NodeMaintenance foreignW5(Consumer<NodeMaintenanceStatus> edit) {
+        return withStatus(holding("m", "w1"), st -> {
+            st.setNodeName("w5");
+            st.setQueuePosition(50);
+            edit.accept(st);
+        });
+    }
+
     /** Refused for good, its status saying {@code lastError} (null: none). */
     static NodeMaintenance refusedForGood(Consumer<NodeMaintenanceSpec> spec, String lastError) {
         return withStatus(nm("m", "w1", spec), st -> {
@@ -440,6 +468,45 @@ class DoorDecisionsTest {
                                                 "w1",
                                                 Optional.of(NodeMaintenanceStatuses.toState(refused.getStatus())),
                                                 MaintenanceHooks.DEFAULT_TIMEOUT)))),
+                row(
+                        "a foreign status names w5 and says Ended, LeaseHeld wiped; we hold w1's lease: w1 undone",
+                        RULES,
+                        pinnedByLease(
+                                foreignW5(st -> {
+                                    st.setPhase(Phase.Ended);
+                                    st.setConditions(new ArrayList<>());
+                                }),
+                                "w1",
+                                true),
+                        d -> assertThat(d).isInstanceOfSatisfying(DoorDecision.End.class, e -> {
+                            assertThat(e.nodeName()).isEqualTo("w1");
+                            assertThat(e.forget().node()).isEqualTo("w1");
+                        })),
+                row(
+                        "the same with no lease of ours: nothing in evidence to undo, only forgotten",
+                        RULES,
+                        pinnedByLease(
+                                foreignW5(st -> {
+                                    st.setPhase(Phase.Ended);
+                                    st.setConditions(new ArrayList<>());
+                                }),
+                                "w1",
+                                false),
+                        d -> assertThat(d).isInstanceOf(DoorDecision.Forget.class)),
+                row(
+                        "a foreign status names w5 and says Waiting; we hold w1's lease: w1 undone",
+                        RULES,
+                        pinnedByLease(
+                                foreignW5(st -> {
+                                    st.setPhase(Phase.Waiting);
+                                    st.setConditions(new ArrayList<>());
+                                }),
+                                "w1",
+                                true),
+                        d -> assertThat(d)
+                                .isInstanceOfSatisfying(
+                                        DoorDecision.End.class,
+                                        e -> assertThat(e.nodeName()).isEqualTo("w1"))),
                 row(
                         "a joiner: never had the node, so its owner's drain state and metrics stay",
                         RULES,

@@ -34,7 +34,7 @@ class ReconcilePathIT {
                 System.out.println(kind + " (" + path.size() + " visits): " + String.join(" → ", path)));
 
         assertThat(paths)
-                .hasSize(14)
+                .hasSize(16)
                 .allSatisfy(
                         (kind, path) -> assertThat(path).as(kind).startsWith("door/NodeMaintenanceReconciler.java"));
         assertThat(paths)

@@ -50,7 +50,7 @@ public final class ReconcilePaths implements Supplier<Map<String, List<String>>>
     private final NodeMaintenanceReconciler cappedDoor;
 
     public ReconcilePaths() {
-        for (String node : List.of("n1", "n2", "n3", "n4", "n5", "n6")) {
+        for (String node : List.of("n1", "n2", "n3", "n4", "n5", "n6", "n7", "n8")) {
             cluster.seed().node(node).role("worker").create();
         }
         KubernetesClient work = cluster.operatorClient();
@@ -121,6 +121,27 @@ public final class ReconcilePaths implements Supplier<Map<String, List<String>>>
         reconcile(door, "ending");
         paths.put("cleanup: end", cleanup("ending"));
         paths.put("cleanup: refused", cleanup("ghost"));
+        // another client's status names another node: the node leases pin it (read in observe), and it still decides
+        // once
+        create("foreign", "n7", s -> {});
+        reconcile(door, "foreign");
+        reconcile(door, "foreign");
+        client.resources(NodeMaintenance.class)
+                .withName("foreign")
+                .subresource("status")
+                .patch(
+                        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                        "{\"status\":{\"nodeName\":\"n8\",\"queuePosition\":50}}");
+        paths.put("advance: a foreign status names another node", reconcile(door, "foreign"));
+        client.resources(NodeMaintenance.class)
+                .withName("foreign")
+                .subresource("status")
+                .patch(
+                        io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                                io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                        "{\"status\":{\"nodeName\":\"n8\",\"queuePosition\":50}}");
+        paths.put("cleanup: a foreign status names another node", cleanup("foreign"));
         return paths;
     }
 

@@ -390,4 +390,90 @@ class WorldOverRecordIT {
         client().resources(NodeMaintenance.class).withName("fp").delete();
         await().atMost(WAIT).until(() -> get("fp") == null);
     }
+
+    /** Tenure's maintenance Lease of {@code node} (not the kubelet's, in kube-node-lease), if there is one. */
+    java.util.Optional<Lease> tenureLeaseOf(String node) {
+        return client().leases().inAnyNamespace().list().getItems().stream()
+                .filter(l -> !"kube-node-lease".equals(l.getMetadata().getNamespace()))
+                .filter(l -> l.getMetadata().getName().endsWith(node))
+                .findFirst();
+    }
+
+    static java.util.Map<String, String> annotations(Node node) {
+        return node.getMetadata().getAnnotations() == null
+                ? java.util.Map.of()
+                : node.getMetadata().getAnnotations();
+    }
+
+    void patchStatus(String name, String status) {
+        client().resources(NodeMaintenance.class)
+                .withName(name)
+                .subresource("status")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":" + status + "}");
+    }
+
+    /**
+     * GeneratedInputIT, seed 3780571230079580367: another client patches status.nodeName of a running maintenance. The
+     * node it is pinned to is the one whose lease Tenure holds for it, not the one a foreign status names: the status
+     * is written back, and at deletion the undo is of the node held, whose lease is released; the node the status
+     * named is never touched.
+     */
+    @Test
+    void aForeignStatusNamingAnotherNodeMovesNothingAndTheUndoIsOfTheNodeHeld() {
+        cluster()
+                .seed()
+                .node("pn-1")
+                .role("worker")
+                .taint("example.com/gpu", "a100", "NoSchedule")
+                .create();
+        cluster().seed().node("pn-2").role("worker").create();
+        List<io.fabric8.kubernetes.api.model.Taint> taintsBefore =
+                client().nodes().withName("pn-1").get().getSpec().getTaints();
+        create("pn", "pn-1");
+        await().atMost(WAIT).until(() -> phaseOf("pn") == Phase.Succeeded);
+        assertThat(client().nodes().withName("pn-1").get().getSpec().getUnschedulable())
+                .isTrue();
+
+        // another node that exists, with a place in the queue; then a node that does not
+        for (String foreign : List.of("pn-2", "ghost-pn")) {
+            patchStatus("pn", "{\"nodeName\":\"" + foreign + "\",\"queuePosition\":50}");
+            await().atMost(WAIT).untilAsserted(() -> {
+                NodeMaintenanceStatus status = get("pn").getStatus();
+                assertThat(status.getNodeName())
+                        .as("written back: the node it holds")
+                        .isEqualTo("pn-1");
+                assertThat(status.getQueuePosition()).isNull();
+                assertThat(status.getPhase()).isEqualTo(Phase.Succeeded);
+            });
+        }
+        assertThat(tenureLeaseOf("pn-1").map(l -> l.getSpec().getHolderIdentity()))
+                .as("pn-1's lease still held by Tenure")
+                .hasValueSatisfying(h -> assertThat(h).isNotBlank());
+
+        // foreign again, and deleted before (or after) the write-back: the undo is pn-1's either way
+        patchStatus("pn", "{\"nodeName\":\"pn-2\",\"queuePosition\":50}");
+        client().resources(NodeMaintenance.class).withName("pn").delete();
+        await().atMost(WAIT).until(() -> get("pn") == null);
+
+        Node held = client().nodes().withName("pn-1").get();
+        assertThat(held.getSpec().getUnschedulable()).as("pn-1 uncordoned").isNotEqualTo(true);
+        assertThat(held.getSpec().getTaints()).as("pn-1's taints as before").isEqualTo(taintsBefore);
+        assertThat(NodeMarks.conditionOf(held)).isEmpty();
+        assertThat(annotations(held)).doesNotContainKey(NodeMarks.PRIOR_STATE);
+        assertThat(tenureLeaseOf("pn-1")
+                        .map(l -> l.getSpec().getHolderIdentity())
+                        .filter(h -> !h.isBlank()))
+                .as("pn-1's lease released")
+                .isEmpty();
+        Node other = client().nodes().withName("pn-2").get();
+        assertThat(other.getSpec().getUnschedulable()).as("pn-2 never cordoned").isNotEqualTo(true);
+        assertThat(other.getSpec().getTaints()).as("pn-2 never tainted").isNullOrEmpty();
+        assertThat(NodeMarks.conditionOf(other)).isEmpty();
+        assertThat(annotations(other)).doesNotContainKey(NodeMarks.PRIOR_STATE);
+        assertThat(tenureLeaseOf("pn-2")).as("no lease of pn-2 ever taken").isEmpty();
+        assertThat(events("pn"))
+                .filteredOn(e -> MaintenanceEvents.REMOVED.equals(e.getReason()))
+                .singleElement()
+                .satisfies(e -> assertThat(e.getMessage()).contains("node pn-1 is out of maintenance"));
+    }
 }
