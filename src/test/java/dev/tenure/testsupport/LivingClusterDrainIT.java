@@ -17,8 +17,8 @@ import org.junit.jupiter.api.Test;
 /**
  * A drain paced by a PodDisruptionBudget completes on a living cluster, as on a real one: each eviction the budget
  * allows is followed by a replacement scheduled on another node, which becomes Ready a second later and gives the
- * budget its next disruption. On a cluster without workload controllers the same drain stops after the first eviction
- * for good.
+ * budget its next disruption. Without the living namespace the drain still ends (the emulator's budget counts the pods
+ * that exist, and nothing replaces them) but the workload is gone: seen, the test then fails on its four pods.
  *
  * <p>It runs in the application the other maintenance tests share (one Quarkus build and start fewer): its namespace
  * lives while it runs ({@link EmulatedCluster#living}), the rest of the shared cluster does not, and its pods may only
