@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.tenure.operator.OperatorLeadership;
 import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.MicroTime;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -12,42 +13,26 @@ import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidate;
 import io.fabric8.kubernetes.api.model.coordination.v1beta1.LeaseCandidateBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.prometheus.PrometheusMeterRegistry;
+import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.QuarkusTestProfile;
-import io.quarkus.test.junit.TestProfile;
-import io.quarkus.test.kubernetes.client.WithKubernetesTestServer;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Map;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Readiness;
 import org.junit.jupiter.api.Test;
 
 /**
  * The controller as the operator runs it: built from config, started by OperatorLeadership together with the
- * reconcilers, metrics under their Prometheus names, readiness detail. (Discovery against a real API
- * server is covered by CoordinationEmulatedClusterIT.)
+ * reconcilers once the application leads, metrics under their Prometheus names, readiness detail, in the application
+ * the other end-to-end tests share, on its emulated cluster (which serves discovery for coordination.k8s.io). The
+ * start without leader election is OperatorLeadershipLossTest's; discovery against other API servers is
+ * CoordinationEmulatedClusterIT's.
  */
 @QuarkusTest
-@WithKubernetesTestServer(crud = true)
-@TestProfile(CoordinationWiringTest.Profile.class)
+@QuarkusTestResource(EmulatedClusterResource.class)
 @EndToEnd
 class CoordinationWiringTest {
-
-    public static class Profile implements QuarkusTestProfile {
-        @Override
-        public Map<String, String> getConfigOverrides() {
-            // the plain mock server has no discovery for coordination.k8s.io; the version is given instead.
-            // Without operator HA the reconcilers, and this controller with them, start at once (the lease
-            // contest itself is OperatorLeadershipTest's subject).
-            return Map.of(
-                    "tenure.coordination.lease-candidate-version",
-                    "v1beta1",
-                    "tenure.leader-election.enabled",
-                    "false");
-        }
-    }
 
     @Inject
     CoordinationController controller;

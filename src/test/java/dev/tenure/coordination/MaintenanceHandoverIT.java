@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tenure.election.CandidateRecord;
-import dev.tenure.maintenance.RelaxedLeadershipProfile;
 import dev.tenure.maintenance.api.HandoverSpec;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
@@ -22,7 +21,6 @@ import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.time.Clock;
 import java.time.Duration;
@@ -41,7 +39,6 @@ import org.junit.jupiter.api.Test;
  * assertion is the order of events.
  */
 @QuarkusTest
-@TestProfile(RelaxedLeadershipProfile.class)
 @QuarkusTestResource(EmulatedClusterResource.class)
 @EndToEnd
 class MaintenanceHandoverIT {

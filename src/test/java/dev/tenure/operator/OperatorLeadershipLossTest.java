@@ -77,6 +77,34 @@ class OperatorLeadershipLossTest {
         }
     }
 
+    /**
+     * tenure.leader-election.enabled=false (one replica, no HA): the work starts at once, with no election and no
+     * Lease written, and the instance is ready and counts as leading.
+     */
+    @Test
+    void withoutLeaderElectionTheWorkStartsAtOnceAndNoLeaseIsWritten() {
+        OperatorLeadership solo = new OperatorLeadership(
+                new Operator(o -> o.withKubernetesClient(client)),
+                client,
+                config("solo", Duration.ofSeconds(10), Duration.ofSeconds(7), Duration.ofSeconds(1), false),
+                new SimpleMeterRegistry());
+        solo.exit = exits::add;
+        solo.onStart(null);
+        try {
+            assertThat(solo.reconcilersStarted()).isTrue();
+            assertThat(solo.isLeader()).isTrue();
+            assertThat(solo.ready()).isTrue();
+            assertThat(solo.elector()).as("no elector").isEmpty();
+            assertThat(client.leases().inAnyNamespace().list().getItems())
+                    .as("Leases written")
+                    .isEmpty();
+        } finally {
+            solo.onStop(null);
+        }
+        assertThat(solo.reconcilersStarted()).isFalse();
+        assertThat(exits).isEmpty();
+    }
+
     @Test
     void oneLeadsTheOtherStandsByAndALostLeaderExits() {
         OperatorLeadership a = replica("a");
@@ -150,10 +178,15 @@ class OperatorLeadershipLossTest {
 
     static LeaderElectionConfig config(
             String identity, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod) {
+        return config(identity, leaseDuration, renewDeadline, retryPeriod, true);
+    }
+
+    static LeaderElectionConfig config(
+            String identity, Duration leaseDuration, Duration renewDeadline, Duration retryPeriod, boolean enabled) {
         return new LeaderElectionConfig() {
             @Override
             public boolean enabled() {
-                return true;
+                return enabled;
             }
 
             @Override

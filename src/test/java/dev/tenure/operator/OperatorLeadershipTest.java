@@ -44,7 +44,9 @@ class OperatorLeadershipTest {
                 .get(LeaseKey.of("tenure-system", "tenure-operator"));
         assertThat(lease.holderIdentity())
                 .isEqualTo(leadership.elector().orElseThrow().identity());
-        assertThat(lease.leaseDurationSeconds()).isEqualTo(8);
+        assertThat(lease.leaseDurationSeconds())
+                .as("%test.tenure.leader-election.lease-duration")
+                .isEqualTo(30);
         // Reconcilers registered by the other packages run only now that this instance leads.
         assertThat(operator.getRuntimeInfo().isStarted()).isEqualTo(operator.getRegisteredControllersNumber() > 0);
 

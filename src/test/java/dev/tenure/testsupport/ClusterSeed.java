@@ -261,6 +261,7 @@ public final class ClusterSeed {
         private List<String> nodes = List.of();
         private final Map<String, String> labels = new LinkedHashMap<>();
         private final Map<String, String> annotations = new LinkedHashMap<>();
+        private final Map<String, String> nodeSelector = new LinkedHashMap<>();
         private boolean ready = true;
         private String phase = "Running";
         private Long gracePeriodSeconds = 30L;
@@ -298,6 +299,12 @@ public final class ClusterSeed {
         /** Extra pod label (pods always carry app=&lt;name&gt;). */
         public WorkloadSeed label(String key, String value) {
             labels.put(key, value);
+            return this;
+        }
+
+        /** A pod and template nodeSelector entry: a living cluster's scheduler binds replacements only to such nodes. */
+        public WorkloadSeed nodeSelector(String key, String value) {
+            nodeSelector.put(key, value);
             return this;
         }
 
@@ -377,6 +384,7 @@ public final class ClusterSeed {
                             .withLabels(labels)
                             .endMetadata()
                             .withNewSpec()
+                            .withNodeSelector(nodeSelector.isEmpty() ? null : new LinkedHashMap<>(nodeSelector))
                             .addNewContainer()
                             .withName("main")
                             .withImage(PAUSE_IMAGE)
@@ -425,6 +433,7 @@ public final class ClusterSeed {
                             .withLabels(labels)
                             .endMetadata()
                             .withNewSpec()
+                            .withNodeSelector(nodeSelector.isEmpty() ? null : new LinkedHashMap<>(nodeSelector))
                             .addNewContainer()
                             .withName("main")
                             .withImage(PAUSE_IMAGE)
@@ -455,6 +464,7 @@ public final class ClusterSeed {
                             .withLabels(labels)
                             .endMetadata()
                             .withNewSpec()
+                            .withNodeSelector(nodeSelector.isEmpty() ? null : new LinkedHashMap<>(nodeSelector))
                             .addNewContainer()
                             .withName("main")
                             .withImage(PAUSE_IMAGE)
@@ -516,6 +526,7 @@ public final class ClusterSeed {
                     .endMetadata()
                     .withNewSpec()
                     .withNodeName(node)
+                    .withNodeSelector(nodeSelector.isEmpty() ? null : new LinkedHashMap<>(nodeSelector))
                     .withTerminationGracePeriodSeconds(gracePeriodSeconds)
                     .addNewContainer()
                     .withName("main")

@@ -16,6 +16,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
@@ -264,7 +265,13 @@ public final class EmulatedCluster implements AutoCloseable {
         this.kubelets = new KubeletSimulator(store, executor, options);
         if (options.readinessDelay != null) {
             new LivingCluster(
-                    store, executor, options.clock, options.controllerInterval, options.readinessDelay, workloads);
+                    store,
+                    executor,
+                    options.clock,
+                    options.controllerInterval,
+                    options.readinessDelay,
+                    workloads,
+                    null);
         }
         dispatcher.kubelets(kubelets);
         crud.onOrphans(orphan -> executor.execute(() -> dispatcher.collect(orphan)));
@@ -280,6 +287,37 @@ public final class EmulatedCluster implements AutoCloseable {
 
     private final EmulatorDispatcher dispatcher;
     private final IndexedCrudDispatcher crud;
+
+    /** One namespace living until {@link Living#close()} ({@link #living(String, Duration)}). */
+    public interface Living extends AutoCloseable {
+        @Override
+        void close();
+    }
+
+    /**
+     * Makes the workloads of {@code namespace} live from now until the returned handle is closed, as {@link
+     * Options#living} makes a whole cluster's from its start: its ReplicaSets and StatefulSets replace deleted and
+     * evicted pods, the scheduler binds the new pods to nodes that fit (counting this namespace's pods), and a bound
+     * pod is Ready {@code readinessDelay} later. For a test on a cluster it shares with others (one Quarkus
+     * application's): the other namespaces change only as their tests and the operator change them.
+     */
+    public Living living(String namespace, Duration readinessDelay) {
+        if (options.readinessDelay != null) {
+            throw new IllegalStateException("this cluster is living already (Options.living)");
+        }
+        if (readinessDelay.isNegative()) {
+            throw new IllegalArgumentException("readinessDelay must be >= 0, was " + readinessDelay);
+        }
+        LivingCluster living = new LivingCluster(
+                store,
+                executor,
+                options.clock,
+                options.controllerInterval,
+                readinessDelay,
+                workloads,
+                Objects.requireNonNull(namespace, "namespace"));
+        return living::stop;
+    }
 
     /** Watch events the emulated API server has sent so far, to every watching client. */
     public long watchEventsSent() {

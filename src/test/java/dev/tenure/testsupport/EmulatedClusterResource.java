@@ -26,17 +26,7 @@ public class EmulatedClusterResource implements QuarkusTestResourceLifecycleMana
         return c;
     }
 
-    /** Init arg: a living cluster whose pods become Ready this long after they are bound (an ISO-8601 duration). */
-    public static final String LIVING = "living-readiness-delay";
-
-    private EmulatedCluster.Options options = EmulatedCluster.Options.forTests();
-
-    @Override
-    public void init(Map<String, String> initArgs) {
-        if (initArgs.containsKey(LIVING)) {
-            options = options.living(java.time.Duration.parse(initArgs.get(LIVING)));
-        }
-    }
+    private final EmulatedCluster.Options options = EmulatedCluster.Options.forTests();
 
     @Override
     public Map<String, String> start() {

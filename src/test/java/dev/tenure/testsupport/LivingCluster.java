@@ -32,7 +32,9 @@ import java.util.logging.Logger;
  * StatefulSet controller that replace deleted and evicted pods, a scheduler that binds a new pod to a node that is
  * not cordoned, whose NoSchedule/NoExecute taints the pod tolerates and whose labels match its nodeSelector (fewest
  * pods first), and kubelets that make a bound pod Ready after a delay. So a PodDisruptionBudget recovers as
- * replacements come up elsewhere, and a drain paced by one goes on. Opt-in ({@link EmulatedCluster.Options#living}).
+ * replacements come up elsewhere, and a drain paced by one goes on. Opt-in: the whole cluster from its start
+ * ({@link EmulatedCluster.Options#living}), or one namespace's workloads from a moment on ({@link
+ * EmulatedCluster#living}).
  *
  * <p>Each round looks at the whole cluster and acts on what it sees (level-triggered, as the upstream controllers):
  * pkg/controller/replicaset (active pods = not terminating; create the missing), pkg/controller/statefulset (pod
@@ -47,8 +49,14 @@ final class LivingCluster {
     private final Clock clock;
     private final Duration readinessDelay;
     private final java.util.concurrent.locks.Lock seeding;
+    /** The namespace whose workloads live, or null for every namespace. */
+    private final String namespace;
     /** Pods bound here and not Ready yet, by path: when (on the cluster's clock) they become Ready. */
     private final Map<String, java.time.Instant> readyAt = new java.util.concurrent.ConcurrentHashMap<>();
+
+    private final java.util.concurrent.ScheduledFuture<?> rounds;
+    /** Set under {@link #seeding}: no round acts after {@link #stop()} returns. */
+    private boolean stopped;
 
     LivingCluster(
             ClusterStore store,
@@ -56,21 +64,43 @@ final class LivingCluster {
             Clock clock,
             Duration interval,
             Duration readiness,
-            java.util.concurrent.locks.Lock seeding) {
+            java.util.concurrent.locks.Lock seeding,
+            String namespace) {
         this.seeding = seeding;
         this.store = store;
         this.clock = clock;
         this.readinessDelay = readiness;
-        executor.scheduleWithFixedDelay(this::round, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        this.namespace = namespace;
+        this.rounds = executor.scheduleWithFixedDelay(
+                this::round, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** Ends the controllers, scheduler and readiness: once this returns, the cluster changes no more by itself. */
+    void stop() {
+        seeding.lock();
+        try {
+            stopped = true;
+            rounds.cancel(false);
+        } finally {
+            seeding.unlock();
+        }
+    }
+
+    /** A collection's path, within {@link #namespace} when there is one ({@code group}: "/api/v1", "/apis/apps/v1"). */
+    private String collection(String group, String plural) {
+        return namespace == null ? group + "/" + plural : group + "/namespaces/" + namespace + "/" + plural;
     }
 
     private void round() {
         seeding.lock();
         try {
-            List<Pod> pods = store.list("/api/v1/pods", Pod.class);
+            if (stopped) {
+                return;
+            }
+            List<Pod> pods = store.list(collection("/api/v1", "pods"), Pod.class);
             replicaSets(pods);
             statefulSets(pods);
-            schedule(store.list("/api/v1/pods", Pod.class));
+            schedule(store.list(collection("/api/v1", "pods"), Pod.class));
             java.time.Instant now = clock.instant();
             readyAt.forEach((path, at) -> {
                 if (!now.isBefore(at)) {
@@ -88,7 +118,7 @@ final class LivingCluster {
     // ---- controllers ---------------------------------------------------------------------------------------------
 
     private void replicaSets(List<Pod> pods) {
-        for (ReplicaSet rs : store.list("/apis/apps/v1/replicasets", ReplicaSet.class)) {
+        for (ReplicaSet rs : store.list(collection("/apis/apps/v1", "replicasets"), ReplicaSet.class)) {
             int want = rs.getSpec() == null || rs.getSpec().getReplicas() == null
                     ? 1
                     : rs.getSpec().getReplicas();
@@ -144,7 +174,7 @@ final class LivingCluster {
     }
 
     private void statefulSets(List<Pod> pods) {
-        for (StatefulSet sts : store.list("/apis/apps/v1/statefulsets", StatefulSet.class)) {
+        for (StatefulSet sts : store.list(collection("/apis/apps/v1", "statefulsets"), StatefulSet.class)) {
             int want = sts.getSpec().getReplicas() == null ? 1 : sts.getSpec().getReplicas();
             String namespace = sts.getMetadata().getNamespace();
             for (int ordinal = 0; ordinal < want; ordinal++) {

@@ -8,7 +8,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.tenure.maintenance.RelaxedLeadershipProfile;
 import dev.tenure.maintenance.admission.SubjectAccessReviews;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
@@ -27,7 +26,6 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusMock;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import java.net.URL;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -42,7 +40,6 @@ import org.junit.jupiter.api.Test;
  * never reaches the store; the client reads the refusal as from a real cluster.
  */
 @QuarkusTest
-@TestProfile(RelaxedLeadershipProfile.class)
 @QuarkusTestResource(EmulatedClusterResource.class)
 @EndToEnd
 class ShippedWebhookIT {

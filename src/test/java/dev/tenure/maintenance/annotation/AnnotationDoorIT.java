@@ -3,7 +3,6 @@ package dev.tenure.maintenance.annotation;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tenure.maintenance.RelaxedLeadershipProfile;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.Phase;
@@ -21,7 +20,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -29,11 +27,11 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The annotation front door in the running operator: {@link AnnotationDoor} on the shared Node cache (started by
- * operator leadership like every reconciler) against the emulated API server, with the real clock. Production
- * leader-election timings (the shared machine is loaded; leadership is not what this test is about).
+ * operator leadership like every reconciler) against the emulated API server, with the real clock, and the
+ * tests' relaxed leader-election timings (application.properties: the shared machine is loaded; leadership is not
+ * what this test is about).
  */
 @QuarkusTest
-@TestProfile(RelaxedLeadershipProfile.class)
 @QuarkusTestResource(EmulatedClusterResource.class)
 @EndToEnd
 class AnnotationDoorIT {

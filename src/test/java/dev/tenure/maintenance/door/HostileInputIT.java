@@ -3,7 +3,6 @@ package dev.tenure.maintenance.door;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tenure.maintenance.RelaxedLeadershipProfile;
 import dev.tenure.maintenance.annotation.MaintenanceAnnotation;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
@@ -23,7 +22,6 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import java.time.Duration;
 import java.time.ZoneId;
 import java.time.ZonedDateTime;
@@ -45,7 +43,6 @@ import org.junit.jupiter.params.provider.MethodSource;
  * after each case the controller still takes a fresh, valid NodeMaintenance from create to delete.
  */
 @QuarkusTest
-@TestProfile(RelaxedLeadershipProfile.class)
 @QuarkusTestResource(EmulatedClusterResource.class)
 @EndToEnd
 class HostileInputIT {

@@ -3,7 +3,6 @@ package dev.tenure.maintenance.door;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tenure.maintenance.RelaxedLeadershipProfile;
 import dev.tenure.maintenance.admission.AdmissionCaches;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
 import dev.tenure.maintenance.admission.NodeMaintenanceWebhook;
@@ -34,7 +33,6 @@ import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusMock;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import java.net.URI;
 import java.net.URL;
 import java.net.http.HttpClient;
@@ -49,7 +47,6 @@ import org.junit.jupiter.api.Test;
 
 /** The NodeMaintenance front door end to end: operator (QOSDK) + emulated API server. */
 @QuarkusTest
-@TestProfile(RelaxedLeadershipProfile.class)
 @QuarkusTestResource(EmulatedClusterResource.class)
 @EndToEnd
 class NodeMaintenanceReconcilerIT {

@@ -3,7 +3,6 @@ package dev.tenure.maintenance.door;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tenure.maintenance.RelaxedLeadershipProfile;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
@@ -28,7 +27,6 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import java.time.Duration;
 import java.util.List;
@@ -44,7 +42,6 @@ import org.junit.jupiter.api.Test;
  * from the node, its pods and the lease before the machine moves on.
  */
 @QuarkusTest
-@TestProfile(RelaxedLeadershipProfile.class)
 @QuarkusTestResource(EmulatedClusterResource.class)
 @EndToEnd
 class WorldOverRecordIT {

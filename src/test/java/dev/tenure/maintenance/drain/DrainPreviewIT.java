@@ -3,7 +3,6 @@ package dev.tenure.maintenance.drain;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.tenure.maintenance.RelaxedLeadershipProfile;
 import dev.tenure.maintenance.api.DrainBehavior;
 import dev.tenure.maintenance.api.DrainOutlook;
 import dev.tenure.maintenance.api.DrainPlanStatus;
@@ -26,7 +25,6 @@ import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
-import io.quarkus.test.junit.TestProfile;
 import java.time.Duration;
 import java.util.List;
 import java.util.function.Predicate;
@@ -38,7 +36,6 @@ import org.junit.jupiter.api.Test;
  * taint, eviction), not even when it is deleted; set back to false, it starts.
  */
 @QuarkusTest
-@TestProfile(RelaxedLeadershipProfile.class)
 @QuarkusTestResource(EmulatedClusterResource.class)
 @EndToEnd
 class DrainPreviewIT {
