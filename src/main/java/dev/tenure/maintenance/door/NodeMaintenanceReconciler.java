@@ -142,7 +142,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         this.acts = new DoorActs(machine, client, recorder, metrics, ownWrites, clock);
         MaintenanceSettings settings = machine.settings();
         this.settings = settings;
-        this.ourHolder = holder -> holder.equals(settings.holder()) || settings.isPredecessor(holder);
+        this.ourHolder = settings::isOurs;
         this.elsewhere = elsewhere;
         this.nodes = nodes;
         this.fence = fence;

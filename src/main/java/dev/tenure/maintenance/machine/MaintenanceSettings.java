@@ -124,6 +124,11 @@ public record MaintenanceSettings(
         return other != null && !other.equals(holder) && (other.equals(family) || other.startsWith(family + "/"));
     }
 
+    /** Whether {@code holder} is this operator: this instance, or an earlier one ({@link #isPredecessor}). */
+    public boolean isOurs(String holder) {
+        return holder != null && (holder.equals(this.holder) || isPredecessor(holder));
+    }
+
     /** {@code family/instance}: the node-lease holder of one operator instance. */
     public static String instanceHolder(String family, String instance) {
         return family + "/" + instance;

@@ -91,9 +91,7 @@ final class SharedNodeLeases {
     static Optional<LeaseHeldElsewhere> judge(
             LeaseKey key, LeaseRecord record, Instant now, MaintenanceSettings settings) {
         AuthorityStatus status = LeaseRules.authorityStatus(record, now, NodeLease.FUTURE_TOLERANCE);
-        if (status instanceof AuthorityStatus.Valid valid
-                && !valid.holder().equals(settings.holder())
-                && !settings.isPredecessor(valid.holder())) {
+        if (status instanceof AuthorityStatus.Valid valid && !settings.isOurs(valid.holder())) {
             return Optional.of(new LeaseHeldElsewhere(key, valid.holder(), valid.expiresAt(), record));
         }
         return Optional.empty();
