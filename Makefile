@@ -22,7 +22,7 @@ test: test-tools ## Build with Error Prone (any warning fails), run every test, 
 
 # The excludes file keeps the @QuarkusTest classes out of discovery, where Quarkus would build each profile's app.
 # It skips Quarkus's code generation (no codegen provider is on the classpath: it writes nothing, ~15 s of a JVM's CPU)
-# and runs the property tests at FAST_TRIES generated cases each (make test: 10,000, pom.xml's jqwik.tries.default).
+# and runs the property tests at FAST_TRIES generated cases each (make test: pom.xml's jqwik.tries.default, 1,000).
 FAST_TRIES ?= 1000
 test-fast: ## The fast tier (~1,450 unit and table tests; 1.5 min, 103 s of CPU, on a quiet fresh clone): no emulated cluster, Quarkus app, kubectl or chaos
 	$(MVN) test -DexcludedGroups=e2e,chaos -Dsurefire.excludesFile=src/test/fast-tier-excludes.txt -Dquarkus.generate-code.skip=true -Djqwik.tries.default=$(FAST_TRIES)
@@ -55,15 +55,17 @@ REALTIME_CHAOS_RUNS ?= 100
 # make test runs 3. Its staged trials (failover mid-hook, mid-wave, mid-detach; ~30 s each) are a third as many.
 OPERATOR_CHAOS_TRIALS ?= 200
 # Its kill trials (issue 40: kill -9 of the leader mid-drain, mid-handover or mid-status-write, the kubelet's report
-# delivered or withheld) run 4 side by side (-Dtenure.chaos.operator.kill.parallel); make test runs 200.
+# delivered or withheld) run 4 side by side (-Dtenure.chaos.operator.kill.parallel); make test runs 20 (SuiteCounts).
 # Measured: 200 in 305 s on the shared two cores at load 14-26 (5.3 s median each, 1.3 s of CPU); 1,000 take ~25 min.
 OPERATOR_KILL_TRIALS ?= 1000
-# DrainModelPropertyTest: generated drain plans (make test runs 10,000, pom.xml, jqwik.tries.default).
+# DrainModelPropertyTest: generated drain plans (make test runs 1,000, pom.xml, jqwik.tries.default).
 DRAIN_MODEL_TRIES ?= 200000
-# DrainModelOnClusterIT: the same plans on the emulated cluster, one cluster each (make test runs 32).
+# DrainModelOnClusterIT: the same plans on the emulated cluster, one cluster each (make test runs 5, SuiteCounts).
 DRAIN_MODEL_CLUSTER_TRIES ?= 500
-chaos: ## Long chaos run (seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials, OPERATOR_KILL_TRIALS kill trials, DRAIN_MODEL_TRIES drain model cases, DRAIN_MODEL_CLUSTER_TRIES of them on the cluster)
-	$(MVN) verify -Dtest='*Chaos*,DrainModelPropertyTest,DrainModelOnClusterIT' -Djqwik.tries.default=$(DRAIN_MODEL_TRIES) -Dtenure.drain-model.cluster.tries=$(DRAIN_MODEL_CLUSTER_TRIES) -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dtenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS) -Dtenure.chaos.operator.kill.trials=$(OPERATOR_KILL_TRIALS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true
+# MaintenanceWindowPropertyTest: generated windows, zones and instants (make test runs 1,000, SuiteCounts).
+WINDOW_TRIES ?= 10000
+chaos: ## Long chaos run, the stress counts (seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials, OPERATOR_KILL_TRIALS kill trials, DRAIN_MODEL_TRIES drain model cases, DRAIN_MODEL_CLUSTER_TRIES of them on the cluster, WINDOW_TRIES windows)
+	$(MVN) verify -Dtest='*Chaos*,DrainModelPropertyTest,DrainModelOnClusterIT,MaintenanceWindowPropertyTest' -Djqwik.tries.default=$(DRAIN_MODEL_TRIES) -Dtenure.drain-model.cluster.tries=$(DRAIN_MODEL_CLUSTER_TRIES) -Dtenure.windows.tries=$(WINDOW_TRIES) -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dtenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS) -Dtenure.chaos.operator.kill.trials=$(OPERATOR_KILL_TRIALS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true
 
 bundle: ## OLM bundle, catalog, plain manifests (VERSION=x.y.z OPERATOR_DIGEST=sha256:… [BUNDLE_DIGEST=sha256:…] cuts a release)
 	@OPERATOR_DIGEST=$(OPERATOR_DIGEST) BUNDLE_DIGEST=$(BUNDLE_DIGEST) bin/release $(VERSION)

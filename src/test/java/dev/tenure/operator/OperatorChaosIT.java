@@ -44,6 +44,7 @@ import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.SuiteCounts;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.MicroTime;
@@ -1236,7 +1237,7 @@ class OperatorChaosIT {
     // ----------------------------------
 
     /**
-     * Kill trials: {@code -Dtenure.chaos.operator.kill.trials=N} (200 in {@code make test}; {@code make chaos}:
+     * Kill trials: {@code -Dtenure.chaos.operator.kill.trials=N} ({@link SuiteCounts#KILL_TRIALS} in {@code make test}; {@code make chaos}:
      * {@code OPERATOR_KILL_TRIALS}), {@code -Dtenure.chaos.operator.kill.parallel=P} of them at a time (each on an
      * emulated cluster of its own, with its own two operators; see {@link #KILL_PARALLEL}). A trial lasts ~4-6 s of
      * wall time alone, ~10 s with the report withheld (the 6 s lease waited out); most of it is waiting, so a few run
@@ -1244,7 +1245,7 @@ class OperatorChaosIT {
      * is given too: then that many times, side by side).
      */
     static final int KILL_TRIALS =
-            Integer.getInteger("tenure.chaos.operator.kill.trials", REPLAY_TRIAL != null ? 1 : 200);
+            SuiteCounts.of(SuiteCounts.KILL_TRIALS_PROPERTY, REPLAY_TRIAL != null ? 1 : SuiteCounts.KILL_TRIALS);
 
     /**
      * Trials run side by side. Each trial checks safety on its own cluster and its own instances, so running several

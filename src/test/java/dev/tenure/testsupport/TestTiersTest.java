@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -124,6 +127,94 @@ class TestTiersTest {
                         "-Djqwik.tries.default=$(FAST_TRIES)")
                 .doesNotContain("-Perrorprone");
         assertThat(recipe("test")).contains("-Perrorprone").doesNotContain(".skip", "jqwik.tries");
+    }
+
+    /**
+     * Issue 48: {@code make test} is the suite every change runs, so it runs the stress suites at their smoke counts.
+     * Fails when a count there creeps back up: the pom's jqwik tries (the drain model's plans), or a default of
+     * {@link SuiteCounts}, or a stress count passed by the recipe or the pom, or a suite that reads its count property
+     * past {@link SuiteCounts} (with a default of its own).
+     */
+    @Test
+    void makeTestRunsTheStressSuitesAtTheirSmokeCounts() throws IOException {
+        assertThat(pomProperty("jqwik.tries.default"))
+                .as("pom.xml's jqwik.tries.default: the drain model's plans in make test")
+                .isBetween(1, 1000);
+        assertThat(SuiteCounts.KILL_TRIALS).as("kill trials in make test").isBetween(1, 20);
+        assertThat(SuiteCounts.CLUSTER_PLANS)
+                .as("drain model plans on the cluster in make test")
+                .isBetween(1, 5);
+        assertThat(SuiteCounts.WINDOW_TRIES)
+                .as("generated windows in make test")
+                .isBetween(1, 1000);
+        assertThat(recipe("test") + Files.readString(Path.of("pom.xml")))
+                .as("make test's recipe and pom.xml pass no stress count")
+                .doesNotContain(
+                        SuiteCounts.KILL_TRIALS_PROPERTY,
+                        SuiteCounts.CLUSTER_PLANS_PROPERTY,
+                        SuiteCounts.WINDOW_TRIES_PROPERTY,
+                        "tenure.chaos.runs",
+                        "tenure.chaos.operator.trials");
+        List<String> readingPastSuiteCounts = testClasses()
+                .filter(f -> !f.name.equals(SuiteCounts.class.getSimpleName()))
+                .filter(f -> f.source.contains("\"" + SuiteCounts.KILL_TRIALS_PROPERTY + "\"")
+                        || f.source.contains("\"" + SuiteCounts.CLUSTER_PLANS_PROPERTY + "\"")
+                        || f.source.contains("\"" + SuiteCounts.WINDOW_TRIES_PROPERTY + "\""))
+                .map(f -> f.name)
+                .toList();
+        assertThat(readingPastSuiteCounts)
+                .as("test classes naming a stress count's property themselves (read it through SuiteCounts)")
+                .isEmpty();
+    }
+
+    /**
+     * And {@code make chaos} keeps the stress counts: every suite of the recipe gets its count property from a
+     * Makefile variable whose default is no less than the count issue 48 moved there (or the chaos run had before).
+     */
+    @Test
+    void makeChaosKeepsTheStressCounts() throws IOException {
+        String chaos = recipe("chaos");
+        Map<String, Integer> atLeast = new LinkedHashMap<>();
+        atLeast.put("jqwik.tries.default=$(DRAIN_MODEL_TRIES)", 200_000);
+        atLeast.put(SuiteCounts.CLUSTER_PLANS_PROPERTY + "=$(DRAIN_MODEL_CLUSTER_TRIES)", 500);
+        atLeast.put(SuiteCounts.KILL_TRIALS_PROPERTY + "=$(OPERATOR_KILL_TRIALS)", 1000);
+        atLeast.put(SuiteCounts.WINDOW_TRIES_PROPERTY + "=$(WINDOW_TRIES)", 10_000);
+        atLeast.put("tenure.chaos.runs=$(CHAOS_RUNS)", 20);
+        atLeast.put("tenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS)", 100);
+        atLeast.put("tenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS)", 200);
+        atLeast.forEach((flag, least) -> {
+            assertThat(chaos).as("make chaos passes -D%s", flag).contains("-D" + flag);
+            String variable = flag.substring(flag.indexOf("$(") + 2, flag.length() - 1);
+            assertThat(makeVariable(variable)).as("the Makefile's %s", variable).isGreaterThanOrEqualTo(least);
+        });
+        assertThat(chaos)
+                .as("the suites make chaos runs")
+                .contains(
+                        "*Chaos*", "DrainModelPropertyTest", "DrainModelOnClusterIT", "MaintenanceWindowPropertyTest");
+    }
+
+    /** A {@code NAME ?= number} default of the Makefile. */
+    private static int makeVariable(String name) {
+        try {
+            Matcher m = Pattern.compile("^" + Pattern.quote(name) + " \\?= (\\d+)\\s*$", Pattern.MULTILINE)
+                    .matcher(Files.readString(Path.of("Makefile")));
+            if (!m.find()) {
+                throw new AssertionError("no numeric default `" + name + " ?= N` in the Makefile");
+            }
+            return Integer.parseInt(m.group(1));
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** A numeric property of pom.xml's {@code <properties>}. */
+    private static int pomProperty(String name) throws IOException {
+        Matcher m =
+                Pattern.compile("<" + Pattern.quote(name) + ">(\\d+)</").matcher(Files.readString(Path.of("pom.xml")));
+        if (!m.find()) {
+            throw new AssertionError("no numeric <" + name + "> in pom.xml");
+        }
+        return Integer.parseInt(m.group(1));
     }
 
     /** Maven's JVM, and Error Prone's forked javac, compile with the client JIT: half the CPU of the default. */

@@ -73,7 +73,7 @@ import net.jqwik.api.lifecycle.BeforeTry;
  * {@link NodeMaintenanceValidator#QUEUE_ORDER} gets it and no other.
  *
  * <p>Tries: each is one or more round trips through the operator (about 0.3 to 1 s), so the properties give their own
- * {@code tries} rather than the pom's {@code jqwik.tries.default} (10,000, for the in-memory models): {@link
+ * {@code tries} rather than the pom's {@code jqwik.tries.default} (for the in-memory models): {@link
  * #SPEC_TRIES} and {@link #QUEUE_TRIES} keep the class well under two minutes in {@code make test}. A failure prints
  * jqwik's seed ({@code seed = ...} in the report); rerun it with {@code @Property(seed = "...")}. Shrinking is off: a
  * shrink step is another round trip, and the generated case is printed whole.

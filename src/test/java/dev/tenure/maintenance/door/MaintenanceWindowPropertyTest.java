@@ -12,6 +12,7 @@ import dev.tenure.maintenance.api.ScheduleStatus;
 import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import dev.tenure.maintenance.machine.WindowOracle;
+import dev.tenure.testsupport.SuiteCounts;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.ObjectMetaBuilder;
@@ -35,6 +36,11 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
+import net.jqwik.api.lifecycle.AroundPropertyHook;
+import net.jqwik.api.lifecycle.PropertyExecutionResult;
+import net.jqwik.api.lifecycle.PropertyExecutor;
+import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 
 /**
  * A model of spec.schedule's recurring window over generated zones, windows and instants around clock changes, run
@@ -49,10 +55,25 @@ import net.jqwik.api.Provide;
  * hours is checked too ({@link #noChangeBetween}): in the generated zones and years every offset and
  * transition is a whole number of minutes, as are a window's bounds, so whether it is open can change only there.
  *
- * <p>Tries: {@code jqwik.tries.default} (10,000, set by the pom; {@code make chaos} passes more). A failure prints
- * jqwik's seed and the shrunk case.
+ * <p>Tries: {@code -Dtenure.windows.tries} ({@link SuiteCounts#WINDOW_TRIES} in {@code make test}; {@code make chaos}
+ * passes {@code WINDOW_TRIES}). A failure prints jqwik's seed and the shrunk case.
  */
 class MaintenanceWindowPropertyTest {
+
+    /** The tries from {@value SuiteCounts#WINDOW_TRIES_PROPERTY}: its own count, not the drain model's. */
+    public static final class Tries implements AroundPropertyHook {
+        @Override
+        public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
+            context.attributes().setTries(SuiteCounts.of(SuiteCounts.WINDOW_TRIES_PROPERTY, SuiteCounts.WINDOW_TRIES));
+            return property.execute();
+        }
+
+        /** Outermost: the tries are read when the property starts. */
+        @Override
+        public int aroundPropertyProximity() {
+            return -100;
+        }
+    }
 
     /** How many whole minutes after now {@link #noChangeBetween} checks (most cases are a few hours from a change). */
     static final int CHECKED_MINUTES = 6 * 60;
@@ -95,6 +116,7 @@ class MaintenanceWindowPropertyTest {
     }
 
     @Property
+    @AddLifecycleHook(Tries.class)
     void theDoorAdmitsExactlyWhileTheLocalTimeIsInsideTheWindowAndSaysWhenItNextChanges(@ForAll("cases") Case c) {
         NodeMaintenance nm = maintenance(c);
         DoorDecision.Observed o = observed(nm, c.now());

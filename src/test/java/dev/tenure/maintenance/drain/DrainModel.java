@@ -14,8 +14,8 @@ import net.jqwik.api.Tuple;
 
 /**
  * The drain model's generators and oracle, one copy for its two runs: {@link DrainModelPropertyTest} (the real
- * planner against a simulated node, 10,000 plans) and {@link DrainModelOnClusterIT} (the real machine on the emulated
- * cluster, a few dozen). The generators make nodes with pods of every kind, rules, labels and drain options; the
+ * planner against a simulated node, 1,000 plans in make test, 200,000 in make chaos) and {@link DrainModelOnClusterIT} (the real machine on the emulated
+ * cluster, a handful in make test, 500 in make chaos). The generators make nodes with pods of every kind, rules, labels and drain options; the
  * oracle ({@link #judge}, {@link #refuses}) states the drain semantics apart from the planner (docs/node-maintenance.md,
  * "Rules, labels and order").
  */

@@ -27,6 +27,7 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.MutableClock;
+import dev.tenure.testsupport.SuiteCounts;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.DaemonSetBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -91,8 +92,8 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 @EndToEnd
 class DrainModelOnClusterIT {
 
-    static final String TRIES_PROPERTY = "tenure.drain-model.cluster.tries";
-    static final int DEFAULT_TRIES = 32;
+    static final String TRIES_PROPERTY = SuiteCounts.CLUSTER_PLANS_PROPERTY;
+    static final int DEFAULT_TRIES = SuiteCounts.CLUSTER_PLANS;
     static final long STEP_SECONDS = 5;
     /** A plan whose pods all complete or go ends well within this many steps; one with timeouts by its timeout. */
     static final int MAX_STEPS = 250;
@@ -101,7 +102,7 @@ class DrainModelOnClusterIT {
     static final String NODE = "n1";
     static final String FINALIZER = "model.tenure.dev/hold";
 
-    /** The tries from {@value #TRIES_PROPERTY}: jqwik.tries.default is the simulated model's 10,000. */
+    /** The tries from {@value #TRIES_PROPERTY}: jqwik.tries.default is the simulated model's count. */
     public static final class Tries implements AroundPropertyHook {
         @Override
         public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {

@@ -66,8 +66,8 @@ import net.jqwik.api.Tuple;
  * Some cases carry a spec.window and a pre-uncordon hook: the machine's own decisions ({@code MachineEnds}) must stop
  * the drain exactly at the window's end and restore the node only once the hook is removed or timed out.
  *
- * <p>Tries: {@code jqwik.tries.default} (10,000, a system property the pom gives the test JVM; {@code make chaos}
- * passes more). A failure prints jqwik's seed and the shrunk case; running the class again replays the failing
+ * <p>Tries: {@code jqwik.tries.default} (1,000, a system property the pom gives the test JVM; {@code make chaos}
+ * passes {@code DRAIN_MODEL_TRIES}, 200,000). A failure prints jqwik's seed and the shrunk case; running the class again replays the failing
  * sample first (jqwik's database, target/jqwik-database), and {@code @Property(seed = "<seed>")} pins the run.
  */
 class DrainModelPropertyTest {

@@ -1,0 +1,38 @@
+package dev.tenure.testsupport;
+
+/**
+ * The counts of the stress suites: {@code make test} runs their smoke counts (the defaults here), {@code make chaos}
+ * their stress counts (the Makefile's variables, passed as these system properties). One place, so that
+ * {@code TestTiersTest} can hold both ends: no default here above its smoke bound, and the chaos recipe passing each
+ * property at no less than its stress count (issue 48: {@code make test} is the suite every change runs, the stress
+ * counts belong to {@code make chaos}; docs/development.md, "Which suite lives where").
+ *
+ * <p>The generated drain plans ({@code DrainModelPropertyTest}) and every other jqwik property read
+ * {@code jqwik.tries.default}, which pom.xml sets for the test JVM (1,000) and {@code make chaos} raises.
+ */
+public final class SuiteCounts {
+    /** {@code OperatorChaosIT}'s kill -9 trials; {@code make chaos}: {@code OPERATOR_KILL_TRIALS} (1,000). */
+    public static final String KILL_TRIALS_PROPERTY = "tenure.chaos.operator.kill.trials";
+
+    /** Kill trials in {@code make test}: a smoke run (the point and the kubelet's report are drawn from each seed). */
+    public static final int KILL_TRIALS = 20;
+
+    /** {@code DrainModelOnClusterIT}'s generated plans, one emulated cluster each; {@code make chaos}: 500. */
+    public static final String CLUSTER_PLANS_PROPERTY = "tenure.drain-model.cluster.tries";
+
+    /** Cluster plans in {@code make test}: a handful, the bridge from the model to the cluster still crossed. */
+    public static final int CLUSTER_PLANS = 5;
+
+    /** {@code MaintenanceWindowPropertyTest}'s generated windows; {@code make chaos}: {@code WINDOW_TRIES} (10,000). */
+    public static final String WINDOW_TRIES_PROPERTY = "tenure.windows.tries";
+
+    /** Windows in {@code make test}: {@code make test-fast}'s count. */
+    public static final int WINDOW_TRIES = 1000;
+
+    private SuiteCounts() {}
+
+    /** The count a suite runs: its system property when set (make chaos, a replay), else its smoke default. */
+    public static int of(String property, int smokeDefault) {
+        return Integer.getInteger(property, smokeDefault);
+    }
+}
