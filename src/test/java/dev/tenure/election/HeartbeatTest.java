@@ -67,6 +67,21 @@ class HeartbeatTest {
         assertThat(renewDelays.stream().distinct().count()).isGreaterThan(1);
     }
 
+    /** The default the docs state (LeaseRenewalDocsTest): a quarter of the duration, kubelet's 10 s for 40 s. */
+    @Test
+    void withoutARenewIntervalItRenewsEveryQuarterOfTheDuration() {
+        Heartbeat hb = heartbeat().renewInterval(null).build();
+        hb.start();
+        scheduler.runDue();
+        scheduler.advance(Duration.ofSeconds(60));
+        List<Duration> renewDelays = delays.subList(1, delays.size());
+        Duration quarter = DURATION.dividedBy(4);
+        assertThat(renewDelays)
+                .isNotEmpty()
+                .allSatisfy(d -> assertThat(d)
+                        .isBetween(quarter, quarter.multipliedBy(104).dividedBy(100)));
+    }
+
     @Test
     void ensureBacksOffFrom200msDoublingTo7sAsKubeletDoes() {
         AtomicInteger failures = new AtomicInteger(10);

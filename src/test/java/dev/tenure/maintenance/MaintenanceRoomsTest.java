@@ -6,6 +6,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.tngtech.archunit.core.domain.JavaClass;
 import com.tngtech.archunit.core.domain.JavaClasses;
 import dev.tenure.MainClasses;
+import dev.tenure.maintenance.door.DoorDecisions;
+import dev.tenure.maintenance.door.NodeMaintenanceReconciler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
@@ -71,6 +73,24 @@ class MaintenanceRoomsTest {
     @Test
     void thereAreSixteenForbiddenArrows() {
         assertThat(forbiddenArrows()).hasSize(16);
+    }
+
+    /**
+     * Issue 36's "the door decides once", held as a dependency: the door's one decision ({@link DoorDecisions#decide})
+     * has one call site in main code, in the reconciler. It replaces {@code ReconcilePathIT}, which counted the files
+     * one reconcile entered (at most two visits each): a count that moved when a helper moved between files, with no
+     * change of behaviour (issue 48). What the decision decides is {@code DoorDecisionsTest}'s tables.
+     */
+    @Test
+    void theDoorsDecisionHasOneCallSiteInTheReconciler() {
+        List<String> callSites = MainClasses.all().stream()
+                .flatMap(c -> c.getMethodCallsFromSelf().stream())
+                .filter(call -> call.getTarget().getOwner().isEquivalentTo(DoorDecisions.class)
+                        && call.getTarget().getName().equals("decide"))
+                .map(call -> call.getOriginOwner().getSimpleName() + "."
+                        + call.getOrigin().getName())
+                .toList();
+        assertThat(callSites).containsExactly(NodeMaintenanceReconciler.class.getSimpleName() + ".reconcile");
     }
 
     @Test
