@@ -11,8 +11,8 @@ import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * A test class that may run beside the others. The suite's one JVM runs the classes one after another on a first
- * lane; with {@code -Dtests.second-lane=true} (not yet the default) a second lane takes these beside that stream
- * (pom.xml's JUnit parameters: a fixed pool of two threads). For
+ * lane; a second lane takes these beside that stream (pom.xml's JUnit parameters: a fixed pool of two threads; on by
+ * default since issue 48, {@code -Dtests.second-lane=false} runs every class one after another). For
  * classes that mostly wait on real time (lease periods, kubelet reports, pod terminations, fault schedules) and use
  * little CPU, so that the waits of one overlap the work of another (docs/development.md, "Where the time goes"). Not
  * for a class that starts a JVM or an application, or computes, with time bounds of its own: beside a busy first lane

@@ -94,6 +94,16 @@ class TestTiersTest {
                 .isEmpty();
     }
 
+    /**
+     * Issue 48: the second lane is on by default, so {@code make test} (and CI through it) uses the time the
+     * {@link SecondLane} classes wait; {@code -Dtests.second-lane=false} is for telling whether a red depends on it.
+     */
+    @Test
+    void theSecondLaneIsOnByDefault() throws IOException {
+        assertThat(Files.readString(Path.of("pom.xml"))).contains("<tests.second-lane>true</tests.second-lane>");
+        assertThat(recipe("test")).doesNotContain("second-lane");
+    }
+
     @Test
     void theScanSeesTheSecondLane() throws IOException {
         assertThat(testClasses()
