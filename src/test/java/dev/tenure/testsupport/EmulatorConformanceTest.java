@@ -697,6 +697,106 @@ class EmulatorConformanceTest {
                             assertThat(failed.code()).isEqualTo(500);
                             assertThat(failed.body().path("message").asText()).endsWith("context deadline exceeded");
                         })),
+                // ---- PodDisruptionBudget status (the disruption controller, on a living namespace) ----------
+                new Row(
+                        "PDB status: minAvailable as a number counts the selected pods; Ready pods are healthy",
+                        "pkg/controller/disruption/disruption.go getExpectedPodCount (int minAvailable: expected ="
+                                + " len(pods)), countHealthyPods, updatePdbStatus; UpdateDisruptionAllowedCondition",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            cluster.seed()
+                                    .deployment("web")
+                                    .namespace(name)
+                                    .replicas(4)
+                                    .onNodes(name)
+                                    .create();
+                            cluster.seed()
+                                    .pdb("web")
+                                    .namespace(name)
+                                    .selector("app", "web")
+                                    .minAvailable(2)
+                                    .create();
+                            try (var living = cluster.living(name, Duration.ofHours(1))) {
+                                JsonNode status = budgetStatus(name, "web", 2);
+                                assertThat(numbers(status)).containsExactly(4, 2, 4, 2);
+                                assertThat(status.at("/observedGeneration").asLong())
+                                        .isEqualTo(get(pdbPath(name, "web"))
+                                                .body()
+                                                .at("/metadata/generation")
+                                                .asLong());
+                                JsonNode condition = status.at("/conditions/0");
+                                assertThat(condition.path("type").asText()).isEqualTo("DisruptionAllowed");
+                                assertThat(condition.path("status").asText()).isEqualTo("True");
+                                assertThat(condition.path("reason").asText()).isEqualTo("SufficientPods");
+                            }
+                        }),
+                new Row(
+                        "PDB status: a percentage counts the controllers' scale, rounds up, leaves bare pods out",
+                        "pkg/controller/disruption/disruption.go getExpectedScale (sum of controller scales,"
+                                + " unmanaged pods skipped), intstr.GetScaledValueFromIntOrPercent(roundUp=true)",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            cluster.seed()
+                                    .deployment("web")
+                                    .namespace(name)
+                                    .replicas(3)
+                                    .onNodes(name)
+                                    .create();
+                            cluster.seed()
+                                    .pod("bare")
+                                    .namespace(name)
+                                    .label("app", "web")
+                                    .onNode(name)
+                                    .create();
+                            cluster.seed()
+                                    .pdb("web")
+                                    .namespace(name)
+                                    .selector("app", "web")
+                                    .minAvailable("50%")
+                                    .create();
+                            try (var living = cluster.living(name, Duration.ofHours(1))) {
+                                // expected 3 (the Deployment's scale), desired ceil(1.5) = 2, healthy 4 (the bare
+                                // pod is Ready and counted healthy, as upstream counts every selected pod)
+                                assertThat(numbers(budgetStatus(name, "web", 2)))
+                                        .containsExactly(4, 2, 3, 2);
+                            }
+                        }),
+                new Row(
+                        "PDB status: maxUnavailable needs the scale; a pod being deleted is not healthy, recomputed",
+                        "pkg/controller/disruption/disruption.go getExpectedPodCount (maxUnavailable: desired ="
+                                + " expected - maxUnavailable), countHealthyPods (DeletionTimestamp != nil: skipped)",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            java.util.List<io.fabric8.kubernetes.api.model.Pod> pods = cluster.seed()
+                                    .deployment("web")
+                                    .namespace(name)
+                                    .replicas(3)
+                                    .onNodes(name)
+                                    .create();
+                            cluster.seed()
+                                    .pdb("web")
+                                    .namespace(name)
+                                    .selector("app", "web")
+                                    .maxUnavailable(1)
+                                    .create();
+                            try (var living = cluster.living(name, Duration.ofHours(1))) {
+                                assertThat(numbers(budgetStatus(name, "web", 1)))
+                                        .containsExactly(3, 2, 3, 1);
+                                send(
+                                        "DELETE",
+                                        "/api/v1/namespaces/" + name + "/pods/"
+                                                + pods.get(0).getMetadata().getName(),
+                                        null,
+                                        null);
+                                // the replacement is not Ready for an hour: 2 healthy, none to spare
+                                JsonNode after = budgetStatus(name, "web", 0);
+                                assertThat(numbers(after)).containsExactly(2, 2, 3, 0);
+                                assertThat(after.at("/conditions/0/status").asText())
+                                        .isEqualTo("False");
+                                assertThat(after.at("/conditions/0/reason").asText())
+                                        .isEqualTo("InsufficientPods");
+                            }
+                        }),
                 // ---- garbage collection ------------------------------------------------------------------------
                 new Row(
                         "an object whose owners are all deleted is deleted in the background (a node's Lease)",
@@ -929,6 +1029,30 @@ class EmulatorConformanceTest {
     }
 
     // ---- fixtures ------------------------------------------------------------------------------------------------
+
+    private static String pdbPath(String namespace, String name) {
+        return "/apis/policy/v1/namespaces/" + namespace + "/poddisruptionbudgets/" + name;
+    }
+
+    /** The budget's status once the disruption controller has written {@code disruptionsAllowed} = {@code allowed}. */
+    private static JsonNode budgetStatus(String namespace, String name, int allowed) {
+        JsonNode[] seen = new JsonNode[1];
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            seen[0] = get(pdbPath(namespace, name)).body().path("status");
+            return seen[0].has("expectedPods")
+                    && seen[0].path("disruptionsAllowed").asInt(-1) == allowed;
+        });
+        return seen[0];
+    }
+
+    /** currentHealthy, desiredHealthy, expectedPods, disruptionsAllowed. */
+    private static java.util.List<Integer> numbers(JsonNode status) {
+        return java.util.List.of(
+                status.path("currentHealthy").asInt(-1),
+                status.path("desiredHealthy").asInt(-1),
+                status.path("expectedPods").asInt(-1),
+                status.path("disruptionsAllowed").asInt(-1));
+    }
 
     private static String nodeMaintenance(String name) {
         return nodeMaintenance(name, "");

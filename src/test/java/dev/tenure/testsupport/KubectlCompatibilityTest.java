@@ -123,6 +123,33 @@ class KubectlCompatibilityTest {
     }
 
     @Test
+    void getPdbShowsTheAllowedDisruptionsTheDisruptionControllerKeeps() throws Exception {
+        cluster.seed()
+                .deployment("web")
+                .namespace("budgets")
+                .replicas(6)
+                .onNodes("cp1") // the other tests count the pods of w1 and w2
+                .create();
+        cluster.seed()
+                .pdb("web")
+                .namespace("budgets")
+                .selector("app", "web")
+                .minAvailable("50%")
+                .create();
+        try (var living = cluster.living("budgets", Duration.ofHours(1))) {
+            // 6 healthy of an expected 6, 50% rounded up = 3 desired: 3 disruptions allowed
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                Result pdb = kubectl("get", "pdb", "-n", "budgets");
+                assertThat(pdb.exit()).as(pdb.out()).isZero();
+                assertThat(pdb.out().lines().findFirst().orElseThrow().split("\\s+"))
+                        .containsExactly(
+                                "NAME", "MIN", "AVAILABLE", "MAX", "UNAVAILABLE", "ALLOWED", "DISRUPTIONS", "AGE");
+                assertThat(pdb.out()).containsPattern("web\\s+50%\\s+N/A\\s+3\\s+");
+            });
+        }
+    }
+
+    @Test
     void getWatchOfOneObjectStreamsAChangeMadeOnceItsWatchIsOpen() throws Exception {
         // set-up only (--validate=false): apply itself is the first test
         kubectl(

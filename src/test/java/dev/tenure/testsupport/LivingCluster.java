@@ -39,7 +39,8 @@ import java.util.logging.Logger;
  * <p>Each round looks at the whole cluster and acts on what it sees (level-triggered, as the upstream controllers):
  * pkg/controller/replicaset (active pods = not terminating; create the missing), pkg/controller/statefulset (pod
  * {@code <name>-<ordinal>} recreated once the old one is gone), pkg/scheduler framework plugins NodeUnschedulable,
- * TaintToleration, NodeAffinity (nodeSelector). Not emulated: Deployment rollouts (the seeded ReplicaSet is the
+ * TaintToleration, NodeAffinity (nodeSelector); and the disruption controller's PodDisruptionBudget status ({@link
+ * DisruptionController}). Not emulated: Deployment rollouts (the seeded ReplicaSet is the
  * current one), DaemonSets, resources and affinity, preemption.
  */
 final class LivingCluster {
@@ -108,6 +109,7 @@ final class LivingCluster {
                     setStatus(path, "Running", true);
                 }
             });
+            DisruptionController.sync(store, namespace, now);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "emulated workload controllers: round failed", e);
         } finally {
