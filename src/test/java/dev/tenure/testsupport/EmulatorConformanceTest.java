@@ -797,6 +797,62 @@ class EmulatorConformanceTest {
                                         .isEqualTo("InsufficientPods");
                             }
                         }),
+                // ---- PersistentVolumes and claims ----------------------------------------------------------
+                new Row(
+                        "PersistentVolumes (cluster-scoped) and claims (namespaced) are served and discovered",
+                        "pkg/registry/core/persistentvolume, persistentvolumeclaim (REST storage, status"
+                                + " subresource); discovery /api/v1 lists persistentvolumes (pv) and"
+                                + " persistentvolumeclaims (pvc)",
+                        name -> {
+                            JsonNode discovery = get("/api/v1").body();
+                            assertThat(discovery.path("resources").findValuesAsText("name"))
+                                    .contains(
+                                            "persistentvolumes",
+                                            "persistentvolumes/status",
+                                            "persistentvolumeclaims",
+                                            "persistentvolumeclaims/status");
+                            String pv = "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":"
+                                    + "{\"name\":\"" + name + "\"},\"spec\":{\"capacity\":{\"storage\":\"1Gi\"},"
+                                    + "\"accessModes\":[\"ReadWriteOnce\"],\"local\":{\"path\":\"/mnt/d\"},"
+                                    + "\"nodeAffinity\":{\"required\":{\"nodeSelectorTerms\":[{\"matchExpressions\":"
+                                    + "[{\"key\":\"kubernetes.io/hostname\",\"operator\":\"In\",\"values\":[\"w1\"]}]}]}}}}";
+                            assertThat(send("POST", "/api/v1/persistentvolumes", JSON_TYPE, pv)
+                                            .code())
+                                    .isEqualTo(201);
+                            send(
+                                    "POST",
+                                    "/api/v1/namespaces",
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"v1\",\"kind\":" + "\"Namespace\",\"metadata\":{\"name\":\""
+                                            + name + "\"}}");
+                            String pvc = "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
+                                    + "{\"name\":\"data\"},\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],"
+                                    + "\"volumeName\":\"" + name
+                                    + "\",\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}";
+                            assertThat(send(
+                                                    "POST",
+                                                    "/api/v1/namespaces/" + name + "/persistentvolumeclaims",
+                                                    JSON_TYPE,
+                                                    pvc)
+                                            .code())
+                                    .isEqualTo(201);
+                            assertThat(get("/api/v1/persistentvolumes/" + name)
+                                            .body()
+                                            .at(
+                                                    "/spec/nodeAffinity/required/nodeSelectorTerms/0/matchExpressions/0/values/0")
+                                            .asText())
+                                    .isEqualTo("w1");
+                            assertThat(get("/api/v1/namespaces/" + name + "/persistentvolumeclaims/data")
+                                            .body()
+                                            .at("/spec/volumeName")
+                                            .asText())
+                                    .isEqualTo(name);
+                            assertThat(send("DELETE", "/api/v1/persistentvolumes/" + name, null, null)
+                                            .code())
+                                    .isEqualTo(200);
+                            assertThat(get("/api/v1/persistentvolumes/" + name).code())
+                                    .isEqualTo(404);
+                        }),
                 // ---- garbage collection ------------------------------------------------------------------------
                 new Row(
                         "an object whose owners are all deleted is deleted in the background (a node's Lease)",

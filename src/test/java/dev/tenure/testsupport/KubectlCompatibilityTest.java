@@ -150,6 +150,37 @@ class KubectlCompatibilityTest {
     }
 
     @Test
+    void getPersistentVolumesAndClaimsWorksThroughDiscovery() throws Exception {
+        cluster.seed()
+                .object(new io.fabric8.kubernetes.api.model.PersistentVolumeBuilder()
+                        .withNewMetadata()
+                        .withName("local-w1")
+                        .endMetadata()
+                        .withNewSpec()
+                        .addToCapacity("storage", new io.fabric8.kubernetes.api.model.Quantity("1Gi"))
+                        .withAccessModes("ReadWriteOnce")
+                        .endSpec()
+                        .build());
+        cluster.seed()
+                .object(new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder()
+                        .withNewMetadata()
+                        .withName("data")
+                        .withNamespace("shop")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withVolumeName("local-w1")
+                        .withAccessModes("ReadWriteOnce")
+                        .endSpec()
+                        .build());
+        Result pv = kubectl("get", "pv");
+        assertThat(pv.exit()).as(pv.out()).isZero();
+        assertThat(pv.out()).contains("local-w1");
+        Result pvc = kubectl("get", "pvc", "-n", "shop");
+        assertThat(pvc.exit()).as(pvc.out()).isZero();
+        assertThat(pvc.out()).contains("data");
+    }
+
+    @Test
     void getWatchOfOneObjectStreamsAChangeMadeOnceItsWatchIsOpen() throws Exception {
         // set-up only (--validate=false): apply itself is the first test
         kubectl(
