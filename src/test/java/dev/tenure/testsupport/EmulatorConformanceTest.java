@@ -797,6 +797,81 @@ class EmulatorConformanceTest {
                                         .isEqualTo("InsufficientPods");
                             }
                         }),
+                new Row(
+                        "eviction of a pod two PodDisruptionBudgets select: 500, nothing deleted",
+                        "pkg/registry/core/pod/storage/eviction.go getPodDisruptionBudgets/Create (len(pdbs) > 1:"
+                                + " InternalError \"This pod has more than one PodDisruptionBudget, which the"
+                                + " eviction subresource does not support.\")",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            cluster.seed()
+                                    .pod("yy")
+                                    .namespace(name)
+                                    .label("app", "yy")
+                                    .onNode(name)
+                                    .create();
+                            cluster.seed()
+                                    .pdb("a")
+                                    .namespace(name)
+                                    .selector("app", "yy")
+                                    .minAvailable(0)
+                                    .create();
+                            cluster.seed()
+                                    .pdb("b")
+                                    .namespace(name)
+                                    .selector("app", "yy")
+                                    .minAvailable(0)
+                                    .create();
+                            Http refused = send(
+                                    "POST",
+                                    "/api/v1/namespaces/" + name + "/pods/yy/eviction",
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":"
+                                            + "{\"name\":\"yy\",\"namespace\":\"" + name + "\"}}");
+                            assertThat(refused.code()).isEqualTo(500);
+                            assertThat(refused.body().path("message").asText())
+                                    .isEqualTo("This pod has more than one PodDisruptionBudget, which the eviction"
+                                            + " subresource does not support.");
+                            assertThat(get("/api/v1/namespaces/" + name + "/pods/yy")
+                                            .body()
+                                            .at("/metadata/deletionTimestamp")
+                                            .isMissingNode())
+                                    .isTrue();
+                        }),
+                new Row(
+                        "eviction in a namespace being deleted: 403 with cause NamespaceTerminating",
+                        "plugin/pkg/admission/namespace/lifecycle/admission.go (no create in a terminating"
+                                + " namespace; cause NamespaceTerminating, field metadata.namespace)",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            cluster.seed()
+                                    .object(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                                            .withNewMetadata()
+                                            .withName(name)
+                                            .endMetadata()
+                                            .withNewStatus()
+                                            .withPhase("Terminating")
+                                            .endStatus()
+                                            .build());
+                            cluster.seed().pod("p").namespace(name).onNode(name).create();
+                            Http refused = send(
+                                    "POST",
+                                    "/api/v1/namespaces/" + name + "/pods/p/eviction",
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":"
+                                            + "{\"name\":\"p\",\"namespace\":\"" + name + "\"}}");
+                            assertThat(refused.code()).isEqualTo(403);
+                            assertThat(refused.body().path("message").asText())
+                                    .contains("unable to create new content in namespace " + name
+                                            + " because it is being terminated");
+                            assertThat(refused.body()
+                                            .at("/details/causes/0/reason")
+                                            .asText())
+                                    .isEqualTo("NamespaceTerminating");
+                            assertThat(get("/api/v1/namespaces/" + name + "/pods/p")
+                                            .code())
+                                    .isEqualTo(200);
+                        }),
                 // ---- PersistentVolumes and claims ----------------------------------------------------------
                 new Row(
                         "PersistentVolumes (cluster-scoped) and claims (namespaced) are served and discovered",
