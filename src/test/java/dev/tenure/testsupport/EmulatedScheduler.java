@@ -153,7 +153,7 @@ final class EmulatedScheduler {
         if (spread.isPresent()) {
             return List.of(spread.get());
         }
-        return interPodAffinity(pod, node, nodes, byNode, bound).map(List::of).orElse(List.of());
+        return interPodAffinity(pod, node, nodes, bound).map(List::of).orElse(List.of());
     }
 
     // ---- TaintToleration --------------------------------------------------------------------------------------------
@@ -432,8 +432,7 @@ final class EmulatedScheduler {
 
     // ---- InterPodAffinity -------------------------------------------------------------------------------------------
 
-    private static Optional<String> interPodAffinity(
-            Pod pod, Node node, List<Node> nodes, Map<String, List<Pod>> byNode, List<Pod> bound) {
+    private static Optional<String> interPodAffinity(Pod pod, Node node, List<Node> nodes, List<Pod> bound) {
         var affinity = pod.getSpec().getAffinity();
         List<PodAffinityTerm> required = affinity == null
                         || affinity.getPodAffinity() == null

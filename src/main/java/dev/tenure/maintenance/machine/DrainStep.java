@@ -79,10 +79,6 @@ public final class DrainStep {
      */
     private record Observation(List<Pod> pods, DrainPlan plan, Map<String, BlockedPods.Blocked> blocked) {
 
-        Observation(List<Pod> pods, DrainPlan plan) {
-            this(pods, plan, Map.of());
-        }
-
         Map<String, String> why() {
             return blocked.entrySet().stream()
                     .collect(Collectors.toMap(
