@@ -51,7 +51,10 @@ public final class PodDrain {
     static final String TWO_BUDGETS_MESSAGE = "more than one PodDisruptionBudget";
     /** Ends a refusal that was a 403 with cause NamespaceTerminating (plugin/pkg/admission/namespace/lifecycle). */
     static final String NAMESPACE_TERMINATING_SUFFIX = " (HTTP 403, namespace terminating)";
-    /** Ends a refusal that was a 409: the eviction's UID precondition failed, the pod was replaced. */
+    /**
+     * Ends a refusal that was a 409 "Precondition failed: UID in precondition: …" (apimachinery's storage
+     * preconditions): the pod was replaced by a same-named one. Any other 409 stays a failure.
+     */
     static final String PRECONDITION_SUFFIX = " (HTTP 409, UID precondition failed)";
 
     public PodDrain(KubernetesClient client, ExecutorService evictions) {
@@ -372,7 +375,7 @@ public final class PodDrain {
             if (response.code() == 403 && hasCause(status, "NamespaceTerminating")) {
                 return new Outcome(pod, Result.BLOCKED, cut(message) + NAMESPACE_TERMINATING_SUFFIX);
             }
-            if (response.code() == 409) {
+            if (response.code() == 409 && message.contains("Precondition failed: UID")) {
                 return new Outcome(pod, Result.BLOCKED, cut(message) + PRECONDITION_SUFFIX);
             }
             return new Outcome(pod, Result.FAILED, "HTTP " + response.code() + ": " + cut(message));
