@@ -48,7 +48,11 @@ final class Discovery {
                 r("secrets", "Secret", true),
                 r("services", "Service", true, "svc"),
                 r("serviceaccounts", "ServiceAccount", true, "sa"),
-                r("endpoints", "Endpoints", true, "ep"));
+                r("endpoints", "Endpoints", true, "ep"),
+                r("persistentvolumes", "PersistentVolume", false, "pv"),
+                sub("persistentvolumes/status", "PersistentVolume", false),
+                r("persistentvolumeclaims", "PersistentVolumeClaim", true, "pvc"),
+                sub("persistentvolumeclaims/status", "PersistentVolumeClaim", true));
         add(
                 "apps/v1",
                 r("deployments", "Deployment", true, "deploy"),

@@ -297,7 +297,7 @@ public final class EmulatedCluster implements AutoCloseable {
     /**
      * Makes the workloads of {@code namespace} live from now until the returned handle is closed, as {@link
      * Options#living} makes a whole cluster's from its start: its ReplicaSets and StatefulSets replace deleted and
-     * evicted pods, the scheduler binds the new pods to nodes that fit (counting this namespace's pods), and a bound
+     * evicted pods, the scheduler binds the new pods to nodes that fit (every pod bound in the cluster takes its room), and a bound
      * pod is Ready {@code readinessDelay} later. For a test on a cluster it shares with others (one Quarkus
      * application's): the other namespaces change only as their tests and the operator change them.
      */

@@ -697,6 +697,237 @@ class EmulatorConformanceTest {
                             assertThat(failed.code()).isEqualTo(500);
                             assertThat(failed.body().path("message").asText()).endsWith("context deadline exceeded");
                         })),
+                // ---- PodDisruptionBudget status (the disruption controller, on a living namespace) ----------
+                new Row(
+                        "PDB status: minAvailable as a number counts the selected pods; Ready pods are healthy",
+                        "pkg/controller/disruption/disruption.go getExpectedPodCount (int minAvailable: expected ="
+                                + " len(pods)), countHealthyPods, updatePdbStatus; UpdateDisruptionAllowedCondition",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            cluster.seed()
+                                    .deployment("web")
+                                    .namespace(name)
+                                    .replicas(4)
+                                    .onNodes(name)
+                                    .create();
+                            cluster.seed()
+                                    .pdb("web")
+                                    .namespace(name)
+                                    .selector("app", "web")
+                                    .minAvailable(2)
+                                    .create();
+                            try (var living = cluster.living(name, Duration.ofHours(1))) {
+                                JsonNode status = budgetStatus(name, "web", 2);
+                                assertThat(numbers(status)).containsExactly(4, 2, 4, 2);
+                                assertThat(status.at("/observedGeneration").asLong())
+                                        .isEqualTo(get(pdbPath(name, "web"))
+                                                .body()
+                                                .at("/metadata/generation")
+                                                .asLong());
+                                JsonNode condition = status.at("/conditions/0");
+                                assertThat(condition.path("type").asText()).isEqualTo("DisruptionAllowed");
+                                assertThat(condition.path("status").asText()).isEqualTo("True");
+                                assertThat(condition.path("reason").asText()).isEqualTo("SufficientPods");
+                            }
+                        }),
+                new Row(
+                        "PDB status: a percentage counts the controllers' scale, rounds up, leaves bare pods out",
+                        "pkg/controller/disruption/disruption.go getExpectedScale (sum of controller scales,"
+                                + " unmanaged pods skipped), intstr.GetScaledValueFromIntOrPercent(roundUp=true)",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            cluster.seed()
+                                    .deployment("web")
+                                    .namespace(name)
+                                    .replicas(3)
+                                    .onNodes(name)
+                                    .create();
+                            cluster.seed()
+                                    .pod("bare")
+                                    .namespace(name)
+                                    .label("app", "web")
+                                    .onNode(name)
+                                    .create();
+                            cluster.seed()
+                                    .pdb("web")
+                                    .namespace(name)
+                                    .selector("app", "web")
+                                    .minAvailable("50%")
+                                    .create();
+                            try (var living = cluster.living(name, Duration.ofHours(1))) {
+                                // expected 3 (the Deployment's scale), desired ceil(1.5) = 2, healthy 4 (the bare
+                                // pod is Ready and counted healthy, as upstream counts every selected pod)
+                                assertThat(numbers(budgetStatus(name, "web", 2)))
+                                        .containsExactly(4, 2, 3, 2);
+                            }
+                        }),
+                new Row(
+                        "PDB status: maxUnavailable needs the scale; a pod being deleted is not healthy, recomputed",
+                        "pkg/controller/disruption/disruption.go getExpectedPodCount (maxUnavailable: desired ="
+                                + " expected - maxUnavailable), countHealthyPods (DeletionTimestamp != nil: skipped)",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            java.util.List<io.fabric8.kubernetes.api.model.Pod> pods = cluster.seed()
+                                    .deployment("web")
+                                    .namespace(name)
+                                    .replicas(3)
+                                    .onNodes(name)
+                                    .create();
+                            cluster.seed()
+                                    .pdb("web")
+                                    .namespace(name)
+                                    .selector("app", "web")
+                                    .maxUnavailable(1)
+                                    .create();
+                            try (var living = cluster.living(name, Duration.ofHours(1))) {
+                                assertThat(numbers(budgetStatus(name, "web", 1)))
+                                        .containsExactly(3, 2, 3, 1);
+                                send(
+                                        "DELETE",
+                                        "/api/v1/namespaces/" + name + "/pods/"
+                                                + pods.get(0).getMetadata().getName(),
+                                        null,
+                                        null);
+                                // the replacement is not Ready for an hour: 2 healthy, none to spare
+                                JsonNode after = budgetStatus(name, "web", 0);
+                                assertThat(numbers(after)).containsExactly(2, 2, 3, 0);
+                                assertThat(after.at("/conditions/0/status").asText())
+                                        .isEqualTo("False");
+                                assertThat(after.at("/conditions/0/reason").asText())
+                                        .isEqualTo("InsufficientPods");
+                            }
+                        }),
+                new Row(
+                        "eviction of a pod two PodDisruptionBudgets select: 500, nothing deleted",
+                        "pkg/registry/core/pod/storage/eviction.go getPodDisruptionBudgets/Create (len(pdbs) > 1:"
+                                + " InternalError \"This pod has more than one PodDisruptionBudget, which the"
+                                + " eviction subresource does not support.\")",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            cluster.seed()
+                                    .pod("yy")
+                                    .namespace(name)
+                                    .label("app", "yy")
+                                    .onNode(name)
+                                    .create();
+                            cluster.seed()
+                                    .pdb("a")
+                                    .namespace(name)
+                                    .selector("app", "yy")
+                                    .minAvailable(0)
+                                    .create();
+                            cluster.seed()
+                                    .pdb("b")
+                                    .namespace(name)
+                                    .selector("app", "yy")
+                                    .minAvailable(0)
+                                    .create();
+                            Http refused = send(
+                                    "POST",
+                                    "/api/v1/namespaces/" + name + "/pods/yy/eviction",
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":"
+                                            + "{\"name\":\"yy\",\"namespace\":\"" + name + "\"}}");
+                            assertThat(refused.code()).isEqualTo(500);
+                            assertThat(refused.body().path("message").asText())
+                                    .isEqualTo("This pod has more than one PodDisruptionBudget, which the eviction"
+                                            + " subresource does not support.");
+                            assertThat(get("/api/v1/namespaces/" + name + "/pods/yy")
+                                            .body()
+                                            .at("/metadata/deletionTimestamp")
+                                            .isMissingNode())
+                                    .isTrue();
+                        }),
+                new Row(
+                        "eviction in a namespace being deleted: 403 with cause NamespaceTerminating",
+                        "plugin/pkg/admission/namespace/lifecycle/admission.go (no create in a terminating"
+                                + " namespace; cause NamespaceTerminating, field metadata.namespace)",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            cluster.seed()
+                                    .object(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                                            .withNewMetadata()
+                                            .withName(name)
+                                            .endMetadata()
+                                            .withNewStatus()
+                                            .withPhase("Terminating")
+                                            .endStatus()
+                                            .build());
+                            cluster.seed().pod("p").namespace(name).onNode(name).create();
+                            Http refused = send(
+                                    "POST",
+                                    "/api/v1/namespaces/" + name + "/pods/p/eviction",
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":"
+                                            + "{\"name\":\"p\",\"namespace\":\"" + name + "\"}}");
+                            assertThat(refused.code()).isEqualTo(403);
+                            assertThat(refused.body().path("message").asText())
+                                    .contains("unable to create new content in namespace " + name
+                                            + " because it is being terminated");
+                            assertThat(refused.body()
+                                            .at("/details/causes/0/reason")
+                                            .asText())
+                                    .isEqualTo("NamespaceTerminating");
+                            assertThat(get("/api/v1/namespaces/" + name + "/pods/p")
+                                            .code())
+                                    .isEqualTo(200);
+                        }),
+                // ---- PersistentVolumes and claims ----------------------------------------------------------
+                new Row(
+                        "PersistentVolumes (cluster-scoped) and claims (namespaced) are served and discovered",
+                        "pkg/registry/core/persistentvolume, persistentvolumeclaim (REST storage, status"
+                                + " subresource); discovery /api/v1 lists persistentvolumes (pv) and"
+                                + " persistentvolumeclaims (pvc)",
+                        name -> {
+                            JsonNode discovery = get("/api/v1").body();
+                            assertThat(discovery.path("resources").findValuesAsText("name"))
+                                    .contains(
+                                            "persistentvolumes",
+                                            "persistentvolumes/status",
+                                            "persistentvolumeclaims",
+                                            "persistentvolumeclaims/status");
+                            String pv = "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolume\",\"metadata\":"
+                                    + "{\"name\":\"" + name + "\"},\"spec\":{\"capacity\":{\"storage\":\"1Gi\"},"
+                                    + "\"accessModes\":[\"ReadWriteOnce\"],\"local\":{\"path\":\"/mnt/d\"},"
+                                    + "\"nodeAffinity\":{\"required\":{\"nodeSelectorTerms\":[{\"matchExpressions\":"
+                                    + "[{\"key\":\"kubernetes.io/hostname\",\"operator\":\"In\",\"values\":[\"w1\"]}]}]}}}}";
+                            assertThat(send("POST", "/api/v1/persistentvolumes", JSON_TYPE, pv)
+                                            .code())
+                                    .isEqualTo(201);
+                            send(
+                                    "POST",
+                                    "/api/v1/namespaces",
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"v1\",\"kind\":" + "\"Namespace\",\"metadata\":{\"name\":\""
+                                            + name + "\"}}");
+                            String pvc = "{\"apiVersion\":\"v1\",\"kind\":\"PersistentVolumeClaim\",\"metadata\":"
+                                    + "{\"name\":\"data\"},\"spec\":{\"accessModes\":[\"ReadWriteOnce\"],"
+                                    + "\"volumeName\":\"" + name
+                                    + "\",\"resources\":{\"requests\":{\"storage\":\"1Gi\"}}}}";
+                            assertThat(send(
+                                                    "POST",
+                                                    "/api/v1/namespaces/" + name + "/persistentvolumeclaims",
+                                                    JSON_TYPE,
+                                                    pvc)
+                                            .code())
+                                    .isEqualTo(201);
+                            assertThat(get("/api/v1/persistentvolumes/" + name)
+                                            .body()
+                                            .at(
+                                                    "/spec/nodeAffinity/required/nodeSelectorTerms/0/matchExpressions/0/values/0")
+                                            .asText())
+                                    .isEqualTo("w1");
+                            assertThat(get("/api/v1/namespaces/" + name + "/persistentvolumeclaims/data")
+                                            .body()
+                                            .at("/spec/volumeName")
+                                            .asText())
+                                    .isEqualTo(name);
+                            assertThat(send("DELETE", "/api/v1/persistentvolumes/" + name, null, null)
+                                            .code())
+                                    .isEqualTo(200);
+                            assertThat(get("/api/v1/persistentvolumes/" + name).code())
+                                    .isEqualTo(404);
+                        }),
                 // ---- garbage collection ------------------------------------------------------------------------
                 new Row(
                         "an object whose owners are all deleted is deleted in the background (a node's Lease)",
@@ -929,6 +1160,30 @@ class EmulatorConformanceTest {
     }
 
     // ---- fixtures ------------------------------------------------------------------------------------------------
+
+    private static String pdbPath(String namespace, String name) {
+        return "/apis/policy/v1/namespaces/" + namespace + "/poddisruptionbudgets/" + name;
+    }
+
+    /** The budget's status once the disruption controller has written {@code disruptionsAllowed} = {@code allowed}. */
+    private static JsonNode budgetStatus(String namespace, String name, int allowed) {
+        JsonNode[] seen = new JsonNode[1];
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            seen[0] = get(pdbPath(namespace, name)).body().path("status");
+            return seen[0].has("expectedPods")
+                    && seen[0].path("disruptionsAllowed").asInt(-1) == allowed;
+        });
+        return seen[0];
+    }
+
+    /** currentHealthy, desiredHealthy, expectedPods, disruptionsAllowed. */
+    private static java.util.List<Integer> numbers(JsonNode status) {
+        return java.util.List.of(
+                status.path("currentHealthy").asInt(-1),
+                status.path("desiredHealthy").asInt(-1),
+                status.path("expectedPods").asInt(-1),
+                status.path("disruptionsAllowed").asInt(-1));
+    }
 
     private static String nodeMaintenance(String name) {
         return nodeMaintenance(name, "");

@@ -782,6 +782,23 @@ final class EmulatorDispatcher extends Dispatcher {
             return notFound(api);
         }
         Pod pod = found.get();
+        boolean namespaceTerminating = store.get("/api/v1/namespaces/" + api.namespace(), JsonNode.class)
+                .map(ns -> "Terminating".equals(ns.at("/status/phase").asText()))
+                .orElse(false);
+        if (namespaceTerminating) {
+            // plugin/pkg/admission/namespace/lifecycle: no create (an eviction is one) in a namespace being deleted
+            ObjectNode cause = store.json
+                    .createObjectNode()
+                    .put("reason", "NamespaceTerminating")
+                    .put("message", "namespace " + api.namespace() + " is being terminated")
+                    .put("field", "metadata.namespace");
+            return status(
+                    403,
+                    "Forbidden",
+                    "pods \"" + api.name() + "\" is forbidden: unable to create new content in namespace "
+                            + api.namespace() + " because it is being terminated",
+                    cause);
+        }
         if (DisruptionBudgets.isTerminating(pod)) {
             return evicted();
         }

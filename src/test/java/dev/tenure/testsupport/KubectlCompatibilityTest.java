@@ -123,6 +123,64 @@ class KubectlCompatibilityTest {
     }
 
     @Test
+    void getPdbShowsTheAllowedDisruptionsTheDisruptionControllerKeeps() throws Exception {
+        cluster.seed()
+                .deployment("web")
+                .namespace("budgets")
+                .replicas(6)
+                .onNodes("cp1") // the other tests count the pods of w1 and w2
+                .create();
+        cluster.seed()
+                .pdb("web")
+                .namespace("budgets")
+                .selector("app", "web")
+                .minAvailable("50%")
+                .create();
+        try (var living = cluster.living("budgets", Duration.ofHours(1))) {
+            // 6 healthy of an expected 6, 50% rounded up = 3 desired: 3 disruptions allowed
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                Result pdb = kubectl("get", "pdb", "-n", "budgets");
+                assertThat(pdb.exit()).as(pdb.out()).isZero();
+                assertThat(pdb.out().lines().findFirst().orElseThrow().split("\\s+"))
+                        .containsExactly(
+                                "NAME", "MIN", "AVAILABLE", "MAX", "UNAVAILABLE", "ALLOWED", "DISRUPTIONS", "AGE");
+                assertThat(pdb.out()).containsPattern("web\\s+50%\\s+N/A\\s+3\\s+");
+            });
+        }
+    }
+
+    @Test
+    void getPersistentVolumesAndClaimsWorksThroughDiscovery() throws Exception {
+        cluster.seed()
+                .object(new io.fabric8.kubernetes.api.model.PersistentVolumeBuilder()
+                        .withNewMetadata()
+                        .withName("local-w1")
+                        .endMetadata()
+                        .withNewSpec()
+                        .addToCapacity("storage", new io.fabric8.kubernetes.api.model.Quantity("1Gi"))
+                        .withAccessModes("ReadWriteOnce")
+                        .endSpec()
+                        .build());
+        cluster.seed()
+                .object(new io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder()
+                        .withNewMetadata()
+                        .withName("data")
+                        .withNamespace("shop")
+                        .endMetadata()
+                        .withNewSpec()
+                        .withVolumeName("local-w1")
+                        .withAccessModes("ReadWriteOnce")
+                        .endSpec()
+                        .build());
+        Result pv = kubectl("get", "pv");
+        assertThat(pv.exit()).as(pv.out()).isZero();
+        assertThat(pv.out()).contains("local-w1");
+        Result pvc = kubectl("get", "pvc", "-n", "shop");
+        assertThat(pvc.exit()).as(pvc.out()).isZero();
+        assertThat(pvc.out()).contains("data");
+    }
+
+    @Test
     void getWatchOfOneObjectStreamsAChangeMadeOnceItsWatchIsOpen() throws Exception {
         // set-up only (--validate=false): apply itself is the first test
         kubectl(

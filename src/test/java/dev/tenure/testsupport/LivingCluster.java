@@ -3,6 +3,8 @@ package dev.tenure.testsupport;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodBuilder;
 import io.fabric8.kubernetes.api.model.PodTemplateSpec;
@@ -15,7 +17,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.ZonedDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,9 +39,11 @@ import java.util.logging.Logger;
  *
  * <p>Each round looks at the whole cluster and acts on what it sees (level-triggered, as the upstream controllers):
  * pkg/controller/replicaset (active pods = not terminating; create the missing), pkg/controller/statefulset (pod
- * {@code <name>-<ordinal>} recreated once the old one is gone), pkg/scheduler framework plugins NodeUnschedulable,
- * TaintToleration, NodeAffinity (nodeSelector). Not emulated: Deployment rollouts (the seeded ReplicaSet is the
- * current one), DaemonSets, resources and affinity, preemption.
+ * {@code <name>-<ordinal>} recreated once the old one is gone), the scheduler's default filter plugins ({@link
+ * EmulatedScheduler}: a pod that fits nowhere stays Pending, PodScheduled False, Unschedulable, with the scheduler's
+ * message); and the disruption controller's PodDisruptionBudget status ({@link
+ * DisruptionController}). Not emulated: Deployment rollouts (the seeded ReplicaSet is the
+ * current one), DaemonSets, preemption.
  */
 final class LivingCluster {
     private static final Logger LOG = Logger.getLogger(LivingCluster.class.getName());
@@ -108,6 +111,7 @@ final class LivingCluster {
                     setStatus(path, "Running", true);
                 }
             });
+            DisruptionController.sync(store, namespace, now);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "emulated workload controllers: round failed", e);
         } finally {
@@ -240,57 +244,66 @@ final class LivingCluster {
             return;
         }
         List<Node> nodes = store.list("/api/v1/nodes", Node.class);
-        Map<String, Integer> load = new HashMap<>();
-        pods.stream()
+        // the scheduler's view is the whole cluster's, whatever namespace lives
+        List<Pod> bound = new java.util.ArrayList<>(store.list("/api/v1/pods", Pod.class).stream()
                 .filter(LivingCluster::active)
-                .filter(p -> p.getSpec() != null && p.getSpec().getNodeName() != null)
-                .forEach(p -> load.merge(p.getSpec().getNodeName(), 1, Integer::sum));
+                .filter(p -> p.getSpec() != null
+                        && p.getSpec().getNodeName() != null
+                        && !p.getSpec().getNodeName().isEmpty())
+                .toList());
+        Map<String, PersistentVolumeClaim> claims = new HashMap<>();
+        store.list("/api/v1/persistentvolumeclaims", PersistentVolumeClaim.class)
+                .forEach(c -> claims.put(
+                        c.getMetadata().getNamespace() + "/" + c.getMetadata().getName(), c));
+        Map<String, PersistentVolume> volumes = new HashMap<>();
+        store.list("/api/v1/persistentvolumes", PersistentVolume.class)
+                .forEach(v -> volumes.put(v.getMetadata().getName(), v));
+        EmulatedScheduler.Volumes view = new EmulatedScheduler.Volumes(
+                k -> Optional.ofNullable(claims.get(k)), k -> Optional.ofNullable(volumes.get(k)));
         for (Pod pod : pending) {
-            Optional<Node> node = nodes.stream()
-                    .filter(n -> fits(pod, n))
-                    .min(Comparator.comparing((Node n) ->
-                                    load.getOrDefault(n.getMetadata().getName(), 0))
-                            .thenComparing(n -> n.getMetadata().getName()));
-            if (node.isEmpty()) {
-                continue; // stays Pending, as upstream: unschedulable until a node fits
+            EmulatedScheduler.Decision decision = EmulatedScheduler.schedule(pod, nodes, bound, view);
+            if (decision instanceof EmulatedScheduler.Bind bind) {
+                if (bind(pod, bind.nodeName())) {
+                    bound.add(pod); // what it takes is taken for the next pod of this round
+                }
+            } else if (decision instanceof EmulatedScheduler.Unschedulable unschedulable) {
+                unschedulable(pod, unschedulable.message()); // stays Pending until a node fits, as upstream
             }
-            String nodeName = node.get().getMetadata().getName();
-            load.merge(nodeName, 1, Integer::sum);
-            bind(pod, nodeName);
         }
     }
 
-    /** NodeUnschedulable, NodeReady, TaintToleration (NoSchedule, NoExecute) and nodeSelector. */
+    /**
+     * The scheduler's mark on a pod that fits nowhere (pkg/scheduler/schedule_one.go handleSchedulingFailure):
+     * phase Pending, PodScheduled False, reason Unschedulable, its message; written only when it changes.
+     */
+    private void unschedulable(Pod pod, String message) {
+        var scheduled = pod.getStatus() == null || pod.getStatus().getConditions() == null
+                ? Optional.<io.fabric8.kubernetes.api.model.PodCondition>empty()
+                : pod.getStatus().getConditions().stream()
+                        .filter(c -> "PodScheduled".equals(c.getType()))
+                        .findFirst();
+        if (scheduled.isPresent()
+                && "Unschedulable".equals(scheduled.get().getReason())
+                && message.equals(scheduled.get().getMessage())) {
+            return;
+        }
+        pod.setStatus(new io.fabric8.kubernetes.api.model.PodStatusBuilder()
+                .withPhase("Pending")
+                .addNewCondition()
+                .withType("PodScheduled")
+                .withStatus("False")
+                .withReason("Unschedulable")
+                .withMessage(message)
+                .withLastTransitionTime(now())
+                .endCondition()
+                .build());
+        store.update(ClusterStore.path(pod) + "/status", pod);
+    }
+
+    /** NodeUnschedulable, NodeReady, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit on this node alone. */
     static boolean fits(Pod pod, Node node) {
-        if (node.getSpec() != null && Boolean.TRUE.equals(node.getSpec().getUnschedulable())) {
-            boolean toleratesCordon = tolerations(pod).stream()
-                    .anyMatch(
-                            t -> tolerates(t, new Taint("NoSchedule", "node.kubernetes.io/unschedulable", null, null)));
-            if (!toleratesCordon) {
-                return false;
-            }
-        }
-        boolean ready = node.getStatus() != null
-                && node.getStatus().getConditions().stream()
-                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
-        if (!ready) {
-            return false;
-        }
-        List<Taint> taints = node.getSpec() == null || node.getSpec().getTaints() == null
-                ? List.of()
-                : node.getSpec().getTaints();
-        for (Taint taint : taints) {
-            if (("NoSchedule".equals(taint.getEffect()) || "NoExecute".equals(taint.getEffect()))
-                    && tolerations(pod).stream().noneMatch(t -> tolerates(t, taint))) {
-                return false;
-            }
-        }
-        Map<String, String> selector = pod.getSpec().getNodeSelector();
-        Map<String, String> labels = node.getMetadata().getLabels() == null
-                ? Map.of()
-                : node.getMetadata().getLabels();
-        return selector == null
-                || selector.entrySet().stream().allMatch(e -> e.getValue().equals(labels.get(e.getKey())));
+        return EmulatedScheduler.filter(pod, node, List.of(node), Map.of(), List.of(), EmulatedScheduler.Volumes.none())
+                .isEmpty();
     }
 
     /** k8s.io/api core/v1 Toleration.ToleratesTaint. */
@@ -318,14 +331,15 @@ final class LivingCluster {
     }
 
     /** Binds the pod (pods/binding) and starts it: Running at once, Ready after the readiness delay. */
-    private void bind(Pod pod, String nodeName) {
+    private boolean bind(Pod pod, String nodeName) {
         String path = ClusterStore.path(pod);
         pod.getSpec().setNodeName(nodeName);
         if (store.update(path, pod).code() >= 300) {
-            return; // changed meanwhile: the next round looks again
+            return false; // changed meanwhile: the next round looks again
         }
         setStatus(path, "Running", false);
         readyAt.put(path, clock.instant().plus(readinessDelay));
+        return true;
     }
 
     private void setStatus(String path, String phase, boolean ready) {

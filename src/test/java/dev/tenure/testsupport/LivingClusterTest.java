@@ -200,6 +200,69 @@ class LivingClusterTest {
         }
     }
 
+    @Test
+    void aReplacementThatFitsNowhereStaysPendingWithTheSchedulersMessage() {
+        try (EmulatedCluster cluster =
+                EmulatedCluster.start(EmulatedCluster.Options.forTests().living(Duration.ZERO))) {
+            cluster.seed().node("w1").create(); // 4 cpu each
+            cluster.seed().node("w2").create();
+            cluster.seed().node("w3").taint("dedicated", "infra", "NoSchedule").create();
+            KubernetesClient client = cluster.client();
+            cluster.seed().namespace("shop");
+            // three replicas asking 3 cpu each: one per untainted node, the third fits nowhere
+            client.apps()
+                    .replicaSets()
+                    .inNamespace("shop")
+                    .resource(new io.fabric8.kubernetes.api.model.apps.ReplicaSetBuilder()
+                            .withNewMetadata()
+                            .withName("big")
+                            .endMetadata()
+                            .withNewSpec()
+                            .withReplicas(3)
+                            .withNewSelector()
+                            .addToMatchLabels("app", "big")
+                            .endSelector()
+                            .withNewTemplate()
+                            .withNewMetadata()
+                            .addToLabels("app", "big")
+                            .endMetadata()
+                            .withNewSpec()
+                            .addNewContainer()
+                            .withName("main")
+                            .withImage("pause")
+                            .withNewResources()
+                            .addToRequests("cpu", new io.fabric8.kubernetes.api.model.Quantity("3"))
+                            .endResources()
+                            .endContainer()
+                            .endSpec()
+                            .endTemplate()
+                            .endSpec()
+                            .build())
+                    .create();
+
+            await().atMost(WAIT).untilAsserted(() -> {
+                List<Pod> big = active(client, "shop", "big");
+                assertThat(big).hasSize(3);
+                assertThat(big.stream().map(p -> p.getSpec().getNodeName()).filter(n -> n != null))
+                        .containsExactlyInAnyOrder("w1", "w2");
+                Pod pending = big.stream()
+                        .filter(p -> p.getSpec().getNodeName() == null)
+                        .findFirst()
+                        .orElseThrow();
+                assertThat(pending.getStatus().getPhase()).isEqualTo("Pending");
+                var scheduled = pending.getStatus().getConditions().stream()
+                        .filter(c -> "PodScheduled".equals(c.getType()))
+                        .findFirst()
+                        .orElseThrow();
+                assertThat(scheduled.getStatus()).isEqualTo("False");
+                assertThat(scheduled.getReason()).isEqualTo("Unschedulable");
+                assertThat(scheduled.getMessage())
+                        .isEqualTo("0/3 nodes are available: 1 node(s) had untolerated taint {dedicated: infra},"
+                                + " 2 Insufficient cpu.");
+            });
+        }
+    }
+
     // ---- fixtures ------------------------------------------------------------------------------------------------
 
     private static List<Pod> active(KubernetesClient client, String namespace, String app) {

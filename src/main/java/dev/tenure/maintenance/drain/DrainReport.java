@@ -27,6 +27,12 @@ public final class DrainReport {
         };
     }
 
+    /** Why {@code v} is still on the node: its cause class and budgets when {@code why} (by "ns/name") knows them. */
+    public static String describe(PodVerdict v, java.util.Map<String, String> why) {
+        String known = why.get(v.key());
+        return known != null ? known : describe(v);
+    }
+
     /** A wave's order as status and messages show it. */
     public static String wave(int order) {
         return order == DrainRules.LAST
@@ -36,8 +42,13 @@ public final class DrainReport {
 
     /** What the current wave waits for, as status shows it: each of its pods still on the node, and why. */
     public static List<String> waveBlockers(DrainPlan plan) {
+        return waveBlockers(plan, java.util.Map.of());
+    }
+
+    /** As {@link #waveBlockers(DrainPlan)}, each held pod with its cause class and budgets ({@link BlockedPods}). */
+    public static List<String> waveBlockers(DrainPlan plan, java.util.Map<String, String> why) {
         return listed(plan.currentWavePods().stream()
-                .map(v -> v.key() + " (" + describe(v) + ")")
+                .map(v -> v.key() + " (" + describe(v, why) + ")")
                 .toList());
     }
 

@@ -27,10 +27,15 @@ public record DrainWaves(
     }
 
     public static DrainWaves of(DrainPlan plan) {
+        return of(plan, java.util.Map.of());
+    }
+
+    /** As {@link #of(DrainPlan)}; {@code why} ("ns/name" → cause and budgets) explains the pods something holds. */
+    public static DrainWaves of(DrainPlan plan, java.util.Map<String, String> why) {
         return new DrainWaves(
                 plan.currentWave().orElse(null),
                 plan.currentWave().isEmpty() ? List.of() : plan.laterWaves(),
-                DrainReport.waveBlockers(plan),
+                DrainReport.waveBlockers(plan, why),
                 DrainReport.listed(plan.with(DrainPlan.Action.SKIP).stream()
                         .map(DrainPlan.PodVerdict::key)
                         .toList()),

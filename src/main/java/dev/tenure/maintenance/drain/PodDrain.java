@@ -43,6 +43,19 @@ public final class PodDrain {
     private final Map<String, String> refusals = bounded();
     private final Map<String, String> reportedStuck = bounded();
     private final Map<String, String> reportedWarnings = bounded();
+    private final Map<String, String> reportedBlocked = bounded();
+    /** "namespace/name" → UID of the pods this drain evicted or deleted: a same-named successor is a recreated pod. */
+    private final Map<String, String> evicted = bounded();
+
+    /** kube-apiserver's 500 for a pod two budgets select (pkg/registry/core/pod/storage/eviction.go). */
+    static final String TWO_BUDGETS_MESSAGE = "more than one PodDisruptionBudget";
+    /** Ends a refusal that was a 403 with cause NamespaceTerminating (plugin/pkg/admission/namespace/lifecycle). */
+    static final String NAMESPACE_TERMINATING_SUFFIX = " (HTTP 403, namespace terminating)";
+    /**
+     * Ends a refusal that was a 409 "Precondition failed: UID in precondition: …" (apimachinery's storage
+     * preconditions): the pod was replaced by a same-named one. Any other 409 stays a failure.
+     */
+    static final String PRECONDITION_SUFFIX = " (HTTP 409, UID precondition failed)";
 
     public PodDrain(KubernetesClient client, ExecutorService evictions) {
         this.client = client;
@@ -56,7 +69,23 @@ public final class PodDrain {
         }
     }
 
-    /** Of {@code stuck}, the pods not reported before; they count as reported from now on. */
+    /** "namespace/name" → UID of the pods this drain evicted or deleted (bounded, in memory). */
+    public Map<String, String> evicted() {
+        synchronized (evicted) {
+            return Map.copyOf(evicted);
+        }
+    }
+
+    /** Of {@code blocked}, those whose pod (UID) and cause were not reported before: one event per pod and cause. */
+    public List<BlockedPods.Blocked> firstBlocked(Map<String, String> uidByKey, List<BlockedPods.Blocked> blocked) {
+        synchronized (reportedBlocked) {
+            return blocked.stream()
+                    .filter(b ->
+                            reportedBlocked.put(uidByKey.getOrDefault(b.pod(), b.pod()) + " " + b.cause(), "") == null)
+                    .toList();
+        }
+    }
+
     /** Of {@code warnings} (a plan's, each naming its pod and value), those not reported before: each is shown once. */
     public List<String> firstWarnings(List<String> warnings) {
         synchronized (reportedWarnings) {
@@ -66,6 +95,7 @@ public final class PodDrain {
         }
     }
 
+    /** Of {@code stuck}, the pods not reported before; they count as reported from now on. */
     public List<PodVerdict> firstReports(List<PodVerdict> stuck) {
         synchronized (reportedStuck) {
             return stuck.stream()
@@ -88,6 +118,11 @@ public final class PodDrain {
     }
 
     private Outcome remembered(Outcome outcome) {
+        if (outcome.pod().uid() != null && (outcome.result() == Result.EVICTED || outcome.result() == Result.DELETED)) {
+            synchronized (evicted) {
+                evicted.put(outcome.pod().key(), outcome.pod().uid());
+            }
+        }
         if (outcome.pod().uid() != null) {
             synchronized (refusals) {
                 if (outcome.result() == Result.BLOCKED) {
@@ -333,6 +368,16 @@ public final class PodDrain {
             if (response.code() == 404) {
                 return new Outcome(pod, Result.GONE, "already gone");
             }
+            // kube-apiserver's refusals that hold a pod rather than fail the drain: retried, explained (BlockedPods)
+            if (response.code() == 500 && message.contains(TWO_BUDGETS_MESSAGE)) {
+                return new Outcome(pod, Result.BLOCKED, cut(message) + " (HTTP 500)");
+            }
+            if (response.code() == 403 && hasCause(status, "NamespaceTerminating")) {
+                return new Outcome(pod, Result.BLOCKED, cut(message) + NAMESPACE_TERMINATING_SUFFIX);
+            }
+            if (response.code() == 409 && message.contains("Precondition failed: UID")) {
+                return new Outcome(pod, Result.BLOCKED, cut(message) + PRECONDITION_SUFFIX);
+            }
             return new Outcome(pod, Result.FAILED, "HTTP " + response.code() + ": " + cut(message));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -341,6 +386,13 @@ public final class PodDrain {
             Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
             return new Outcome(pod, Result.FAILED, "evicting: " + cause);
         }
+    }
+
+    private static boolean hasCause(Status status, String type) {
+        return status != null
+                && status.getDetails() != null
+                && status.getDetails().getCauses() != null
+                && status.getDetails().getCauses().stream().anyMatch(c -> type.equals(c.getReason()));
     }
 
     private Status statusOf(String body) {

@@ -10,6 +10,7 @@ import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.api.TimeoutOutcome;
+import dev.tenure.maintenance.drain.BlockedPods;
 import dev.tenure.maintenance.drain.DrainOptions;
 import dev.tenure.maintenance.drain.DrainPacing;
 import dev.tenure.maintenance.drain.DrainPlan;
@@ -72,8 +73,18 @@ public final class DrainStep {
     private final TimeoutRestore restore;
     private final VolumeStep volumeStep;
 
-    /** The pods on the node and the plan made of them. */
-    private record Observation(List<Pod> pods, DrainPlan plan) {}
+    /**
+     * The pods on the node, the plan made of them, and why each pod the drain waits on is still there ("ns/name" →
+     * its {@link BlockedPods.Blocked}; only pods something holds).
+     */
+    private record Observation(List<Pod> pods, DrainPlan plan, Map<String, BlockedPods.Blocked> blocked) {
+
+        Map<String, String> why() {
+            return blocked.entrySet().stream()
+                    .collect(Collectors.toMap(
+                            Map.Entry::getKey, e -> e.getValue().why()));
+        }
+    }
 
     DrainStep(
             KubernetesClient client,
@@ -114,7 +125,7 @@ public final class DrainStep {
         seen = passWaitCompleted(request, prior, s, seen, started, now, events);
         int evictionPods = recordProgress(nodeName, prior, s, seen, now, events);
         MaintenancePlanner.DrainVerdict verdict = MaintenancePlanner.drain(
-                nodeName, seen.plan(), options, evictionPods, started, settings.evictionParallelism(), now);
+                nodeName, seen.plan(), options, evictionPods, started, settings.evictionParallelism(), now, seen.why());
         return act(request, prior, s, seen, verdict, started, now, events);
     }
 
@@ -153,7 +164,7 @@ public final class DrainStep {
                             + GoDuration.format(options.waitCompletedTimeout().orElseThrow())
                             + " (spec.drain.waitCompletedOnTimeout Proceed): the drain goes on without them; " + left);
         }
-        return new Observation(seen.pods(), seen.plan().passingWaitCompleted());
+        return new Observation(seen.pods(), seen.plan().passingWaitCompleted(), seen.blocked());
     }
 
     /**
@@ -181,7 +192,53 @@ public final class DrainStep {
                 refused,
                 drain.refusals(),
                 options.rules().readsNamespaces() ? drain.namespaceLabels(pods) : Map.of());
-        return new Observation(pods, DrainPlan.of(pods, options, observed, now));
+        DrainPlan plan = DrainPlan.of(pods, options, observed, now);
+        return new Observation(pods, plan, blocked(plan, pods, observed));
+    }
+
+    /**
+     * Why each pending pod something holds is still on the node ({@link BlockedPods}): its last refused eviction, the
+     * budgets of its namespace (one LIST per namespace, only when a pod is held), a stale kubelet, a same-named pod
+     * evicted before.
+     */
+    private Map<String, BlockedPods.Blocked> blocked(DrainPlan plan, List<Pod> pods, DrainPlan.Observed observed) {
+        Map<String, String> evicted = drain.evicted();
+        List<PodVerdict> held = plan.pending().stream()
+                .filter(v -> v.refusal() != null
+                        || observed.kubeletStale()
+                        || (evicted.containsKey(v.key())
+                                && !evicted.get(v.key()).equals(v.uid())))
+                .toList();
+        if (held.isEmpty()) {
+            return Map.of();
+        }
+        Map<String, Pod> byKey = pods.stream()
+                .collect(Collectors.toMap(
+                        p -> p.getMetadata().getNamespace() + "/"
+                                + p.getMetadata().getName(),
+                        p -> p,
+                        (a, b) -> a));
+        Map<String, List<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget>> budgets =
+                drain.budgetsOf(held.stream()
+                        .map(v -> byKey.get(v.key()))
+                        .filter(java.util.Objects::nonNull)
+                        .toList());
+        Map<String, BlockedPods.Blocked> out = new java.util.LinkedHashMap<>();
+        for (PodVerdict v : held) {
+            Pod pod = byKey.get(v.key());
+            if (pod == null) {
+                continue;
+            }
+            BlockedPods.explain(
+                            v,
+                            pod,
+                            v.refusal(),
+                            budgets.getOrDefault(v.namespace(), List.of()),
+                            observed.kubeletStale(),
+                            evicted.get(v.key()))
+                    .ifPresent(b -> out.put(v.key(), b));
+        }
+        return out;
     }
 
     /**
@@ -189,12 +246,20 @@ public final class DrainStep {
      * that names none (not kube-apiserver's wording) counts as {@value #UNNAMED_BUDGET} in its namespace.
      */
     static java.util.Set<String> blockingBudgets(List<PodVerdict> pending) {
+        return blockingBudgets(pending, Map.of());
+    }
+
+    /** As above; a pod two budgets hold ({@link BlockedPods.Cause#TWO_BUDGETS}) counts both, as {@code blocked} names them. */
+    static java.util.Set<String> blockingBudgets(List<PodVerdict> pending, Map<String, BlockedPods.Blocked> blocked) {
         java.util.Set<String> budgets = new java.util.TreeSet<>();
         for (PodVerdict v : pending) {
             if (v.refusal() == null) {
                 continue;
             }
-            List<String> named = v.blockingBudgets();
+            BlockedPods.Blocked b = blocked.get(v.key());
+            List<String> named = b != null && b.cause() == BlockedPods.Cause.TWO_BUDGETS
+                    ? b.budgets().stream().map(BlockedPods.Budget::name).toList()
+                    : v.blockingBudgets();
             if (named.isEmpty()) {
                 budgets.add(v.namespace() + "/" + UNNAMED_BUDGET);
             } else {
@@ -229,7 +294,7 @@ public final class DrainStep {
                                 .build())
                         .toList())
                 .drainProgress(plan.progress(evictionPods));
-        DrainWaves waves = DrainWaves.of(plan);
+        DrainWaves waves = DrainWaves.of(plan, seen.why());
         s.waves(waves);
         Integer priorWave = prior.waves() == null ? null : prior.waves().current();
         if (waves.current() != null && !waves.current().equals(priorWave)) {
@@ -246,7 +311,22 @@ public final class DrainStep {
                                                     .collect(Collectors.joining(", "))));
         }
         metrics.pendingPods(nodeName, pending.size());
-        metrics.blocking(nodeName, MaintenanceMetrics.BlockerKind.pdb, blockingBudgets(pending), now);
+        metrics.blocking(nodeName, MaintenanceMetrics.BlockerKind.pdb, blockingBudgets(pending, seen.blocked()), now);
+        Map<String, String> uids = new java.util.HashMap<>();
+        pending.forEach(v -> uids.put(v.key(), v.uid() == null ? v.key() : v.uid()));
+        List<BlockedPods.Blocked> newlyBlocked =
+                drain.firstBlocked(uids, List.copyOf(seen.blocked().values()));
+        if (!newlyBlocked.isEmpty()) {
+            events.emit(
+                    true,
+                    MaintenanceEvents.DRAIN_BLOCKED,
+                    "drain of node " + nodeName + " waits on: "
+                            + String.join(
+                                    "; ",
+                                    DrainReport.listed(newlyBlocked.stream()
+                                            .map(BlockedPods.Blocked::shown)
+                                            .toList())));
+        }
         List<String> labelWarnings = drain.firstWarnings(plan.warnings());
         if (!labelWarnings.isEmpty()) {
             events.emit(true, MaintenanceEvents.DRAIN_WARNING, String.join("; ", labelWarnings));
@@ -298,7 +378,7 @@ public final class DrainStep {
                         + String.join(
                                 ", ",
                                 DrainReport.listed(seen.plan().pending().stream()
-                                        .map(v -> v.key() + " (" + DrainReport.describe(v) + ")")
+                                        .map(v -> v.key() + " (" + DrainReport.describe(v, seen.why()) + ")")
                                         .toList()));
                 s.passedTimeout(MaintenanceStages.TimedStage.DRAIN, left);
                 events.emit(

@@ -28,6 +28,9 @@ public interface MaintenanceEvents {
     String CORDONED = "Cordoned";
     String HANDOVER_TIMED_OUT = "HandoverTimedOut";
     String EVICTION_BLOCKED = "EvictionBlocked";
+    /** Pods the drain waits on, each with its cause class and budgets (once per pod and cause). */
+    String DRAIN_BLOCKED = "DrainBlocked";
+
     String SUCCEEDED = "SucceedMaintenance";
     String FAILED = "FailedMaintenance";
     String UNCORDONED = "UncordonNode";

@@ -9,6 +9,7 @@ import dev.tenure.maintenance.drain.DrainReport;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 
@@ -137,6 +138,22 @@ public final class MaintenancePlanner {
             Instant started,
             int parallelism,
             Instant now) {
+        return drain(nodeName, plan, options, evictionPods, started, parallelism, now, Map.of());
+    }
+
+    /**
+     * As above; {@code held} ("ns/name" → cause class and budgets, {@link dev.tenure.maintenance.drain.BlockedPods})
+     * explains each held pod in the timeout message.
+     */
+    static DrainVerdict drain(
+            String nodeName,
+            DrainPlan plan,
+            DrainOptions options,
+            int evictionPods,
+            Instant started,
+            int parallelism,
+            Instant now,
+            Map<String, String> held) {
         if (plan.refused()) {
             String why = plan.with(Action.REFUSE).stream()
                     .map(v -> v.key() + " (" + v.reason() + ")")
@@ -157,9 +174,11 @@ public final class MaintenancePlanner {
         }
         Optional<Duration> timeout = options.timeout();
         if (timeout.isPresent() && !now.isBefore(started.plus(timeout.get()))) {
-            String blocking = plan.pending().stream()
-                    .map(v -> v.key() + " (" + DrainReport.describe(v) + ")")
-                    .collect(Collectors.joining(", "));
+            String blocking = String.join(
+                    ", ",
+                    DrainReport.listed(plan.pending().stream()
+                            .map(v -> v.key() + " (" + DrainReport.describe(v, held) + ")")
+                            .toList()));
             List<String> budgets = plan.blockingBudgets();
             return new DrainVerdict.TimedOut(DRAIN_TIMED_OUT + "drain of node " + nodeName + " did not finish within "
                     + GoDuration.format(timeout.get()) + "; pods still on it: " + blocking
