@@ -29,6 +29,8 @@ class LayeringTest {
             .definedBy("dev.tenure.election..")
             .layer("kube")
             .definedBy("dev.tenure.kube..")
+            .layer("placement")
+            .definedBy("dev.tenure.placement..")
             .layer("coordination")
             .definedBy("dev.tenure.coordination..")
             .layer("maintenance")
@@ -45,7 +47,10 @@ class LayeringTest {
             .whereLayer("election")
             .mayOnlyBeAccessedByLayers("kube", "coordination", "maintenance", "operator")
             .whereLayer("kube")
-            .mayOnlyBeAccessedByLayers("coordination", "maintenance", "operator");
+            .mayOnlyBeAccessedByLayers("coordination", "maintenance", "operator")
+            // the pure placement forecast: a floor under admission, machine and drain (DESIGN.md)
+            .whereLayer("placement")
+            .mayOnlyBeAccessedByLayers("maintenance", "operator");
 
     @Test
     void noPackageDependsOnOneThatDependsOnIt() {

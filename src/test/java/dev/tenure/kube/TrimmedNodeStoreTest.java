@@ -26,6 +26,10 @@ class TrimmedNodeStoreTest {
         assertThat(cached.getStatus().getImages()).isNullOrEmpty();
         assertThat(cached.getStatus().getAddresses()).isNullOrEmpty();
         assertThat(cached.getStatus().getCapacity()).isNullOrEmpty();
+        // the placement forecast's room per node (issue 49): allocatable, as the kubelet reports it
+        assertThat(cached.getStatus().getAllocatable())
+                .containsOnlyKeys("cpu", "memory", "pods", "ephemeral-storage")
+                .containsEntry("cpu", new io.fabric8.kubernetes.api.model.Quantity("7910m"));
         assertThat(cached.getStatus().getNodeInfo()).isNull();
 
         KubernetesSerialization json = new KubernetesSerialization();

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
 
-/** Nodes as a kubelet reports them: 40 images with digests, addresses, capacity and node info, plus Tenure's marks. */
+/** Nodes as a kubelet reports them: 40 images with digests, addresses, capacity, allocatable and node info, plus Tenure's marks. */
 public final class RealisticNodes {
 
     private RealisticNodes() {}
@@ -35,6 +35,11 @@ public final class RealisticNodes {
                 .endCondition()
                 .addNewAddress("10.0.0.7", "InternalIP")
                 .withCapacity(Map.of("cpu", new Quantity("8"), "memory", new Quantity("32Gi")))
+                .withAllocatable(Map.of(
+                        "cpu", new Quantity("7910m"),
+                        "memory", new Quantity("31Gi"),
+                        "pods", new Quantity("110"),
+                        "ephemeral-storage", new Quantity("95Gi")))
                 .withNewNodeInfo()
                 .withKubeletVersion("v1.32.0")
                 .endNodeInfo()

@@ -15,6 +15,7 @@ import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
 import io.javaoperatorsdk.operator.api.reconciler.ControllerConfiguration;
@@ -334,8 +335,21 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 : source.list().toList();
         List<Node> nodes =
                 NodeMaintenanceValidator.needsAllNodes(rules.limits(), node, NodeMaintenanceValidator.ahead(nm, all))
-                        ? client.nodes().list().getItems()
+                        ? allNodes()
                         : List.of();
         return new NodeMaintenanceAdmission.ClusterReads(node, nodes, all, elsewhere.nodes());
+    }
+
+    /**
+     * Every Node, from the shared Node cache (its trimmed copies keep what the limits read: labels, spec, conditions),
+     * which this reconciler's {@link NodeSlotWakeUps} keeps open: a queued request looked at again costs no LIST of
+     * all Nodes (issue 49: 100 queued requests at 5,000 nodes were 100 full LISTs per look). The API server is asked
+     * only while the cache is not running or not yet synced.
+     */
+    private List<Node> allNodes() {
+        return nodes.informer()
+                .filter(SharedIndexInformer::hasSynced)
+                .map(informer -> informer.getStore().list())
+                .orElseGet(() -> client.nodes().list().getItems());
     }
 }

@@ -117,4 +117,39 @@ class NodeSlotWakeUpIT {
 
         awaitWokenAndStarted();
     }
+
+    /**
+     * Issue 49: a request the cap holds reads every Node at each look (the cap counts unavailable nodes) from the
+     * shared Node cache, not with a LIST of all Nodes from the API server. Each spec edit makes one look (one GET of
+     * its node, counted); the Node LISTs meanwhile stay at none (the cache's own LIST was made at its start).
+     */
+    @Test
+    void aHeldRequestReadsAllNodesFromTheCacheNotTheApiServer() {
+        start(ClusterSeed.NodeSeed::unschedulable);
+        createHeld("cordoned");
+        java.util.function.Predicate<dev.tenure.testsupport.ApiRequest> nodeLists =
+                r -> "list".equals(r.verb()) && "nodes".equals(r.resource());
+        java.util.function.Predicate<dev.tenure.testsupport.ApiRequest> w1Gets =
+                r -> "get".equals(r.verb()) && "nodes".equals(r.resource()) && "w1".equals(r.name());
+        long listsBefore = rig.cluster.requests().count(nodeLists);
+
+        for (int look = 1; look <= 3; look++) {
+            long getsBefore = rig.cluster.requests().count(w1Gets);
+            String reason = "look " + look;
+            // a merge patch: no resourceVersion precondition to lose to the operator's own status writes
+            client.resources(NodeMaintenance.class)
+                    .withName("m-w1")
+                    .patch(
+                            io.fabric8.kubernetes.client.dsl.base.PatchContext.of(
+                                    io.fabric8.kubernetes.client.dsl.base.PatchType.JSON_MERGE),
+                            "{\"spec\":{\"reason\":\"" + reason + "\"}}");
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> rig.cluster.requests().count(w1Gets) > getsBefore);
+        }
+
+        assertThat(rig.phase("m-w1")).isEqualTo(Phase.Pending);
+        assertThat(rig.cluster.requests().count(nodeLists))
+                .as("Node LISTs while the held request was looked at 3 times")
+                .isEqualTo(listsBefore);
+    }
 }
