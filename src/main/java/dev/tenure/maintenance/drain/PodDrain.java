@@ -194,7 +194,7 @@ public final class PodDrain {
         Set<String> existing = new HashSet<>();
         for (Pod pod : pods) {
             OwnerReference c = PodFilters.controllerOf(pod);
-            if (c == null || !"DaemonSet".equals(c.getKind())) {
+            if (!PodFilters.isDaemonSet(c)) {
                 continue;
             }
             String key = pod.getMetadata().getNamespace() + "/" + c.getName();
