@@ -114,7 +114,11 @@ public final class PodFilters {
         }
         Instant retryAt = uid == null ? null : observed.retryNotBefore().get(uid);
         if (!o.disableEviction() && retryAt != null && now.isBefore(retryAt)) {
-            return new PodVerdict(ns, name, uid, Action.RETRY_LATER, "eviction refused by a PodDisruptionBudget");
+            return new PodVerdict(ns, name, uid, Action.RETRY_LATER, BUDGET_REFUSED);
+        }
+        Instant failedRetryAt = uid == null ? null : observed.failedNotBefore().get(uid);
+        if (failedRetryAt != null && now.isBefore(failedRetryAt)) {
+            return new PodVerdict(ns, name, uid, Action.RETRY_LATER, FAILED_BACKING_OFF + " until " + failedRetryAt);
         }
         return o.disableEviction()
                 ? new PodVerdict(ns, name, uid, Action.DELETE, "delete (spec.drain.disableEviction)")
