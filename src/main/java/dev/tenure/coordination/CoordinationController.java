@@ -70,6 +70,8 @@ public final class CoordinationController {
     private final KubernetesClient client;
     /** The observer view of each Lease's expiry (see {@link #expiryAsSeen}); dropped when the Lease goes. */
     private final Map<LeaseKey, ObservedLease> seen = new ConcurrentHashMap<>();
+    /** The failure last logged at WARN for each Lease whose election fails, so that it is said once per change. */
+    private final Map<LeaseKey, String> warnedFailures = new ConcurrentHashMap<>();
     /** A step whose write or ping failed is retried after this (upstream: defaultRequeueInterval, 5 s). */
     private final Duration retryAfterFailure = ElectionTiming.UPSTREAM.requeueInterval();
     /** Each reconcile holds a permit of it (the operator's leadership term); open by default (tests). */
@@ -459,13 +461,33 @@ public final class CoordinationController {
         }
     }
 
-    private static void log(LeaseKey key, ElectionStep d) {
+    /**
+     * A failed election (a strategy conflict, no candidate) is a WARN once per change, not once per pass: the step
+     * fails again at every requeue until someone fixes the candidates, and the Warning Events and the failures metric
+     * already count the passes. The same failure again is at DEBUG (ping rounds between two failed votes included); a
+     * different one, or one after a vote that did not fail, is a WARN again.
+     */
+    private void log(LeaseKey key, ElectionStep d) {
         switch (d.outcome()) {
             case CREATE_LEASE, SET_HOLDER, SET_PREFERRED_HOLDER, CLEAR_PREFERRED_HOLDER, SET_STRATEGY ->
                 LOG.infof("Lease %s: %s", key, d.detail());
-            case FAILED ->
-                LOG.warnf("Lease %s: no election (%s): %s", key, d.failure().label(), d.detail());
+            case FAILED -> {
+                String failure = d.failure().label() + ": " + d.detail();
+                if (failure.equals(warnedFailures.put(key, failure))) {
+                    LOG.debugf(
+                            "Lease %s: no election (%s): %s (as before)",
+                            key, d.failure().label(), d.detail());
+                } else {
+                    LOG.warnf("Lease %s: no election (%s): %s", key, d.failure().label(), d.detail());
+                }
+            }
             default -> LOG.debugf("Lease %s: %s: %s", key, d.outcome(), d.detail());
+        }
+        // a ping round between two failed votes is no change: only a vote that did not fail ends the condition
+        if (d.outcome() != ElectionStep.Outcome.FAILED
+                && d.outcome() != ElectionStep.Outcome.PING
+                && d.outcome() != ElectionStep.Outcome.AWAIT_ACKS) {
+            warnedFailures.remove(key);
         }
     }
 
