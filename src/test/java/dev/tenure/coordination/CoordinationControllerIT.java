@@ -666,6 +666,13 @@ class CoordinationControllerIT {
             assertThat(controller.handedOver("n1")).isTrue();
             assertThat(controller.leasesHeldOn("n2")).containsExactly(new LeaseKey(NS, LEASE));
         });
+        // issue 50 item 10: m2's node came from the Pod cache (one list, then a watch), never a GET per reconcile
+        assertThat(cluster.requests().count(r -> r.is("get", "pods")))
+                .as("GETs of a candidate's Pod")
+                .isZero();
+        assertThat(cluster.requests().count(r -> r.is("list", "pods")))
+                .as("lists of Pods")
+                .isPositive();
     }
 
     @Test
