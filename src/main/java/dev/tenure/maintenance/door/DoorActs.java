@@ -292,6 +292,7 @@ final class DoorActs {
      * status exists yet, and clears fields that became empty (a merge patch would keep them).
      */
     void writeStatus(NodeMaintenance nm, NodeMaintenanceStatus status) {
+        status.setWaitingFor(WaitReasons.of(status)); // derived from the rest, for kubectl get's WAITING column
         String patch = "[{\"op\":\"add\",\"path\":\"/status\",\"value\":"
                 + client.getKubernetesSerialization().asJson(status) + "}]";
         ownWrites.sending(nm.getMetadata().getName(), status);

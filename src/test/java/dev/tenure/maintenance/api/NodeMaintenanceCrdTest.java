@@ -41,6 +41,7 @@ class NodeMaintenanceCrdTest {
                         "Node=.spec.nodeName",
                         "Phase=.status.phase",
                         "Progress=.status.drainProgress",
+                        "Waiting=.status.waitingFor",
                         "Reason=.spec.reason",
                         "Age=.metadata.creationTimestamp");
 

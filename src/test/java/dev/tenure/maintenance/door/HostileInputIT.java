@@ -332,6 +332,8 @@ class HostileInputIT {
         client().resource(new NodeMaintenance("waits", new NodeMaintenanceSpec("hostile-wait-1", "w")))
                 .create();
         await().atMost(WAIT).until(() -> phaseOf("waits") == Phase.Waiting);
+        // issue 50 item 12: kubectl get tnm's WAITING column says why
+        assertThat(statusOf("waits").getWaitingFor()).isEqualTo("the node lease, held by node-maintenance-operator");
 
         client().resources(NodeMaintenance.class)
                 .withName("waits")
