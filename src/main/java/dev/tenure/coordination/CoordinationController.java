@@ -22,6 +22,7 @@ import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.ReducedStateItemStore;
 import io.fabric8.kubernetes.client.informers.cache.Store;
 import java.time.Clock;
 import java.time.Duration;
@@ -70,6 +71,8 @@ public final class CoordinationController {
     private final KubernetesClient client;
     /** The observer view of each Lease's expiry (see {@link #expiryAsSeen}); dropped when the Lease goes. */
     private final Map<LeaseKey, ObservedLease> seen = new ConcurrentHashMap<>();
+    /** The failure last logged at WARN for each Lease whose election fails, so that it is said once per change. */
+    private final Map<LeaseKey, String> warnedFailures = new ConcurrentHashMap<>();
     /** A step whose write or ping failed is retried after this (upstream: defaultRequeueInterval, 5 s). */
     private final Duration retryAfterFailure = ElectionTiming.UPSTREAM.requeueInterval();
     /** Each reconcile holds a permit of it (the operator's leadership term); open by default (tests). */
@@ -95,6 +98,7 @@ public final class CoordinationController {
             ScheduledExecutorService scheduler,
             SharedIndexInformer<GenericKubernetesResource> candidates,
             SharedIndexInformer<Lease> leases,
+            SharedIndexInformer<Pod> pods,
             NodeCache.Subscription nodes) {}
 
     public CoordinationController(
@@ -175,20 +179,32 @@ public final class CoordinationController {
                 .withoutField("metadata.namespace", NODE_LEASE_NAMESPACE)
                 .runnableInformer(0);
         leases.addEventHandler(leaseEvents(queue, candidates));
+        // where a candidate without a node label runs: its Pod's node, from a watch of every Pod kept trimmed to its
+        // name and node (a few dozen bytes a Pod), not a GET per candidate per reconcile
+        SharedIndexInformer<Pod> pods = client.pods()
+                .inAnyNamespace()
+                .runnableInformer(0)
+                .itemStore(new ReducedStateItemStore<>(
+                        ReducedStateItemStore.NAME_KEY_STATE,
+                        Pod.class,
+                        client.getKubernetesSerialization(),
+                        "spec.nodeName"));
         NodeCache.Subscription nodes;
         try {
             leases.run();
+            pods.run();
             candidates.run();
             nodes = nodeCache.open(nodeEvents(queue, candidates));
         } catch (RuntimeException e) {
             leases.close();
+            pods.close();
             candidates.close();
             scheduler.shutdownNow();
             startFailure = e.getMessage();
             throw e;
         }
         startFailure = null;
-        running = new Running(queue, scheduler, candidates, leases, nodes);
+        running = new Running(queue, scheduler, candidates, leases, pods, nodes);
         queue.startWorkers(1, "tenure-coordination-worker", fence, this::reconcile);
         enqueueAll();
         scheduler.scheduleWithFixedDelay(
@@ -269,6 +285,7 @@ public final class CoordinationController {
         Map<String, SharedIndexInformer<?>> informers = new LinkedHashMap<>();
         informers.put("coordination/leasecandidates", r.candidates());
         informers.put("coordination/leases", r.leases());
+        informers.put("coordination/pods", r.pods());
         return informers;
     }
 
@@ -284,6 +301,7 @@ public final class CoordinationController {
         }
         r.candidates().close();
         r.leases().close();
+        r.pods().close();
         r.nodes().close(); // this controller's handler; the shared watch stays while another job uses it
         r.scheduler().shutdownNow();
         r.queue().shutDownAndWait(Duration.ofSeconds(5));
@@ -459,13 +477,33 @@ public final class CoordinationController {
         }
     }
 
-    private static void log(LeaseKey key, ElectionStep d) {
+    /**
+     * A failed election (a strategy conflict, no candidate) is a WARN once per change, not once per pass: the step
+     * fails again at every requeue until someone fixes the candidates, and the Warning Events and the failures metric
+     * already count the passes. The same failure again is at DEBUG (ping rounds between two failed votes included); a
+     * different one, or one after a vote that did not fail, is a WARN again.
+     */
+    private void log(LeaseKey key, ElectionStep d) {
         switch (d.outcome()) {
             case CREATE_LEASE, SET_HOLDER, SET_PREFERRED_HOLDER, CLEAR_PREFERRED_HOLDER, SET_STRATEGY ->
                 LOG.infof("Lease %s: %s", key, d.detail());
-            case FAILED ->
-                LOG.warnf("Lease %s: no election (%s): %s", key, d.failure().label(), d.detail());
+            case FAILED -> {
+                String failure = d.failure().label() + ": " + d.detail();
+                if (failure.equals(warnedFailures.put(key, failure))) {
+                    LOG.debugf(
+                            "Lease %s: no election (%s): %s (as before)",
+                            key, d.failure().label(), d.detail());
+                } else {
+                    LOG.warnf("Lease %s: no election (%s): %s", key, d.failure().label(), d.detail());
+                }
+            }
             default -> LOG.debugf("Lease %s: %s: %s", key, d.outcome(), d.detail());
+        }
+        // a ping round between two failed votes is no change: only a vote that did not fail ends the condition
+        if (d.outcome() != ElectionStep.Outcome.FAILED
+                && d.outcome() != ElectionStep.Outcome.PING
+                && d.outcome() != ElectionStep.Outcome.AWAIT_ACKS) {
+            warnedFailures.remove(key);
         }
     }
 
@@ -501,34 +539,71 @@ public final class CoordinationController {
 
     // ------------------------------------------------------------------ nodes
 
-    /** Names of candidates whose node is cordoned or in maintenance. */
+    /**
+     * Names of candidates whose node is cordoned or in maintenance, or not known: a candidate whose Pod the cache
+     * cannot place yet is not elected as if its node were fine (it was, when a failed GET read as "no node").
+     */
     private Set<String> unavailableCandidates(Running r, List<CandidateRecord> candidates) {
         Set<String> out = new HashSet<>();
         for (CandidateRecord c : candidates) {
-            nodeOf(c)
-                    .map(n -> r.nodes().informer().getStore().getByKey(n))
-                    .flatMap(NodeAvailability::unavailableReason)
-                    .ifPresent(reason -> out.add(c.name()));
+            CandidatePlace place = placeOf(r, c);
+            if (!place.known()
+                    || place.node()
+                            .map(n -> r.nodes().informer().getStore().getByKey(n))
+                            .flatMap(NodeAvailability::unavailableReason)
+                            .isPresent()) {
+                out.add(c.name());
+            }
         }
         return out;
     }
 
-    /** The node a candidate runs on: label {@code tenure.dev/node}, else the node of the Pod named like it. */
-    Optional<String> nodeOf(CandidateRecord c) {
+    /**
+     * Where a candidate runs, as the caches tell: on {@code node}, on none ({@code known} and no node: no Pod of its
+     * name, or one not yet scheduled), or not known ({@code known} false: the Pod cache has not listed yet).
+     */
+    record CandidatePlace(Optional<String> node, boolean known) {
+        static final CandidatePlace NOWHERE = new CandidatePlace(Optional.empty(), true);
+        static final CandidatePlace UNKNOWN = new CandidatePlace(Optional.empty(), false);
+
+        static CandidatePlace on(String node) {
+            return new CandidatePlace(Optional.of(node), true);
+        }
+    }
+
+    /**
+     * The node a candidate runs on: label {@code tenure.dev/node}, else the node of the Pod named like it, read from
+     * the Pod cache ({@code pods}, a watch of every Pod trimmed to its name and node), never from the API server at
+     * each reconcile; {@code synced}: the cache has listed.
+     */
+    static CandidatePlace placeOf(CandidateRecord c, Store<Pod> pods, boolean synced) {
         String label = c.nodeLabel();
         if (label != null && !label.isEmpty()) {
-            return Optional.of(label);
+            return CandidatePlace.on(label);
         }
-        try {
-            Pod pod =
-                    client.pods().inNamespace(c.namespace()).withName(c.name()).get();
-            return pod == null || pod.getSpec() == null
-                    ? Optional.empty()
-                    : Optional.ofNullable(pod.getSpec().getNodeName()).filter(n -> !n.isEmpty());
-        } catch (KubernetesClientException e) {
-            LOG.debugf("node of candidate %s/%s unknown: %s", c.namespace(), c.name(), e.getMessage());
-            return Optional.empty();
+        if (!synced) {
+            return CandidatePlace.UNKNOWN;
         }
+        Pod pod = pods.getByKey(c.namespace() + "/" + c.name());
+        String node =
+                pod == null || pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+        return node == null || node.isEmpty() ? CandidatePlace.NOWHERE : CandidatePlace.on(node);
+    }
+
+    private static CandidatePlace placeOf(Running r, CandidateRecord c) {
+        return placeOf(c, r.pods().getStore(), r.pods().hasSynced());
+    }
+
+    /**
+     * The node of a candidate for a handover off {@code node}: one whose place is not known counts as on the node
+     * being drained, so it neither lets the drain think its Lease has moved off nor is chosen to take a Lease over.
+     */
+    private static java.util.function.Function<CandidateRecord, Optional<String>> nodeForHandoverOff(
+            Running r, String node) {
+        return c -> {
+            CandidatePlace place = placeOf(r, c);
+            return place.known() ? place.node() : Optional.of(node);
+        };
     }
 
     private Set<String> unavailableNodes(Running r) {
@@ -547,14 +622,24 @@ public final class CoordinationController {
         Running r = requireRunning();
         List<CandidateRecord> candidates = allCandidates(r);
         return HandoverPlanner.leasesHeldOn(
-                node, coordinatedLeases(r), HandoverPlanner.byIdentity(candidates), this::nodeOf, clock.instant());
+                node,
+                coordinatedLeases(r),
+                HandoverPlanner.byIdentity(candidates),
+                nodeForHandoverOff(r, node),
+                clock.instant());
     }
 
     public List<HandoverPlanner.HandoverStep> requestHandover(String node) {
         Running r = requireRunning();
         Instant now = clock.instant();
         List<HandoverPlanner.HandoverStep> steps = HandoverPlanner.plan(
-                node, coordinatedLeases(r), allCandidates(r), unavailableNodes(r), this::nodeOf, planner, now);
+                node,
+                coordinatedLeases(r),
+                allCandidates(r),
+                unavailableNodes(r),
+                nodeForHandoverOff(r, node),
+                planner,
+                now);
         for (HandoverPlanner.HandoverStep step : steps) {
             if (step.successor().isEmpty()) {
                 LOG.warnf(

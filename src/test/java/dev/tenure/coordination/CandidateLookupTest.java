@@ -98,4 +98,46 @@ class CandidateLookupTest {
                 .as("lookups that missed the candidate during %d rewrites", rewrites.get())
                 .isZero();
     }
+
+    private static io.fabric8.kubernetes.api.model.Pod pod(String namespace, String name, String node) {
+        return new io.fabric8.kubernetes.api.model.PodBuilder()
+                .withNewMetadata()
+                .withNamespace(namespace)
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(node)
+                .endSpec()
+                .build();
+    }
+
+    private static CandidateRecord record(String name, Map<String, String> labels) {
+        GenericKubernetesResource g = candidate("kube-system", name, "component-A");
+        g.getMetadata().setLabels(labels);
+        return dev.tenure.election.kube.KubeLeaseCandidateStore.toRecord(g);
+    }
+
+    /** Issue 50 item 10: a candidate's node from the Pod cache; "not known" is never read as "on no node". */
+    @Test
+    void aCandidatesPlaceComesFromItsLabelOrThePodCacheAndUnknownStaysUnknown() {
+        CacheImpl<io.fabric8.kubernetes.api.model.Pod> pods = new CacheImpl<>();
+        pods.put(pod("kube-system", "a-1", "n2"));
+        pods.put(pod("kube-system", "a-2", null));
+
+        assertThat(CoordinationController.placeOf(record("a-1", Map.of(CandidateRecord.NODE_LABEL, "n1")), pods, true))
+                .as("the label wins")
+                .isEqualTo(CoordinationController.CandidatePlace.on("n1"));
+        assertThat(CoordinationController.placeOf(record("a-1", Map.of()), pods, true))
+                .as("its Pod's node")
+                .isEqualTo(CoordinationController.CandidatePlace.on("n2"));
+        assertThat(CoordinationController.placeOf(record("a-2", Map.of()), pods, true))
+                .as("a Pod not scheduled: on no node, known")
+                .isEqualTo(CoordinationController.CandidatePlace.NOWHERE);
+        assertThat(CoordinationController.placeOf(record("a-3", Map.of()), pods, true))
+                .as("no Pod of its name: on no node, known")
+                .isEqualTo(CoordinationController.CandidatePlace.NOWHERE);
+        assertThat(CoordinationController.placeOf(record("a-1", Map.of()), pods, false))
+                .as("the cache has not listed: unknown")
+                .isEqualTo(CoordinationController.CandidatePlace.UNKNOWN);
+    }
 }

@@ -196,7 +196,7 @@ class GeneratedArtifactsTest {
         // alone sorts them by JSON path).
         assertThat(columns)
                 .extracting(c -> c.get("name"))
-                .containsExactly("Node", "Phase", "Progress", "Reason", "Age");
+                .containsExactly("Node", "Phase", "Progress", "Waiting", "Reason", "Age");
     }
 
     @Test

@@ -100,7 +100,7 @@ class KubectlCompatibilityTest {
         Result maintenances = kubectl("get", "tnm", "columns");
         assertThat(maintenances.exit()).as(maintenances.out()).isZero();
         assertThat(maintenances.out().lines().findFirst().orElseThrow().split("\\s+"))
-                .containsExactly("NAME", "NODE", "PHASE", "PROGRESS", "REASON", "AGE");
+                .containsExactly("NAME", "NODE", "PHASE", "PROGRESS", "WAITING", "REASON", "AGE");
         assertThat(maintenances.out()).containsPattern("columns\\s+w2\\s+firmware\\s+\\d+s");
 
         Result nodes = kubectl("get", "nodes");

@@ -4,6 +4,7 @@ import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.UserText;
 import dev.tenure.maintenance.machine.MaintenanceRequest;
 import dev.tenure.maintenance.machine.MaintenanceSchedule;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
@@ -211,6 +212,17 @@ public final class NodeMaintenanceValidator {
         }
         if (spec.getNodeName() == null || spec.getNodeName().isBlank()) {
             errors.add("spec.nodeName: required");
+            return Optional.empty();
+        }
+        // user text reaches terminals (events, the Node condition, kubectl get): no control characters, as the
+        // CRD's CEL rule says; ratcheted like it, so an old object whose reason is unchanged can still be updated
+        boolean reasonChanged = old == null
+                || old.getSpec() == null
+                || !java.util.Objects.equals(old.getSpec().getReason(), spec.getReason());
+        Optional<String> badReason =
+                reasonChanged ? UserText.refusal("spec.reason", spec.getReason()) : Optional.empty();
+        if (badReason.isPresent()) {
+            errors.add(badReason.get());
             return Optional.empty();
         }
         MaintenanceRequest request;

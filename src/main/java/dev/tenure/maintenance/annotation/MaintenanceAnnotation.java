@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.annotation;
 
+import dev.tenure.maintenance.api.UserText;
 import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -75,7 +76,9 @@ public final class MaintenanceAnnotation {
                     REQUEST + " is negative (" + value + "); expected a whole number of seconds > 0");
         }
         if (!DIGITS.matcher(value).matches()) {
-            return new Request.Invalid(REQUEST + " is not a whole number of seconds: \"" + value + "\"");
+            // the value is user text on its way to events and this annotation: its control characters escaped
+            return new Request.Invalid(
+                    REQUEST + " is not a whole number of seconds: \"" + UserText.printable(value) + "\"");
         }
         long maxSeconds = max.toSeconds();
         // Compare as text length first: a 30-digit value must not overflow into something acceptable.

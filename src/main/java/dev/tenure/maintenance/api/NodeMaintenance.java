@@ -24,6 +24,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
         name = "Progress",
         jsonPath = ".status.drainProgress",
         type = AdditionalPrinterColumn.Type.INTEGER)
+@AdditionalPrinterColumn(name = "Waiting", jsonPath = ".status.waitingFor", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(name = "Reason", jsonPath = ".spec.reason", type = AdditionalPrinterColumn.Type.STRING)
 @AdditionalPrinterColumn(
         name = "Age",

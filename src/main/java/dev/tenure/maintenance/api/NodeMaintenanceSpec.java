@@ -30,7 +30,11 @@ public class NodeMaintenanceSpec {
     private String nodeName;
 
     @Size(max = MAX_REASON)
-    @JsonPropertyDescription("Why the node is in maintenance; shown in events and the Node condition.")
+    @ValidationRule(
+            value = UserText.NO_CONTROL_CHARACTERS_RULE,
+            message = "spec.reason must not contain control characters")
+    @JsonPropertyDescription("Why the node is in maintenance; shown in events and the Node condition. One line of"
+            + " text: no control characters.")
     private String reason;
 
     @Pattern(GoDuration.PATTERN)

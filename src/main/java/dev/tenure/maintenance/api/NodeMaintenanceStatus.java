@@ -128,6 +128,19 @@ public class NodeMaintenanceStatus {
 
     // ---- end of the fair queue block
 
+    @JsonPropertyDescription("What the maintenance waits for now, in a few words (the queue, its schedule, the node"
+            + " lease, a hook, the leadership handover, a PodDisruptionBudget, volume detach); absent when nothing"
+            + " holds it. Derived from the rest of the status when it is written; the printer column WAITING.")
+    private String waitingFor;
+
+    public String getWaitingFor() {
+        return waitingFor;
+    }
+
+    public void setWaitingFor(String waitingFor) {
+        this.waitingFor = waitingFor;
+    }
+
     // ---- Issue 29, shared requests
 
     @JsonPropertyDescription("A joined maintenance (spec.join): the NodeMaintenance whose maintenance of the node it"
@@ -285,6 +298,7 @@ public class NodeMaintenanceStatus {
                 && Objects.equals(joinedTo, s.joinedTo)
                 && Objects.equals(sharedWith, s.sharedWith)
                 && Objects.equals(timeoutsPassed, s.timeoutsPassed);
+        // waitingFor is left out: it is derived from the fields above when the status is written
     }
 
     @Override

@@ -5,7 +5,6 @@ import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.drain.DrainReport;
-import dev.tenure.maintenance.machine.ApiErrors;
 import dev.tenure.maintenance.machine.EventRecorder;
 import dev.tenure.maintenance.machine.MaintenanceEvents;
 import dev.tenure.maintenance.machine.MaintenanceHooks;
@@ -16,7 +15,6 @@ import dev.tenure.maintenance.machine.MaintenanceState;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
@@ -169,17 +167,17 @@ final class DoorActs {
             // a status this operator did not write is a record only: what it says was done is checked first
             MaintenanceState from = statusOurs ? advance.state() : machine.rederive(request, advance.state(), events);
             step = machine.advance(request, from, advance.admit().retryFailed(), advance.node(), events);
-        } catch (KubernetesClientException e) {
-            // API trouble the machine did not expect (e.g. reading the Node): report it, count it, retry with backoff.
-            LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
-            String error = "API request failed: " + ApiErrors.oneLine(e);
-            step = new MaintenanceMachine.Step(
-                    advance.state().toBuilder().lastError(error).build(), Optional.of(END_RETRY), Optional.of(error));
         } catch (RuntimeException e) {
-            // anything else the machine did not expect: reported, looked at again soon
-            LOG.debugf(e, "NodeMaintenance %s: step failed", nm.getMetadata().getName());
-            step = new MaintenanceMachine.Step(
-                    advance.state().toBuilder().lastError(e.getMessage()).build(), Optional.of(END_RETRY));
+            // API trouble the machine did not expect (e.g. reading the Node), or a bug: reported in status, logged
+            // once per change, and counted as a failed reconcile (StepFailed below), retried with backoff
+            StepErrors.Failed failed = StepErrors.of(advance.state(), e);
+            LOG.logf(
+                    failed.level(),
+                    failed.withStack() ? e : null,
+                    "NodeMaintenance %s: step failed: %s",
+                    nm.getMetadata().getName(),
+                    failed.error());
+            step = failed.step();
         }
         advance.moveEvent().ifPresent(e -> emit(events, e));
         step = StepStatuses.withMoveNote(step, advance.admit().moved());
@@ -294,6 +292,7 @@ final class DoorActs {
      * status exists yet, and clears fields that became empty (a merge patch would keep them).
      */
     void writeStatus(NodeMaintenance nm, NodeMaintenanceStatus status) {
+        status.setWaitingFor(WaitReasons.of(status)); // derived from the rest, for kubectl get's WAITING column
         String patch = "[{\"op\":\"add\",\"path\":\"/status\",\"value\":"
                 + client.getKubernetesSerialization().asJson(status) + "}]";
         ownWrites.sending(nm.getMetadata().getName(), status);

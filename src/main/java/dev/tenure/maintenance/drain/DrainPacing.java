@@ -16,7 +16,8 @@ import java.util.Optional;
  *       promptly and slow ones cost one list per poll interval.</li>
  *   <li>Pods refused by a PodDisruptionBudget: no later than the first may be retried
  *       ({@code evictionRetryDelay} after its refusal); when nothing else is going on, exactly then.</li>
- *   <li>API errors: {@code drain-poll-interval}, never at once (a failing eviction is retried, not hammered).</li>
+ *   <li>API errors: {@code drain-poll-interval}, never at once; the pod whose eviction failed is not evicted again
+ *       before its back-off ({@link #errorBackoff}) has passed, so a failing eviction is retried, not hammered.</li>
  *   <li>Never past the drain timeout, and, except between batches, never sooner than {@link #MIN_WAIT}.</li>
  * </ul>
  */
@@ -47,8 +48,35 @@ public final class DrainPacing {
             Optional<Instant> firstRetryAt,
             Optional<Instant> deadline) {}
 
+    /** The longest back-off after failed evictions of a pod, and the most of a server's Retry-After honoured. */
+    public static final Duration MAX_ERROR_BACKOFF = Duration.ofMinutes(5);
+
     private DrainPacing() {}
 
+    /**
+     * How long to wait before evicting a pod again after its {@code failures}-th eviction in a row failed with an
+     * error other than a budget's refusal (a 500, a timeout, API Priority and Fairness's 429): {@code pollInterval}
+     * doubled per failure after the first (client-go's exponential per-item back-off), never more than {@link
+     * #MAX_ERROR_BACKOFF}, and never less than the server's {@code Retry-After} (itself capped by the same bound). A
+     * budget's 429 is not an error: its pod is retried every {@code spec.drain.evictionRetryDelay}, as kubectl drain
+     * retries it every 5 s.
+     *
+     * @param failures consecutive failed evictions of the pod, at least 1
+     * @param retryAfter the server's Retry-After of the last failure, when it sent one
+     */
+    public static Duration errorBackoff(int failures, Optional<Duration> retryAfter, Duration pollInterval) {
+        if (failures < 1) {
+            throw new IllegalArgumentException("failures must be at least 1, was " + failures);
+        }
+        Duration backoff = pollInterval;
+        for (int i = 1; i < failures && backoff.compareTo(MAX_ERROR_BACKOFF) < 0; i++) {
+            backoff = backoff.multipliedBy(2);
+        }
+        Duration capped = min(backoff, MAX_ERROR_BACKOFF);
+        return retryAfter.map(r -> max(min(r, MAX_ERROR_BACKOFF), capped)).orElse(capped);
+    }
+
+    /** When to look at the node again after this step. */
     public static Duration next(Progress p, Duration pollInterval, Instant now) {
         if (p.leftToSend() > 0 && !p.batchFailed()) {
             return NEXT_BATCH;

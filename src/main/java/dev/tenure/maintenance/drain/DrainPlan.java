@@ -45,7 +45,10 @@ public record DrainPlan(List<PodVerdict> verdicts, List<String> warnings) {
         EVICT,
         /** Issue a delete now (disableEviction). */
         DELETE,
-        /** Refused by a PodDisruptionBudget; retry after evictionRetryDelay. */
+        /**
+         * Refused by a PodDisruptionBudget (retry after evictionRetryDelay), or failed with another error (retry after
+         * the back-off); the reason says which.
+         */
         RETRY_LATER,
         /** Terminating; wait until it is gone. */
         WAIT_TERMINATING,
@@ -141,6 +144,9 @@ public record DrainPlan(List<PodVerdict> verdicts, List<String> warnings) {
      * @param retryNotBefore pod uid → earliest time to retry an eviction a PodDisruptionBudget refused
      * @param refusals pod uid → the message of its last eviction a PodDisruptionBudget refused (the 429's)
      * @param namespaceLabels namespace → its labels, for rules with a namespaceSelector (empty when none needs them)
+     * @param failedNotBefore pod uid → earliest time to retry an eviction (or delete) that failed with an error other
+     *     than a budget's refusal (a 500, a timeout, API Priority and Fairness's 429): the back-off of {@link
+     *     DrainPacing#errorBackoff}
      */
     public record Observed(
             Set<String> existingDaemonSets,
@@ -148,12 +154,31 @@ public record DrainPlan(List<PodVerdict> verdicts, List<String> warnings) {
             Duration staleNodeSkipWait,
             Map<String, Instant> retryNotBefore,
             Map<String, String> refusals,
-            Map<String, Map<String, String>> namespaceLabels) {
+            Map<String, Map<String, String>> namespaceLabels,
+            Map<String, Instant> failedNotBefore) {
         public Observed {
             existingDaemonSets = Set.copyOf(existingDaemonSets);
             retryNotBefore = Map.copyOf(retryNotBefore);
             refusals = Map.copyOf(refusals);
             namespaceLabels = Map.copyOf(namespaceLabels);
+            failedNotBefore = Map.copyOf(failedNotBefore);
+        }
+
+        public Observed(
+                Set<String> existingDaemonSets,
+                boolean kubeletStale,
+                Duration staleNodeSkipWait,
+                Map<String, Instant> retryNotBefore,
+                Map<String, String> refusals,
+                Map<String, Map<String, String>> namespaceLabels) {
+            this(
+                    existingDaemonSets,
+                    kubeletStale,
+                    staleNodeSkipWait,
+                    retryNotBefore,
+                    refusals,
+                    namespaceLabels,
+                    Map.of());
         }
 
         public Observed(

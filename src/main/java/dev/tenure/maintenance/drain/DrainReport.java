@@ -20,7 +20,10 @@ public final class DrainReport {
             return "terminating past its grace period, which ended " + v.graceEnded();
         }
         return switch (v.action()) {
-            case RETRY_LATER -> "eviction refused by a PodDisruptionBudget";
+            case RETRY_LATER ->
+                v.reason() != null && v.reason().startsWith(PodFilters.FAILED_BACKING_OFF)
+                        ? v.reason()
+                        : PodFilters.BUDGET_REFUSED;
             case WAIT_TERMINATING -> "terminating";
             case WAIT_COMPLETED -> "WaitCompleted: waiting for it to complete";
             default -> "not yet evicted, wave " + wave(v.wave());

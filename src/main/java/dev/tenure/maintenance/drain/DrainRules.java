@@ -157,7 +157,7 @@ public record DrainRules(List<Rule> rules) {
     /** The default order, kubectl's single wave with the system pods after it. */
     private static Order defaultOrder(Pod pod) {
         OwnerReference controller = PodFilters.controllerOf(pod);
-        if (controller != null && "DaemonSet".equals(controller.getKind())) {
+        if (PodFilters.isDaemonSet(controller)) {
             return new Order(LAST, "default: DaemonSet pods last");
         }
         String priorityClass = pod.getSpec() == null ? null : pod.getSpec().getPriorityClassName();

@@ -16,6 +16,7 @@ import io.fabric8.kubernetes.client.http.HttpResponse;
 import io.fabric8.kubernetes.client.utils.URLUtils;
 import java.io.IOException;
 import java.net.URL;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -143,7 +144,62 @@ public final class PodDrain {
         FAILED
     }
 
-    public record Outcome(PodVerdict pod, Result result, String message) {}
+    /**
+     * What one eviction (or delete) came to.
+     *
+     * @param retryAfter for a {@link Result#FAILED} answer, the server's Retry-After (header or {@code
+     *     details.retryAfterSeconds}) when it sent one
+     */
+    public record Outcome(PodVerdict pod, Result result, String message, Optional<Duration> retryAfter) {
+        public Outcome(PodVerdict pod, Result result, String message) {
+            this(pod, result, message, Optional.empty());
+        }
+    }
+
+    /** The cause type kube-apiserver puts on a 429 refusing an eviction for a budget ({@code policyv1.DisruptionBudgetCause}). */
+    static final String DISRUPTION_BUDGET_CAUSE = "DisruptionBudget";
+
+    /**
+     * Whether a 429 answering an eviction is a PodDisruptionBudget's refusal rather than API Priority and Fairness
+     * (or any other throttling), which answers 429 too: kube-apiserver's eviction REST handler puts a cause of type
+     * {@value #DISRUPTION_BUDGET_CAUSE} on every budget refusal (pkg/registry/core/pod/storage/eviction.go), and its
+     * message speaks of the pod's disruption budget (servers older than the cause).
+     */
+    static boolean isBudgetRefusal(Status status) {
+        if (status == null) {
+            return false;
+        }
+        if (status.getDetails() != null && status.getDetails().getCauses() != null) {
+            for (StatusCause cause : status.getDetails().getCauses()) {
+                if (DISRUPTION_BUDGET_CAUSE.equals(cause.getReason())) {
+                    return true;
+                }
+            }
+        }
+        String message = status.getMessage();
+        return message != null && message.toLowerCase(java.util.Locale.ROOT).contains("disruption budget");
+    }
+
+    /**
+     * The server's Retry-After: the header's delay in seconds (RFC 9110 10.2.3; an HTTP date is not read), else the
+     * Status's {@code details.retryAfterSeconds}; empty when neither says a positive number.
+     */
+    static Optional<Duration> retryAfter(String header, Status status) {
+        if (header != null) {
+            try {
+                long seconds = Long.parseLong(header.trim());
+                if (seconds > 0) {
+                    return Optional.of(Duration.ofSeconds(seconds));
+                }
+            } catch (NumberFormatException e) {
+                // an HTTP date, or garbage: fall back to the Status
+            }
+        }
+        Integer seconds = status == null || status.getDetails() == null
+                ? null
+                : status.getDetails().getRetryAfterSeconds();
+        return seconds != null && seconds > 0 ? Optional.of(Duration.ofSeconds(seconds)) : Optional.empty();
+    }
 
     /** All pods bound to the node, across namespaces (kubectl: field selector spec.nodeName). */
     public List<Pod> podsOn(String nodeName) {
@@ -229,7 +285,7 @@ public final class PodDrain {
         Set<String> existing = new HashSet<>();
         for (Pod pod : pods) {
             OwnerReference c = PodFilters.controllerOf(pod);
-            if (c == null || !"DaemonSet".equals(c.getKind())) {
+            if (!PodFilters.isDaemonSet(c)) {
                 continue;
             }
             String key = pod.getMetadata().getNamespace() + "/" + c.getName();
@@ -313,14 +369,22 @@ public final class PodDrain {
         }
     }
 
-    private static Outcome failure(PodVerdict pod, KubernetesClientException e) {
+    /** A delete (or a request that failed before an answer) as an outcome; a 429 is a budget's only when it says so. */
+    static Outcome failure(PodVerdict pod, KubernetesClientException e) {
         if (e.getCode() == 404) {
             return new Outcome(pod, Result.GONE, "already gone");
         }
-        if (e.getCode() == 429) {
+        if (e.getCode() == 429 && isBudgetRefusal(e.getStatus())) {
             return new Outcome(pod, Result.BLOCKED, "refused by a PodDisruptionBudget (429): " + brief(e));
         }
-        return new Outcome(pod, Result.FAILED, "HTTP " + e.getCode() + ": " + brief(e));
+        return new Outcome(
+                pod,
+                Result.FAILED,
+                (e.getCode() == 429
+                                ? "throttled by the API server (429, not a PodDisruptionBudget): "
+                                : "HTTP " + e.getCode() + ": ")
+                        + brief(e),
+                retryAfter(null, e.getStatus()));
     }
 
     /**
@@ -353,7 +417,8 @@ public final class PodDrain {
             }
             Status status = statusOf(response.body());
             String message = status != null && status.getMessage() != null ? status.getMessage() : response.body();
-            if (response.code() == 429) {
+            Optional<Duration> retryAfter = retryAfter(response.header("Retry-After"), status);
+            if (response.code() == 429 && isBudgetRefusal(status)) {
                 List<String> causes = status == null
                                 || status.getDetails() == null
                                 || status.getDetails().getCauses() == null
@@ -378,7 +443,14 @@ public final class PodDrain {
             if (response.code() == 409 && message.contains("Precondition failed: UID")) {
                 return new Outcome(pod, Result.BLOCKED, cut(message) + PRECONDITION_SUFFIX);
             }
-            return new Outcome(pod, Result.FAILED, "HTTP " + response.code() + ": " + cut(message));
+            return new Outcome(
+                    pod,
+                    Result.FAILED,
+                    (response.code() == 429
+                                    ? "throttled by the API server (429, not a PodDisruptionBudget): "
+                                    : "HTTP " + response.code() + ": ")
+                            + cut(message),
+                    retryAfter);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Outcome(pod, Result.FAILED, "interrupted");

@@ -25,6 +25,13 @@ import java.util.Optional;
 public final class PodFilters {
 
     static final String MIRROR_ANNOTATION = "kubernetes.io/config.mirror";
+    static final String DAEMONSET_KIND = "DaemonSet";
+    /** The reason of a pod whose eviction a PodDisruptionBudget refused, until evictionRetryDelay has passed. */
+    public static final String BUDGET_REFUSED = "eviction refused by a PodDisruptionBudget";
+    /** The reason of a pod whose eviction failed otherwise (a 500, a timeout), until its back-off has passed. */
+    public static final String FAILED_BACKING_OFF = "eviction failed; retried with back-off";
+
+    static final String DAEMONSET_API_VERSION = "apps/v1";
 
     private PodFilters() {}
 
@@ -58,7 +65,7 @@ public final class PodFilters {
         boolean finished = isFinished(pod);
         OwnerReference controller = controllerOf(pod);
         // 2. DaemonSet (kubectl daemonSetFilter)
-        if (controller != null && "DaemonSet".equals(controller.getKind()) && !finished) {
+        if (isDaemonSet(controller) && !finished) {
             boolean exists = observed.existingDaemonSets().contains(ns + "/" + controller.getName());
             if (!exists) {
                 if (!o.force()) {
@@ -107,7 +114,11 @@ public final class PodFilters {
         }
         Instant retryAt = uid == null ? null : observed.retryNotBefore().get(uid);
         if (!o.disableEviction() && retryAt != null && now.isBefore(retryAt)) {
-            return new PodVerdict(ns, name, uid, Action.RETRY_LATER, "eviction refused by a PodDisruptionBudget");
+            return new PodVerdict(ns, name, uid, Action.RETRY_LATER, BUDGET_REFUSED);
+        }
+        Instant failedRetryAt = uid == null ? null : observed.failedNotBefore().get(uid);
+        if (failedRetryAt != null && now.isBefore(failedRetryAt)) {
+            return new PodVerdict(ns, name, uid, Action.RETRY_LATER, FAILED_BACKING_OFF + " until " + failedRetryAt);
         }
         return o.disableEviction()
                 ? new PodVerdict(ns, name, uid, Action.DELETE, "delete (spec.drain.disableEviction)")
@@ -128,6 +139,18 @@ public final class PodFilters {
                 .filter(r -> Boolean.TRUE.equals(r.getController()))
                 .findFirst()
                 .orElse(null);
+    }
+
+    /**
+     * Whether a controller reference names an {@code apps/v1} DaemonSet: the kind and the API group and version are
+     * compared, as kubectl's daemonSetFilter does since kubernetes/kubernetes#128779. A {@code DaemonSet} of another
+     * API group (e.g. {@code apps.kruise.io/v1alpha1}) is an ordinary controller: its pods are evicted as any
+     * other's, and its absence is never looked up as an {@code apps/v1} DaemonSet.
+     */
+    public static boolean isDaemonSet(OwnerReference controller) {
+        return controller != null
+                && DAEMONSET_KIND.equals(controller.getKind())
+                && DAEMONSET_API_VERSION.equals(controller.getApiVersion());
     }
 
     public static boolean hasEmptyDir(Pod pod) {

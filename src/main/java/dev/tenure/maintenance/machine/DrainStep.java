@@ -63,6 +63,11 @@ public final class DrainStep {
     private final MaintenanceSettings settings;
     private final Map<String, Map<String, Instant>> refusedUntil = new ConcurrentHashMap<>();
     private final Map<String, Instant> lastBatchAt = new ConcurrentHashMap<>();
+    /** Node → pod uid → the pod's failed evictions in a row and when it may be evicted again (its back-off). */
+    private final Map<String, Map<String, Backoff>> failedUntil = new ConcurrentHashMap<>();
+
+    /** A pod's failed evictions in a row (not a budget's refusals) and the end of its back-off. */
+    private record Backoff(int failures, Instant notBefore) {}
 
     /** The machine's undo at a timeout whose outcome is Restore ({@link NodeRestore#endAfterTimeout}). */
     @FunctionalInterface
@@ -191,7 +196,8 @@ public final class DrainStep {
                 settings.staleNodeSkipWait(),
                 refused,
                 drain.refusals(),
-                options.rules().readsNamespaces() ? drain.namespaceLabels(pods) : Map.of());
+                options.rules().readsNamespaces() ? drain.namespaceLabels(pods) : Map.of(),
+                failedNotBefore(nodeName));
         DrainPlan plan = DrainPlan.of(pods, options, observed, now);
         return new Observation(pods, plan, blocked(plan, pods, observed));
     }
@@ -239,6 +245,13 @@ public final class DrainStep {
                     .ifPresent(b -> out.put(v.key(), b));
         }
         return out;
+    }
+
+    private Map<String, Instant> failedNotBefore(String nodeName) {
+        Map<String, Backoff> failed = failedUntil.getOrDefault(nodeName, Map.of());
+        Map<String, Instant> notBefore = new java.util.HashMap<>();
+        failed.forEach((uid, b) -> notBefore.put(uid, b.notBefore()));
+        return notBefore;
     }
 
     /**
@@ -440,7 +453,12 @@ public final class DrainStep {
         String blocked = null;
         boolean removed = false;
         Map<String, Instant> refused = refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
+        Map<String, Backoff> failed = failedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
         for (PodDrain.Outcome outcome : drain.remove(send.batch(), options)) {
+            String uid = outcome.pod().uid();
+            if (uid != null && outcome.result() != PodDrain.Result.FAILED) {
+                failed.remove(uid); // the error is over: the next failure starts the back-off anew
+            }
             switch (outcome.result()) {
                 case EVICTED, DELETED, GONE -> {
                     removed = true;
@@ -464,6 +482,13 @@ public final class DrainStep {
                 case FAILED -> {
                     metrics.eviction(EvictionResult.error);
                     error = "removing pod " + outcome.pod().key() + ": " + outcome.message();
+                    if (uid != null) {
+                        int failures = failed.containsKey(uid) ? failed.get(uid).failures() + 1 : 1;
+                        Duration wait =
+                                DrainPacing.errorBackoff(failures, outcome.retryAfter(), settings.drainPollInterval());
+                        failed.put(uid, new Backoff(failures, now.plus(wait)));
+                        error += "; retrying in " + GoDuration.format(wait);
+                    }
                 }
             }
         }
@@ -478,7 +503,11 @@ public final class DrainStep {
                 error != null,
                 removed || !seen.plan().with(Action.WAIT_TERMINATING).isEmpty(),
                 Optional.ofNullable(lastBatchAt.get(nodeName)),
-                refused.values().stream().filter(now::isBefore).min(Instant::compareTo),
+                java.util.stream.Stream.concat(
+                                refused.values().stream(),
+                                failed.values().stream().map(Backoff::notBefore))
+                        .filter(now::isBefore)
+                        .min(Instant::compareTo),
                 options.timeout().map(started::plus));
         return new Step(s.build(), Optional.of(DrainPacing.next(progress, settings.drainPollInterval(), now)));
     }
@@ -567,6 +596,7 @@ public final class DrainStep {
     /** Drops the drain's pacing memory of a node (PDB refusals, last batch). */
     void forget(String nodeName) {
         refusedUntil.remove(nodeName);
+        failedUntil.remove(nodeName);
         lastBatchAt.remove(nodeName);
     }
 

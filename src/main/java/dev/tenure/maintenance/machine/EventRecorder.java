@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.machine;
 
+import dev.tenure.maintenance.api.UserText;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReference;
@@ -67,7 +68,7 @@ public final class EventRecorder {
                             .withInvolvedObject(involved)
                             .withType(type)
                             .withReason(reason)
-                            .withMessage(message)
+                            .withMessage(UserText.printable(message)) // user text escaped: it reaches terminals
                             .withCount(1)
                             .withFirstTimestamp(now)
                             .withLastTimestamp(now)

@@ -210,11 +210,16 @@ public final class MaintenancePlanner {
         if (blocked != null) {
             return blocked;
         }
-        return !removed && blockedBefore(priorLastError) ? priorLastError : null;
+        // pods refused or backing off after an error are not sent again yet: what held them still holds
+        return !removed && (blockedBefore(priorLastError) || failedBefore(priorLastError)) ? priorLastError : null;
     }
 
     private static boolean blockedBefore(String lastError) {
         return lastError != null && lastError.startsWith("eviction of pod ");
+    }
+
+    private static boolean failedBefore(String lastError) {
+        return lastError != null && lastError.startsWith("removing pod ");
     }
 
     /**

@@ -5,6 +5,7 @@ import dev.tenure.maintenance.api.HooksSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.RecurringWindowSpec;
 import dev.tenure.maintenance.api.ScheduleSpec;
+import dev.tenure.maintenance.api.UserText;
 import dev.tenure.maintenance.drain.DrainOptions;
 import dev.tenure.maintenance.drain.DrainReport;
 import java.time.Duration;
@@ -58,9 +59,13 @@ public record MaintenanceRequest(
     /** What the Node condition says when spec.reason says nothing (absent, empty or blank). */
     public static final String DEFAULT_CONDITION_MESSAGE = "node is in maintenance";
 
-    /** The message of the Node condition: the reason given, else {@link #DEFAULT_CONDITION_MESSAGE}. */
+    /**
+     * The message of the Node condition: the reason given, its control characters escaped ({@link
+     * UserText#printable}: one written before the CRD refused them, or by a door without that rule), else {@link
+     * #DEFAULT_CONDITION_MESSAGE}.
+     */
     public String conditionMessage() {
-        return reason.isEmpty() ? DEFAULT_CONDITION_MESSAGE : reason;
+        return reason.isEmpty() ? DEFAULT_CONDITION_MESSAGE : UserText.printable(reason);
     }
 
     /** A request without hooks or schedule (the annotation door's, and most tests'). */

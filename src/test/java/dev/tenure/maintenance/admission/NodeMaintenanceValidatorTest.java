@@ -214,6 +214,21 @@ class NodeMaintenanceValidatorTest {
                         view("w1"),
                         none,
                         "spec.reason: must be at most 1024 characters, was 40000"),
+                // issue 50 item 5: an escape sequence or a NUL would reach the admin's terminal through events
+                Arguments.of(
+                        "reason with an escape sequence and a NUL",
+                        nm("a", "w1", s -> s.setReason("a\u001b[31mb\u0000c")),
+                        null,
+                        view("w1"),
+                        none,
+                        "spec.reason: must not contain control characters (U+001B at position 1)"),
+                Arguments.of(
+                        "reason changed to a C1 control (CSI)",
+                        nm("a", "w1", s -> s.setReason("a\u009b31m")),
+                        nm("a", "w1", s -> s.setReason("fine")),
+                        view("w1"),
+                        none,
+                        "spec.reason: must not contain control characters (U+009B at position 1)"),
                 Arguments.of(
                         "podSelector with an unknown operator",
                         nm("a", "w1", s -> {
@@ -345,6 +360,16 @@ class NodeMaintenanceValidatorTest {
                         null,
                         view("w2", running("a", "w1")),
                         new MaintenanceLimits(OptionalInt.of(2), OptionalInt.empty())),
+                Arguments.of(
+                        "update of an old object whose reason (unchanged) has a control character: ratcheted as the"
+                                + " CRD's rule is",
+                        nm("a", "w1", s -> {
+                            s.setReason("a\u001bb");
+                            s.setWindow("1h");
+                        }),
+                        nm("a", "w1", s -> s.setReason("a\u001bb")),
+                        view("w1"),
+                        MaintenanceLimits.none()),
                 Arguments.of(
                         "update keeping nodeName (node since deleted)",
                         nm("a", "ghost", s -> s.setReason("x")),

@@ -119,15 +119,15 @@ final class AnnotationFixture implements AutoCloseable {
     }
 
     void annotate(Map<String, String> annotations) {
-        StringBuilder json = new StringBuilder("{\"metadata\":{\"annotations\":{");
-        annotations.forEach((k, v) -> json.append('"')
-                .append(k)
-                .append("\":")
-                .append(v == null ? "null" : "\"" + v.replace("\"", "\\\"") + "\"")
-                .append(','));
-        json.setLength(json.length() - 1);
-        json.append("}}}");
-        client.nodes().withName(NODE).patch(PatchContext.of(PatchType.JSON_MERGE), json.toString());
+        // a JSON writer, not string concatenation: a value may hold quotes, backslashes or control characters
+        String json;
+        try {
+            json = new com.fasterxml.jackson.databind.ObjectMapper()
+                    .writeValueAsString(Map.of("metadata", Map.of("annotations", annotations)));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+        client.nodes().withName(NODE).patch(PatchContext.of(PatchType.JSON_MERGE), json);
     }
 
     void request(String seconds) {

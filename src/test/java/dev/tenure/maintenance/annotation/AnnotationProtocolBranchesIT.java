@@ -5,6 +5,7 @@ import static dev.tenure.maintenance.annotation.AnnotationFixture.leaseOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.election.LeaseRecord;
+import dev.tenure.maintenance.api.UserText;
 import dev.tenure.testsupport.EndToEnd;
 import java.time.Duration;
 import java.time.Instant;
@@ -196,6 +197,8 @@ class AnnotationProtocolBranchesIT {
                 Arguments.of("abc", "not a whole number of seconds"),
                 Arguments.of("1.5", "not a whole number of seconds"),
                 Arguments.of("10m", "not a whole number of seconds"),
+                // issue 50 item 5: user text reaches terminals escaped, not as an escape sequence or a NUL
+                Arguments.of("6\u001b[31m0\u0000", "not a whole number of seconds: \"6\\u001b[31m0\\u0000\""),
                 Arguments.of("", "is empty"),
                 Arguments.of("-60", "is negative"),
                 Arguments.of("0", "is 0"),
@@ -226,7 +229,13 @@ class AnnotationProtocolBranchesIT {
                     .satisfies(e -> {
                         assertThat(e.getType()).isEqualTo("Warning");
                         assertThat(e.getMessage()).contains(why);
+                        assertThat(e.getMessage().chars().filter(UserText::isControl))
+                                .as("control characters in the event")
+                                .isEmpty();
                     });
+            assertThat(f.status().chars().filter(UserText::isControl))
+                    .as("control characters in the status annotation")
+                    .isEmpty();
             assertThat(f.lease()).isNull();
             assertThat(f.cordoned()).isFalse();
             assertThat(f.evictions()).isZero();

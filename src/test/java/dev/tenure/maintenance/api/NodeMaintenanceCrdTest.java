@@ -41,6 +41,7 @@ class NodeMaintenanceCrdTest {
                         "Node=.spec.nodeName",
                         "Phase=.status.phase",
                         "Progress=.status.drainProgress",
+                        "Waiting=.status.waitingFor",
                         "Reason=.spec.reason",
                         "Age=.metadata.creationTimestamp");
 
@@ -50,6 +51,8 @@ class NodeMaintenanceCrdTest {
         assertThat(spec.getProperties().get("nodeName").getXKubernetesValidations())
                 .anySatisfy(r -> assertThat(r.getRule()).isEqualTo("self == oldSelf"));
         assertThat(spec.getProperties().get("window").getPattern()).isEqualTo(GoDuration.PATTERN);
+        assertThat(spec.getProperties().get("reason").getXKubernetesValidations())
+                .anySatisfy(r -> assertThat(r.getRule()).isEqualTo(UserText.NO_CONTROL_CHARACTERS_RULE));
         JSONSchemaProps drain = spec.getProperties().get("drain");
         assertThat(drain.getProperties())
                 .containsKeys(

@@ -190,6 +190,12 @@ class HostileInputIT {
                         "oversized reason",
                         "{\"nodeName\":\"%s\",\"reason\":\"" + "x".repeat(40_000) + "\"}",
                         "spec.reason: must be at most 1024 characters, was 40000"),
+                // issue 50 item 5, on a server without the CRD's rule and no webhook: the door refuses it, and
+                // says so without echoing the escape sequence
+                Arguments.of(
+                        "reason with an escape sequence and a NUL",
+                        "{\"nodeName\":\"%s\",\"reason\":\"a\\u001b[31mb\\u0000c\"}",
+                        "spec.reason: must not contain control characters (U+001B at position 1)"),
                 Arguments.of(
                         "malformed window",
                         "{\"nodeName\":\"%s\",\"window\":\"5 minutes\"}",
@@ -326,6 +332,8 @@ class HostileInputIT {
         client().resource(new NodeMaintenance("waits", new NodeMaintenanceSpec("hostile-wait-1", "w")))
                 .create();
         await().atMost(WAIT).until(() -> phaseOf("waits") == Phase.Waiting);
+        // issue 50 item 12: kubectl get tnm's WAITING column says why
+        assertThat(statusOf("waits").getWaitingFor()).isEqualTo("the node lease, held by node-maintenance-operator");
 
         client().resources(NodeMaintenance.class)
                 .withName("waits")

@@ -262,8 +262,8 @@ final class DrainModel {
                         .endVolume()
                         .endSpec();
             case JOB -> owner(b, "Job", "job-" + spec.app());
-            case DAEMONSET -> owner(b, "DaemonSet", "ds");
-            case ORPHAN_DAEMONSET -> owner(b, "DaemonSet", "gone-ds");
+            case DAEMONSET -> owner(b, "apps/v1", "DaemonSet", "ds");
+            case ORPHAN_DAEMONSET -> owner(b, "apps/v1", "DaemonSet", "gone-ds");
             case MIRROR ->
                 b.editMetadata()
                         .addToAnnotations(PodFilters.MIRROR_ANNOTATION, "hash")
@@ -282,9 +282,13 @@ final class DrainModel {
     }
 
     private static PodBuilder owner(PodBuilder b, String kind, String name) {
+        return owner(b, "Node".equals(kind) ? "v1" : kind.equals("Job") ? "batch/v1" : "apps/v1", kind, name);
+    }
+
+    private static PodBuilder owner(PodBuilder b, String apiVersion, String kind, String name) {
         return b.editMetadata()
                 .addNewOwnerReference()
-                .withApiVersion("v1")
+                .withApiVersion(apiVersion)
                 .withKind(kind)
                 .withName(name)
                 .withUid("owner-" + name)

@@ -86,6 +86,37 @@ class DrainPacingTest {
                         Duration.ofMillis(1500)));
     }
 
+    static Stream<Arguments> backoffs() {
+        Optional<Duration> none = Optional.empty();
+        return Stream.of(
+                Arguments.of("first failure: the poll interval", 1, none, POLL),
+                Arguments.of("second failure: twice the poll interval", 2, none, Duration.ofSeconds(4)),
+                Arguments.of("fifth failure: 2^4 poll intervals", 5, none, Duration.ofSeconds(32)),
+                Arguments.of("ninth failure: capped", 9, none, DrainPacing.MAX_ERROR_BACKOFF),
+                Arguments.of("the thousandth failure: capped, no overflow", 1000, none, DrainPacing.MAX_ERROR_BACKOFF),
+                Arguments.of(
+                        "Retry-After longer than the back-off: honoured",
+                        1,
+                        Optional.of(Duration.ofSeconds(30)),
+                        Duration.ofSeconds(30)),
+                Arguments.of(
+                        "Retry-After shorter than the back-off: the back-off",
+                        3,
+                        Optional.of(Duration.ofSeconds(1)),
+                        Duration.ofSeconds(8)),
+                Arguments.of(
+                        "Retry-After of an hour: capped too",
+                        1,
+                        Optional.of(Duration.ofHours(1)),
+                        DrainPacing.MAX_ERROR_BACKOFF));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("backoffs")
+    void errorBackoff(String name, int failures, Optional<Duration> retryAfter, Duration expected) {
+        assertThat(DrainPacing.errorBackoff(failures, retryAfter, POLL)).isEqualTo(expected);
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void nextLook(String name, DrainPacing.Progress progress, Duration expected) {

@@ -44,13 +44,17 @@ class DrainPlanTest {
     }
 
     static PodBuilder owned(String name, String kind, String owner) {
+        return owned(name, "apps/v1", kind, owner);
+    }
+
+    static PodBuilder owned(String name, String apiVersion, String kind, String owner) {
         return pod(name)
                 .editMetadata()
                 .addNewOwnerReference()
                 .withKind(kind)
                 .withName(owner)
                 .withController(true)
-                .withApiVersion("apps/v1")
+                .withApiVersion(apiVersion)
                 .withUid("o")
                 .endOwnerReference()
                 .endMetadata();
@@ -136,6 +140,29 @@ class DrainPlanTest {
                         }),
                         DS_GONE,
                         Action.REFUSE),
+                // kubectl's daemonSetFilter compares the group and version too (kubernetes/kubernetes#128779)
+                Arguments.of(
+                        "a DaemonSet of another API group is an ordinary controller: evicted",
+                        owned("a", "apps.kruise.io/v1alpha1", "DaemonSet", "ds").build(),
+                        DEFAULTS,
+                        HEALTHY,
+                        Action.EVICT),
+                Arguments.of(
+                        "a DaemonSet of another API group, no apps/v1 one of its name: evicted, not orphaned",
+                        owned("a", "apps.kruise.io/v1alpha1", "DaemonSet", "ds").build(),
+                        opts(s -> {
+                            s.setForce(false);
+                            s.setIgnoreDaemonSets(false);
+                            return s;
+                        }),
+                        DS_GONE,
+                        Action.EVICT),
+                Arguments.of(
+                        "the old extensions/v1beta1 DaemonSet is not apps/v1: evicted",
+                        owned("a", "extensions/v1beta1", "DaemonSet", "ds").build(),
+                        DEFAULTS,
+                        HEALTHY,
+                        Action.EVICT),
                 Arguments.of(
                         "finished DaemonSet pod is removed",
                         finished(owned("a", "DaemonSet", "ds")),

@@ -105,6 +105,13 @@ class DrainRulesTest {
                         DrainBehavior.Drain,
                         DrainRules.LAST),
                 Arguments.of(
+                        "a DaemonSet of another API group is an ordinary pod: the one wave (kubectl)",
+                        List.of(),
+                        owned("a", "apps.kruise.io/v1alpha1", "DaemonSet", "ds").build(),
+                        null,
+                        DrainBehavior.Drain,
+                        0),
+                Arguments.of(
                         "system-node-critical pods last by default",
                         List.of(),
                         web("a").editSpec()

@@ -407,6 +407,58 @@ public class MaintenanceMachineIT {
                 .isEqualTo(4);
     }
 
+    /**
+     * Issue 50 item 7: an eviction that keeps failing with a 500 (not a budget's 429) is sent again after a back-off
+     * that doubles from the poll interval, judged on the machine's clock (one reconcile a simulated second), not
+     * every poll interval forever.
+     */
+    @Test
+    void anEvictionThatKeepsFailingIsRetriedWithADoublingBackOffNotEveryPoll() {
+        machine = machineWithDefaultPoll();
+        Pod web = cluster.seed()
+                .deployment("web")
+                .namespace("app")
+                .replicas(1)
+                .onNodes("w1")
+                .create()
+                .get(0);
+        String name = web.getMetadata().getName();
+        cluster.faults().failNext(1000, ApiRequest.resource("pods", "eviction"), 500);
+        MaintenanceRequest req = request("w1");
+        java.time.Instant start = clock.instant();
+
+        List<Long> sentAt = new ArrayList<>();
+        MaintenanceMachine.Step s = step(req, MaintenanceState.initial());
+        long sent = evictionsOf(name);
+        for (int second = 1; second <= 130; second++) {
+            clock.advance(Duration.ofSeconds(1));
+            s = step(req, s.state());
+            long now = evictionsOf(name);
+            if (now > sent) {
+                sentAt.add(Duration.between(start, clock.instant()).toSeconds());
+                sent = now;
+            }
+        }
+
+        assertThat(listedPodsByNode("w1")).as("pods listed by node").isTrue();
+        assertThat(sentAt)
+                .as("seconds at which the failing eviction of " + name + " was sent again (the first at 0)")
+                .containsExactly(2L, 6L, 14L, 30L, 62L, 126L);
+        assertThat(s.state().lastError()).contains("HTTP 500").contains("retrying in");
+        assertThat(s.state().phase()).isEqualTo(Phase.Running);
+        assertThat(counter("tenure.maintenance.evictions", "result", "error")).isEqualTo(7);
+
+        // the error over: the pod goes at its next try
+        cluster.faults().clear();
+        clock.advance(Duration.ofSeconds(130));
+        step(req, s.state());
+        assertThat(evictionsOf(name)).isEqualTo(8);
+        assertThat(cluster.client().pods().inNamespace("app").withName(name).get())
+                .satisfiesAnyOf(
+                        p -> assertThat(p).isNull(),
+                        p -> assertThat(p.getMetadata().getDeletionTimestamp()).isNotNull());
+    }
+
     @Test
     void kubectlFiltersRefuseUnderStrictOptionsWithoutEvictingAnything() {
         cluster.seed().daemonSet("agent").namespace("kube-system").onNodes("w1").create();
