@@ -35,6 +35,12 @@ public final class NodeMaintenanceStatuses {
     /** Reason of a True Cordoned condition: cordoned and tainted, but writing the Node condition failed (message: how). */
     public static final String CONDITION_WRITE_FAILED = "ConditionWriteFailed";
 
+    /**
+     * Reason of a False Drained (and LeadersHandedOver) condition of an Ended maintenance: the step never finished and
+     * never will (no "Draining" or "Pending" once nothing is in progress).
+     */
+    public static final String ENDED_UNDRAINED = "Ended";
+
     private NodeMaintenanceStatuses() {}
 
     /** The machine state recorded in {@code status} (initial state for a new resource). */
@@ -199,20 +205,33 @@ public final class NodeMaintenanceStatuses {
                                         : "HandedOver",
                                 nz(state.handoverMessage()),
                                 state.handedOverAt())
-                        : state.handoverStartedAt() != null
+                        : state.handoverStartedAt() != null && state.phase() != Phase.Ended
                                 ? cond(
                                         LEADERS_HANDED_OVER,
                                         "False",
                                         "InProgress",
                                         nz(state.handoverMessage()),
                                         state.handoverStartedAt())
-                                : cond(LEADERS_HANDED_OVER, "False", "Pending", "", null));
+                                : cond(
+                                        LEADERS_HANDED_OVER,
+                                        "False",
+                                        state.phase() == Phase.Ended ? ENDED_UNDRAINED : "Pending",
+                                        "",
+                                        null));
         if (state.drainedAt() != null && state.passed(MaintenanceStages.TimedStage.DRAIN)) {
             // Proceed at spec.drain.timeout: the drain is over, not every pod is gone (status.timeoutsPassed says
             // which)
             conditions.add(cond(DRAINED, "True", "TimeoutPassed", "drain timed out and was passed", state.drainedAt()));
         } else if (state.drainedAt() != null) {
             conditions.add(cond(DRAINED, "True", "Drained", "all pods to evict are gone", state.drainedAt()));
+        } else if (state.drainStartedAt() != null && state.phase() == Phase.Ended) {
+            // Ended with pods left (a window closed mid-drain, a Restore): nothing drains any more, and it says so.
+            conditions.add(cond(
+                    DRAINED,
+                    "False",
+                    ENDED_UNDRAINED,
+                    "the maintenance ended before the drain finished; nothing more is evicted",
+                    null));
         } else if (state.drainStartedAt() != null) {
             boolean failed = state.phase() == Phase.Failed;
             conditions.add(cond(
@@ -222,7 +241,8 @@ public final class NodeMaintenanceStatuses {
                     failed ? nz(state.lastError()) : state.pendingPods().size() + " pod(s) to go",
                     state.drainStartedAt()));
         } else {
-            conditions.add(cond(DRAINED, "False", "Pending", "", null));
+            conditions.add(
+                    cond(DRAINED, "False", state.phase() == Phase.Ended ? ENDED_UNDRAINED : "Pending", "", null));
         }
         for (Condition c : conditions) {
             c.setObservedGeneration(generation);
