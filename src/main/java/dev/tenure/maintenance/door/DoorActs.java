@@ -138,6 +138,11 @@ final class DoorActs {
                     nm.getMetadata().getName(), end.nodeName(), e.getMessage());
             return DeleteControl.noFinalizerRemoval().rescheduleAfter(END_RETRY);
         }
+        // the object outlives our finalizer (another controller's holds it): its status says what is true now
+        end.ended().ifPresent(ended -> {
+            left.ifPresent(ended::setLastError);
+            writeChanged(nm, ended);
+        });
         // never "out of maintenance" for a restore that did not happen
         events.emit(
                 left.isPresent(),

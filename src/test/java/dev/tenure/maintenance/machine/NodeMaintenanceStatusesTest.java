@@ -223,6 +223,29 @@ class NodeMaintenanceStatusesTest {
                 .noneSatisfy(c -> assertThat(c.getReason()).isEqualTo("Pending"));
     }
 
+    /**
+     * Issue 50, item 4: a lease hijacked mid-maintenance (phase Waiting) is not LeaseHeld=True/Acquired "held by
+     * intruder"; the time this maintenance took it survives the round trip (its window and its marks to undo).
+     */
+    @Test
+    void aHijackedLeaseIsNotHeldAndTheMaintenanceStillHoldsItsStart() {
+        MaintenanceState hijacked = new MaintenanceState.Builder()
+                .phase(Phase.Waiting)
+                .leaseAcquiredAt(T0)
+                .cordonedAt(T0)
+                .waitingFor("intruder")
+                .lease(new LeaseStatus("node-w1", "tenure-system", "intruder", null, null, null))
+                .build();
+        NodeMaintenanceStatus s = NodeMaintenanceStatuses.toStatus(hijacked, null, 1, T0.plusSeconds(30));
+        assertThat(condition(s, "LeaseHeld").getStatus()).isEqualTo("False");
+        assertThat(condition(s, "LeaseHeld").getReason()).isEqualTo("LeaseWaiting");
+        assertThat(condition(s, "LeaseHeld").getMessage()).startsWith("held by intruder");
+        MaintenanceState back = NodeMaintenanceStatuses.toState(s);
+        assertThat(back.leaseAcquiredAt()).isEqualTo(T0);
+        assertThat(back.holdsNode()).isTrue();
+        assertThat(back.waitingFor()).isEqualTo("intruder");
+    }
+
     /** Issue 38, item 5: a failed cordon-step write is said on Cordoned as it is, and survives the round trip. */
     @org.junit.jupiter.params.ParameterizedTest(name = "cordoned={0}")
     @org.junit.jupiter.params.provider.CsvSource({"true, True, ConditionWriteFailed", "false, False, NodeWriteFailed"})
