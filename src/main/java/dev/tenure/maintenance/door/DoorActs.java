@@ -46,6 +46,7 @@ final class DoorActs {
             MaintenanceEvents.CORDONED,
             MaintenanceEvents.NODE_LEFT_TO_HOLDER,
             MaintenanceEvents.UNCORDONED,
+            MaintenanceEvents.KEPT_CORDONED,
             MaintenanceEvents.BEGIN,
             MaintenanceEvents.SUCCEEDED);
 

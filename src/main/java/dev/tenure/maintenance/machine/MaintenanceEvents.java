@@ -31,6 +31,9 @@ public interface MaintenanceEvents {
     String SUCCEEDED = "SucceedMaintenance";
     String FAILED = "FailedMaintenance";
     String UNCORDONED = "UncordonNode";
+    /** The undo kept the node cordoned for an admin's mark made during the maintenance (Warning; names what and why). */
+    String KEPT_CORDONED = "KeptCordoned";
+
     String REMOVED = "RemovedMaintenance";
     String NODE_NAME_CHANGED = "NodeNameImmutable";
     /** The node was deleted after its drain succeeded (decommission): the maintenance ended, not failed. */

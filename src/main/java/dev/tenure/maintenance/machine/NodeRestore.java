@@ -88,8 +88,18 @@ public final class NodeRestore {
 
     /** See {@link MaintenanceMachine#restoreNode}. */
     void restoreNode(String nodeName, MaintenanceEvents events) {
-        boolean restored = cordon.unmark(nodeName);
-        if (restored) {
+        NodeCordon.Unmarked unmarked = cordon.unmark(nodeName);
+        if (!unmarked.keptCordoned().isEmpty()) {
+            // what was restored, what was kept and why: an admin's mark made during the maintenance is not undone
+            events.emit(
+                    true,
+                    MaintenanceEvents.KEPT_CORDONED,
+                    "node " + nodeName + " restored but kept cordoned: Tenure's taint " + NodeMarks.DRAIN_TAINT.getKey()
+                            + " and condition " + NodeMarks.CONDITION_TYPE + " removed; spec.unschedulable and taint "
+                            + NodeMarks.UNSCHEDULABLE_TAINT.getKey() + " kept for "
+                            + String.join("; ", unmarked.keptCordoned())
+                            + " (uncordon it when that is dealt with: kubectl uncordon " + nodeName + ")");
+        } else if (unmarked.changed()) {
             events.emit(
                     false,
                     MaintenanceEvents.UNCORDONED,
