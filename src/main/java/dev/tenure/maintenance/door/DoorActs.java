@@ -115,7 +115,7 @@ final class DoorActs {
     }
 
     /** Carries out what one cleanup decided. */
-    DeleteControl cleanup(NodeMaintenance nm, DoorDecision.Cleanup decision) {
+    DeleteControl cleanup(NodeMaintenance nm, DoorDecision.Cleanup decision, Optional<String> handTo) {
         if (decision instanceof DoorDecision.KeepNode keep) {
             if (keep.status().getNodeName() != null) {
                 machine.heldAtDeletion(keep.status().getNodeName(), keep.state());
@@ -132,7 +132,7 @@ final class DoorActs {
         end.before().forEach(e -> emit(events, e));
         Optional<String> left;
         try {
-            left = machine.end(end.nodeName(), events);
+            left = machine.end(end.nodeName(), events, handTo);
         } catch (RuntimeException e) {
             LOG.warnf(
                     "NodeMaintenance %s: ending maintenance of node %s failed, retrying: %s",
@@ -149,7 +149,10 @@ final class DoorActs {
                 left.isPresent(),
                 MaintenanceEvents.REMOVED,
                 left.map(l -> "NodeMaintenance " + nm.getMetadata().getName() + " removed; " + l)
-                        .orElse(end.removed()));
+                        .orElse(handTo.map(to ->
+                                        "NodeMaintenance " + nm.getMetadata().getName() + " removed; node "
+                                                + end.nodeName() + " stays in maintenance for " + to)
+                                .orElse(end.removed())));
         return forget(nm, end.nodeName(), end.forget());
     }
 

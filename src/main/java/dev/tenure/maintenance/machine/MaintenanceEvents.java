@@ -33,6 +33,8 @@ public interface MaintenanceEvents {
     String UNCORDONED = "UncordonNode";
     /** The undo kept the node cordoned for an admin's mark made during the maintenance (Warning; names what and why). */
     String KEPT_CORDONED = "KeptCordoned";
+    /** The end left the node in maintenance for the other front door's active request (no gap between the two). */
+    String HANDED_OVER = "HandedOverToNextRequest";
 
     String REMOVED = "RemovedMaintenance";
     String NODE_NAME_CHANGED = "NodeNameImmutable";
