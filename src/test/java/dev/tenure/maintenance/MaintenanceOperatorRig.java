@@ -5,7 +5,12 @@ import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.NodeCache;
+import dev.tenure.maintenance.admission.AdmissionCaches;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
+import dev.tenure.maintenance.admission.NodesMaintainedElsewhere;
+import dev.tenure.maintenance.annotation.AnnotatedNodes;
+import dev.tenure.maintenance.annotation.AnnotationDoor;
+import dev.tenure.maintenance.annotation.AnnotationSettings;
 import dev.tenure.maintenance.api.MalformedFields;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
@@ -65,8 +70,25 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
             MaintenanceLimits limits,
             Duration queueLook,
             String... nodes) {
-        return new MaintenanceOperatorRig(options, settings, clock, limits, queueLook, nodes);
+        return new MaintenanceOperatorRig(options, settings, clock, limits, queueLook, false, nodes);
     }
+
+    /**
+     * {@link #start}, with the second front door too: the {@code lifecycle.metal3.io/maintenance} annotation door
+     * ({@link AnnotationDoor}, its default settings), wired as production wires it (the NodeMaintenance door counts
+     * its nodes, each hands a node over to the other's active request).
+     */
+    public static MaintenanceOperatorRig startWithAnnotationDoor(
+            EmulatedCluster.Options options,
+            MaintenanceSettings settings,
+            Clock clock,
+            MaintenanceLimits limits,
+            Duration queueLook,
+            String... nodes) {
+        return new MaintenanceOperatorRig(options, settings, clock, limits, queueLook, true, nodes);
+    }
+
+    private AnnotationDoor annotationDoor;
 
     private MaintenanceOperatorRig(
             EmulatedCluster.Options options,
@@ -74,6 +96,7 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
             Clock clock,
             MaintenanceLimits limits,
             Duration queueLook,
+            boolean withAnnotationDoor,
             String... nodes) {
         cluster = EmulatedCluster.start(options);
         client = cluster.client();
@@ -105,13 +128,31 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
                 heartbeats,
                 clock);
         NodeCache nodeCache = new NodeCache(work);
+        EventRecorder recorder = new EventRecorder(work, clock);
+        NodesMaintainedElsewhere elsewhere = Map::of;
+        if (withAnnotationDoor) {
+            AdmissionCaches caches = new AdmissionCaches(work, nodeCache);
+            elsewhere = new AnnotatedNodes(caches);
+            annotationDoor = new AnnotationDoor(
+                    work,
+                    new KubeLeaseStore(work),
+                    nodeCache,
+                    caches,
+                    machine,
+                    recorder,
+                    settings,
+                    limits,
+                    AnnotationSettings.defaults(),
+                    clock);
+            annotationDoor.start();
+        }
         NodeMaintenanceReconciler reconciler = new NodeMaintenanceReconciler(
                 machine,
                 work,
-                new EventRecorder(work, clock),
+                recorder,
                 metrics,
                 limits,
-                Map::of,
+                elsewhere,
                 nodeCache,
                 WorkFence.alwaysOpen(),
                 clock,
@@ -180,6 +221,9 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
 
     @Override
     public void close() {
+        if (annotationDoor != null) {
+            annotationDoor.stop();
+        }
         operator.stop();
         machine.close();
         heartbeats.close();

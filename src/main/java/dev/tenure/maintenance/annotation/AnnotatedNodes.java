@@ -39,6 +39,31 @@ public class AnnotatedNodes implements NodesMaintainedElsewhere {
         return heldByAnnotation(caches.nodesIndexed(HELD_INDEX, AnnotatedNodes::heldKey, HELD_BY));
     }
 
+    @Override
+    public Map<String, String> requested() {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (Node n : caches.nodes()) {
+            if (MaintenanceAnnotation.requestsNode(MaintenanceAnnotationController.annotationsOf(n))) {
+                out.put(n.getMetadata().getName(), HELD_BY);
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The NodeMaintenance that requests {@code node} and has started (waiting for its lease included), not being
+     * deleted, as "NodeMaintenance &lt;name&gt;": the annotation door's end hands the node over to it.
+     */
+    public static java.util.Optional<String> maintenanceOf(AdmissionCaches caches, String node) {
+        return caches.maintenances().stream()
+                .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
+                .filter(nm -> node.equals(NodeMaintenanceValidator.nodeOf(nm)))
+                .filter(nm -> NodeMaintenanceValidator.joinedTo(nm).isEmpty())
+                .filter(NodeMaintenanceValidator::started)
+                .map(nm -> "NodeMaintenance " + nm.getMetadata().getName())
+                .findFirst();
+    }
+
     private static List<String> heldKey(Node n) {
         return MaintenanceAnnotation.holdsNode(MaintenanceAnnotationController.annotationsOf(n))
                 ? List.of(HELD_BY)

@@ -75,7 +75,14 @@ public final class AnnotationDoor {
         this.nodes = Objects.requireNonNull(nodes, "nodes");
         this.enabled = settings.enabled();
         this.controller = new MaintenanceAnnotationController(
-                client, leases, machine, recorder, settings, AnnotatedNodes.budget(caches, limits), clock);
+                client,
+                leases,
+                machine,
+                recorder,
+                settings,
+                AnnotatedNodes.budget(caches, limits),
+                node -> AnnotatedNodes.maintenanceOf(caches, node),
+                clock);
     }
 
     /** Whether the door is configured on ({@code tenure.maintenance.annotation.enabled}). */

@@ -53,6 +53,21 @@ public final class MaintenanceAnnotation {
                 && (status.startsWith(NEW) || UPDATED.equals(status) || ACTIVE.equals(status));
     }
 
+    /**
+     * Whether a Node's annotations carry an active request: one that holds the node ({@link #holdsNode}) or waits to (a
+     * request whose status is not {@code ended} and not {@code invalid: …}). A maintenance of the other door that
+     * ends hands the node over to it.
+     */
+    public static boolean requestsNode(Map<String, String> annotations) {
+        if (holdsNode(annotations)) {
+            return true;
+        }
+        String status = annotations.get(STATUS);
+        return annotations.get(REQUEST) != null
+                && !ENDED.equals(status)
+                && (status == null || !status.startsWith(INVALID_PREFIX));
+    }
+
     /** A request as read from the annotation. */
     public sealed interface Request {
         /** Maintenance for this many seconds (at least 1). */

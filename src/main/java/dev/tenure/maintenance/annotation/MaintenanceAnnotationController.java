@@ -69,6 +69,9 @@ public final class MaintenanceAnnotationController {
     private final EventRecorder recorder;
     private final AnnotationSettings settings;
     private final MaintenanceBudget budget;
+    /** The other door's active request for a node, if any: the end hands the node over to it instead of restoring. */
+    private final java.util.function.Function<String, Optional<String>> requestedElsewhere;
+
     private final Clock clock;
 
     public MaintenanceAnnotationController(
@@ -79,6 +82,20 @@ public final class MaintenanceAnnotationController {
             AnnotationSettings settings,
             MaintenanceBudget budget,
             Clock clock) {
+        this(client, leases, machine, recorder, settings, budget, node -> Optional.empty(), clock);
+    }
+
+    /** As above, with the other door's active request for a node ({@code requestedElsewhere}). */
+    public MaintenanceAnnotationController(
+            KubernetesClient client,
+            LeaseStore leases,
+            MaintenanceMachine machine,
+            EventRecorder recorder,
+            AnnotationSettings settings,
+            MaintenanceBudget budget,
+            java.util.function.Function<String, Optional<String>> requestedElsewhere,
+            Clock clock) {
+        this.requestedElsewhere = requestedElsewhere;
         this.client = client;
         this.leases = leases;
         this.claims = new LeaseClaims(leases, clock);
@@ -285,7 +302,12 @@ public final class MaintenanceAnnotationController {
             return Optional.of(MIN_REQUEUE); // lease ran out: the next reconcile re-takes it (if still ours) to finish
         }
         try {
-            machine.restoreNode(name(node), events); // uncordon, untaint: only what maintenance added
+            Optional<String> next = requestedElsewhere.apply(name(node));
+            if (next.isPresent()) {
+                machine.handOver(name(node), next.get(), events); // no gap: the next request keeps it cordoned
+            } else {
+                machine.restoreNode(name(node), events); // uncordon, untaint: only what maintenance added
+            }
         } catch (KubernetesClientException e) {
             LOG.warnf("node %s: restoring after maintenance failed (%s); retrying", name(node), e.getMessage());
             return Optional.of(clamp(min(ERROR_RETRY, Duration.between(now, leaseEnd))));

@@ -44,6 +44,7 @@ final class DoorActs {
             MaintenanceEvents.CORDONED,
             MaintenanceEvents.NODE_LEFT_TO_HOLDER,
             MaintenanceEvents.UNCORDONED,
+            MaintenanceEvents.KEPT_CORDONED,
             MaintenanceEvents.BEGIN,
             MaintenanceEvents.SUCCEEDED);
 
@@ -112,7 +113,7 @@ final class DoorActs {
     }
 
     /** Carries out what one cleanup decided. */
-    DeleteControl cleanup(NodeMaintenance nm, DoorDecision.Cleanup decision) {
+    DeleteControl cleanup(NodeMaintenance nm, DoorDecision.Cleanup decision, Optional<String> handTo) {
         if (decision instanceof DoorDecision.KeepNode keep) {
             if (keep.status().getNodeName() != null) {
                 machine.heldAtDeletion(keep.status().getNodeName(), keep.state());
@@ -129,19 +130,27 @@ final class DoorActs {
         end.before().forEach(e -> emit(events, e));
         Optional<String> left;
         try {
-            left = machine.end(end.nodeName(), events);
+            left = machine.end(end.nodeName(), events, handTo);
         } catch (RuntimeException e) {
             LOG.warnf(
                     "NodeMaintenance %s: ending maintenance of node %s failed, retrying: %s",
                     nm.getMetadata().getName(), end.nodeName(), e.getMessage());
             return DeleteControl.noFinalizerRemoval().rescheduleAfter(END_RETRY);
         }
+        // the object outlives our finalizer (another controller's holds it): its status says what is true now
+        end.ended().ifPresent(ended -> {
+            left.ifPresent(ended::setLastError);
+            writeChanged(nm, ended);
+        });
         // never "out of maintenance" for a restore that did not happen
         events.emit(
                 left.isPresent(),
                 MaintenanceEvents.REMOVED,
                 left.map(l -> "NodeMaintenance " + nm.getMetadata().getName() + " removed; " + l)
-                        .orElse(end.removed()));
+                        .orElse(handTo.map(to ->
+                                        "NodeMaintenance " + nm.getMetadata().getName() + " removed; node "
+                                                + end.nodeName() + " stays in maintenance for " + to)
+                                .orElse(end.removed())));
         return forget(nm, end.nodeName(), end.forget());
     }
 

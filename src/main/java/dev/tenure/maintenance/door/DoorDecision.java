@@ -173,8 +173,17 @@ public sealed interface DoorDecision {
      * Undo the maintenance of {@code nodeName} ({@code before}: the events that precede it), then forget it.
      *
      * @param removed the message of the event that says the node is out of maintenance
+     * @param ended the status to write once the node is restored, when the object outlives our finalizer (another
+     *     controller's finalizer holds its deletion): what is true then (phase Ended, no lease held, not cordoned),
+     *     not the Succeeded and LeaseHeld=True of before; empty when the object goes with our finalizer
      */
-    record End(String nodeName, List<Event> before, String removed, Forgetting forget) implements Cleanup {}
+    record End(
+            String nodeName,
+            List<Event> before,
+            String removed,
+            Forgetting forget,
+            Optional<NodeMaintenanceStatus> ended)
+            implements Cleanup {}
 
     /** Nothing on the node is ours to undo: only forget it. */
     record Forget(String nodeName, Forgetting forget) implements Cleanup {}

@@ -250,7 +250,36 @@ public final class DoorDecisions {
                 nodeName,
                 before,
                 "NodeMaintenance " + o.name() + " removed; node " + nodeName + " is out of maintenance",
-                forget);
+                forget,
+                heldByOtherFinalizers(nm) ? Optional.of(endedStatus(o)) : Optional.empty());
+    }
+
+    /**
+     * Finalizers besides ours (JOSDK's, still on the object while its cleanup runs): the object outlives the undo, and
+     * its status is read after it.
+     */
+    static boolean heldByOtherFinalizers(NodeMaintenance nm) {
+        return nm.getMetadata().getFinalizers() != null
+                && nm.getMetadata().getFinalizers().size() > 1;
+    }
+
+    /** The status of a deleted maintenance once its node is restored and its lease released. */
+    private static NodeMaintenanceStatus endedStatus(Observed o) {
+        MaintenanceState ended = o.state().toBuilder()
+                .phase(Phase.Ended)
+                .leaseAcquiredAt(null)
+                .waitingFor(null)
+                .lease(null)
+                .hookWait(null)
+                .pendingPods(List.of())
+                .pendingPodsRefs(List.of())
+                .lastError(null)
+                .build();
+        NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(ended, o.prior(), o.generation(), o.now());
+        if (o.prior() != null) {
+            status.setNodeName(o.prior().getNodeName());
+        }
+        return status;
     }
 
     /** spec.hooks.timeout as a cleanup reads it: an edited bad spec gets the default, it does not keep the node. */

@@ -199,7 +199,12 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     public DeleteControl cleanup(NodeMaintenance nm, Context<NodeMaintenance> context) {
         try (WorkFence.Permit permit = fence.enter()) {
             DoorDecision.Observed observed = observe(asRead(nm, context), context, true);
-            DeleteControl control = acts.cleanup(observed.nm(), DoorDecisions.cleanup(observed, rules));
+            DoorDecision.Cleanup decision = DoorDecisions.cleanup(observed, rules);
+            // the other door's active request for the node: an end hands the node over to it (no gap between the two)
+            Optional<String> handTo = decision instanceof DoorDecision.End end
+                    ? Optional.ofNullable(elsewhere.requested().get(end.nodeName()))
+                    : Optional.empty();
+            DeleteControl control = acts.cleanup(observed.nm(), decision, handTo);
             if (control.isRemoveFinalizer()) {
                 ownWrites.forget(nm.getMetadata().getName());
             }

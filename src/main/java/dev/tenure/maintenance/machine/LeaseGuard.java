@@ -5,6 +5,7 @@ import dev.tenure.election.LeaseHeldElsewhere;
 import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseStoreException;
 import dev.tenure.election.WorkFence;
+import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.machine.MaintenanceMachine.Step;
 import io.fabric8.kubernetes.api.model.Node;
@@ -99,9 +100,18 @@ final class LeaseGuard {
         if (MaintenanceStages.startsRunning(prior, heldFailure)) {
             s.phase(Phase.Running).lastError(null);
         }
-        // Every side effect from here on (cordon, evictions, handover) is sent only while the node lease holds too.
-        Instant sendUntil = nodeLease.sendUntil(claim.held().orElseThrow());
-        return bounded(leaseKey, sendUntil, s, afterLease);
+        // Every side effect from here on (cordon, taints, handover, each eviction) is sent only while the node lease
+        // holds, and never from the window's end on: the window bounds each write as the lease does, whatever its
+        // length (a 1 ns window sends nothing), not once per call.
+        Instant leaseSendUntil = nodeLease.sendUntil(claim.held().orElseThrow());
+        Optional<Instant> windowEnd = MaintenancePlanner.windowEnd(request, s.build());
+        WorkFence.Bound bound = windowEnd.isPresent() && windowEnd.get().isBefore(leaseSendUntil)
+                ? leaseStep.bound(
+                        "maintenance window (spec.window "
+                                + GoDuration.format(request.window().orElseThrow()) + ", ends " + windowEnd.get() + ")",
+                        windowEnd.get())
+                : leaseStep.bound(leaseKey, leaseSendUntil);
+        return bounded(bound, s, afterLease);
     }
 
     /**
@@ -109,8 +119,13 @@ final class LeaseGuard {
      * (or past the term) ends the step with the refusal in lastError, to be tried again after the lease is renewed.
      */
     Step bounded(LeaseKey key, Instant sendUntil, MaintenanceState.Builder s, Supplier<Step> step) {
+        return bounded(leaseStep.bound(key, sendUntil), s, step);
+    }
+
+    /** {@code step} with its writes bounded by {@code bound} (and the term); a refusal ends it as above. */
+    Step bounded(WorkFence.Bound bound, MaintenanceState.Builder s, Supplier<Step> step) {
         try {
-            return WorkFence.bounded(leaseStep.bound(key, sendUntil), step);
+            return WorkFence.bounded(bound, step);
         } catch (RuntimeException e) {
             WorkFence.OutsideTerm refused = WorkFence.refusal(e).orElseThrow(() -> e);
             return new Step(

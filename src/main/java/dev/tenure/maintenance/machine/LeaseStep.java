@@ -123,8 +123,12 @@ public final class LeaseStep {
 
     /** The node lease as a bound on the writes of this thread: they go out only until {@code sendUntil}. */
     WorkFence.Bound bound(LeaseKey key, Instant sendUntil) {
-        return new WorkFence.Bound(
-                "node lease " + key, () -> Optional.of(Duration.between(clock.instant(), sendUntil)));
+        return bound("node lease " + key, sendUntil);
+    }
+
+    /** A bound named {@code what} (in a refusal: "{@code what} has ended") on the writes of this thread. */
+    WorkFence.Bound bound(String what, Instant sendUntil) {
+        return new WorkFence.Bound(what, () -> Optional.of(Duration.between(clock.instant(), sendUntil)));
     }
 
     /** Stops the heartbeat of one node's lease (its maintenance ends or its node is gone). */

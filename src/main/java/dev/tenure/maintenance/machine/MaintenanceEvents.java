@@ -34,6 +34,11 @@ public interface MaintenanceEvents {
     String SUCCEEDED = "SucceedMaintenance";
     String FAILED = "FailedMaintenance";
     String UNCORDONED = "UncordonNode";
+    /** The undo kept the node cordoned for an admin's mark made during the maintenance (Warning; names what and why). */
+    String KEPT_CORDONED = "KeptCordoned";
+    /** The end left the node in maintenance for the other front door's active request (no gap between the two). */
+    String HANDED_OVER = "HandedOverToNextRequest";
+
     String REMOVED = "RemovedMaintenance";
     String NODE_NAME_CHANGED = "NodeNameImmutable";
     /** The node was deleted after its drain succeeded (decommission): the maintenance ended, not failed. */

@@ -328,6 +328,24 @@ public final class MaintenanceMachine {
     }
 
     /**
+     * {@link #end(String, MaintenanceEvents)}, or, when another request for the node is active ({@code handTo} names
+     * it: the other front door's), the hand-over: the node is not restored (no instant between the two requests where
+     * it is schedulable), the lease is released for the next request to take, and an event says so.
+     */
+    public Optional<String> end(String nodeName, MaintenanceEvents events, Optional<String> handTo) {
+        return restore.end(nodeName, events, handTo);
+    }
+
+    /**
+     * The hand-over without the lease (for a front door that keeps the lease itself), instead of {@link #restoreNode}:
+     * another request for the node ({@code to}) is active, so the node stays as it is for it; the drain's memory and
+     * the node's metrics go, an event says so.
+     */
+    public void handOver(String nodeName, String to, MaintenanceEvents events) {
+        restore.handOver(nodeName, to, events);
+    }
+
+    /**
      * The undo without the lease (for a front door that keeps the lease itself): restores the node's prior
      * state, removes our condition and forgets the drain's PDB refusals. Idempotent; a no-op when the node
      * is gone; throws on API errors so the caller retries.

@@ -6,7 +6,9 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.dsl.base.PatchContext;
 import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
@@ -91,11 +93,27 @@ public final class NodeCordon {
         return client.nodes().withName(nodeName).get();
     }
 
-    /** Restores the prior state and removes the condition; true when anything changed; false if the node is gone. */
-    boolean unmark(String nodeName) {
+    /**
+     * What {@link #unmark} did: whether anything changed, and why the node was kept cordoned though it was schedulable
+     * before ({@link NodeMarks#keptCordoned}; empty when it was not, or was cordoned before anyway).
+     */
+    record Unmarked(boolean changed, List<String> keptCordoned) {}
+
+    /** Restores the prior state and removes the condition; nothing changed if the node is gone. */
+    Unmarked unmark(String nodeName) {
         boolean changed = patchNode(nodeName, NodeMarks::conditionRemovalPatch, true);
-        changed |= patchNode(nodeName, NodeMarks::restorePatch, false);
-        return changed;
+        AtomicReference<List<String>> kept = new AtomicReference<>(List.of());
+        changed |= patchNode(
+                nodeName,
+                node -> {
+                    boolean wasCordoned = NodeMarks.PriorState.fromNode(node)
+                            .map(NodeMarks.PriorState::unschedulable)
+                            .orElse(true);
+                    kept.set(wasCordoned ? List.of() : NodeMarks.keptCordoned(node));
+                    return NodeMarks.restorePatch(node);
+                },
+                false);
+        return new Unmarked(changed, changed ? kept.get() : List.of());
     }
 
     private boolean patchNode(String nodeName, Function<Node, Optional<String>> plan, boolean status) {

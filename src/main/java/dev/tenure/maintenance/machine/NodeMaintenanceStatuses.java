@@ -35,6 +35,21 @@ public final class NodeMaintenanceStatuses {
     /** Reason of a True Cordoned condition: cordoned and tainted, but writing the Node condition failed (message: how). */
     public static final String CONDITION_WRITE_FAILED = "ConditionWriteFailed";
 
+    /**
+     * Reason of a False Drained (and LeadersHandedOver) condition of an Ended maintenance: the step never finished and
+     * never will (no "Draining" or "Pending" once nothing is in progress).
+     */
+    public static final String ENDED_UNDRAINED = "Ended";
+
+    /** Reason of a False LeaseHeld condition: another holder has the node lease now (phase Waiting). */
+    public static final String LEASE_WAITING = "LeaseWaiting";
+
+    /**
+     * In a Waiting LeaseHeld message, before the RFC 3339 time this maintenance first took the lease: it began, and the
+     * node carries its marks, though the lease is held elsewhere now.
+     */
+    static final String HELD_FROM = "; this maintenance held it from ";
+
     private NodeMaintenanceStatuses() {}
 
     /** The machine state recorded in {@code status} (initial state for a new resource). */
@@ -44,7 +59,8 @@ public final class NodeMaintenanceStatuses {
         }
         MaintenanceState.Builder b = new MaintenanceState.Builder()
                 .phase(status.getPhase())
-                .leaseAcquiredAt(whenTrue(status, LEASE_HELD))
+                .leaseAcquiredAt(
+                        Optional.ofNullable(whenTrue(status, LEASE_HELD)).orElseGet(() -> heldFrom(status)))
                 .cordonedAt(whenTrue(status, CORDONED))
                 .handedOverAt(whenTrue(status, LEADERS_HANDED_OVER))
                 .handoverStartedAt(when(status, LEADERS_HANDED_OVER, "False", "InProgress"))
@@ -150,11 +166,22 @@ public final class NodeMaintenanceStatuses {
         s.setHooks(hookStatus(state.hookWait()));
         s.setTimeoutsPassed(state.timeoutsPassed().isEmpty() ? null : state.timeoutsPassed());
         List<Condition> conditions = new ArrayList<>();
+        // LeaseHeld says who holds the lease now: Waiting is never True, even mid-maintenance (a hijacked lease); the
+        // time this maintenance first took it (its window's start, and that it still has the node's marks to undo)
+        // goes on in the message, and back into the state from there.
         conditions.add(
-                state.leaseAcquiredAt() != null && state.phase() != Phase.Ended
-                        ? cond(LEASE_HELD, "True", "Acquired", leaseMessage(state), state.leaseAcquiredAt())
-                        : state.phase() == Phase.Waiting
-                                ? cond(LEASE_HELD, "False", "LeaseWaiting", "held by " + state.waitingFor(), null)
+                state.phase() == Phase.Waiting
+                        ? cond(
+                                LEASE_HELD,
+                                "False",
+                                LEASE_WAITING,
+                                "held by " + state.waitingFor()
+                                        + (state.leaseAcquiredAt() == null
+                                                ? ""
+                                                : HELD_FROM + text(state.leaseAcquiredAt())),
+                                null)
+                        : state.leaseAcquiredAt() != null && state.phase() != Phase.Ended
+                                ? cond(LEASE_HELD, "True", "Acquired", leaseMessage(state), state.leaseAcquiredAt())
                                 : cond(
                                         LEASE_HELD,
                                         "False",
@@ -199,20 +226,33 @@ public final class NodeMaintenanceStatuses {
                                         : "HandedOver",
                                 nz(state.handoverMessage()),
                                 state.handedOverAt())
-                        : state.handoverStartedAt() != null
+                        : state.handoverStartedAt() != null && state.phase() != Phase.Ended
                                 ? cond(
                                         LEADERS_HANDED_OVER,
                                         "False",
                                         "InProgress",
                                         nz(state.handoverMessage()),
                                         state.handoverStartedAt())
-                                : cond(LEADERS_HANDED_OVER, "False", "Pending", "", null));
+                                : cond(
+                                        LEADERS_HANDED_OVER,
+                                        "False",
+                                        state.phase() == Phase.Ended ? ENDED_UNDRAINED : "Pending",
+                                        "",
+                                        null));
         if (state.drainedAt() != null && state.passed(MaintenanceStages.TimedStage.DRAIN)) {
             // Proceed at spec.drain.timeout: the drain is over, not every pod is gone (status.timeoutsPassed says
             // which)
             conditions.add(cond(DRAINED, "True", "TimeoutPassed", "drain timed out and was passed", state.drainedAt()));
         } else if (state.drainedAt() != null) {
             conditions.add(cond(DRAINED, "True", "Drained", "all pods to evict are gone", state.drainedAt()));
+        } else if (state.drainStartedAt() != null && state.phase() == Phase.Ended) {
+            // Ended with pods left (a window closed mid-drain, a Restore): nothing drains any more, and it says so.
+            conditions.add(cond(
+                    DRAINED,
+                    "False",
+                    ENDED_UNDRAINED,
+                    "the maintenance ended before the drain finished; nothing more is evicted",
+                    null));
         } else if (state.drainStartedAt() != null) {
             boolean failed = state.phase() == Phase.Failed;
             conditions.add(cond(
@@ -222,7 +262,8 @@ public final class NodeMaintenanceStatuses {
                     failed ? nz(state.lastError()) : state.pendingPods().size() + " pod(s) to go",
                     state.drainStartedAt()));
         } else {
-            conditions.add(cond(DRAINED, "False", "Pending", "", null));
+            conditions.add(
+                    cond(DRAINED, "False", state.phase() == Phase.Ended ? ENDED_UNDRAINED : "Pending", "", null));
         }
         for (Condition c : conditions) {
             c.setObservedGeneration(generation);
@@ -326,6 +367,22 @@ public final class NodeMaintenanceStatuses {
         return condition(status, type)
                 .filter(c -> "True".equals(c.getStatus()))
                 .map(c -> parse(c.getLastTransitionTime()))
+                .orElse(null);
+    }
+
+    /** When a maintenance whose lease is held elsewhere now first took it (LeaseHeld False, {@link #HELD_FROM}). */
+    private static Instant heldFrom(NodeMaintenanceStatus status) {
+        return condition(status, LEASE_HELD)
+                .filter(c -> "False".equals(c.getStatus()) && LEASE_WAITING.equals(c.getReason()))
+                .map(Condition::getMessage)
+                .filter(m -> m != null && m.contains(HELD_FROM))
+                .map(m -> {
+                    try {
+                        return parse(m.substring(m.lastIndexOf(HELD_FROM) + HELD_FROM.length()));
+                    } catch (java.time.DateTimeException e) {
+                        return null; // not ours to trust (hand-edited)
+                    }
+                })
                 .orElse(null);
     }
 

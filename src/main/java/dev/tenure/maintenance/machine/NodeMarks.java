@@ -36,15 +36,37 @@ public final class NodeMarks {
 
     private NodeMarks() {}
 
-    /** What the node looked like before we touched it. */
-    public record PriorState(boolean unschedulable, List<String> taints) {
+    /**
+     * A Node annotation an admin sets (any value: why) to end a maintenance leaving the node cordoned: the undo removes
+     * Tenure's taint and condition and keeps {@code spec.unschedulable}; the admin uncordons the node when done (and
+     * removes the annotation, which Tenure never touches).
+     */
+    public static final String KEEP_CORDONED = "tenure.dev/keep-cordoned";
+
+    /**
+     * What the node looked like before we touched it: cordoned or not, which of our taints it had, and (records written
+     * since issue 50; null in older ones) the keys and effects of every other taint, so that a taint someone else adds
+     * during the maintenance can be told from one that was there before.
+     */
+    public record PriorState(boolean unschedulable, List<String> taints, List<String> others) {
         public PriorState {
             taints = List.copyOf(taints);
+            others = others == null ? null : List.copyOf(others);
+        }
+
+        PriorState(boolean unschedulable, List<String> taints) {
+            this(unschedulable, taints, null);
         }
 
         String toJson() {
             try {
-                return JSON.writeValueAsString(Map.of("unschedulable", unschedulable, "taints", taints));
+                Map<String, Object> fields = new java.util.LinkedHashMap<>();
+                fields.put("unschedulable", unschedulable);
+                fields.put("taints", taints);
+                if (others != null) {
+                    fields.put("others", others);
+                }
+                return JSON.writeValueAsString(fields);
             } catch (JsonProcessingException e) {
                 throw new IllegalStateException(e);
             }
@@ -60,7 +82,9 @@ public final class NodeMarks {
                 var tree = JSON.readTree(raw);
                 List<String> taints = new ArrayList<>();
                 tree.path("taints").forEach(t -> taints.add(t.asText()));
-                return Optional.of(new PriorState(tree.path("unschedulable").asBoolean(false), taints));
+                List<String> others = tree.has("others") ? new ArrayList<>() : null;
+                tree.path("others").forEach(t -> others.add(t.asText()));
+                return Optional.of(new PriorState(tree.path("unschedulable").asBoolean(false), taints, others));
             } catch (JsonProcessingException e) {
                 // Unreadable record: restore conservatively (keep cordon, drop only our drain taint).
                 return Optional.of(new PriorState(true, List.of(key(UNSCHEDULABLE_TAINT))));
@@ -78,6 +102,10 @@ public final class NodeMarks {
                     unschedulable,
                     OUR_TAINTS.stream()
                             .filter(t -> has(taints, t))
+                            .map(NodeMarks::key)
+                            .toList(),
+                    taints.stream()
+                            .filter(t -> OUR_TAINTS.stream().noneMatch(o -> same(o, t)))
                             .map(NodeMarks::key)
                             .toList());
             if (node.getMetadata().getAnnotations() == null
@@ -109,13 +137,16 @@ public final class NodeMarks {
         Optional<PriorState> recorded = PriorState.fromNode(node);
         PriorState prior = recorded.orElse(new PriorState(true, List.of(key(UNSCHEDULABLE_TAINT))));
         boolean unschedulable = Boolean.TRUE.equals(node.getSpec().getUnschedulable());
-        if (unschedulable && !prior.unschedulable()) {
+        boolean keepCordoned = !keptCordoned(node).isEmpty();
+        if (unschedulable && !prior.unschedulable() && !keepCordoned) {
             ops.add(op("add", "/spec/unschedulable", F.booleanNode(false)));
         }
         List<Taint> taints = taintsOf(node);
+        // kept cordoned: the taint that says so (node.kubernetes.io/unschedulable) stays with the cordon
         List<Taint> kept = taints.stream()
                 .filter(t -> !(OUR_TAINTS.stream().anyMatch(o -> same(o, t))
-                        && !prior.taints().contains(key(t))))
+                        && !prior.taints().contains(key(t))
+                        && !(keepCordoned && unschedulable && same(t, UNSCHEDULABLE_TAINT))))
                 .toList();
         if (kept.size() != taints.size()) {
             ops.add(op("add", "/spec/taints", JSON.valueToTree(kept)));
@@ -124,6 +155,36 @@ public final class NodeMarks {
             ops.add(op("remove", "/metadata/annotations/" + escape(PRIOR_STATE), null));
         }
         return ops.size() > 1 ? Optional.of(ops.toString()) : Optional.empty();
+    }
+
+    /**
+     * Why the undo keeps this node cordoned though it was schedulable before the maintenance, one line each (empty:
+     * nothing keeps it): the {@link #KEEP_CORDONED} annotation, and each NoSchedule or NoExecute taint someone else added
+     * during the maintenance — not one of ours, not one the record says was there before, and not one of the
+     * {@code node.kubernetes.io/*} taints the node lifecycle controller adds and removes by the node's conditions. A
+     * record from before issue 50 does not list the other taints: then only the annotation counts.
+     */
+    public static List<String> keptCordoned(Node node) {
+        Optional<PriorState> prior = PriorState.fromNode(node);
+        List<String> why = new ArrayList<>();
+        Map<String, String> a = node.getMetadata().getAnnotations();
+        if (a != null && a.containsKey(KEEP_CORDONED)) {
+            why.add("annotation " + KEEP_CORDONED + ": " + a.get(KEEP_CORDONED));
+        }
+        if (prior.isPresent() && prior.get().others() != null) {
+            for (Taint t : taintsOf(node)) {
+                boolean blocks = "NoSchedule".equals(t.getEffect()) || "NoExecute".equals(t.getEffect());
+                if (blocks
+                        && OUR_TAINTS.stream().noneMatch(o -> same(o, t))
+                        && !t.getKey().startsWith("node.kubernetes.io/")
+                        && !prior.get().others().contains(key(t))) {
+                    why.add("taint " + t.getKey()
+                            + (t.getValue() == null || t.getValue().isEmpty() ? "" : "=" + t.getValue()) + ":"
+                            + t.getEffect() + " added during the maintenance");
+                }
+            }
+        }
+        return List.copyOf(why);
     }
 
     /** Whether the node still carries our record or condition (a drain taint may have been there before). */

@@ -54,11 +54,20 @@ public final class NodeRestore {
 
     /** See {@link MaintenanceMachine#end}. */
     Optional<String> end(String nodeName, MaintenanceEvents events) {
+        return end(nodeName, events, Optional.empty());
+    }
+
+    /** See {@link MaintenanceMachine#end(String, MaintenanceEvents, Optional)}. */
+    Optional<String> end(String nodeName, MaintenanceEvents events, Optional<String> handTo) {
         LeaseKey key = nodeLease.keyOf(nodeName);
         leaseStep.stopRenewing(key);
         Optional<LeaseRecord> lease = leases.find(key).filter(LeaseRecord::hasHolder);
         if (lease.isEmpty()) {
-            restoreNode(nodeName, events); // nobody holds the node: ours to undo
+            if (handTo.isPresent()) {
+                handOver(nodeName, handTo.get(), events);
+            } else {
+                restoreNode(nodeName, events); // nobody holds the node: ours to undo
+            }
             return Optional.empty();
         }
         // The undo is a side effect like the others: only under the node lease (claimed again: a predecessor's is
@@ -78,23 +87,49 @@ public final class NodeRestore {
             return Optional.of("node " + nodeName + " was NOT restored: its lease " + key + " is held by "
                     + elsewhere.holder() + " (see event " + MaintenanceEvents.NODE_LEFT_TO_HOLDER + ")");
         }
-        WorkFence.bounded(leaseStep.bound(key, nodeLease.sendUntil(claim.held().orElseThrow())), () -> {
-            restoreNode(nodeName, events);
-            return null;
-        });
+        if (handTo.isPresent()) {
+            handOver(nodeName, handTo.get(), events);
+        } else {
+            WorkFence.bounded(
+                    leaseStep.bound(key, nodeLease.sendUntil(claim.held().orElseThrow())), () -> {
+                        restoreNode(nodeName, events);
+                        return null;
+                    });
+        }
         nodeLease.release(nodeName);
         return Optional.empty();
     }
 
     /** See {@link MaintenanceMachine#restoreNode}. */
     void restoreNode(String nodeName, MaintenanceEvents events) {
-        boolean restored = cordon.unmark(nodeName);
-        if (restored) {
+        NodeCordon.Unmarked unmarked = cordon.unmark(nodeName);
+        if (!unmarked.keptCordoned().isEmpty()) {
+            // what was restored, what was kept and why: an admin's mark made during the maintenance is not undone
+            events.emit(
+                    true,
+                    MaintenanceEvents.KEPT_CORDONED,
+                    "node " + nodeName + " restored but kept cordoned: Tenure's taint " + NodeMarks.DRAIN_TAINT.getKey()
+                            + " and condition " + NodeMarks.CONDITION_TYPE + " removed; spec.unschedulable and taint "
+                            + NodeMarks.UNSCHEDULABLE_TAINT.getKey() + " kept for "
+                            + String.join("; ", unmarked.keptCordoned())
+                            + " (uncordon it when that is dealt with: kubectl uncordon " + nodeName + ")");
+        } else if (unmarked.changed()) {
             events.emit(
                     false,
                     MaintenanceEvents.UNCORDONED,
                     "node " + nodeName + " restored to its state before maintenance (taints and condition removed)");
         }
+        drainStep.forget(nodeName);
+        metrics.nodeLeft(nodeName);
+    }
+
+    /** See {@link MaintenanceMachine#handOver}. */
+    void handOver(String nodeName, String to, MaintenanceEvents events) {
+        events.emit(
+                false,
+                MaintenanceEvents.HANDED_OVER,
+                "node " + nodeName + " stays in maintenance: handed over to " + to + " (cordon, taints, condition and"
+                        + " the record of its state before maintenance left for it; it restores the node when it ends)");
         drainStep.forget(nodeName);
         metrics.nodeLeft(nodeName);
     }

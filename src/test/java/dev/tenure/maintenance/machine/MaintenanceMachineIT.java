@@ -20,6 +20,7 @@ import dev.tenure.testsupport.MutableClock;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Taint;
 import io.fabric8.kubernetes.api.model.coordination.v1.LeaseBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -881,6 +882,72 @@ public class MaintenanceMachineIT {
         Node after = client.nodes().withName("w3").get();
         assertThat(after.getSpec().getUnschedulable()).isTrue();
         assertThat(after.getSpec().getTaints()).extracting(NodeMarks::key).containsExactlyElementsOf(before);
+    }
+
+    /**
+     * Issue 50, item 3: an admin who finds a bad disk during the maintenance taints the node (kubectl cordon would send
+     * nothing: it is cordoned already); the end removes what Tenure put there and keeps the node cordoned, and says
+     * what it restored and what it kept.
+     */
+    @Test
+    void anAdminsTaintAddedDuringTheMaintenanceKeepsTheNodeCordoned() {
+        drive(request("w2"), MaintenanceState.initial(), phase(Phase.Succeeded));
+        client.nodes().withName("w2").edit(n -> {
+            Taint disk = new Taint("NoSchedule", "example.com/disk-fault", null, "sdb");
+            List<Taint> taints = new ArrayList<>(n.getSpec().getTaints());
+            taints.add(disk);
+            n.getSpec().setTaints(taints);
+            n.getMetadata().getAnnotations().put("example.com/why", "sdb reallocated sectors");
+            return n;
+        });
+        events.clear();
+
+        machine.end("w2", sink);
+
+        Node after = client.nodes().withName("w2").get();
+        assertThat(after.getSpec().getUnschedulable()).as("kept cordoned").isTrue();
+        assertThat(after.getSpec().getTaints())
+                .extracting(NodeMarks::key)
+                .contains("example.com/disk-fault:NoSchedule")
+                .doesNotContain("tenure.dev/drain:NoSchedule");
+        assertThat(NodeMarks.conditionOf(after))
+                .as("Tenure's condition removed")
+                .isEmpty();
+        assertThat(after.getMetadata().getAnnotations()).containsKey("example.com/why");
+        assertThat(events)
+                .anySatisfy(e -> assertThat(e)
+                        .startsWith("KeptCordoned: ")
+                        .contains("tenure.dev/drain")
+                        .contains("example.com/disk-fault=sdb:NoSchedule added during the maintenance"));
+        assertThat(client.leases()
+                        .inNamespace("tenure-system")
+                        .withName("node-w2")
+                        .get()
+                        .getSpec()
+                        .getHolderIdentity())
+                .as("the lease released all the same")
+                .isNull();
+    }
+
+    /** Issue 50, item 3: the documented way to end a maintenance leaving the node cordoned. */
+    @Test
+    void theKeepCordonedAnnotationEndsTheMaintenanceLeavingTheNodeCordoned() {
+        drive(request("w2"), MaintenanceState.initial(), phase(Phase.Succeeded));
+        client.nodes().withName("w2").edit(n -> {
+            n.getMetadata().getAnnotations().put("tenure.dev/keep-cordoned", "waiting for the new disk");
+            return n;
+        });
+        events.clear();
+
+        machine.end("w2", sink);
+
+        Node after = client.nodes().withName("w2").get();
+        assertThat(after.getSpec().getUnschedulable()).isTrue();
+        assertThat(after.getSpec().getTaints())
+                .extracting(NodeMarks::key)
+                .doesNotContain("tenure.dev/drain:NoSchedule");
+        assertThat(events)
+                .anySatisfy(e -> assertThat(e).startsWith("KeptCordoned: ").contains("waiting for the new disk"));
     }
 
     @Test

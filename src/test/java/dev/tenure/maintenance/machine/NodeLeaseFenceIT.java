@@ -89,7 +89,13 @@ class NodeLeaseFenceIT {
         }
 
         MaintenanceState advance(MaintenanceState prior) {
-            return machine.advance(request(), prior, false, sink).state();
+            return advance(request(), prior);
+        }
+
+        /** One call, its state passed through status as the door keeps it. */
+        MaintenanceState advance(MaintenanceRequest request, MaintenanceState prior) {
+            MaintenanceState next = machine.advance(request, prior, false, sink).state();
+            return NodeMaintenanceStatuses.toState(NodeMaintenanceStatuses.toStatus(next, null, 1, clock.instant()));
         }
 
         @Override
@@ -116,12 +122,16 @@ class NodeLeaseFenceIT {
     }
 
     static MaintenanceRequest request() {
+        return request(Optional.empty());
+    }
+
+    static MaintenanceRequest request(Optional<Duration> window) {
         return new MaintenanceRequest(
-                "w1",
-                "kernel upgrade",
-                Optional.empty(),
-                DrainOptions.from(new DrainSpec()),
-                HandoverOptions.defaults());
+                "w1", "kernel upgrade", window, DrainOptions.from(new DrainSpec()), HandoverOptions.defaults());
+    }
+
+    long nodePatches() {
+        return cluster.requests().count(r -> r.is("patch", "nodes") && "w1".equals(r.name()));
     }
 
     LeaseRecord lease() {
@@ -261,5 +271,54 @@ class NodeLeaseFenceIT {
         assertThat(cluster.client().nodes().withName("w1").get().getSpec().getUnschedulable())
                 .isNotEqualTo(Boolean.TRUE);
         assertThat(lease().hasHolder()).isFalse();
+    }
+
+    @Test
+    void aOneNanosecondWindowSendsNothingToTheNodeOrItsPodsAndEndsSayingSo() {
+        Instance a = new Instance("tenure-a", Executors.newFixedThreadPool(2));
+        MaintenanceRequest request = request(Optional.of(Duration.ofNanos(1)));
+
+        MaintenanceState first = a.advance(request, MaintenanceState.initial());
+        assertThat(first.lastError())
+                .as("the first call's writes, refused past the window's end")
+                .contains("not sent")
+                .contains("maintenance window (spec.window 1ns");
+        clock.advance(Duration.ofMillis(100));
+        MaintenanceState ended = a.advance(request, first);
+
+        assertThat(ended.phase()).isEqualTo(Phase.Ended);
+        assertThat(evictions()).as("evictions sent for a 1 ns window").isZero();
+        assertThat(nodePatches())
+                .as("node patches (cordon, taints) sent for a 1 ns window")
+                .isZero();
+        assertThat(cluster.client().nodes().withName("w1").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
+        assertThat(lease().hasHolder()).as("the lease released at the end").isFalse();
+        assertThat(cluster.client().pods().inNamespace("app").list().getItems()).hasSize(2);
+    }
+
+    @Test
+    void aWindowThatClosesMidCallStopsTheEvictionsOfThatCall() {
+        Instance a = new Instance("tenure-a", Executors.newFixedThreadPool(2));
+        MaintenanceRequest request = request(Optional.of(Duration.ofMinutes(10)));
+        // the window closes while the cordon is being sent: the evictions of the same call come after its end
+        java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+        cluster.requests().observe(r -> {
+            if (r.is("patch", "nodes") && closed.compareAndSet(false, true)) {
+                clock.advance(Duration.ofMinutes(10));
+            }
+        });
+
+        MaintenanceState state = a.advance(request, MaintenanceState.initial());
+
+        assertThat(closed).isTrue();
+        assertThat(evictions()).as("evictions sent after the window's end").isZero();
+        assertThat(state.lastError()).contains("not sent").contains("maintenance window");
+        MaintenanceState ended = a.advance(request, state);
+        assertThat(ended.phase()).isEqualTo(Phase.Ended);
+        assertThat(evictions()).isZero();
+        assertThat(cluster.client().nodes().withName("w1").get().getSpec().getUnschedulable())
+                .as("restored at the end")
+                .isNotEqualTo(Boolean.TRUE);
     }
 }

@@ -194,6 +194,58 @@ class NodeMaintenanceStatusesTest {
         assertThat(condition(status, "Drained").getStatus()).isEqualTo("True");
     }
 
+    /**
+     * Issue 50, item 1: a maintenance that Ended mid-drain (its window closed) drains nothing any more and says so: not
+     * Drained=False/Draining, nor a handover InProgress.
+     */
+    @Test
+    void anEndedMaintenanceIsNotStillDraining() {
+        MaintenanceState ended = new MaintenanceState.Builder()
+                .phase(Phase.Ended)
+                .cordonedAt(T0)
+                .handoverStartedAt(T0)
+                .drainStartedAt(T0)
+                .pendingPods(List.of("app/web-1"))
+                .build();
+        NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(ended, null, 1, T0.plusSeconds(60));
+        assertThat(condition(status, "Drained").getStatus()).isEqualTo("False");
+        assertThat(condition(status, "Drained").getReason()).isEqualTo("Ended");
+        assertThat(condition(status, "LeadersHandedOver").getReason()).isEqualTo("Ended");
+        assertThat(NodeMaintenanceStatuses.toStatus(
+                                MaintenanceState.initial().toBuilder()
+                                        .phase(Phase.Ended)
+                                        .build(),
+                                null,
+                                1,
+                                T0)
+                        .getConditions())
+                .as("an Ended maintenance says nothing is Pending")
+                .noneSatisfy(c -> assertThat(c.getReason()).isEqualTo("Pending"));
+    }
+
+    /**
+     * Issue 50, item 4: a lease hijacked mid-maintenance (phase Waiting) is not LeaseHeld=True/Acquired "held by
+     * intruder"; the time this maintenance took it survives the round trip (its window and its marks to undo).
+     */
+    @Test
+    void aHijackedLeaseIsNotHeldAndTheMaintenanceStillHoldsItsStart() {
+        MaintenanceState hijacked = new MaintenanceState.Builder()
+                .phase(Phase.Waiting)
+                .leaseAcquiredAt(T0)
+                .cordonedAt(T0)
+                .waitingFor("intruder")
+                .lease(new LeaseStatus("node-w1", "tenure-system", "intruder", null, null, null))
+                .build();
+        NodeMaintenanceStatus s = NodeMaintenanceStatuses.toStatus(hijacked, null, 1, T0.plusSeconds(30));
+        assertThat(condition(s, "LeaseHeld").getStatus()).isEqualTo("False");
+        assertThat(condition(s, "LeaseHeld").getReason()).isEqualTo("LeaseWaiting");
+        assertThat(condition(s, "LeaseHeld").getMessage()).startsWith("held by intruder");
+        MaintenanceState back = NodeMaintenanceStatuses.toState(s);
+        assertThat(back.leaseAcquiredAt()).isEqualTo(T0);
+        assertThat(back.holdsNode()).isTrue();
+        assertThat(back.waitingFor()).isEqualTo("intruder");
+    }
+
     /** Issue 38, item 5: a failed cordon-step write is said on Cordoned as it is, and survives the round trip. */
     @org.junit.jupiter.params.ParameterizedTest(name = "cordoned={0}")
     @org.junit.jupiter.params.provider.CsvSource({"true, True, ConditionWriteFailed", "false, False, NodeWriteFailed"})

@@ -113,6 +113,82 @@ class NodeMarksTest {
         assertThat(NodeMarks.marked(after)).isFalse();
     }
 
+    /** A taint added during the maintenance, as an admin adds it with kubectl taint. */
+    static Node tainted(Node n, String key, String value, String effect) {
+        Taint t = taint(key, effect);
+        t.setValue(value);
+        Node copy = new NodeBuilder(n).build();
+        java.util.List<Taint> taints = new java.util.ArrayList<>(copy.getSpec().getTaints());
+        taints.add(t);
+        copy.getSpec().setTaints(taints);
+        return copy;
+    }
+
+    static Stream<Arguments> marksMadeDuringTheMaintenance() {
+        return Stream.of(
+                // name, before, the mark added during the maintenance (key, value, effect; or an annotation), kept?
+                Arguments.of(
+                        "an admin's NoSchedule taint",
+                        node(false),
+                        "example.com/disk-fault",
+                        "sdb",
+                        "NoSchedule",
+                        true),
+                Arguments.of(
+                        "an admin's NoExecute taint", node(false), "example.com/disk-fault", "", "NoExecute", true),
+                Arguments.of(
+                        "a PreferNoSchedule taint", node(false), "example.com/soft", "", "PreferNoSchedule", false),
+                Arguments.of(
+                        "the node lifecycle controller's taint",
+                        node(false),
+                        "node.kubernetes.io/not-ready",
+                        "",
+                        "NoExecute",
+                        false),
+                Arguments.of(
+                        "a taint that was there before, added again",
+                        node(false, taint("gpu", "NoSchedule")),
+                        null,
+                        null,
+                        null,
+                        false),
+                Arguments.of(
+                        "the keep-cordoned annotation", node(false), NodeMarks.KEEP_CORDONED, "disk sdb", null, true));
+    }
+
+    /**
+     * Issue 50, item 3: what someone else marks during the maintenance is not undone behind their back: a NoSchedule or
+     * NoExecute taint (not node.kubernetes.io/*), or the keep-cordoned annotation, keeps the node cordoned; the
+     * taint stays, ours goes; a taint that was there before keeps nothing.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("marksMadeDuringTheMaintenance")
+    void aMarkMadeDuringTheMaintenanceKeepsTheNodeCordoned(
+            String name, Node before, String key, String value, String effect, boolean kept) throws Exception {
+        Node during = maintain(before);
+        if (effect != null) {
+            during = tainted(during, key, value, effect);
+        } else if (key != null) {
+            during.getMetadata().getAnnotations().put(key, value);
+        }
+        assertThat(NodeMarks.keptCordoned(during)).as("why it is kept").hasSize(kept ? 1 : 0);
+        Node after = endMaintenance(during);
+        assertThat(Boolean.TRUE.equals(after.getSpec().getUnschedulable()))
+                .as("cordoned after the end")
+                .isEqualTo(kept);
+        assertThat(after.getSpec().getTaints())
+                .extracting(NodeMarks::key)
+                .doesNotContain("tenure.dev/drain:NoSchedule");
+        if (effect != null) {
+            assertThat(after.getSpec().getTaints()).extracting(NodeMarks::key).contains(key + ":" + effect);
+        }
+        assertThat(after.getSpec().getTaints().stream()
+                        .anyMatch(t -> NodeMarks.key(t).equals("node.kubernetes.io/unschedulable:NoSchedule")))
+                .as("the unschedulable taint goes with the cordon")
+                .isEqualTo(kept);
+        assertThat(NodeMarks.marked(after)).as("nothing of Tenure's left").isFalse();
+    }
+
     @Test
     void markingTwiceChangesNothingTheSecondTime() throws Exception {
         Node during = maintain(node(false));
