@@ -181,7 +181,12 @@ class NodeAffinityTest {
                                 exprs(req("foo", "In", "not-match-to-bar"))),
                         Map.of("foo", "bar"),
                         REFUSED),
-                // Tenure's rows: Lt, DoesNotExist, a Gt bound that is not an integer
+                // Tenure's rows: a field other than metadata.name, Lt, DoesNotExist, a Gt bound that is not an integer
+                arguments(
+                        "matchFields on a field other than metadata.name selects nothing",
+                        affinity(term(null, List.of(req("metadata.namespace", "In", "node1")))),
+                        Map.of(),
+                        REFUSED),
                 arguments("Lt compares integers", affinity(exprs(req("gen", "Lt", "5"))), Map.of("gen", "10"), REFUSED),
                 arguments(
                         "DoesNotExist refuses a node with the label",
