@@ -107,14 +107,14 @@ final class EmulatorDispatcher extends Dispatcher {
                 response = status(500, "InternalError", "emulated cluster: " + e, null);
             }
         }
-        if (fault.isPresent() && !fault.get().delay().isZero()) {
-            response.setBodyDelay(fault.get().delay());
-        }
+        java.time.Duration delay = fault.map(Faults.Fault::delay).orElse(java.time.Duration.ZERO);
         if (response.getWebSocketListener() == null) {
             response.setHeader("Content-Type", "application/json");
         } else {
+            // a delayed watch: its socket opens, and its events (the first included) go out once the delay is over
+            UnaryOperator<WebSocket> delayed = delay.isZero() ? w -> w : w -> Faults.delayed(w, delay);
             response = response.withWebSocketUpgrade(
-                    new WrappingListener(response.getWebSocketListener(), w -> counted(wholeFrames(w))));
+                    new WrappingListener(response.getWebSocketListener(), w -> counted(delayed.apply(wholeFrames(w)))));
         }
         if (api.verb().equals("list") && response.code() == 200) {
             response = typedList(api, response);
@@ -126,6 +126,11 @@ final class EmulatorDispatcher extends Dispatcher {
             String includeObject = api.query().get("includeObject");
             response = json(200, tables.table(ClusterStore.body(response), includeObject))
                     .setHeader("Content-Type", TableView.TABLE_CONTENT_TYPE);
+        }
+        if (!delay.isZero() && response.getWebSocketListener() == null) {
+            // set last: the rewrites above (typed list, table) answer through new responses, and a delay set on the
+            // first one was lost with it while the fault's rule was used up
+            response.setBodyDelay(delay);
         }
         return response;
     }
