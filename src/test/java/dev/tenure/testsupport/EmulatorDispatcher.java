@@ -51,6 +51,23 @@ final class EmulatorDispatcher extends Dispatcher {
             "scheduling.k8s.io",
             "discovery.k8s.io");
 
+    /** Built-in resources whose status is a struct (never null in what kube-apiserver stores and answers). */
+    private static final java.util.Set<String> WITH_STATUS = java.util.Set.of(
+            "nodes",
+            "pods",
+            "namespaces",
+            "services",
+            "persistentvolumes",
+            "persistentvolumeclaims",
+            "deployments",
+            "replicasets",
+            "statefulsets",
+            "daemonsets",
+            "jobs",
+            "cronjobs",
+            "poddisruptionbudgets",
+            "volumeattachments");
+
     private final IndexedCrudDispatcher crud;
     private final ClusterStore store;
     private final TableView tables;
@@ -106,6 +123,13 @@ final class EmulatorDispatcher extends Dispatcher {
                 // Never leave a client hanging on an emulator bug: answer 500 with the cause.
                 response = status(500, "InternalError", "emulated cluster: " + e, null);
             }
+        }
+        if (response.code() == 404
+                && api.isResourceRequest()
+                && !api.name().isEmpty()
+                && ClusterStore.body(response).isBlank()) {
+            // the CRUD store answers a missing object with an empty body; kube-apiserver with a Status naming it
+            response = notFound(api);
         }
         java.time.Duration delay = fault.map(Faults.Fault::delay).orElse(java.time.Duration.ZERO);
         if (response.getWebSocketListener() == null) {
@@ -210,9 +234,10 @@ final class EmulatorDispatcher extends Dispatcher {
                 && !api.name().isEmpty()
                 && (api.subresource().isEmpty() || api.subresource().equals("status"))
                 && contentType.startsWith(JSON_PATCH)
-                && schema(api).isPresent()) {
-            // a custom resource's JSON patch (also of /status): the result goes through its schema and rules like any
-            // write
+                && (schema(api).isPresent() || BUILT_IN_GROUPS.contains(api.apiGroup()))) {
+            // a JSON patch (also of /status) is applied here: a custom resource's result goes through its schema and
+            // rules like any write, a failed test op is a 422 as upstream, and the query (kubectl's fieldManager) is
+            // no part of the object's path
             return mergePatch(api, false, true, request.getUtf8Body());
         }
         if (method.equals("PUT") && api.isResourceRequest() && api.subresource().equals("status")) {
@@ -257,9 +282,22 @@ final class EmulatorDispatcher extends Dispatcher {
                         return stale.get();
                     }
                 }
+                Optional<MockResponse> undecodable = undecodable(api, object);
+                if (undecodable.isPresent()) {
+                    return undecodable.get();
+                }
                 Optional<MockResponse> invalid = invalid(api, object);
                 if (invalid.isPresent()) {
                     return invalid.get();
+                }
+                if (method.equals("POST")
+                        && BUILT_IN_GROUPS.contains(api.apiGroup())
+                        && WITH_STATUS.contains(api.resource())
+                        && !object.path("status").isObject()
+                        && object instanceof ObjectNode created) {
+                    // a Go struct, never null: an object created without one has status {} (a later write keeps it)
+                    created.putObject("status");
+                    body = created.toString();
                 }
                 Optional<StructuralSchema> schema = schema(api);
                 if (schema.isPresent() && object instanceof ObjectNode written) {
@@ -385,6 +423,10 @@ final class EmulatorDispatcher extends Dispatcher {
                 }
             }
             if (api.subresource().isEmpty()) {
+                Optional<MockResponse> undecodable = undecodable(api, after);
+                if (undecodable.isPresent()) {
+                    return undecodable.get();
+                }
                 Optional<MockResponse> invalid = invalid(api, after);
                 if (invalid.isPresent()) {
                     return invalid.get();
@@ -525,6 +567,32 @@ final class EmulatorDispatcher extends Dispatcher {
                 causes.stream()
                         .map(c -> new Cause(c.field(), c.message(), "FieldValueInvalid"))
                         .toList()));
+    }
+
+    /**
+     * 400 BadRequest when a built-in object cannot be decoded into its Go type: a string map (labels, annotations,
+     * matchLabels, nodeSelector, a ConfigMap's or Secret's data) holding a value that is not a string, as
+     * kube-apiserver's decoder refuses it (apiserver pkg/endpoints/handlers/rest.go: "Deployment in version \"v1\"
+     * cannot be handled as a Deployment: json: cannot unmarshal bool into Go struct field ... of type string"). The
+     * field is named by its path in the object; Go names it after its struct type first.
+     */
+    private Optional<MockResponse> undecodable(ApiRequest api, JsonNode object) {
+        if (!BUILT_IN_GROUPS.contains(api.apiGroup()) || api.apiGroup().equals("apiextensions.k8s.io")) {
+            return Optional.empty(); // a CRD's schema names fields (properties.labels...) that are no string maps
+        }
+        Optional<String> wrong = StringMaps.firstNonString(api.resource(), object);
+        if (wrong.isEmpty()) {
+            return Optional.empty();
+        }
+        String kind = object.path("kind").asText("");
+        if (kind.isEmpty()) {
+            kind = discovery.kind(api.apiGroup(), api.resource()).orElse(api.resource());
+        }
+        return Optional.of(status(
+                400,
+                "BadRequest",
+                kind + " in version \"" + api.version() + "\" cannot be handled as a " + kind + ": " + wrong.get(),
+                null));
     }
 
     private MockResponse invalid(ApiRequest api, JsonNode object, List<Cause> causes) {
@@ -886,10 +954,15 @@ final class EmulatorDispatcher extends Dispatcher {
                 201, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}");
     }
 
+    /** apimachinery's errors.NewNotFound: {@code <resource>[.<group>] "<name>" not found}, details kind = resource. */
     private MockResponse notFound(ApiRequest api) {
-        ObjectNode details =
-                store.json.createObjectNode().put("name", api.name()).put("kind", api.resource());
-        return status(404, "NotFound", api.resource() + " \"" + api.name() + "\" not found", details, true);
+        ObjectNode details = store.json.createObjectNode().put("name", api.name());
+        if (!api.apiGroup().isEmpty()) {
+            details.put("group", api.apiGroup());
+        }
+        details.put("kind", api.resource());
+        String resource = api.apiGroup().isEmpty() ? api.resource() : api.resource() + "." + api.apiGroup();
+        return status(404, "NotFound", resource + " \"" + api.name() + "\" not found", details, true);
     }
 
     // ---- responses -----------------------------------------------------------------------------------------------
