@@ -972,6 +972,162 @@ class EmulatorConformanceTest {
                             assertThat(refused.code()).isEqualTo(422);
                             assertThat(refused.body().path("message").asText())
                                     .contains("a lowercase RFC 1123 label must consist of");
+                        }),
+                // ---- issue 50: where kubectl looks ---------------------------------------------------------
+                new Row(
+                        "a missing object is a 404 Status naming it (pods \"nope\" not found)",
+                        "apimachinery pkg/api/errors/errors.go NewNotFound (message \"%s %q not found\","
+                                + " details name, group, kind = the resource)",
+                        name -> {
+                            Http pod = get("/api/v1/namespaces/default/pods/" + name);
+                            assertThat(pod.code()).isEqualTo(404);
+                            assertThat(pod.body().path("kind").asText()).isEqualTo("Status");
+                            assertThat(pod.body().path("reason").asText()).isEqualTo("NotFound");
+                            assertThat(pod.body().path("code").asInt()).isEqualTo(404);
+                            assertThat(pod.body().path("message").asText())
+                                    .isEqualTo("pods \"" + name + "\" not found");
+                            assertThat(pod.body().at("/details/name").asText()).isEqualTo(name);
+                            assertThat(pod.body().at("/details/kind").asText()).isEqualTo("pods");
+                            Http nm = get(NM + "/" + name);
+                            assertThat(nm.code()).isEqualTo(404);
+                            assertThat(nm.body().path("message").asText())
+                                    .isEqualTo("nodemaintenances.tenure.dev \"" + name + "\" not found");
+                            assertThat(nm.body().at("/details/group").asText()).isEqualTo("tenure.dev");
+                        }),
+                new Row(
+                        "a built-in /status JSON patch with kubectl's fieldManager query is applied",
+                        "apiserver pkg/endpoints/handlers/patch.go (query parameters: fieldManager, dryRun...;"
+                                + " kubectl patch --subresource=status --type=json)",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            Http patched = send(
+                                    "PATCH",
+                                    "/api/v1/nodes/" + name + "/status?fieldManager=kubectl-patch",
+                                    JSON_PATCH,
+                                    "[{\"op\":\"add\",\"path\":\"/status/conditions/-\",\"value\":"
+                                            + "{\"type\":\"Conformance\",\"status\":\"True\"}}]");
+                            assertThat(patched.code())
+                                    .as(patched.body().toString())
+                                    .isEqualTo(200);
+                            assertThat(conditionTypes(name)).contains("Ready", "Conformance");
+                        }),
+                new Row(
+                        "a JSON patch whose test op fails is a 422, and changes nothing",
+                        "apiserver pkg/endpoints/handlers/patch.go applyJSPatch (jsonpatch.ErrTestFailed:"
+                                + " 422 Unprocessable Entity)",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            for (String path :
+                                    new String[] {"/api/v1/nodes/" + name, "/api/v1/nodes/" + name + "/status"}) {
+                                Http refused = send(
+                                        "PATCH",
+                                        path,
+                                        JSON_PATCH,
+                                        "[{\"op\":\"test\",\"path\":\"/metadata/resourceVersion\",\"value\":\"1\"},"
+                                                + "{\"op\":\"add\",\"path\":\"/metadata/labels/tested\",\"value\":\"x\"}]");
+                                assertThat(refused.code())
+                                        .as(path + " " + refused.body())
+                                        .isEqualTo(422);
+                                assertThat(refused.body().path("reason").asText())
+                                        .isEqualTo("Invalid");
+                            }
+                            assertThat(get("/api/v1/nodes/" + name)
+                                            .body()
+                                            .at("/metadata/labels/tested")
+                                            .isMissingNode())
+                                    .isTrue();
+                        }),
+                new Row(
+                        "a built-in object whose string map holds a non-string is refused (matchLabels: {app: true})",
+                        "apiserver pkg/endpoints/handlers/rest.go decode: 400 BadRequest \"... cannot be handled as"
+                                + " a Deployment: json: cannot unmarshal bool into Go struct field ... of type string\"",
+                        name -> {
+                            Http refused = send(
+                                    "POST",
+                                    "/apis/apps/v1/namespaces/default/deployments",
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"apps/v1\",\"kind\":\"Deployment\",\"metadata\":{\"name\":\""
+                                            + name + "\"},\"spec\":{\"selector\":{\"matchLabels\":{\"app\":true}},"
+                                            + "\"template\":{\"metadata\":{\"labels\":{\"app\":\"x\"}},\"spec\":"
+                                            + "{\"containers\":[{\"name\":\"c\",\"image\":\"i\"}]}}}}");
+                            assertThat(refused.code())
+                                    .as(refused.body().toString())
+                                    .isEqualTo(400);
+                            assertThat(refused.body().path("reason").asText()).isEqualTo("BadRequest");
+                            assertThat(refused.body().path("message").asText())
+                                    .contains("cannot be handled as a Deployment")
+                                    .contains("cannot unmarshal bool")
+                                    .contains("spec.selector.matchLabels");
+                            assertThat(get("/apis/apps/v1/namespaces/default/deployments/" + name)
+                                            .code())
+                                    .isEqualTo(404);
+                            Http label = send(
+                                    "POST",
+                                    "/api/v1/namespaces/default/configmaps",
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"" + name
+                                            + "\",\"labels\":{\"n\":1}}}");
+                            assertThat(label.code()).as(label.body().toString()).isEqualTo(400);
+                            assertThat(label.body().path("message").asText()).contains("metadata.labels");
+                        }),
+                new Row(
+                        "a pod's finalizers are listed once when it is deleted",
+                        "pkg/registry/core/pod/strategy.go (graceful deletion sets deletionTimestamp; metadata"
+                                + ".finalizers is a set: apimachinery ValidateObjectMeta refuses duplicates)",
+                        name -> {
+                            cluster.seed()
+                                    .pod(name)
+                                    .onNode(cluster.seed()
+                                            .node(name)
+                                            .create()
+                                            .getMetadata()
+                                            .getName())
+                                    .gracePeriod(30)
+                                    .create();
+                            patch(
+                                    "/api/v1/namespaces/default/pods/" + name,
+                                    MERGE,
+                                    "{\"metadata\":{\"finalizers\":[\"example.com/keep\"]}}");
+                            assertThat(send("DELETE", "/api/v1/namespaces/default/pods/" + name, null, null)
+                                            .code())
+                                    .isEqualTo(200);
+                            JsonNode listed = get("/api/v1/namespaces/default/pods/" + name)
+                                    .body()
+                                    .at("/metadata/finalizers");
+                            java.util.List<String> names = new java.util.ArrayList<>();
+                            listed.forEach(f -> names.add(f.asText()));
+                            assertThat(names).contains("example.com/keep");
+                            assertThat(names).doesNotHaveDuplicates();
+                        }),
+                new Row(
+                        "a Node created without a status is stored with an empty status, never null",
+                        "staging/src/k8s.io/api/core/v1/types.go Node.Status (a struct, not a pointer: {} at least)",
+                        name -> {
+                            Http created = send(
+                                    "POST",
+                                    "/api/v1/nodes",
+                                    JSON_TYPE,
+                                    "{\"apiVersion\":\"v1\",\"kind\":\"Node\",\"metadata\":{\"name\":\"" + name
+                                            + "\"}}");
+                            assertThat(created.code())
+                                    .as(created.body().toString())
+                                    .isEqualTo(201);
+                            assertThat(created.body().path("status").isObject())
+                                    .as(created.body().toString())
+                                    .isTrue();
+                            JsonNode node = get("/api/v1/nodes/" + name).body();
+                            assertThat(node.path("status").isObject())
+                                    .as(node.toString())
+                                    .isTrue();
+                            patch("/api/v1/nodes/" + name, MERGE, "{\"spec\":{\"unschedulable\":true}}");
+                            node = get("/api/v1/nodes/" + name).body();
+                            assertThat(node.path("status").isObject())
+                                    .as(node.toString())
+                                    .isTrue();
+                            JsonNode listed = get("/api/v1/nodes").body().path("items");
+                            listed.forEach(n -> assertThat(n.path("status").isObject())
+                                    .as(n.toString())
+                                    .isTrue());
                         }));
     }
 

@@ -51,6 +51,23 @@ final class EmulatorDispatcher extends Dispatcher {
             "scheduling.k8s.io",
             "discovery.k8s.io");
 
+    /** Built-in resources whose status is a struct (never null in what kube-apiserver stores and answers). */
+    private static final java.util.Set<String> WITH_STATUS = java.util.Set.of(
+            "nodes",
+            "pods",
+            "namespaces",
+            "services",
+            "persistentvolumes",
+            "persistentvolumeclaims",
+            "deployments",
+            "replicasets",
+            "statefulsets",
+            "daemonsets",
+            "jobs",
+            "cronjobs",
+            "poddisruptionbudgets",
+            "volumeattachments");
+
     private final IndexedCrudDispatcher crud;
     private final ClusterStore store;
     private final TableView tables;
@@ -107,14 +124,21 @@ final class EmulatorDispatcher extends Dispatcher {
                 response = status(500, "InternalError", "emulated cluster: " + e, null);
             }
         }
-        if (fault.isPresent() && !fault.get().delay().isZero()) {
-            response.setBodyDelay(fault.get().delay());
+        if (response.code() == 404
+                && api.isResourceRequest()
+                && !api.name().isEmpty()
+                && ClusterStore.body(response).isBlank()) {
+            // the CRUD store answers a missing object with an empty body; kube-apiserver with a Status naming it
+            response = notFound(api);
         }
+        java.time.Duration delay = fault.map(Faults.Fault::delay).orElse(java.time.Duration.ZERO);
         if (response.getWebSocketListener() == null) {
             response.setHeader("Content-Type", "application/json");
         } else {
+            // a delayed watch: its socket opens, and its events (the first included) go out once the delay is over
+            UnaryOperator<WebSocket> delayed = delay.isZero() ? w -> w : w -> Faults.delayed(w, delay);
             response = response.withWebSocketUpgrade(
-                    new WrappingListener(response.getWebSocketListener(), w -> counted(wholeFrames(w))));
+                    new WrappingListener(response.getWebSocketListener(), w -> counted(delayed.apply(wholeFrames(w)))));
         }
         if (api.verb().equals("list") && response.code() == 200) {
             response = typedList(api, response);
@@ -126,6 +150,11 @@ final class EmulatorDispatcher extends Dispatcher {
             String includeObject = api.query().get("includeObject");
             response = json(200, tables.table(ClusterStore.body(response), includeObject))
                     .setHeader("Content-Type", TableView.TABLE_CONTENT_TYPE);
+        }
+        if (!delay.isZero() && response.getWebSocketListener() == null) {
+            // set last: the rewrites above (typed list, table) answer through new responses, and a delay set on the
+            // first one was lost with it while the fault's rule was used up
+            response.setBodyDelay(delay);
         }
         return response;
     }
@@ -205,9 +234,10 @@ final class EmulatorDispatcher extends Dispatcher {
                 && !api.name().isEmpty()
                 && (api.subresource().isEmpty() || api.subresource().equals("status"))
                 && contentType.startsWith(JSON_PATCH)
-                && schema(api).isPresent()) {
-            // a custom resource's JSON patch (also of /status): the result goes through its schema and rules like any
-            // write
+                && (schema(api).isPresent() || BUILT_IN_GROUPS.contains(api.apiGroup()))) {
+            // a JSON patch (also of /status) is applied here: a custom resource's result goes through its schema and
+            // rules like any write, a failed test op is a 422 as upstream, and the query (kubectl's fieldManager) is
+            // no part of the object's path
             return mergePatch(api, false, true, request.getUtf8Body());
         }
         if (method.equals("PUT") && api.isResourceRequest() && api.subresource().equals("status")) {
@@ -252,9 +282,22 @@ final class EmulatorDispatcher extends Dispatcher {
                         return stale.get();
                     }
                 }
+                Optional<MockResponse> undecodable = undecodable(api, object);
+                if (undecodable.isPresent()) {
+                    return undecodable.get();
+                }
                 Optional<MockResponse> invalid = invalid(api, object);
                 if (invalid.isPresent()) {
                     return invalid.get();
+                }
+                if (method.equals("POST")
+                        && BUILT_IN_GROUPS.contains(api.apiGroup())
+                        && WITH_STATUS.contains(api.resource())
+                        && !object.path("status").isObject()
+                        && object instanceof ObjectNode created) {
+                    // a Go struct, never null: an object created without one has status {} (a later write keeps it)
+                    created.putObject("status");
+                    body = created.toString();
                 }
                 Optional<StructuralSchema> schema = schema(api);
                 if (schema.isPresent() && object instanceof ObjectNode written) {
@@ -380,6 +423,10 @@ final class EmulatorDispatcher extends Dispatcher {
                 }
             }
             if (api.subresource().isEmpty()) {
+                Optional<MockResponse> undecodable = undecodable(api, after);
+                if (undecodable.isPresent()) {
+                    return undecodable.get();
+                }
                 Optional<MockResponse> invalid = invalid(api, after);
                 if (invalid.isPresent()) {
                     return invalid.get();
@@ -520,6 +567,32 @@ final class EmulatorDispatcher extends Dispatcher {
                 causes.stream()
                         .map(c -> new Cause(c.field(), c.message(), "FieldValueInvalid"))
                         .toList()));
+    }
+
+    /**
+     * 400 BadRequest when a built-in object cannot be decoded into its Go type: a string map (labels, annotations,
+     * matchLabels, nodeSelector, a ConfigMap's or Secret's data) holding a value that is not a string, as
+     * kube-apiserver's decoder refuses it (apiserver pkg/endpoints/handlers/rest.go: "Deployment in version \"v1\"
+     * cannot be handled as a Deployment: json: cannot unmarshal bool into Go struct field ... of type string"). The
+     * field is named by its path in the object; Go names it after its struct type first.
+     */
+    private Optional<MockResponse> undecodable(ApiRequest api, JsonNode object) {
+        if (!BUILT_IN_GROUPS.contains(api.apiGroup()) || api.apiGroup().equals("apiextensions.k8s.io")) {
+            return Optional.empty(); // a CRD's schema names fields (properties.labels...) that are no string maps
+        }
+        Optional<String> wrong = StringMaps.firstNonString(api.resource(), object);
+        if (wrong.isEmpty()) {
+            return Optional.empty();
+        }
+        String kind = object.path("kind").asText("");
+        if (kind.isEmpty()) {
+            kind = discovery.kind(api.apiGroup(), api.resource()).orElse(api.resource());
+        }
+        return Optional.of(status(
+                400,
+                "BadRequest",
+                kind + " in version \"" + api.version() + "\" cannot be handled as a " + kind + ": " + wrong.get(),
+                null));
     }
 
     private MockResponse invalid(ApiRequest api, JsonNode object, List<Cause> causes) {
@@ -898,10 +971,15 @@ final class EmulatorDispatcher extends Dispatcher {
                 201, "{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"metadata\":{},\"status\":\"Success\",\"code\":201}");
     }
 
+    /** apimachinery's errors.NewNotFound: {@code <resource>[.<group>] "<name>" not found}, details kind = resource. */
     private MockResponse notFound(ApiRequest api) {
-        ObjectNode details =
-                store.json.createObjectNode().put("name", api.name()).put("kind", api.resource());
-        return status(404, "NotFound", api.resource() + " \"" + api.name() + "\" not found", details, true);
+        ObjectNode details = store.json.createObjectNode().put("name", api.name());
+        if (!api.apiGroup().isEmpty()) {
+            details.put("group", api.apiGroup());
+        }
+        details.put("kind", api.resource());
+        String resource = api.apiGroup().isEmpty() ? api.resource() : api.resource() + "." + api.apiGroup();
+        return status(404, "NotFound", resource + " \"" + api.name() + "\" not found", details, true);
     }
 
     // ---- responses -----------------------------------------------------------------------------------------------

@@ -1,16 +1,26 @@
 package dev.tenure.testsupport;
 
+import io.fabric8.mockwebserver.http.RecordedRequest;
+import io.fabric8.mockwebserver.http.WebSocket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 /**
  * Fault hook of the emulated API server: fail or delay the next N requests that match a predicate, or
- * fail matching requests at random (seeded, so a chaos run can be replayed).
+ * fail matching requests at random (seeded, so a chaos run can be replayed). A fault acts on the answer the client
+ * gets, whatever the emulator rewrote it into (a typed list, kubectl's Table): a delayed request is answered no
+ * earlier than its delay after it arrived, a delayed watch opens and sends its first event no earlier than that
+ * ({@code FaultsTest} checks each fault on each verb by the time it takes).
  */
 public final class Faults {
 
@@ -66,6 +76,63 @@ public final class Faults {
     public void clear() {
         rules.clear();
         random = null;
+    }
+
+    /**
+     * {@code socket} holding back what is sent on it until {@code delay} has passed, then sending it in order: a
+     * watch whose answer is delayed (its upgrade is answered at once; the events are what a client waits for).
+     */
+    static WebSocket delayed(WebSocket socket, Duration delay) {
+        DelayedSocket delayed = new DelayedSocket(socket);
+        RELEASES.schedule(delayed::release, delay.toNanos(), TimeUnit.NANOSECONDS);
+        return delayed;
+    }
+
+    private static final ScheduledExecutorService RELEASES = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "emulated-cluster-delayed-watches");
+        t.setDaemon(true);
+        return t;
+    });
+
+    /** A socket whose messages wait in order until {@link #release}, then pass straight through. */
+    private static final class DelayedSocket implements WebSocket {
+        private final WebSocket socket;
+        private final List<String> held = new ArrayList<>();
+        private boolean released;
+
+        DelayedSocket(WebSocket socket) {
+            this.socket = socket;
+        }
+
+        synchronized void release() {
+            held.forEach(socket::send);
+            held.clear();
+            released = true;
+        }
+
+        @Override
+        public RecordedRequest request() {
+            return socket.request();
+        }
+
+        @Override
+        public synchronized boolean send(String text) {
+            if (released) {
+                return socket.send(text);
+            }
+            held.add(text);
+            return true;
+        }
+
+        @Override
+        public boolean send(byte[] bytes) {
+            return send(new String(bytes, StandardCharsets.UTF_8));
+        }
+
+        @Override
+        public boolean close(int code, String reason) {
+            return socket.close(code, reason);
+        }
     }
 
     @SuppressWarnings("ModifyCollectionInEnhancedForLoop") // rules is a CopyOnWriteArrayList: the loop reads a snapshot

@@ -183,6 +183,15 @@ final class HttpWatchStreams {
                 })
                 .onFailure(e -> {
                     client.close();
+                    if (e instanceof io.vertx.core.http.UpgradeRejectedException refused
+                            && refused.getBody() != null
+                            && refused.getBody().length() > 0) {
+                        // the emulator answered the watch with an error (a 410, an injected fault): that answer
+                        response.setStatusCode(refused.getStatus())
+                                .putHeader("Content-Type", "application/json")
+                                .end(refused.getBody());
+                        return;
+                    }
                     response.setStatusCode(500)
                             .putHeader("Content-Type", "application/json")
                             .end("{\"kind\":\"Status\",\"apiVersion\":\"v1\",\"status\":\"Failure\",\"code\":500,"

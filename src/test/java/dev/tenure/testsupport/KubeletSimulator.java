@@ -106,10 +106,6 @@ final class KubeletSimulator {
      */
     Pod terminate(Pod pod, long gracePeriodSeconds) {
         String path = ClusterStore.path(pod);
-        List<String> finalizers = new java.util.ArrayList<>(pod.getMetadata().getFinalizers());
-        if (!finalizers.contains(FINALIZER)) {
-            finalizers.add(FINALIZER);
-        }
         String deletionTimestamp = ZonedDateTime.now(clock)
                 .plusSeconds(gracePeriodSeconds)
                 .withNano(0)
@@ -117,7 +113,11 @@ final class KubeletSimulator {
         var patch = store.json.createObjectNode();
         var meta = patch.putObject("metadata");
         meta.put("deletionTimestamp", deletionTimestamp).put("deletionGracePeriodSeconds", gracePeriodSeconds);
-        finalizers.forEach(meta.putArray("finalizers")::add);
+        if (!pod.getMetadata().getFinalizers().contains(FINALIZER)) {
+            // the CRUD store's merge patch appends a list to the stored one: only the kubelet's finalizer is sent
+            // (sending the pod's own again listed each of them twice)
+            meta.putArray("finalizers").add(FINALIZER);
+        }
         var response = store.mergePatch(path, patch.toString());
         if (response.code() >= 300) { // the CRUD store answers 202 to a patch that sets deletionTimestamp
             throw new IllegalStateException(

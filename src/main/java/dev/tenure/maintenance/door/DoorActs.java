@@ -297,20 +297,56 @@ final class DoorActs {
     }
 
     /**
-     * Replaces the whole status in one JSON patch on the status subresource: works whether or not a
-     * status exists yet, and clears fields that became empty (a merge patch would keep them).
+     * Replaces the whole status in one JSON patch on the status subresource, on condition that the NodeMaintenance is
+     * still at the resourceVersion the decision was made from: works whether or not a status exists yet, and clears
+     * fields that became empty (a merge patch would keep them). The patch sets {@code metadata.resourceVersion} to that
+     * version, which kube-apiserver takes as a precondition of the update (a patched object whose resourceVersion is
+     * not the stored one is a 409 Conflict, as for an update: apiserver {@code registry/generic/registry/store.go}
+     * Update); a write someone made in between is then never replaced unseen.
+     *
+     * @throws StatusConflict the NodeMaintenance was written since it was read (409): nothing was written, and the
+     *     caller reads it again and decides again
      */
     void writeStatus(NodeMaintenance nm, NodeMaintenanceStatus status) {
         status.setWaitingFor(WaitReasons.of(status)); // derived from the rest, for kubectl get's WAITING column
-        String patch = "[{\"op\":\"add\",\"path\":\"/status\",\"value\":"
+        String version = nm.getMetadata().getResourceVersion();
+        String precondition = version == null
+                ? ""
+                : "{\"op\":\"replace\",\"path\":\"/metadata/resourceVersion\",\"value\":"
+                        + client.getKubernetesSerialization().asJson(version) + "},";
+        String patch = "[" + precondition + "{\"op\":\"add\",\"path\":\"/status\",\"value\":"
                 + client.getKubernetesSerialization().asJson(status) + "}]";
         ownWrites.sending(nm.getMetadata().getName(), status);
-        NodeMaintenance answer = client.resources(NodeMaintenance.class)
-                .withName(nm.getMetadata().getName())
-                .subresource("status")
-                .patch(PatchContext.of(PatchType.JSON), patch);
+        NodeMaintenance answer;
+        try {
+            answer = client.resources(NodeMaintenance.class)
+                    .withName(nm.getMetadata().getName())
+                    .subresource("status")
+                    .patch(PatchContext.of(PatchType.JSON), patch);
+        } catch (KubernetesClientException e) {
+            ownWrites.notSent(nm.getMetadata().getName());
+            if (e.getCode() == 409) {
+                throw new StatusConflict(nm.getMetadata().getName(), version, e);
+            }
+            throw e;
+        }
         ownWrites.wrote(nm, answer);
         nm.setStatus(status);
+    }
+
+    /**
+     * A status write refused because the NodeMaintenance changed since the version the decision was made from (409):
+     * nothing was written; the reconciler reads the resource again and decides again.
+     */
+    static final class StatusConflict extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        StatusConflict(String maintenance, String version, KubernetesClientException cause) {
+            super(
+                    "NodeMaintenance " + maintenance + " changed since resourceVersion " + version
+                            + " the status was decided from",
+                    cause);
+        }
     }
 
     /**

@@ -35,6 +35,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jboss.logging.Logger;
 
 /**
  * The NodeMaintenance front door of the {@link MaintenanceMachine}. Each reconcile (and cleanup, which undoes the
@@ -80,6 +81,7 @@ import java.util.Optional;
 public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, Cleaner<NodeMaintenance> {
 
     public static final String NAME = "nodemaintenance";
+    private static final Logger LOG = Logger.getLogger(NodeMaintenanceReconciler.class);
     /**
      * A request the limits hold is woken when a maintenance ends or the queue moves ({@link NodeMaintenanceWakeUps#QUEUE_AND_HOOK_CHANGES})
      * and when a node frees a slot ({@link NodeSlotWakeUps}); this look is only the backstop for a missed event.
@@ -166,10 +168,40 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     public UpdateControl<NodeMaintenance> reconcile(NodeMaintenance nm, Context<NodeMaintenance> context) {
         try (WorkFence.Permit permit = fence.enter()) {
             OwnStatusWrites.Read read = asRead(nm, context);
-            DoorDecision.Observed observed = observe(read, context, false);
-            DoorDecision decision = DoorDecisions.decide(observed, rules);
-            return acts.reconcile(observed.nm(), observed.statusOurs(), decision, observed.now());
+            for (int attempt = 1; ; attempt++) {
+                DoorDecision.Observed observed = observe(read, context, false);
+                DoorDecision decision = DoorDecisions.decide(observed, rules);
+                try {
+                    return acts.reconcile(observed.nm(), observed.statusOurs(), decision, observed.now());
+                } catch (DoorActs.StatusConflict e) {
+                    Optional<OwnStatusWrites.Read> again = readAgain(nm, attempt, e);
+                    if (again.isEmpty()) {
+                        return UpdateControl.noUpdate(); // gone meanwhile: its delete event brings the cleanup
+                    }
+                    read = again.get();
+                }
+            }
         }
+    }
+
+    /** Reads and decisions one reconcile makes at most when its status write keeps meeting newer versions. */
+    static final int DECISIONS_PER_RECONCILE = 3;
+
+    /**
+     * After a status write refused for a newer version ({@link DoorActs.StatusConflict}): the NodeMaintenance as the
+     * API server has it now, to decide again from (empty: it is gone). A status not written by this reconciler is then
+     * a record only, as any foreign status ({@link OwnStatusWrites#wroteStatusOf}). After {@link
+     * #DECISIONS_PER_RECONCILE} decisions the conflict ends the reconcile as an error: JOSDK retries it with backoff.
+     */
+    private Optional<OwnStatusWrites.Read> readAgain(NodeMaintenance nm, int attempt, DoorActs.StatusConflict e) {
+        if (attempt >= DECISIONS_PER_RECONCILE) {
+            throw e;
+        }
+        LOG.debugf("%s: reading it again", e.getMessage());
+        return Optional.ofNullable(client.resources(NodeMaintenance.class)
+                        .withName(nm.getMetadata().getName())
+                        .get())
+                .map(ownWrites::readFromServer);
     }
 
     /**
@@ -198,17 +230,31 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     @Override
     public DeleteControl cleanup(NodeMaintenance nm, Context<NodeMaintenance> context) {
         try (WorkFence.Permit permit = fence.enter()) {
-            DoorDecision.Observed observed = observe(asRead(nm, context), context, true);
-            DoorDecision.Cleanup decision = DoorDecisions.cleanup(observed, rules);
-            // the other door's active request for the node: an end hands the node over to it (no gap between the two)
-            Optional<String> handTo = decision instanceof DoorDecision.End end
-                    ? Optional.ofNullable(elsewhere.requested().get(end.nodeName()))
-                    : Optional.empty();
-            DeleteControl control = acts.cleanup(observed.nm(), decision, handTo);
-            if (control.isRemoveFinalizer()) {
-                ownWrites.forget(nm.getMetadata().getName());
+            OwnStatusWrites.Read read = asRead(nm, context);
+            for (int attempt = 1; ; attempt++) {
+                DoorDecision.Observed observed = observe(read, context, true);
+                DeleteControl control;
+                try {
+                    DoorDecision.Cleanup decision = DoorDecisions.cleanup(observed, rules);
+                    // the other door's active request for the node: an end hands the node over to it (no gap between the two)
+                    Optional<String> handTo = decision instanceof DoorDecision.End end
+                            ? Optional.ofNullable(elsewhere.requested().get(end.nodeName()))
+                            : Optional.empty();
+                    control = acts.cleanup(observed.nm(), decision, handTo);
+                } catch (DoorActs.StatusConflict e) {
+                    Optional<OwnStatusWrites.Read> again = readAgain(nm, attempt, e);
+                    if (again.isEmpty()) {
+                        ownWrites.forget(nm.getMetadata().getName());
+                        return DeleteControl.defaultDelete();
+                    }
+                    read = again.get();
+                    continue;
+                }
+                if (control.isRemoveFinalizer()) {
+                    ownWrites.forget(nm.getMetadata().getName());
+                }
+                return control;
             }
-            return control;
         }
     }
 

@@ -134,6 +134,11 @@ public final class OwnStatusWrites {
         sending.put(name, status);
     }
 
+    /** The status write {@link #sending} announced was not written (refused, or failed): nothing of it is in flight. */
+    void notSent(String name) {
+        sending.remove(name);
+    }
+
     /** A status read that a machine step started from and left as it was: this reconciler stands by it. */
     void stoodBy(String name, NodeMaintenanceStatus status) {
         lastWritten.put(name, status);
