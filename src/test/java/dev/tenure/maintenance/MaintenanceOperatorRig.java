@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.WorkFence;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.FencedWrites;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.admission.AdmissionCaches;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
@@ -109,12 +110,16 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
         // watch event that stops the informer (and, by JOSDK's default, the process).
         ObjectMapper mapper = new ObjectMapper();
         mapper.registerModule(new MalformedFields());
-        work = EmulatedCluster.clientBuilder()
-                .withConfig(new ConfigBuilder(cluster.clientConfig())
+        // Its writes pass a work fence (always open: no leader election here) as production's do (WorkFenceBeans), so
+        // the bounds the machine puts on its writes (the node lease, the window) hold here as they do there.
+        work = FencedWrites.client(
+                new ConfigBuilder(cluster.clientConfig())
                         .withUserAgent(EmulatedCluster.OPERATOR_USER_AGENT)
-                        .build())
-                .withKubernetesSerialization(new KubernetesSerialization(mapper, true))
-                .build();
+                        .build(),
+                new KubernetesSerialization(mapper, true),
+                WorkFence.alwaysOpen(),
+                "rig",
+                EmulatedCluster.HTTP_CLIENTS);
         pool = Executors.newFixedThreadPool(4);
         heartbeats = new ExecutorScheduler("rig-heartbeats");
         MaintenanceMetrics metrics = new MaintenanceMetrics(registry);
