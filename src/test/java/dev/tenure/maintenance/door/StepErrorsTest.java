@@ -19,13 +19,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class StepErrorsTest {
 
-    static final KubernetesClientException API_500 = new KubernetesClientException(
-            "boom",
-            500,
-            new StatusBuilder()
-                    .withCode(500)
-                    .withMessage("etcdserver: request timed out")
-                    .build());
+    static KubernetesClientException api500() {
+        return new KubernetesClientException(
+                "boom",
+                500,
+                new StatusBuilder()
+                        .withCode(500)
+                        .withMessage("etcdserver: request timed out")
+                        .build());
+    }
 
     static MaintenanceState showing(String lastError) {
         return MaintenanceState.initial().toBuilder().lastError(lastError).build();
@@ -36,13 +38,13 @@ class StepErrorsTest {
                 Arguments.of(
                         "API trouble, new: WARN, counted",
                         MaintenanceState.initial(),
-                        API_500,
+                        api500(),
                         "API request failed: HTTP 500: etcdserver: request timed out",
                         Logger.Level.WARN),
                 Arguments.of(
                         "the same API trouble again: DEBUG, still counted",
                         showing("API request failed: HTTP 500: etcdserver: request timed out"),
-                        API_500,
+                        api500(),
                         "API request failed: HTTP 500: etcdserver: request timed out",
                         Logger.Level.DEBUG),
                 Arguments.of(
