@@ -324,12 +324,6 @@ final class LivingCluster {
         };
     }
 
-    private static List<Toleration> tolerations(Pod pod) {
-        return pod.getSpec().getTolerations() == null
-                ? List.of()
-                : pod.getSpec().getTolerations();
-    }
-
     /** Binds the pod (pods/binding) and starts it: Running at once, Ready after the readiness delay. */
     private boolean bind(Pod pod, String nodeName) {
         String path = ClusterStore.path(pod);
