@@ -236,7 +236,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 DeleteControl control;
                 try {
                     DoorDecision.Cleanup decision = DoorDecisions.cleanup(observed, rules);
-                    // the other door's active request for the node: an end hands the node over to it (no gap between the two)
+                    // the other door's active request for the node: an end hands the node over to it (no gap between
+                    // the two)
                     Optional<String> handTo = decision instanceof DoorDecision.End end
                             ? Optional.ofNullable(elsewhere.requested().get(end.nodeName()))
                             : Optional.empty();
