@@ -71,6 +71,7 @@ class WatchLivenessIT {
                 .forEachRemaining(
                         e -> assertThat(e.getValue().asText()).as(e.getKey()).isEqualTo("watching"));
         assertThat(check.at("/data/coordination~1leasecandidates").asText()).isEqualTo("watching");
+        assertThat(check.at("/data/coordination~1pods").asText()).isEqualTo("watching");
         assertThat(check.at("/data/" + WatchLivenessCheck.NODES).asText()).isEqualTo("watching");
     }
 
@@ -96,7 +97,7 @@ class WatchLivenessIT {
                                     .live()
                             && WatchLivenessCheck.informerWatches(controller.informers())
                                             .size()
-                                    == 2);
+                                    == 3); // leasecandidates, leases, pods
             cluster.close(); // the API server goes away: every watch drops and cannot come back
             await().atMost(WAIT).untilAsserted(() -> {
                 WatchLiveness.Verdict verdict = liveness.assess(
