@@ -48,7 +48,7 @@ class LayeringTest {
             .mayOnlyBeAccessedByLayers("kube", "coordination", "maintenance", "operator")
             .whereLayer("kube")
             .mayOnlyBeAccessedByLayers("coordination", "maintenance", "operator")
-            // the pure placement forecast: a floor under admission, machine and drain (DESIGN.md)
+            // the pure placement forecast: a floor under admission, machine and drain (docs/development.md, the map)
             .whereLayer("placement")
             .mayOnlyBeAccessedByLayers("maintenance", "operator");
 

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The placement room stays pure like the election core: fabric8's model types (the objects it reads) and the JDK,
- * no client, no framework, no other Tenure package, no wall clock (DESIGN.md, "Before cordon: a placement forecast").
+ * no client, no framework, no other Tenure package, no wall clock (docs/node-maintenance.md, "When a drain cannot finish").
  */
 class PlacementArchitectureTest {
     static JavaClasses room;

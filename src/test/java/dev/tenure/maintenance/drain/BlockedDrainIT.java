@@ -111,6 +111,25 @@ class BlockedDrainIT {
         return status.get();
     }
 
+    /**
+     * Until the living cluster's disruption controller has written the budget's status (its rounds run beside the test):
+     * the numbers the drain names are the ones it wrote.
+     */
+    void awaitBudgetStatus(String namespace, String name, int expectedPods) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            var pdb = client.policy()
+                    .v1()
+                    .podDisruptionBudget()
+                    .inNamespace(namespace)
+                    .withName(name)
+                    .get();
+            return pdb != null
+                    && pdb.getStatus() != null
+                    && pdb.getStatus().getExpectedPods() != null
+                    && pdb.getStatus().getExpectedPods() == expectedPods;
+        });
+    }
+
     static boolean waiting(NodeMaintenanceStatus s, String text) {
         return s.getDrainPlan() != null
                 && s.getDrainPlan().getWaveBlockedBy() != null
@@ -195,6 +214,7 @@ class BlockedDrainIT {
                     .selector("app", "web")
                     .minAvailable(2)
                     .create();
+            awaitBudgetStatus("web", "web", 2);
 
             NodeMaintenanceStatus blocked = drive(s -> waiting(s, "(no spare replica; PodDisruptionBudget web/web ("));
             assertThat(blocked.getDrainPlan().getWaveBlockedBy())
@@ -228,6 +248,7 @@ class BlockedDrainIT {
                     .selector("app", "web")
                     .minAvailable(2)
                     .create();
+            awaitBudgetStatus("web", "web", 3);
 
             NodeMaintenanceStatus blocked =
                     drive(s -> waiting(s, "(replicas not Ready; PodDisruptionBudget web/web ("));

@@ -636,7 +636,7 @@ public class MaintenanceMachineIT {
         assertThat(failed.lastError())
                 .contains("did not finish within 30s")
                 .contains("app/" + pods.get(0).getMetadata().getName()
-                        + " (eviction refused by PodDisruptionBudget app/web)")
+                        + " (no spare replica; PodDisruptionBudget app/web (")
                 .endsWith("the last evictions were refused by PodDisruptionBudget app/web (spec.drain.onTimeout Fail)");
         assertThat(events).anyMatch(e -> e.startsWith("FailedMaintenance"));
     }
