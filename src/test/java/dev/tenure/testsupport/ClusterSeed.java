@@ -161,8 +161,18 @@ public final class ClusterSeed {
 
         private NodeSeed(String name) {
             this.name = name;
-            labels.put("kubernetes.io/hostname", name);
+            labels.put("kubernetes.io/hostname", hostname(name));
             labels.put("kubernetes.io/os", "linux");
+        }
+
+        /**
+         * The kubelet's hostname label: the host's name, a label value (at most 63 characters), so a node named with
+         * more than that (object names go to 253) carries the first 63, as a real node's hostname label would; a label
+         * value over 63 is refused by kube-apiserver on every write of the node, a cordon patch included.
+         */
+        private static String hostname(String nodeName) {
+            String host = nodeName.length() <= 63 ? nodeName : nodeName.substring(0, 63);
+            return host.replaceAll("[^A-Za-z0-9]+$", "");
         }
 
         /** Adds label node-role.kubernetes.io/&lt;role&gt;="" for each role. */
