@@ -169,12 +169,8 @@ public final class PodDrain {
         if (status == null) {
             return false;
         }
-        if (status.getDetails() != null && status.getDetails().getCauses() != null) {
-            for (StatusCause cause : status.getDetails().getCauses()) {
-                if (DISRUPTION_BUDGET_CAUSE.equals(cause.getReason())) {
-                    return true;
-                }
-            }
+        if (hasCause(status, DISRUPTION_BUDGET_CAUSE)) {
+            return true;
         }
         String message = status.getMessage();
         return message != null && message.toLowerCase(java.util.Locale.ROOT).contains("disruption budget");
@@ -377,14 +373,7 @@ public final class PodDrain {
         if (e.getCode() == 429 && isBudgetRefusal(e.getStatus())) {
             return new Outcome(pod, Result.BLOCKED, "refused by a PodDisruptionBudget (429): " + brief(e));
         }
-        return new Outcome(
-                pod,
-                Result.FAILED,
-                (e.getCode() == 429
-                                ? "throttled by the API server (429, not a PodDisruptionBudget): "
-                                : "HTTP " + e.getCode() + ": ")
-                        + brief(e),
-                retryAfter(null, e.getStatus()));
+        return new Outcome(pod, Result.FAILED, refusedBy(e.getCode()) + brief(e), retryAfter(null, e.getStatus()));
     }
 
     /**
@@ -443,14 +432,7 @@ public final class PodDrain {
             if (response.code() == 409 && message.contains("Precondition failed: UID")) {
                 return new Outcome(pod, Result.BLOCKED, cut(message) + PRECONDITION_SUFFIX);
             }
-            return new Outcome(
-                    pod,
-                    Result.FAILED,
-                    (response.code() == 429
-                                    ? "throttled by the API server (429, not a PodDisruptionBudget): "
-                                    : "HTTP " + response.code() + ": ")
-                            + cut(message),
-                    retryAfter);
+            return new Outcome(pod, Result.FAILED, refusedBy(response.code()) + cut(message), retryAfter);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return new Outcome(pod, Result.FAILED, "interrupted");
@@ -458,6 +440,11 @@ public final class PodDrain {
             Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
             return new Outcome(pod, Result.FAILED, "evicting: " + cause);
         }
+    }
+
+    /** How a failed eviction's message starts: a 429 that is not a budget's is the API server's throttling. */
+    private static String refusedBy(int code) {
+        return code == 429 ? "throttled by the API server (429, not a PodDisruptionBudget): " : "HTTP " + code + ": ";
     }
 
     private static boolean hasCause(Status status, String type) {
