@@ -1,7 +1,7 @@
 package dev.tenure.maintenance.machine;
 
+import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.machine.MaintenanceMachine.Step;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Instant;
 import java.util.Optional;
 
@@ -48,14 +48,14 @@ public final class CordonStep {
                 s.cordonedAt(now);
                 announce(nodeName, events);
             }
-            s.cordonFailure(e.getMessage()).lastError(e.getMessage());
+            s.cordonFailure(e.getMessage());
+            if (prior.phase() != Phase.Failed) {
+                // a Failed maintenance keeps the reason it failed for in lastError; the write's trouble is said in
+                // its Cordoned condition and event, and a later write that goes through must not clear the reason
+                s.lastError(e.getMessage());
+            }
             return Optional.of(
                     new Step(s.build(), Optional.of(settings.drainPollInterval()), Optional.of(e.getMessage())));
-        } catch (KubernetesClientException e) {
-            // a read of the node failed
-            String error = "reading node " + nodeName + " to cordon it failed: " + ApiErrors.oneLine(e);
-            return Optional.of(new Step(
-                    s.lastError(error).build(), Optional.of(settings.drainPollInterval()), Optional.of(error)));
         }
     }
 

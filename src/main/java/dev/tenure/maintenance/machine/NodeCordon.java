@@ -69,10 +69,7 @@ public final class NodeCordon {
             cordonChanged = patchNode(nodeName, NodeMarks::markPatch, false);
         } catch (KubernetesClientException e) {
             throw new NodeWriteFailed(
-                    "cordoning and tainting node " + nodeName + " (PATCH nodes/" + nodeName + ") failed: "
-                            + ApiErrors.oneLine(e),
-                    false,
-                    e);
+                    failedCall(e, nodeName, "") + " to cordon and taint it failed: " + ApiErrors.oneLine(e), false, e);
         }
         try {
             boolean conditionChanged =
@@ -81,10 +78,24 @@ public final class NodeCordon {
         } catch (KubernetesClientException e) {
             throw new NodeWriteFailed(
                     "node " + nodeName + " is cordoned and tainted " + NodeMarks.DRAIN_TAINT.getKey()
-                            + ":NoSchedule, but writing its condition " + NodeMarks.CONDITION_TYPE + " (PATCH nodes/"
-                            + nodeName + "/status) failed: " + ApiErrors.oneLine(e),
+                            + ":NoSchedule, but " + failedCall(e, nodeName, "/status") + " to write its condition "
+                            + NodeMarks.CONDITION_TYPE + " failed: " + ApiErrors.oneLine(e),
                     true,
                     e);
+        }
+    }
+
+    /** The call that failed, as kubectl -v would name it: the read before a patch, or the patch. */
+    private static String failedCall(KubernetesClientException e, String nodeName, String subresource) {
+        return (e instanceof ReadFailed ? "GET nodes/" + nodeName : "PATCH nodes/" + nodeName + subresource);
+    }
+
+    /** The read a patch is computed from failed (not the patch): kept apart so the message names the right call. */
+    private static final class ReadFailed extends KubernetesClientException {
+        private static final long serialVersionUID = 1L;
+
+        ReadFailed(KubernetesClientException e) {
+            super(e.getMessage(), e.getCode(), e.getStatus());
         }
     }
 
@@ -118,7 +129,12 @@ public final class NodeCordon {
 
     private boolean patchNode(String nodeName, Function<Node, Optional<String>> plan, boolean status) {
         for (int attempt = 1; ; attempt++) {
-            Node node = client.nodes().withName(nodeName).get();
+            Node node;
+            try {
+                node = client.nodes().withName(nodeName).get();
+            } catch (KubernetesClientException e) {
+                throw new ReadFailed(e);
+            }
             if (node == null) {
                 return false;
             }

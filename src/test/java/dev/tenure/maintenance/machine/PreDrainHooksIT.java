@@ -1,6 +1,7 @@
 package dev.tenure.maintenance.machine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import dev.tenure.election.ExecutorScheduler;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
@@ -378,6 +380,76 @@ class PreDrainHooksIT {
         assertThat(evictions()).isZero();
         assertThat(podsOnW1()).hasSize(2);
         assertThat(events).anyMatch(e -> e.startsWith(MaintenanceEvents.HOOK_TIMED_OUT));
+    }
+
+    /**
+     * A held failure re-applies its marks at every step; when one of those writes fails (429 here) the failure's
+     * reason stays in lastError, the write's trouble goes to the Cordoned condition, and the write going through
+     * later does not clear the reason (it did: chaos seed 10309381364904 ended Failed naming a 429, not the hook).
+     */
+    @Test
+    void aHeldFailureKeepsItsReasonThroughAFailedNodeWrite() {
+        createMaintenance(null, TimeoutOutcome.Fail);
+        addHook(PRE_DRAIN, "rook-ceph");
+        MaintenanceState held = drive(MaintenanceState.initial(), s -> s.hookWait() != null);
+        clock.advance(HOOK_TIMEOUT);
+        MaintenanceState failed = step(held);
+        assertThat(failed.phase()).isEqualTo(Phase.Failed);
+        String reason = failed.lastError();
+        assertThat(reason).contains("rook-ceph");
+
+        // another client drops our condition: the next step writes it again, and that write is refused
+        client.nodes().withName("w1").editStatus(n -> {
+            n.getStatus().getConditions().removeIf(c -> NodeMarks.CONDITION_TYPE.equals(c.getType()));
+            return n;
+        });
+        cluster.faults().failNext(1, r -> r.is("patch", "nodes", "status"), 429);
+        clock.advance(Duration.ofSeconds(1));
+        MaintenanceState refused = step(failed);
+        assertThat(refused.phase()).isEqualTo(Phase.Failed);
+        assertThat(refused.lastError()).isEqualTo(reason);
+        assertThat(refused.cordonFailure())
+                .contains("PATCH nodes/w1/status to write its condition")
+                .contains("HTTP 429");
+
+        clock.advance(Duration.ofSeconds(1));
+        MaintenanceState rewritten = step(refused);
+        assertThat(rewritten.phase()).isEqualTo(Phase.Failed);
+        assertThat(rewritten.lastError()).isEqualTo(reason);
+        assertThat(rewritten.cordonFailure()).isNull();
+        assertThat(client.nodes().withName("w1").get().getStatus().getConditions())
+                .anyMatch(c -> NodeMarks.CONDITION_TYPE.equals(c.getType()));
+    }
+
+    /**
+     * A failed read before a patch is named as the read (GET), not as the patch: the chaos run's message said "PATCH
+     * nodes/d3/status failed" for a fault injected on "get nodes d3".
+     */
+    @Test
+    void aFailedReadBeforeAMarkPatchIsNamedAsTheRead() {
+        NodeCordon cordon = new NodeCordon(cluster.operatorClient());
+        // mark() reads w1, patches the cordon and taints, reads w1 again for the condition: that read is refused
+        AtomicBoolean patched = new AtomicBoolean();
+        cluster.faults()
+                .failNext(
+                        1,
+                        r -> {
+                            if (r.is("patch", "nodes")) {
+                                patched.set(true);
+                            }
+                            return patched.get() && r.is("get", "nodes");
+                        },
+                        429);
+
+        assertThatThrownBy(() -> cordon.mark("w1", "NodeMaintenance", "test", clock.instant()))
+                .isInstanceOfSatisfying(NodeCordon.NodeWriteFailed.class, e -> {
+                    assertThat(e.cordoned()).isTrue();
+                    assertThat(e.code()).isEqualTo(429);
+                    assertThat(e.getMessage())
+                            .contains("but GET nodes/w1 to write its condition")
+                            .doesNotContain("PATCH");
+                });
+        assertThat(cordoned()).isTrue();
     }
 
     /** Issue 37: spec.hooks.onTimeout Proceed drains anyway and names the hook owners still holding. */
