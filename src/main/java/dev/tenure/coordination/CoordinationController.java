@@ -303,8 +303,9 @@ public final class CoordinationController {
         r.leases().close();
         r.pods().close();
         r.nodes().close(); // this controller's handler; the shared watch stays while another job uses it
-        r.scheduler().shutdownNow();
+        // the queue first: a reconcile finishing now asks for a re-add, which a shut-down queue drops
         r.queue().shutDownAndWait(Duration.ofSeconds(5));
+        r.scheduler().shutdownNow();
         LOG.info("Coordinated leader election stopped");
     }
 

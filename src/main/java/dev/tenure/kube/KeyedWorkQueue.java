@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
@@ -74,19 +75,26 @@ public final class KeyedWorkQueue<K> {
         if (old != null) {
             old.cancel(false);
         }
+        ScheduledFuture<?> later;
+        try {
+            later = scheduler.schedule(
+                    () -> {
+                        synchronized (this) {
+                            delayed.remove(key);
+                            delayedAt.remove(key);
+                        }
+                        add(key);
+                    },
+                    delay.toNanos(),
+                    TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // the scheduler was shut down before this queue (its owner is stopping): nothing will run the key again,
+            // so it is dropped as shutDown() drops it, and the worker that asked goes on to see shutDown
+            LOG.debugf("%s: %s not re-added after %s, the scheduler is shut down", name, key, delay);
+            return;
+        }
         delayedAt.put(key, due);
-        delayed.put(
-                key,
-                scheduler.schedule(
-                        () -> {
-                            synchronized (this) {
-                                delayed.remove(key);
-                                delayedAt.remove(key);
-                            }
-                            add(key);
-                        },
-                        delay.toNanos(),
-                        TimeUnit.NANOSECONDS));
+        delayed.put(key, later);
     }
 
     public synchronized Duration backoff(K key) {

@@ -42,6 +42,36 @@ class KeyedWorkQueueTest {
         assertThat(queue.backoff("k")).isEqualTo(Duration.ofMillis(50));
     }
 
+    /**
+     * A worker whose key asks to be looked at again after its scheduler was shut down (the owner stopping, the
+     * scheduler first) goes on working: the re-add is dropped, not thrown. It threw RejectedExecutionException and the
+     * worker thread died of it, uncaught (CI: it failed DrainPreviewIT's await, which catches any thread's uncaught
+     * exception).
+     */
+    @Test
+    void aReAddAfterTheSchedulerIsShutDownIsDroppedAndTheWorkerGoesOn() throws Exception {
+        scheduler.shutdownNow();
+        List<String> handled = Collections.synchronizedList(new ArrayList<>());
+        List<Throwable> uncaught = Collections.synchronizedList(new ArrayList<>());
+        Thread worker = new Thread(() -> queue.run(key -> {
+            handled.add(key);
+            return Optional.of(Duration.ofSeconds(1));
+        }));
+        worker.setUncaughtExceptionHandler((t, e) -> uncaught.add(e));
+        worker.start();
+
+        queue.add("a");
+        await().atMost(Duration.ofSeconds(5)).until(() -> handled.contains("a"));
+        queue.add("b");
+        await().atMost(Duration.ofSeconds(5)).until(() -> handled.contains("b") || !worker.isAlive());
+
+        assertThat(uncaught).isEmpty();
+        assertThat(handled).containsExactly("a", "b");
+        assertThat(worker.isAlive()).isTrue();
+        queue.shutDown();
+        worker.join(5_000);
+    }
+
     @Test
     void aKeyAddedWhileProcessedRunsAgainAfterwardsButNeverConcurrently() throws Exception {
         CountDownLatch inFirstRun = new CountDownLatch(1);

@@ -140,10 +140,11 @@ public final class AnnotationDoor {
             return;
         }
         r.subscription().close();
-        r.scheduler().shutdownNow();
+        // the queue first: a reconcile finishing now asks for a re-add, which a shut-down queue drops
         if (!r.queue().shutDownAndWait(STOP_WAIT)) {
             LOG.warnf("Annotation door: a reconcile was still running %d s after stop", STOP_WAIT.toSeconds());
         }
+        r.scheduler().shutdownNow();
         LOG.info("Annotation door stopped");
     }
 
