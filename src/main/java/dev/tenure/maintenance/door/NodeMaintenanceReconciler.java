@@ -102,6 +102,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     /** This reconciler's status writes: no reconcile decides from a version one of them wrote over. */
     private final OwnStatusWrites ownWrites;
 
+    private final AdmissionLedger admissions = new AdmissionLedger();
+
     private final DoorActs acts;
     /** A node lease holder that is this operator: this instance, or an earlier one whose leases it takes over. */
     private final java.util.function.Predicate<String> ourHolder;
@@ -169,8 +171,19 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         try (WorkFence.Permit permit = fence.enter()) {
             OwnStatusWrites.Read read = asRead(nm, context);
             for (int attempt = 1; ; attempt++) {
-                DoorDecision.Observed observed = observe(read, context, false);
-                DoorDecision decision = DoorDecisions.decide(observed, rules);
+                DoorDecision.Observed observed;
+                DoorDecision decision;
+                // one decision that may admit at a time, each counting the admissions before it (AdmissionLedger)
+                synchronized (admissions.deciding()) {
+                    observed = observe(read, context, false);
+                    decision = DoorDecisions.decide(observed, rules);
+                    if (observed.view().isPresent()) {
+                        admissions.decided(
+                                observed.nm(),
+                                decision instanceof DoorDecision.Advance,
+                                decision instanceof DoorDecision.Advance advance ? advance.nodeName() : null);
+                    }
+                }
                 try {
                     return acts.reconcile(observed.nm(), observed.statusOurs(), decision, observed.now());
                 } catch (DoorActs.StatusConflict e) {
@@ -246,6 +259,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                     Optional<OwnStatusWrites.Read> again = readAgain(nm, attempt, e);
                     if (again.isEmpty()) {
                         ownWrites.forget(nm.getMetadata().getName());
+                        admissions.forget(nm.getMetadata().getName());
                         return DeleteControl.defaultDelete();
                     }
                     read = again.get();
@@ -253,6 +267,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 }
                 if (control.isRemoveFinalizer()) {
                     ownWrites.forget(nm.getMetadata().getName());
+                    admissions.forget(nm.getMetadata().getName());
                 }
                 return control;
             }
@@ -381,10 +396,18 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 ? Optional.empty()
                 : Optional.ofNullable(client.nodes().withName(nodeName).get());
         // Read from the informer whose events wake the queue: a request woken by a release sees that release (the
-        // primary cache is fed by another watch and may not show it yet).
-        List<NodeMaintenance> all = source == null
-                ? context.getPrimaryCache().list().toList()
-                : source.list().toList();
+        // primary cache is fed by another watch and may not show it yet); one only the primary cache has yet (created
+        // just now: its own event brought this reconcile) is counted too, and so is every admission of this
+        // reconciler that neither shows yet.
+        Map<String, NodeMaintenance> cached = new java.util.LinkedHashMap<>();
+        if (source != null) {
+            source.list().forEach(m -> cached.put(m.getMetadata().getName(), m));
+        }
+        context.getPrimaryCache()
+                .list()
+                .forEach(m -> cached.putIfAbsent(m.getMetadata().getName(), m));
+        List<NodeMaintenance> all =
+                admissions.overlay(cached.values(), nm.getMetadata().getName());
         List<Node> nodes =
                 NodeMaintenanceValidator.needsAllNodes(rules.limits(), node, NodeMaintenanceValidator.ahead(nm, all))
                         ? allNodes()
