@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.door;
 
+import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.machine.ApiErrors;
 import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceState;
@@ -29,9 +30,11 @@ final class StepErrors {
         boolean unexpected = !(e instanceof KubernetesClientException);
         boolean repeated = error.equals(state.lastError());
         Logger.Level level = repeated ? Logger.Level.DEBUG : unexpected ? Logger.Level.ERROR : Logger.Level.WARN;
+        // a Failed maintenance keeps the reason it failed for: the step's trouble is in the log and the failed count
+        boolean keepReason = state.phase() == Phase.Failed && state.lastError() != null;
         return new Failed(
                 new MaintenanceMachine.Step(
-                        state.toBuilder().lastError(error).build(),
+                        keepReason ? state : state.toBuilder().lastError(error).build(),
                         Optional.of(DoorActs.END_RETRY),
                         Optional.of(error)),
                 error,

@@ -2,6 +2,7 @@ package dev.tenure.maintenance.door;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.machine.MaintenanceState;
 import io.fabric8.kubernetes.api.model.StatusBuilder;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -78,5 +79,27 @@ class StepErrorsTest {
         assertThat(failed.step().requeueAfter()).contains(DoorActs.END_RETRY);
         assertThat(failed.level()).isEqualTo(level);
         assertThat(failed.withStack()).isEqualTo(level == Logger.Level.ERROR);
+    }
+
+    /**
+     * A Failed maintenance keeps the reason it failed for in lastError when a later step throws (make chaos, door seed
+     * 11374152260548: a hook timeout's Failed status named an injected 429 on a GET of its node instead of the hook);
+     * the step is still counted as a failed reconcile and logged.
+     */
+    @org.junit.jupiter.api.Test
+    void aFailedMaintenanceKeepsItsReasonWhenALaterStepThrows() {
+        String reason = "PreDrain hook(s) pre-drain.hooks.tenure.dev/x still present after 10m (spec.hooks.timeout)"
+                + " (spec.hooks.onTimeout Fail); node d2 stays cordoned";
+        MaintenanceState failed = MaintenanceState.initial().toBuilder()
+                .phase(Phase.Failed)
+                .lastError(reason)
+                .build();
+
+        StepErrors.Failed step = StepErrors.of(failed, api500());
+
+        assertThat(step.step().state().lastError()).isEqualTo(reason);
+        assertThat(step.step().state().phase()).isEqualTo(Phase.Failed);
+        assertThat(step.step().failed()).contains("API request failed: HTTP 500: etcdserver: request timed out");
+        assertThat(step.level()).isEqualTo(Logger.Level.WARN);
     }
 }
