@@ -17,6 +17,7 @@ import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.maintenance.machine.NodeMarks;
 import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Taint;
@@ -82,6 +83,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <p>{@code -Dtenure.chaos.seed=N} replays the driver's decisions and fault draws; {@code -Dtenure.chaos.runs=N}.
  */
 @Chaos
+@SecondLane
 class MaintenanceChaosTest {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
     static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);

@@ -32,6 +32,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * the delay of a list answered 200 used to be lost in the rewrite while its rule was used up (issue 50).
  */
 @EndToEnd
+@SecondLane
 class FaultsIT {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final ObjectMapper JSON = new ObjectMapper();

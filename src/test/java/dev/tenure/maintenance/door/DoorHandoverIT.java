@@ -14,6 +14,7 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
  * the emulated API server receives, on the Node as it has it then.
  */
 @EndToEnd
+@SecondLane
 class DoorHandoverIT {
 
     /** A liveness bound, not a speed claim (the machine is shared: see MaintenanceLifecycleIT.SETTLE). */
