@@ -77,6 +77,7 @@ final class EmulatorDispatcher extends Dispatcher {
     private final Faults faults;
     private final AdmissionWebhooks webhooks;
     private volatile KubeletSimulator kubelets;
+    private final Clock clock;
 
     EmulatorDispatcher(
             IndexedCrudDispatcher crud,
@@ -93,6 +94,7 @@ final class EmulatorDispatcher extends Dispatcher {
         this.openApi = new OpenApiDocuments(store, discovery);
         this.log = log;
         this.faults = faults;
+        this.clock = clock;
         this.webhooks = new AdmissionWebhooks(() -> crud.stored("validatingwebhookconfigurations").stream()
                 .map(store::tree)
                 .toList());
@@ -131,6 +133,12 @@ final class EmulatorDispatcher extends Dispatcher {
             // the CRUD store answers a missing object with an empty body; kube-apiserver with a Status naming it
             response = notFound(api);
         }
+        log.answered(new RequestLog.Answer(
+                api,
+                response.code(),
+                response.code() >= 400 ? causeReason(response) : "",
+                fault.isPresent() && fault.get().status() > 0,
+                clock.instant()));
         java.time.Duration delay = fault.map(Faults.Fault::delay).orElse(java.time.Duration.ZERO);
         if (response.getWebSocketListener() == null) {
             response.setHeader("Content-Type", "application/json");
@@ -157,6 +165,19 @@ final class EmulatorDispatcher extends Dispatcher {
             response.setBodyDelay(delay);
         }
         return response;
+    }
+
+    /** The first cause's reason of an error's Status body ({@code DisruptionBudget} for a budget's refusal), or "". */
+    private String causeReason(MockResponse response) {
+        String body = ClusterStore.body(response);
+        if (!body.trim().startsWith("{")) {
+            return "";
+        }
+        try {
+            return store.tree(body).at("/details/causes/0/reason").asText("");
+        } catch (RuntimeException e) {
+            return "";
+        }
     }
 
     @Override

@@ -18,6 +18,29 @@ import java.util.concurrent.ConcurrentHashMap;
  * and hands a reconcile that reads one of them a copy of the newest answer instead. The memory of a NodeMaintenance
  * ends when the informer has caught up (it delivers the newest answer, or a version never written from, which is
  * newer: the informer only moves forward) or the resource is gone.
+ *
+ * <p>Why this stays now that each status write carries the version it was decided from as a precondition ({@link
+ * DoorActs#writeStatus}; issue 50 item 13). The precondition guards the write, and only the write: a reconcile that
+ * decides from a version its own last write started from still runs the step (the machine's acts on the Node, the
+ * Lease, the pods, and its events) before the 409 tells it so, and every such write attempt is a request more
+ * ({@code QuietStatusIT} counts them). So what is kept, each for a reason the precondition does not cover:
+ * <ul>
+ *   <li>the versions written over and the newest answer ({@link #freshest}): read-your-own-writes before the step, not
+ *   after it. JOSDK 5.1.5's temporary resource cache (what {@code PrimaryUpdateAndCacheUtils} fills) does not do
+ *   this here: without comparable resourceVersions (its {@code parseResourceVersions}, off by default, since
+ *   kube-apiserver's versions are opaque) any event of the resource drops the answer it keeps, and a lagging watch's
+ *   late delivery of this reconciler's own earlier write is such an event: the reconcile it wakes reads that older
+ *   version again ({@code QuietStatusIT}'s lagging watch). Here a version written over is known as such without
+ *   comparing versions;</li>
+ *   <li>the status last written ({@link #wroteStatusOf}): whether a status read is this reconciler's own record or
+ *   another client's word. A precondition keeps a write from replacing what it did not see; it says nothing of who
+ *   wrote what is read, and a foreign status still lands (then it is judged, {@link PinnedNode});</li>
+ *   <li>the write in flight and the foreign writes seen ({@link #foreign}, {@link #readFresh}): the watch may deliver
+ *   this reconciler's write before its answer returns, and a foreign status write wakes the maintenance through the
+ *   second informer while the primary cache may not have it yet. Decided from that cache, a step that changes nothing
+ *   writes nothing, so no 409 would ever show the foreign status: the reconcile reads the resource from the API
+ *   server instead.</li>
+ * </ul>
  */
 public final class OwnStatusWrites {
     /** The newest answer to a status write, and every version a write of this NodeMaintenance started from. */
@@ -44,7 +67,6 @@ public final class OwnStatusWrites {
         this.json = json;
     }
 
-    /** {@code read}, or a copy of the newest status write's answer when {@code read} is a version it wrote over. */
     /** The NodeMaintenance to decide from ({@link #freshest}) and whether its status is this reconciler's own. */
     record Read(NodeMaintenance nm, boolean statusOurs) {}
 
@@ -63,6 +85,7 @@ public final class OwnStatusWrites {
         return new Read(fresh, wroteStatusOf(fresh));
     }
 
+    /** {@code read}, or a copy of the newest status write's answer when {@code read} is a version it wrote over. */
     NodeMaintenance freshest(NodeMaintenance read) {
         String name = read.getMetadata().getName();
         Written written = byName.get(name);

@@ -15,6 +15,12 @@ import java.util.stream.Stream;
  * of a node it never touched, and leave its own node cordoned under a lease nobody releases. Pure: the door reads the
  * Leases of the status's node and of the spec's node (one read each, only for a status not its own).
  *
+ * <p>It stays now that the door's status writes carry the version they were decided from (issue 50 item 13): that
+ * precondition keeps the door from writing over a status it did not see, but it does not stop another client from
+ * writing one, and it cannot make what that client wrote true. A foreign {@code status.nodeName} still lands, and a
+ * conflict now makes the door read it and decide from it ({@code NodeMaintenanceReconciler#readAgain}) where a blind
+ * write used to replace it unseen; so the pin is still judged on the Leases, the one record of which node is ours.
+ *
  * @param node the node it is pinned to; empty when neither the status nor the lease says it was admitted for one
  * @param leaseOurs this operator holds that node's lease for this maintenance: what was done on the node is ours to
  *     undo, whatever the status says of it

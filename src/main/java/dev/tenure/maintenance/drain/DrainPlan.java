@@ -325,12 +325,19 @@ public record DrainPlan(List<PodVerdict> verdicts, List<String> warnings) {
                         .toList();
     }
 
-    /** The evictions, then the deletions, to send now: those of the current wave. */
+    /**
+     * The evictions, then the deletions, to send now: those of the current wave. The evictions no PodDisruptionBudget
+     * has refused yet come first: a step sends a bounded batch from the front of this list, and pods a budget keeps
+     * refusing (retried every {@code evictionRetryDelay}) would otherwise fill every batch while the pods behind them
+     * were never sent (kubectl drain sends all its evictions at once, so none waits behind another).
+     */
     public List<PodVerdict> toSend() {
         List<PodVerdict> wave = currentWavePods();
-        return java.util.stream.Stream.concat(
-                        wave.stream().filter(v -> v.action() == Action.EVICT),
+        return java.util.stream.Stream.of(
+                        wave.stream().filter(v -> v.action() == Action.EVICT && v.refusal() == null),
+                        wave.stream().filter(v -> v.action() == Action.EVICT && v.refusal() != null),
                         wave.stream().filter(v -> v.action() == Action.DELETE))
+                .flatMap(x -> x)
                 .toList();
     }
 

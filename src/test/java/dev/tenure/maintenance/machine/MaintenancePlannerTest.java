@@ -182,6 +182,34 @@ class MaintenancePlannerTest {
         });
     }
 
+    /**
+     * Four pods a budget keeps refusing ahead of two it never saw, with a batch of four: the two go in the batch, not
+     * behind the four forever (MaintenanceChaosTest, living cluster, seed 10309381364904: n0's api pods never sent).
+     */
+    @Test
+    void aBatchSendsThePodsNoBudgetRefusedYetBeforeThoseABudgetKeepsRefusing() {
+        List<PodVerdict> verdicts = new java.util.ArrayList<>(IntStream.range(0, 4)
+                .mapToObj(i -> new PodVerdict(
+                        "shop",
+                        "web" + i,
+                        "uid-web" + i,
+                        Action.EVICT,
+                        "evict",
+                        "Cannot evict pod as it would violate the pod's disruption budget.",
+                        null))
+                .toList());
+        verdicts.add(pod("api0", Action.EVICT));
+        verdicts.add(pod("api1", Action.EVICT));
+
+        DrainVerdict v =
+                MaintenancePlanner.drain("w1", new DrainPlan(verdicts), DrainOptions.defaults(), 6, NOW, 4, NOW);
+
+        assertThat(v).isInstanceOfSatisfying(DrainVerdict.Send.class, send -> {
+            assertThat(send.batch()).extracting(PodVerdict::name).containsExactly("api0", "api1", "web0", "web1");
+            assertThat(send.left()).isEqualTo(2);
+        });
+    }
+
     @Test
     void aHandoverIsDoneWhenThePortSaysSoOrGivesUpAtItsTimeout() {
         HandoverOptions options = new HandoverOptions(true, Duration.ofSeconds(60));
