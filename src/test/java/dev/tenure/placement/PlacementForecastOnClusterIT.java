@@ -599,7 +599,7 @@ class PlacementForecastOnClusterIT {
                     .endMetadata()
                     .withNewSpec()
                     .withTaints(taints)
-                    .withUnschedulable(i > 0 && r.nextInt(8) == 0 ? true : null)
+                    .withUnschedulable((i > 0 && r.nextInt(8) == 0) ? Boolean.TRUE : null)
                     .endSpec()
                     .withNewStatus()
                     .addNewCondition()
