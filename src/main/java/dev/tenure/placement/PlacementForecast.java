@@ -31,7 +31,8 @@ import java.util.TreeMap;
  * still is a topology domain); each placed replacement takes its room for the pods after it, across all drains
  * forecast together; a bare pod (no controller owner) is not recreated and takes no room; a pod whose bound
  * PersistentVolume is local, or whose node affinity selects only nodes the forecast cordons, is pinned: it cannot run
- * until its node returns. Pods not bound to a node (already Pending) are not in the cluster and take no room.
+ * until its node returns (unless it tolerates the cordon's taint {@code node.kubernetes.io/unschedulable}: then,
+ * as NodeUnschedulable lets it, its replacement may go back to the cordoned node, and the filters decide). Pods not bound to a node (already Pending) are not in the cluster and take no room.
  */
 public record PlacementForecast(List<PodForecast> pods) {
 
@@ -160,15 +161,24 @@ public record PlacementForecast(List<PodForecast> pods) {
         return "0/" + nodes + " nodes are available: " + String.join(", ", parts) + ".";
     }
 
+    /**
+     * A bound volume that ties the pod to nodes it may not go to: a local volume, or one whose node affinity selects
+     * only cordoned nodes. A pod that tolerates the cordon's taint is not tied by a cordon (NodeUnschedulable lets it
+     * through, {@code plugins/nodeunschedulable/node_unschedulable.go}): its replacement may go back to its volume's
+     * node, and the filters decide.
+     */
     private static Optional<String> pinnedBy(Pod pod, PlacementCluster cluster) {
+        FilterPlugin.NodeFilter cordon = new NodeUnschedulable().prepare(pod, cluster);
         for (PersistentVolume pv : VolumeBinding.boundVolumes(pod, cluster)) {
             String pvName = pv.getMetadata().getName();
-            if (pv.getSpec() != null && pv.getSpec().getLocal() != null) {
+            boolean affinity = pv.getSpec() != null && pv.getSpec().getNodeAffinity() != null;
+            boolean open = affinity
+                    && cluster.nodes().stream()
+                            .anyMatch(n -> cordon.filter(n).isEmpty() && VolumeBinding.selects(pv, n));
+            if (pv.getSpec() != null && pv.getSpec().getLocal() != null && !open) {
                 return Optional.of("pinned by local PersistentVolume " + pvName);
             }
-            boolean affinity = pv.getSpec() != null && pv.getSpec().getNodeAffinity() != null;
-            if (affinity
-                    && cluster.nodes().stream().noneMatch(n -> !n.unschedulable() && VolumeBinding.selects(pv, n))) {
+            if (affinity && !open) {
                 return Optional.of("pinned by PersistentVolume " + pvName + ": its node affinity selects no node"
                         + " that stays schedulable");
             }

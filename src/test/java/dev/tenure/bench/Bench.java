@@ -104,6 +104,7 @@ public final class Bench {
         rows.put("10", this::orderedDrain);
         rows.put("11", this::pdbDrain);
         rows.put("12", this::metricSeries);
+        rows.put("13", this::placementForecast);
         return rows;
     }
 
@@ -785,6 +786,33 @@ public final class Bench {
     }
 
     /** Row 12 (issue 25): /q/metrics series before and after 1,000 NodeMaintenance create/delete cycles. */
+    /**
+     * Row 13: one node's placement forecast at 5,000 nodes / 150,000 pods ({@link ForecastBench}), in this JVM; quick
+     * mode measures the same size with fewer repeats ({@code -Dtenure.bench.forecast.nodes} and {@code .pods} change
+     * it).
+     */
+    private List<RowResult> placementForecast() {
+        long t0 = System.nanoTime();
+        int nodes = Integer.getInteger("tenure.bench.forecast.nodes", 5000);
+        int podsPerNode = Integer.getInteger("tenure.bench.forecast.pods", 30);
+        int repeats = quick ? 3 : 9;
+        ForecastBench.Result r = ForecastBench.run(nodes, podsPerNode, repeats);
+        String s = "Tenure, " + r.nodes() + " nodes / " + r.pods() + " pods";
+        return List.of(RowResult.of("13", "Placement forecast of one node's drain (" + r.evicted() + " pods)")
+                .measure(s, "forecast (9 filters, every node)", r.forecastMillis(), "ms")
+                .measure(s, "forecast, CPU time of its thread", r.forecastCpuMillis(), "ms")
+                .measure(s, "building its view from the cached objects", r.buildMillis(), "ms")
+                .measure(s, "building its view, CPU time", r.buildCpuMillis(), "ms")
+                .measure(s, "heap after GC: the Nodes and Pods it reads", r.objectsHeapMiB(), "MiB")
+                .measure(s, "heap after GC: its view on top of them", r.viewHeapMiB(), "MiB")
+                .note("median of " + repeats + " runs each (the forecast changes its view: built again per run); "
+                        + "verdicts " + r.verdicts() + "; in the bench JVM, not the operator")
+                .note("objects as fabric8 holds them in full (a cache that trims them holds less); nodes without "
+                        + "their image list; pods of 10-replica Deployments, 1 in 10 with a zone spread constraint, "
+                        + "1 in 10 with a hostname anti-affinity, room on every node (every filter runs everywhere)")
+                .ok((System.nanoTime() - t0) / 1e9));
+    }
+
     private List<RowResult> metricSeries() throws Exception {
         RowResult.Builder row = RowResult.of("12", "Metric series after NodeMaintenances come and go (packaged jar)");
         if (!FootprintBench.jarPresent()) {

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.tenure.placement.PlacementForecast.Drain;
 import dev.tenure.placement.PlacementForecast.PodForecast;
 import dev.tenure.placement.PlacementForecast.Verdict;
+import dev.tenure.testsupport.SuiteCounts;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
@@ -24,21 +25,46 @@ import java.util.regex.Pattern;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.ShrinkingMode;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
+import net.jqwik.api.lifecycle.AroundPropertyHook;
+import net.jqwik.api.lifecycle.PropertyExecutionResult;
+import net.jqwik.api.lifecycle.PropertyExecutor;
+import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 
 /**
  * Invariants of the forecast on generated clusters (nodes with cpu and pod room, zones, taints, cordons; pods with
  * requests, tolerations, node selectors, host ports, zone spread, bare or owned, bound, Pending or Failed). Each try is
  * one seed: a failure prints jqwik's seed and the sample (the cluster's seed); {@code @Property(seed = "...")} replays
  * the run. Tries: the pom's {@code jqwik.tries.default} ({@code make test}), {@code FAST_TRIES} in
- * {@code make test-fast}.
+ * {@code make test-fast}, {@value SuiteCounts#PLACEMENT_FORECAST_TRIES_PROPERTY} when set ({@code make chaos}:
+ * {@code PLACEMENT_FORECAST_TRIES}, not the drain model's 200,000 that its {@code jqwik.tries.default} carries).
  */
 class PlacementForecastPropertyTest {
+
+    /** The tries from {@value SuiteCounts#PLACEMENT_FORECAST_TRIES_PROPERTY} when set, else jqwik's default. */
+    public static final class Tries implements AroundPropertyHook {
+        @Override
+        public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
+            Integer tries = Integer.getInteger(SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY);
+            if (tries != null) {
+                context.attributes().setTries(tries);
+            }
+            return property.execute();
+        }
+
+        /** Outermost: the tries are read when the property starts. */
+        @Override
+        public int aroundPropertyProximity() {
+            return -100;
+        }
+    }
 
     private static final Pattern REASON = Pattern.compile("(\\d+) ([^,]+)");
 
     record Generated(List<Node> nodes, List<Pod> pods, List<Drain> drains, List<String> alsoCordoned) {}
 
     @Property(shrinking = ShrinkingMode.OFF)
+    @AddLifecycleHook(Tries.class)
     void forecastInvariants(@ForAll long seed) {
         Generated g = generate(new Random(seed));
         PlacementCluster cluster = PlacementCluster.of(g.nodes(), g.pods());

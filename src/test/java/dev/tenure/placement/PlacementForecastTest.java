@@ -158,6 +158,33 @@ class PlacementForecastTest {
         assertThat(f.doesNotFit()).isEmpty();
     }
 
+    /**
+     * NodeUnschedulable ({@code plugins/nodeunschedulable/node_unschedulable.go}) lets a pod that tolerates
+     * {@code node.kubernetes.io/unschedulable:NoSchedule} onto a cordoned node: its replacement goes back to the drained
+     * node, where its local volume is, and is not stranded (found by {@code PlacementForecastOnClusterIT}, seed -26955:
+     * the forecast said pinned, the living scheduler bound the replacement to the cordoned node).
+     */
+    @Test
+    void aPodThatToleratesTheCordonIsNotPinnedByItsLocalVolume() {
+        Pod pod = Fixtures.with(
+                on(VolumeFixtures.mounting("db-0", "data"), "n1"),
+                b -> b.editSpec()
+                        .withTolerations(new io.fabric8.kubernetes.api.model.Toleration(
+                                "NoSchedule", "node.kubernetes.io/unschedulable", "Exists", null, null))
+                        .endSpec());
+        PlacementCluster cluster = PlacementCluster.of(
+                List.of(Fixtures.node("n1").build(), Fixtures.node("n2").build()),
+                List.of(pod),
+                List.of(VolumeFixtures.local("pv-local", "n1")),
+                List.of(VolumeFixtures.claim("data", "pv-local")),
+                Map.of());
+
+        PlacementForecast f = PlacementForecast.of(cluster, List.of(new Drain("n1", List.of(pod))), List.of());
+        assertThat(verdicts(f)).containsExactly(Verdict.FITS);
+        assertThat(f.pods().get(0).message()).isEqualTo("fits on 1/2 nodes");
+        assertThat(f.stranded()).isEmpty();
+    }
+
     @Test
     void aZonalVolumeWhoseZoneHasNoOtherNodeWithRoomDoesNotFit() {
         Pod pod = on(VolumeFixtures.mounting("db-0", "data"), "n1");

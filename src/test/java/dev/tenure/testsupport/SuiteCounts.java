@@ -29,6 +29,22 @@ public final class SuiteCounts {
     /** Windows in {@code make test}: {@code make test-fast}'s count. */
     public static final int WINDOW_TRIES = 1000;
 
+    /**
+     * {@code PlacementForecastOnClusterIT}'s generated clusters, one emulated cluster each (issue 49); {@code make
+     * chaos}: {@code PLACEMENT_CLUSTER_TRIES} (1,000).
+     */
+    public static final String PLACEMENT_CLUSTER_TRIES_PROPERTY = "tenure.placement.cluster.tries";
+
+    /** Generated clusters in {@code make test}: a smoke run (the forecast against the living cluster). */
+    public static final int PLACEMENT_CLUSTER_TRIES = 10;
+
+    /**
+     * {@code PlacementForecastPropertyTest}'s generated clusters; unset, it runs at {@code jqwik.tries.default} (the
+     * pom's 1,000 in {@code make test}, {@code FAST_TRIES} in {@code make test-fast}); {@code make chaos}:
+     * {@code PLACEMENT_FORECAST_TRIES}, so that the drain model's 200,000 do not apply to it.
+     */
+    public static final String PLACEMENT_FORECAST_TRIES_PROPERTY = "tenure.placement.forecast.tries";
+
     private SuiteCounts() {}
 
     /** The count a suite runs: its system property when set (make chaos, a replay), else its smoke default. */

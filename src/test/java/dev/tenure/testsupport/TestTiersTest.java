@@ -157,19 +157,26 @@ class TestTiersTest {
         assertThat(SuiteCounts.WINDOW_TRIES)
                 .as("generated windows in make test")
                 .isBetween(1, 1000);
+        assertThat(SuiteCounts.PLACEMENT_CLUSTER_TRIES)
+                .as("forecasts checked on the living cluster in make test")
+                .isBetween(1, 10);
         assertThat(recipe("test") + Files.readString(Path.of("pom.xml")))
                 .as("make test's recipe and pom.xml pass no stress count")
                 .doesNotContain(
                         SuiteCounts.KILL_TRIALS_PROPERTY,
                         SuiteCounts.CLUSTER_PLANS_PROPERTY,
                         SuiteCounts.WINDOW_TRIES_PROPERTY,
+                        SuiteCounts.PLACEMENT_CLUSTER_TRIES_PROPERTY,
+                        SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY,
                         "tenure.chaos.runs",
                         "tenure.chaos.operator.trials");
         List<String> readingPastSuiteCounts = testClasses()
                 .filter(f -> !f.name.equals(SuiteCounts.class.getSimpleName()))
                 .filter(f -> f.source.contains("\"" + SuiteCounts.KILL_TRIALS_PROPERTY + "\"")
                         || f.source.contains("\"" + SuiteCounts.CLUSTER_PLANS_PROPERTY + "\"")
-                        || f.source.contains("\"" + SuiteCounts.WINDOW_TRIES_PROPERTY + "\""))
+                        || f.source.contains("\"" + SuiteCounts.WINDOW_TRIES_PROPERTY + "\"")
+                        || f.source.contains("\"" + SuiteCounts.PLACEMENT_CLUSTER_TRIES_PROPERTY + "\"")
+                        || f.source.contains("\"" + SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY + "\""))
                 .map(f -> f.name)
                 .toList();
         assertThat(readingPastSuiteCounts)
@@ -189,6 +196,8 @@ class TestTiersTest {
         atLeast.put(SuiteCounts.CLUSTER_PLANS_PROPERTY + "=$(DRAIN_MODEL_CLUSTER_TRIES)", 500);
         atLeast.put(SuiteCounts.KILL_TRIALS_PROPERTY + "=$(OPERATOR_KILL_TRIALS)", 1000);
         atLeast.put(SuiteCounts.WINDOW_TRIES_PROPERTY + "=$(WINDOW_TRIES)", 10_000);
+        atLeast.put(SuiteCounts.PLACEMENT_CLUSTER_TRIES_PROPERTY + "=$(PLACEMENT_CLUSTER_TRIES)", 1000);
+        atLeast.put(SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY + "=$(PLACEMENT_FORECAST_TRIES)", 10_000);
         atLeast.put("tenure.chaos.runs=$(CHAOS_RUNS)", 20);
         atLeast.put("tenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS)", 100);
         atLeast.put("tenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS)", 200);
@@ -200,7 +209,12 @@ class TestTiersTest {
         assertThat(chaos)
                 .as("the suites make chaos runs")
                 .contains(
-                        "*Chaos*", "DrainModelPropertyTest", "DrainModelOnClusterIT", "MaintenanceWindowPropertyTest");
+                        "*Chaos*",
+                        "DrainModelPropertyTest",
+                        "DrainModelOnClusterIT",
+                        "MaintenanceWindowPropertyTest",
+                        "PlacementForecastPropertyTest",
+                        "PlacementForecastOnClusterIT");
     }
 
     /** A {@code NAME ?= number} default of the Makefile. */
