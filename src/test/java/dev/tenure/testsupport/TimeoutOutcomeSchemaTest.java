@@ -38,6 +38,50 @@ class TimeoutOutcomeSchemaTest {
             "spec.drain.waitCompletedOnTimeout",
             "spec.drain.volumeDetach.onTimeout");
 
+    /** Issue 49: spec.drain.placement is Warn, Wait or Ignore; anything else is refused naming the field. */
+    static final String BAD_PLACEMENT = """
+            {"apiVersion":"tenure.dev/v1alpha1","kind":"NodeMaintenance","metadata":{"name":"m1"},
+             "spec":{"nodeName":"n1","drain":{"placement":"Sometimes"}}}
+            """;
+
+    @Test
+    void theShippedSchemaRefusesAnUnknownPlacementPolicyNamingTheField() throws Exception {
+        JsonNode crd = new YAMLMapper()
+                .readTree(Path.of("olm-bundle/manifests/nodemaintenances.tenure.dev-v1.crd.yml")
+                        .toFile());
+        JsonNode schema = crd.at("/spec/versions/0/schema/openAPIV3Schema");
+        List<StructuralSchema.Violation> violations =
+                new StructuralSchema(schema).validate(new ObjectMapper().readTree(BAD_PLACEMENT), null);
+
+        assertThat(violations).singleElement().satisfies(v -> {
+            assertThat(v.field()).isEqualTo("spec.drain.placement");
+            assertThat(v.detail()).contains("\"Ignore\"", "\"Wait\"", "\"Warn\"");
+        });
+    }
+
+    @Test
+    void theValidatorRefusesAnUnknownPlacementPolicyNamingTheField() {
+        ObjectMapper mapper = new ObjectMapper();
+        KubernetesSerialization json = new KubernetesSerialization(mapper, false);
+        mapper.registerModule(new MalformedFields());
+        NodeMaintenance nm = json.unmarshal(BAD_PLACEMENT, NodeMaintenance.class);
+
+        List<String> refusals = NodeMaintenanceValidator.refusals(
+                nm,
+                null,
+                new NodeMaintenanceValidator.ClusterView(
+                        Optional.of(new NodeBuilder()
+                                .withNewMetadata()
+                                .withName("n1")
+                                .endMetadata()
+                                .build()),
+                        List.<Node>of(),
+                        List.of()));
+
+        assertThat(refusals)
+                .anyMatch(r -> r.startsWith("spec.drain.placement: must be one of [Warn, Wait, Ignore], was"));
+    }
+
     @Test
     void theShippedSchemaRefusesAnUnknownOutcomeNamingTheField() throws Exception {
         JsonNode crd = new YAMLMapper()

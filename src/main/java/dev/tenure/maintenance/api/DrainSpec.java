@@ -82,6 +82,21 @@ public class DrainSpec {
             + " then). Absent: no wait.")
     private VolumeDetachSpec volumeDetach;
 
+    @JsonPropertyDescription("Before the cordon, forecast whether each pod to evict fits on a node that stays"
+            + " schedulable (kube-scheduler's filters; \"fits somewhere\", not where the scheduler puts it): Warn"
+            + " (default, kubectl's behaviour: status.placement, event PodsWillNotFit and condition PodsFit=False,"
+            + " then the drain goes on), Wait (stay Pending, nothing cordoned or evicted, until every pod fits) or"
+            + " Ignore (no forecast).")
+    private PlacementPolicy placement;
+
+    public PlacementPolicy getPlacement() {
+        return placement;
+    }
+
+    public void setPlacement(PlacementPolicy placement) {
+        this.placement = placement;
+    }
+
     public java.util.List<DrainRule> getRules() {
         return rules;
     }

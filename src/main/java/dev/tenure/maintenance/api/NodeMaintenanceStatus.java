@@ -70,6 +70,21 @@ public class NodeMaintenanceStatus {
         this.drainPlan = drainPlan;
     }
 
+    // ---- Issue 49, the placement forecast before the cordon
+
+    @JsonPropertyDescription("The placement forecast made before the cordon (spec.drain.placement Warn or Wait) or by a"
+            + " preview: counts per verdict and the pods that fit no node that stays schedulable, with the scheduler's"
+            + " message.")
+    private PlacementStatus placement;
+
+    public PlacementStatus getPlacement() {
+        return placement;
+    }
+
+    public void setPlacement(PlacementStatus placement) {
+        this.placement = placement;
+    }
+
     // ---- Issue 29, lifecycle (hooks, scheduled start)
 
     @JsonPropertyDescription("The lifecycle hooks the maintenance waits on now, if any.")
@@ -297,7 +312,8 @@ public class NodeMaintenanceStatus {
                 && Objects.equals(queuePosition, s.queuePosition)
                 && Objects.equals(joinedTo, s.joinedTo)
                 && Objects.equals(sharedWith, s.sharedWith)
-                && Objects.equals(timeoutsPassed, s.timeoutsPassed);
+                && Objects.equals(timeoutsPassed, s.timeoutsPassed)
+                && Objects.equals(placement, s.placement);
         // waitingFor is left out: it is derived from the fields above when the status is written
     }
 

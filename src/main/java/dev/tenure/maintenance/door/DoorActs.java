@@ -4,6 +4,7 @@ import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.PlacementStatus;
 import dev.tenure.maintenance.drain.DrainReport;
 import dev.tenure.maintenance.machine.EventRecorder;
 import dev.tenure.maintenance.machine.MaintenanceEvents;
@@ -12,6 +13,8 @@ import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import dev.tenure.maintenance.machine.MaintenanceRequest;
 import dev.tenure.maintenance.machine.MaintenanceState;
+import dev.tenure.maintenance.machine.PlacementGate;
+import dev.tenure.maintenance.machine.PlacementView;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -29,6 +32,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 import org.jboss.logging.Logger;
 
 /**
@@ -55,6 +59,8 @@ final class DoorActs {
     private final MaintenanceMetrics metrics;
     private final OwnStatusWrites ownWrites;
     private final Clock clock;
+    /** What the placement forecast of a maintenance reads besides its pods (the caches); empty: no forecast. */
+    private final Function<NodeMaintenance, Optional<PlacementView>> placementViews;
 
     DoorActs(
             MaintenanceMachine machine,
@@ -63,6 +69,18 @@ final class DoorActs {
             MaintenanceMetrics metrics,
             OwnStatusWrites ownWrites,
             Clock clock) {
+        this(machine, client, recorder, metrics, ownWrites, clock, nm -> Optional.empty());
+    }
+
+    DoorActs(
+            MaintenanceMachine machine,
+            KubernetesClient client,
+            EventRecorder recorder,
+            MaintenanceMetrics metrics,
+            OwnStatusWrites ownWrites,
+            Clock clock,
+            Function<NodeMaintenance, Optional<PlacementView>> placementViews) {
+        this.placementViews = placementViews;
         this.machine = machine;
         this.client = client;
         this.recorder = recorder;
@@ -176,7 +194,8 @@ final class DoorActs {
                     .withHooks(advance.admit().request().hooks().withAnnotations(hookAnnotations(nm)));
             // a status this operator did not write is a record only: what it says was done is checked first
             MaintenanceState from = statusOurs ? advance.state() : machine.rederive(request, advance.state(), events);
-            step = machine.advance(request, from, advance.admit().retryFailed(), advance.node(), events);
+            step = machine.advance(
+                    request, from, advance.admit().retryFailed(), advance.node(), placementViews.apply(nm), events);
         } catch (RuntimeException e) {
             // API trouble the machine did not expect (e.g. reading the Node), or a bug: reported in status, logged
             // once per change, and counted as a failed reconcile (StepFailed below), retried with backoff
@@ -219,7 +238,10 @@ final class DoorActs {
     private UpdateControl<NodeMaintenance> preview(NodeMaintenance nm, DoorDecision.Preview preview) {
         MaintenanceMachine.Step step;
         try {
-            step = machine.preview(MaintenanceRequest.from(nm.getSpec(), preview.nodeName()), preview.state());
+            step = machine.preview(
+                    MaintenanceRequest.from(nm.getSpec(), preview.nodeName()),
+                    preview.state(),
+                    placementViews.apply(nm));
         } catch (IllegalArgumentException e) {
             step = new MaintenanceMachine.Step(
                     preview.state().toBuilder()
@@ -231,6 +253,19 @@ final class DoorActs {
         StepStatuses.Mapped mapped = StepStatuses.previewed(nm, preview, step, clock.instant());
         if (!mapped.status().equals(nm.getStatus())) {
             emitPreviewed(nm, preview.nodeName(), mapped.status());
+        }
+        PlacementStatus placement = mapped.status().getPlacement();
+        if (placement != null
+                && placement.stranded() > 0
+                && !placement.equals(
+                        nm.getStatus() == null ? null : nm.getStatus().getPlacement())) {
+            // the forecast the maintenance would make before its cordon, said once per change as it would say it
+            eventsFor(nm, preview.nodeName())
+                    .emit(
+                            true,
+                            PlacementGate.WILL_NOT_FIT,
+                            "preview: " + PlacementGate.conditionMessage(placement) + " (forecast for a cordon of node "
+                                    + preview.nodeName() + "; spec.drain.placement " + placement.getPolicy() + ")");
         }
         writeChanged(nm, mapped.status());
         return lookAgain(mapped.look());

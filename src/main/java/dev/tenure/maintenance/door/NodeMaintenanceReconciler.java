@@ -144,7 +144,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 machine.settings().renewEvery(),
                 machine.settings().leaseNamePrefix());
         this.ownWrites = new OwnStatusWrites(client.getKubernetesSerialization());
-        this.acts = new DoorActs(machine, client, recorder, metrics, ownWrites, clock);
+        this.acts = new DoorActs(machine, client, recorder, metrics, ownWrites, clock, this::placementView);
         MaintenanceSettings settings = machine.settings();
         this.settings = settings;
         this.ourHolder = settings::isOurs;
@@ -413,6 +413,27 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                         ? allNodes()
                         : List.of();
         return new NodeMaintenanceAdmission.ClusterReads(node, nodes, all, elsewhere.nodes());
+    }
+
+    /**
+     * What the placement forecast of {@code nm} reads besides the pods (issue 49), read only when a forecast is made:
+     * every Node from the shared Node cache, and the nodes of the maintenances in the queue ahead of it or holding
+     * their node ({@link NodeMaintenanceValidator#ahead}), from the informer the queue is woken by.
+     */
+    private Optional<dev.tenure.maintenance.machine.PlacementView> placementView(NodeMaintenance nm) {
+        return Optional.of(new dev.tenure.maintenance.machine.PlacementView(() -> allNodes(), () -> aheadNodes(nm)));
+    }
+
+    private List<String> aheadNodes(NodeMaintenance nm) {
+        InformerEventSource<NodeMaintenance, NodeMaintenance> source = changes;
+        if (source == null) {
+            return List.of();
+        }
+        return NodeMaintenanceValidator.ahead(nm, source.list().toList()).stream()
+                .map(NodeMaintenanceValidator::nodeOf)
+                .filter(java.util.Objects::nonNull)
+                .distinct()
+                .toList();
     }
 
     /**

@@ -47,6 +47,9 @@ final class WaitReasons {
         if (s.getQueuePosition() != null) {
             return "the queue (position " + s.getQueuePosition() + ")";
         }
+        if (NodeSlotWakeUps.waitsForPlacement(s)) {
+            return "placement: " + s.getPlacement().stranded() + " pod(s) fit no other node";
+        }
         return s.getLastError() == null || s.getLastError().isBlank() ? null : "admission: " + s.getLastError();
     }
 

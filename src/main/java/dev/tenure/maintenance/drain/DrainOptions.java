@@ -4,6 +4,7 @@ import dev.tenure.maintenance.api.DrainBehavior;
 import dev.tenure.maintenance.api.DrainRule;
 import dev.tenure.maintenance.api.DrainSpec;
 import dev.tenure.maintenance.api.GoDuration;
+import dev.tenure.maintenance.api.PlacementPolicy;
 import dev.tenure.maintenance.api.TimeoutOutcome;
 import dev.tenure.maintenance.api.VolumeDetachSpec;
 import io.fabric8.kubernetes.api.model.LabelSelector;
@@ -24,6 +25,7 @@ import java.util.Optional;
  * @param volumeDetach the wait for the node's VolumeAttachments after the drain
  * @param onTimeout what {@code timeout} does ({@code spec.drain.onTimeout}); null: the stage's default (Fail)
  * @param waitCompletedOnTimeout what {@code waitCompletedTimeout} does; null: the stage's default (Fail)
+ * @param placement what the placement forecast before the cordon does ({@code spec.drain.placement}; null: Warn)
  */
 public record DrainOptions(
         Optional<Duration> timeout,
@@ -39,7 +41,8 @@ public record DrainOptions(
         Optional<Duration> waitCompletedTimeout,
         VolumeDetach.Options volumeDetach,
         TimeoutOutcome onTimeout,
-        TimeoutOutcome waitCompletedOnTimeout) {
+        TimeoutOutcome waitCompletedOnTimeout,
+        PlacementPolicy placement) {
 
     public static final Duration DEFAULT_EVICTION_RETRY_DELAY = Duration.ofSeconds(5);
 
@@ -51,6 +54,41 @@ public record DrainOptions(
         rules = rules == null ? DrainRules.none() : rules;
         waitCompletedTimeout = waitCompletedTimeout == null ? Optional.empty() : waitCompletedTimeout;
         volumeDetach = volumeDetach == null ? VolumeDetach.Options.off() : volumeDetach;
+        placement = placement == null ? PlacementPolicy.Warn : placement;
+    }
+
+    /** As the canonical constructor, with the default placement policy (Warn). */
+    public DrainOptions(
+            Optional<Duration> timeout,
+            long gracePeriodSeconds,
+            boolean ignoreDaemonSets,
+            boolean deleteEmptyDirData,
+            boolean force,
+            LabelSelector podSelector,
+            Duration evictionRetryDelay,
+            Optional<Duration> skipWaitForDeleteTimeout,
+            boolean disableEviction,
+            DrainRules rules,
+            Optional<Duration> waitCompletedTimeout,
+            VolumeDetach.Options volumeDetach,
+            TimeoutOutcome onTimeout,
+            TimeoutOutcome waitCompletedOnTimeout) {
+        this(
+                timeout,
+                gracePeriodSeconds,
+                ignoreDaemonSets,
+                deleteEmptyDirData,
+                force,
+                podSelector,
+                evictionRetryDelay,
+                skipWaitForDeleteTimeout,
+                disableEviction,
+                rules,
+                waitCompletedTimeout,
+                volumeDetach,
+                onTimeout,
+                waitCompletedOnTimeout,
+                PlacementPolicy.Warn);
     }
 
     /** kubectl drain's options without rules: every pod Drain, waves by the default order (priority ascending). */
@@ -78,7 +116,8 @@ public record DrainOptions(
                 Optional.empty(),
                 VolumeDetach.Options.off(),
                 null,
-                null);
+                null,
+                PlacementPolicy.Warn);
     }
 
     /** Tenure's defaults: kubectl drain with --ignore-daemonsets --delete-emptydir-data --force. */
@@ -112,7 +151,8 @@ public record DrainOptions(
                 Optional.ofNullable(waitCompleted).filter(d -> !d.isZero()),
                 volumeDetach(s.getVolumeDetach()),
                 s.getOnTimeout(),
-                s.getWaitCompletedOnTimeout());
+                s.getWaitCompletedOnTimeout(),
+                s.getPlacement());
     }
 
     private static DrainRules rules(List<DrainRule> rules) {

@@ -588,6 +588,35 @@ public final class DrainStep {
         }
     }
 
+    /**
+     * The pods the drain of the node would remove now ({@code podsOnNode}: the node's pods, as listed), in the order it
+     * removes them: the same {@link DrainPlan} the drain runs, its drained pods by wave ascending, then by name. For the
+     * placement forecast made before the cordon ({@link PlacementStep}).
+     */
+    List<Pod> evictions(MaintenanceRequest request, List<Pod> podsOnNode, Instant now) {
+        DrainOptions options = request.drain();
+        DrainPlan plan = DrainPlan.of(
+                podsOnNode,
+                options,
+                new DrainPlan.Observed(
+                        drain.existingDaemonSets(podsOnNode),
+                        kubeletStale(request.nodeName(), now),
+                        settings.staleNodeSkipWait(),
+                        Map.of(),
+                        Map.of(),
+                        options.rules().readsNamespaces() ? drain.namespaceLabels(podsOnNode) : Map.of()),
+                now);
+        Map<String, Pod> byKey = new java.util.HashMap<>();
+        podsOnNode.forEach(p ->
+                byKey.put(p.getMetadata().getNamespace() + "/" + p.getMetadata().getName(), p));
+        return plan.verdicts().stream()
+                .filter(PodVerdict::drained)
+                .sorted(java.util.Comparator.comparingInt(PodVerdict::wave).thenComparing(PodVerdict::key))
+                .map(v -> byKey.get(v.key()))
+                .filter(java.util.Objects::nonNull)
+                .toList();
+    }
+
     /** The wait for volumes to detach, after this drain. */
     VolumeStep volumeStep() {
         return volumeStep;

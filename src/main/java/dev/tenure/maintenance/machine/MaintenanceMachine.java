@@ -7,10 +7,12 @@ import dev.tenure.election.Scheduler;
 import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.PlacementPolicy;
 import dev.tenure.maintenance.drain.DrainPacing;
 import dev.tenure.maintenance.drain.PodDrain;
 import dev.tenure.maintenance.machine.MaintenanceStages.Opening;
 import dev.tenure.maintenance.machine.MaintenanceStages.Stage;
+import dev.tenure.placement.PlacementForecast;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
@@ -44,6 +46,7 @@ public final class MaintenanceMachine {
     private final HandoverStep handoverStep;
     private final HookStep hookStep;
     private final DrainStep drainStep;
+    private final PlacementStep placementStep;
     private final NodeRestore restore;
     private final StageTimes stageTimes;
     private final MaintenanceSettings settings;
@@ -79,6 +82,7 @@ public final class MaintenanceMachine {
         this.hookStep = new HookStep(settings);
         this.drainStep = new DrainStep(
                 client, leases, new PodDrain(client, evictionPool), metrics, settings, this::endAfterTimeout);
+        this.placementStep = new PlacementStep(client, drainStep);
         this.restore = new NodeRestore(leases, nodeLease, leaseStep, cordon, drainStep, metrics, settings, clock);
         this.stageTimes = new StageTimes(metrics);
         this.settings = settings;
@@ -123,8 +127,23 @@ public final class MaintenanceMachine {
             boolean retryFailed,
             Optional<Node> observed,
             MaintenanceEvents events) {
+        return advance(request, prior, retryFailed, observed, Optional.empty(), events);
+    }
+
+    /**
+     * {@link #advance(MaintenanceRequest, MaintenanceState, boolean, Optional, MaintenanceEvents)} with the placement
+     * forecast before the lease and the cordon ({@code spec.drain.placement}, read through {@code placement}); empty:
+     * no forecast (a caller that cannot supply the view).
+     */
+    public Step advance(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            boolean retryFailed,
+            Optional<Node> observed,
+            Optional<PlacementView> placement,
+            MaintenanceEvents events) {
         Instant now = clock.instant();
-        Step step = advance(request, prior, retryFailed, observed, events, now);
+        Step step = advance(request, prior, retryFailed, observed, placement, events, now);
         stageTimes.observe(request, prior, step.state(), now);
         return step;
     }
@@ -134,6 +153,7 @@ public final class MaintenanceMachine {
             MaintenanceState prior,
             boolean retryFailed,
             Optional<Node> observed,
+            Optional<PlacementView> placement,
             MaintenanceEvents events,
             Instant now) {
         String nodeName = request.nodeName();
@@ -172,6 +192,12 @@ public final class MaintenanceMachine {
                     ? restore.endAfterTimeout(request, s, timedOut.message(), events)
                     : restore.endOfWindow(request, s, events);
         }
+        if (placement.isPresent() && forecastsBeforeLease(request, prior)) {
+            Optional<Step> held = placementStep.gate(request, prior, s, placement.get(), now, events);
+            if (held.isPresent()) {
+                return held.get();
+            }
+        }
         return leaseGuard.claimThen(
                 request,
                 prior,
@@ -181,6 +207,19 @@ public final class MaintenanceMachine {
                 now,
                 events,
                 () -> afterLease(request, prior, s, heldFailure, now, events));
+    }
+
+    /**
+     * The placement forecast runs before the lease is taken, unless spec.drain.placement is Ignore; a maintenance
+     * waiting for a lease held elsewhere under Warn keeps the forecast it made (it is advice, and a LIST of every pod
+     * at each lease retry is not worth it), under Wait it makes it again.
+     */
+    static boolean forecastsBeforeLease(MaintenanceRequest request, MaintenanceState prior) {
+        PlacementPolicy policy = request.drain().placement();
+        if (prior.holdsNode() || policy == PlacementPolicy.Ignore) {
+            return false;
+        }
+        return policy == PlacementPolicy.Wait || prior.phase() != Phase.Waiting || prior.placement() == null;
     }
 
     /**
@@ -312,7 +351,33 @@ public final class MaintenanceMachine {
      * PodDisruptionBudgets that would refuse its eviction. Reads only: no lease, no cordon, no eviction.
      */
     public Step preview(MaintenanceRequest request, MaintenanceState prior) {
-        return drainStep.preview(request, prior, clock.instant());
+        return preview(request, prior, Optional.empty());
+    }
+
+    /**
+     * {@link #preview(MaintenanceRequest, MaintenanceState)} with the placement forecast ({@code status.placement})
+     * the maintenance would make before its cordon, unless spec.drain.placement is Ignore. Reads only.
+     */
+    public Step preview(MaintenanceRequest request, MaintenanceState prior, Optional<PlacementView> placement) {
+        Instant now = clock.instant();
+        Step step = drainStep.preview(request, prior, now);
+        PlacementPolicy policy = request.drain().placement();
+        if (placement.isEmpty()
+                || policy == PlacementPolicy.Ignore
+                || (step.state().lastError() != null && step.state().lastError().startsWith("spec.nodeName"))) {
+            return step;
+        }
+        try {
+            PlacementForecast forecast = placementStep.forecast(request, placement.get(), now);
+            return new Step(
+                    step.state().toBuilder()
+                            .placement(PlacementGate.status(policy, forecast))
+                            .build(),
+                    step.requeueAfter(),
+                    step.failed());
+        } catch (KubernetesClientException e) {
+            return step; // the drain plan is shown; the forecast is tried again at the preview's next refresh
+        }
     }
 
     /**

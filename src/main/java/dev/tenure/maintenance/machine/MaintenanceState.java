@@ -3,6 +3,7 @@ package dev.tenure.maintenance.machine;
 import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.PlacementStatus;
 import dev.tenure.maintenance.drain.DrainWaves;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import java.time.Instant;
@@ -37,7 +38,8 @@ public record MaintenanceState(
         List<DrainPlanStatus.PlannedPod> preview,
         MaintenanceHooks.Wait hookWait,
         String cordonFailure,
-        List<String> timeoutsPassed) {
+        List<String> timeoutsPassed,
+        PlacementStatus placement) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
@@ -89,6 +91,7 @@ public record MaintenanceState(
         DrainWaves waves;
         List<String> attachedVolumes = List.of();
         List<DrainPlanStatus.PlannedPod> preview = List.of();
+        PlacementStatus placement;
         MaintenanceHooks.Wait hookWait;
         List<String> timeoutsPassed = List.of();
         String cordonFailure;
@@ -117,6 +120,7 @@ public record MaintenanceState(
             waves = s.waves;
             attachedVolumes = s.attachedVolumes;
             preview = s.preview;
+            placement = s.placement;
             hookWait = s.hookWait;
             timeoutsPassed = s.timeoutsPassed;
             cordonFailure = s.cordonFailure;
@@ -232,6 +236,12 @@ public record MaintenanceState(
         }
 
         /** The lifecycle hooks this maintenance waits on (null: none). */
+        /** The placement forecast made before the cordon or by a preview ({@code status.placement}); null: none. */
+        public Builder placement(PlacementStatus v) {
+            placement = v;
+            return this;
+        }
+
         public Builder hookWait(MaintenanceHooks.Wait v) {
             hookWait = v;
             return this;
@@ -303,7 +313,8 @@ public record MaintenanceState(
                     preview,
                     hookWait,
                     cordonFailure,
-                    timeoutsPassed);
+                    timeoutsPassed,
+                    placement);
         }
     }
 }

@@ -95,6 +95,7 @@ public final class NodeMaintenanceStatuses {
         condition(status, LEADERS_HANDED_OVER).ifPresent(c -> b.handoverMessage(c.getMessage()));
         b.hookWait(hookWait(status.getHooks()));
         b.timeoutsPassed(status.getTimeoutsPassed());
+        b.placement(status.getPlacement());
         return b.build();
     }
 
@@ -165,6 +166,7 @@ public final class NodeMaintenanceStatuses {
         s.setDrainPlan(drainPlanOf(state));
         s.setHooks(hookStatus(state.hookWait()));
         s.setTimeoutsPassed(state.timeoutsPassed().isEmpty() ? null : state.timeoutsPassed());
+        s.setPlacement(state.placement());
         List<Condition> conditions = new ArrayList<>();
         // LeaseHeld says who holds the lease now: Waiting is never True, even mid-maintenance (a hijacked lease); the
         // time this maintenance first took it (its window's start, and that it still has the node's marks to undo)
@@ -264,6 +266,16 @@ public final class NodeMaintenanceStatuses {
         } else {
             conditions.add(
                     cond(DRAINED, "False", state.phase() == Phase.Ended ? ENDED_UNDRAINED : "Pending", "", null));
+        }
+        if (state.placement() != null) {
+            // issue 49: the forecast before the cordon; absent when none was made (spec.drain.placement Ignore)
+            boolean fits = state.placement().stranded() == 0;
+            conditions.add(cond(
+                    PlacementGate.PODS_FIT,
+                    fits ? "True" : "False",
+                    fits ? PlacementGate.PODS_FIT : PlacementGate.WILL_NOT_FIT,
+                    PlacementGate.conditionMessage(state.placement()),
+                    null));
         }
         for (Condition c : conditions) {
             c.setObservedGeneration(generation);

@@ -1,0 +1,265 @@
+package dev.tenure.maintenance.door;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tenure.maintenance.api.DrainSpec;
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceSpec;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.PlacementPolicy;
+import dev.tenure.maintenance.api.PlacementStatus;
+import dev.tenure.maintenance.machine.PlacementGate;
+import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EmulatedClusterResource;
+import dev.tenure.testsupport.EndToEnd;
+import io.fabric8.kubernetes.api.model.Condition;
+import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Issue 49 item 2, through the operator: the placement forecast made before the cordon ({@code spec.drain.placement}).
+ * Each test drains a node whose pod has a {@code nodeSelector} only that node satisfies, so its replacement fits on no
+ * node that stays schedulable: Warn says so (event, condition, status) and drains as kubectl does; Wait stays Pending
+ * with nothing written to the node or its lease and nothing evicted, until a node that takes the pod is added; Ignore
+ * forecasts nothing; a preview shows the forecast.
+ */
+@QuarkusTest
+@QuarkusTestResource(EmulatedClusterResource.class)
+@EndToEnd
+class PlacementForecastIT {
+
+    static final Duration WAIT = Duration.ofSeconds(20);
+    static final String POOL = "tenure.test/pool";
+
+    EmulatedCluster cluster() {
+        return EmulatedClusterResource.cluster();
+    }
+
+    KubernetesClient client() {
+        return cluster().client();
+    }
+
+    NodeMaintenance get(String name) {
+        return client().resources(NodeMaintenance.class).withName(name).get();
+    }
+
+    NodeMaintenance create(String name, String node, PlacementPolicy policy, boolean preview) {
+        NodeMaintenanceSpec spec = new NodeMaintenanceSpec(node, "test " + name);
+        if (policy != null) {
+            DrainSpec drain = new DrainSpec();
+            drain.setPlacement(policy);
+            spec.setDrain(drain);
+        }
+        if (preview) {
+            spec.setPreview(true);
+        }
+        return client().resource(new NodeMaintenance(name, spec)).create();
+    }
+
+    /** Two nodes; on the first, one pod of a Deployment whose nodeSelector only that node satisfies. */
+    Pod stranded(String prefix) {
+        cluster().seed().node(prefix + "-1").role("worker").label(POOL, prefix).create();
+        cluster().seed().node(prefix + "-2").role("worker").create();
+        return cluster()
+                .seed()
+                .deployment("solo")
+                .namespace(prefix)
+                .onNode(prefix + "-1")
+                .nodeSelector(POOL, prefix)
+                .create()
+                .get(0);
+    }
+
+    Optional<Condition> podsFit(NodeMaintenanceStatus status) {
+        return status.getConditions().stream()
+                .filter(c -> PlacementGate.PODS_FIT.equals(c.getType()))
+                .findFirst();
+    }
+
+    List<Event> events(String involved, String reason) {
+        return client().v1().events().inAnyNamespace().list().getItems().stream()
+                .filter(e -> involved.equals(e.getInvolvedObject().getName()))
+                .filter(e -> reason.equals(e.getReason()))
+                .toList();
+    }
+
+    long requests(Predicate<ApiRequest> which) {
+        return cluster().requests().count(which);
+    }
+
+    long nodeWrites(String node) {
+        return requests(r -> r.isWrite() && "nodes".equals(r.resource()) && node.equals(r.name()));
+    }
+
+    long leaseWrites(String node) {
+        return requests(r -> r.isWrite() && "leases".equals(r.resource()) && ("node-" + node).equals(r.name()));
+    }
+
+    long evictions(String namespace) {
+        return requests(ApiRequest.resource("pods", "eviction").and(ApiRequest.inNamespace(namespace)));
+    }
+
+    long podListsOf(String node) {
+        return requests(r -> r.is("list", "pods")
+                && ("spec.nodeName=" + node).equals(r.query().get("fieldSelector")));
+    }
+
+    void assertStrandedForecast(PlacementStatus placement, Pod pod, PlacementPolicy policy) {
+        String key = pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+        assertThat(placement.getPolicy()).isEqualTo(policy.name());
+        assertThat(placement.getDoesNotFit()).isEqualTo(1);
+        assertThat(placement.getPods()).singleElement().satisfies(p -> {
+            assertThat(p.getPod()).isEqualTo(key);
+            assertThat(p.getVerdict()).isEqualTo("DoesNotFit");
+            // kube-scheduler's FitError: the node itself is cordoned, every other one fails the selector
+            assertThat(p.getMessage())
+                    .matches("0/\\d+ nodes are available: .*")
+                    .containsPattern("\\d+ node\\(s\\) were unschedulable")
+                    .contains("node(s) didn't match Pod's node affinity/selector");
+        });
+    }
+
+    @Test
+    void warnSaysThePodFitsNowhereThenDrainsAsKubectlDoes() {
+        Pod pod = stranded("plw");
+
+        create("plw", "plw-1", null, false); // the default policy: Warn
+        await().atMost(WAIT)
+                .until(() ->
+                        get("plw").getStatus() != null && get("plw").getStatus().getPhase() == Phase.Succeeded);
+
+        NodeMaintenanceStatus status = get("plw").getStatus();
+        assertStrandedForecast(status.getPlacement(), pod, PlacementPolicy.Warn);
+        assertThat(podsFit(status)).get().satisfies(c -> {
+            assertThat(c.getStatus()).isEqualTo("False");
+            assertThat(c.getReason()).isEqualTo(PlacementGate.WILL_NOT_FIT);
+            assertThat(c.getMessage()).contains(pod.getMetadata().getName());
+        });
+        await().atMost(WAIT)
+                .until(() -> !events("plw", PlacementGate.WILL_NOT_FIT).isEmpty());
+        assertThat(events("plw", PlacementGate.WILL_NOT_FIT)).singleElement().satisfies(e -> {
+            assertThat(e.getType()).isEqualTo("Warning");
+            assertThat(e.getMessage()).contains("plw/" + pod.getMetadata().getName(), "Warn");
+        });
+        // and then it drained as today: the node's pods listed by spec.nodeName and the pod evicted
+        assertThat(podListsOf("plw-1")).isPositive();
+        assertThat(evictions("plw")).isPositive();
+        assertThat(client().pods()
+                        .inNamespace("plw")
+                        .withName(pod.getMetadata().getName())
+                        .get())
+                .isNull();
+        assertThat(client().nodes().withName("plw-1").get().getSpec().getUnschedulable())
+                .isTrue();
+    }
+
+    @Test
+    void waitStaysPendingTouchingNothingUntilANodeTakesThePod() {
+        Pod pod = stranded("plt");
+        long nodeWritesBefore = nodeWrites("plt-1");
+        long leaseWritesBefore = leaseWrites("plt-1");
+
+        create("plt", "plt-1", PlacementPolicy.Wait, false);
+        await().atMost(WAIT)
+                .until(() ->
+                        get("plt").getStatus() != null && get("plt").getStatus().getPlacement() != null);
+
+        NodeMaintenanceStatus status = get("plt").getStatus();
+        assertThat(status.getPhase()).isEqualTo(Phase.Pending);
+        assertStrandedForecast(status.getPlacement(), pod, PlacementPolicy.Wait);
+        assertThat(status.getWaitingFor()).startsWith("placement: 1 pod(s)");
+        assertThat(podsFit(status)).get().satisfies(c -> {
+            assertThat(c.getStatus()).isEqualTo("False");
+            assertThat(c.getMessage()).contains("plt/" + pod.getMetadata().getName(), "0/");
+        });
+        await().atMost(WAIT)
+                .until(() -> !events("plt", PlacementGate.WILL_NOT_FIT).isEmpty());
+        // it stays so: no write to the node, none to its lease, no eviction, no cordon
+        await().during(Duration.ofSeconds(2))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> get("plt").getStatus().getPhase() == Phase.Pending);
+        assertThat(nodeWrites("plt-1")).isEqualTo(nodeWritesBefore);
+        assertThat(leaseWrites("plt-1")).isEqualTo(leaseWritesBefore);
+        assertThat(evictions("plt")).isZero();
+        assertThat(client().nodes().withName("plt-1").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
+        assertThat(requests(r -> r.is("list", "pods")
+                        && r.namespace().isEmpty()
+                        && "500".equals(r.query().get("limit"))))
+                .as("the forecast read the pods in pages of 500")
+                .isPositive();
+
+        // room: a node the pod's selector takes; the Node's add wakes the wait, and the maintenance goes on
+        cluster().seed().node("plt-3").role("worker").label(POOL, "plt").create();
+        await().atMost(WAIT).until(() -> get("plt").getStatus().getPhase() == Phase.Succeeded);
+
+        status = get("plt").getStatus();
+        assertThat(status.getPlacement().getFits()).isEqualTo(1);
+        assertThat(status.getPlacement().getPods()).isNull();
+        assertThat(podsFit(status)).get().extracting(Condition::getStatus).isEqualTo("True");
+        assertThat(events("plt", PlacementGate.PODS_FIT)).isNotEmpty();
+        assertThat(podListsOf("plt-1")).isPositive();
+        assertThat(evictions("plt")).isPositive();
+        assertThat(client().pods()
+                        .inNamespace("plt")
+                        .withName(pod.getMetadata().getName())
+                        .get())
+                .isNull();
+        assertThat(client().nodes().withName("plt-1").get().getSpec().getUnschedulable())
+                .isTrue();
+    }
+
+    @Test
+    void ignoreMakesNoForecast() {
+        Pod pod = stranded("pli");
+
+        create("pli", "pli-1", PlacementPolicy.Ignore, false);
+        await().atMost(WAIT)
+                .until(() ->
+                        get("pli").getStatus() != null && get("pli").getStatus().getPhase() == Phase.Succeeded);
+
+        NodeMaintenanceStatus status = get("pli").getStatus();
+        assertThat(status.getPlacement()).isNull();
+        assertThat(podsFit(status)).isEmpty();
+        assertThat(events("pli", PlacementGate.WILL_NOT_FIT)).isEmpty();
+        assertThat(evictions("pli")).isPositive();
+        assertThat(client().pods()
+                        .inNamespace("pli")
+                        .withName(pod.getMetadata().getName())
+                        .get())
+                .isNull();
+    }
+
+    @Test
+    void aPreviewShowsTheForecastAndTouchesNothing() {
+        Pod pod = stranded("plp");
+        long nodeWritesBefore = nodeWrites("plp-1");
+
+        create("plp", "plp-1", PlacementPolicy.Wait, true);
+        await().atMost(WAIT)
+                .until(() ->
+                        get("plp").getStatus() != null && get("plp").getStatus().getPlacement() != null);
+
+        NodeMaintenanceStatus status = get("plp").getStatus();
+        assertThat(status.getPhase()).isEqualTo(Phase.Pending);
+        assertStrandedForecast(status.getPlacement(), pod, PlacementPolicy.Wait);
+        assertThat(status.getDrainPlan().getPods()).isNotEmpty();
+        assertThat(podsFit(status)).get().extracting(Condition::getStatus).isEqualTo("False");
+        await().atMost(WAIT)
+                .until(() -> !events("plp", PlacementGate.WILL_NOT_FIT).isEmpty());
+        assertThat(nodeWrites("plp-1")).isEqualTo(nodeWritesBefore);
+        assertThat(leaseWrites("plp-1")).isZero();
+        assertThat(evictions("plp")).isZero();
+    }
+}
