@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.door;
 
+import dev.tenure.maintenance.admission.NodesMaintainedElsewhere;
 import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
@@ -55,6 +56,8 @@ final class DoorActs {
     private final MaintenanceMetrics metrics;
     private final OwnStatusWrites ownWrites;
     private final Clock clock;
+    /** The other door's active requests, node by node: a maintenance that ends by itself hands its node over. */
+    private final NodesMaintainedElsewhere elsewhere;
 
     DoorActs(
             MaintenanceMachine machine,
@@ -63,6 +66,18 @@ final class DoorActs {
             MaintenanceMetrics metrics,
             OwnStatusWrites ownWrites,
             Clock clock) {
+        this(machine, client, recorder, metrics, ownWrites, clock, Map::of);
+    }
+
+    DoorActs(
+            MaintenanceMachine machine,
+            KubernetesClient client,
+            EventRecorder recorder,
+            MaintenanceMetrics metrics,
+            OwnStatusWrites ownWrites,
+            Clock clock,
+            NodesMaintainedElsewhere elsewhere) {
+        this.elsewhere = elsewhere;
         this.machine = machine;
         this.client = client;
         this.recorder = recorder;
@@ -176,7 +191,15 @@ final class DoorActs {
                     .withHooks(advance.admit().request().hooks().withAnnotations(hookAnnotations(nm)));
             // a status this operator did not write is a record only: what it says was done is checked first
             MaintenanceState from = statusOurs ? advance.state() : machine.rederive(request, advance.state(), events);
-            step = machine.advance(request, from, advance.admit().retryFailed(), advance.node(), events);
+            // a window's end (or a timeout that restores) while the other door's request for the node is active
+            // hands the node over to it, as a deletion does (asked only then: it looks at every cached Node)
+            step = machine.advance(
+                    request,
+                    from,
+                    advance.admit().retryFailed(),
+                    advance.node(),
+                    () -> Optional.ofNullable(elsewhere.requested().get(advance.nodeName())),
+                    events);
         } catch (RuntimeException e) {
             // API trouble the machine did not expect (e.g. reading the Node), or a bug: reported in status, logged
             // once per change, and counted as a failed reconcile (StepFailed below), retried with backoff

@@ -145,7 +145,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 machine.settings().renewEvery(),
                 machine.settings().leaseNamePrefix());
         this.ownWrites = new OwnStatusWrites(client.getKubernetesSerialization());
-        this.acts = new DoorActs(machine, client, recorder, metrics, ownWrites, clock);
+        this.acts = new DoorActs(machine, client, recorder, metrics, ownWrites, clock, elsewhere);
         MaintenanceSettings settings = machine.settings();
         this.settings = settings;
         this.ourHolder = settings::isOurs;

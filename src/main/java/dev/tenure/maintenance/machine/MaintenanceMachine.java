@@ -20,6 +20,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
 
 /**
  * One node's maintenance: lease → cordon and taints → leadership handover → drain → done, and the undo.
@@ -123,8 +124,25 @@ public final class MaintenanceMachine {
             boolean retryFailed,
             Optional<Node> observed,
             MaintenanceEvents events) {
+        return advance(request, prior, retryFailed, observed, Optional::empty, events);
+    }
+
+    /**
+     * {@link #advance(MaintenanceRequest, MaintenanceState, boolean, Optional, MaintenanceEvents)} for a front door
+     * beside another: {@code nextRequest} names the other door's active request for the node (empty: none), asked
+     * only when the maintenance ends by itself (its window over, a timeout that restores). Then the node is handed
+     * over to that request as at a deletion ({@link #end(String, MaintenanceEvents, Optional)}): not restored, no
+     * instant between the two requests where it is schedulable.
+     */
+    public Step advance(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            boolean retryFailed,
+            Optional<Node> observed,
+            Supplier<Optional<String>> nextRequest,
+            MaintenanceEvents events) {
         Instant now = clock.instant();
-        Step step = advance(request, prior, retryFailed, observed, events, now);
+        Step step = advance(request, prior, retryFailed, observed, nextRequest, events, now);
         stageTimes.observe(request, prior, step.state(), now);
         return step;
     }
@@ -134,6 +152,7 @@ public final class MaintenanceMachine {
             MaintenanceState prior,
             boolean retryFailed,
             Optional<Node> observed,
+            Supplier<Optional<String>> nextRequest,
             MaintenanceEvents events,
             Instant now) {
         String nodeName = request.nodeName();
@@ -168,9 +187,10 @@ public final class MaintenanceMachine {
             if (held.isPresent()) {
                 return held.get();
             }
+            Optional<String> handTo = nextRequest.get();
             return opening instanceof Opening.RestoreAfterTimeout timedOut
-                    ? restore.endAfterTimeout(request, s, timedOut.message(), events)
-                    : restore.endOfWindow(request, s, events);
+                    ? restore.endAfterTimeout(request, s, timedOut.message(), events, handTo)
+                    : restore.endOfWindow(request, s, events, handTo);
         }
         return leaseGuard.claimThen(
                 request,
