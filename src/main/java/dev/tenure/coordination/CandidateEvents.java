@@ -1,6 +1,7 @@
 package dev.tenure.coordination;
 
 import dev.tenure.election.CandidateRecord;
+import dev.tenure.kube.UserText;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -16,7 +17,9 @@ import org.jboss.logging.Logger;
 /**
  * Warning Events on LeaseCandidates whose spec the controller cannot use (conflicting strategies, unparsable
  * versions), so {@code kubectl describe leasecandidate} says why a Lease is not elected. Each problem is reported
- * once per candidate and message (the memory is only about what was already said, never about the election).
+ * once per candidate and message (the memory is only about what was already said, never about the election). A
+ * message quotes the candidate's spec (its {@code binaryVersion}, its strategy), user text, so it is written with its
+ * control characters escaped ({@link UserText#printable}), as every other event of the operator.
  */
 final class CandidateEvents {
 
@@ -57,7 +60,7 @@ final class CandidateEvents {
                 .endInvolvedObject()
                 .withType("Warning")
                 .withReason(reason)
-                .withMessage(message)
+                .withMessage(UserText.printable(message)) // a candidate's versions are user text: escaped
                 .withFirstTimestamp(now)
                 .withLastTimestamp(now)
                 .withCount(1)

@@ -8,6 +8,7 @@ import dev.tenure.election.LeaseKey;
 import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.NodeCache;
+import dev.tenure.kube.UserText;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
@@ -801,6 +802,25 @@ class CoordinationControllerIT {
                         .satisfies(e -> {
                             assertThat(e.getInvolvedObject().getName()).isEqualTo("bad");
                             assertThat(e.getMessage()).contains("one.nineteen");
+                        }));
+    }
+
+    /** Issue 50 item 5: a candidate's binaryVersion is user text; the event shows its control characters escaped. */
+    @Test
+    void aVersionsControlCharactersReachTheEventEscaped() {
+        candidate("raw", "1.19.0", "1.19\u001b[31m.0\u0000x");
+        candidate("good", "1.20.0", "1.20.0");
+        startController(true, Duration.ofMinutes(30));
+        awaitHolder("good");
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(warnings(CandidateEvents.INVALID_VERSION))
+                        .singleElement()
+                        .satisfies(e -> {
+                            assertThat(e.getInvolvedObject().getName()).isEqualTo("raw");
+                            assertThat(e.getMessage()).contains("binaryVersion \"1.19\\u001b[31m.0\\u0000x\"");
+                            assertThat(e.getMessage().chars().filter(UserText::isControl))
+                                    .as("control characters in the event's message")
+                                    .isEmpty();
                         }));
     }
 

@@ -373,7 +373,7 @@ public final class ClusterSeed {
         }
 
         private List<Pod> createAll() {
-            namespace(namespace);
+            ClusterSeed.this.namespace(namespace); // the seed's, not this builder's setter of the same name
             List<Pod> pods = new ArrayList<>();
             Random names = new Random((namespace + "/" + name).hashCode());
             switch (kind) {
@@ -634,7 +634,7 @@ public final class ClusterSeed {
         }
 
         public PodDisruptionBudget create() {
-            namespace(namespace);
+            ClusterSeed.this.namespace(namespace); // the seed's, not this builder's setter of the same name
             return store.create(new PodDisruptionBudgetBuilder()
                     .withNewMetadata()
                     .withName(name)

@@ -269,6 +269,21 @@ class KubectlCompatibilityTest {
                 });
     }
 
+    /**
+     * Issue 50 item 8: the namespaces seeded objects live in are Namespace objects, as on a real cluster (where
+     * kube-apiserver refuses a namespaced object in a namespace that does not exist), so {@code kubectl get ns} lists
+     * them.
+     */
+    @Test
+    void getNsListsTheNamespacesOfSeededObjects() throws Exception {
+        Result one = kubectl("get", "ns", "shop", "-o", "name");
+        assertThat(one.exit()).as(one.out()).isZero();
+        assertThat(one.out().strip()).isEqualTo("namespace/shop");
+        Result all = kubectl("get", "ns");
+        assertThat(all.exit()).as(all.out()).isZero();
+        assertThat(all.out()).containsPattern("(?m)^shop\\s+Active\\s");
+    }
+
     @Test
     void createNamespaceThenDeleteItWithoutWatchErrors() throws Exception {
         Result created = kubectl("create", "namespace", "team-a");

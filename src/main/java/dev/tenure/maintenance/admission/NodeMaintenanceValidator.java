@@ -1,10 +1,10 @@
 package dev.tenure.maintenance.admission;
 
+import dev.tenure.kube.UserText;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
-import dev.tenure.maintenance.api.UserText;
 import dev.tenure.maintenance.machine.MaintenanceRequest;
 import dev.tenure.maintenance.machine.MaintenanceSchedule;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;

@@ -1,6 +1,6 @@
 package dev.tenure.maintenance.annotation;
 
-import dev.tenure.maintenance.api.UserText;
+import dev.tenure.kube.UserText;
 import java.time.Duration;
 import java.util.Map;
 import java.util.regex.Pattern;

@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.door;
 
+import dev.tenure.maintenance.admission.NodesMaintainedElsewhere;
 import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
@@ -61,6 +62,8 @@ final class DoorActs {
     private final Clock clock;
     /** What the placement forecast of a maintenance reads besides its pods (the caches); empty: no forecast. */
     private final Function<NodeMaintenance, Optional<PlacementView>> placementViews;
+    /** The other door's active requests, node by node: a maintenance that ends by itself hands its node over. */
+    private final NodesMaintainedElsewhere elsewhere;
 
     DoorActs(
             MaintenanceMachine machine,
@@ -69,7 +72,7 @@ final class DoorActs {
             MaintenanceMetrics metrics,
             OwnStatusWrites ownWrites,
             Clock clock) {
-        this(machine, client, recorder, metrics, ownWrites, clock, nm -> Optional.empty());
+        this(machine, client, recorder, metrics, ownWrites, clock, nm -> Optional.empty(), Map::of);
     }
 
     DoorActs(
@@ -79,8 +82,10 @@ final class DoorActs {
             MaintenanceMetrics metrics,
             OwnStatusWrites ownWrites,
             Clock clock,
-            Function<NodeMaintenance, Optional<PlacementView>> placementViews) {
+            Function<NodeMaintenance, Optional<PlacementView>> placementViews,
+            NodesMaintainedElsewhere elsewhere) {
         this.placementViews = placementViews;
+        this.elsewhere = elsewhere;
         this.machine = machine;
         this.client = client;
         this.recorder = recorder;
@@ -194,8 +199,16 @@ final class DoorActs {
                     .withHooks(advance.admit().request().hooks().withAnnotations(hookAnnotations(nm)));
             // a status this operator did not write is a record only: what it says was done is checked first
             MaintenanceState from = statusOurs ? advance.state() : machine.rederive(request, advance.state(), events);
+            // a window's end (or a timeout that restores) while the other door's request for the node is active
+            // hands the node over to it, as a deletion does (asked only then: it looks at every cached Node)
             step = machine.advance(
-                    request, from, advance.admit().retryFailed(), advance.node(), placementViews.apply(nm), events);
+                    request,
+                    from,
+                    advance.admit().retryFailed(),
+                    advance.node(),
+                    placementViews.apply(nm),
+                    () -> Optional.ofNullable(elsewhere.requested().get(advance.nodeName())),
+                    events);
         } catch (RuntimeException e) {
             // API trouble the machine did not expect (e.g. reading the Node), or a bug: reported in status, logged
             // once per change, and counted as a failed reconcile (StepFailed below), retried with backoff

@@ -7,7 +7,9 @@ import dev.tenure.maintenance.admission.NodeMaintenanceAdmission;
 import dev.tenure.maintenance.admission.NodeMaintenanceValidator;
 import dev.tenure.maintenance.admission.NodesMaintainedElsewhere;
 import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.machine.EventRecorder;
+import dev.tenure.maintenance.machine.MaintenanceHooks;
 import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import dev.tenure.maintenance.machine.MaintenanceSettings;
@@ -34,6 +36,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Optional;
 import org.jboss.logging.Logger;
 
@@ -144,7 +147,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 machine.settings().renewEvery(),
                 machine.settings().leaseNamePrefix());
         this.ownWrites = new OwnStatusWrites(client.getKubernetesSerialization());
-        this.acts = new DoorActs(machine, client, recorder, metrics, ownWrites, clock, this::placementView);
+        this.acts = new DoorActs(machine, client, recorder, metrics, ownWrites, clock, this::placementView, elsewhere);
         MaintenanceSettings settings = machine.settings();
         this.settings = settings;
         this.ourHolder = settings::isOurs;
@@ -305,7 +308,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             OwnStatusWrites.Read read, Context<NodeMaintenance> context, boolean cleanup) {
         NodeMaintenance nm = read.nm();
         Instant now = clock.instant();
-        MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
+        MaintenanceState recordedState = NodeMaintenanceStatuses.toState(nm.getStatus());
+        MaintenanceState state = read.statusOurs() ? recordedState : ownHookWait(nm, recordedState, now);
         InformerEventSource<NodeMaintenance, NodeMaintenance> source = changes;
         NodeMaintenanceAdmission.Standing recorded =
                 NodeMaintenanceAdmission.standing(nm, state, rules.leaseNamePrefix());
@@ -326,6 +330,22 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 : nm.getMetadata().getAnnotations();
         return new DoorDecision.Observed(
                 nm, state, standing, view, sameNode, cached, hooks, now, read.statusOurs(), pin.leaseOurs());
+    }
+
+    /**
+     * For a status not ours, the hook wait this reconciler recorded ({@link MaintenanceHooks#notMovedByOthers}): a
+     * foreign write of {@code status.hooks} moves no {@code spec.hooks.timeout} deadline.
+     */
+    private MaintenanceState ownHookWait(NodeMaintenance nm, MaintenanceState recorded, Instant now) {
+        NodeMaintenanceStatus own = ownWrites.lastWritten(nm.getMetadata().getName());
+        MaintenanceHooks.Wait wait = MaintenanceHooks.notMovedByOthers(
+                recorded.hookWait(),
+                own != null,
+                own == null ? null : NodeMaintenanceStatuses.toState(own).hookWait(),
+                now);
+        return Objects.equals(wait, recorded.hookWait())
+                ? recorded
+                : recorded.toBuilder().hookWait(wait).build();
     }
 
     /**

@@ -113,6 +113,11 @@ public final class OwnStatusWrites {
                 || status.equals(lastWritten.get(read.getMetadata().getName()));
     }
 
+    /** The status this reconciler last wrote (or stood by) on {@code name}; null when none since it started. */
+    NodeMaintenanceStatus lastWritten(String name) {
+        return lastWritten.get(name);
+    }
+
     /**
      * Whether {@code read} carries a status another client wrote: neither the one this reconciler last wrote nor the
      * one it is writing, on a version no write of this reconciler has written over yet. Such a write wakes the NodeMaintenance ({@link NodeMaintenanceWakeUps}), which then writes

@@ -1,8 +1,8 @@
 package dev.tenure.maintenance.door;
 
+import dev.tenure.kube.UserText;
 import dev.tenure.maintenance.api.HookStatus;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
-import dev.tenure.maintenance.api.UserText;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.util.List;

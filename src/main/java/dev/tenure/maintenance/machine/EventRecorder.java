@@ -1,6 +1,6 @@
 package dev.tenure.maintenance.machine;
 
-import dev.tenure.maintenance.api.UserText;
+import dev.tenure.kube.UserText;
 import io.fabric8.kubernetes.api.model.Event;
 import io.fabric8.kubernetes.api.model.EventBuilder;
 import io.fabric8.kubernetes.api.model.ObjectReference;

@@ -150,6 +150,28 @@ public final class MaintenanceHooks {
                 "waiting for " + point + " hook(s) " + names + " to be removed (until " + deadline + ")");
     }
 
+    /**
+     * The wait a maintenance goes on from when its status was written by another client (a patch of {@code
+     * status.hooks}, a backup restored): status written by others moves no deadline. {@code spec.hooks.timeout} counts
+     * from the wait this operator recorded, so when it has written a status of this maintenance, that status's wait is
+     * the one (a foreign {@code since} moved forward, back, or erased is not taken); without one (a new operator
+     * instance: its memory of its writes starts empty), the recorded wait is taken, but never starting after {@code
+     * now} (a start in the future never happened, and would only push the deadline out).
+     *
+     * @param recorded the wait the foreign status says, or null
+     * @param ownKnown whether this operator has written (or stood by) a status of this maintenance
+     * @param own the wait of that status, or null when it waited on no hook
+     */
+    public static Wait notMovedByOthers(Wait recorded, boolean ownKnown, Wait own, Instant now) {
+        if (ownKnown) {
+            return own;
+        }
+        if (recorded == null || !recorded.since().isAfter(now)) {
+            return recorded;
+        }
+        return new Wait(recorded.point(), recorded.owners(), now);
+    }
+
     /** The wait a verdict leaves, if any. */
     public static Optional<Wait> waitOf(Verdict v) {
         if (v instanceof Verdict.Hold h) {

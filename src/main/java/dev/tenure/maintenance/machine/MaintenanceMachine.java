@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
 
 /**
  * One node's maintenance: lease → cordon and taints → leadership handover → drain → done, and the undo.
@@ -127,13 +128,17 @@ public final class MaintenanceMachine {
             boolean retryFailed,
             Optional<Node> observed,
             MaintenanceEvents events) {
-        return advance(request, prior, retryFailed, observed, Optional.empty(), events);
+        return advance(request, prior, retryFailed, observed, Optional.empty(), Optional::empty, events);
     }
 
     /**
      * {@link #advance(MaintenanceRequest, MaintenanceState, boolean, Optional, MaintenanceEvents)} with the placement
-     * forecast before the lease and the cordon ({@code spec.drain.placement}, read through {@code placement}); empty:
-     * no forecast (a caller that cannot supply the view).
+     * forecast before the lease and the cordon ({@code spec.drain.placement}, read through {@code placement}; empty:
+     * no forecast, for a caller that cannot supply the view), for a front door beside another: {@code nextRequest}
+     * names the other door's active request for the node (empty: none), asked only when the maintenance ends by
+     * itself (its window over, a timeout that restores). Then the node is handed over to that request as at a
+     * deletion ({@link #end(String, MaintenanceEvents, Optional)}): not restored, no instant between the two requests
+     * where it is schedulable.
      */
     public Step advance(
             MaintenanceRequest request,
@@ -141,9 +146,10 @@ public final class MaintenanceMachine {
             boolean retryFailed,
             Optional<Node> observed,
             Optional<PlacementView> placement,
+            Supplier<Optional<String>> nextRequest,
             MaintenanceEvents events) {
         Instant now = clock.instant();
-        Step step = advance(request, prior, retryFailed, observed, placement, events, now);
+        Step step = advance(request, prior, retryFailed, observed, placement, nextRequest, events, now);
         stageTimes.observe(request, prior, step.state(), now);
         return step;
     }
@@ -154,6 +160,7 @@ public final class MaintenanceMachine {
             boolean retryFailed,
             Optional<Node> observed,
             Optional<PlacementView> placement,
+            Supplier<Optional<String>> nextRequest,
             MaintenanceEvents events,
             Instant now) {
         String nodeName = request.nodeName();
@@ -188,9 +195,10 @@ public final class MaintenanceMachine {
             if (held.isPresent()) {
                 return held.get();
             }
+            Optional<String> handTo = nextRequest.get();
             return opening instanceof Opening.RestoreAfterTimeout timedOut
-                    ? restore.endAfterTimeout(request, s, timedOut.message(), events)
-                    : restore.endOfWindow(request, s, events);
+                    ? restore.endAfterTimeout(request, s, timedOut.message(), events, handTo)
+                    : restore.endOfWindow(request, s, events, handTo);
         }
         if (placement.isPresent() && forecastsBeforeLease(request, prior)) {
             Optional<Step> held = placementStep.gate(request, prior, s, placement.get(), now, events);

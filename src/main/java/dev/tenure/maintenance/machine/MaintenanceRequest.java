@@ -1,11 +1,11 @@
 package dev.tenure.maintenance.machine;
 
+import dev.tenure.kube.UserText;
 import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.HooksSpec;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.RecurringWindowSpec;
 import dev.tenure.maintenance.api.ScheduleSpec;
-import dev.tenure.maintenance.api.UserText;
 import dev.tenure.maintenance.drain.DrainOptions;
 import dev.tenure.maintenance.drain.DrainReport;
 import java.time.Duration;

@@ -140,12 +140,16 @@ public final class NodeRestore {
         drainStep.forget(nodeName);
     }
 
-    /** Window over: the maintenance ends by itself (phase Ended). */
-    Step endOfWindow(MaintenanceRequest request, MaintenanceState.Builder s, MaintenanceEvents events) {
+    /**
+     * Window over: the maintenance ends by itself (phase Ended). The node is restored, or, when another door's request
+     * for it is active ({@code handTo}), handed over to that request as at a deletion.
+     */
+    Step endOfWindow(
+            MaintenanceRequest request, MaintenanceState.Builder s, MaintenanceEvents events, Optional<String> handTo) {
         String nodeName = request.nodeName();
         Optional<String> left;
         try {
-            left = end(nodeName, events);
+            left = end(nodeName, events, handTo);
         } catch (LeaseStoreException | KubernetesClientException e) {
             return new Step(
                     s.lastError("ending maintenance of node " + nodeName + " after its window: " + e.getMessage())
@@ -156,7 +160,8 @@ public final class NodeRestore {
                 left.isPresent(),
                 MaintenanceEvents.REMOVED,
                 "maintenance window of " + GoDuration.format(request.window().get()) + " is over; "
-                        + left.orElse("node " + nodeName + " is back in service"));
+                        + left.orElse(handTo.map(to -> "node " + nodeName + " stays in maintenance for " + to)
+                                .orElse("node " + nodeName + " is back in service")));
         return new Step(
                 s.phase(Phase.Ended)
                         .leaseAcquiredAt(null)
@@ -177,10 +182,20 @@ public final class NodeRestore {
      */
     Step endAfterTimeout(
             MaintenanceRequest request, MaintenanceState.Builder s, String timedOut, MaintenanceEvents events) {
+        return endAfterTimeout(request, s, timedOut, events, Optional.empty());
+    }
+
+    /** {@link #endAfterTimeout(MaintenanceRequest, MaintenanceState.Builder, String, MaintenanceEvents)}, handing the node over to {@code handTo} when present. */
+    Step endAfterTimeout(
+            MaintenanceRequest request,
+            MaintenanceState.Builder s,
+            String timedOut,
+            MaintenanceEvents events,
+            Optional<String> handTo) {
         String nodeName = request.nodeName();
         Optional<String> left;
         try {
-            left = end(nodeName, events);
+            left = end(nodeName, events, handTo);
         } catch (LeaseStoreException | KubernetesClientException e) {
             return new Step(
                     s.lastError("ending maintenance of node " + nodeName + " after a timeout: " + e.getMessage())
@@ -188,7 +203,8 @@ public final class NodeRestore {
                     Optional.of(settings.drainPollInterval()));
         }
         String message = timedOut + "; maintenance of node " + nodeName + " ended: "
-                + left.orElse("node restored, lease released");
+                + left.orElse(handTo.map(to -> "node handed over to " + to + ", lease released")
+                        .orElse("node restored, lease released"));
         events.emit(true, MaintenanceEvents.TIMEOUT_RESTORED, message);
         return new Step(
                 s.phase(Phase.Ended)

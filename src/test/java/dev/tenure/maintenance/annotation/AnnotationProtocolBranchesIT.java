@@ -5,7 +5,7 @@ import static dev.tenure.maintenance.annotation.AnnotationFixture.leaseOf;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.election.LeaseRecord;
-import dev.tenure.maintenance.api.UserText;
+import dev.tenure.kube.UserText;
 import dev.tenure.testsupport.EndToEnd;
 import java.time.Duration;
 import java.time.Instant;

@@ -2,6 +2,7 @@ package dev.tenure.maintenance.api;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.tenure.kube.UserText;
 import io.fabric8.crdv2.generator.CRDGenerator;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinitionVersion;

@@ -137,6 +137,48 @@ class DoorHandoverIT {
         await().atMost(SETTLE).until(this::schedulable);
     }
 
+    /**
+     * The NodeMaintenance ends by itself (its {@code spec.window} is over) while the annotation waits: handed over as
+     * at a deletion, with the window's end saying so, and the Ended maintenance's deletion later touches nothing.
+     */
+    @Test
+    void aNodeMaintenanceWhoseWindowEndsHandsTheNodeToTheWaitingAnnotation() {
+        NodeMaintenanceSpec spec = new NodeMaintenanceSpec("w2", "kernel");
+        spec.setWindow("30s");
+        client.resource(new NodeMaintenance("windowed", spec)).create();
+        await().atMost(SETTLE).until(() -> rig.phase("windowed") == Phase.Succeeded);
+        annotate("3600");
+        await().atMost(SETTLE)
+                .until(() -> MaintenanceAnnotation.WAITING.equals(annotations().get(MaintenanceAnnotation.STATUS)));
+        Consumer<ApiRequest> judge = watchForAGap();
+        assertThat(rig.phase("windowed"))
+                .as("the window still open when the annotation waits (else this proves nothing)")
+                .isEqualTo(Phase.Succeeded);
+
+        await().atMost(SETTLE).until(() -> rig.phase("windowed") == Phase.Ended);
+        await().atMost(SETTLE).until(() -> MaintenanceAnnotation.holdsNode(annotations()));
+        client.resources(NodeMaintenance.class).withName("windowed").delete();
+        await().atMost(SETTLE)
+                .until(() -> client.resources(NodeMaintenance.class)
+                                .withName("windowed")
+                                .get()
+                        == null);
+        rig.cluster.requests().stopObserving(judge);
+
+        assertThat(gaps)
+                .as("requests at which w2 was out of maintenance between the two")
+                .isEmpty();
+        assertThat(events())
+                .anySatisfy(e -> assertThat(e)
+                        .startsWith(MaintenanceEvents.HANDED_OVER + ": ")
+                        .contains("annotation " + MaintenanceAnnotation.REQUEST))
+                .anySatisfy(e -> assertThat(e)
+                        .contains("maintenance window of 30s is over; node w2 stays in maintenance for annotation "
+                                + MaintenanceAnnotation.REQUEST));
+        annotate(null);
+        await().atMost(SETTLE).until(this::schedulable);
+    }
+
     @Test
     void theAnnotationEndingHandsTheNodeToTheWaitingNodeMaintenance() {
         annotate("3600");

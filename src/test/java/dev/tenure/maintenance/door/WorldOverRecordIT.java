@@ -291,6 +291,54 @@ class WorldOverRecordIT {
         await().atMost(WAIT).until(() -> get("fs") == null);
     }
 
+    /**
+     * Issue 50 item 4: status written by others moves no deadline. A pre-drain hook holds the drain; another client
+     * moves the wait's start an hour forward: the timeout still passes at the deadline this operator recorded (and the
+     * status says that start again), not an hour later.
+     */
+    @Test
+    void aForeignStatusThatMovesAHookWaitsStartMovesNoDeadline() {
+        cluster().seed().node("hm-1").role("worker").create();
+        NodeMaintenanceSpec spec = new NodeMaintenanceSpec("hm-1", "test hm");
+        Duration timeout = Duration.ofSeconds(15);
+        dev.tenure.maintenance.api.HooksSpec hooks = new dev.tenure.maintenance.api.HooksSpec("15s");
+        hooks.setOnTimeout(dev.tenure.maintenance.api.TimeoutOutcome.Fail);
+        spec.setHooks(hooks);
+        NodeMaintenance nm = new NodeMaintenance("hm", spec);
+        nm.getMetadata().setAnnotations(java.util.Map.of(MaintenanceHooks.PRE_DRAIN_PREFIX + "backup", ""));
+        client().resource(nm).create();
+        await().atMost(WAIT).until(() -> {
+            NodeMaintenance read = get("hm");
+            return read != null && read.getStatus() != null && read.getStatus().getHooks() != null;
+        });
+        String since = get("hm").getStatus().getHooks().getSince();
+        java.time.Instant deadline = java.time.Instant.parse(since).plus(timeout);
+        String moved = java.time.Instant.parse(since).plus(Duration.ofHours(1)).toString();
+
+        // another client (or a backup restore) says the wait began an hour later
+        client().resources(NodeMaintenance.class)
+                .withName("hm")
+                .subresource("status")
+                .patch(PatchContext.of(PatchType.JSON_MERGE), "{\"status\":{\"hooks\":{\"since\":\"" + moved + "\"}}}");
+        assertThat(java.time.Instant.now())
+                .as("the foreign write landed before the recorded deadline (else this proves nothing)")
+                .isBefore(deadline);
+
+        await().atMost(WAIT).until(() -> phaseOf("hm") == Phase.Failed);
+        assertThat(java.time.Instant.now())
+                .as("the timeout passed no earlier than the recorded deadline")
+                .isAfterOrEqualTo(deadline);
+        NodeMaintenanceStatus failed = get("hm").getStatus();
+        assertThat(failed.getLastError()).contains("(spec.hooks.timeout)").contains("stays cordoned");
+        assertThat(failed.getHooks().getSince())
+                .as("the wait's start this operator recorded, written back over the foreign one")
+                .isEqualTo(since);
+        assertThat(client().nodes().withName("hm-1").get().getSpec().getUnschedulable())
+                .isTrue();
+        client().resources(NodeMaintenance.class).withName("hm").delete();
+        await().atMost(WAIT).until(() -> get("hm") == null);
+    }
+
     @Test
     void aForeignStatusThatDropsTheReasonOfARefusalIsWrittenBackAtOnce() {
         cluster().seed().node("fr-1").role("worker").create();

@@ -99,4 +99,24 @@ class MaintenanceHooksTest {
         assertThatThrownBy(() -> new Hooks(List.of(), List.of(), Duration.ZERO))
                 .hasMessage("spec.hooks.timeout: must be more than 0, was PT0S");
     }
+
+    /** Issue 50 item 4: a foreign status's wait moves no deadline; this operator's own record is the anchor. */
+    @Test
+    void aForeignWaitMovesNoDeadline() {
+        Instant t0 = Instant.parse("2026-01-01T00:00:00Z");
+        Instant now = t0.plusSeconds(10);
+        Wait own = new Wait(Point.PreDrain, List.of("backup"), t0);
+        Wait later = new Wait(Point.PreDrain, List.of("backup"), t0.plusSeconds(3600));
+        Wait earlier = new Wait(Point.PreDrain, List.of("backup"), t0.minusSeconds(3600));
+        // this operator wrote a status: its wait is the one, whatever the foreign one says (moved, or erased)
+        assertThat(MaintenanceHooks.notMovedByOthers(later, true, own, now)).isEqualTo(own);
+        assertThat(MaintenanceHooks.notMovedByOthers(earlier, true, own, now)).isEqualTo(own);
+        assertThat(MaintenanceHooks.notMovedByOthers(null, true, own, now)).isEqualTo(own);
+        assertThat(MaintenanceHooks.notMovedByOthers(later, true, null, now)).isNull();
+        // no record of its own (a new instance): the foreign wait, never starting after now
+        assertThat(MaintenanceHooks.notMovedByOthers(earlier, false, null, now)).isEqualTo(earlier);
+        assertThat(MaintenanceHooks.notMovedByOthers(later, false, null, now))
+                .isEqualTo(new Wait(Point.PreDrain, List.of("backup"), now));
+        assertThat(MaintenanceHooks.notMovedByOthers(null, false, null, now)).isNull();
+    }
 }

@@ -1,4 +1,4 @@
-package dev.tenure.maintenance.api;
+package dev.tenure.kube;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,9 +1,9 @@
-package dev.tenure.maintenance.api;
+package dev.tenure.kube;
 
 import java.util.Optional;
 
 /**
- * Text a user wrote ({@code spec.reason}, a node annotation's value) on its way to a terminal: events, the Node's
+ * Text a user wrote ({@code spec.reason}, a node annotation's value, a LeaseCandidate's {@code binaryVersion}) on its way to a terminal: events, the Node's
  * {@code tenure.dev/Maintenance} condition, {@code kubectl get}. A control character there is an escape sequence an
  * admin's terminal obeys ({@code ESC [31m}, a C1 {@code CSI}) or a NUL that cuts the line, so it is refused where the
  * text comes in (the CRD's CEL rule, the webhook) and shown escaped wherever it is copied anyway. Control characters
