@@ -80,6 +80,7 @@ class WiringArchitectureTest {
             "machine.MaintenanceHooks",
             // issue 27's: the machine's "what next", split from the steps that do the I/O
             "machine.MaintenanceStages",
+            "machine.PlacementGate",
             "drain.DrainPlan",
             "drain.PodFilters",
             "drain.DrainPacing",
@@ -129,6 +130,10 @@ class WiringArchitectureTest {
                 || pkg.equals("dev.tenure.maintenance.api")
                 || pkg.startsWith("io.fabric8.kubernetes.api.model")
                 || pkg.equals("dev.tenure.election")
+                // the placement forecast (pure: fabric8 model types only, PlacementArchitectureTest) and the escaping
+                // of user text shared with the coordination controller
+                || pkg.equals("dev.tenure.placement")
+                || outer.equals("dev.tenure.kube.UserText")
                 || PLANNERS.matcher(name).matches()
                 || (pkg.startsWith("dev.tenure.maintenance") && (VALUES.contains(simple) || VALUES.contains(nested)));
     }
