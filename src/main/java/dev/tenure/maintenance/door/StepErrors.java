@@ -30,8 +30,10 @@ final class StepErrors {
         boolean unexpected = !(e instanceof KubernetesClientException);
         boolean repeated = error.equals(state.lastError());
         Logger.Level level = repeated ? Logger.Level.DEBUG : unexpected ? Logger.Level.ERROR : Logger.Level.WARN;
-        // a Failed maintenance keeps the reason it failed for: the step's trouble is in the log and the failed count
-        boolean keepReason = state.phase() == Phase.Failed && state.lastError() != null;
+        // a maintenance that failed or ended by itself keeps the reason it failed or ended for (a hook's timeout): the
+        // step's trouble is in the log and the failed count
+        boolean keepReason =
+                (state.phase() == Phase.Failed || state.phase() == Phase.Ended) && state.lastError() != null;
         return new Failed(
                 new MaintenanceMachine.Step(
                         keepReason ? state : state.toBuilder().lastError(error).build(),

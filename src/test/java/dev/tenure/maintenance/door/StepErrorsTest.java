@@ -86,19 +86,23 @@ class StepErrorsTest {
      * 11374152260548: a hook timeout's Failed status named an injected 429 on a GET of its node instead of the hook);
      * the step is still counted as a failed reconcile and logged.
      */
-    @org.junit.jupiter.api.Test
-    void aFailedMaintenanceKeepsItsReasonWhenALaterStepThrows() {
+    @ParameterizedTest(name = "{0}")
+    @org.junit.jupiter.params.provider.EnumSource(
+            value = Phase.class,
+            names = {"Failed", "Ended"})
+    void aMaintenanceThatFailedOrEndedKeepsItsReasonWhenALaterStepThrows(Phase phase) {
+        // Ended: make chaos door seed 11374152260551, a hook timeout (onTimeout Restore) that named an injected 409
         String reason = "PreDrain hook(s) pre-drain.hooks.tenure.dev/x still present after 10m (spec.hooks.timeout)"
-                + " (spec.hooks.onTimeout Fail); node d2 stays cordoned";
+                + " (spec.hooks.onTimeout " + (phase == Phase.Failed ? "Fail" : "Restore") + ")";
         MaintenanceState failed = MaintenanceState.initial().toBuilder()
-                .phase(Phase.Failed)
+                .phase(phase)
                 .lastError(reason)
                 .build();
 
         StepErrors.Failed step = StepErrors.of(failed, api500());
 
         assertThat(step.step().state().lastError()).isEqualTo(reason);
-        assertThat(step.step().state().phase()).isEqualTo(Phase.Failed);
+        assertThat(step.step().state().phase()).isEqualTo(phase);
         assertThat(step.step().failed()).contains("API request failed: HTTP 500: etcdserver: request timed out");
         assertThat(step.level()).isEqualTo(Logger.Level.WARN);
     }
