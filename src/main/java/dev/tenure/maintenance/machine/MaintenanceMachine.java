@@ -101,7 +101,7 @@ public final class MaintenanceMachine {
             MaintenanceRequest request, MaintenanceState.Builder s, String timedOut, MaintenanceEvents events) {
         Optional<Step> held =
                 hookStep.beforeUncordon(request, s.build(), s, timedOut, clock.instant(), until -> true, events);
-        return held.orElseGet(() -> restore.endAfterTimeout(request, s, timedOut, events));
+        return held.orElseGet(() -> restore.endAfterTimeout(request, s, timedOut, events, Optional.empty()));
     }
 
     public MaintenanceSettings settings() {

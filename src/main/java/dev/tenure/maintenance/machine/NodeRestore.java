@@ -178,14 +178,9 @@ public final class NodeRestore {
      * A bounded stage's timeout passed with onTimeout Restore (for pre-drain hooks, their default: the maintenance ends
      * cleanly rather than draining under a hook nobody removed, or waiting forever): the same undo as deleting the maintenance (node
      * restored, taints and condition removed, lease released), then phase Ended with {@code timedOut} (which names the
-     * stage) in lastError and a {@value MaintenanceEvents#TIMEOUT_RESTORED} Warning.
+     * stage) in lastError and a {@value MaintenanceEvents#TIMEOUT_RESTORED} Warning. When another door's request for
+     * the node is active ({@code handTo}), the node is handed over to it instead of restored, as at a deletion.
      */
-    Step endAfterTimeout(
-            MaintenanceRequest request, MaintenanceState.Builder s, String timedOut, MaintenanceEvents events) {
-        return endAfterTimeout(request, s, timedOut, events, Optional.empty());
-    }
-
-    /** {@link #endAfterTimeout(MaintenanceRequest, MaintenanceState.Builder, String, MaintenanceEvents)}, handing the node over to {@code handTo} when present. */
     Step endAfterTimeout(
             MaintenanceRequest request,
             MaintenanceState.Builder s,
