@@ -9,10 +9,14 @@ import dev.tenure.maintenance.admission.MaintenanceLimits;
 import dev.tenure.maintenance.machine.EventRecorder;
 import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceSettings;
+import dev.tenure.maintenance.machine.NodeLeaseReleases;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSpec;
+import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
+import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
+import io.fabric8.kubernetes.client.informers.cache.Store;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -21,6 +25,7 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BiPredicate;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 import org.jboss.logging.Logger;
 
@@ -28,7 +33,8 @@ import org.jboss.logging.Logger;
  * The annotation protocol's front door: watches Nodes through the operator's shared {@link NodeCache} and runs
  * {@link MaintenanceAnnotationController} for each Node that carries one of its annotations (the request, the
  * status, or Tenure's state record), client-go style: a keyed work queue (one reconcile per Node at a time, timed
- * re-looks, per-Node backoff on failure) and a few workers. {@code OperatorLeadership} starts it when this replica
+ * re-looks, per-Node backoff on failure) and a few workers. It also watches the node leases' namespace: a request
+ * waiting for a lease the other door holds is woken when that lease is let go ({@link #leaseEvents}). {@code OperatorLeadership} starts it when this replica
  * leads and stops it, before the lease can go, when leadership ends.
  *
  * <p>It is not a JOSDK reconciler on purpose: JOSDK's primary informer is private to its controller, so a Node
@@ -46,6 +52,10 @@ public final class AnnotationDoor {
 
     private final MaintenanceAnnotationController controller;
     private final NodeCache nodes;
+    /** For the watch of the node leases ({@link #leaseEvents}). */
+    private final KubernetesClient client;
+
+    private final AnnotationSettings settings;
     /** Each reconcile holds a permit of it (the operator's leadership term); open by default (tests). */
     private volatile WorkFence fence = WorkFence.alwaysOpen();
 
@@ -53,7 +63,10 @@ public final class AnnotationDoor {
     private Running running;
 
     private record Running(
-            KeyedWorkQueue<String> queue, ScheduledExecutorService scheduler, NodeCache.Subscription subscription) {}
+            KeyedWorkQueue<String> queue,
+            ScheduledExecutorService scheduler,
+            NodeCache.Subscription subscription,
+            SharedIndexInformer<Lease> leases) {}
 
     public AnnotationDoor(
             KubernetesClient client,
@@ -82,7 +95,10 @@ public final class AnnotationDoor {
                 settings,
                 AnnotatedNodes.budget(caches, limits),
                 node -> AnnotatedNodes.maintenanceOf(caches, node),
+                maintenance.leaseWaitRetry(),
                 clock);
+        this.client = client;
+        this.settings = settings;
     }
 
     /** Whether the door is configured on ({@code tenure.maintenance.annotation.enabled}). */
@@ -121,8 +137,20 @@ public final class AnnotationDoor {
             scheduler.shutdownNow();
             throw e;
         }
+        SharedIndexInformer<Lease> leases = client.resources(Lease.class)
+                .inNamespace(settings.leaseNamespace())
+                .runnableInformer(0);
+        leases.addEventHandler(leaseEvents(queue, subscription.informer().getStore(), settings));
+        try {
+            leases.run();
+        } catch (RuntimeException e) {
+            leases.close();
+            subscription.close();
+            scheduler.shutdownNow();
+            throw e;
+        }
         queue.startWorkers(WORKERS, "tenure-annotation-worker", fence, controller::reconcile);
-        running = new Running(queue, scheduler, subscription);
+        running = new Running(queue, scheduler, subscription, leases);
         LOG.info("Annotation door started (" + MaintenanceAnnotation.REQUEST + ")");
     }
 
@@ -140,6 +168,7 @@ public final class AnnotationDoor {
             return;
         }
         r.subscription().close();
+        r.leases().close();
         // the queue first: a reconcile finishing now asks for a re-add, which a shut-down queue drops
         if (!r.queue().shutDownAndWait(STOP_WAIT)) {
             LOG.warnf("Annotation door: a reconcile was still running %d s after stop", STOP_WAIT.toSeconds());
@@ -168,6 +197,40 @@ public final class AnnotationDoor {
             @Override
             public void onDelete(Node node, boolean deletedFinalStateUnknown) {
                 // a deleted Node has nothing left to cordon or restore; its lease expires by itself
+            }
+        };
+    }
+
+    /**
+     * A request waiting for its node's lease (held by a NodeMaintenance, or by another holder) looks again when the
+     * lease is let go ({@link NodeLeaseReleases#frees}), not at its next timed look ({@code
+     * tenure.maintenance.lease.wait-retry}): a NodeMaintenance that ends hands the node over to the annotation's
+     * request without changing the Node, so no Node event would wake it. The lease's node is found among the cached
+     * Nodes the protocol concerns (a lease name may be hash-shortened, so it is not parsed back).
+     */
+    static ResourceEventHandler<Lease> leaseEvents(
+            KeyedWorkQueue<String> queue, Store<Node> nodes, AnnotationSettings settings) {
+        Consumer<Lease> wake = lease -> nodes.list().stream()
+                .filter(CONCERNS_PROTOCOL)
+                .map(n -> n.getMetadata().getName())
+                .filter(n -> settings.leaseName(n).equals(lease.getMetadata().getName()))
+                .forEach(queue::add);
+        return new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(Lease lease) {
+                // a new lease is held by whoever created it: no one waiting for it can take it now
+            }
+
+            @Override
+            public void onUpdate(Lease old, Lease updated) {
+                if (NodeLeaseReleases.frees(old, updated)) {
+                    wake.accept(updated);
+                }
+            }
+
+            @Override
+            public void onDelete(Lease lease, boolean deletedFinalStateUnknown) {
+                wake.accept(lease);
             }
         };
     }

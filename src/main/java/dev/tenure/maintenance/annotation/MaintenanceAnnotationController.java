@@ -51,7 +51,10 @@ public final class MaintenanceAnnotationController {
 
     private static final Logger LOG = Logger.getLogger(MaintenanceAnnotationController.class);
     static final Duration ERROR_RETRY = Duration.ofSeconds(5);
-    /** While waiting for a foreign lease, look again at least this often (it may be released early). */
+    /**
+     * While waiting for a foreign lease, look again at least this often (a release wakes the door at once, {@link
+     * AnnotationDoor}; this look is the backstop). The default of {@code tenure.maintenance.lease.wait-retry}.
+     */
     static final Duration WAIT_RETRY = Duration.ofSeconds(10);
 
     private static final Duration MIN_REQUEUE = Duration.ofMillis(100);
@@ -73,6 +76,7 @@ public final class MaintenanceAnnotationController {
     private final java.util.function.Function<String, Optional<String>> requestedElsewhere;
 
     private final Clock clock;
+    private final Duration waitRetry;
 
     public MaintenanceAnnotationController(
             KubernetesClient client,
@@ -82,10 +86,14 @@ public final class MaintenanceAnnotationController {
             AnnotationSettings settings,
             MaintenanceBudget budget,
             Clock clock) {
-        this(client, leases, machine, recorder, settings, budget, node -> Optional.empty(), clock);
+        this(client, leases, machine, recorder, settings, budget, node -> Optional.empty(), WAIT_RETRY, clock);
     }
 
-    /** As above, with the other door's active request for a node ({@code requestedElsewhere}). */
+    /**
+     * As above, with the other door's active request for a node ({@code requestedElsewhere}) and how often a request
+     * waiting for a foreign lease looks again at most ({@code waitRetry}, the NodeMaintenance's {@code
+     * tenure.maintenance.lease.wait-retry}).
+     */
     public MaintenanceAnnotationController(
             KubernetesClient client,
             LeaseStore leases,
@@ -94,8 +102,10 @@ public final class MaintenanceAnnotationController {
             AnnotationSettings settings,
             MaintenanceBudget budget,
             java.util.function.Function<String, Optional<String>> requestedElsewhere,
+            Duration waitRetry,
             Clock clock) {
         this.requestedElsewhere = requestedElsewhere;
+        this.waitRetry = Objects.requireNonNull(waitRetry, "waitRetry");
         this.client = client;
         this.leases = leases;
         this.claims = new LeaseClaims(leases, clock);
@@ -198,7 +208,7 @@ public final class MaintenanceAnnotationController {
                                 + MaintenanceAnnotation.REQUEST + " waits for it");
                 patch(node, changes(a, MaintenanceAnnotation.STATUS, MaintenanceAnnotation.WAITING), false);
             }
-            return Optional.of(clamp(min(Duration.between(now, wait.until()).plusSeconds(1), WAIT_RETRY)));
+            return Optional.of(clamp(min(Duration.between(now, wait.until()).plusSeconds(1), waitRetry)));
         } else if (decision instanceof AnnotationDecision.Maintain maintain) {
             return maintain(node, key, lease, recorded, maintain.endsAt(), now, events);
         } else if (decision instanceof AnnotationDecision.End end) {

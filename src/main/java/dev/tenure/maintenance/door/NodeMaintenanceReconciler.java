@@ -160,12 +160,16 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     /**
      * The second NodeMaintenance informer ({@link NodeMaintenanceWakeUps}), and the Node changes that free a slot
-     * ({@link NodeSlotWakeUps}), both waking the requests the limits hold.
+     * ({@link NodeSlotWakeUps}), both waking the requests the limits hold; and the node leases let go
+     * ({@link NodeLeaseWakeUps}), waking the maintenances waiting for them.
      */
     @Override
     public List<EventSource<?, NodeMaintenance>> prepareEventSources(EventSourceContext<NodeMaintenance> context) {
         changes = NodeMaintenanceWakeUps.source(context, ownWrites::foreign);
-        return List.of(changes, new NodeSlotWakeUps(nodes, context.getPrimaryCache()));
+        return List.of(
+                changes,
+                new NodeSlotWakeUps(nodes, context.getPrimaryCache()),
+                NodeLeaseWakeUps.source(context, settings));
     }
 
     /** Observe (the resource; for a request not yet admitted, one cluster view), decide (pure), act. */

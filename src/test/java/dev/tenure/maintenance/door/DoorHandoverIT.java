@@ -10,6 +10,7 @@ import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.machine.MaintenanceEvents;
+import dev.tenure.maintenance.machine.MaintenanceSettings;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
@@ -31,7 +32,8 @@ import org.junit.jupiter.api.Test;
  * Issue 50, item 2: two requests for one node, one at each front door (a NodeMaintenance and the {@code
  * lifecycle.metal3.io/maintenance} annotation), in either order. While either is active the node never leaves
  * maintenance: the one that ends hands the node over to the other (no uncordon, no untaint), judged at every request
- * the emulated API server receives, on the Node as it has it then.
+ * the emulated API server receives, on the Node as it has it then. The request that waits takes the node when the
+ * other lets the lease go, woken by that change of the Lease ({@link #SETTINGS}).
  */
 @EndToEnd
 @SecondLane
@@ -39,6 +41,22 @@ class DoorHandoverIT {
 
     /** A liveness bound, not a speed claim (the machine is shared: see MaintenanceLifecycleIT.SETTLE). */
     static final Duration SETTLE = Duration.ofSeconds(60);
+
+    /**
+     * MaintenanceLifecycleIT's settings with a wait-retry and a NodeMaintenance lease far past {@link #SETTLE}: a
+     * request waiting for the lease the other door holds can only take it in time if the lease's release wakes it
+     * (NodeLeaseWakeUps, AnnotationDoor's lease events), not its timed look again nor the lease's expiry.
+     */
+    static final MaintenanceSettings SETTINGS = new MaintenanceSettings(
+            MaintenanceLifecycleIT.SETTINGS.leaseNamespace(),
+            MaintenanceLifecycleIT.SETTINGS.leaseNamePrefix(),
+            MaintenanceLifecycleIT.SETTINGS.holder(),
+            Duration.ofMinutes(10),
+            MaintenanceLifecycleIT.SETTINGS.windowPadding(),
+            Duration.ofHours(1),
+            MaintenanceLifecycleIT.SETTINGS.evictionParallelism(),
+            MaintenanceLifecycleIT.SETTINGS.drainPollInterval(),
+            MaintenanceLifecycleIT.SETTINGS.staleNodeSkipWait());
 
     MaintenanceOperatorRig rig;
     KubernetesClient client;
@@ -49,7 +67,7 @@ class DoorHandoverIT {
     void start() {
         rig = MaintenanceOperatorRig.startWithAnnotationDoor(
                 EmulatedCluster.Options.forTests(),
-                MaintenanceLifecycleIT.SETTINGS,
+                SETTINGS,
                 Clock.systemUTC(),
                 MaintenanceLimits.none(),
                 NodeMaintenanceReconciler.QUEUE_LOOK,
