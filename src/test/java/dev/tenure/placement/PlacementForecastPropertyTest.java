@@ -143,6 +143,7 @@ class PlacementForecastPropertyTest {
      * answer as the forecast from whole ones.
      */
     @Property(shrinking = ShrinkingMode.OFF)
+    @AddLifecycleHook(Tries.class)
     void trimmedPodsGiveTheSameForecast(@ForAll long seed) {
         Generated g = generate(new Random(seed));
         PlacementForecast whole =

@@ -217,6 +217,35 @@ class TestTiersTest {
                         "PlacementForecastOnClusterIT");
     }
 
+    /**
+     * The chaos recipe's {@code jqwik.tries.default} is the drain model's 200,000: every other property the recipe
+     * selects reads its own count through its {@code Tries} hook, or it runs 200,000 tries too (the forecast's
+     * trimmed-pods property did, and held {@code make chaos} for over an hour).
+     */
+    @Test
+    void everyOtherPropertyOfMakeChaosReadsItsOwnCount() throws IOException {
+        Pattern property = Pattern.compile("^\\s*@Property\\b", Pattern.MULTILINE);
+        Pattern hooked = Pattern.compile(
+                "^\\s*@Property\\b[^\\n]*\\n\\s*@AddLifecycleHook\\(Tries\\.class\\)", Pattern.MULTILINE);
+        List<String> suites = List.of(
+                "MaintenanceWindowPropertyTest",
+                "PlacementForecastPropertyTest",
+                "PlacementForecastOnClusterIT",
+                "DrainModelOnClusterIT");
+        assertThat(recipe("chaos")).contains(suites);
+        for (String suite : suites) {
+            String source = testClasses()
+                    .filter(c -> c.name().equals(suite))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no test class " + suite))
+                    .source();
+            assertThat(hooked.matcher(source).results().count())
+                    .as("%s: every @Property carries @AddLifecycleHook(Tries.class)", suite)
+                    .isEqualTo(property.matcher(source).results().count())
+                    .isPositive();
+        }
+    }
+
     /** A {@code NAME ?= number} default of the Makefile. */
     private static int makeVariable(String name) {
         try {
