@@ -119,6 +119,15 @@ public final class DrainStep {
             MaintenanceEvents events) {
         String nodeName = request.nodeName();
         DrainOptions options = request.drain();
+        if (s.drainStartedAt == null && options.evacuation() == Evacuation.Surge) {
+            // issue 51 is built up to the decision and the preview: say so rather than let Surge pass for done
+            events.emit(
+                    true,
+                    MaintenanceEvents.DRAIN_WARNING,
+                    "spec.drain.evacuation Surge: this version does not surge yet; the drain of node " + nodeName
+                            + " evicts as Evict (spec.preview shows, per pod its budget holds, whether it could"
+                            + " surge)");
+        }
         Instant started = Optional.ofNullable(s.drainStartedAt).orElse(now);
         s.drainStartedAt(started);
         Observation seen;
