@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.quarkus.runtime.annotations.RegisterForReflection;
 import java.util.Objects;
 
 /**
@@ -22,6 +23,9 @@ import java.util.Objects;
  * @param replicas the workload's {@code spec.replicas} before the surge
  * @param added the replicas the surge adds (the workload's pods on the node, at least 1)
  */
+// Kept beside its own ObjectMapper (JacksonReflectionTest): it reads and writes the tree model only, so a native image
+// needs no reflection for it; registered all the same, so a later binding of the record itself cannot fail there.
+@RegisterForReflection
 public record SurgeRecord(String maintenanceUid, String maintenance, String node, int replicas, int added) {
 
     /** The workload annotation holding the record, as JSON. */
