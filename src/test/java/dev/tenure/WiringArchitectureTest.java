@@ -92,6 +92,8 @@ class WiringArchitectureTest {
             "drain.DrainPreview",
             // issue 37's: the preview's walk of the plan against the PodDisruptionBudgets
             "drain.BudgetSimulation",
+            // issue 51's: may a pod its budget holds surge
+            "drain.SurgePlanner",
             "annotation.AnnotationProtocol");
 
     private static final Pattern PLANNERS = Pattern.compile(

@@ -765,7 +765,8 @@ class GeneratedArtifactsTest {
                         "tenure-coordination",
                         "tenure-operator-crd-reader",
                         "tenure-operator-lease-guard-reader",
-                        "tenure-operator-access-reviewer");
+                        "tenure-operator-access-reviewer",
+                        "tenure-operator-surge");
     }
 
     private static void assertHardened(Map<String, Object> deploymentSpec) {

@@ -81,6 +81,70 @@ class EmulatorConformanceTest {
 
     static Stream<Row> contracts() {
         return Stream.of(
+                // ---- SelfSubjectAccessReview ---------------------------------------------------------------
+                new Row(
+                        "SelfSubjectAccessReview: answered for the requester from the stored RBAC objects",
+                        "pkg/registry/authorization/selfsubjectaccessreview/rest.go (the requester's user info,"
+                                + " judged by the authorizer; plugin/pkg/auth/authorizer/rbac)",
+                        name -> {
+                            String ssar = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews";
+                            String review = "{\"apiVersion\":\"authorization.k8s.io/v1\","
+                                    + "\"kind\":\"SelfSubjectAccessReview\",\"spec\":{\"resourceAttributes\":"
+                                    + "{\"group\":\"apps\",\"resource\":\"deployments\",\"verb\":\"%s\"}}}";
+                            assertThat(send("POST", ssar, JSON_TYPE, review.formatted("get"))
+                                            .body()
+                                            .at("/status/allowed")
+                                            .asBoolean())
+                                    .as("no role bound yet")
+                                    .isFalse();
+                            cluster.client()
+                                    .rbac()
+                                    .clusterRoles()
+                                    .resource(new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder()
+                                            .withNewMetadata()
+                                            .withName(name)
+                                            .endMetadata()
+                                            .addNewRule()
+                                            .withApiGroups("apps")
+                                            .withResources("deployments")
+                                            .withVerbs("get")
+                                            .endRule()
+                                            .build())
+                                    .create();
+                            cluster.client()
+                                    .rbac()
+                                    .clusterRoleBindings()
+                                    .resource(new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder()
+                                            .withNewMetadata()
+                                            .withName(name)
+                                            .endMetadata()
+                                            .withNewRoleRef()
+                                            .withApiGroup("rbac.authorization.k8s.io")
+                                            .withKind("ClusterRole")
+                                            .withName(name)
+                                            .endRoleRef()
+                                            .addNewSubject()
+                                            .withKind("User")
+                                            .withName("kubernetes-admin")
+                                            .endSubject()
+                                            .build())
+                                    .create();
+                            Http allowed = send("POST", ssar, JSON_TYPE, review.formatted("get"));
+                            assertThat(allowed.code()).isEqualTo(201);
+                            assertThat(allowed.body().at("/status/allowed").asBoolean())
+                                    .isTrue();
+                            assertThat(send("POST", ssar, JSON_TYPE, review.formatted("delete"))
+                                            .body()
+                                            .at("/status/allowed")
+                                            .asBoolean())
+                                    .as("only the verb the role grants")
+                                    .isFalse();
+                            cluster.client()
+                                    .rbac()
+                                    .clusterRoleBindings()
+                                    .withName(name)
+                                    .delete();
+                        }),
                 // ---- status subresource -------------------------------------------------------------------
                 new Row(
                         "custom resource: a main-resource PUT keeps the status",

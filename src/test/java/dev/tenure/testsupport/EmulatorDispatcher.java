@@ -224,6 +224,11 @@ final class EmulatorDispatcher extends Dispatcher {
                     .orElseGet(() -> status(404, "NotFound", "the server could not find the requested resource", null));
         }
         if (api.isResourceRequest()
+                && api.apiGroup().equals("authorization.k8s.io")
+                && api.is("create", "selfsubjectaccessreviews")) {
+            return selfSubjectAccessReview(api, request.getUtf8Body());
+        }
+        if (api.isResourceRequest()
                 && api.apiGroup().isEmpty()
                 && api.resource().equals("pods")) {
             if (api.is("create", "pods", "eviction")) {
@@ -517,6 +522,30 @@ final class EmulatorDispatcher extends Dispatcher {
                         object,
                         old))
                 .map(r -> json(r.code(), r.status().toString()));
+    }
+
+    /**
+     * authorization.k8s.io/v1 SelfSubjectAccessReview (pkg/registry/authorization/selfsubjectaccessreview): the
+     * review's resource attributes judged for the user the request is taken to come from, by the RBAC objects stored
+     * here ({@link RbacAuthorizer}; its limits apply: no aggregation, no other authorizer). Nothing is stored.
+     */
+    private MockResponse selfSubjectAccessReview(ApiRequest api, String body) {
+        ObjectNode review = (ObjectNode) store.tree(body);
+        io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes attributes = store.serialization.unmarshal(
+                review.path("spec").path("resourceAttributes").toString(),
+                io.fabric8.kubernetes.api.model.authorization.v1.ResourceAttributes.class);
+        io.fabric8.kubernetes.api.model.authentication.UserInfo user =
+                new io.fabric8.kubernetes.api.model.authentication.UserInfoBuilder()
+                        .withUsername(username(api))
+                        .withGroups(List.of("system:authenticated"))
+                        .build();
+        boolean allowed = attributes != null && new RbacAuthorizer(store).allowed(user, attributes);
+        ObjectNode status = review.putObject("status");
+        status.put("allowed", allowed);
+        if (!allowed) {
+            status.put("reason", "no RBAC rule of the emulated cluster allows it");
+        }
+        return json(201, review.toString());
     }
 
     /** The user a request is taken to come from (the emulator has no authentication; RequestOrigin stands in). */

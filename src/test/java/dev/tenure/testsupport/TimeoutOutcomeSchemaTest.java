@@ -82,6 +82,49 @@ class TimeoutOutcomeSchemaTest {
                 .anyMatch(r -> r.startsWith("spec.drain.placement: must be one of [Warn, Wait, Ignore], was"));
     }
 
+    /** Issue 51: spec.drain.evacuation is Evict or Surge; anything else is refused naming the field. */
+    static final String BAD_EVACUATION = """
+            {"apiVersion":"tenure.dev/v1alpha1","kind":"NodeMaintenance","metadata":{"name":"m1"},
+             "spec":{"nodeName":"n1","drain":{"evacuation":"surge"}}}
+            """;
+
+    @Test
+    void theShippedSchemaRefusesAnUnknownEvacuationNamingTheField() throws Exception {
+        JsonNode crd = new YAMLMapper()
+                .readTree(Path.of("olm-bundle/manifests/nodemaintenances.tenure.dev-v1.crd.yml")
+                        .toFile());
+        JsonNode schema = crd.at("/spec/versions/0/schema/openAPIV3Schema");
+        List<StructuralSchema.Violation> violations =
+                new StructuralSchema(schema).validate(new ObjectMapper().readTree(BAD_EVACUATION), null);
+
+        assertThat(violations).singleElement().satisfies(v -> {
+            assertThat(v.field()).isEqualTo("spec.drain.evacuation");
+            assertThat(v.detail()).contains("\"Evict\"", "\"Surge\"");
+        });
+    }
+
+    @Test
+    void theValidatorRefusesAnUnknownEvacuationNamingTheField() {
+        ObjectMapper mapper = new ObjectMapper();
+        KubernetesSerialization json = new KubernetesSerialization(mapper, false);
+        mapper.registerModule(new MalformedFields());
+        NodeMaintenance nm = json.unmarshal(BAD_EVACUATION, NodeMaintenance.class);
+
+        List<String> refusals = NodeMaintenanceValidator.refusals(
+                nm,
+                null,
+                new NodeMaintenanceValidator.ClusterView(
+                        Optional.of(new NodeBuilder()
+                                .withNewMetadata()
+                                .withName("n1")
+                                .endMetadata()
+                                .build()),
+                        List.<Node>of(),
+                        List.of()));
+
+        assertThat(refusals).anyMatch(r -> r.startsWith("spec.drain.evacuation: must be one of [Evict, Surge], was"));
+    }
+
     @Test
     void theShippedSchemaRefusesAnUnknownOutcomeNamingTheField() throws Exception {
         JsonNode crd = new YAMLMapper()

@@ -159,6 +159,15 @@ public class DrainPlanStatus {
                 + " replacements Ready at once. Absent when no time can be stated.")
         private Long estimatedSeconds;
 
+        @JsonPropertyDescription("With spec.drain.evacuation Surge, for a pod whose budget allows no eviction (its"
+                + " workload has no spare replica): Surges or CannotSurge.")
+        private SurgeOutlook surge;
+
+        @JsonPropertyDescription("Why that surge outlook: the workload and the replicas added, or the named reason it"
+                + " cannot surge (StatefulSet, bare pod, opted out, Recreate strategy, mid-rollout, HPA-managed, HPA at"
+                + " maxReplicas, would not fit (forecast), no surge role, ...).")
+        private String surgeReason;
+
         public PlannedPod() {}
 
         public PlannedPod(String pod, DrainBehavior behavior, Integer wave, String action, List<String> budgets) {
@@ -225,6 +234,22 @@ public class DrainPlanStatus {
             this.outlookReason = outlookReason;
         }
 
+        public SurgeOutlook getSurge() {
+            return surge;
+        }
+
+        public void setSurge(SurgeOutlook surge) {
+            this.surge = surge;
+        }
+
+        public String getSurgeReason() {
+            return surgeReason;
+        }
+
+        public void setSurgeReason(String surgeReason) {
+            this.surgeReason = surgeReason;
+        }
+
         public Long getEstimatedSeconds() {
             return estimatedSeconds;
         }
@@ -243,7 +268,9 @@ public class DrainPlanStatus {
                     && Objects.equals(blockingBudgets, p.blockingBudgets)
                     && outlook == p.outlook
                     && Objects.equals(outlookReason, p.outlookReason)
-                    && Objects.equals(estimatedSeconds, p.estimatedSeconds);
+                    && Objects.equals(estimatedSeconds, p.estimatedSeconds)
+                    && surge == p.surge
+                    && Objects.equals(surgeReason, p.surgeReason);
         }
 
         @Override

@@ -89,6 +89,21 @@ public class DrainSpec {
             + " Ignore (no forecast).")
     private PlacementPolicy placement;
 
+    @JsonPropertyDescription("How a pod whose PodDisruptionBudget allows no eviction (its workload has no spare"
+            + " replica) is moved: Evict (default, kubectl's behaviour: retried until the budget allows it or the"
+            + " timeout) or Surge (scale its Deployment or ReplicaSet up first, wait for the new pods to be available"
+            + " elsewhere, evict, give back the replicas; needs the opt-in ClusterRole tenure-operator-surge; a"
+            + " workload opts out with the annotation tenure.dev/surge: \"false\").")
+    private Evacuation evacuation;
+
+    public Evacuation getEvacuation() {
+        return evacuation;
+    }
+
+    public void setEvacuation(Evacuation evacuation) {
+        this.evacuation = evacuation;
+    }
+
     public PlacementPolicy getPlacement() {
         return placement;
     }

@@ -3,6 +3,7 @@ package dev.tenure.maintenance.drain;
 import dev.tenure.maintenance.api.DrainBehavior;
 import dev.tenure.maintenance.api.DrainRule;
 import dev.tenure.maintenance.api.DrainSpec;
+import dev.tenure.maintenance.api.Evacuation;
 import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.PlacementPolicy;
 import dev.tenure.maintenance.api.TimeoutOutcome;
@@ -26,6 +27,7 @@ import java.util.Optional;
  * @param onTimeout what {@code timeout} does ({@code spec.drain.onTimeout}); null: the stage's default (Fail)
  * @param waitCompletedOnTimeout what {@code waitCompletedTimeout} does; null: the stage's default (Fail)
  * @param placement what the placement forecast before the cordon does ({@code spec.drain.placement}; null: Warn)
+ * @param evacuation how a pod whose budget allows no eviction is moved ({@code spec.drain.evacuation}; null: Evict)
  */
 public record DrainOptions(
         Optional<Duration> timeout,
@@ -42,7 +44,8 @@ public record DrainOptions(
         VolumeDetach.Options volumeDetach,
         TimeoutOutcome onTimeout,
         TimeoutOutcome waitCompletedOnTimeout,
-        PlacementPolicy placement) {
+        PlacementPolicy placement,
+        Evacuation evacuation) {
 
     public static final Duration DEFAULT_EVICTION_RETRY_DELAY = Duration.ofSeconds(5);
 
@@ -55,6 +58,43 @@ public record DrainOptions(
         waitCompletedTimeout = waitCompletedTimeout == null ? Optional.empty() : waitCompletedTimeout;
         volumeDetach = volumeDetach == null ? VolumeDetach.Options.off() : volumeDetach;
         placement = placement == null ? PlacementPolicy.Warn : placement;
+        evacuation = evacuation == null ? Evacuation.Evict : evacuation;
+    }
+
+    /** As the canonical constructor, with the default evacuation (Evict). */
+    public DrainOptions(
+            Optional<Duration> timeout,
+            long gracePeriodSeconds,
+            boolean ignoreDaemonSets,
+            boolean deleteEmptyDirData,
+            boolean force,
+            LabelSelector podSelector,
+            Duration evictionRetryDelay,
+            Optional<Duration> skipWaitForDeleteTimeout,
+            boolean disableEviction,
+            DrainRules rules,
+            Optional<Duration> waitCompletedTimeout,
+            VolumeDetach.Options volumeDetach,
+            TimeoutOutcome onTimeout,
+            TimeoutOutcome waitCompletedOnTimeout,
+            PlacementPolicy placement) {
+        this(
+                timeout,
+                gracePeriodSeconds,
+                ignoreDaemonSets,
+                deleteEmptyDirData,
+                force,
+                podSelector,
+                evictionRetryDelay,
+                skipWaitForDeleteTimeout,
+                disableEviction,
+                rules,
+                waitCompletedTimeout,
+                volumeDetach,
+                onTimeout,
+                waitCompletedOnTimeout,
+                placement,
+                Evacuation.Evict);
     }
 
     /** As the canonical constructor, with the default placement policy (Warn). */
@@ -152,7 +192,8 @@ public record DrainOptions(
                 volumeDetach(s.getVolumeDetach()),
                 s.getOnTimeout(),
                 s.getWaitCompletedOnTimeout(),
-                s.getPlacement());
+                s.getPlacement(),
+                s.getEvacuation());
     }
 
     private static DrainRules rules(List<DrainRule> rules) {

@@ -2,6 +2,7 @@ package dev.tenure.maintenance.drain;
 
 import dev.tenure.maintenance.api.DrainBehavior;
 import dev.tenure.maintenance.api.DrainPlanStatus.PlannedPod;
+import dev.tenure.maintenance.api.SurgeOutlook;
 import dev.tenure.maintenance.drain.DrainPlan.PodVerdict;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
@@ -52,6 +53,27 @@ public final class DrainPreview {
                     return p;
                 })
                 .toList();
+    }
+
+    /**
+     * The preview with each pod's surge outlook ({@code spec.drain.evacuation: Surge}): a pod with a decision that is
+     * a surge or a refusal to surge gets {@code surge} and {@code surgeReason}; a pod without one, or for which no
+     * surge is called for ({@link SurgePlanner.NotNeeded}), is left as it was.
+     *
+     * @param decisions "namespace/name" → the planner's decision
+     */
+    public static List<PlannedPod> withSurges(List<PlannedPod> planned, Map<String, SurgePlanner.Decision> decisions) {
+        for (PlannedPod p : planned) {
+            SurgePlanner.Decision d = decisions.get(p.getPod());
+            if (d instanceof SurgePlanner.Surge) {
+                p.setSurge(SurgeOutlook.Surges);
+                p.setSurgeReason(d.shown());
+            } else if (d instanceof SurgePlanner.CannotSurge) {
+                p.setSurge(SurgeOutlook.CannotSurge);
+                p.setSurgeReason(d.shown());
+            }
+        }
+        return planned;
     }
 
     private static DrainBehavior behaviorOf(PodVerdict v) {

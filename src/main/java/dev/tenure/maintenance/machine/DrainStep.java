@@ -7,6 +7,7 @@ import dev.tenure.election.LeaseRules;
 import dev.tenure.election.LeaseStore;
 import dev.tenure.election.LeaseStoreException;
 import dev.tenure.maintenance.api.DrainPlanStatus;
+import dev.tenure.maintenance.api.Evacuation;
 import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.api.TimeoutOutcome;
@@ -77,6 +78,7 @@ public final class DrainStep {
 
     private final TimeoutRestore restore;
     private final VolumeStep volumeStep;
+    private final SurgeReads surges;
 
     /**
      * The pods on the node, the plan made of them, and why each pod the drain waits on is still there ("ns/name" →
@@ -100,6 +102,7 @@ public final class DrainStep {
             TimeoutRestore restore) {
         this.restore = restore;
         this.volumeStep = new VolumeStep(drain, settings, restore);
+        this.surges = new SurgeReads(client, new SurgeAccess(client));
         this.client = client;
         this.leases = leases;
         this.drain = drain;
@@ -116,6 +119,15 @@ public final class DrainStep {
             MaintenanceEvents events) {
         String nodeName = request.nodeName();
         DrainOptions options = request.drain();
+        if (s.drainStartedAt == null && options.evacuation() == Evacuation.Surge) {
+            // issue 51 is built up to the decision and the preview: say so rather than let Surge pass for done
+            events.emit(
+                    true,
+                    MaintenanceEvents.DRAIN_WARNING,
+                    "spec.drain.evacuation Surge: this version does not surge yet; the drain of node " + nodeName
+                            + " evicts as Evict (spec.preview shows, per pod its budget holds, whether it could"
+                            + " surge)");
+        }
         Instant started = Optional.ofNullable(s.drainStartedAt).orElse(now);
         s.drainStartedAt(started);
         Observation seen;
@@ -550,6 +562,20 @@ public final class DrainStep {
      * PodDisruptionBudgets that would refuse its eviction. Reads only: no lease, no cordon, no eviction.
      */
     Step preview(MaintenanceRequest request, MaintenanceState prior, Instant now) {
+        return preview(request, prior, now, Map.of());
+    }
+
+    /**
+     * As {@link #preview(MaintenanceRequest, MaintenanceState, Instant)}; with {@code spec.drain.evacuation: Surge},
+     * each pod waiting on its budget also says whether it can surge ({@link SurgeReads}).
+     *
+     * @param fits the placement forecast's verdicts by "namespace/name" (empty: none made)
+     */
+    Step preview(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            Instant now,
+            Map<String, dev.tenure.placement.PlacementForecast.Verdict> fits) {
         String nodeName = request.nodeName();
         MaintenanceState.Builder s = prior.toBuilder().phase(Phase.Pending);
         try {
@@ -573,7 +599,11 @@ public final class DrainStep {
                             Map.of(),
                             options.rules().readsNamespaces() ? drain.namespaceLabels(pods) : Map.of()),
                     now);
-            List<DrainPlanStatus.PlannedPod> planned = DrainPreview.of(plan, pods, drain.budgetsOf(pods), options, now);
+            var budgets = drain.budgetsOf(pods);
+            List<DrainPlanStatus.PlannedPod> planned = DrainPreview.of(plan, pods, budgets, options, now);
+            if (options.evacuation() == Evacuation.Surge) {
+                planned = DrainPreview.withSurges(planned, surges.decide(plan, pods, planned, budgets, fits, now));
+            }
             // a pod the drain would refuse (kubectl's filters) is worth saying before anything starts
             String refusal = MaintenancePlanner.drain(nodeName, plan, options, 0, now, 0, now)
                             instanceof MaintenancePlanner.DrainVerdict.Refused r

@@ -20,6 +20,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.function.Supplier;
@@ -368,24 +369,29 @@ public final class MaintenanceMachine {
      */
     public Step preview(MaintenanceRequest request, MaintenanceState prior, Optional<PlacementView> placement) {
         Instant now = clock.instant();
-        Step step = drainStep.preview(request, prior, now);
         PlacementPolicy policy = request.drain().placement();
-        if (placement.isEmpty()
-                || policy == PlacementPolicy.Ignore
+        Optional<PlacementForecast> forecast = Optional.empty();
+        if (placement.isPresent() && policy != PlacementPolicy.Ignore) {
+            try {
+                forecast = Optional.of(placementStep.forecast(request, placement.get(), now));
+            } catch (KubernetesClientException e) {
+                // the drain plan is shown; the forecast is tried again at the preview's next refresh
+            }
+        }
+        // the surge outlook reads the forecast: a pod whose replacement fits nowhere cannot surge either
+        Map<String, PlacementForecast.Verdict> fits = new java.util.HashMap<>();
+        forecast.ifPresent(f -> f.pods().forEach(p -> fits.put(p.namespace() + "/" + p.name(), p.verdict())));
+        Step step = drainStep.preview(request, prior, now, fits);
+        if (forecast.isEmpty()
                 || (step.state().lastError() != null && step.state().lastError().startsWith("spec.nodeName"))) {
             return step;
         }
-        try {
-            PlacementForecast forecast = placementStep.forecast(request, placement.get(), now);
-            return new Step(
-                    step.state().toBuilder()
-                            .placement(PlacementGate.status(policy, forecast))
-                            .build(),
-                    step.requeueAfter(),
-                    step.failed());
-        } catch (KubernetesClientException e) {
-            return step; // the drain plan is shown; the forecast is tried again at the preview's next refresh
-        }
+        return new Step(
+                step.state().toBuilder()
+                        .placement(PlacementGate.status(policy, forecast.get()))
+                        .build(),
+                step.requeueAfter(),
+                step.failed());
     }
 
     /**
