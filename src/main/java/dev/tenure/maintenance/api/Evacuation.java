@@ -16,6 +16,10 @@ public enum Evacuation {
      * opt-in ClusterRole {@code tenure-operator-surge}; without it, or for a workload that cannot surge (named in the
      * preview: StatefulSet, bare pod, opted out by annotation {@code tenure.dev/surge: "false"}, Recreate strategy,
      * mid-rollout, HPA-managed, would not fit), the pod is evicted as with {@link #Evict}.
+     *
+     * <p>Not built yet: the scale, the wait and the give-back. Today {@code Surge} fills the preview's per-pod
+     * outlook ({@code surge}, {@code surgeReason}), emits a Warning event that the drain evicts as {@link #Evict}, and
+     * does so.
      */
     Surge
 }
