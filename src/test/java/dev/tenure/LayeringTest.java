@@ -45,7 +45,7 @@ class LayeringTest {
             .mayOnlyBeAccessedByLayers("operator")
             .whereLayer("maintenance")
             .mayOnlyBeAccessedByLayers("rollout", "operator")
-            // the pool rollout uses NodeMaintenance as its API, the way a MachineSet uses Machines (DESIGN.md, Pools)
+            // the pool rollout uses NodeMaintenance as its API, the way a MachineSet uses Machines (docs/rollout.md)
             .whereLayer("rollout")
             .mayOnlyBeAccessedByLayers("operator")
             // kube's fabric8 helpers carry the core's WorkFence (FencedWrites, KeyedWorkQueue): the core is the floor
