@@ -344,7 +344,7 @@ public final class RolloutPlanner {
             return null;
         }
         long meanMillis = took.stream().mapToLong(Duration::toMillis).sum() / took.size();
-        long rounds = (left + perRound - 1) / perRound;
+        long rounds = ((long) left + perRound - 1) / perRound;
         return now.plusMillis(meanMillis * rounds);
     }
 }
