@@ -162,6 +162,35 @@ class WiringArchitectureTest {
         MAINTENANCE_PLANNERS_ARE_PURE.check(MAIN);
     }
 
+    /**
+     * The rollout's decision (issue 52) is stricter still: no fabric8 at all, not even model types; the JDK, its own
+     * records and the rollout API's enums. {@code PoolNodes} and {@code RolloutStatuses} are the edge that reads
+     * Nodes and writes status.
+     */
+    static final ArchRule ROLLOUT_PLANNER_IS_PURE = classes()
+            .that()
+            .haveNameMatching("dev\\.tenure\\.rollout\\.(RolloutPlanner|RolloutRules|DoneSignal|PoolNode|ChildView"
+                    + "|NodeProgress)(\\$.*)?")
+            .should()
+            .onlyDependOnClassesThat(DescribedPredicate.describe(
+                    "JDK types, the rollout's records and the rollout API's enums",
+                    c -> c.getPackageName().startsWith("java.")
+                            || c.isPrimitive()
+                            || (c.getPackageName().equals("dev.tenure.rollout")
+                                    && !c.getSimpleName().equals("NodeMaintenanceRolloutReconciler")
+                                    && !c.getSimpleName().equals("RolloutSpecs")
+                                    && !c.getSimpleName().equals("PoolNodes")
+                                    && !c.getSimpleName().equals("RolloutStatuses")
+                                    && !c.getSimpleName().equals("NodeChangeWakeUps"))
+                            || c.getName().equals("dev.tenure.rollout.api.NodeState")
+                            || c.getName().equals("dev.tenure.rollout.api.RolloutPhase")))
+            .because("which nodes start is decided purely (STYLE habit 1); the reconciler only applies it");
+
+    @Test
+    void theRolloutPlannerIsPure() {
+        ROLLOUT_PLANNER_IS_PURE.check(MAIN);
+    }
+
     /** A planner that moved rooms must not drop out of the rule unnoticed (it did once, when the rooms were made). */
     @Test
     void everyNamedPlannerIsAClassTheRuleChecks() {

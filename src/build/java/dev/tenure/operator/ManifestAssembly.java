@@ -48,7 +48,8 @@ public final class ManifestAssembly {
     private static final Set<String> MONITORING_KINDS = Set.of("ServiceMonitor", "PrometheusRule");
     private static final KubernetesSerialization SERIALIZATION = new KubernetesSerialization();
     /** Every custom resource class the operator owns: the source of its CRD's printer-column order. */
-    static final List<Class<? extends HasMetadata>> CUSTOM_RESOURCES = List.of(NodeMaintenance.class);
+    static final List<Class<? extends HasMetadata>> CUSTOM_RESOURCES =
+            List.of(NodeMaintenance.class, dev.tenure.rollout.api.NodeMaintenanceRollout.class);
 
     private ManifestAssembly() {}
 

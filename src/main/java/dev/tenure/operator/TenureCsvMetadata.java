@@ -195,6 +195,7 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
             List<String> xDescriptors) {}
 
     private static final String NM = "NodeMaintenance";
+    private static final String ROLLOUT = "NodeMaintenanceRollout";
     private static final String TEXT = "urn:alm:descriptor:text";
     private static final String NODE = "urn:alm:descriptor:io.kubernetes:Node";
     private static final String PHASE = "urn:alm:descriptor:io.kubernetes.phase";
@@ -287,12 +288,41 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
                     "conditions",
                     "Conditions",
                     "LeaseHeld, Cordoned, LeadersHandedOver and Drained.",
-                    List.of(CONDITIONS)));
+                    List.of(CONDITIONS)),
+            new Descriptor(
+                    ROLLOUT,
+                    Section.SPEC,
+                    "paused",
+                    "Paused",
+                    "Start no new node; nodes in progress finish.",
+                    List.of(BOOLEAN)),
+            new Descriptor(
+                    ROLLOUT,
+                    Section.STATUS,
+                    "phase",
+                    "Phase",
+                    "Progressing, Paused, Complete or Invalid.",
+                    List.of(PHASE)),
+            new Descriptor(
+                    ROLLOUT,
+                    Section.STATUS,
+                    "done",
+                    "Done",
+                    "Nodes done (or already done before they started).",
+                    List.of(NUMBER)));
 
     /** Display name and description of each owned kind, keyed by kind. */
-    static final java.util.Map<String, String[]> OWNED_KINDS = java.util.Map.of(NM, new String[] {
-        "Node Maintenance",
-        "Puts one node into maintenance: lease, cordon and taint, leader handover, drain; "
-                + "undone when deleted or when its window ends."
-    });
+    static final java.util.Map<String, String[]> OWNED_KINDS = java.util.Map.of(
+            NM,
+            new String[] {
+                "Node Maintenance",
+                "Puts one node into maintenance: lease, cordon and taint, leader handover, drain; "
+                        + "undone when deleted or when its window ends."
+            },
+            ROLLOUT,
+            new String[] {
+                "Node Maintenance Rollout",
+                "Rolls maintenance across the nodes a selector picks, a few at a time within maxUnavailable and per "
+                        + "zone, one NodeMaintenance per node, pausing at its failure budget."
+            });
 }

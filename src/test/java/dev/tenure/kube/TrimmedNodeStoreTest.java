@@ -30,7 +30,15 @@ class TrimmedNodeStoreTest {
         assertThat(cached.getStatus().getAllocatable())
                 .containsOnlyKeys("cpu", "memory", "pods", "ephemeral-storage")
                 .containsEntry("cpu", new io.fabric8.kubernetes.api.model.Quantity("7910m"));
-        assertThat(cached.getStatus().getNodeInfo()).isNull();
+        // the rollout's done signals (issue 52): three strings of nodeInfo, nothing else of it
+        assertThat(cached.getStatus().getNodeInfo().getBootID())
+                .isEqualTo(full.getStatus().getNodeInfo().getBootID());
+        assertThat(cached.getStatus().getNodeInfo().getKubeletVersion())
+                .isEqualTo(full.getStatus().getNodeInfo().getKubeletVersion());
+        assertThat(cached.getStatus().getNodeInfo().getOsImage())
+                .isEqualTo(full.getStatus().getNodeInfo().getOsImage());
+        assertThat(cached.getStatus().getNodeInfo().getMachineID()).isNull();
+        assertThat(cached.getStatus().getNodeInfo().getKernelVersion()).isNull();
 
         KubernetesSerialization json = new KubernetesSerialization();
         assertThat(json.asJson(cached).length())

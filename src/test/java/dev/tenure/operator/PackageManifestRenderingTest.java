@@ -66,7 +66,9 @@ class PackageManifestRenderingTest {
                 });
         assertThat(ManifestAssembly.<List<Map<String, Object>>>at(description, "customresourcedefinitions", "owned"))
                 .extracting(crd -> crd.get("name") + "/" + crd.get("version") + "/" + crd.get("kind"))
-                .containsExactly("nodemaintenances.tenure.dev/v1alpha1/NodeMaintenance");
+                .containsExactly(
+                        "nodemaintenancerollouts.tenure.dev/v1alpha1/NodeMaintenanceRollout",
+                        "nodemaintenances.tenure.dev/v1alpha1/NodeMaintenance");
         assertThat((Object) at(manifest, "status", "provider", "name")).isEqualTo("Tenure");
     }
 
@@ -88,7 +90,7 @@ class PackageManifestRenderingTest {
         assertThat((List<?>) description.get("icon")).hasSize(1);
         assertThat(ManifestAssembly.<List<Map<String, Object>>>at(description, "customresourcedefinitions", "owned"))
                 .extracting(crd -> crd.get("kind"))
-                .containsExactly("NodeMaintenance");
+                .containsExactly("NodeMaintenanceRollout", "NodeMaintenance");
     }
 
     @Test

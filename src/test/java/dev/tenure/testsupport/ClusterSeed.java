@@ -242,6 +242,8 @@ public final class ClusterSeed {
                     .addToAllocatable("pods", new Quantity("110"))
                     .withNewNodeInfo()
                     .withKubeletVersion("v1.32.0")
+                    .withBootID(EmulatedCluster.bootId(name, 0))
+                    .withOsImage("Debian GNU/Linux 12 (bookworm)")
                     .withOperatingSystem("linux")
                     .withArchitecture("amd64")
                     .withContainerRuntimeVersion("containerd://1.7.0")

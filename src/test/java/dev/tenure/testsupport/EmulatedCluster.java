@@ -21,6 +21,7 @@ import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
 /**
@@ -493,6 +494,71 @@ public final class EmulatedCluster implements AutoCloseable {
             String namespace, String pod, String container, int exitCode, String reason, Duration reportLag) {
         kubelets.endContainer(
                 "/api/v1/namespaces/" + namespace + "/pods/" + pod, container, exitCode, reason, reportLag);
+    }
+
+    /** The boot ID of {@code node}'s {@code boot}th boot (0: the one it was created with), as the emulator writes it. */
+    public static String bootId(String node, int boot) {
+        return java.util
+                .UUID
+                .nameUUIDFromBytes((node + "/" + boot).getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                .toString();
+    }
+
+    /** Boots per node since it was created ({@link #reboot}). */
+    private final Map<String, Integer> boots = new ConcurrentHashMap<>();
+
+    /**
+     * The node reboots, as a maintenance agent (Kured, a firmware job) reboots it: at once its Ready condition turns
+     * False (reason KubeletNotReady) and {@code status.nodeInfo.bootID} changes, as the kubelet reports after a restart;
+     * {@code readyAfter} later Ready turns True again, with a new lastTransitionTime. Other conditions are kept; each
+     * write is an update with the read resourceVersion, tried again on a conflict (the operator writes node conditions
+     * too). Returns the new boot ID.
+     */
+    public String reboot(String node, Duration readyAfter) {
+        String[] bootId = new String[1];
+        nodeStatus(node, n -> {
+            int boot = boots.merge(node, 1, Integer::sum);
+            bootId[0] = bootId(node, boot);
+            n.getStatus().getNodeInfo().setBootID(bootId[0]);
+            ready(n, false);
+        });
+        executor.schedule(() -> nodeStatus(node, n -> ready(n, true)), readyAfter.toMillis(), TimeUnit.MILLISECONDS);
+        return bootId[0];
+    }
+
+    private void ready(io.fabric8.kubernetes.api.model.Node node, boolean ready) {
+        String now = java.time.format.DateTimeFormatter.ISO_INSTANT.format(
+                options.clock().instant().truncatedTo(java.time.temporal.ChronoUnit.SECONDS));
+        node.getStatus().getConditions().stream()
+                .filter(c -> "Ready".equals(c.getType()))
+                .forEach(c -> {
+                    c.setStatus(ready ? "True" : "False");
+                    c.setReason(ready ? "KubeletReady" : "KubeletNotReady");
+                    c.setMessage(ready ? "kubelet is posting ready status" : "node is rebooting");
+                    c.setLastTransitionTime(now);
+                    c.setLastHeartbeatTime(now);
+                });
+    }
+
+    private void nodeStatus(String node, java.util.function.Consumer<io.fabric8.kubernetes.api.model.Node> change) {
+        KubernetesClient client = client();
+        for (int attempt = 0; attempt < 20; attempt++) {
+            io.fabric8.kubernetes.api.model.Node read =
+                    client.nodes().withName(node).get();
+            if (read == null) {
+                return;
+            }
+            change.accept(read);
+            try {
+                client.resource(read).updateStatus();
+                return;
+            } catch (io.fabric8.kubernetes.client.KubernetesClientException e) {
+                if (e.getCode() != 409) {
+                    throw e;
+                }
+            }
+        }
+        throw new IllegalStateException("node " + node + ": status update kept conflicting");
     }
 
     /**

@@ -42,6 +42,10 @@ public final class RealisticNodes {
                         "ephemeral-storage", new Quantity("95Gi")))
                 .withNewNodeInfo()
                 .withKubeletVersion("v1.32.0")
+                .withBootID("0a1b2c3d-boot-" + name)
+                .withOsImage("Debian GNU/Linux 12 (bookworm)")
+                .withMachineID("m-" + name)
+                .withKernelVersion("6.1.0-18-amd64")
                 .endNodeInfo()
                 .withImages(IntStream.range(0, 40)
                         .mapToObj(i -> new ContainerImage(

@@ -1,0 +1,54 @@
+package dev.tenure.rollout;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * A rollout's spec resolved for the planner, for a pool of a given size ({@link RolloutSpecs#rules} builds it and
+ * refuses a bad spec naming the field).
+ *
+ * @param maxUnavailable selected nodes that may be unavailable at once, at least 1
+ * @param maxPerDomain selected nodes that may be unavailable at once in one topology domain ({@link Integer#MAX_VALUE}:
+ *     no limit)
+ * @param failureBudget failed nodes at which the rollout pauses, at least 1
+ * @param soak how long a done node must have been Ready before its slot frees
+ * @param soakTimeout a done node not soaked this long after it was done has failed
+ * @param doneTimeout a node not done this long after it started has failed; null: no limit
+ */
+public record RolloutRules(
+        int maxUnavailable,
+        int maxPerDomain,
+        int failureBudget,
+        boolean paused,
+        DoneSignal doneSignal,
+        Duration soak,
+        Duration soakTimeout,
+        Duration doneTimeout) {
+
+    public RolloutRules {
+        if (maxUnavailable < 1) {
+            throw new IllegalArgumentException("maxUnavailable must be at least 1, was " + maxUnavailable);
+        }
+        if (maxPerDomain < 1) {
+            throw new IllegalArgumentException("maxPerDomain must be at least 1, was " + maxPerDomain);
+        }
+        if (failureBudget < 1) {
+            throw new IllegalArgumentException("failureBudget must be at least 1, was " + failureBudget);
+        }
+        Objects.requireNonNull(doneSignal, "doneSignal");
+        Objects.requireNonNull(soak, "soak");
+        Objects.requireNonNull(soakTimeout, "soakTimeout");
+    }
+
+    /**
+     * A count or a percentage of {@code selected}: a percentage is rounded down with a minimum of 1, as Cluster API's
+     * MachineDeployment and the Deployment controller round maxUnavailable (intstr.GetScaledValueFromIntOrPercent,
+     * roundUp false), so 50% of 11 is 5, never 6; unlike them, never 0 (a rollout that may start nothing).
+     */
+    public static int scaled(int count, Integer percent, int selected) {
+        if (percent == null) {
+            return count;
+        }
+        return Math.max(1, (int) Math.floor(percent * (double) selected / 100.0));
+    }
+}

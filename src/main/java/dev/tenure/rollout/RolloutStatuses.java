@@ -1,0 +1,95 @@
+package dev.tenure.rollout;
+
+import dev.tenure.rollout.RolloutPlanner.RolloutPlan;
+import dev.tenure.rollout.api.NodeRecord;
+import dev.tenure.rollout.api.RolloutPhase;
+import dev.tenure.rollout.api.RolloutStatus;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.List;
+
+/** The planner's records and answer as the rollout's status, and back: the status is the rollout's memory. */
+final class RolloutStatuses {
+
+    private RolloutStatuses() {}
+
+    static List<NodeProgress> records(RolloutStatus status) {
+        if (status == null || status.getNodes() == null) {
+            return List.of();
+        }
+        return status.getNodes().stream()
+                .filter(r -> r.getName() != null && r.getState() != null)
+                .map(r -> new NodeProgress(
+                        r.getName(),
+                        r.getState(),
+                        r.getBootIDBefore(),
+                        time(r.getStartedAt()),
+                        time(r.getDrainedAt()),
+                        time(r.getDoneAt()),
+                        time(r.getEndedAt()),
+                        r.getMessage()))
+                .toList();
+    }
+
+    static RolloutStatus of(RolloutPlan plan, long generation) {
+        RolloutStatus s = new RolloutStatus();
+        s.setPhase(plan.phase());
+        s.setReason(plan.reason());
+        s.setMessage(plan.message());
+        s.setTotal(plan.total());
+        s.setDone(plan.done());
+        s.setInProgress(plan.inProgress());
+        s.setWaiting(plan.waiting());
+        s.setFailed(plan.failed());
+        s.setCurrentBatch(plan.batch());
+        s.setEta(plan.eta() == null ? null : plan.eta().toString());
+        s.setNodes(plan.records().stream().map(RolloutStatuses::record).toList());
+        s.setObservedGeneration(generation);
+        return s;
+    }
+
+    /** A spec that cannot run: nothing starts, the records stay. */
+    static RolloutStatus invalid(RolloutStatus before, String message, long generation) {
+        RolloutStatus s = new RolloutStatus();
+        s.setPhase(RolloutPhase.Invalid);
+        s.setReason("InvalidSpec");
+        s.setMessage(message);
+        if (before != null) {
+            s.setNodes(before.getNodes());
+            s.setTotal(before.getTotal());
+            s.setDone(before.getDone());
+            s.setInProgress(before.getInProgress());
+            s.setWaiting(before.getWaiting());
+            s.setFailed(before.getFailed());
+            s.setCurrentBatch(before.getCurrentBatch());
+        }
+        s.setObservedGeneration(generation);
+        return s;
+    }
+
+    private static NodeRecord record(NodeProgress p) {
+        NodeRecord r = new NodeRecord(p.name(), p.state());
+        r.setBootIDBefore(p.bootIDBefore());
+        r.setStartedAt(text(p.startedAt()));
+        r.setDrainedAt(text(p.drainedAt()));
+        r.setDoneAt(text(p.doneAt()));
+        r.setEndedAt(text(p.endedAt()));
+        r.setMessage(p.message());
+        return r;
+    }
+
+    private static String text(Instant t) {
+        return t == null ? null : t.toString();
+    }
+
+    private static Instant time(String text) {
+        if (text == null) {
+            return null;
+        }
+        try {
+            return Instant.parse(text);
+        } catch (DateTimeParseException e) {
+            return null;
+        }
+    }
+}

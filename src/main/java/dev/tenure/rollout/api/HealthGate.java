@@ -1,0 +1,52 @@
+package dev.tenure.rollout.api;
+
+import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
+import com.fasterxml.jackson.annotation.JsonInclude;
+import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import dev.tenure.maintenance.api.GoDuration;
+import io.fabric8.generator.annotation.Pattern;
+import io.fabric8.kubernetes.api.model.LabelSelector;
+
+/** What must hold before a done node's slot goes to the next node, and what holds a node back before it starts. */
+@JsonInclude(JsonInclude.Include.NON_NULL)
+@JsonIgnoreProperties(ignoreUnknown = true)
+public class HealthGate {
+
+    @Pattern(GoDuration.PATTERN)
+    @JsonPropertyDescription(
+            "A done node keeps its slot until it has been Ready this long (the AKS/GKE soak time);" + " default 0s.")
+    private String soak;
+
+    @Pattern(GoDuration.PATTERN)
+    @JsonPropertyDescription("A done node that has not soaked this long after it was done has failed (reason"
+            + " SoakTimeout; counts against spec.failureBudget). Default 30m.")
+    private String soakTimeout;
+
+    @JsonPropertyDescription("Kured's --blocking-pod-selector: a node running a pod that matches is not started (it"
+            + " waits without holding a slot) until no such pod runs on it.")
+    private LabelSelector blockingPodSelector;
+
+    public String getSoak() {
+        return soak;
+    }
+
+    public void setSoak(String soak) {
+        this.soak = soak;
+    }
+
+    public String getSoakTimeout() {
+        return soakTimeout;
+    }
+
+    public void setSoakTimeout(String soakTimeout) {
+        this.soakTimeout = soakTimeout;
+    }
+
+    public LabelSelector getBlockingPodSelector() {
+        return blockingPodSelector;
+    }
+
+    public void setBlockingPodSelector(LabelSelector blockingPodSelector) {
+        this.blockingPodSelector = blockingPodSelector;
+    }
+}

@@ -1,0 +1,343 @@
+package dev.tenure.rollout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.tenure.maintenance.api.NodeMaintenance;
+import dev.tenure.maintenance.api.Phase;
+import dev.tenure.rollout.api.DoneWhen;
+import dev.tenure.rollout.api.HealthGate;
+import dev.tenure.rollout.api.NodeMaintenanceRollout;
+import dev.tenure.rollout.api.NodeRecord;
+import dev.tenure.rollout.api.NodeState;
+import dev.tenure.rollout.api.RolloutPhase;
+import dev.tenure.rollout.api.RolloutSpec;
+import dev.tenure.testsupport.EmulatedCluster;
+import dev.tenure.testsupport.EmulatedClusterResource;
+import dev.tenure.testsupport.EndToEnd;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.Watch;
+import io.fabric8.kubernetes.client.Watcher;
+import io.fabric8.kubernetes.client.WatcherException;
+import io.quarkus.test.common.QuarkusTestResource;
+import io.quarkus.test.junit.QuarkusTest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A NodeMaintenanceRollout end to end on the living emulated cluster, the operator's own reconcilers doing the work:
+ * 12 nodes in 3 zones, {@code maxUnavailable: 2}, one per zone, done when rebooted. The test is the maintenance
+ * agent: when a child NodeMaintenance has drained its node, it reboots the node (the emulator changes its boot ID at
+ * once and makes it Ready a second later). Watches of the nodes and of the NodeMaintenances see every change, so
+ * "never more than 2 at once, 1 per zone" is judged on each event, not on samples.
+ */
+@QuarkusTest
+@QuarkusTestResource(EmulatedClusterResource.class)
+@EndToEnd
+class NodeMaintenanceRolloutIT {
+
+    static final String POOL = "tenure.test/rollout-pool";
+    static final String ZONE = "topology.kubernetes.io/zone";
+    static final String NS = "rollout-shop";
+
+    /** Pool nodes unschedulable or NotReady, as each node event shows them. */
+    static final class Unavailability implements Watcher<Node> {
+        final Map<String, String> zoneOf = new ConcurrentHashMap<>();
+        final Set<String> unavailable = ConcurrentHashMap.newKeySet();
+        final AtomicInteger most = new AtomicInteger();
+        final Map<String, AtomicInteger> mostPerZone = new ConcurrentHashMap<>();
+
+        @Override
+        public synchronized void eventReceived(Action action, Node node) {
+            String name = node.getMetadata().getName();
+            if (!zoneOf.containsKey(name)) {
+                return;
+            }
+            boolean down = Boolean.TRUE.equals(node.getSpec().getUnschedulable())
+                    || node.getStatus().getConditions().stream()
+                            .noneMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+            if (down && action != Action.DELETED) {
+                unavailable.add(name);
+            } else {
+                unavailable.remove(name);
+            }
+            most.accumulateAndGet(unavailable.size(), Math::max);
+            for (String zone : Set.copyOf(zoneOf.values())) {
+                long inZone = unavailable.stream()
+                        .filter(n -> zone.equals(zoneOf.get(n)))
+                        .count();
+                mostPerZone.computeIfAbsent(zone, z -> new AtomicInteger()).accumulateAndGet((int) inZone, Math::max);
+            }
+        }
+
+        @Override
+        public void onClose(WatcherException cause) {}
+    }
+
+    /** Children created per node, from the NodeMaintenance watch. */
+    static final class Children implements Watcher<NodeMaintenance> {
+        final Map<String, AtomicInteger> created = new ConcurrentHashMap<>();
+        final String rollout;
+
+        Children(String rollout) {
+            this.rollout = rollout;
+        }
+
+        @Override
+        public void eventReceived(Action action, NodeMaintenance nm) {
+            if (action == Action.ADDED
+                    && rollout.equals(
+                            nm.getMetadata().getLabels() == null
+                                    ? null
+                                    : nm.getMetadata()
+                                            .getLabels()
+                                            .get(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL))) {
+                created.computeIfAbsent(nm.getSpec().getNodeName(), n -> new AtomicInteger())
+                        .incrementAndGet();
+            }
+        }
+
+        @Override
+        public void onClose(WatcherException cause) {}
+    }
+
+    static RolloutSpec spec(String pool, int maxUnavailable, int perZone) {
+        RolloutSpec spec = new RolloutSpec();
+        spec.setNodeSelector(
+                new LabelSelectorBuilder().addToMatchLabels(POOL, pool).build());
+        spec.setMaxUnavailable(new IntOrString(maxUnavailable));
+        spec.setMaxUnavailablePerDomain(perZone);
+        DoneWhen done = new DoneWhen();
+        done.setRebooted(true);
+        spec.setDoneWhen(done);
+        HealthGate health = new HealthGate();
+        health.setSoak("1s");
+        spec.setHealth(health);
+        return spec;
+    }
+
+    /** The agent: reboots each node whose child has drained it, once. */
+    static void rebootDrained(EmulatedCluster cluster, String rollout, Set<String> rebooted, Set<String> never) {
+        for (NodeMaintenance nm : cluster.client()
+                .resources(NodeMaintenance.class)
+                .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, rollout)
+                .list()
+                .getItems()) {
+            String node = nm.getSpec().getNodeName();
+            if (nm.getStatus() != null
+                    && nm.getStatus().getPhase() == Phase.Succeeded
+                    && !never.contains(node)
+                    && rebooted.add(node)) {
+                cluster.reboot(node, Duration.ofSeconds(1));
+            }
+        }
+    }
+
+    static boolean ready(Pod pod) {
+        return pod.getStatus() != null
+                && pod.getStatus().getConditions() != null
+                && pod.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    @Test
+    void twelveNodesInThreeZonesAreEachMaintainedOnceTwoAtATimeOnePerZone() {
+        EmulatedCluster cluster = EmulatedClusterResource.cluster();
+        KubernetesClient client = cluster.client();
+        Unavailability seen = new Unavailability();
+        Children children = new Children("pool-a");
+        List<String> names = new ArrayList<>();
+        for (String zone : List.of("a", "b", "c")) {
+            for (int i = 1; i <= 4; i++) {
+                String name = "ro-" + zone + i;
+                names.add(name);
+                seen.zoneOf.put(name, "zone-" + zone);
+            }
+        }
+        try (EmulatedCluster.Living living = cluster.living(NS, Duration.ofMillis(500));
+                Watch nodeWatch = client.nodes().watch(seen);
+                Watch childWatch = client.resources(NodeMaintenance.class).watch(children)) {
+            for (String name : names) {
+                cluster.seed()
+                        .node(name)
+                        .role("worker")
+                        .label(POOL, "a")
+                        .label(ZONE, seen.zoneOf.get(name))
+                        .create();
+            }
+            cluster.seed()
+                    .deployment("web")
+                    .namespace(NS)
+                    .replicas(6)
+                    .onNodes("ro-a1", "ro-b1", "ro-c1")
+                    .nodeSelector(POOL, "a")
+                    .create();
+            cluster.seed()
+                    .pdb("web")
+                    .namespace(NS)
+                    .selector("app", "web")
+                    .maxUnavailable(1)
+                    .create();
+
+            client.resource(new NodeMaintenanceRollout("pool-a", spec("a", 2, 1)))
+                    .create();
+
+            Set<String> rebooted = ConcurrentHashMap.newKeySet();
+            await().atMost(Duration.ofMinutes(3))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> {
+                        rebootDrained(cluster, "pool-a", rebooted, Set.of());
+                        NodeMaintenanceRollout r = client.resources(NodeMaintenanceRollout.class)
+                                .withName("pool-a")
+                                .get();
+                        assertThat(r.getStatus()).isNotNull();
+                        assertThat(r.getStatus().getPhase()).isEqualTo(RolloutPhase.Complete);
+                    });
+
+            NodeMaintenanceRollout done = client.resources(NodeMaintenanceRollout.class)
+                    .withName("pool-a")
+                    .get();
+            assertThat(done.getStatus().getDone()).isEqualTo(12);
+            assertThat(done.getStatus().getFailed()).isZero();
+            assertThat(done.getStatus().getNodes())
+                    .extracting(NodeRecord::getName)
+                    .containsExactlyInAnyOrderElementsOf(names);
+            assertThat(done.getStatus().getNodes()).allSatisfy(r -> {
+                assertThat(r.getState()).isEqualTo(NodeState.Done);
+                assertThat(r.getBootIDBefore()).isEqualTo(EmulatedCluster.bootId(r.getName(), 0));
+            });
+            assertThat(rebooted).containsExactlyInAnyOrderElementsOf(names);
+            // every node maintained exactly once
+            assertThat(children.created.keySet()).containsExactlyInAnyOrderElementsOf(names);
+            assertThat(children.created.values())
+                    .allSatisfy(c -> assertThat(c.get()).isEqualTo(1));
+            // never more than 2 pool nodes unavailable at once, never more than 1 in a zone
+            assertThat(seen.most.get()).isEqualTo(2);
+            assertThat(seen.mostPerZone.values())
+                    .allSatisfy(m -> assertThat(m.get()).isEqualTo(1));
+            // the drains went through the Eviction API, and the workload is whole again
+            assertThat(cluster.requests().count(r -> r.is("create", "pods", "eviction") && NS.equals(r.namespace())))
+                    .isGreaterThanOrEqualTo(6);
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                List<Pod> web = client.pods().inNamespace(NS).withLabel("app", "web").list().getItems().stream()
+                        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                        .toList();
+                assertThat(web).hasSize(6).allSatisfy(p -> assertThat(ready(p)).isTrue());
+            });
+            // every node given back: no child left, none cordoned
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                assertThat(client.resources(NodeMaintenance.class)
+                                .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, "pool-a")
+                                .list()
+                                .getItems())
+                        .isEmpty();
+                for (String name : names) {
+                    assertThat(client.nodes().withName(name).get().getSpec().getUnschedulable())
+                            .as(name)
+                            .isNotEqualTo(Boolean.TRUE);
+                }
+            });
+        } finally {
+            client.resources(NodeMaintenanceRollout.class).withName("pool-a").delete();
+        }
+    }
+
+    @Test
+    void aNodeThatFailsPausesTheRolloutAtTheBudgetAndDeletingItEndsWhatIsInFlight() {
+        EmulatedCluster cluster = EmulatedClusterResource.cluster();
+        KubernetesClient client = cluster.client();
+        List<String> names = List.of("rf-1", "rf-2", "rf-3", "rf-4", "rf-5", "rf-6");
+        for (String name : names) {
+            cluster.seed()
+                    .node(name)
+                    .role("worker")
+                    .label(POOL, "f")
+                    .label(ZONE, "zone-f")
+                    .create();
+        }
+        RolloutSpec spec = spec("f", 1, 1);
+        spec.getDoneWhen().setTimeout("15s");
+        spec.setFailureBudget(new IntOrString(1));
+        try {
+            client.resource(new NodeMaintenanceRollout("pool-f", spec)).create();
+            Set<String> rebooted = ConcurrentHashMap.newKeySet();
+            // rf-2 never comes back: its maintenance times out, and the budget of one failure is spent
+            await().atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> {
+                        rebootDrained(cluster, "pool-f", rebooted, Set.of("rf-2"));
+                        NodeMaintenanceRollout r = client.resources(NodeMaintenanceRollout.class)
+                                .withName("pool-f")
+                                .get();
+                        assertThat(r.getStatus()).isNotNull();
+                        assertThat(r.getStatus().getPhase()).isEqualTo(RolloutPhase.Paused);
+                        assertThat(r.getStatus().getReason()).isEqualTo("FailureBudget");
+                    });
+            NodeMaintenanceRollout paused = client.resources(NodeMaintenanceRollout.class)
+                    .withName("pool-f")
+                    .get();
+            assertThat(paused.getStatus().getFailed()).isEqualTo(1);
+            assertThat(paused.getStatus().getNodes())
+                    .filteredOn(r -> r.getState() == NodeState.Failed)
+                    .extracting(NodeRecord::getName)
+                    .containsExactly("rf-2");
+            int started = paused.getStatus().getNodes().size();
+            assertThat(started).as("rf-1 done, rf-2 failed, nothing after").isEqualTo(2);
+            // the failed node is given back (its child ended: the undo uncordoned it), and nothing else starts
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+                assertThat(client.nodes().withName("rf-2").get().getSpec().getUnschedulable())
+                        .isNotEqualTo(Boolean.TRUE);
+                assertThat(client.resources(NodeMaintenance.class)
+                                .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, "pool-f")
+                                .list()
+                                .getItems())
+                        .isEmpty();
+            });
+            NodeMaintenanceRollout still = client.resources(NodeMaintenanceRollout.class)
+                    .withName("pool-f")
+                    .get();
+            assertThat(still.getStatus().getNodes()).hasSize(started);
+            assertThat(still.getStatus().getPhase()).isEqualTo(RolloutPhase.Paused);
+
+            // raising the budget resumes where it stopped; deleting the rollout then ends the node in flight
+            still.getSpec().setFailureBudget(new IntOrString(5));
+            client.resource(still).update();
+            await().atMost(Duration.ofSeconds(60))
+                    .untilAsserted(() -> assertThat(client.resources(NodeMaintenance.class)
+                                    .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, "pool-f")
+                                    .list()
+                                    .getItems())
+                            .extracting(nm -> nm.getSpec().getNodeName())
+                            .containsExactly("rf-3"));
+            client.resources(NodeMaintenanceRollout.class).withName("pool-f").delete();
+            await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+                assertThat(client.resources(NodeMaintenanceRollout.class)
+                                .withName("pool-f")
+                                .get())
+                        .isNull();
+                assertThat(client.resources(NodeMaintenance.class)
+                                .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, "pool-f")
+                                .list()
+                                .getItems())
+                        .isEmpty();
+                for (String name : names) {
+                    assertThat(client.nodes().withName(name).get().getSpec().getUnschedulable())
+                            .as(name)
+                            .isNotEqualTo(Boolean.TRUE);
+                }
+            });
+        } finally {
+            client.resources(NodeMaintenanceRollout.class).withName("pool-f").delete();
+        }
+    }
+}

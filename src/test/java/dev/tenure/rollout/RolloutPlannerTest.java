@@ -1,0 +1,221 @@
+package dev.tenure.rollout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.rollout.RolloutPlanner.Observed;
+import dev.tenure.rollout.RolloutPlanner.RolloutPlan;
+import dev.tenure.rollout.api.NodeState;
+import dev.tenure.rollout.api.RolloutPhase;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** The rollout planner's rules, one row per behaviour (docs/rollout.md). */
+class RolloutPlannerTest {
+
+    static final Instant NOW = Instant.parse("2026-03-01T10:00:00Z");
+
+    static PoolNode node(String name, String zone) {
+        return new PoolNode(
+                name,
+                zone,
+                zone,
+                true,
+                NOW.minusSeconds(3600),
+                false,
+                "boot-" + name,
+                "v1",
+                "os",
+                Map.of(),
+                Map.of(),
+                null);
+    }
+
+    static PoolNode cordoned(String name, String zone) {
+        return new PoolNode(
+                name,
+                zone,
+                zone,
+                true,
+                NOW.minusSeconds(3600),
+                true,
+                "boot-" + name,
+                "v1",
+                "os",
+                Map.of(),
+                Map.of(),
+                null);
+    }
+
+    static PoolNode notReady(String name, String zone) {
+        return new PoolNode(name, zone, zone, false, null, false, "boot-" + name, "v1", "os", Map.of(), Map.of(), null);
+    }
+
+    static RolloutRules rules(int max, int perDomain, int budget, boolean paused) {
+        return new RolloutRules(
+                max, perDomain, budget, paused, new DoneSignal.Rebooted(), Duration.ZERO, Duration.ofMinutes(30), null);
+    }
+
+    static List<PoolNode> pool(int n, int zones) {
+        return IntStream.range(0, n)
+                .mapToObj(i -> node(String.format("n%02d", i), "z" + (i % zones)))
+                .toList();
+    }
+
+    static RolloutPlan plan(
+            List<PoolNode> pool, List<NodeProgress> records, Map<String, ChildView> children, RolloutRules rules) {
+        return RolloutPlanner.plan(new Observed(pool, children, records), rules, NOW);
+    }
+
+    @ParameterizedTest(name = "{0}% of {1} nodes is {2} (rounded down, at least 1)")
+    @CsvSource({"50, 11, 5", "10, 200, 20", "10, 5, 1", "1, 3, 1", "100, 7, 7", "33, 10, 3"})
+    void percentagesRoundDownWithAMinimumOfOne(int percent, int selected, int expected) {
+        assertThat(RolloutRules.scaled(0, percent, selected)).isEqualTo(expected);
+    }
+
+    @Test
+    void fiftyPercentOfElevenStartsFiveNotSix() {
+        RolloutPlan plan = plan(
+                pool(11, 1), List.of(), Map.of(), rules(RolloutRules.scaled(0, 50, 11), Integer.MAX_VALUE, 1, false));
+        assertThat(plan.started()).hasSize(5);
+        assertThat(plan.create()).hasSize(5);
+        assertThat(plan.records()).allMatch(r -> r.state() == NodeState.InProgress && r.bootIDBefore() != null);
+    }
+
+    @Test
+    void nodesAlreadyCordonedOrNotReadyCountAgainstTheLimit() {
+        List<PoolNode> pool = new ArrayList<>(pool(6, 1));
+        pool.set(4, cordoned("n04", "z0"));
+        pool.set(5, notReady("n05", "z0"));
+        RolloutPlan plan = plan(pool, List.of(), Map.of(), rules(3, Integer.MAX_VALUE, 1, false));
+        // two unavailable already: one more beside them (n00), and the two themselves, which add nothing
+        assertThat(plan.started()).containsExactly("n00", "n04", "n05");
+    }
+
+    @Test
+    void oneNodePerDomainIsPassedOverNotBlocking() {
+        RolloutPlan plan = plan(pool(12, 3), List.of(), Map.of(), rules(2, 1, 1, false));
+        assertThat(plan.started()).containsExactly("n00", "n01"); // z0 and z1: order by zone, one each
+    }
+
+    @Test
+    void aHeldNodeTakesNoSlot() {
+        List<PoolNode> pool = new ArrayList<>(pool(3, 1));
+        PoolNode n0 = pool.get(0);
+        pool.set(
+                0,
+                new PoolNode(
+                        n0.name(),
+                        n0.domain(),
+                        n0.orderKey(),
+                        true,
+                        n0.readySince(),
+                        false,
+                        n0.bootID(),
+                        "v1",
+                        "os",
+                        Map.of(),
+                        Map.of(),
+                        "blocking pod default/backup"));
+        RolloutPlan plan = plan(pool, List.of(), Map.of(), rules(1, Integer.MAX_VALUE, 1, false));
+        assertThat(plan.started()).containsExactly("n01");
+    }
+
+    @Test
+    void aRecordedNodeIsNeverStartedAgainAndAMissingChildIsCreated() {
+        NodeProgress inFlight =
+                new NodeProgress("n00", NodeState.InProgress, "boot-n00", NOW.minusSeconds(5), null, null, null, null);
+        NodeProgress done = new NodeProgress(
+                "n01",
+                NodeState.Done,
+                "boot-n01",
+                NOW.minusSeconds(50),
+                null,
+                NOW.minusSeconds(30),
+                NOW.minusSeconds(20),
+                null);
+        RolloutPlan plan = plan(pool(3, 1), List.of(inFlight, done), Map.of(), rules(1, Integer.MAX_VALUE, 1, false));
+        assertThat(plan.started()).isEmpty(); // n00 holds the one slot
+        assertThat(plan.create()).containsExactly("n00"); // status said started; the child never came: create it
+        assertThat(plan.records()).extracting(NodeProgress::name).containsExactly("n00", "n01");
+    }
+
+    @Test
+    void aRebootedReadyNodeIsDoneItsChildEndedThenItSoaks() {
+        NodeProgress inFlight = new NodeProgress(
+                "n00", NodeState.InProgress, "boot-old", NOW.minusSeconds(60), NOW.minusSeconds(30), null, null, null);
+        ChildView child = new ChildView("n00", "Succeeded", null, false, false);
+        RolloutRules soak = new RolloutRules(
+                1,
+                Integer.MAX_VALUE,
+                1,
+                false,
+                new DoneSignal.Rebooted(),
+                Duration.ofSeconds(10),
+                Duration.ofMinutes(30),
+                null);
+        RolloutPlan plan = plan(pool(2, 1), List.of(inFlight), Map.of("n00", child), soak);
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Soaking);
+        assertThat(plan.end()).containsExactly("n00");
+        assertThat(plan.started()).isEmpty(); // soaking holds the slot
+    }
+
+    @Test
+    void aFailedChildFailsTheNodeAndTheBudgetPauses() {
+        NodeProgress inFlight =
+                new NodeProgress("n00", NodeState.InProgress, "boot-n00", NOW.minusSeconds(60), null, null, null, null);
+        ChildView child = new ChildView("n00", "Failed", "eviction blocked", false, false);
+        RolloutPlan plan =
+                plan(pool(4, 1), List.of(inFlight), Map.of("n00", child), rules(2, Integer.MAX_VALUE, 1, false));
+        assertThat(plan.failed()).isEqualTo(1);
+        assertThat(plan.end()).containsExactly("n00"); // ended: the undo restores the node, nothing left cordoned
+        assertThat(plan.started()).isEmpty();
+        assertThat(plan.phase()).isEqualTo(RolloutPhase.Paused);
+        assertThat(plan.reason()).isEqualTo("FailureBudget");
+    }
+
+    @Test
+    void pausedStartsNothingButInFlightNodesFinish() {
+        NodeProgress inFlight =
+                new NodeProgress("n00", NodeState.InProgress, "boot-old", NOW.minusSeconds(60), null, null, null, null);
+        RolloutPlan plan = plan(
+                pool(4, 1),
+                List.of(inFlight),
+                Map.of("n00", new ChildView("n00", "Succeeded", null, false, false)),
+                rules(2, Integer.MAX_VALUE, 1, true));
+        assertThat(plan.started()).isEmpty();
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Soaking);
+        assertThat(plan.phase()).isEqualTo(RolloutPhase.Paused);
+    }
+
+    @Test
+    void aNodeAlreadyAtTheVersionIsSkipped() {
+        RolloutRules v2 = new RolloutRules(
+                1,
+                Integer.MAX_VALUE,
+                1,
+                false,
+                new DoneSignal.KubeletVersion("v1"),
+                Duration.ZERO,
+                Duration.ofMinutes(30),
+                null);
+        RolloutPlan plan = plan(pool(2, 1), List.of(), Map.of(), v2);
+        assertThat(plan.records()).extracting(NodeProgress::state).containsOnly(NodeState.Skipped);
+        assertThat(plan.phase()).isEqualTo(RolloutPhase.Complete);
+    }
+
+    @Test
+    void theEtaFollowsTheNodesDoneSoFar() {
+        NodeProgress done = new NodeProgress(
+                "n00", NodeState.Done, "b", NOW.minusSeconds(100), null, null, NOW.minusSeconds(40), null);
+        RolloutPlan plan = plan(pool(5, 1), List.of(done), Map.of(), rules(2, Integer.MAX_VALUE, 1, false));
+        // 60 s a node, 4 left, 2 at a time: two rounds
+        assertThat(plan.eta()).isEqualTo(NOW.plusSeconds(120));
+    }
+}

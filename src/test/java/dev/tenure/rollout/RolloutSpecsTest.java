@@ -1,0 +1,105 @@
+package dev.tenure.rollout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.tenure.rollout.api.DoneWhen;
+import dev.tenure.rollout.api.HealthGate;
+import dev.tenure.rollout.api.RolloutSpec;
+import io.fabric8.kubernetes.api.model.IntOrString;
+import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/** Each wrong field of a rollout is refused with a message naming it. */
+class RolloutSpecsTest {
+
+    static RolloutSpec valid() {
+        RolloutSpec spec = new RolloutSpec();
+        spec.setNodeSelector(
+                new LabelSelectorBuilder().addToMatchLabels("pool", "a").build());
+        DoneWhen done = new DoneWhen();
+        done.setRebooted(true);
+        spec.setDoneWhen(done);
+        return spec;
+    }
+
+    static Stream<Arguments> cases() {
+        return Stream.of(
+                Arguments.of("valid", (Consumer<RolloutSpec>) s -> {}, null),
+                Arguments.of(
+                        "no nodes at all",
+                        (Consumer<RolloutSpec>) s -> s.setNodeSelector(null),
+                        "spec.nodeSelector, spec.nodes"),
+                Arguments.of(
+                        "a bad node name",
+                        (Consumer<RolloutSpec>) s -> s.setNodes(List.of("Bad_Name")),
+                        "spec.nodes[0]"),
+                Arguments.of(
+                        "maxUnavailable 0",
+                        (Consumer<RolloutSpec>) s -> s.setMaxUnavailable(new IntOrString(0)),
+                        "spec.maxUnavailable: must be at least 1"),
+                Arguments.of(
+                        "maxUnavailable not a percentage",
+                        (Consumer<RolloutSpec>) s -> s.setMaxUnavailable(new IntOrString("ten")),
+                        "spec.maxUnavailable"),
+                Arguments.of(
+                        "maxUnavailable 0%",
+                        (Consumer<RolloutSpec>) s -> s.setMaxUnavailable(new IntOrString("0%")),
+                        "spec.maxUnavailable: a percentage from 1%"),
+                Arguments.of(
+                        "failureBudget 0",
+                        (Consumer<RolloutSpec>) s -> s.setFailureBudget(new IntOrString(0)),
+                        "spec.failureBudget"),
+                Arguments.of(
+                        "per domain 0",
+                        (Consumer<RolloutSpec>) s -> s.setMaxUnavailablePerDomain(0),
+                        "spec.maxUnavailablePerDomain"),
+                Arguments.of("no done signal", (Consumer<RolloutSpec>) s -> s.setDoneWhen(null), "spec.doneWhen"),
+                Arguments.of(
+                        "two done signals",
+                        (Consumer<RolloutSpec>) s -> s.getDoneWhen().setManual(true),
+                        "spec.doneWhen: set exactly one"),
+                Arguments.of(
+                        "a label without a value",
+                        (Consumer<RolloutSpec>) s -> {
+                            s.getDoneWhen().setRebooted(null);
+                            s.getDoneWhen().setLabel("upgraded");
+                        },
+                        "spec.doneWhen.label: must be key=value"),
+                Arguments.of(
+                        "a bad soak",
+                        (Consumer<RolloutSpec>) s -> {
+                            HealthGate h = new HealthGate();
+                            h.setSoak("ten minutes");
+                            s.setHealth(h);
+                        },
+                        "spec.health.soak"),
+                Arguments.of(
+                        "a bad selector operator",
+                        (Consumer<RolloutSpec>) s -> s.setNodeSelector(new LabelSelectorBuilder()
+                                .addNewMatchExpression()
+                                .withKey("k")
+                                .withOperator("Is")
+                                .endMatchExpression()
+                                .build()),
+                        "spec.nodeSelector.matchExpressions[0].operator"));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("cases")
+    void wrongFieldsAreNamed(String name, Consumer<RolloutSpec> change, String expected) {
+        RolloutSpec spec = valid();
+        change.accept(spec);
+        List<String> problems = RolloutSpecs.problems(spec);
+        if (expected == null) {
+            assertThat(problems).isEmpty();
+            assertThat(RolloutSpecs.rules(spec, 10).maxUnavailable()).isEqualTo(1);
+        } else {
+            assertThat(problems).anySatisfy(p -> assertThat(p).contains(expected));
+        }
+    }
+}
