@@ -2,7 +2,6 @@ package dev.tenure.kube;
 
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
 import java.util.Objects;
@@ -81,49 +80,18 @@ public final class NodeCache {
     public synchronized Subscription open(ResourceEventHandler<Node> handler) {
         Objects.requireNonNull(handler, "handler");
         if (informer == null) {
-            informer = started(1);
+            informer = started();
         }
         informer.addEventHandler(handler);
         users++;
         return new Subscription(informer, handler);
     }
 
-    /**
-     * A running informer. Its first list is tried again, a few times, after an answer that says "try again" (409,
-     * 429, 500, 502, 503, 504): one refused list must not fail the operator's start (a door chaos run failed on one
-     * injected 409); no access to nodes, or no API server, fails at once. fabric8's exception handler is not asked
-     * about the first list of {@code run()}, so the retry is here.
-     */
-    private SharedIndexInformer<Node> started(int attempt) {
+    /** A running informer ({@link InformerStart#run}: its first list tried again after a "try again" answer). */
+    private SharedIndexInformer<Node> started() {
         // images, addresses, capacity and node info are read by no one here: dropped before caching
-        SharedIndexInformer<Node> started = client.nodes().runnableInformer(0).itemStore(new TrimmedNodeStore());
-        try {
-            started.run();
-            return started;
-        } catch (RuntimeException e) {
-            started.close();
-            if (attempt >= FIRST_LIST_ATTEMPTS || !tryAgain(e)) {
-                throw e;
-            }
-        }
-        try {
-            Thread.sleep(200L * attempt);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted while starting the Node cache", e);
-        }
-        return started(attempt + 1);
-    }
-
-    private static final int FIRST_LIST_ATTEMPTS = 5;
-
-    private static boolean tryAgain(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof KubernetesClientException k) {
-                return java.util.Set.of(409, 429, 500, 502, 503, 504).contains(k.getCode());
-            }
-        }
-        return false;
+        return InformerStart.run(
+                () -> client.nodes().runnableInformer(0).itemStore(new TrimmedNodeStore()), "the Node cache");
     }
 
     /** The running informer, for the liveness probe and tests; empty when no one uses the cache. */

@@ -1,5 +1,6 @@
 package dev.tenure.operator;
 
+import dev.tenure.kube.BudgetCache;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.admission.AdmissionCaches;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -32,6 +33,13 @@ public class SharedCaches {
     @Singleton
     NodeCache nodeCache(KubernetesClient client) {
         return new NodeCache(client);
+    }
+
+    /** The one PodDisruptionBudget watch; the leader's NodeMaintenance controller opens it (issue 51). */
+    @Produces
+    @Singleton
+    BudgetCache budgetCache(KubernetesClient client) {
+        return new BudgetCache(client);
     }
 
     @Produces

@@ -155,7 +155,7 @@ final class DrainBench {
         }
     }
 
-    private static void kubectl(EmulatedCluster cluster) throws Exception {
+    static void kubectl(EmulatedCluster cluster) throws Exception {
         Path log = Files.createTempFile("bench-kubectl-drain", ".log");
         Process p = new ProcessBuilder(
                         KUBECTL,

@@ -2,7 +2,9 @@ package dev.tenure.bench;
 
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.kube.BudgetCache;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.drain.BudgetRelease;
 import dev.tenure.maintenance.machine.LeadershipHandover;
 import dev.tenure.maintenance.machine.MaintenanceEvents;
 import dev.tenure.maintenance.machine.MaintenanceMachine;
@@ -10,23 +12,37 @@ import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import dev.tenure.maintenance.machine.MaintenanceRequest;
 import dev.tenure.maintenance.machine.MaintenanceSettings;
 import dev.tenure.maintenance.machine.MaintenanceState;
+import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A MaintenanceMachine wired as MaintenanceBeans wires it (shared eviction pool of evictionParallelism
  * threads, heartbeat scheduler, system clock), minus Quarkus: the bench calls advance() itself, the way
- * the reconciler would, honouring each step's requeueAfter. Handover is a no-op (no leases on the nodes).
+ * the reconciler would, honouring each step's requeueAfter, and, as the reconciler's BudgetWakeUps does, the
+ * operator's PodDisruptionBudget watch (BudgetCache) wakes it early when a budget that refused one of its
+ * evictions admits evictions again. Handover is a no-op (no leases on the nodes).
  */
 final class MachineRig implements AutoCloseable {
     final MaintenanceMachine machine;
     private final ExecutorService evictionPool;
     private final ExecutorScheduler heartbeats;
+    private final BudgetCache.Subscription budgets;
+    /** Nodes a budget's change freed a pod of; the drive loop's wait ends when its node is added. */
+    private final Set<String> woken = ConcurrentHashMap.newKeySet();
+
+    private final Object wake = new Object();
+    /** Budget changes that freed a pod of a draining node (each wakes its drain). */
+    final java.util.concurrent.atomic.AtomicLong budgetWakeUps = new java.util.concurrent.atomic.AtomicLong();
 
     MachineRig(KubernetesClient client, MaintenanceSettings settings) {
         this.evictionPool = Executors.newFixedThreadPool(settings.evictionParallelism());
@@ -40,6 +56,38 @@ final class MachineRig implements AutoCloseable {
                 evictionPool,
                 heartbeats,
                 Clock.systemUTC());
+        this.budgets = new BudgetCache(client).open(new ResourceEventHandler<>() {
+            @Override
+            public void onAdd(PodDisruptionBudget pdb) {
+                freed(pdb, BudgetRelease.frees(null, pdb));
+            }
+
+            @Override
+            public void onUpdate(PodDisruptionBudget before, PodDisruptionBudget after) {
+                freed(after, BudgetRelease.frees(before, after));
+            }
+
+            @Override
+            public void onDelete(PodDisruptionBudget pdb, boolean unknown) {
+                freed(pdb, BudgetRelease.ALL);
+            }
+        });
+    }
+
+    /** As BudgetWakeUps: the drain's memory frees the budget's refused pods, their nodes' maintenances wake. */
+    private void freed(PodDisruptionBudget pdb, int admits) {
+        if (admits <= 0) {
+            return;
+        }
+        Set<String> nodes = machine.budgetFreed(
+                pdb.getMetadata().getNamespace() + "/" + pdb.getMetadata().getName(), admits);
+        if (!nodes.isEmpty()) {
+            budgetWakeUps.incrementAndGet();
+            synchronized (wake) {
+                woken.addAll(nodes);
+                wake.notifyAll();
+            }
+        }
     }
 
     /** The operator's defaults with eviction parallelism and drain poll interval overridden. */
@@ -71,10 +119,22 @@ final class MachineRig implements AutoCloseable {
             if (isSettled(state.phase())) {
                 return state;
             }
-            Thread.sleep(step.requeueAfter().orElse(Duration.ofSeconds(1)).toMillis());
+            waitFor(request.nodeName(), step.requeueAfter().orElse(Duration.ofSeconds(1)));
         }
         throw new IllegalStateException("maintenance of " + request.nodeName() + " not settled within " + limit + ": "
                 + state.phase() + " " + state.lastError());
+    }
+
+    /** Until {@code requeueAfter} has passed or a budget's change woke {@code node}, whichever comes first. */
+    private void waitFor(String node, Duration requeueAfter) throws InterruptedException {
+        long until = System.nanoTime() + requeueAfter.toNanos();
+        synchronized (wake) {
+            for (long left = requeueAfter.toNanos();
+                    left > 0 && !woken.remove(node);
+                    left = until - System.nanoTime()) {
+                TimeUnit.NANOSECONDS.timedWait(wake, left);
+            }
+        }
     }
 
     static boolean isSettled(Phase phase) {
@@ -83,6 +143,7 @@ final class MachineRig implements AutoCloseable {
 
     @Override
     public void close() {
+        budgets.close();
         machine.close();
         evictionPool.shutdownNow();
         heartbeats.close();

@@ -1036,6 +1036,7 @@ class OperatorChaosIT {
                     MaintenanceLimits.none(),
                     new AnnotatedNodes(caches),
                     nodes,
+                    new dev.tenure.kube.BudgetCache(work),
                     fence,
                     clock);
             // as the extension configures JOSDK: the client is a bean (not closed by JOSDK), no SSA

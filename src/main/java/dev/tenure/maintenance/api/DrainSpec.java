@@ -48,7 +48,9 @@ public class DrainSpec {
 
     @Pattern(GoDuration.PATTERN)
     @Default("5s")
-    @JsonPropertyDescription("Wait before retrying an eviction refused by a PodDisruptionBudget (429). Default 5s.")
+    @JsonPropertyDescription("Longest wait before retrying an eviction refused by a PodDisruptionBudget (429), as"
+            + " kubectl drain's 5 s; retried sooner when that budget admits evictions again (its status, watched)."
+            + " Default 5s.")
     private String evictionRetryDelay;
 
     @Pattern(GoDuration.PATTERN)

@@ -1,6 +1,7 @@
 package dev.tenure.maintenance.door;
 
 import dev.tenure.election.WorkFence;
+import dev.tenure.kube.BudgetCache;
 import dev.tenure.kube.NodeCache;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
 import dev.tenure.maintenance.admission.NodeMaintenanceAdmission;
@@ -76,7 +77,11 @@ import org.jboss.logging.Logger;
 @RBACRule(apiGroups = "", resources = "namespaces", verbs = "get")
 @RBACRule(apiGroups = "storage.k8s.io", resources = "volumeattachments", verbs = "list")
 @RBACRule(apiGroups = "", resources = "persistentvolumes", verbs = "get")
-@RBACRule(apiGroups = "policy", resources = "poddisruptionbudgets", verbs = "list")
+// issue 51: the one watch of budgets (BudgetCache) wakes a drain a budget holds when it admits evictions again
+@RBACRule(
+        apiGroups = "policy",
+        resources = "poddisruptionbudgets",
+        verbs = {"list", "watch"})
 @RBACRule(
         apiGroups = "",
         resources = "events",
@@ -100,6 +105,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final NodeCache nodes;
     /** The operator's leadership term: every reconcile and cleanup holds a permit of it, so a stop waits them out. */
     private final WorkFence fence;
+    /** The operator's one PodDisruptionBudget watch: a budget that admits evictions again wakes its drains. */
+    private final BudgetCache budgets;
+    /** The machine whose drain memory a budget's change frees ({@link BudgetWakeUps}). */
+    private final MaintenanceMachine machine;
 
     private final DoorDecisions.Rules rules;
     /** This reconciler's status writes: no reconcile decides from a version one of them wrote over. */
@@ -124,12 +133,16 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             MaintenanceLimits limits,
             NodesMaintainedElsewhere elsewhere,
             NodeCache nodes,
+            BudgetCache budgets,
             WorkFence fence,
             Clock clock) {
-        this(machine, client, recorder, metrics, limits, elsewhere, nodes, fence, clock, QUEUE_LOOK);
+        this(machine, client, recorder, metrics, limits, elsewhere, nodes, budgets, fence, clock, QUEUE_LOOK);
     }
 
-    /** As the CDI constructor, with the backstop look of a held request given ({@link #QUEUE_LOOK} there). */
+    /**
+     * As the CDI constructor, with the backstop look of a held request given ({@link #QUEUE_LOOK} there) and a
+     * PodDisruptionBudget watch of its own.
+     */
     public NodeMaintenanceReconciler(
             MaintenanceMachine machine,
             KubernetesClient client,
@@ -141,6 +154,35 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
             WorkFence fence,
             Clock clock,
             Duration queueLook) {
+        this(
+                machine,
+                client,
+                recorder,
+                metrics,
+                limits,
+                elsewhere,
+                nodes,
+                new BudgetCache(client),
+                fence,
+                clock,
+                queueLook);
+    }
+
+    /** As the CDI constructor, with the backstop look of a held request given ({@link #QUEUE_LOOK} there). */
+    public NodeMaintenanceReconciler(
+            MaintenanceMachine machine,
+            KubernetesClient client,
+            EventRecorder recorder,
+            MaintenanceMetrics metrics,
+            MaintenanceLimits limits,
+            NodesMaintainedElsewhere elsewhere,
+            NodeCache nodes,
+            BudgetCache budgets,
+            WorkFence fence,
+            Clock clock,
+            Duration queueLook) {
+        this.budgets = budgets;
+        this.machine = machine;
         this.rules = new DoorDecisions.Rules(
                 limits,
                 queueLook,
@@ -160,8 +202,9 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     /**
      * The second NodeMaintenance informer ({@link NodeMaintenanceWakeUps}), and the Node changes that free a slot
-     * ({@link NodeSlotWakeUps}), both waking the requests the limits hold; and the node leases let go
-     * ({@link NodeLeaseWakeUps}), waking the maintenances waiting for them.
+     * ({@link NodeSlotWakeUps}), both waking the requests the limits hold; the node leases let go
+     * ({@link NodeLeaseWakeUps}), waking the maintenances waiting for them; and the budgets that admit evictions again,
+     * waking the drains they held ({@link BudgetWakeUps}).
      */
     @Override
     public List<EventSource<?, NodeMaintenance>> prepareEventSources(EventSourceContext<NodeMaintenance> context) {
@@ -169,7 +212,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
         return List.of(
                 changes,
                 new NodeSlotWakeUps(nodes, context.getPrimaryCache()),
-                NodeLeaseWakeUps.source(context, settings));
+                NodeLeaseWakeUps.source(context, settings),
+                new BudgetWakeUps(budgets, context.getPrimaryCache(), machine::budgetFreed));
     }
 
     /** Observe (the resource; for a request not yet admitted, one cluster view), decide (pure), act. */

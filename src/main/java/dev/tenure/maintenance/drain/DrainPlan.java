@@ -261,7 +261,7 @@ public record DrainPlan(List<PodVerdict> verdicts, List<String> warnings) {
             java.util.regex.Pattern.compile("The disruption budget (\\S+?)\\.? (?:needs|is still)");
 
     /** The PodDisruptionBudgets (in the pod's {@code namespace}) a 429 message names; empty when none. */
-    static List<String> budgetsNamed(String namespace, String refusal) {
+    public static List<String> budgetsNamed(String namespace, String refusal) {
         if (refusal == null) {
             return List.of();
         }

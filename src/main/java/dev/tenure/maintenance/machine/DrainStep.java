@@ -12,6 +12,7 @@ import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.api.TimeoutOutcome;
 import dev.tenure.maintenance.drain.BlockedPods;
+import dev.tenure.maintenance.drain.BudgetRelease;
 import dev.tenure.maintenance.drain.DrainOptions;
 import dev.tenure.maintenance.drain.DrainPacing;
 import dev.tenure.maintenance.drain.DrainPlan;
@@ -62,7 +63,21 @@ public final class DrainStep {
     private final PodDrain drain;
     private final MaintenanceMetrics metrics;
     private final MaintenanceSettings settings;
-    private final Map<String, Map<String, Instant>> refusedUntil = new ConcurrentHashMap<>();
+    /** Node → pod uid → its last eviction a budget refused, and when it may be tried again ({@link BudgetRelease}). */
+    private final Map<String, Map<String, BudgetRelease.Refusal>> refusedUntil = new ConcurrentHashMap<>();
+    /**
+     * Budget ("namespace/name") → when it last freed evictions ({@link #budgetFreed}), for a refusal recorded after the
+     * change that freed it (the change came while its eviction was on the way): bounded, the most recent kept.
+     */
+    private final Map<String, Instant> lastFreed =
+            java.util.Collections.synchronizedMap(new java.util.LinkedHashMap<>() {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Instant> eldest) {
+                    return size() > REMEMBERED_FREED;
+                }
+            });
+
+    static final int REMEMBERED_FREED = 1024;
     private final Map<String, Instant> lastBatchAt = new ConcurrentHashMap<>();
     /** Node → pod uid → the pod's failed evictions in a row and when it may be evicted again (its back-off). */
     private final Map<String, Map<String, Backoff>> failedUntil = new ConcurrentHashMap<>();
@@ -201,12 +216,15 @@ public final class DrainStep {
 
     private Observation observe(String nodeName, DrainOptions options, Instant now) {
         List<Pod> pods = drain.podsOn(nodeName);
-        Map<String, Instant> refused = refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
+        Map<String, BudgetRelease.Refusal> refused =
+                refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
+        Map<String, Instant> retryNotBefore = new java.util.HashMap<>();
+        refused.forEach((uid, r) -> retryNotBefore.put(uid, r.retryAt()));
         DrainPlan.Observed observed = new DrainPlan.Observed(
                 drain.existingDaemonSets(pods),
                 kubeletStale(nodeName, now),
                 settings.staleNodeSkipWait(),
-                refused,
+                retryNotBefore,
                 drain.refusals(),
                 options.rules().readsNamespaces() ? drain.namespaceLabels(pods) : Map.of(),
                 failedNotBefore(nodeName));
@@ -464,7 +482,8 @@ public final class DrainStep {
         String error = null;
         String blocked = null;
         boolean removed = false;
-        Map<String, Instant> refused = refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
+        Map<String, BudgetRelease.Refusal> refused =
+                refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
         Map<String, Backoff> failed = failedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
         for (PodDrain.Outcome outcome : drain.remove(send.batch(), options)) {
             String uid = outcome.pod().uid();
@@ -485,7 +504,7 @@ public final class DrainStep {
                 case BLOCKED -> {
                     metrics.eviction(EvictionResult.blocked_by_pdb);
                     if (outcome.pod().uid() != null) {
-                        refused.put(outcome.pod().uid(), now.plus(options.evictionRetryDelay()));
+                        refused.put(outcome.pod().uid(), refusal(outcome, options, now));
                     }
                     blocked = "eviction of pod " + outcome.pod().key() + " refused: " + outcome.message()
                             + "; retrying every " + GoDuration.format(options.evictionRetryDelay());
@@ -516,12 +535,47 @@ public final class DrainStep {
                 removed || !seen.plan().with(Action.WAIT_TERMINATING).isEmpty(),
                 Optional.ofNullable(lastBatchAt.get(nodeName)),
                 java.util.stream.Stream.concat(
-                                refused.values().stream(),
+                                refused.values().stream().map(BudgetRelease.Refusal::retryAt),
                                 failed.values().stream().map(Backoff::notBefore))
                         .filter(now::isBefore)
                         .min(Instant::compareTo),
                 options.timeout().map(started::plus));
         return new Step(s.build(), Optional.of(DrainPacing.next(progress, settings.drainPollInterval(), now)));
+    }
+
+    /**
+     * A budget's refusal of {@code outcome}'s eviction, sent in the step of {@code now}: tried again after {@code
+     * spec.drain.evictionRetryDelay}, or sooner when one of the budgets its 429 names frees an eviction ({@link
+     * #budgetFreed}); at the next look when one did so while the eviction was on the way.
+     */
+    private BudgetRelease.Refusal refusal(PodDrain.Outcome outcome, DrainOptions options, Instant now) {
+        List<String> budgets = DrainPlan.budgetsNamed(outcome.pod().namespace(), outcome.message());
+        BudgetRelease.Refusal refusal = new BudgetRelease.Refusal(now, now.plus(options.evictionRetryDelay()), budgets);
+        boolean freedMeanwhile = budgets.stream().map(lastFreed::get).anyMatch(at -> at != null && !at.isBefore(now));
+        return freedMeanwhile ? refusal.retryFrom(now.plus(DrainPacing.FIRST_LOOK)) : refusal;
+    }
+
+    /**
+     * A PodDisruptionBudget ("namespace/name") that refused evictions now admits {@code admits} of them ({@link
+     * BudgetRelease#frees}): the pods it refused are free to be tried again at once, oldest refusal first, as many as
+     * it admits ({@link BudgetRelease#released}); the retry timer stays the fallback. Memory only: the caller wakes the
+     * maintenances of the nodes returned, whose next step (under the operator's fence, as every drain step) sends them.
+     *
+     * @return the nodes with a pod freed to go now
+     */
+    java.util.Set<String> budgetFreed(String budget, int admits, Instant now) {
+        if (admits <= 0) {
+            return java.util.Set.of();
+        }
+        lastFreed.put(budget, now);
+        java.util.Set<String> nodes = new java.util.TreeSet<>();
+        refusedUntil.forEach((node, refused) -> {
+            for (String uid : BudgetRelease.released(refused, budget, admits, now)) {
+                refused.computeIfPresent(uid, (k, r) -> r.retryFrom(now));
+                nodes.add(node);
+            }
+        });
+        return nodes;
     }
 
     /**

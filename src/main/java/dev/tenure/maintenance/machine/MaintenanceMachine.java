@@ -450,6 +450,19 @@ public final class MaintenanceMachine {
         stageTimes.heldAtDeletion(nodeName, state, clock.instant());
     }
 
+    /**
+     * A PodDisruptionBudget ("namespace/name") that refused evictions of draining pods now admits {@code admits} of
+     * them ({@link dev.tenure.maintenance.drain.BudgetRelease#frees}; {@link
+     * dev.tenure.maintenance.drain.BudgetRelease#ALL} when it was deleted): those pods may be tried again at once
+     * rather than after {@code spec.drain.evictionRetryDelay}. Changes the drain's memory only; the caller wakes the
+     * maintenances of the nodes returned, whose next drain step sends the evictions.
+     *
+     * @return the nodes with a pod now free to be evicted again (empty: nobody waits on the budget)
+     */
+    public java.util.Set<String> budgetFreed(String budget, int admits) {
+        return drainStep.budgetFreed(budget, admits, clock.instant());
+    }
+
     /** Called when the maintenance is forgotten (deleted): drops per-node metrics. */
     public void forget(String maintenance, String nodeName) {
         restore.forget(maintenance, nodeName);
