@@ -276,6 +276,7 @@ public final class ClusterSeed {
         private String phase = "Running";
         private Long gracePeriodSeconds = 30L;
         private boolean emptyDir;
+        private String claim;
         private boolean terminating;
 
         private WorkloadSeed(String name, Kind kind) {
@@ -341,6 +342,12 @@ public final class ClusterSeed {
         /** spec.terminationGracePeriodSeconds (default 30). */
         public WorkloadSeed gracePeriod(long seconds) {
             this.gracePeriodSeconds = seconds;
+            return this;
+        }
+
+        /** Pods mount the PersistentVolumeClaim {@code claimName} of their namespace (volume "data"). */
+        public WorkloadSeed claim(String claimName) {
+            this.claim = claimName;
             return this;
         }
 
@@ -569,6 +576,16 @@ public final class ClusterSeed {
                         .withMountPath("/scratch")
                         .endVolumeMount()
                         .endContainer()
+                        .endSpec();
+            }
+            if (claim != null) {
+                b.editSpec()
+                        .addNewVolume()
+                        .withName("data")
+                        .withNewPersistentVolumeClaim()
+                        .withClaimName(claim)
+                        .endPersistentVolumeClaim()
+                        .endVolume()
                         .endSpec();
             }
             Pod pod = store.create(b.build());

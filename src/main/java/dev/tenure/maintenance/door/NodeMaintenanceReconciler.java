@@ -76,6 +76,8 @@ import org.jboss.logging.Logger;
 @RBACRule(apiGroups = "", resources = "namespaces", verbs = "get")
 @RBACRule(apiGroups = "storage.k8s.io", resources = "volumeattachments", verbs = "list")
 @RBACRule(apiGroups = "", resources = "persistentvolumes", verbs = "get")
+// issue 49: the placement forecast reads, for the pods it will evict, their claims (and the claims' volumes, above)
+@RBACRule(apiGroups = "", resources = "persistentvolumeclaims", verbs = "get")
 @RBACRule(apiGroups = "policy", resources = "poddisruptionbudgets", verbs = "list")
 @RBACRule(
         apiGroups = "",
