@@ -67,7 +67,7 @@ import org.jboss.logging.Logger;
 @RBACRule(
         apiGroups = "",
         resources = "pods",
-        verbs = {"list", "delete"})
+        verbs = {"list", "watch", "delete"})
 @RBACRule(apiGroups = "", resources = "pods/eviction", verbs = "create")
 @RBACRule(apiGroups = "apps", resources = "daemonsets", verbs = "get")
 // issue 29: drain rules that select by namespace read the pods' namespaces; the wait for volume detach lists
@@ -116,6 +116,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final MaintenanceSettings settings;
     /** The informer behind {@link NodeMaintenanceWakeUps#QUEUE_AND_HOOK_CHANGES}, once the operator has asked for it. */
     private volatile InformerEventSource<NodeMaintenance, NodeMaintenance> changes;
+    /** Pods deleted or finished wake the maintenances spec.drain.placement Wait holds ({@link PodRoomWakeUps}). */
+    private volatile PodRoomWakeUps podRoom;
 
     @Inject
     public NodeMaintenanceReconciler(
@@ -162,12 +164,22 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     /**
      * The second NodeMaintenance informer ({@link NodeMaintenanceWakeUps}), and the Node changes that free a slot
-     * ({@link NodeSlotWakeUps}), both waking the requests the limits hold.
+     * ({@link NodeSlotWakeUps}), both waking the requests the limits hold; the pods that free room ({@link
+     * PodRoomWakeUps}), waking the maintenances a placement forecast holds.
      */
     @Override
     public List<EventSource<?, NodeMaintenance>> prepareEventSources(EventSourceContext<NodeMaintenance> context) {
         changes = NodeMaintenanceWakeUps.source(context, ownWrites::foreign);
-        return List.of(changes, new NodeSlotWakeUps(nodes, context.getPrimaryCache()));
+        podRoom = new PodRoomWakeUps(client, context.getPrimaryCache(), ownWrites::lastWritten);
+        return List.of(changes, new NodeSlotWakeUps(nodes, context.getPrimaryCache()), podRoom);
+    }
+
+    /** Opens or closes the pod watch of {@link PodRoomWakeUps} as the maintenances' statuses now ask. */
+    private void refreshPodRoom() {
+        PodRoomWakeUps room = podRoom;
+        if (room != null) {
+            room.refresh();
+        }
     }
 
     /** Observe (the resource; for a request not yet admitted, one cluster view), decide (pure), act. */
@@ -190,7 +202,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                     }
                 }
                 try {
-                    return acts.reconcile(observed.nm(), observed.statusOurs(), decision, observed.now());
+                    UpdateControl<NodeMaintenance> control =
+                            acts.reconcile(observed.nm(), observed.statusOurs(), decision, observed.now());
+                    refreshPodRoom();
+                    return control;
                 } catch (DoorActs.StatusConflict e) {
                     Optional<OwnStatusWrites.Read> again = readAgain(nm, attempt, e);
                     if (again.isEmpty()) {
@@ -274,6 +289,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                     ownWrites.forget(nm.getMetadata().getName());
                     admissions.forget(nm.getMetadata().getName());
                 }
+                refreshPodRoom();
                 return control;
             }
         }

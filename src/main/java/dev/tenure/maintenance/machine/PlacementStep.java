@@ -47,15 +47,15 @@ final class PlacementStep {
     /** Pods per LIST page ({@code limit}), as kubectl and client-go's pager ask for them. */
     static final int PAGE = 500;
 
-    /** A maintenance that Wait holds makes its forecast again this often, besides when a Node changes. */
-    static final Duration RECHECK = Duration.ofSeconds(30);
-
     private final KubernetesClient client;
     private final DrainStep drainStep;
+    /** A maintenance that Wait holds makes its forecast again this often, besides when a Node or a pod changes. */
+    private final Duration recheck;
 
-    PlacementStep(KubernetesClient client, DrainStep drainStep) {
+    PlacementStep(KubernetesClient client, DrainStep drainStep, Duration recheck) {
         this.client = client;
         this.drainStep = drainStep;
+        this.recheck = recheck;
     }
 
     /**
@@ -79,7 +79,7 @@ final class PlacementStep {
             if (policy == PlacementPolicy.Wait) {
                 // never cordon on a forecast not made: wait, and say why
                 return Optional.of(
-                        new Step(s.phase(Phase.Pending).lastError(error).build(), Optional.of(RECHECK)));
+                        new Step(s.phase(Phase.Pending).lastError(error).build(), Optional.of(recheck)));
             }
             LOG.warnf("%s (spec.drain.placement Warn: the maintenance goes on)", error);
             return Optional.empty();
@@ -89,7 +89,7 @@ final class PlacementStep {
         verdict.warning().ifPresent(w -> events.emit(true, PlacementGate.WILL_NOT_FIT, w));
         verdict.released().ifPresent(r -> events.emit(false, PlacementGate.PODS_FIT, r));
         if (verdict.hold()) {
-            return Optional.of(new Step(s.phase(Phase.Pending).lastError(null).build(), Optional.of(RECHECK)));
+            return Optional.of(new Step(s.phase(Phase.Pending).lastError(null).build(), Optional.of(recheck)));
         }
         return Optional.empty();
     }

@@ -17,6 +17,7 @@ import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -475,5 +476,70 @@ class PlacementForecastIT {
                         .withName(pod.getMetadata().getName())
                         .get())
                 .isNull();
+    }
+
+    // ---- what wakes a waiting maintenance (issue 49 item 2): a pod deleted elsewhere frees room ------------------
+
+    @Test
+    void aPodDeletedElsewhereWakesTheWaitWithoutANodeChange() {
+        // plu-2 takes one pod and holds one; the pod on plu-1 fits only there (its selector) once that one is gone
+        cluster().seed().node("plu-1").role("worker").label(POOL, "plu").create();
+        cluster().seed().node("plu-2").role("worker").label(POOL, "plu").create();
+        client().nodes()
+                .withName("plu-2")
+                .editStatus(n -> new NodeBuilder(n)
+                        .editStatus()
+                        .addToAllocatable("pods", new Quantity("1"))
+                        .endStatus()
+                        .build());
+        Pod filler = cluster()
+                .seed()
+                .pod("filler")
+                .namespace("plu")
+                .onNode("plu-2")
+                .create()
+                .get(0);
+        Pod pod = cluster()
+                .seed()
+                .deployment("solo")
+                .namespace("plu")
+                .onNode("plu-1")
+                .nodeSelector(POOL, "plu")
+                .create()
+                .get(0);
+
+        create("plu", "plu-1", PlacementPolicy.Wait, false);
+        await().atMost(WAIT)
+                .until(() ->
+                        get("plu").getStatus() != null && get("plu").getStatus().getPlacement() != null);
+        PlacementStatus held = get("plu").getStatus().getPlacement();
+        assertThat(get("plu").getStatus().getPhase()).isEqualTo(Phase.Pending);
+        assertThat(held.getPods()).singleElement().satisfies(p -> {
+            assertThat(p.getPod()).isEqualTo("plu/" + pod.getMetadata().getName());
+            assertThat(p.getMessage()).contains("1 Too many pods");
+        });
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(requests(
+                                r -> r.is("watch", "pods") && r.namespace().isEmpty()))
+                        .as("the pod watch opened while a maintenance waits for placement")
+                        .isPositive());
+        long nodeWritesBefore = nodeWrites("plu-2");
+
+        // the recheck is 10m in tests (tenure.maintenance.placement-recheck): only the pod's deletion can wake it
+        client().pods()
+                .inNamespace("plu")
+                .withName(filler.getMetadata().getName())
+                .withGracePeriod(0)
+                .delete();
+        await().atMost(WAIT).until(() -> get("plu").getStatus().getPhase() != Phase.Pending);
+        assertThat(nodeWrites("plu-2"))
+                .as("the node with the room not written meanwhile (no Node change woke the wait)")
+                .isEqualTo(nodeWritesBefore);
+        await().atMost(WAIT).until(() -> get("plu").getStatus().getPhase() == Phase.Succeeded);
+        PlacementStatus released = get("plu").getStatus().getPlacement();
+        assertThat(released.getFits()).isEqualTo(1);
+        assertThat(events("plu", PlacementGate.PODS_FIT)).isNotEmpty();
+        assertThat(podListsOf("plu-1")).isPositive();
+        assertThat(evictions("plu")).isPositive();
     }
 }
