@@ -30,7 +30,8 @@ import org.jboss.logging.Logger;
  * ADDED events of every pod. A pod that arrives (bound elsewhere) is not a wake-up: it only takes room, except for
  * a required pod affinity it may satisfy, which the recheck catches. Each wake-up makes every waiting maintenance
  * forecast again; JOSDK runs one reconcile per maintenance at a time and folds the events that arrive meanwhile into
- * one more, so a burst of deletions costs at most two forecasts per maintenance.
+ * one more, so a stream of deletions keeps at most one forecast running and one queued per waiting maintenance (no
+ * further rate limit: a steady stream makes forecasts back to back).
  *
  * <p>When the watch ends (410 Gone, or any error fabric8 does not reconnect from), changes may have been missed: the
  * waiting maintenances are woken at once, and their reconciles open it again ({@link #refresh}).
