@@ -73,7 +73,8 @@ public class MaintenanceBeans {
                 m.evictionParallelism(),
                 m.drainPollInterval(),
                 m.staleNodeSkipWait(),
-                guardNamespaces(m.lease().guardNamespaces()));
+                guardNamespaces(m.lease().guardNamespaces()),
+                m.placementRecheck());
     }
 
     static List<String> guardNamespaces(List<String> configured) {

@@ -70,6 +70,13 @@ public interface MaintenanceConfig {
     @WithDefault("2s")
     Duration drainPollInterval();
 
+    /**
+     * How often a NodeMaintenance that {@code spec.drain.placement: Wait} holds makes its placement forecast again at
+     * the latest; a Node change and a pod deleted or finished wake it sooner.
+     */
+    @WithDefault("30s")
+    Duration placementRecheck();
+
     /** skipWaitForDeleteTimeout used on a node whose kubelet lease is stale when the spec sets none. */
     @WithDefault("30s")
     Duration staleNodeSkipWait();

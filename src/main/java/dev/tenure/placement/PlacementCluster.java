@@ -26,6 +26,7 @@ public final class PlacementCluster {
     private final Map<String, PersistentVolume> volumes = new HashMap<>();
     private final Map<String, PersistentVolumeClaim> claims = new HashMap<>();
     private final Map<String, Map<String, String>> namespaceLabels = new HashMap<>();
+    private final Map<String, String> claimsNotRead = new LinkedHashMap<>();
 
     private PlacementCluster() {}
 
@@ -62,6 +63,31 @@ public final class PlacementCluster {
     /** A snapshot of nodes and pods only (no volumes, no namespace labels). */
     public static PlacementCluster of(Collection<Node> nodes, Collection<Pod> pods) {
         return of(nodes, pods, List.of(), List.of(), Map.of());
+    }
+
+    /**
+     * Marks the claim {@code namespace/name} as not read: the caller could not read it or its PersistentVolume (a
+     * refused or failed GET, or 404). {@code VolumeBinding} and {@code VolumeZone} then pass the pods that mount it
+     * (their volumes are not forecast) instead of reading the claim as missing, and the forecast lists it ({@link
+     * PlacementForecast#volumesNotRead()}).
+     *
+     * @param why what the read answered, for status (e.g. {@code Forbidden (403)})
+     * @return this snapshot
+     */
+    public PlacementCluster claimNotRead(String namespace, String name, String why) {
+        claimsNotRead.put(key(namespace, name), why);
+        return this;
+    }
+
+    /** The claims not read, as {@code namespace/name: why}, in the order they were marked. */
+    List<String> claimsNotRead() {
+        return claimsNotRead.entrySet().stream()
+                .map(e -> e.getKey() + ": " + e.getValue())
+                .toList();
+    }
+
+    boolean claimNotRead(String namespace, String name) {
+        return claimsNotRead.containsKey(key(namespace, name));
     }
 
     Collection<PlacementNode> nodes() {

@@ -34,10 +34,21 @@ import java.util.TreeMap;
  * until its node returns (unless it tolerates the cordon's taint {@code node.kubernetes.io/unschedulable}: then,
  * as NodeUnschedulable lets it, its replacement may go back to the cordoned node, and the filters decide). Pods not bound to a node (already Pending) are not in the cluster and take no room.
  */
-public record PlacementForecast(List<PodForecast> pods) {
+public record PlacementForecast(List<PodForecast> pods, List<String> volumesNotRead) {
 
+    /**
+     * @param pods the answer per evicted pod, in wave order
+     * @param volumesNotRead the claims the caller could not read ({@link PlacementCluster#claimNotRead}), as {@code
+     *     namespace/name: why}: the pods mounting them were forecast without their volumes
+     */
     public PlacementForecast {
         pods = List.copyOf(pods);
+        volumesNotRead = List.copyOf(volumesNotRead);
+    }
+
+    /** A forecast that read every volume it needed. */
+    public PlacementForecast(List<PodForecast> pods) {
+        this(pods, List.of());
     }
 
     /** The answer for one pod. */
@@ -95,7 +106,7 @@ public record PlacementForecast(List<PodForecast> pods) {
                 out.add(place(cluster, drain.nodeName(), pod));
             }
         }
-        return new PlacementForecast(out);
+        return new PlacementForecast(out, cluster.claimsNotRead());
     }
 
     /** The pods whose replacements fit nowhere. */

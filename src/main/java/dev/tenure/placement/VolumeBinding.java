@@ -12,7 +12,9 @@ import java.util.Optional;
  * kube-scheduler's {@code VolumeBinding} filter for bound claims ({@code plugins/volumebinding/volume_binding.go},
  * {@code binder.go}: {@code checkBoundClaims}): a claim the pod mounts must exist, and the PersistentVolume it is
  * bound to must exist and its {@code spec.nodeAffinity.required} must select the node. An unbound claim passes:
- * whether a volume will be found or provisioned for it is not forecast. Messages as v1.32 writes them.
+ * whether a volume will be found or provisioned for it is not forecast (with {@code WaitForFirstConsumer} the
+ * scheduler's binder picks or provisions one on the node it chooses). A claim the caller could not read ({@link
+ * PlacementCluster#claimNotRead}) passes too. Messages as v1.32 writes them.
  */
 final class VolumeBinding implements FilterPlugin {
 
@@ -29,6 +31,9 @@ final class VolumeBinding implements FilterPlugin {
         List<String> missing = new ArrayList<>();
         List<PersistentVolume> bound = new ArrayList<>();
         for (String claim : claimNames(pod)) {
+            if (cluster.claimNotRead(pod.getMetadata().getNamespace(), claim)) {
+                continue; // not read by the caller: its volume is not forecast (PlacementCluster#claimNotRead)
+            }
             Optional<PersistentVolumeClaim> pvc =
                     cluster.claim(pod.getMetadata().getNamespace(), claim);
             if (pvc.isEmpty()) {
@@ -53,6 +58,9 @@ final class VolumeBinding implements FilterPlugin {
     static List<PersistentVolume> boundVolumes(Pod pod, PlacementCluster cluster) {
         List<PersistentVolume> volumes = new ArrayList<>();
         for (String claim : claimNames(pod)) {
+            if (cluster.claimNotRead(pod.getMetadata().getNamespace(), claim)) {
+                continue;
+            }
             cluster.claim(pod.getMetadata().getNamespace(), claim)
                     .map(pvc -> pvc.getSpec() == null ? null : pvc.getSpec().getVolumeName())
                     .flatMap(cluster::volume)

@@ -105,6 +105,7 @@ public final class Bench {
         rows.put("11", this::pdbDrain);
         rows.put("12", this::metricSeries);
         rows.put("13", this::placementForecast);
+        rows.put("14", this::placementDrain);
         return rows;
     }
 
@@ -835,6 +836,49 @@ public final class Bench {
                 .note("objects as fabric8 holds them in full (a cache that trims them holds less); nodes without "
                         + "their image list; pods of 10-replica Deployments, 1 in 10 with a zone spread constraint, "
                         + "1 in 10 with a hostname anti-affinity, room on every node (every filter runs everywhere)")
+                .ok((System.nanoTime() - t0) / 1e9));
+    }
+
+    /**
+     * Row 14 (issue 49): a drain whose pods do not fit ({@link PlacementDrainBench}): Tenure with {@code
+     * spec.drain.placement: Wait} answers in one reconcile and cordons nothing; Tenure's default and kubectl drain the
+     * node and the living cluster leaves the pods that fit nowhere Pending.
+     */
+    private List<RowResult> placementDrain() throws Exception {
+        long t0 = System.nanoTime();
+        RowResult.Builder row = RowResult.of(
+                "14",
+                "Drain whose " + PlacementDrainBench.STUCK + " of "
+                        + (PlacementDrainBench.FREE + PlacementDrainBench.STUCK)
+                        + " pods fit no other node (living cluster)");
+        PlacementDrainBench.WaitResult wait = PlacementDrainBench.tenureWait();
+        if (wait.phase() != dev.tenure.maintenance.api.Phase.Pending
+                || wait.cordoned()
+                || wait.evictions() > 0
+                || wait.stranded() != PlacementDrainBench.STUCK) {
+            throw new IllegalStateException("Tenure Wait did not hold before the cordon: " + wait);
+        }
+        String w = "Tenure, placement Wait";
+        row.measure(w, "one reconcile: Pending, why in status.placement", wait.reconcileMillis(), "ms")
+                .measure(w, "the same, first in the JVM (class loading, JIT)", wait.firstReconcileMillis(), "ms")
+                .measure(w, "API requests of that reconcile", (double) wait.requests(), "")
+                .measure(w, "pods named stranded in status.placement", wait.stranded(), "")
+                .measure(w, "node cordoned / evictions", (double) (wait.evictions() + (wait.cordoned() ? 1 : 0)), "");
+        PlacementDrainBench.DrainResult warn = PlacementDrainBench.tenureWarn();
+        row.measure("Tenure, default (Warn)", "time to drained", warn.seconds(), "s")
+                .measure("Tenure, default (Warn)", "pods left Pending (Unschedulable)", (double) warn.pending(), "");
+        if (PlacementDrainBench.kubectlPresent()) {
+            PlacementDrainBench.DrainResult k = PlacementDrainBench.kubectl();
+            row.measure(DrainBench.KUBECTL_DRAIN, "time to drained", k.seconds(), "s")
+                    .measure(DrainBench.KUBECTL_DRAIN, "pods left Pending (Unschedulable)", (double) k.pending(), "");
+        } else {
+            row.note(DrainBench.KUBECTL + " absent: the kubectl drain variant was not run");
+        }
+        return List.of(row.note("Wait's first forecast message: " + wait.waitingFor())
+                .note("node w1 holds " + PlacementDrainBench.FREE + " pods that fit on w2/w3 and "
+                        + PlacementDrainBench.STUCK + " whose nodeSelector only w1 satisfies; Pending counted on the "
+                        + "living cluster (ReplicaSets recreate evicted pods, the emulated scheduler binds or marks "
+                        + "them PodScheduled=False Unschedulable), not taken from the forecast")
                 .ok((System.nanoTime() - t0) / 1e9));
     }
 

@@ -62,8 +62,8 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
  * <p>One try: generated nodes (cpu, memory and pod room, zones, a {@code disk} label, NoSchedule/NoExecute/
  * PreferNoSchedule taints, some cordoned) and pods (requests with init containers and overhead, tolerations including
  * the cordon's and "everything", nodeSelector, required node affinity, required pod affinity and anti-affinity,
- * DoNotSchedule topology spread on zone or hostname, hostPorts, claims bound to a local volume on the drained node or
- * to a zonal volume; owned by a ReplicaSet or bare; other pods elsewhere, some Failed). They are written to an emulated
+ * DoNotSchedule topology spread on zone or hostname, hostPorts, claims bound to a local volume on the drained node, to
+ * a zonal volume with node affinity, or to one with only a zone label (GA or beta key, one or two zones); owned by a ReplicaSet or bare; other pods elsewhere, some Failed). They are written to an emulated
  * cluster; the forecast is made from what the API server serves back; then the node is drained as a drain does it
  * (cordoned; its pods listed by {@code spec.nodeName} and evicted through the Eviction API, in the order the forecast
  * takes them), and only then does the namespace come alive: the ReplicaSet controller recreates each evicted replica
@@ -407,20 +407,12 @@ class PlacementForecastOnClusterIT {
                         .endAffinity()
                         .endSpec();
             }
-            int volume = r.nextInt(8);
-            if (volume <= 1) {
+            // 0: local volume on the drained node; 1: zonal volume by node affinity (and zone label); 2: zonal volume
+            // by its zone label only (VolumeZone alone), GA or beta key, one zone or two joined by "__"
+            int volume = r.nextInt(9);
+            if (volume <= 2) {
                 String pv = "pv-" + name;
-                var affinity = volume == 0
-                        ? new NodeSelectorRequirementBuilder()
-                                .withKey(HOSTNAME)
-                                .withOperator("In")
-                                .withValues(DRAINED)
-                                .build()
-                        : new NodeSelectorRequirementBuilder()
-                                .withKey(ZONE)
-                                .withOperator("In")
-                                .withValues(ZONES[r.nextInt(3)])
-                                .build();
+                String zone = ZONES[r.nextInt(3)];
                 PersistentVolumeBuilder v = new PersistentVolumeBuilder()
                         .withNewMetadata()
                         .withName(pv)
@@ -432,14 +424,29 @@ class PlacementForecastOnClusterIT {
                         .withNamespace(NS)
                         .withName("data-" + name)
                         .endClaimRef()
-                        .withNewNodeAffinity()
-                        .withNewRequired()
-                        .withNodeSelectorTerms(new NodeSelectorTermBuilder()
-                                .withMatchExpressions(affinity)
-                                .build())
-                        .endRequired()
-                        .endNodeAffinity()
                         .endSpec();
+                if (volume <= 1) {
+                    var affinity = volume == 0
+                            ? new NodeSelectorRequirementBuilder()
+                                    .withKey(HOSTNAME)
+                                    .withOperator("In")
+                                    .withValues(DRAINED)
+                                    .build()
+                            : new NodeSelectorRequirementBuilder()
+                                    .withKey(ZONE)
+                                    .withOperator("In")
+                                    .withValues(zone)
+                                    .build();
+                    v.editSpec()
+                            .withNewNodeAffinity()
+                            .withNewRequired()
+                            .withNodeSelectorTerms(new NodeSelectorTermBuilder()
+                                    .withMatchExpressions(affinity)
+                                    .build())
+                            .endRequired()
+                            .endNodeAffinity()
+                            .endSpec();
+                }
                 if (volume == 0) {
                     v.editSpec()
                             .withNewLocal()
@@ -447,8 +454,10 @@ class PlacementForecastOnClusterIT {
                             .endLocal()
                             .endSpec();
                 } else {
+                    String key = volume == 2 && r.nextBoolean() ? "failure-domain.beta.kubernetes.io/zone" : ZONE;
+                    String zones = volume == 2 && r.nextBoolean() ? zone + "__" + ZONES[r.nextInt(3)] : zone;
                     v.editMetadata()
-                            .withLabels(Map.of(ZONE, affinity.getValues().get(0)))
+                            .withLabels(Map.of(key, zones))
                             .endMetadata()
                             .editSpec()
                             .withNewCsi()

@@ -159,6 +159,37 @@ class PlacementForecastTest {
     }
 
     /**
+     * A claim the caller could not read (refused, 404) is not read as missing ("persistentvolumeclaim not found"
+     * would make the pod fit nowhere): the pod is forecast without that volume, and the forecast lists the claim.
+     */
+    @Test
+    void aClaimNotReadIsForecastWithoutItsVolumeAndListed() {
+        Pod pod = on(VolumeFixtures.mounting("db-0", "data"), "n1");
+        PlacementCluster cluster = PlacementCluster.of(
+                        List.of(Fixtures.node("n1").build(), Fixtures.node("n2").build()),
+                        List.of(pod),
+                        List.of(),
+                        List.of(),
+                        Map.of())
+                .claimNotRead(pod.getMetadata().getNamespace(), "data", "HTTP 403 Forbidden");
+
+        PlacementForecast f = PlacementForecast.of(cluster, List.of(new Drain("n1", List.of(pod))), List.of());
+        assertThat(verdicts(f)).containsExactly(Verdict.FITS);
+        assertThat(f.volumesNotRead()).containsExactly(pod.getMetadata().getNamespace() + "/data: HTTP 403 Forbidden");
+
+        // the same claim simply absent is the scheduler's "not found": the pod fits nowhere
+        PlacementCluster absent = PlacementCluster.of(
+                List.of(Fixtures.node("n1").build(), Fixtures.node("n2").build()),
+                List.of(pod),
+                List.of(),
+                List.of(),
+                Map.of());
+        PlacementForecast g = PlacementForecast.of(absent, List.of(new Drain("n1", List.of(pod))), List.of());
+        assertThat(verdicts(g)).containsExactly(Verdict.DOES_NOT_FIT);
+        assertThat(g.volumesNotRead()).isEmpty();
+    }
+
+    /**
      * NodeUnschedulable ({@code plugins/nodeunschedulable/node_unschedulable.go}) lets a pod that tolerates
      * {@code node.kubernetes.io/unschedulable:NoSchedule} onto a cordoned node: its replacement goes back to the drained
      * node, where its local volume is, and is not stranded (found by {@code PlacementForecastOnClusterIT}, seed -26955:

@@ -278,6 +278,7 @@ public final class ClusterSeed {
         private String phase = "Running";
         private Long gracePeriodSeconds = 30L;
         private boolean emptyDir;
+        private String claim;
         private boolean terminating;
 
         private WorkloadSeed(String name, Kind kind) {
@@ -343,6 +344,12 @@ public final class ClusterSeed {
         /** spec.terminationGracePeriodSeconds (default 30). */
         public WorkloadSeed gracePeriod(long seconds) {
             this.gracePeriodSeconds = seconds;
+            return this;
+        }
+
+        /** Pods mount the PersistentVolumeClaim {@code claimName} of their namespace (volume "data"). */
+        public WorkloadSeed claim(String claimName) {
+            this.claim = claimName;
             return this;
         }
 
@@ -571,6 +578,16 @@ public final class ClusterSeed {
                         .withMountPath("/scratch")
                         .endVolumeMount()
                         .endContainer()
+                        .endSpec();
+            }
+            if (claim != null) {
+                b.editSpec()
+                        .addNewVolume()
+                        .withName("data")
+                        .withNewPersistentVolumeClaim()
+                        .withClaimName(claim)
+                        .endPersistentVolumeClaim()
+                        .endVolume()
                         .endSpec();
             }
             Pod pod = store.create(b.build());

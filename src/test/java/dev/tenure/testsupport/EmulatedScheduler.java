@@ -48,6 +48,8 @@ import java.util.function.Function;
  *       cpu", "Insufficient memory", "Too many pods"; each insufficient resource counted);
  *   <li>VolumeBinding: a claim bound to a PersistentVolume whose required node affinity the node does not match
  *       ("node(s) had volume node affinity conflict"); a missing claim: "persistentvolumeclaim "x" not found";
+ *   <li>VolumeZone: a bound volume's zone/region labels must name the node's, on a node that carries any ("node(s)
+ *       had no available volume zone");
  *   <li>PodTopologySpread, DoNotSchedule constraints: count the matching pods of the namespace per domain over the
  *       nodes that pass the pod's node affinity (nodeAffinityPolicy Honor) and carry the key (taints ignored,
  *       nodeTaintsPolicy Ignore, the defaults); a node whose domain would exceed maxSkew over the least-filled domain
@@ -148,6 +150,9 @@ final class EmulatedScheduler {
         Optional<String> volume = volumeConflict(pod, node, volumes);
         if (volume.isPresent()) {
             return List.of(volume.get());
+        }
+        if (!inVolumeZones(pod, node, volumes)) {
+            return List.of("node(s) had no available volume zone");
         }
         Optional<String> spread = spreadFails(pod, node, nodes, byNode);
         if (spread.isPresent()) {
@@ -390,6 +395,58 @@ final class EmulatedScheduler {
             }
         }
         return Optional.empty();
+    }
+
+    // ---- VolumeZone
+    // ---------------------------------------------------------------------------------------------------
+
+    /** The topology labels VolumeZone compares, each with the GA key a node may carry for it. */
+    private static final Map<String, String> ZONE_KEYS = Map.of(
+            "topology.kubernetes.io/zone", "topology.kubernetes.io/zone",
+            "topology.kubernetes.io/region", "topology.kubernetes.io/region",
+            "failure-domain.beta.kubernetes.io/zone", "topology.kubernetes.io/zone",
+            "failure-domain.beta.kubernetes.io/region", "topology.kubernetes.io/region");
+
+    /**
+     * pkg/scheduler/framework/plugins/volumezone/volume_zone.go: a node with none of the zone/region labels passes;
+     * else every zone/region label of each PersistentVolume a claim of the pod is bound to must name the node's value
+     * (values joined by "__" list several; a beta key on the volume is looked up under the GA key on the node when
+     * the node lacks the beta one). Unbound claims are skipped, as for WaitForFirstConsumer.
+     */
+    private static boolean inVolumeZones(Pod pod, Node node, Volumes volumes) {
+        Map<String, String> nodeLabels = labels(node.getMetadata().getLabels());
+        if (ZONE_KEYS.keySet().stream().noneMatch(nodeLabels::containsKey)) {
+            return true;
+        }
+        List<Volume> podVolumes =
+                pod.getSpec().getVolumes() == null ? List.of() : pod.getSpec().getVolumes();
+        for (Volume v : podVolumes) {
+            if (v.getPersistentVolumeClaim() == null) {
+                continue;
+            }
+            Optional<PersistentVolume> pv = volumes.claims()
+                    .apply(pod.getMetadata().getNamespace() + "/"
+                            + v.getPersistentVolumeClaim().getClaimName())
+                    .map(c -> c.getSpec() == null ? null : c.getSpec().getVolumeName())
+                    .filter(name -> !name.isEmpty())
+                    .flatMap(volumes.volumes());
+            if (pv.isEmpty()) {
+                continue;
+            }
+            for (Map.Entry<String, String> e :
+                    labels(pv.get().getMetadata().getLabels()).entrySet()) {
+                if (!ZONE_KEYS.containsKey(e.getKey())) {
+                    continue;
+                }
+                String value = nodeLabels.containsKey(e.getKey())
+                        ? nodeLabels.get(e.getKey())
+                        : nodeLabels.get(ZONE_KEYS.get(e.getKey()));
+                if (value == null || !List.of(e.getValue().split("__")).contains(value)) {
+                    return false;
+                }
+            }
+        }
+        return true;
     }
 
     // ---- PodTopologySpread ------------------------------------------------------------------------------------------

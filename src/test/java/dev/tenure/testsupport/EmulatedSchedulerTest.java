@@ -157,6 +157,35 @@ class EmulatedSchedulerTest {
                         List.of(a, b),
                         List.of(),
                         "b"),
+                // ---- VolumeZone
+                new Row(
+                        "VolumeZone: a volume labelled with a zone takes the pod only to a node of that zone",
+                        "volumezone/volume_zone.go (Filter: pv zone label against the node's)",
+                        pod("p", p -> claim(p, "zonal")),
+                        List.of(node("a", n -> labelled(n, GA_ZONE, "z1")), node("b", n -> labelled(n, GA_ZONE, "z2"))),
+                        List.of(),
+                        "b"),
+                new Row(
+                        "VolumeZone: no node in the volume's zone",
+                        "volumezone/volume_zone.go (ErrReasonConflict)",
+                        pod("p", p -> claim(p, "zonal")),
+                        List.of(node("a", n -> labelled(n, GA_ZONE, "z1"))),
+                        List.of(),
+                        "0/1 nodes are available: 1 node(s) had no available volume zone."),
+                new Row(
+                        "VolumeZone: a node without zone labels passes",
+                        "volumezone/volume_zone.go (hasAnyNodeConstraint false: nil status)",
+                        pod("p", p -> claim(p, "zonal")),
+                        List.of(node("a", n -> n)),
+                        List.of(),
+                        "a"),
+                new Row(
+                        "VolumeZone: a beta zone label on the volume matches the node's GA label, values split by __",
+                        "volumezone/volume_zone.go (translateToGALabel; volumehelpers.LabelZonesToSet)",
+                        pod("p", p -> claim(p, "beta")),
+                        List.of(node("a", n -> labelled(n, GA_ZONE, "z1")), node("b", n -> labelled(n, GA_ZONE, "z3"))),
+                        List.of(),
+                        "b"),
                 // ---- PodTopologySpread
                 new Row(
                         "PodTopologySpread: DoNotSchedule over zones keeps the skew within maxSkew",
@@ -231,9 +260,17 @@ class EmulatedSchedulerTest {
                 .endNodeAffinity()
                 .endSpec()
                 .build();
+        Map<String, PersistentVolumeClaim> claims = Map.of(
+                "ns/data", claim, "ns/zonal", boundClaim("zonal", "disk-z2"), "ns/beta", boundClaim("beta", "disk-b"));
+        Map<String, PersistentVolume> pvs = Map.of(
+                "local-b",
+                local,
+                "disk-z2",
+                zonal("disk-z2", GA_ZONE, "z2"),
+                "disk-b",
+                zonal("disk-b", "failure-domain.beta.kubernetes.io/zone", "z2__z3"));
         EmulatedScheduler.Volumes volumes = new EmulatedScheduler.Volumes(
-                k -> k.equals("ns/data") ? Optional.of(claim) : Optional.empty(),
-                k -> k.equals("local-b") ? Optional.of(local) : Optional.empty());
+                k -> Optional.ofNullable(claims.get(k)), k -> Optional.ofNullable(pvs.get(k)));
         EmulatedScheduler.Decision d = EmulatedScheduler.schedule(row.pod(), row.nodes(), row.bound(), volumes);
         String got = d instanceof EmulatedScheduler.Bind bind
                 ? bind.nodeName()
@@ -371,6 +408,32 @@ class EmulatedSchedulerTest {
                         .endNodeAffinity()
                         .build());
         return p;
+    }
+
+    static final String GA_ZONE = "topology.kubernetes.io/zone";
+
+    static PersistentVolumeClaim boundClaim(String name, String volume) {
+        return new PersistentVolumeClaimBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withNamespace("ns")
+                .endMetadata()
+                .withNewSpec()
+                .withVolumeName(volume)
+                .endSpec()
+                .build();
+    }
+
+    /** A volume with a zone label only (no node affinity): VolumeZone alone keeps the pod in its zone. */
+    static PersistentVolume zonal(String name, String key, String zones) {
+        return new PersistentVolumeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .addToLabels(key, zones)
+                .endMetadata()
+                .withNewSpec()
+                .endSpec()
+                .build();
     }
 
     static Pod claim(Pod p, String claim) {

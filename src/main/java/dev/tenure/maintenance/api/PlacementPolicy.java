@@ -14,8 +14,9 @@ public enum PlacementPolicy {
     Warn,
     /**
      * As {@link #Warn}, but while a pod fits nowhere (or is pinned by a volume) the maintenance stays Pending: no lease,
-     * no cordon, no eviction; the forecast is made again when Nodes change and at least every 30 s, and once every pod
-     * fits the maintenance goes on.
+     * no cordon, no eviction; the forecast is made again when Nodes change, when a bound pod is deleted or finishes,
+     * and at least every {@code tenure.maintenance.placement-recheck} (30 s), and once every pod fits the maintenance
+     * goes on.
      */
     Wait,
     /** No forecast: nothing read, nothing written (the behaviour before the forecast existed). */

@@ -39,6 +39,11 @@ public class PlacementStatus {
     @JsonPropertyDescription("Pods that fit nowhere or are pinned beyond those listed.")
     private Integer podsNotListed;
 
+    @JsonPropertyDescription("Claims of the pods to evict, or their PersistentVolumes, that could not be read (a"
+            + " refused or failed GET, or 404): at most 3 named (namespace/name: the answer), then how many more. Their"
+            + " pods were forecast without those volumes; a failed read never holds or stops the drain.")
+    private String volumesNotRead;
+
     public PlacementStatus() {}
 
     /** One pod that fits nowhere or is pinned. */
@@ -161,6 +166,14 @@ public class PlacementStatus {
         this.podsNotListed = podsNotListed;
     }
 
+    public String getVolumesNotRead() {
+        return volumesNotRead;
+    }
+
+    public void setVolumesNotRead(String volumesNotRead) {
+        this.volumesNotRead = volumesNotRead;
+    }
+
     /** Pods that fit nowhere or are pinned. */
     public int stranded() {
         return (doesNotFit == null ? 0 : doesNotFit) + (pinned == null ? 0 : pinned);
@@ -175,11 +188,12 @@ public class PlacementStatus {
                 && Objects.equals(pinned, s.pinned)
                 && Objects.equals(notRecreated, s.notRecreated)
                 && Objects.equals(pods, s.pods)
-                && Objects.equals(podsNotListed, s.podsNotListed);
+                && Objects.equals(podsNotListed, s.podsNotListed)
+                && Objects.equals(volumesNotRead, s.volumesNotRead);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(policy, fits, doesNotFit, pinned, notRecreated, pods, podsNotListed);
+        return Objects.hash(policy, fits, doesNotFit, pinned, notRecreated, pods, podsNotListed, volumesNotRead);
     }
 }

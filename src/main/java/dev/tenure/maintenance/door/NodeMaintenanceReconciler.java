@@ -68,7 +68,7 @@ import org.jboss.logging.Logger;
 @RBACRule(
         apiGroups = "",
         resources = "pods",
-        verbs = {"list", "delete"})
+        verbs = {"list", "watch", "delete"})
 @RBACRule(apiGroups = "", resources = "pods/eviction", verbs = "create")
 @RBACRule(apiGroups = "apps", resources = "daemonsets", verbs = "get")
 // issue 29: drain rules that select by namespace read the pods' namespaces; the wait for volume detach lists
@@ -77,6 +77,8 @@ import org.jboss.logging.Logger;
 @RBACRule(apiGroups = "", resources = "namespaces", verbs = "get")
 @RBACRule(apiGroups = "storage.k8s.io", resources = "volumeattachments", verbs = "list")
 @RBACRule(apiGroups = "", resources = "persistentvolumes", verbs = "get")
+// issue 49: the placement forecast reads, for the pods it will evict, their claims (and the claims' volumes, above)
+@RBACRule(apiGroups = "", resources = "persistentvolumeclaims", verbs = "get")
 // issue 51: the one watch of budgets (BudgetCache) wakes a drain a budget holds when it admits evictions again
 @RBACRule(
         apiGroups = "policy",
@@ -123,6 +125,8 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     private final MaintenanceSettings settings;
     /** The informer behind {@link NodeMaintenanceWakeUps#QUEUE_AND_HOOK_CHANGES}, once the operator has asked for it. */
     private volatile InformerEventSource<NodeMaintenance, NodeMaintenance> changes;
+    /** Pods deleted or finished wake the maintenances spec.drain.placement Wait holds ({@link PodRoomWakeUps}). */
+    private volatile PodRoomWakeUps podRoom;
 
     @Inject
     public NodeMaintenanceReconciler(
@@ -203,17 +207,28 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     /**
      * The second NodeMaintenance informer ({@link NodeMaintenanceWakeUps}), and the Node changes that free a slot
      * ({@link NodeSlotWakeUps}), both waking the requests the limits hold; the node leases let go
-     * ({@link NodeLeaseWakeUps}), waking the maintenances waiting for them; and the budgets that admit evictions again,
-     * waking the drains they held ({@link BudgetWakeUps}).
+     * ({@link NodeLeaseWakeUps}), waking the maintenances waiting for them; the budgets that admit evictions again,
+     * waking the drains they held ({@link BudgetWakeUps}); and the pods that free room ({@link PodRoomWakeUps}),
+     * waking the maintenances a placement forecast holds.
      */
     @Override
     public List<EventSource<?, NodeMaintenance>> prepareEventSources(EventSourceContext<NodeMaintenance> context) {
         changes = NodeMaintenanceWakeUps.source(context, ownWrites::foreign);
+        podRoom = new PodRoomWakeUps(client, context.getPrimaryCache(), ownWrites::lastWritten);
         return List.of(
                 changes,
                 new NodeSlotWakeUps(nodes, context.getPrimaryCache()),
                 NodeLeaseWakeUps.source(context, settings),
-                new BudgetWakeUps(budgets, context.getPrimaryCache(), machine::budgetFreed));
+                new BudgetWakeUps(budgets, context.getPrimaryCache(), machine::budgetFreed),
+                podRoom);
+    }
+
+    /** Opens or closes the pod watch of {@link PodRoomWakeUps} as the maintenances' statuses now ask. */
+    private void refreshPodRoom() {
+        PodRoomWakeUps room = podRoom;
+        if (room != null) {
+            room.refresh();
+        }
     }
 
     /** Observe (the resource; for a request not yet admitted, one cluster view), decide (pure), act. */
@@ -236,7 +251,10 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                     }
                 }
                 try {
-                    return acts.reconcile(observed.nm(), observed.statusOurs(), decision, observed.now());
+                    UpdateControl<NodeMaintenance> control =
+                            acts.reconcile(observed.nm(), observed.statusOurs(), decision, observed.now());
+                    refreshPodRoom();
+                    return control;
                 } catch (DoorActs.StatusConflict e) {
                     Optional<OwnStatusWrites.Read> again = readAgain(nm, attempt, e);
                     if (again.isEmpty()) {
@@ -320,6 +338,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                     ownWrites.forget(nm.getMetadata().getName());
                     admissions.forget(nm.getMetadata().getName());
                 }
+                refreshPodRoom();
                 return control;
             }
         }

@@ -84,7 +84,7 @@ public final class MaintenanceMachine {
         this.hookStep = new HookStep(settings);
         this.drainStep = new DrainStep(
                 client, leases, new PodDrain(client, evictionPool), metrics, settings, this::endAfterTimeout);
-        this.placementStep = new PlacementStep(client, drainStep);
+        this.placementStep = new PlacementStep(client, drainStep, settings.placementRecheck());
         this.restore = new NodeRestore(leases, nodeLease, leaseStep, cordon, drainStep, metrics, settings, clock);
         this.stageTimes = new StageTimes(metrics);
         this.settings = settings;

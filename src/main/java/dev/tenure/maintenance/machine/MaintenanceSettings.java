@@ -9,6 +9,8 @@ import java.util.List;
  * @param guardNamespaces namespaces whose node Leases ({@code <prefix><node>}) other controllers hold for maintenance
  *     and Tenure only reads: a maintenance does not start while one is validly held by another holder
  *     ({@link SharedNodeLeases}); {@code leaseNamespace} itself is skipped (there the claim decides)
+ * @param placementRecheck how often a maintenance that {@code spec.drain.placement: Wait} holds makes its forecast
+ *     again at the latest; Node changes and pods deleted or finished wake it sooner
  */
 public record MaintenanceSettings(
         String leaseNamespace,
@@ -20,7 +22,11 @@ public record MaintenanceSettings(
         int evictionParallelism,
         Duration drainPollInterval,
         Duration staleNodeSkipWait,
-        List<String> guardNamespaces) {
+        List<String> guardNamespaces,
+        Duration placementRecheck) {
+
+    /** The default of {@link #placementRecheck()}. */
+    public static final Duration PLACEMENT_RECHECK = Duration.ofSeconds(30);
 
     /** Where the medik8s family (node-maintenance-operator, NHC, SNR) and Tenure 0.1.0 keep node leases. */
     public static final String MEDIK8S_LEASES = "medik8s-leases";
@@ -46,7 +52,34 @@ public record MaintenanceSettings(
                 evictionParallelism,
                 drainPollInterval,
                 staleNodeSkipWait,
-                List.of(MEDIK8S_LEASES));
+                List.of(MEDIK8S_LEASES),
+                PLACEMENT_RECHECK);
+    }
+
+    /** The settings with {@code guardNamespaces} and the default {@link #PLACEMENT_RECHECK}. */
+    public MaintenanceSettings(
+            String leaseNamespace,
+            String leaseNamePrefix,
+            String holder,
+            Duration leaseDuration,
+            Duration windowPadding,
+            Duration leaseWaitRetry,
+            int evictionParallelism,
+            Duration drainPollInterval,
+            Duration staleNodeSkipWait,
+            List<String> guardNamespaces) {
+        this(
+                leaseNamespace,
+                leaseNamePrefix,
+                holder,
+                leaseDuration,
+                windowPadding,
+                leaseWaitRetry,
+                evictionParallelism,
+                drainPollInterval,
+                staleNodeSkipWait,
+                guardNamespaces,
+                PLACEMENT_RECHECK);
     }
 
     public MaintenanceSettings {
@@ -63,6 +96,10 @@ public record MaintenanceSettings(
         }
         if (drainPollInterval.isNegative() || drainPollInterval.isZero()) {
             throw new IllegalArgumentException("tenure.maintenance.drain-poll-interval: must be more than 0");
+        }
+        if (placementRecheck.isNegative() || placementRecheck.isZero()) {
+            throw new IllegalArgumentException(
+                    "tenure.maintenance.placement-recheck: must be more than 0, was " + placementRecheck);
         }
         guardNamespaces = List.copyOf(guardNamespaces);
         for (String ns : guardNamespaces) {
@@ -85,7 +122,24 @@ public record MaintenanceSettings(
                 evictionParallelism,
                 drainPollInterval,
                 staleNodeSkipWait,
-                namespaces);
+                namespaces,
+                placementRecheck);
+    }
+
+    /** These settings with {@code recheck} as {@link #placementRecheck()}. */
+    public MaintenanceSettings withPlacementRecheck(Duration recheck) {
+        return new MaintenanceSettings(
+                leaseNamespace,
+                leaseNamePrefix,
+                holder,
+                leaseDuration,
+                windowPadding,
+                leaseWaitRetry,
+                evictionParallelism,
+                drainPollInterval,
+                staleNodeSkipWait,
+                guardNamespaces,
+                recheck);
     }
 
     public static MaintenanceSettings defaults() {

@@ -16,6 +16,8 @@ public final class PlacementGate {
 
     /** Pods an event's message names at most. */
     static final int EVENT_PODS = 5;
+    /** Claims {@code status.placement.volumesNotRead} names at most. */
+    static final int VOLUMES_NAMED = 3;
 
     /** The condition that says whether every pod to evict fits on a node that stays schedulable. */
     public static final String PODS_FIT = "PodsFit";
@@ -69,7 +71,19 @@ public final class PlacementGate {
         }
         int notListed = Math.max(0, stranded.size() - PlacementStatus.MAX_PODS);
         s.setPodsNotListed(notListed == 0 ? null : notListed);
+        s.setVolumesNotRead(volumesNotRead(forecast.volumesNotRead()));
         return s;
+    }
+
+    /** {@code status.placement.volumesNotRead}: the first {@value #VOLUMES_NAMED} named, then a count; null: none. */
+    static String volumesNotRead(List<String> notRead) {
+        if (notRead.isEmpty()) {
+            return null;
+        }
+        String named = String.join("; ", notRead.subList(0, Math.min(VOLUMES_NAMED, notRead.size())));
+        int more = notRead.size() - VOLUMES_NAMED;
+        return named + (more > 0 ? "; and " + more + " more" : "")
+                + " (forecast without these volumes: their pods' volume filters passed)";
     }
 
     /** The condition's message for {@code status}: the pods that fit nowhere, or that all fit. */

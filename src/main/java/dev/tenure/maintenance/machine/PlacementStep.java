@@ -7,14 +7,20 @@ import dev.tenure.placement.PlacementCluster;
 import dev.tenure.placement.PlacementForecast;
 import dev.tenure.placement.PlacementPods;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolume;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.PodList;
+import io.fabric8.kubernetes.api.model.Volume;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -24,11 +30,15 @@ import org.jboss.logging.Logger;
  * The placement forecast before the cordon ({@code spec.drain.placement}, issue 49): the I/O around {@link
  * PlacementGate}. Reads on demand, once per forecast, and keeps nothing: every pod of the cluster in pages of {@value
  * #PAGE} (one LIST per page, each pod reduced at once to what the filters read, {@link PlacementPods}), the Nodes from
- * the door's {@link PlacementView} (the shared Node cache: no request), and what the drain's own plan would evict
- * from the node ({@link DrainStep#evictions}: its DaemonSet GETs, as the drain makes them). Not read: volumes and
- * claims (a pod's claims are not bound to volumes here, so {@code VolumeBinding} and {@code VolumeZone} pass it and
- * no pod is forecast pinned) and namespace labels (an affinity term's {@code namespaceSelector} other than {@code {}}
- * matches no namespace).
+ * the door's {@link PlacementView} (the shared Node cache: no request), what the drain's own plan would evict from the
+ * node ({@link DrainStep#evictions}: its DaemonSet GETs, as the drain makes them), and for those pods only, each claim
+ * they mount (a GET in the pod's namespace) and the PersistentVolume a claim is bound to (a GET): {@code VolumeBinding}
+ * and {@code VolumeZone} read them, and a local volume or one whose node affinity selects only cordoned nodes makes
+ * the pod Pinned. An unbound claim (WaitForFirstConsumer, or not provisioned yet) passes: the forecast does not model
+ * provisioning. A claim or volume read that fails (403, 404, any error) is named in {@code
+ * status.placement.volumesNotRead} and its pods are forecast without that volume: it never holds or stops a drain.
+ * Not read: namespace labels (an affinity term's {@code namespaceSelector} other than {@code {}} matches no
+ * namespace).
  */
 final class PlacementStep {
 
@@ -36,15 +46,16 @@ final class PlacementStep {
 
     /** Pods per LIST page ({@code limit}), as kubectl and client-go's pager ask for them. */
     static final int PAGE = 500;
-    /** A maintenance that Wait holds makes its forecast again this often, besides when a Node changes. */
-    static final Duration RECHECK = Duration.ofSeconds(30);
 
     private final KubernetesClient client;
     private final DrainStep drainStep;
+    /** A maintenance that Wait holds makes its forecast again this often, besides when a Node or a pod changes. */
+    private final Duration recheck;
 
-    PlacementStep(KubernetesClient client, DrainStep drainStep) {
+    PlacementStep(KubernetesClient client, DrainStep drainStep, Duration recheck) {
         this.client = client;
         this.drainStep = drainStep;
+        this.recheck = recheck;
     }
 
     /**
@@ -68,7 +79,7 @@ final class PlacementStep {
             if (policy == PlacementPolicy.Wait) {
                 // never cordon on a forecast not made: wait, and say why
                 return Optional.of(
-                        new Step(s.phase(Phase.Pending).lastError(error).build(), Optional.of(RECHECK)));
+                        new Step(s.phase(Phase.Pending).lastError(error).build(), Optional.of(recheck)));
             }
             LOG.warnf("%s (spec.drain.placement Warn: the maintenance goes on)", error);
             return Optional.empty();
@@ -78,7 +89,7 @@ final class PlacementStep {
         verdict.warning().ifPresent(w -> events.emit(true, PlacementGate.WILL_NOT_FIT, w));
         verdict.released().ifPresent(r -> events.emit(false, PlacementGate.PODS_FIT, r));
         if (verdict.hold()) {
-            return Optional.of(new Step(s.phase(Phase.Pending).lastError(null).build(), Optional.of(RECHECK)));
+            return Optional.of(new Step(s.phase(Phase.Pending).lastError(null).build(), Optional.of(recheck)));
         }
         return Optional.empty();
     }
@@ -112,9 +123,84 @@ final class PlacementStep {
             next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
         } while (next != null && !next.isEmpty());
         List<Pod> evictions = drainStep.evictions(request, onNode, now);
-        PlacementCluster cluster = PlacementCluster.of(view.nodes().get(), bound);
+        List<PersistentVolumeClaim> claims = new ArrayList<>();
+        List<PersistentVolume> volumes = new ArrayList<>();
+        Map<String, String> notRead = new LinkedHashMap<>();
+        readVolumes(evictions, claims, volumes, notRead);
+        PlacementCluster cluster = PlacementCluster.of(view.nodes().get(), bound, volumes, claims, Map.of());
+        notRead.forEach((key, why) -> {
+            int slash = key.indexOf('/');
+            cluster.claimNotRead(key.substring(0, slash), key.substring(slash + 1), why);
+        });
         Set<String> cordoned = new TreeSet<>(view.alsoCordoned().get());
         cordoned.remove(nodeName);
         return PlacementForecast.of(cluster, List.of(new PlacementForecast.Drain(nodeName, evictions)), cordoned);
+    }
+
+    /**
+     * The claims the pods to evict mount and the volumes bound to them, one GET each (each read once per forecast);
+     * a claim whose read, or whose volume's read, fails or finds nothing goes to {@code notRead} ({@code
+     * namespace/name -> why}) instead.
+     */
+    private void readVolumes(
+            List<Pod> pods,
+            List<PersistentVolumeClaim> claims,
+            List<PersistentVolume> volumes,
+            Map<String, String> notRead) {
+        Set<String> seenClaims = new HashSet<>();
+        Set<String> seenVolumes = new HashSet<>();
+        for (Pod pod : pods) {
+            String ns = pod.getMetadata().getNamespace();
+            for (String name : claimNames(pod)) {
+                String key = ns + "/" + name;
+                if (!seenClaims.add(key)) {
+                    continue;
+                }
+                PersistentVolumeClaim claim;
+                try {
+                    claim = client.persistentVolumeClaims()
+                            .inNamespace(ns)
+                            .withName(name)
+                            .get();
+                } catch (KubernetesClientException e) {
+                    notRead.put(key, "get persistentvolumeclaim: " + ApiErrors.oneLine(e));
+                    continue;
+                }
+                if (claim == null) {
+                    // a StatefulSet creates a missing claim again from its template, unbound: not forecast
+                    notRead.put(key, "get persistentvolumeclaim: HTTP 404 NotFound");
+                    continue;
+                }
+                String pv = claim.getSpec() == null ? null : claim.getSpec().getVolumeName();
+                if (pv != null && !pv.isEmpty() && seenVolumes.add(pv)) {
+                    PersistentVolume volume;
+                    try {
+                        volume = client.persistentVolumes().withName(pv).get();
+                    } catch (KubernetesClientException e) {
+                        notRead.put(key, "get persistentvolume " + pv + ": " + ApiErrors.oneLine(e));
+                        continue;
+                    }
+                    if (volume == null) {
+                        notRead.put(key, "get persistentvolume " + pv + ": HTTP 404 NotFound");
+                        continue;
+                    }
+                    volumes.add(volume);
+                }
+                claims.add(claim);
+            }
+        }
+    }
+
+    private static List<String> claimNames(Pod pod) {
+        List<String> names = new ArrayList<>();
+        if (pod.getSpec() != null && pod.getSpec().getVolumes() != null) {
+            for (Volume v : pod.getSpec().getVolumes()) {
+                if (v.getPersistentVolumeClaim() != null
+                        && v.getPersistentVolumeClaim().getClaimName() != null) {
+                    names.add(v.getPersistentVolumeClaim().getClaimName());
+                }
+            }
+        }
+        return names;
     }
 }

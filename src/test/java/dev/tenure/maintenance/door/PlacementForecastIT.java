@@ -17,7 +17,11 @@ import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Event;
+import io.fabric8.kubernetes.api.model.NodeBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeBuilder;
+import io.fabric8.kubernetes.api.model.PersistentVolumeClaimBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.Quantity;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
@@ -41,6 +45,7 @@ class PlacementForecastIT {
 
     static final Duration WAIT = Duration.ofSeconds(20);
     static final String POOL = "tenure.test/pool";
+    static final String ZONE = "topology.kubernetes.io/zone";
 
     EmulatedCluster cluster() {
         return EmulatedClusterResource.cluster();
@@ -261,5 +266,280 @@ class PlacementForecastIT {
         assertThat(nodeWrites("plp-1")).isEqualTo(nodeWritesBefore);
         assertThat(leaseWrites("plp-1")).isZero();
         assertThat(evictions("plp")).isZero();
+    }
+
+    // ---- volumes (issue 49 item 1b): the claims and volumes of the pods to evict, read on demand ---------------
+
+    /** A claim {@code data} in {@code namespace} bound to {@code pv}. */
+    void boundClaim(String namespace, String pv) {
+        cluster().seed().namespace(namespace);
+        client().persistentVolumeClaims()
+                .inNamespace(namespace)
+                .resource(new PersistentVolumeClaimBuilder()
+                        .withNewMetadata()
+                        .withName("data")
+                        .withNamespace(namespace)
+                        .endMetadata()
+                        .withNewSpec()
+                        .withAccessModes("ReadWriteOnce")
+                        .withVolumeName(pv)
+                        .withNewResources()
+                        .addToRequests("storage", new Quantity("1Gi"))
+                        .endResources()
+                        .endSpec()
+                        .withNewStatus()
+                        .withPhase("Bound")
+                        .endStatus()
+                        .build())
+                .create();
+    }
+
+    PersistentVolumeBuilder volume(String name, String namespace) {
+        return new PersistentVolumeBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .endMetadata()
+                .withNewSpec()
+                .addToCapacity("storage", new Quantity("1Gi"))
+                .withAccessModes("ReadWriteOnce")
+                .withNewClaimRef()
+                .withNamespace(namespace)
+                .withName("data")
+                .endClaimRef()
+                .endSpec();
+    }
+
+    long volumeReads(String namespace, String pv) {
+        return requests(r -> r.is("get", "persistentvolumeclaims")
+                        && namespace.equals(r.namespace())
+                        && "data".equals(r.name()))
+                + requests(r -> r.is("get", "persistentvolumes") && pv.equals(r.name()));
+    }
+
+    @Test
+    void aLocalVolumeOnTheNodePinsItsPodAndWaitHolds() {
+        cluster().seed().node("plv-1").role("worker").create();
+        cluster().seed().node("plv-2").role("worker").create();
+        client().persistentVolumes()
+                .resource(volume("plv-local", "plv")
+                        .editSpec()
+                        .withNewLocal()
+                        .withPath("/mnt/disks/plv")
+                        .endLocal()
+                        .withNewNodeAffinity()
+                        .withNewRequired()
+                        .addNewNodeSelectorTerm()
+                        .addNewMatchExpression()
+                        .withKey("kubernetes.io/hostname")
+                        .withOperator("In")
+                        .withValues("plv-1")
+                        .endMatchExpression()
+                        .endNodeSelectorTerm()
+                        .endRequired()
+                        .endNodeAffinity()
+                        .endSpec()
+                        .build())
+                .create();
+        boundClaim("plv", "plv-local");
+        Pod pod = cluster()
+                .seed()
+                .statefulSet("db")
+                .namespace("plv")
+                .onNode("plv-1")
+                .claim("data")
+                .create()
+                .get(0);
+
+        create("plv", "plv-1", PlacementPolicy.Wait, false);
+        await().atMost(WAIT)
+                .until(() ->
+                        get("plv").getStatus() != null && get("plv").getStatus().getPlacement() != null);
+
+        NodeMaintenanceStatus status = get("plv").getStatus();
+        assertThat(status.getPhase()).isEqualTo(Phase.Pending);
+        assertThat(status.getPlacement().getPinned()).isEqualTo(1);
+        assertThat(status.getPlacement().getVolumesNotRead()).isNull();
+        assertThat(status.getPlacement().getPods()).singleElement().satisfies(p -> {
+            assertThat(p.getPod()).isEqualTo("plv/" + pod.getMetadata().getName());
+            assertThat(p.getVerdict()).isEqualTo("Pinned");
+            assertThat(p.getMessage()).isEqualTo("pinned by local PersistentVolume plv-local");
+        });
+        assertThat(volumeReads("plv", "plv-local"))
+                .as("the claim read in the pod's namespace and its volume read, by name")
+                .isGreaterThanOrEqualTo(2);
+        assertThat(evictions("plv")).isZero();
+        assertThat(client().nodes().withName("plv-1").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
+    }
+
+    @Test
+    void aZonalVolumeLetsThePodOnlyIntoItsZone() {
+        // the pool keeps the other tests' nodes out (a node without zone labels passes VolumeZone)
+        cluster()
+                .seed()
+                .node("plz-1")
+                .role("worker")
+                .label(POOL, "plz")
+                .label(ZONE, "plz-a")
+                .create();
+        cluster()
+                .seed()
+                .node("plz-2")
+                .role("worker")
+                .label(POOL, "plz")
+                .label(ZONE, "plz-b")
+                .create();
+        client().persistentVolumes()
+                .resource(volume("plz-disk", "plz")
+                        .editMetadata()
+                        .addToLabels(ZONE, "plz-a")
+                        .endMetadata()
+                        .editSpec()
+                        .withNewCsi()
+                        .withDriver("pd.csi.example.com")
+                        .withVolumeHandle("plz-disk")
+                        .endCsi()
+                        .endSpec()
+                        .build())
+                .create();
+        boundClaim("plz", "plz-disk");
+        Pod pod = cluster()
+                .seed()
+                .deployment("web")
+                .namespace("plz")
+                .onNode("plz-1")
+                .nodeSelector(POOL, "plz")
+                .claim("data")
+                .create()
+                .get(0);
+
+        create("plz", "plz-1", null, false); // Warn: says so, and drains as kubectl does
+        await().atMost(WAIT)
+                .until(() ->
+                        get("plz").getStatus() != null && get("plz").getStatus().getPhase() == Phase.Succeeded);
+
+        PlacementStatus placement = get("plz").getStatus().getPlacement();
+        assertThat(placement.getDoesNotFit()).isEqualTo(1);
+        assertThat(placement.getPods()).singleElement().satisfies(p -> {
+            assertThat(p.getPod()).isEqualTo("plz/" + pod.getMetadata().getName());
+            assertThat(p.getVerdict()).isEqualTo("DoesNotFit");
+            // the other zone's node fails VolumeZone, in the scheduler's words; the node itself is cordoned
+            assertThat(p.getMessage())
+                    .matches("0/\\d+ nodes are available: .*")
+                    .contains("1 node(s) had no available volume zone");
+        });
+        assertThat(volumeReads("plz", "plz-disk")).isGreaterThanOrEqualTo(2);
+        assertThat(evictions("plz")).isPositive();
+    }
+
+    @Test
+    void aClaimReadRefusedIsSaidAndNeverHoldsTheDrain() {
+        cluster().seed().node("plr-1").role("worker").create();
+        cluster().seed().node("plr-2").role("worker").create();
+        client().persistentVolumes()
+                .resource(volume("plr-local", "plr")
+                        .editSpec()
+                        .withNewLocal()
+                        .withPath("/mnt/disks/plr")
+                        .endLocal()
+                        .endSpec()
+                        .build())
+                .create();
+        boundClaim("plr", "plr-local");
+        Predicate<ApiRequest> claimReads =
+                ApiRequest.resource("persistentvolumeclaims").and(ApiRequest.inNamespace("plr"));
+        cluster().faults().failNext(1000, claimReads, 403);
+        Pod pod = cluster()
+                .seed()
+                .statefulSet("db")
+                .namespace("plr")
+                .onNode("plr-1")
+                .claim("data")
+                .create()
+                .get(0);
+
+        create("plr", "plr-1", PlacementPolicy.Wait, false);
+        await().atMost(WAIT)
+                .until(() ->
+                        get("plr").getStatus() != null && get("plr").getStatus().getPhase() == Phase.Succeeded);
+
+        PlacementStatus placement = get("plr").getStatus().getPlacement();
+        assertThat(placement.getFits()).isEqualTo(1);
+        assertThat(placement.getVolumesNotRead())
+                .startsWith("plr/data: get persistentvolumeclaim: HTTP 403")
+                .contains("forecast without these volumes");
+        assertThat(requests(claimReads.and(r -> r.is("get", "persistentvolumeclaims"))))
+                .isPositive();
+        assertThat(evictions("plr")).isPositive();
+        assertThat(client().pods()
+                        .inNamespace("plr")
+                        .withName(pod.getMetadata().getName())
+                        .get())
+                .isNull();
+    }
+
+    // ---- what wakes a waiting maintenance (issue 49 item 2): a pod deleted elsewhere frees room ------------------
+
+    @Test
+    void aPodDeletedElsewhereWakesTheWaitWithoutANodeChange() {
+        // plu-2 takes one pod and holds one; the pod on plu-1 fits only there (its selector) once that one is gone
+        cluster().seed().node("plu-1").role("worker").label(POOL, "plu").create();
+        cluster().seed().node("plu-2").role("worker").label(POOL, "plu").create();
+        client().nodes()
+                .withName("plu-2")
+                .editStatus(n -> new NodeBuilder(n)
+                        .editStatus()
+                        .addToAllocatable("pods", new Quantity("1"))
+                        .endStatus()
+                        .build());
+        Pod filler = cluster()
+                .seed()
+                .pod("filler")
+                .namespace("plu")
+                .onNode("plu-2")
+                .create()
+                .get(0);
+        Pod pod = cluster()
+                .seed()
+                .deployment("solo")
+                .namespace("plu")
+                .onNode("plu-1")
+                .nodeSelector(POOL, "plu")
+                .create()
+                .get(0);
+
+        create("plu", "plu-1", PlacementPolicy.Wait, false);
+        await().atMost(WAIT)
+                .until(() ->
+                        get("plu").getStatus() != null && get("plu").getStatus().getPlacement() != null);
+        PlacementStatus held = get("plu").getStatus().getPlacement();
+        assertThat(get("plu").getStatus().getPhase()).isEqualTo(Phase.Pending);
+        assertThat(held.getPods()).singleElement().satisfies(p -> {
+            assertThat(p.getPod()).isEqualTo("plu/" + pod.getMetadata().getName());
+            assertThat(p.getMessage()).contains("1 Too many pods");
+        });
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(requests(
+                                r -> r.is("watch", "pods") && r.namespace().isEmpty()))
+                        .as("the pod watch opened while a maintenance waits for placement")
+                        .isPositive());
+        long nodeWritesBefore = nodeWrites("plu-2");
+
+        // the recheck is 10m in tests (tenure.maintenance.placement-recheck): only the pod's deletion can wake it
+        client().pods()
+                .inNamespace("plu")
+                .withName(filler.getMetadata().getName())
+                .withGracePeriod(0)
+                .delete();
+        await().atMost(WAIT).until(() -> get("plu").getStatus().getPhase() != Phase.Pending);
+        assertThat(nodeWrites("plu-2"))
+                .as("the node with the room not written meanwhile (no Node change woke the wait)")
+                .isEqualTo(nodeWritesBefore);
+        await().atMost(WAIT).until(() -> get("plu").getStatus().getPhase() == Phase.Succeeded);
+        PlacementStatus released = get("plu").getStatus().getPlacement();
+        assertThat(released.getFits()).isEqualTo(1);
+        assertThat(events("plu", PlacementGate.PODS_FIT)).isNotEmpty();
+        assertThat(podListsOf("plu-1")).isPositive();
+        assertThat(evictions("plu")).isPositive();
     }
 }

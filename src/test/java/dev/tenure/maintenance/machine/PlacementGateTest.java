@@ -140,6 +140,23 @@ class PlacementGateTest {
     }
 
     @Test
+    void claimsNotReadAreNamedBoundedAndNeverHold() {
+        List<String> notRead = IntStream.range(0, 5)
+                .mapToObj(i -> "ns/data-" + i + ": get persistentvolumeclaim: HTTP 403 Forbidden")
+                .toList();
+        PlacementForecast f = new PlacementForecast(ALL_FIT.pods(), notRead);
+        PlacementGate.Decision d = PlacementGate.decide(PlacementPolicy.Wait, "n1", f, null);
+        assertThat(d.hold()).isFalse();
+        assertThat(d.warning()).isEmpty();
+        assertThat(d.status().getVolumesNotRead())
+                .startsWith("ns/data-0: get persistentvolumeclaim: HTTP 403 Forbidden; ns/data-1: ")
+                .contains("ns/data-2: ", "; and 2 more (forecast without these volumes")
+                .doesNotContain("ns/data-3");
+        assertThat(PlacementGate.status(PlacementPolicy.Wait, ALL_FIT).getVolumesNotRead())
+                .isNull();
+    }
+
+    @Test
     void theStatusCarriesTheForecastAndItsCondition() {
         PlacementStatus placement = PlacementGate.status(PlacementPolicy.Wait, ONE_STRANDED);
         MaintenanceState state =
