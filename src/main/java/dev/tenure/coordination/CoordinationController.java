@@ -12,6 +12,7 @@ import dev.tenure.election.kube.KubeLeaseCandidateStore;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.KeyedWorkQueue;
 import dev.tenure.kube.NodeCache;
+import dev.tenure.kube.SharedInformerCache;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -99,7 +100,7 @@ public final class CoordinationController {
             SharedIndexInformer<GenericKubernetesResource> candidates,
             SharedIndexInformer<Lease> leases,
             SharedIndexInformer<Pod> pods,
-            NodeCache.Subscription nodes) {}
+            SharedInformerCache<Node>.Subscription nodes) {}
 
     public CoordinationController(
             KubernetesClient client,
@@ -189,7 +190,7 @@ public final class CoordinationController {
                         Pod.class,
                         client.getKubernetesSerialization(),
                         "spec.nodeName"));
-        NodeCache.Subscription nodes;
+        SharedInformerCache<Node>.Subscription nodes;
         try {
             leases.run();
             pods.run();

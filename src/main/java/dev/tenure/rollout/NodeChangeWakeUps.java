@@ -1,6 +1,7 @@
 package dev.tenure.rollout;
 
 import dev.tenure.kube.NodeCache;
+import dev.tenure.kube.SharedInformerCache;
 import dev.tenure.rollout.api.NodeMaintenanceRollout;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
@@ -23,7 +24,7 @@ final class NodeChangeWakeUps extends AbstractEventSource<Node, NodeMaintenanceR
 
     private final NodeCache nodes;
     private final IndexerResourceCache<NodeMaintenanceRollout> primaries;
-    private NodeCache.Subscription subscription;
+    private SharedInformerCache<Node>.Subscription subscription;
 
     NodeChangeWakeUps(NodeCache nodes, IndexerResourceCache<NodeMaintenanceRollout> primaries) {
         super(Node.class, NAME);

@@ -3,6 +3,7 @@ package dev.tenure.bench;
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.kube.BudgetCache;
+import dev.tenure.kube.SharedInformerCache;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.drain.BudgetRelease;
 import dev.tenure.maintenance.machine.LeadershipHandover;
@@ -36,7 +37,7 @@ final class MachineRig implements AutoCloseable {
     final MaintenanceMachine machine;
     private final ExecutorService evictionPool;
     private final ExecutorScheduler heartbeats;
-    private final BudgetCache.Subscription budgets;
+    private final SharedInformerCache<PodDisruptionBudget>.Subscription budgets;
     /** Nodes a budget's change freed a pod of; the drive loop's wait ends when its node is added. */
     private final Set<String> woken = ConcurrentHashMap.newKeySet();
 

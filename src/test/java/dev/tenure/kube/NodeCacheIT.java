@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
+import io.fabric8.kubernetes.api.model.Node;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -37,7 +38,7 @@ class NodeCacheIT {
     void aFirstListAnsweredTryAgainIsRetried() {
         cluster.faults().failNext(2, LIST_NODES, 409);
         NodeCache cache = new NodeCache(cluster.client());
-        try (NodeCache.Subscription s = cache.open(NodeCache.NO_EVENTS)) {
+        try (SharedInformerCache<Node>.Subscription s = cache.open(NodeCache.NO_EVENTS)) {
             assertThat(s.informer().getStore().list())
                     .extracting(n -> n.getMetadata().getName())
                     .containsExactly("c1");

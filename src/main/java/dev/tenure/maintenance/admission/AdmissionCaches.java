@@ -1,6 +1,7 @@
 package dev.tenure.maintenance.admission;
 
 import dev.tenure.kube.NodeCache;
+import dev.tenure.kube.SharedInformerCache;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -33,7 +34,7 @@ public final class AdmissionCaches implements AutoCloseable {
 
     private final KubernetesClient client;
     private final NodeCache nodeCache;
-    private NodeCache.Subscription nodes;
+    private SharedInformerCache<Node>.Subscription nodes;
     private volatile SharedIndexInformer<NodeMaintenance> maintenances;
     /** The indexes added to each Node informer seen (a new leadership term may start a new one). */
     private final Map<SharedIndexInformer<Node>, Set<String>> indexed = new java.util.WeakHashMap<>();
@@ -55,7 +56,8 @@ public final class AdmissionCaches implements AutoCloseable {
         if (closed || maintenances != null) {
             return;
         }
-        NodeCache.Subscription subscription = nodes != null ? nodes : nodeCache.open(NodeCache.NO_EVENTS);
+        SharedInformerCache<Node>.Subscription subscription =
+                nodes != null ? nodes : nodeCache.open(NodeCache.NO_EVENTS);
         nodes = subscription;
         SharedIndexInformer<NodeMaintenance> started =
                 client.resources(NodeMaintenance.class).runnableInformer(0);

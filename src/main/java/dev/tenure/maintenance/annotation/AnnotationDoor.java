@@ -4,6 +4,7 @@ import dev.tenure.election.LeaseStore;
 import dev.tenure.election.WorkFence;
 import dev.tenure.kube.KeyedWorkQueue;
 import dev.tenure.kube.NodeCache;
+import dev.tenure.kube.SharedInformerCache;
 import dev.tenure.maintenance.admission.AdmissionCaches;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
 import dev.tenure.maintenance.machine.EventRecorder;
@@ -65,7 +66,7 @@ public final class AnnotationDoor {
     private record Running(
             KeyedWorkQueue<String> queue,
             ScheduledExecutorService scheduler,
-            NodeCache.Subscription subscription,
+            SharedInformerCache<Node>.Subscription subscription,
             SharedIndexInformer<Lease> leases) {}
 
     public AnnotationDoor(
@@ -130,7 +131,7 @@ public final class AnnotationDoor {
         });
         KeyedWorkQueue<String> queue =
                 new KeyedWorkQueue<>("maintenance-annotation", scheduler, FIRST_RETRY, LAST_RETRY);
-        NodeCache.Subscription subscription;
+        SharedInformerCache<Node>.Subscription subscription;
         try {
             subscription = nodes.open(events(queue));
         } catch (RuntimeException e) {

@@ -1,6 +1,7 @@
 package dev.tenure.maintenance.door;
 
 import dev.tenure.kube.BudgetCache;
+import dev.tenure.kube.SharedInformerCache;
 import dev.tenure.maintenance.admission.NodeMaintenanceValidator;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.drain.BudgetRelease;
@@ -34,7 +35,7 @@ final class BudgetWakeUps extends AbstractEventSource<PodDisruptionBudget, NodeM
     /** The drain's memory: (budget "namespace/name", evictions it admits) → the nodes with a pod freed to go. */
     private final java.util.function.BiFunction<String, Integer, Set<String>> freed;
 
-    private BudgetCache.Subscription subscription;
+    private SharedInformerCache<PodDisruptionBudget>.Subscription subscription;
 
     BudgetWakeUps(
             BudgetCache budgets,

@@ -1,6 +1,7 @@
 package dev.tenure.maintenance.door;
 
 import dev.tenure.kube.NodeCache;
+import dev.tenure.kube.SharedInformerCache;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
 import dev.tenure.maintenance.admission.NodeMaintenanceValidator;
 import dev.tenure.maintenance.api.NodeMaintenance;
@@ -33,7 +34,7 @@ final class NodeSlotWakeUps extends AbstractEventSource<Node, NodeMaintenance> i
 
     private final NodeCache nodes;
     private final IndexerResourceCache<NodeMaintenance> primaries;
-    private NodeCache.Subscription subscription;
+    private SharedInformerCache<Node>.Subscription subscription;
 
     NodeSlotWakeUps(NodeCache nodes, IndexerResourceCache<NodeMaintenance> primaries) {
         super(Node.class, NAME);
