@@ -338,7 +338,8 @@ class UpgradeIT {
         final Trial trial;
         final ConcurrentLinkedQueue<Long> writes = new ConcurrentLinkedQueue<>();
         final Path log;
-        Process process;
+        Process process; // guarded by this
+        private boolean stopping; // guarded by this
 
         OldOperator(Trial trial) throws IOException {
             this.trial = trial;
@@ -357,8 +358,14 @@ class UpgradeIT {
                     && "tenure-operator".equals(r.name());
         }
 
-        void start() {
-            // the release's Deployment as shipped (its defaults), with the test's short leader-election timings
+        /**
+         * The release's Deployment as shipped (its defaults), with the test's short leader-election timings; and the
+         * kubelet's {@code restartPolicy: Always}: a release that exits on its own is started again. It exits with 3
+         * when it cannot renew its lease within the 3 s renew deadline (by design: "exiting with 3 so the pod
+         * restarts"), which a loaded machine can cause; without the restart the test waited for a pod no kubelet
+         * would have left down.
+         */
+        synchronized void start() {
             process = OLD.start(
                     trial.cluster,
                     OLD_POD,
@@ -368,15 +375,32 @@ class UpgradeIT {
                             "tenure.leader-election.retry-period", OperatorChaosIT.RETRY.toMillis() + "ms"),
                     log);
             trial.note(OLD.version + " starts (pid " + process.pid() + ", log " + log + ")");
+            Process started = process;
+            started.onExit().thenAccept(this::exited);
+        }
+
+        /** A process that ended before {@link #stop}: started again, as the kubelet restarts the container. */
+        private synchronized void exited(Process ended) {
+            if (stopping || ended != process) {
+                return;
+            }
+            trial.note(OLD.version + " exited " + ended.exitValue() + " on its own (pid " + ended.pid()
+                    + "): started again, as the kubelet restarts the pod");
+            start();
         }
 
         /** SIGTERM, as the kubelet stops the old pod; waits for the exit. */
         void stop() throws InterruptedException {
-            process.destroy();
-            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            Process last;
+            synchronized (this) {
+                stopping = true;
+                last = process;
+            }
+            last.destroy();
+            if (!last.waitFor(60, TimeUnit.SECONDS)) {
                 throw new AssertionError("the old operator did not exit within 60 s of SIGTERM; log " + log);
             }
-            trial.note(OLD.version + " exited " + process.exitValue());
+            trial.note(OLD.version + " exited " + last.exitValue());
         }
 
         List<Long> workWrites() {
@@ -385,8 +409,13 @@ class UpgradeIT {
 
         @Override
         public void close() throws IOException {
-            if (process != null && process.isAlive()) {
-                process.destroyForcibly();
+            Process last;
+            synchronized (this) {
+                stopping = true;
+                last = process;
+            }
+            if (last != null && last.isAlive()) {
+                last.destroyForcibly();
             }
         }
     }
