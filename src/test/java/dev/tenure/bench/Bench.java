@@ -106,6 +106,7 @@ public final class Bench {
         rows.put("12", this::metricSeries);
         rows.put("13", this::placementForecast);
         rows.put("14", this::placementDrain);
+        rows.put("15", this::rollout);
         return rows;
     }
 
@@ -588,6 +589,43 @@ public final class Bench {
                 .note("no peer figure: before issue 25 every idle maintenance rewrote its status at each renewal "
                         + "(QuietStatusIT counts it on the old code)");
         return List.of(row.ok((System.nanoTime() - t0) / 1e9));
+    }
+
+    /** Row 15 (issue 52): a pool rolled by one NodeMaintenanceRollout against a script over NodeMaintenances. */
+    private List<RowResult> rollout() throws Exception {
+        RowResult.Builder row = RowResult.of("15", "Pool rollout: one NodeMaintenanceRollout vs a serial script");
+        if (!FootprintBench.jarPresent()) {
+            return List.of(
+                    row.skipped(FootprintBench.JAR + " is absent: run ./mvnw package -DskipTests (make bench does)"));
+        }
+        long t0 = System.nanoTime();
+        int nodes = Integer.getInteger("tenure.bench.rollout.nodes", quick ? 40 : 200);
+        int pods = Integer.getInteger("tenure.bench.rollout.pods", quick ? 10 : 30);
+        int sample = quick ? 4 : 10;
+        RolloutBench.Result r = RolloutBench.run(nodes, pods, "10%", sample);
+        String rolled = "Tenure NodeMaintenanceRollout, maxUnavailable 10%";
+        String script = "serial script over NodeMaintenances";
+        row.measure(rolled, "time to Complete", r.rolloutSeconds(), "s")
+                .measure(rolled, "operator API requests per node", r.requestsPerNode(), "")
+                .measure(rolled, "nodes done", r.done(), "")
+                .measure(rolled, "evictions", (double) r.evictions(), "")
+                .measure(script, "time per node (measured)", r.serialSecondsPerNode(), "s")
+                .measure(script, "time for the pool (per node x " + nodes + ")", r.serialSecondsScaled(), "s")
+                .measure(script, "operator API requests per node", r.serialRequestsPerNode(), "")
+                .ratio(r.serialSecondsScaled() / r.rolloutSeconds(), "serial script time / rollout time");
+        return List.of(row.note(nodes + " nodes x " + pods + " pods (a Deployment per node, pods stop "
+                        + RolloutBench.POD_STOP.toSeconds() + " s after eviction), the packaged operator with its "
+                        + "defaults; done when rebooted: the bench reboots a node once its NodeMaintenance has "
+                        + "drained it, Ready again " + RolloutBench.REBOOT.toSeconds() + " s later")
+                .note("the script: create a NodeMaintenance, wait Succeeded, reboot, wait Ready, delete it, wait "
+                        + "until it is gone and the node uncordoned; measured on " + sample + " other nodes of the "
+                        + "same cluster before the rollout, scaled linearly (a script's nodes never overlap)")
+                .note("10% of " + nodes + " is " + Math.max(1, nodes / 10) + " at once; the ideal ratio is about "
+                        + Math.max(1, nodes / 10) + " less the rollout's batch overhead")
+                .note("requests = every request the emulated API server logged but the bench's own and the "
+                        + "kubelets' lease renewals, over the rollout's time (informer resyncs and the operator "
+                        + "Lease included)")
+                .ok((System.nanoTime() - t0) / 1e9));
     }
 
     /** Row 9 (issue 25): the webhook's CREATE review at 5,000 nodes, API reads against the caches. */
