@@ -168,6 +168,7 @@ class TestTiersTest {
                         SuiteCounts.WINDOW_TRIES_PROPERTY,
                         SuiteCounts.PLACEMENT_CLUSTER_TRIES_PROPERTY,
                         SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY,
+                        SuiteCounts.ROLLOUT_PLANNER_TRIES_PROPERTY,
                         "tenure.chaos.runs",
                         "tenure.chaos.operator.trials");
         List<String> readingPastSuiteCounts = testClasses()
@@ -176,7 +177,8 @@ class TestTiersTest {
                         || f.source.contains("\"" + SuiteCounts.CLUSTER_PLANS_PROPERTY + "\"")
                         || f.source.contains("\"" + SuiteCounts.WINDOW_TRIES_PROPERTY + "\"")
                         || f.source.contains("\"" + SuiteCounts.PLACEMENT_CLUSTER_TRIES_PROPERTY + "\"")
-                        || f.source.contains("\"" + SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY + "\""))
+                        || f.source.contains("\"" + SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY + "\"")
+                        || f.source.contains("\"" + SuiteCounts.ROLLOUT_PLANNER_TRIES_PROPERTY + "\""))
                 .map(f -> f.name)
                 .toList();
         assertThat(readingPastSuiteCounts)
@@ -198,6 +200,7 @@ class TestTiersTest {
         atLeast.put(SuiteCounts.WINDOW_TRIES_PROPERTY + "=$(WINDOW_TRIES)", 10_000);
         atLeast.put(SuiteCounts.PLACEMENT_CLUSTER_TRIES_PROPERTY + "=$(PLACEMENT_CLUSTER_TRIES)", 1000);
         atLeast.put(SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY + "=$(PLACEMENT_FORECAST_TRIES)", 10_000);
+        atLeast.put(SuiteCounts.ROLLOUT_PLANNER_TRIES_PROPERTY + "=$(ROLLOUT_PLANNER_TRIES)", 10_000);
         atLeast.put("tenure.chaos.runs=$(CHAOS_RUNS)", 20);
         atLeast.put("tenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS)", 100);
         atLeast.put("tenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS)", 200);
@@ -214,7 +217,8 @@ class TestTiersTest {
                         "DrainModelOnClusterIT",
                         "MaintenanceWindowPropertyTest",
                         "PlacementForecastPropertyTest",
-                        "PlacementForecastOnClusterIT");
+                        "PlacementForecastOnClusterIT",
+                        "RolloutPlannerPropertyTest");
     }
 
     /**
@@ -231,7 +235,8 @@ class TestTiersTest {
                 "MaintenanceWindowPropertyTest",
                 "PlacementForecastPropertyTest",
                 "PlacementForecastOnClusterIT",
-                "DrainModelOnClusterIT");
+                "DrainModelOnClusterIT",
+                "RolloutPlannerPropertyTest");
         assertThat(recipe("chaos")).contains(suites);
         for (String suite : suites) {
             String source = testClasses()
