@@ -5,7 +5,6 @@ import dev.tenure.maintenance.api.PlacementPolicy;
 import dev.tenure.maintenance.machine.MaintenanceMachine.Step;
 import dev.tenure.placement.PlacementCluster;
 import dev.tenure.placement.PlacementForecast;
-import dev.tenure.placement.PlacementPods;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -29,7 +28,8 @@ import org.jboss.logging.Logger;
 /**
  * The placement forecast before the cordon ({@code spec.drain.placement}, issue 49): the I/O around {@link
  * PlacementGate}. Reads on demand, once per forecast, and keeps nothing: every pod of the cluster in pages of {@value
- * #PAGE} (one LIST per page, each pod reduced at once to what the filters read, {@link PlacementPods}), the Nodes from
+ * #PAGE} (one LIST per page, each pod reduced at once to what the filters read by {@link PlacementCluster.Builder#pod},
+ * the page then dropped), the Nodes from
  * the door's {@link PlacementView} (the shared Node cache: no request), what the drain's own plan would evict from the
  * node ({@link DrainStep#evictions}: its DaemonSet GETs, as the drain makes them), and for those pods only, each claim
  * they mount (a GET in the pod's namespace) and the PersistentVolume a claim is bound to (a GET): {@code VolumeBinding}
@@ -98,10 +98,11 @@ final class PlacementStep {
      * The forecast of the node's drain now: the pods its plan would evict, in wave order, placed on the cluster with
      * the node and {@link PlacementView#alsoCordoned()} cordoned.
      */
-    PlacementForecast forecast(MaintenanceRequest request, PlacementView view, Instant now) {
+    PlacementForecast forecast(MaintenanceRequest request, PlacementView nodes, Instant now) {
         String nodeName = request.nodeName();
         List<Pod> onNode = new ArrayList<>();
-        List<Pod> bound = new ArrayList<>();
+        // each pod goes into the view at once, reduced to what the filters read; the page is dropped after it
+        PlacementCluster.Builder view = PlacementCluster.builder(nodes.nodes().get());
         String next = null;
         do {
             PodList page = client.pods()
@@ -118,7 +119,7 @@ final class PlacementStep {
                 if (nodeName.equals(on)) {
                     onNode.add(pod); // the drain plan reads the whole pod, as the drain does
                 }
-                bound.add(PlacementPods.trimmed(pod));
+                view.pod(pod);
             }
             next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
         } while (next != null && !next.isEmpty());
@@ -127,12 +128,12 @@ final class PlacementStep {
         List<PersistentVolume> volumes = new ArrayList<>();
         Map<String, String> notRead = new LinkedHashMap<>();
         readVolumes(evictions, claims, volumes, notRead);
-        PlacementCluster cluster = PlacementCluster.of(view.nodes().get(), bound, volumes, claims, Map.of());
+        PlacementCluster cluster = view.build(volumes, claims, Map.of());
         notRead.forEach((key, why) -> {
             int slash = key.indexOf('/');
             cluster.claimNotRead(key.substring(0, slash), key.substring(slash + 1), why);
         });
-        Set<String> cordoned = new TreeSet<>(view.alsoCordoned().get());
+        Set<String> cordoned = new TreeSet<>(nodes.alsoCordoned().get());
         cordoned.remove(nodeName);
         return PlacementForecast.of(cluster, List.of(new PlacementForecast.Drain(nodeName, evictions)), cordoned);
     }
