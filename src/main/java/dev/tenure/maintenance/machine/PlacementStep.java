@@ -3,6 +3,7 @@ package dev.tenure.maintenance.machine;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.api.PlacementPolicy;
 import dev.tenure.maintenance.machine.MaintenanceMachine.Step;
+import dev.tenure.placement.AwaitedPods;
 import dev.tenure.placement.PlacementCluster;
 import dev.tenure.placement.PlacementForecast;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
@@ -71,9 +72,9 @@ final class PlacementStep {
             Instant now,
             MaintenanceEvents events) {
         PlacementPolicy policy = request.drain().placement();
-        PlacementForecast forecast;
+        Made made;
         try {
-            forecast = forecast(request, view, now);
+            made = make(request, view, now);
         } catch (KubernetesClientException e) {
             String error = "placement forecast for node " + request.nodeName() + ": " + e.getMessage();
             if (policy == PlacementPolicy.Wait) {
@@ -84,7 +85,9 @@ final class PlacementStep {
             LOG.warnf("%s (spec.drain.placement Warn: the maintenance goes on)", error);
             return Optional.empty();
         }
+        PlacementForecast forecast = made.forecast();
         PlacementGate.Decision verdict = PlacementGate.decide(policy, request.nodeName(), forecast, prior.placement());
+        view.awaiting().accept(verdict.hold() ? AwaitedPods.of(made.stranded()) : AwaitedPods.NONE);
         s.placement(verdict.status());
         verdict.warning().ifPresent(w -> events.emit(true, PlacementGate.WILL_NOT_FIT, w));
         verdict.released().ifPresent(r -> events.emit(false, PlacementGate.PODS_FIT, r));
@@ -99,6 +102,23 @@ final class PlacementStep {
      * the node and {@link PlacementView#alsoCordoned()} cordoned.
      */
     PlacementForecast forecast(MaintenanceRequest request, PlacementView nodes, Instant now) {
+        return make(request, nodes, now).forecast();
+    }
+
+    /** A forecast made, with the pods it was made for. */
+    private record Made(PlacementForecast forecast, List<Pod> evictions) {
+        /** The pods to evict that fit nowhere or are pinned. */
+        List<Pod> stranded() {
+            Set<String> keys = new HashSet<>();
+            forecast.stranded().forEach(p -> keys.add(p.namespace() + "/" + p.name()));
+            return evictions.stream()
+                    .filter(p -> keys.contains(p.getMetadata().getNamespace() + "/"
+                            + p.getMetadata().getName()))
+                    .toList();
+        }
+    }
+
+    private Made make(MaintenanceRequest request, PlacementView nodes, Instant now) {
         String nodeName = request.nodeName();
         List<Pod> onNode = new ArrayList<>();
         // each pod goes into the view at once, reduced to what the filters read; the page is dropped after it
@@ -135,7 +155,9 @@ final class PlacementStep {
         });
         Set<String> cordoned = new TreeSet<>(nodes.alsoCordoned().get());
         cordoned.remove(nodeName);
-        return PlacementForecast.of(cluster, List.of(new PlacementForecast.Drain(nodeName, evictions)), cordoned);
+        return new Made(
+                PlacementForecast.of(cluster, List.of(new PlacementForecast.Drain(nodeName, evictions)), cordoned),
+                evictions);
     }
 
     /**
