@@ -861,14 +861,38 @@ public final class Bench {
         int podsPerNode = Integer.getInteger("tenure.bench.forecast.pods", 30);
         int repeats = quick ? 3 : 9;
         ForecastBench.Result r = ForecastBench.run(nodes, podsPerNode, repeats);
+        if (nodes >= 5000 && podsPerNode >= 30 && r.operatorPath().peakMiB() > ForecastBench.BOUND_MIB) {
+            // issue 49 item 5: the forecast's view stays within row 7's budget at 5,000 nodes / 150,000 pods
+            throw new IllegalStateException("the forecast's view took " + r.operatorPath()
+                    + " MiB after GC at the forecast's peak, above the bound of " + ForecastBench.BOUND_MIB + " MiB");
+        }
         String s = "Tenure, " + r.nodes() + " nodes / " + r.pods() + " pods";
         return List.of(RowResult.of("13", "Placement forecast of one node's drain (" + r.evicted() + " pods)")
                 .measure(s, "forecast (9 filters, every node)", r.forecastMillis(), "ms")
                 .measure(s, "forecast, CPU time of its thread", r.forecastCpuMillis(), "ms")
                 .measure(s, "building its view from the cached objects", r.buildMillis(), "ms")
                 .measure(s, "building its view, CPU time", r.buildCpuMillis(), "ms")
-                .measure(s, "heap after GC: the Nodes and Pods it reads", r.objectsHeapMiB(), "MiB")
-                .measure(s, "heap after GC: its view on top of them", r.viewHeapMiB(), "MiB")
+                .measure(
+                        s,
+                        "operator's path, heap after GC: the trimmed Node cache",
+                        r.operatorPath().nodeCacheMiB(),
+                        "MiB")
+                .measure(
+                        s,
+                        "operator's path, heap after GC: one forecast (Nodes read, its view of every pod)",
+                        r.operatorPath().forecastMiB(),
+                        "MiB")
+                .measure(
+                        s,
+                        "operator's path, heap after GC: the two at the forecast's peak (goal <= 128)",
+                        r.operatorPath().peakMiB(),
+                        "MiB")
+                .measure(
+                        s,
+                        "full objects, heap after GC: the Nodes and Pods as fabric8 decodes them",
+                        r.objectsHeapMiB(),
+                        "MiB")
+                .measure(s, "full objects, heap after GC: a view on top of them", r.viewHeapMiB(), "MiB")
                 .note("median of " + repeats + " runs each (the forecast changes its view: built again per run); "
                         + "verdicts " + r.verdicts() + "; in the bench JVM, not the operator")
                 .note("objects as fabric8 holds them in full (a cache that trims them holds less); nodes without "
