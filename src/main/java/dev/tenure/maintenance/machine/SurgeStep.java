@@ -100,7 +100,7 @@ final class SurgeStep {
         }
         if (!ending) {
             try {
-                start(request, owner.get(), out, podsOnNode, plan, blocked, now, events);
+                start(request, owner.get(), out, podsOnNode, plan, blocked, now);
             } catch (KubernetesClientException ex) {
                 s.lastError("surge: " + ex.getMessage());
             }
@@ -233,8 +233,7 @@ final class SurgeStep {
             List<Pod> podsOnNode,
             DrainPlan plan,
             Map<String, BlockedPods.Blocked> blocked,
-            Instant now,
-            MaintenanceEvents events) {
+            Instant now) {
         Set<String> waiting = blocked.values().stream()
                 .filter(b -> b.cause() == BlockedPods.Cause.NO_SPARE_REPLICA)
                 .map(BlockedPods.Blocked::pod)

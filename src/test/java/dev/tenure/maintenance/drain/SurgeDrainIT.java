@@ -406,6 +406,30 @@ class SurgeDrainIT {
         assertThat(surges("given_back", "none")).isEqualTo(1);
     }
 
+    /** A window that closes mid-surge ends the maintenance: the replicas still the surge's are given back first. */
+    @Test
+    void aWindowThatClosesMidSurgeGivesTheReplicaBack() throws IOException {
+        bindShippedSurgeRole();
+        living.close();
+        living = cluster.living(NS, Duration.ofHours(1)); // the surge waits: its pod never Ready
+        AtomicReference<MaintenanceState> state = new AtomicReference<>(MaintenanceState.initial());
+        drain(
+                Evacuation.Surge,
+                "2m",
+                "10m",
+                state,
+                s -> s.surges().stream().anyMatch(e -> Boolean.TRUE.equals(e.getRaised())));
+        assertThat(replicas()).isEqualTo(2);
+
+        clock.advance(Duration.ofMinutes(10));
+        MaintenanceState end = drain(Evacuation.Surge, "2m", "10m", state, s -> !s.holdsNode());
+
+        assertThat(end.surges()).isEmpty();
+        assertThat(replicas()).isEqualTo(1);
+        assertThat(annotation()).isNull();
+        assertThat(surges("given_back", "none")).isEqualTo(1);
+    }
+
     // ---- fixtures ------------------------------------------------------------------------------------------------
 
     /** Steps the machine (state kept through the status, as the door keeps it) until {@code done}. */
@@ -414,12 +438,22 @@ class SurgeDrainIT {
             String timeout,
             AtomicReference<MaintenanceState> state,
             Predicate<MaintenanceState> done) {
+        return drain(evacuation, timeout, null, state, done);
+    }
+
+    MaintenanceState drain(
+            Evacuation evacuation,
+            String timeout,
+            String window,
+            AtomicReference<MaintenanceState> state,
+            Predicate<MaintenanceState> done) {
         DrainSpec drain = new DrainSpec();
         drain.setEvacuation(evacuation);
         drain.setTimeout(timeout);
         drain.setEvictionRetryDelay("500ms");
         NodeMaintenanceSpec spec = new NodeMaintenanceSpec("w2", "surge drain");
         spec.setDrain(drain);
+        spec.setWindow(window);
         MaintenanceRequest request = MaintenanceRequest.from(spec).withOwner(MAINTENANCE_UID, "surge-w2");
         await().atMost(Duration.ofSeconds(90))
                 .pollInterval(Duration.ofMillis(20))
