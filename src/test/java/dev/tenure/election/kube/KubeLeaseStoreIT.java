@@ -15,6 +15,7 @@ import dev.tenure.election.LeaseOwner;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseRules;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.Test;
 
 /** The fabric8 adapter against a real API server (the fabric8 mock in CRUD mode), with real threads. */
 @EndToEnd
+@SecondLane
 class KubeLeaseStoreIT {
     static final LeaseKey KEY = LeaseKey.of("tenure-system", "tenure-operator");
     KubernetesMockServer server;
