@@ -39,8 +39,7 @@ public record MaintenanceState(
         MaintenanceHooks.Wait hookWait,
         String cordonFailure,
         List<String> timeoutsPassed,
-        PlacementStatus placement,
-        List<dev.tenure.maintenance.api.SurgeStatus> surges) {
+        PlacementStatus placement) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
@@ -49,7 +48,6 @@ public record MaintenanceState(
         attachedVolumes = attachedVolumes == null ? List.of() : List.copyOf(attachedVolumes);
         preview = preview == null ? List.of() : List.copyOf(preview);
         timeoutsPassed = timeoutsPassed == null ? List.of() : List.copyOf(timeoutsPassed);
-        surges = surges == null ? List.of() : List.copyOf(surges);
     }
 
     /** Whether {@code stage}'s timeout was passed (onTimeout Proceed): a line of {@link #timeoutsPassed} names it. */
@@ -97,7 +95,6 @@ public record MaintenanceState(
         MaintenanceHooks.Wait hookWait;
         List<String> timeoutsPassed = List.of();
         String cordonFailure;
-        List<dev.tenure.maintenance.api.SurgeStatus> surges = List.of();
 
         public Builder() {}
 
@@ -127,13 +124,6 @@ public record MaintenanceState(
             hookWait = s.hookWait;
             timeoutsPassed = s.timeoutsPassed;
             cordonFailure = s.cordonFailure;
-            surges = s.surges;
-        }
-
-        /** The surges of this maintenance in flight or left ({@link SurgeStep}). */
-        public Builder surges(List<dev.tenure.maintenance.api.SurgeStatus> v) {
-            surges = v == null ? List.of() : List.copyOf(v);
-            return this;
         }
 
         public Builder phase(Phase v) {
@@ -324,8 +314,7 @@ public record MaintenanceState(
                     hookWait,
                     cordonFailure,
                     timeoutsPassed,
-                    placement,
-                    surges);
+                    placement);
         }
     }
 }
