@@ -226,7 +226,10 @@ final class FootprintBench {
                 + tail);
     }
 
-    /** Quarkus's line once the management interface listens (VertxHttpRecorder), with the port it bound. */
+    /**
+     * The management interface's part of Quarkus's "started" line, with the port it bound ("Listening on:
+     * http://0.0.0.0:36567. Management interface listening on http://0.0.0.0:45575.", VertxHttpRecorder 3.27).
+     */
     private static final Pattern MANAGEMENT_LISTENING =
             Pattern.compile("Management interface listening on https?://\\S+:(\\d+)");
 

@@ -85,8 +85,9 @@ class FootprintBenchIT {
     }
 
     /**
-     * The stand-in says where its management interface listens, as Quarkus logs it, a second after it starts: the
-     * bench probes that port (a server here answering as a ready operator does) and reports it.
+     * The stand-in says where its management interface listens, in the line Quarkus 3.27 logs once started (after the
+     * main interface's port), a second after it starts: the bench probes that port (a server here answering as a ready
+     * operator does) and reports it.
      */
     @Test
     void theBenchProbesThePortTheOperatorAnnounces(@TempDir Path dir) throws Exception {
@@ -103,7 +104,8 @@ class FootprintBenchIT {
         int port = management.getAddress().getPort();
         FootprintBench.Launcher launcher = standIn(
                 dir,
-                "sleep 1\necho '2026-11-29 20:00:00,000 INFO  [io.qua.ver.htt.run.VertxHttpRecorder] (main)"
+                "sleep 1\necho '2026-11-29 20:00:00,000 INFO  [io.quarkus] (main) tenure-operator 0.1.0 on JVM"
+                        + " (powered by Quarkus 3.27.2) started in 1.000s. Listening on: http://0.0.0.0:1."
                         + " Management interface listening on http://0.0.0.0:" + port + ".'\nexec sleep 10\n");
         try (EmulatedCluster cluster = EmulatedCluster.start();
                 FootprintBench.Running operator = FootprintBench.start(cluster, launcher, List.of())) {
