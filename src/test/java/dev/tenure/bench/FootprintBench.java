@@ -2,17 +2,20 @@ package dev.tenure.bench;
 
 import dev.tenure.testsupport.EmulatedCluster;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Row 6: the packaged operator ({@code target/quarkus-app/quarkus-run.jar}) started as a child JVM with
@@ -161,10 +164,18 @@ final class FootprintBench {
         return start(cluster, Launcher.thisJdk(), List.of());
     }
 
-    /** Starts the packaged jar against {@code cluster} and waits for /q/health/ready (90 s at most). */
+    /**
+     * Starts the packaged jar against {@code cluster} and waits for /q/health/ready (90 s at most). The operator binds
+     * ports it picks itself (port 0, as {@code PreviousRelease} starts one), and the bench probes only the management
+     * port the operator's log says it listens on ({@link #announcedManagementPort}). It used to pick two free ports,
+     * close them and pass them on: until the child JVM bound them (seconds, under load) any process could take them,
+     * and the bench's probes, every 20 ms, then reached whatever listened there. Issue 48: a {@code make chaos} beside a
+     * bench recorded a {@code GET /q/health/ready} from {@code Java-http-client} on one of its emulated API servers,
+     * and the RBAC check charged it to the operator ({@code FootprintBenchIT} repeats it on the old code).
+     *
+     * @throws IllegalStateException when the operator exits, or is not ready within 90 s, with the tail of its log
+     */
     static Running start(EmulatedCluster cluster, Launcher launcher, List<String> jvmFlags) throws Exception {
-        int port = freePort();
-        int managementPort = freePort(); // health and metrics: the management interface of the packaged jar
         Path log = Files.createTempFile("bench-operator", ".log");
         List<String> command = new ArrayList<>(launcher.java());
         command.addAll(jvmFlags);
@@ -173,8 +184,8 @@ final class FootprintBench {
                 "-Dquarkus.kubernetes-client.trust-certs=true",
                 "-Dquarkus.kubernetes-client.namespace=tenure-system",
                 "-Dquarkus.operator-sdk.enable-ssa=false",
-                "-Dquarkus.http.port=" + port,
-                "-Dquarkus.management.port=" + managementPort,
+                "-Dquarkus.http.port=0",
+                "-Dquarkus.management.port=0", // health and metrics: the management interface of the packaged jar
                 "-jar",
                 launcher.jar()));
         ProcessBuilder pb =
@@ -184,27 +195,48 @@ final class FootprintBench {
         Process p = pb.start();
         HttpClient http =
                 HttpClient.newBuilder().connectTimeout(Duration.ofMillis(500)).build();
-        URI ready = URI.create("http://127.0.0.1:" + managementPort + "/q/health/ready");
+        OptionalInt managementPort = OptionalInt.empty();
         long deadline = t0 + Duration.ofSeconds(90).toNanos();
         while (System.nanoTime() < deadline && p.isAlive()) {
-            try {
-                HttpResponse<String> r = http.send(
-                        HttpRequest.newBuilder(ready)
-                                .timeout(Duration.ofSeconds(2))
-                                .build(),
-                        HttpResponse.BodyHandlers.ofString());
-                if (r.statusCode() == 200) {
-                    return new Running(p, (System.nanoTime() - t0) / 1e9, log, managementPort);
+            if (managementPort.isEmpty()) {
+                managementPort = announcedManagementPort(new String(Files.readAllBytes(log), StandardCharsets.UTF_8));
+            }
+            if (managementPort.isPresent()) {
+                URI ready = URI.create("http://127.0.0.1:" + managementPort.getAsInt() + "/q/health/ready");
+                try {
+                    HttpResponse<String> r = http.send(
+                            HttpRequest.newBuilder(ready)
+                                    .timeout(Duration.ofSeconds(2))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString());
+                    if (r.statusCode() == 200) {
+                        return new Running(p, (System.nanoTime() - t0) / 1e9, log, managementPort.getAsInt());
+                    }
+                } catch (IOException notYet) {
+                    // listening, not answering yet
                 }
-            } catch (IOException notYet) {
-                // not listening yet
             }
             Thread.sleep(20);
         }
         String tail = tail(log);
         p.destroyForcibly();
         Files.deleteIfExists(log);
-        throw new IllegalStateException("operator not ready within 90 s (alive=" + p.isAlive() + "); log:\n" + tail);
+        throw new IllegalStateException("operator not ready within 90 s (alive=" + p.isAlive() + ", management port "
+                + (managementPort.isPresent() ? managementPort.getAsInt() + "" : "never announced") + "); log:\n"
+                + tail);
+    }
+
+    /**
+     * The management interface's part of Quarkus's "started" line, with the port it bound ("Listening on:
+     * http://0.0.0.0:36567. Management interface listening on http://0.0.0.0:45575.", VertxHttpRecorder 3.27).
+     */
+    private static final Pattern MANAGEMENT_LISTENING =
+            Pattern.compile("Management interface listening on https?://\\S+:(\\d+)");
+
+    /** The port of the operator's management interface, once its log says it listens; empty before. */
+    static OptionalInt announcedManagementPort(String log) {
+        Matcher m = MANAGEMENT_LISTENING.matcher(log);
+        return m.find() ? OptionalInt.of(Integer.parseInt(m.group(1))) : OptionalInt.empty();
     }
 
     /** As an admin would (the packaged operator does not apply CRDs): the CRDs the build generated. */
@@ -235,11 +267,5 @@ final class FootprintBench {
     static String tail(Path log) throws IOException {
         List<String> lines = Files.readAllLines(log);
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }

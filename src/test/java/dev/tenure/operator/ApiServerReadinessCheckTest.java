@@ -3,6 +3,7 @@ package dev.tenure.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.RefusingPort;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientBuilder;
@@ -10,7 +11,6 @@ import io.fabric8.kubernetes.client.VersionInfo;
 import io.fabric8.kubernetes.client.server.mock.EnableKubernetesMockClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
 import java.io.IOException;
-import java.net.ServerSocket;
 import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.junit.jupiter.api.Test;
 
@@ -37,23 +37,20 @@ class ApiServerReadinessCheckTest {
 
     @Test
     void downWithTheServerAndTheErrorWhenTheApiIsUnreachable() throws IOException {
-        int closedPort;
-        try (ServerSocket socket = new ServerSocket(0)) {
-            closedPort = socket.getLocalPort();
-        }
-        String url = "http://127.0.0.1:" + closedPort;
-        try (KubernetesClient unreachable = new KubernetesClientBuilder()
-                .withConfig(new ConfigBuilder()
-                        .withMasterUrl(url)
-                        .withRequestRetryBackoffLimit(0)
-                        .withConnectionTimeout(1000)
-                        .withRequestTimeout(1000)
-                        .build())
-                .build()) {
+        // Held while the check runs: a port let go could be taken by another process's API server (RefusingPort).
+        try (RefusingPort closed = RefusingPort.hold();
+                KubernetesClient unreachable = new KubernetesClientBuilder()
+                        .withConfig(new ConfigBuilder()
+                                .withMasterUrl(closed.url())
+                                .withRequestRetryBackoffLimit(0)
+                                .withConnectionTimeout(1000)
+                                .withRequestTimeout(1000)
+                                .build())
+                        .build()) {
             HealthCheckResponse response = check(unreachable).call();
             assertThat(response.getStatus()).isEqualTo(HealthCheckResponse.Status.DOWN);
             assertThat(response.getData().orElseThrow().get("server").toString())
-                    .startsWith(url);
+                    .startsWith(closed.url());
             assertThat(response.getData().orElseThrow().get("detail").toString())
                     .startsWith("GET /version failed: ");
         }

@@ -1340,13 +1340,20 @@ class EmulatorConformanceTest {
                         + "\"},\"data\":{\"verdict\":\"" + verdict + "\"}}");
     }
 
-    /** A local port nothing listens on. */
+    /**
+     * A local port nothing listens on, held for the JVM's life so that no other process's server takes it and
+     * receives the webhook calls meant to fail ({@link RefusingPort}).
+     */
     private static int closedPort() throws IOException {
-        try (java.net.ServerSocket socket =
-                new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
-            return socket.getLocalPort();
+        synchronized (EmulatorConformanceTest.class) {
+            if (refusing == null) {
+                refusing = RefusingPort.hold();
+            }
+            return refusing.port();
         }
     }
+
+    private static RefusingPort refusing;
 
     private static void patch(String path, String type, String body) throws Exception {
         Http r = send("PATCH", path, type, body);

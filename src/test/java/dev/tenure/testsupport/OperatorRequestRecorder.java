@@ -15,19 +15,27 @@ import java.util.concurrent.ConcurrentHashMap;
  * closed may be the next one another opens), one {@link RecordedOperatorRequest} per line, as it first arrives
  * (so nothing is lost if a test never closes its cluster). Enabled by the system property
  * {@value #DIRECTORY_PROPERTY}, which the build sets for the test run only (not for {@code make run} or the
- * benchmark). Harness and kubectl requests ({@link RequestOrigin}) are left out.
+ * benchmark). Harness and kubectl requests ({@link RequestOrigin}) are left out. Each request is charged to the test
+ * running on the lane that started the cluster, whatever runs on the other lane ({@link RunningTestListener}).
  */
 final class OperatorRequestRecorder {
     static final String DIRECTORY_PROPERTY = "rbac-check.requests-dir";
 
     private final Path file;
+    /** The lane that started the cluster ({@link RunningTestListener#currentLane()}). */
+    private final String lane;
+
     private final Set<RecordedOperatorRequest> seen = ConcurrentHashMap.newKeySet();
 
-    private OperatorRequestRecorder(Path file) {
+    private OperatorRequestRecorder(Path file, String lane) {
         this.file = file;
+        this.lane = lane;
     }
 
-    /** A recorder for the cluster on {@code port}, when the build asked for one. */
+    /**
+     * A recorder for the cluster on {@code port}, when the build asked for one; called on the thread that starts the
+     * cluster, whose lane its requests are charged to.
+     */
     static Optional<OperatorRequestRecorder> forCluster(int port) {
         String dir = System.getProperty(DIRECTORY_PROPERTY, "");
         if (dir.isBlank()) {
@@ -35,8 +43,10 @@ final class OperatorRequestRecorder {
         }
         try {
             Path directory = Files.createDirectories(Path.of(dir));
-            return Optional.of(new OperatorRequestRecorder(directory.resolve(
-                    "cluster-" + ProcessHandle.current().pid() + "-" + port + "-" + System.nanoTime() + ".tsv")));
+            return Optional.of(new OperatorRequestRecorder(
+                    directory.resolve(
+                            "cluster-" + ProcessHandle.current().pid() + "-" + port + "-" + System.nanoTime() + ".tsv"),
+                    RunningTestListener.currentLane()));
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -46,7 +56,7 @@ final class OperatorRequestRecorder {
         if (RequestOrigin.of(request) != RequestOrigin.OPERATOR) {
             return;
         }
-        RecordedOperatorRequest recorded = RecordedOperatorRequest.of(request, RunningTestListener.runningTest());
+        RecordedOperatorRequest recorded = RecordedOperatorRequest.of(request, RunningTestListener.runningTest(lane));
         if (seen.add(recorded)) {
             append(recorded.toLine() + "\n");
         }

@@ -11,8 +11,9 @@ import java.util.List;
  * @param name the object's name for a request on one object (get, update, patch, delete, create of a
  *     subresource), empty for list, watch, create and non-resource requests: what a rule's
  *     {@code resourceNames} restricts
- * @param test the running test ({@code Class#method}, or the class while its setup runs); a request that arrives
- *     after its test ended (a reconcile still in flight) is charged to whichever test runs then
+ * @param test the test running on the lane that started the cluster ({@code Class#method}, or the class while its
+ *     setup runs; {@link RunningTestListener}); a request that arrives after its test ended (a reconcile still in
+ *     flight) is charged to whichever test runs on that lane then
  */
 public record RecordedOperatorRequest(
         String verb,
