@@ -93,6 +93,7 @@ public class NodeMaintenanceRolloutReconciler
     private final EventRecorder events;
     private final MeterRegistry meters;
     private final Clock clock;
+    private final PrometheusAlertSource alerts;
 
     @Inject
     public NodeMaintenanceRolloutReconciler(
@@ -101,13 +102,15 @@ public class NodeMaintenanceRolloutReconciler
             WorkFence fence,
             EventRecorder events,
             MeterRegistry meters,
-            Clock clock) {
+            Clock clock,
+            PrometheusAlertSource alerts) {
         this.client = client;
         this.nodes = nodes;
         this.fence = fence;
         this.events = events;
         this.meters = meters;
         this.clock = clock;
+        this.alerts = alerts;
     }
 
     /** Every NodeMaintenance (children mapped to their rollout by owner; the others are read to hold their nodes). */
@@ -164,8 +167,23 @@ public class NodeMaintenanceRolloutReconciler
                 }
             }
             RolloutRules rules = RolloutSpecs.rules(spec, pool.size());
-            RolloutPlan plan = RolloutPlanner.plan(
-                    new Observed(pool, children, RolloutStatuses.records(rollout.getStatus())), rules, now);
+            List<NodeProgress> records = RolloutStatuses.records(rollout.getStatus());
+            RolloutPlan plan = RolloutPlanner.plan(new Observed(pool, children, records), rules, now);
+            // The alert gate is asked only when a node would start now (Kured asks before each reboot), and with it
+            // closed the plan is made again: nothing starts, the status says why.
+            AlertQuery alertQuery = RolloutSpecs.alertQuery(spec);
+            Duration gateLook = null;
+            if (alertQuery != null && !plan.started().isEmpty()) {
+                PrometheusAlertSource.Checked checked =
+                        alerts.check(rollout.getMetadata().getUid(), alertQuery);
+                if (checked.changed()) {
+                    reportGate(rollout, checked.gate());
+                }
+                if (!checked.gate().open()) {
+                    plan = RolloutPlanner.plan(new Observed(pool, children, records, checked.gate()), rules, now);
+                    gateLook = alertQuery.interval();
+                }
+            }
 
             // The records first: a restart after this write never starts these nodes again, nor loses them.
             writeStatus(rollout, RolloutStatuses.of(plan, generation));
@@ -179,6 +197,9 @@ public class NodeMaintenanceRolloutReconciler
                 report(rollout, t);
             }
             Duration look = plan.lookAgain() == null || plan.lookAgain().compareTo(LOOK) > 0 ? LOOK : plan.lookAgain();
+            if (gateLook != null && gateLook.compareTo(look) < 0) {
+                look = gateLook; // nothing tells a closed gate it opened: it is asked again after its interval
+            }
             return UpdateControl.<NodeMaintenanceRollout>noUpdate()
                     .rescheduleAfter(look.isZero() ? Duration.ofMillis(100) : look);
         }
@@ -188,6 +209,7 @@ public class NodeMaintenanceRolloutReconciler
     @Override
     public DeleteControl cleanup(NodeMaintenanceRollout rollout, Context<NodeMaintenanceRollout> context) {
         try (WorkFence.Permit permit = fence.enter()) {
+            alerts.forget(rollout.getMetadata().getUid());
             List<NodeMaintenance> children = context.getSecondaryResources(NodeMaintenance.class).stream()
                     .filter(nm -> owned(nm, rollout))
                     .toList();
@@ -344,6 +366,28 @@ public class NodeMaintenanceRolloutReconciler
         LOG.infof(
                 "rollout %s: node %s %s -> %s%s",
                 name, t.node(), t.from(), t.to(), t.message() == null ? "" : " (" + t.message() + ")");
+    }
+
+    /**
+     * The alert gate changed state: an event (Warning when it closes) and the counter
+     * {@code tenure.rollout.alert.gate.changes{state}} ({@code Open}, {@code AlertsFiring},
+     * {@code PrometheusUnreachable}).
+     */
+    private void reportGate(NodeMaintenanceRollout rollout, AlertGate gate) {
+        meters.counter("tenure.rollout.alert.gate.changes", "state", gate.state())
+                .increment();
+        if (gate.open()) {
+            events.record(
+                    ref(rollout),
+                    "Normal",
+                    "AlertGateOpened",
+                    "no alert of spec.health.alerts is active in Prometheus: nodes may start");
+        } else {
+            events.record(ref(rollout), "Warning", "AlertGateClosed", gate.message() + ": no new node starts");
+        }
+        LOG.infof(
+                "rollout %s: alert gate %s%s",
+                rollout.getMetadata().getName(), gate.state(), gate.open() ? "" : " (" + gate.message() + ")");
     }
 
     private static ObjectReference ref(NodeMaintenanceRollout rollout) {

@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -30,19 +31,30 @@ import java.util.TreeSet;
  *       passed over and takes no slot.
  *   <li>A node is started once: its record (with the boot ID seen before) goes into status before its child is
  *       created, and a recorded node is never started again.
- *   <li>At {@code failureBudget} failed nodes, or when paused, no node starts; nodes in flight go on to their end.
+ *   <li>At {@code failureBudget} failed nodes, when paused, or while the alert gate is closed, no node starts; nodes
+ *       in flight go on to their end.
  * </ul>
  */
 public final class RolloutPlanner {
 
     private RolloutPlanner() {}
 
-    /** What was observed: the selected nodes, the rollout's children by node, its records from status. */
-    public record Observed(List<PoolNode> pool, Map<String, ChildView> children, List<NodeProgress> records) {
+    /**
+     * What was observed: the selected nodes, the rollout's children by node, its records from status, and the alert
+     * gate (closed: no waiting node starts).
+     */
+    public record Observed(
+            List<PoolNode> pool, Map<String, ChildView> children, List<NodeProgress> records, AlertGate alertGate) {
         public Observed {
             pool = List.copyOf(pool);
             children = Map.copyOf(children);
             records = List.copyOf(records);
+            Objects.requireNonNull(alertGate, "alertGate");
+        }
+
+        /** Observed with the alert gate open (a rollout without one, or before it is asked). */
+        public Observed(List<PoolNode> pool, Map<String, ChildView> children, List<NodeProgress> records) {
+            this(pool, children, records, AlertGate.OPEN);
         }
     }
 
@@ -153,6 +165,7 @@ public final class RolloutPlanner {
                 .toList();
         List<String> started = new ArrayList<>();
         int held = 0;
+        int gateHeld = 0;
         int noSlot = 0;
         String firstHold = null;
         for (PoolNode node : waiting) {
@@ -172,6 +185,10 @@ public final class RolloutPlanner {
                 continue;
             }
             if (rules.paused() || budgetSpent) {
+                continue;
+            }
+            if (!observed.alertGate().open()) {
+                gateHeld++;
                 continue;
             }
             if (node.blockedBy() != null) {
@@ -221,6 +238,10 @@ public final class RolloutPlanner {
             phase = RolloutPhase.Paused;
             reason = "Paused";
             message = "spec.paused is true: no new node starts; " + inFlight + " in flight finish";
+        } else if (gateHeld > 0) {
+            phase = RolloutPhase.Progressing;
+            reason = observed.alertGate().reason();
+            message = observed.alertGate().message() + "; no new node starts, " + inFlight + " in flight go on";
         } else if (stillWaiting > 0 && started.isEmpty() && noSlot == 0 && held > 0) {
             phase = RolloutPhase.Progressing;
             reason = "Blocked";

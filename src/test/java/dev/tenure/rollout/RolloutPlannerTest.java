@@ -195,6 +195,62 @@ class RolloutPlannerTest {
     }
 
     @Test
+    void aClosedAlertGateStartsNothingSaysWhyAndInFlightNodesGoOn() {
+        NodeProgress inFlight =
+                new NodeProgress("n00", NodeState.InProgress, "boot-old", NOW.minusSeconds(60), null, null, null, null);
+        AlertGate closed = AlertGate.firing("AlertsFiring: 1 alert(s) firing in Prometheus: NodeDown");
+        RolloutPlan plan = RolloutPlanner.plan(
+                new Observed(
+                        pool(4, 1),
+                        Map.of("n00", new ChildView("n00", "Succeeded", null, false, false)),
+                        List.of(inFlight),
+                        closed),
+                rules(3, Integer.MAX_VALUE, 1, false),
+                NOW);
+        assertThat(plan.started()).as("two slots free, the gate closed").isEmpty();
+        assertThat(plan.create()).isEmpty();
+        assertThat(plan.records().get(0).state()).as("in flight goes on").isEqualTo(NodeState.Soaking);
+        assertThat(plan.end()).containsExactly("n00");
+        assertThat(plan.phase()).isEqualTo(RolloutPhase.Progressing);
+        assertThat(plan.reason()).isEqualTo("AlertsFiring");
+        assertThat(plan.message()).startsWith("AlertsFiring: 1 alert(s) firing in Prometheus: NodeDown; no new node");
+
+        RolloutPlan open = RolloutPlanner.plan(
+                new Observed(
+                        pool(4, 1),
+                        Map.of("n00", new ChildView("n00", "Succeeded", null, false, false)),
+                        List.of(inFlight),
+                        AlertGate.OPEN),
+                rules(3, Integer.MAX_VALUE, 1, false),
+                NOW);
+        assertThat(open.started()).as("the same, the gate open").containsExactly("n01", "n02");
+    }
+
+    @Test
+    void anUnreachablePrometheusHoldsEveryWaitingNodeAndSaysSo() {
+        RolloutPlan plan = RolloutPlanner.plan(
+                new Observed(
+                        pool(2, 1),
+                        Map.of(),
+                        List.of(),
+                        AlertGate.unreachable("cannot ask http://prometheus:9090: ConnectException")),
+                rules(1, Integer.MAX_VALUE, 1, false),
+                NOW);
+        assertThat(plan.started()).isEmpty();
+        assertThat(plan.waiting()).isEqualTo(2);
+        assertThat(plan.reason()).isEqualTo("PrometheusUnreachable");
+        assertThat(plan.message()).startsWith("PrometheusUnreachable: cannot ask http://prometheus:9090");
+    }
+
+    @Test
+    void pausedAndTheBudgetSayTheirReasonBeforeTheGate() {
+        Observed observed = new Observed(pool(2, 1), Map.of(), List.of(), AlertGate.unreachable("x"));
+        assertThat(RolloutPlanner.plan(observed, rules(1, Integer.MAX_VALUE, 1, true), NOW)
+                        .reason())
+                .isEqualTo("Paused");
+    }
+
+    @Test
     void aNodeAlreadyAtTheVersionIsSkipped() {
         RolloutRules v2 = new RolloutRules(
                 1,

@@ -27,6 +27,10 @@ public class HealthGate {
             + " pod is on it. Per node, as Kured.")
     private LabelSelector blockingPodSelector;
 
+    @JsonPropertyDescription("Kured's Prometheus alert gate: while an alert that counts is active, or Prometheus cannot"
+            + " be asked, no new node starts (nodes in flight go on). Unset: no alert gate.")
+    private PrometheusAlerts alerts;
+
     public String getSoak() {
         return soak;
     }
@@ -49,5 +53,13 @@ public class HealthGate {
 
     public void setBlockingPodSelector(LabelSelector blockingPodSelector) {
         this.blockingPodSelector = blockingPodSelector;
+    }
+
+    public PrometheusAlerts getAlerts() {
+        return alerts;
+    }
+
+    public void setAlerts(PrometheusAlerts alerts) {
+        this.alerts = alerts;
     }
 }
