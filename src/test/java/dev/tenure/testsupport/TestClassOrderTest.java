@@ -75,7 +75,8 @@ class TestClassOrderTest {
      */
     @Test
     void theClassesThatStartNoApplicationRunBeforeTheQuarkusOnes() throws Exception {
-        ClassOrderer inEffect = (ClassOrderer) Class.forName(classOrderer.orElseThrow())
+        ClassOrderer inEffect = Class.forName(classOrderer.orElseThrow())
+                .asSubclass(ClassOrderer.class)
                 .getDeclaredConstructor()
                 .newInstance();
         List<ClassDescriptor> classes = new ArrayList<>();
