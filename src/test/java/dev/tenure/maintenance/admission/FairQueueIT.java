@@ -13,6 +13,7 @@ import dev.tenure.maintenance.machine.MaintenanceEvents;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
 import java.time.Duration;
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.Test;
  * {@link #WAKE_UP} can only be the release's wake-up.
  */
 @EndToEnd
+@SecondLane
 class FairQueueIT {
 
     /** The backstop look of a held request: far longer than any wait in this test. */

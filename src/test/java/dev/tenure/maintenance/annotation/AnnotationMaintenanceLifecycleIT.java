@@ -15,6 +15,7 @@ import dev.tenure.maintenance.machine.MaintenanceRequest;
 import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.maintenance.machine.NodeMarks;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.Pod;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,6 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** The annotation protocol end to end on the maintenance machine, against the emulated cluster with a fake clock. */
 @EndToEnd
+@SecondLane
 class AnnotationMaintenanceLifecycleIT {
 
     static final String US = SETTINGS.holder();

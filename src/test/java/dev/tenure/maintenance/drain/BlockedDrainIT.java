@@ -20,6 +20,7 @@ import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.MutableClock;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -42,6 +43,7 @@ import org.junit.jupiter.api.Test;
  * node and their evictions reach the API server (and are refused there).
  */
 @EndToEnd
+@SecondLane
 class BlockedDrainIT {
 
     MutableClock clock;

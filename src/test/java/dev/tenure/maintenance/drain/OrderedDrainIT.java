@@ -22,6 +22,7 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.MutableClock;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -48,6 +49,7 @@ import org.junit.jupiter.api.Test;
  * NodeMaintenance status each time.
  */
 @EndToEnd
+@SecondLane
 class OrderedDrainIT {
 
     MutableClock clock;

@@ -20,6 +20,7 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.MutableClock;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.Test;
  * test runs against a build that does not know {@code onTimeout} (it then ignores the field: today's Fail).
  */
 @EndToEnd
+@SecondLane
 class StageTimeoutsIT {
 
     MutableClock clock;

@@ -16,6 +16,7 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.MutableClock;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -44,6 +45,7 @@ import org.junit.jupiter.api.Test;
  * through the NodeMaintenance status at every step, as the reconciler keeps it.
  */
 @EndToEnd
+@SecondLane
 class PreDrainHooksIT {
 
     static final Duration HOOK_TIMEOUT = Duration.ofMinutes(10);
