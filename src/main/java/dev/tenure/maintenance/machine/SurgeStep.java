@@ -207,7 +207,7 @@ final class SurgeStep {
                     MaintenanceEvents.SURGE_LEFT,
                     "surge of " + shown(e) + " for node " + node + ": " + leave.why());
             try {
-                unrecord(e, workload);
+                unrecordLeft(e, workload, owner.uid());
             } catch (KubernetesClientException ex) {
                 // the record stays on the workload, naming this maintenance; the status says the surge was left
             }
@@ -372,6 +372,42 @@ final class SurgeStep {
                 workload.getMetadata().getResourceVersion(),
                 null);
     }
+
+    /**
+     * Removes the record of a surge this maintenance leaves, at the version read; on a conflict (the workload written
+     * since: its controller's status, the very change that made the surge leave) read again and retried while the
+     * record is still this maintenance's, up to {@value #UNRECORD_ATTEMPTS} times. A left surge is not looked at
+     * again, so a record not removed here would stay on the workload.
+     *
+     * @throws KubernetesClientException when the API server refuses otherwise, or still conflicts at the last try
+     */
+    private void unrecordLeft(SurgeStatus e, HasMetadata read, String maintenanceUid) {
+        HasMetadata workload = read;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                unrecord(e, workload);
+                return;
+            } catch (KubernetesClientException ex) {
+                if (ex.getCode() != HTTP_CONFLICT || attempt == UNRECORD_ATTEMPTS) {
+                    throw ex;
+                }
+            }
+            workload = resource(e.getKind(), e.getNamespace(), e.getName()).get();
+            String value = workload == null || workload.getMetadata().getAnnotations() == null
+                    ? null
+                    : workload.getMetadata().getAnnotations().get(SurgeRecord.ANNOTATION);
+            if (value == null
+                    || parsed(value)
+                            .filter(r -> maintenanceUid.equals(r.maintenanceUid()))
+                            .isEmpty()) {
+                return; // gone, or another maintenance's now
+            }
+        }
+    }
+
+    private static final int HTTP_CONFLICT = 409;
+
+    private static final int UNRECORD_ATTEMPTS = 3;
 
     /** Sets ({@code value}) or removes (null) the record, as a merge patch naming the resourceVersion read. */
     private void annotate(String kind, String namespace, String name, String resourceVersion, String value) {

@@ -188,6 +188,15 @@ class SurgeDrainIT {
         assertThat(replicas()).isEqualTo(2);
 
         client.apps().deployments().inNamespace(NS).withName("web").scale(5);
+        // the first removal of the record conflicts (as when the Deployment's controller writes its status between
+        // the read and the patch): it is read again and removed all the same
+        cluster.faults()
+                .failNext(
+                        1,
+                        r -> RequestOrigin.of(r) == RequestOrigin.OPERATOR
+                                && r.is("patch", "deployments")
+                                && "web".equals(r.name()),
+                        409);
         living.close();
         living = cluster.living(NS, READINESS);
         MaintenanceState end = drain(Evacuation.Surge, "2m", state, s -> s.phase() == Phase.Succeeded);
