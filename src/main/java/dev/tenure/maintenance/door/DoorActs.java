@@ -152,6 +152,22 @@ final class DoorActs {
         DoorDecision.End end = (DoorDecision.End) decision;
         MaintenanceEvents events = eventsFor(nm, end.nodeName());
         end.before().forEach(e -> emit(events, e));
+        if (nm.getStatus() != null && nm.getStatus().getSurges() != null) {
+            // surges of a drain cut short give back what is still theirs before the node is restored (issue 51)
+            try {
+                machine.giveBackSurges(
+                        end.nodeName(),
+                        nm.getMetadata().getUid(),
+                        nm.getMetadata().getName(),
+                        nm.getStatus().getSurges(),
+                        events);
+            } catch (RuntimeException e) {
+                // never holds the end: the records stay on the workloads, naming this maintenance
+                LOG.warnf(
+                        "NodeMaintenance %s: giving back its surges failed: %s",
+                        nm.getMetadata().getName(), e.getMessage());
+            }
+        }
         Optional<String> left;
         try {
             left = machine.end(end.nodeName(), events, handTo);
@@ -196,7 +212,8 @@ final class DoorActs {
         try {
             MaintenanceRequest request = advance.admit()
                     .request()
-                    .withHooks(advance.admit().request().hooks().withAnnotations(hookAnnotations(nm)));
+                    .withHooks(advance.admit().request().hooks().withAnnotations(hookAnnotations(nm)))
+                    .withOwner(nm.getMetadata().getUid(), nm.getMetadata().getName());
             // a status this operator did not write is a record only: what it says was done is checked first
             MaintenanceState from = statusOurs ? advance.state() : machine.rederive(request, advance.state(), events);
             // a window's end (or a timeout that restores) while the other door's request for the node is active

@@ -197,6 +197,11 @@ public final class MaintenanceMachine {
                 return held.get();
             }
             Optional<String> handTo = nextRequest.get();
+            if (!prior.surges().isEmpty()) {
+                // a window's end (or a timeout) cuts the drain short: its surges give back first (issue 51)
+                drainStep.surgeStep().giveBackAtEnd(request, prior.surges(), events);
+                s.surges(java.util.List.of());
+            }
             return opening instanceof Opening.RestoreAfterTimeout timedOut
                     ? restore.endAfterTimeout(request, s, timedOut.message(), events, handTo)
                     : restore.endOfWindow(request, s, events, handTo);
@@ -467,6 +472,28 @@ public final class MaintenanceMachine {
      */
     public void restoreNode(String nodeName, MaintenanceEvents events) {
         restore.restoreNode(nodeName, events);
+    }
+
+    /**
+     * A NodeMaintenance ({@code uid}, {@code name}) deleted while its drain had surges in flight ({@code surges}, as
+     * its status kept them): their replicas still the surges' own are given back and their records removed, once,
+     * before the node is restored; what cannot be is said in a Warning event (issue 51).
+     */
+    public void giveBackSurges(
+            String nodeName,
+            String uid,
+            String name,
+            java.util.List<dev.tenure.maintenance.api.SurgeStatus> surges,
+            MaintenanceEvents events) {
+        if (surges == null || surges.isEmpty()) {
+            return;
+        }
+        drainStep
+                .surgeStep()
+                .giveBackAtEnd(
+                        new MaintenanceRequest(nodeName, null, Optional.empty(), null, null).withOwner(uid, name),
+                        surges,
+                        events);
     }
 
     /**
