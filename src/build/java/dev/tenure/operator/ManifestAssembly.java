@@ -424,7 +424,11 @@ public final class ManifestAssembly {
                 permission.put("rules", mergedRules(withoutBlanketPrimaryResourceRules(list(permission, "rules"))));
             }
         }
-        spec.put("webhookdefinitions", List.of(webhookDefinition(TenureCsvMetadata.WEBHOOK)));
+        spec.put(
+                "webhookdefinitions",
+                List.of(
+                        webhookDefinition(TenureCsvMetadata.WEBHOOK),
+                        webhookDefinition(TenureCsvMetadata.ROLLOUT_WEBHOOK)));
         // The console proposes (and creates) this namespace instead of the shared one of AllNamespaces operators.
         map(map(csv, "metadata"), "annotations").put(SUGGESTED_NAMESPACE_ANNOTATION, NAMESPACE);
         Map<String, Object> labels = map(map(csv, "metadata"), "labels");

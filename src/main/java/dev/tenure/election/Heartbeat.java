@@ -76,6 +76,11 @@ public final class Heartbeat {
         return holder;
     }
 
+    /** The duration every write of this heartbeat gives the lease. */
+    public Duration leaseDuration() {
+        return leaseDuration;
+    }
+
     /** Starts ensuring and renewing at once. */
     public synchronized void start() {
         if (running) {

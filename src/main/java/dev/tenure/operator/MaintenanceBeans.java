@@ -74,7 +74,8 @@ public class MaintenanceBeans {
                 m.drainPollInterval(),
                 m.staleNodeSkipWait(),
                 guardNamespaces(m.lease().guardNamespaces()),
-                m.placementRecheck());
+                m.placementRecheck(),
+                m.lease().idleDuration());
     }
 
     static List<String> guardNamespaces(List<String> configured) {

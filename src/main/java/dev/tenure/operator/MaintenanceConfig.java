@@ -38,6 +38,14 @@ public interface MaintenanceConfig {
         @WithDefault("60s")
         Duration duration();
 
+        /**
+         * Lease duration while the maintenance has nothing to do on the node (drained and waiting for its end, or
+         * failed and held): renewed every half of it, shortened to {@link #duration()} before any write to the node
+         * or its pods; 0 turns it off.
+         */
+        @WithDefault("30m")
+        Duration idleDuration();
+
         /** Added to the window for the lease duration, so cleanup finishes while the lease is still ours. */
         @WithDefault("30s")
         Duration windowPadding();

@@ -167,17 +167,31 @@ public class TenureCsvMetadata implements SharedCSVMetadata {
     // strands, the operator's own finalizer removal: that UPDATE is retried until a replica serves
     // the webhook again, which then admits the operator's writes unchecked (OLM's webhookdefinitions
     // have no matchConditions to exempt it at the API server).
-    static final WebhookDefinition WEBHOOK = new WebhookDefinition(
-            "vnodemaintenance.tenure.dev",
-            "tenure.dev",
-            "v1alpha1",
-            "nodemaintenances",
-            List.of("CREATE", "UPDATE", "DELETE"),
-            VALIDATING_WEBHOOK_PATH,
-            443,
-            WEBHOOK_TARGET_PORT,
-            "Fail",
-            10);
+    static final WebhookDefinition WEBHOOK =
+            validating("vnodemaintenance.tenure.dev", "nodemaintenances", VALIDATING_WEBHOOK_PATH);
+
+    /** Path the NodeMaintenanceRollout validating webhook is served on. */
+    public static final String ROLLOUT_WEBHOOK_PATH = "/validate-nodemaintenancerollout";
+
+    // The rollout's: its children are created with the operator's account, so the requester's rights are checked
+    // on the rollout (create, update, delete); failurePolicy Fail for the same reason as NodeMaintenance's.
+    static final WebhookDefinition ROLLOUT_WEBHOOK =
+            validating("vnodemaintenancerollout.tenure.dev", "nodemaintenancerollouts", ROLLOUT_WEBHOOK_PATH);
+
+    /** A validating webhook of tenure.dev/v1alpha1 {@code resource}: CREATE, UPDATE, DELETE; Fail; 10 s. */
+    private static WebhookDefinition validating(String generateName, String resource, String path) {
+        return new WebhookDefinition(
+                generateName,
+                "tenure.dev",
+                "v1alpha1",
+                resource,
+                List.of("CREATE", "UPDATE", "DELETE"),
+                path,
+                443,
+                WEBHOOK_TARGET_PORT,
+                "Fail",
+                10);
+    }
 
     /** Which part of the resource a descriptor points into. */
     public enum Section {

@@ -41,27 +41,32 @@ final class InterPodAffinity implements FilterPlugin {
     public NodeFilter prepare(Pod pod, PlacementCluster cluster) {
         List<PodAffinityTerm> affinity = affinityTerms(pod);
         List<PodAffinityTerm> antiAffinity = antiAffinityTerms(pod);
+        String namespace = pod.getMetadata().getNamespace();
+        Map<String, String> podLabels = labels(pod);
         Map<TopologyPair, Integer> existingAnti = new HashMap<>();
         Map<TopologyPair, Integer> affinityCounts = new HashMap<>();
         Map<TopologyPair, Integer> antiCounts = new HashMap<>();
         for (PlacementNode node : cluster.nodes()) {
-            for (Pod existing : node.pods()) {
-                for (PodAffinityTerm term : antiAffinityTerms(existing)) {
-                    if (selects(existing, term, pod, cluster)) {
+            for (PlacedPod existing : node.pods()) {
+                for (PodAffinityTerm term : existing.antiAffinity()) {
+                    if (selects(existing.namespace(), term, namespace, podLabels, cluster)) {
                         count(existingAnti, node, term.getTopologyKey());
                     }
                 }
-                if (!affinity.isEmpty() && affinity.stream().allMatch(t -> selects(pod, t, existing, cluster))) {
+                if (!affinity.isEmpty()
+                        && affinity.stream()
+                                .allMatch(
+                                        t -> selects(namespace, t, existing.namespace(), existing.labels(), cluster))) {
                     affinity.forEach(t -> count(affinityCounts, node, t.getTopologyKey()));
                 }
                 for (PodAffinityTerm term : antiAffinity) {
-                    if (selects(pod, term, existing, cluster)) {
+                    if (selects(namespace, term, existing.namespace(), existing.labels(), cluster)) {
                         count(antiCounts, node, term.getTopologyKey());
                     }
                 }
             }
         }
-        boolean selfMatch = affinity.stream().allMatch(t -> selects(pod, t, pod, cluster));
+        boolean selfMatch = affinity.stream().allMatch(t -> selects(namespace, t, namespace, podLabels, cluster));
         return node -> {
             Map<String, String> labels = node.labels();
             for (Map.Entry<String, String> l : labels.entrySet()) {
@@ -99,19 +104,22 @@ final class InterPodAffinity implements FilterPlugin {
         }
     }
 
-    /** Does {@code owner}'s term select {@code candidate} (namespace, then labels)? */
-    static boolean selects(Pod owner, PodAffinityTerm term, Pod candidate, PlacementCluster cluster) {
-        String ns = candidate.getMetadata().getNamespace();
+    /**
+     * Does the term of a pod in namespace {@code owner} select a pod in namespace {@code ns} with {@code labels}
+     * (namespace, then labels)?
+     */
+    static boolean selects(
+            String owner, PodAffinityTerm term, String ns, Map<String, String> labels, PlacementCluster cluster) {
         List<String> namespaces = Resources.list(term.getNamespaces());
         boolean inNamespace;
         if (namespaces.isEmpty() && term.getNamespaceSelector() == null) {
-            inNamespace = ns != null && ns.equals(owner.getMetadata().getNamespace());
+            inNamespace = ns != null && ns.equals(owner);
         } else {
             inNamespace = namespaces.contains(ns)
                     || (term.getNamespaceSelector() != null
                             && Selectors.matches(term.getNamespaceSelector(), cluster.namespaceLabels(ns)));
         }
-        return inNamespace && Selectors.matches(term.getLabelSelector(), labels(candidate));
+        return inNamespace && Selectors.matches(term.getLabelSelector(), labels);
     }
 
     static Map<String, String> labels(Pod pod) {

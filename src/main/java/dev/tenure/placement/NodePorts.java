@@ -38,8 +38,8 @@ final class NodePorts implements FilterPlugin {
             return node -> List.of();
         }
         return node -> {
-            for (Pod existing : node.pods()) {
-                for (HostPort used : hostPorts(existing)) {
+            for (PlacedPod existing : node.pods()) {
+                for (HostPort used : existing.hostPorts()) {
                     if (wanted.stream().anyMatch(used::conflictsWith)) {
                         return List.of(REASON);
                     }

@@ -27,6 +27,7 @@ public final class PlacementCluster {
     private final Map<String, PersistentVolumeClaim> claims = new HashMap<>();
     private final Map<String, Map<String, String>> namespaceLabels = new HashMap<>();
     private final Map<String, String> claimsNotRead = new LinkedHashMap<>();
+    private final PlacedPod.Shared shared = new PlacedPod.Shared();
 
     private PlacementCluster() {}
 
@@ -41,28 +42,66 @@ public final class PlacementCluster {
             Collection<PersistentVolume> volumes,
             Collection<PersistentVolumeClaim> claims,
             Map<String, Map<String, String>> namespaceLabels) {
-        PlacementCluster c = new PlacementCluster();
-        for (Node n : nodes) {
-            c.nodes.put(n.getMetadata().getName(), new PlacementNode(n));
-        }
-        for (Pod p : pods) {
-            String nodeName = p.getSpec() == null ? null : p.getSpec().getNodeName();
-            String phase = p.getStatus() == null ? null : p.getStatus().getPhase();
-            PlacementNode node = nodeName == null ? null : c.nodes.get(nodeName);
-            if (node != null && !"Succeeded".equals(phase) && !"Failed".equals(phase)) {
-                node.add(p);
-            }
-        }
-        volumes.forEach(v -> c.volumes.put(v.getMetadata().getName(), v));
-        claims.forEach(pvc -> c.claims.put(
-                key(pvc.getMetadata().getNamespace(), pvc.getMetadata().getName()), pvc));
-        c.namespaceLabels.putAll(namespaceLabels);
-        return c;
+        Builder b = builder(nodes);
+        pods.forEach(b::pod);
+        return b.build(volumes, claims, namespaceLabels);
     }
 
     /** A snapshot of nodes and pods only (no volumes, no namespace labels). */
     public static PlacementCluster of(Collection<Node> nodes, Collection<Pod> pods) {
         return of(nodes, pods, List.of(), List.of(), Map.of());
+    }
+
+    /**
+     * A snapshot of {@code nodes} that takes its pods one at a time ({@link Builder#pod}), so that a caller reading
+     * pods in pages keeps none of them: each is reduced at once to what the filters read ({@link PlacedPod}).
+     */
+    public static Builder builder(Collection<Node> nodes) {
+        return new Builder(nodes);
+    }
+
+    /** Builds a {@link PlacementCluster}: nodes first, then pods one by one, then volumes and namespaces. */
+    public static final class Builder {
+        private final PlacementCluster cluster = new PlacementCluster();
+
+        private Builder(Collection<Node> nodes) {
+            for (Node n : nodes) {
+                cluster.nodes.put(n.getMetadata().getName(), new PlacementNode(n));
+            }
+        }
+
+        /**
+         * Adds {@code pod} to the node it is bound to, reduced to what the filters read; a pod not bound, bound to a
+         * node not listed, or in phase {@code Succeeded} or {@code Failed} is left out. {@code pod} is not kept.
+         *
+         * @return this builder
+         */
+        public Builder pod(Pod pod) {
+            String nodeName = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
+            String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+            PlacementNode node = nodeName == null ? null : cluster.nodes.get(nodeName);
+            if (node != null && !"Succeeded".equals(phase) && !"Failed".equals(phase)) {
+                node.add(cluster.shared.of(pod));
+            }
+            return this;
+        }
+
+        /** The snapshot, with the volumes and claims pods use and the labels of namespaces (see {@link #of}). */
+        public PlacementCluster build(
+                Collection<PersistentVolume> volumes,
+                Collection<PersistentVolumeClaim> claims,
+                Map<String, Map<String, String>> namespaceLabels) {
+            volumes.forEach(v -> cluster.volumes.put(v.getMetadata().getName(), v));
+            claims.forEach(pvc -> cluster.claims.put(
+                    key(pvc.getMetadata().getNamespace(), pvc.getMetadata().getName()), pvc));
+            cluster.namespaceLabels.putAll(namespaceLabels);
+            return cluster;
+        }
+    }
+
+    /** {@code pod} as a node of this snapshot holds it (a placed replacement: not terminating). */
+    PlacedPod placed(Pod pod) {
+        return shared.of(pod);
     }
 
     /**

@@ -157,7 +157,7 @@ public record PlacementForecast(List<PodForecast> pods, List<String> volumesNotR
         if (best == null) {
             return new PodForecast(ns, name, nodeName, Verdict.DOES_NOT_FIT, fitError(cluster.size(), reasons));
         }
-        best.add(replacement(pod, best.name()));
+        best.add(cluster.placed(replacement(pod, best.name())));
         return new PodForecast(ns, name, nodeName, Verdict.FITS, "fits on " + fits + "/" + cluster.size() + " nodes");
     }
 

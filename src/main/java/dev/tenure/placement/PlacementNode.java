@@ -1,7 +1,6 @@
 package dev.tenure.placement;
 
 import io.fabric8.kubernetes.api.model.Node;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Taint;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -11,7 +10,8 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * One node as the scheduler's {@code NodeInfo} sees it: the Node, the pods bound to it, and what they request. A
+ * One node as the scheduler's {@code NodeInfo} sees it: the Node, the pods bound to it (as {@link PlacedPod}s), and
+ * what they request. A
  * node the forecast cordons (the drained node, nodes in maintenance or ahead in the queue) stays here: it is still a
  * topology domain (spread, affinity), only unschedulable, with the taint the node lifecycle controller puts on a
  * cordoned node ({@code node.kubernetes.io/unschedulable:NoSchedule}).
@@ -23,7 +23,7 @@ final class PlacementNode {
     private final Node node;
     private final Map<String, Long> allocatable;
     private final Map<String, Long> requested = new HashMap<>();
-    private final List<Pod> pods = new ArrayList<>();
+    private final List<PlacedPod> pods = new ArrayList<>();
     private boolean cordoned;
 
     PlacementNode(Node node) {
@@ -58,7 +58,7 @@ final class PlacementNode {
         return requested.getOrDefault(resource, 0L);
     }
 
-    List<Pod> pods() {
+    List<PlacedPod> pods() {
         return Collections.unmodifiableList(pods);
     }
 
@@ -84,19 +84,18 @@ final class PlacementNode {
         cordoned = true;
     }
 
-    void add(Pod pod) {
+    void add(PlacedPod pod) {
         pods.add(pod);
-        Resources.add(requested, Resources.podRequests(pod));
+        Resources.add(requested, pod.requests());
     }
 
     /** Removes the pod with this namespace and name; true when it was here. */
     boolean remove(String namespace, String name) {
         for (int i = 0; i < pods.size(); i++) {
-            Pod p = pods.get(i);
-            if (Objects.equals(namespace, p.getMetadata().getNamespace())
-                    && Objects.equals(name, p.getMetadata().getName())) {
+            PlacedPod p = pods.get(i);
+            if (Objects.equals(namespace, p.namespace()) && Objects.equals(name, p.name())) {
                 pods.remove(i);
-                Resources.subtract(requested, Resources.podRequests(p));
+                Resources.subtract(requested, p.requests());
                 return true;
             }
         }

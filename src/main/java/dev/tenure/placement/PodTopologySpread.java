@@ -50,11 +50,11 @@ final class PodTopologySpread implements FilterPlugin {
                     continue;
                 }
                 int matching = 0;
-                for (Pod p : node.pods()) {
-                    if (p.getMetadata().getDeletionTimestamp() == null
+                for (PlacedPod p : node.pods()) {
+                    if (!p.terminating()
                             && namespace != null
-                            && namespace.equals(p.getMetadata().getNamespace())
-                            && Selectors.matches(c.getLabelSelector(), InterPodAffinity.labels(p))) {
+                            && namespace.equals(p.namespace())
+                            && Selectors.matches(c.getLabelSelector(), p.labels())) {
                         matching++;
                     }
                 }

@@ -18,7 +18,6 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
-import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
@@ -44,7 +43,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -256,8 +254,8 @@ public class NodeMaintenanceRolloutReconciler
     }
 
     /**
-     * Nodes running a pod that matches spec.health.blockingPodSelector (Kured's --blocking-pod-selector: any pod of
-     * the selector on the node, not yet ended): one list per reconcile, by label, across namespaces.
+     * Nodes running a pod that matches spec.health.blockingPodSelector ({@link BlockingPods}, Kured's meaning): one
+     * list per reconcile, by label, across namespaces.
      */
     private Map<String, String> blockingPods(RolloutSpec spec) {
         LabelSelector selector =
@@ -265,22 +263,11 @@ public class NodeMaintenanceRolloutReconciler
         if (selector == null) {
             return Map.of();
         }
-        Map<String, String> out = new LinkedHashMap<>();
-        for (Pod pod : client.pods()
+        return BlockingPods.byNode(client.pods()
                 .inAnyNamespace()
                 .withLabelSelector(selector)
                 .list()
-                .getItems()) {
-            String node = pod.getSpec() == null ? null : pod.getSpec().getNodeName();
-            String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
-            if (node != null && !"Succeeded".equals(phase) && !"Failed".equals(phase)) {
-                out.putIfAbsent(
-                        node,
-                        "blocking pod " + pod.getMetadata().getNamespace() + "/"
-                                + pod.getMetadata().getName() + " runs on it");
-            }
-        }
-        return out;
+                .getItems());
     }
 
     /** Writes the status when it differs, with the read resourceVersion (a stale read fails and is retried). */

@@ -41,9 +41,13 @@ public record RolloutRules(
     }
 
     /**
-     * A count or a percentage of {@code selected}: a percentage is rounded down with a minimum of 1, as Cluster API's
-     * MachineDeployment and the Deployment controller round maxUnavailable (intstr.GetScaledValueFromIntOrPercent,
-     * roundUp false), so 50% of 11 is 5, never 6; unlike them, never 0 (a rollout that may start nothing).
+     * A count, or a percentage of {@code selected} rounded down, then 1 if that is 0. The rounding is apimachinery's
+     * {@code intstr.GetScaledValueFromIntOrPercent} with {@code roundUp=false} (50% of 11 is 5, never 6), and the 1 is
+     * the Deployment controller's {@code ResolveFenceposts} (kubernetes {@code pkg/controller/deployment/util}, the
+     * same in Cluster API's {@code mdutil}) with maxSurge 0: there, 1 is used only when maxSurge and maxUnavailable
+     * both resolve to 0; a rollout has no surge, so it always applies (a rollout with 0 would never start a node). The
+     * failure budget takes the same rule; Cluster API's MachineHealthCheck rounds maxUnhealthy down with no minimum,
+     * but it stops past its value while a budget pauses at it, so 0 would pause before the first node.
      */
     public static int scaled(int count, Integer percent, int selected) {
         if (percent == null) {

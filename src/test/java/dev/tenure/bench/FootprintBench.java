@@ -232,7 +232,7 @@ final class FootprintBench {
         throw new IllegalStateException(field + " not in /proc/" + pid + "/status");
     }
 
-    private static String tail(Path log) throws IOException {
+    static String tail(Path log) throws IOException {
         List<String> lines = Files.readAllLines(log);
         return String.join("\n", lines.subList(Math.max(0, lines.size() - 30), lines.size()));
     }

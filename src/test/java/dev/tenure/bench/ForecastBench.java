@@ -1,5 +1,6 @@
 package dev.tenure.bench;
 
+import dev.tenure.kube.TrimmedNodeStore;
 import dev.tenure.placement.PlacementCluster;
 import dev.tenure.placement.PlacementForecast;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
@@ -43,12 +44,39 @@ final class ForecastBench {
             double forecastCpuMillis,
             double objectsHeapMiB,
             double viewHeapMiB,
+            OperatorPath operatorPath,
             Map<PlacementForecast.Verdict, Long> verdicts) {}
+
+    /**
+     * The heap the operator's own path holds while one forecast is made, after full GCs: the Node cache as it keeps
+     * Nodes ({@link TrimmedNodeStore}, resident whether or not a forecast is made), and on top of it what {@code
+     * PlacementStep.forecast} holds at its peak: the Nodes the cache hands out (restored from its reduced state, one
+     * copy per read), every pod as the view keeps it (read page by page, each reduced at once by {@link
+     * PlacementCluster.Builder#pod}, the full page dropped), the drained node's pods whole, and the forecast.
+     *
+     * @param nodeCacheMiB the trimmed Node cache alone
+     * @param forecastMiB what one forecast adds while it is made (Nodes read, the view with every pod, forecast)
+     */
+    record OperatorPath(double nodeCacheMiB, double forecastMiB) {
+        /** The two together: the forecast's share of the operator's heap at its peak. */
+        double peakMiB() {
+            return nodeCacheMiB + forecastMiB;
+        }
+    }
+
+    /**
+     * Issue 49 item 5: the forecast's view (with the Node cache) at 5,000 nodes / 150,000 pods, heap after GC, at most
+     * this (MiB); the row fails above it.
+     */
+    static final int BOUND_MIB = 128;
+
+    /** Pods per LIST page, as {@code PlacementStep} reads them. */
+    private static final int PAGE = 500;
 
     private ForecastBench() {}
 
     static Result run(int nodeCount, int podsPerNode, int repeats) {
-        System.gc();
+        OperatorPath operatorPath = operatorPath(nodeCount, podsPerNode);
         long baseline = usedAfterGc();
         List<Node> nodes = new ArrayList<>();
         for (int i = 0; i < nodeCount; i++) {
@@ -102,7 +130,49 @@ final class ForecastBench {
                 median(forecastCpu),
                 (withObjects - baseline) / 1048576.0,
                 (withView - withObjects) / 1048576.0,
+                operatorPath,
                 verdicts);
+    }
+
+    /**
+     * {@link OperatorPath} on the same cluster: Nodes put one by one into a {@link TrimmedNodeStore} (as the informer
+     * does), pods made one page of {@value #PAGE} at a time and put into the view at once (as {@code PlacementStep}
+     * reads them),
+     * the drained node's pods kept whole (the drain plan reads them so), then the view and one forecast.
+     */
+    private static OperatorPath operatorPath(int nodeCount, int podsPerNode) {
+        long baseline = usedAfterGc();
+        TrimmedNodeStore cache = new TrimmedNodeStore();
+        for (int i = 0; i < nodeCount; i++) {
+            Node node = node("node-" + i, "zone-" + (i % 3));
+            cache.put(cache.getKey(node), node);
+        }
+        long withCache = usedAfterGc();
+        List<Node> nodes = cache.values().toList();
+        PlacementCluster.Builder view = PlacementCluster.builder(nodes);
+        List<Pod> onNode = new ArrayList<>();
+        int podCount = nodeCount * podsPerNode;
+        for (int first = 0; first < podCount; first += PAGE) {
+            List<Pod> page = new ArrayList<>(PAGE);
+            for (int i = first; i < Math.min(podCount, first + PAGE); i++) {
+                page.add(pod(i, "node-" + (i % nodeCount)));
+            }
+            for (Pod p : page) {
+                if ("node-0".equals(p.getSpec().getNodeName())) {
+                    onNode.add(p);
+                }
+                view.pod(p);
+            }
+        }
+        PlacementCluster cluster = view.build(List.of(), List.of(), Map.of());
+        PlacementForecast forecast =
+                PlacementForecast.of(cluster, List.of(new PlacementForecast.Drain("node-0", onNode)), List.of());
+        long atPeak = usedAfterGc();
+        if (forecast.pods().size() != onNode.size() || cache.size() != nodeCount) { // keeps all reachable up to here
+            throw new IllegalStateException("forecast of " + forecast.pods().size() + " pods, " + onNode.size()
+                    + " on the node; " + cache.size() + " Nodes cached");
+        }
+        return new OperatorPath((withCache - baseline) / 1048576.0, (atPeak - withCache) / 1048576.0);
     }
 
     private static double median(double[] values) {

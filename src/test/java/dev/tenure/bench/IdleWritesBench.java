@@ -35,13 +35,19 @@ final class IdleWritesBench {
     }
 
     static Result run(int maintenances, Duration settle, Duration idle) throws Exception {
+        return run(maintenances, settle, idle, List.of());
+    }
+
+    /** {@link #run(int, Duration, Duration)} with the operator started with {@code operatorFlags} (JVM flags). */
+    static Result run(int maintenances, Duration settle, Duration idle, List<String> operatorFlags) throws Exception {
         try (EmulatedCluster cluster = EmulatedCluster.start(
                 EmulatedCluster.Options.forTests().nodeLeaseRenewInterval(Duration.ofSeconds(10)))) {
             for (int i = 0; i < maintenances; i++) {
                 cluster.seed().node("n" + i).role("worker").create();
             }
             FootprintBench.installCrds(cluster);
-            try (FootprintBench.Running operator = FootprintBench.start(cluster)) {
+            try (FootprintBench.Running operator =
+                    FootprintBench.start(cluster, FootprintBench.Launcher.thisJdk(), operatorFlags)) {
                 long t0 = System.nanoTime();
                 for (int i = 0; i < maintenances; i++) {
                     cluster.client()
@@ -51,8 +57,9 @@ final class IdleWritesBench {
                 long deadline = t0 + Duration.ofMinutes(5).toNanos();
                 while (succeeded(cluster) < maintenances) {
                     if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException(
-                                "only " + succeeded(cluster) + " of " + maintenances + " Succeeded within 5 min");
+                        throw new IllegalStateException("only " + succeeded(cluster) + " of " + maintenances
+                                + " Succeeded within 5 min (operator flags " + operatorFlags + "); the operator's log"
+                                + " ends: " + FootprintBench.tail(operator.log()));
                     }
                     Thread.sleep(500);
                 }

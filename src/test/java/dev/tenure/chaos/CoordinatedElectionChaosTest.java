@@ -21,6 +21,7 @@ import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.RequestOrigin;
 import dev.tenure.testsupport.SecondLane;
+import dev.tenure.testsupport.SuiteCounts;
 import io.fabric8.kubernetes.api.model.GenericKubernetesResource;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -85,7 +86,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @SecondLane
 class CoordinatedElectionChaosTest {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
-    static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);
+    static final int RUNS = SuiteCounts.of(SuiteCounts.CHAOS_RUNS_PROPERTY, SuiteCounts.CHAOS_RUNS);
     static final Duration RUN = Duration.ofSeconds(Long.getLong("tenure.chaos.seconds", 12));
     static final String NAMESPACE = "chaos-coordinated";
     static final List<String> LEASES = List.of("alpha", "beta", "gamma");

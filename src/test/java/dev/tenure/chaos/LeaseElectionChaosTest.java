@@ -10,6 +10,7 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.SecondLane;
+import dev.tenure.testsupport.SuiteCounts;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -43,7 +44,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @SecondLane
 class LeaseElectionChaosTest {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
-    static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);
+    static final int RUNS = SuiteCounts.of(SuiteCounts.CHAOS_RUNS_PROPERTY, SuiteCounts.CHAOS_RUNS);
     static final Duration RUN = Duration.ofSeconds(Long.getLong("tenure.chaos.seconds", 12));
     static final String NAMESPACE = "chaos";
     static final String ELECTOR_AGENT = "chaos-elector";

@@ -19,6 +19,7 @@ import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.RequestLog;
 import dev.tenure.testsupport.SecondLane;
+import dev.tenure.testsupport.SuiteCounts;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.Taint;
@@ -95,7 +96,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @SecondLane
 class MaintenanceChaosTest {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
-    static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);
+    static final int RUNS = SuiteCounts.of(SuiteCounts.CHAOS_RUNS_PROPERTY, SuiteCounts.CHAOS_RUNS);
     static final String OPERATOR_AGENT = "chaos-operator";
     static final String LEASE_NAMESPACE = "tenure-system";
     static final Duration CONVERGE_WITHIN = Duration.ofSeconds(60);
@@ -131,7 +132,7 @@ class MaintenanceChaosTest {
 
     /**
      * The door runs: half as many as the machine's (each runs every feature, the seed draws only the details), at
-     * least one; {@code make test} runs one, {@code make chaos} ten.
+     * least one; {@code make test} runs one ({@link SuiteCounts#CHAOS_RUNS}), {@code make chaos} ten.
      */
     static Stream<Long> doorSeeds() {
         return seeds().limit(Math.max(1, RUNS / 2));

@@ -16,6 +16,7 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.SecondLane;
+import dev.tenure.testsupport.SuiteCounts;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -60,17 +61,17 @@ import org.junit.jupiter.params.provider.MethodSource;
  * from the start of its onStartedLeading until its onStoppedLeading has returned, timed on the one
  * machine-wide monotonic clock (System.nanoTime); no two sections of different electors may overlap.
  *
- * <p>{@code -Dtenure.chaos.runs=N} sets the runs ({@value #TRIALS_PER_RUN} concurrent trials each; 2 in
- * {@code make test}, 20 in {@code make chaos}); {@code -Dtenure.chaos.seed=N} replays the driver's draws
+ * <p>{@code -Dtenure.chaos.runs=N} sets the runs ({@value #TRIALS_PER_RUN} concurrent trials each; 1 in
+ * {@code make test}, {@link SuiteCounts#CHAOS_RUNS}, 20 in {@code make chaos}); {@code -Dtenure.chaos.seed=N} replays the driver's draws
  * (thread timing still varies).
  */
 @Chaos
 @SecondLane
 class RealTimeElectionChaosTest {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
-    static final int RUNS = Integer.getInteger("tenure.chaos.runs", 2);
+    static final int RUNS = SuiteCounts.of(SuiteCounts.CHAOS_RUNS_PROPERTY, SuiteCounts.CHAOS_RUNS);
     /** Runs of the in-memory suite ({@value #TRIALS_PER_RUN} trials each); {@code make chaos} asks for 100 (1,000 trials). */
-    static final int REALTIME_RUNS = Integer.getInteger("tenure.chaos.realtime.runs", RUNS);
+    static final int REALTIME_RUNS = SuiteCounts.of(SuiteCounts.REALTIME_CHAOS_RUNS_PROPERTY, RUNS);
     /**
      * Replays one trial (the seed a failure names, "seed N: pX and pY worked at once"): every trial of every run is
      * that trial, so a timing-dependent failure gets {@value #TRIALS_PER_RUN} × runs chances to show again.

@@ -5,6 +5,7 @@ import static dev.tenure.election.ElectorHarness.RP;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.testsupport.Chaos;
+import dev.tenure.testsupport.SuiteCounts;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -41,7 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Chaos
 class ElectionChaosTest {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
-    static final int RUNS = Integer.getInteger("tenure.chaos.runs", 6);
+    static final int RUNS = SuiteCounts.of(SuiteCounts.CHAOS_RUNS_PROPERTY, SuiteCounts.VIRTUAL_TIME_CHAOS_RUNS);
     static final Duration SLACK = Duration.ofMillis(1);
 
     static Stream<Long> seeds() {

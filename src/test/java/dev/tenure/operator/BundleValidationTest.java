@@ -444,9 +444,13 @@ class BundleValidationTest {
                             name + ": targetPort " + port + " is not a container port of " + w.get("deploymentName"));
                 }
             }
-            if (!TenureCsvMetadata.VALIDATING_WEBHOOK_PATH.equals(w.get("webhookPath"))) {
-                problems.add(name + ": webhookPath " + w.get("webhookPath") + " is not the path the operator serves ("
-                        + TenureCsvMetadata.VALIDATING_WEBHOOK_PATH + ")");
+            // the paths the operator's JAX-RS webhook resources are served on
+            Set<String> served = Set.of(
+                    dev.tenure.maintenance.admission.NodeMaintenanceWebhook.PATH,
+                    dev.tenure.rollout.NodeMaintenanceRolloutWebhook.PATH);
+            if (!served.contains(String.valueOf(w.get("webhookPath")))) {
+                problems.add(name + ": webhookPath " + w.get("webhookPath") + " is not a path the operator serves "
+                        + new java.util.TreeSet<>(served));
             }
             if (!Set.of("None", "NoneOnDryRun").contains(String.valueOf(w.get("sideEffects")))) {
                 problems.add(

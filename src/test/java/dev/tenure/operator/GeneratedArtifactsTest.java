@@ -203,7 +203,25 @@ class GeneratedArtifactsTest {
     void csvDeclaresTheValidatingWebhookOnTheOperatorDeployment() throws IOException {
         Map<String, Object> csv = csv();
         List<Map<String, Object>> webhooks = at(csv, "spec", "webhookdefinitions");
-        assertThat(webhooks).singleElement().satisfies(webhook -> {
+        // NodeMaintenance's, and the rollout's (issue 52: its children are created with the operator's account, so
+        // its requester is checked on the rollout), each served at its own path for its own resource
+        assertThat(webhooks)
+                .extracting(w -> w.get("webhookPath") + " " + at(w, "rules").toString())
+                .containsExactly(
+                        "/validate-nodemaintenance [{apiGroups=[tenure.dev], apiVersions=[v1alpha1], operations=[CREATE,"
+                                + " UPDATE, DELETE], resources=[nodemaintenances], scope=Cluster}]",
+                        "/validate-nodemaintenancerollout [{apiGroups=[tenure.dev], apiVersions=[v1alpha1],"
+                                + " operations=[CREATE, UPDATE, DELETE], resources=[nodemaintenancerollouts],"
+                                + " scope=Cluster}]");
+        assertThat(webhooks).allSatisfy(webhook -> {
+            assertThat(webhook)
+                    .containsEntry("type", "ValidatingAdmissionWebhook")
+                    .containsEntry("failurePolicy", "Fail")
+                    .containsEntry("sideEffects", "None");
+            assertThat(webhook.get("deploymentName")).isEqualTo(webhooks.get(0).get("deploymentName"));
+            assertThat(webhook.get("targetPort")).isEqualTo(webhooks.get(0).get("targetPort"));
+        });
+        assertThat(webhooks.get(0)).satisfies(webhook -> {
             assertThat(webhook)
                     .containsEntry("type", "ValidatingAdmissionWebhook")
                     .containsEntry("webhookPath", "/validate-nodemaintenance")

@@ -152,7 +152,11 @@ class ManifestAssemblyTest {
         Map<String, Object> csv = ManifestAssembly.completeCsv(
                 ManifestAssembly.parseAll(GENERATED_CSV).get(0));
         List<Map<String, Object>> webhooks = at(csv, "spec", "webhookdefinitions");
-        assertThat(webhooks).singleElement().satisfies(w -> {
+        assertThat(webhooks)
+                .extracting(w -> w.get("webhookPath"))
+                .containsExactly("/validate-nodemaintenance", "/validate-nodemaintenancerollout");
+        assertThat(webhooks.get(1).get("rules").toString()).contains("nodemaintenancerollouts", "DELETE");
+        assertThat(webhooks.get(0)).satisfies(w -> {
             assertThat(w)
                     .containsEntry("type", "ValidatingAdmissionWebhook")
                     .containsEntry("webhookPath", "/validate-nodemaintenance")

@@ -122,7 +122,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * hook, between two waves, waiting for a VolumeAttachment — and check the drain's work itself with a
  * {@link DrainWitness}: no pod evicted twice, none evicted that should not be, the node restored at the end.
  *
- * <p>{@code -Dtenure.chaos.operator.trials=N} (3 in {@code make test}, {@code make chaos} asks for
+ * <p>{@code -Dtenure.chaos.operator.trials=N} ({@link SuiteCounts#OPERATOR_TRIALS} in {@code make test}, {@code make chaos} asks for
  * {@code OPERATOR_CHAOS_TRIALS}; staged trials are a third of it, at least one, or
  * {@code -Dtenure.chaos.operator.staged.trials=N}); {@code -Dtenure.chaos.seed=N} replays the trial seeds of a run;
  * {@code -Dtenure.chaos.trial=<seed>} makes every trial the one a failure names.
@@ -131,7 +131,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 @Chaos
 class OperatorChaosIT {
     static final long BASE_SEED = Long.getLong("tenure.chaos.seed", System.nanoTime());
-    static final int TRIALS = Integer.getInteger("tenure.chaos.operator.trials", 3);
+    static final int TRIALS = SuiteCounts.of(SuiteCounts.OPERATOR_TRIALS_PROPERTY, SuiteCounts.OPERATOR_TRIALS);
     static final Long REPLAY_TRIAL = Long.getLong("tenure.chaos.trial");
     /** One fault for every trial (a name of {@link Fault}), instead of one drawn from the seed. */
     static final String ONLY_FAULT = System.getProperty("tenure.chaos.operator.fault", "");

@@ -137,23 +137,6 @@ class PlacementForecastPropertyTest {
                 .isEqualTo(f.pods());
     }
 
-    /**
-     * Issue 49: the operator builds its cluster from pods reduced to what the filters read ({@link
-     * PlacementPods#trimmed}); on the same generated cluster, the forecast from trimmed pods gives every pod the same
-     * answer as the forecast from whole ones.
-     */
-    @Property(shrinking = ShrinkingMode.OFF)
-    @AddLifecycleHook(Tries.class)
-    void trimmedPodsGiveTheSameForecast(@ForAll long seed) {
-        Generated g = generate(new Random(seed));
-        PlacementForecast whole =
-                PlacementForecast.of(PlacementCluster.of(g.nodes(), g.pods()), g.drains(), g.alsoCordoned());
-        List<Pod> trimmed = g.pods().stream().map(PlacementPods::trimmed).toList();
-        PlacementForecast reduced =
-                PlacementForecast.of(PlacementCluster.of(g.nodes(), trimmed), g.drains(), g.alsoCordoned());
-        assertThat(reduced.pods()).isEqualTo(whole.pods());
-    }
-
     private static long evictedFrom(Generated g, String node) {
         return g.drains().stream()
                 .filter(d -> d.nodeName().equals(node))

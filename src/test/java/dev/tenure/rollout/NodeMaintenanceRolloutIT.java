@@ -310,8 +310,12 @@ class NodeMaintenanceRolloutIT {
             assertThat(still.getStatus().getPhase()).isEqualTo(RolloutPhase.Paused);
 
             // raising the budget resumes where it stopped; deleting the rollout then ends the node in flight
-            still.getSpec().setFailureBudget(new IntOrString(5));
-            client.resource(still).update();
+            // an edit (read, then a patch without the resourceVersion): the reconciler writes the status meanwhile,
+            // and an update of the object read above conflicted with it on a loaded machine
+            client.resources(NodeMaintenanceRollout.class).withName("pool-f").edit(r -> {
+                r.getSpec().setFailureBudget(new IntOrString(5));
+                return r;
+            });
             await().atMost(Duration.ofSeconds(60))
                     .untilAsserted(() -> assertThat(client.resources(NodeMaintenance.class)
                                     .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, "pool-f")

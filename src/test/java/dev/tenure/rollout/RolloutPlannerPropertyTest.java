@@ -6,6 +6,7 @@ import dev.tenure.rollout.RolloutPlanner.Observed;
 import dev.tenure.rollout.RolloutPlanner.RolloutPlan;
 import dev.tenure.rollout.api.NodeState;
 import dev.tenure.rollout.api.RolloutPhase;
+import dev.tenure.testsupport.SuiteCounts;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -19,6 +20,11 @@ import java.util.Set;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.lifecycle.AddLifecycleHook;
+import net.jqwik.api.lifecycle.AroundPropertyHook;
+import net.jqwik.api.lifecycle.PropertyExecutionResult;
+import net.jqwik.api.lifecycle.PropertyExecutor;
+import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 
 /**
  * The rollout planner over generated pools, driven step by step against a simulated cluster: zones, limits (counts
@@ -29,11 +35,25 @@ import net.jqwik.api.constraints.IntRange;
  * a spent failure budget or a pause starts nothing; and a run without failures, disruptions or pauses completes with
  * every node maintained exactly once.
  *
- * <p>Tries: {@code jqwik.tries.default} (1,000 in make test). Each case is one {@code seed}: a failure prints jqwik's
+ * <p>Tries: the pom's {@code jqwik.tries.default} ({@code make test}, 1,000), {@code FAST_TRIES} in
+ * {@code make test-fast}, {@value SuiteCounts#ROLLOUT_PLANNER_TRIES_PROPERTY} when set ({@code make chaos}:
+ * {@code ROLLOUT_PLANNER_TRIES}, not the drain model's 200,000 that its {@code jqwik.tries.default} carries). Each case is one {@code seed}: a failure prints jqwik's
  * seed and the case's {@code seed} (the simulation's random source), so {@code @Property(seed = "<jqwik seed>")} or the
  * printed case replays it exactly.
  */
 class RolloutPlannerPropertyTest {
+
+    /** The chaos run's count ({@value SuiteCounts#ROLLOUT_PLANNER_TRIES_PROPERTY}), else jqwik's default. */
+    public static final class Tries implements AroundPropertyHook {
+        @Override
+        public PropertyExecutionResult aroundProperty(PropertyLifecycleContext context, PropertyExecutor property) {
+            Integer tries = Integer.getInteger(SuiteCounts.ROLLOUT_PLANNER_TRIES_PROPERTY);
+            if (tries != null) {
+                context.attributes().setTries(tries);
+            }
+            return property.execute();
+        }
+    }
 
     static final Instant T0 = Instant.parse("2026-03-01T00:00:00Z");
     static final int MAX_STEPS = 400;
@@ -74,6 +94,7 @@ class RolloutPlannerPropertyTest {
     }
 
     @Property
+    @AddLifecycleHook(Tries.class)
     void limitsHoldNoNodeTwiceAndTheBudgetPauses(
             @ForAll @IntRange(min = 1, max = 24) int nodes,
             @ForAll @IntRange(min = 1, max = 4) int zones,

@@ -20,6 +20,11 @@ import org.junit.platform.launcher.TestPlan;
  * whole test JVM used meanwhile (the class's own only while nothing ran beside it) and the thread (the lane) it ran
  * on; tab-separated into the file the system property {@value #FILE_PROPERTY} names (pom.xml:
  * {@code target/test-class-times.tsv}), written when the run ends. Registered through META-INF/services.
+ *
+ * <p>Two rows more, for the test JVM's phases: {@code (before the plan)}, from the JVM's start to the first class (the
+ * fork's start, JUnit's discovery and the Quarkus builds of every profile's application, which happen at discovery),
+ * started at minus its length; and {@code (plan)}, the whole run of the classes. Their CPU is the JVM's in that phase,
+ * so the two add up to the test JVM's CPU (docs/development.md, "Where the CPU goes").
  */
 public final class ClassTimesListener implements TestExecutionListener {
     static final String FILE_PROPERTY = "test-class-times.file";
@@ -29,10 +34,14 @@ public final class ClassTimesListener implements TestExecutionListener {
     private final Map<String, Start> running = new ConcurrentHashMap<>();
     private final List<String> lines = new ArrayList<>();
     private volatile long planStarted;
+    private volatile long planStartedCpu;
+    private volatile long jvmUptimeAtPlan;
 
     @Override
     public void testPlanExecutionStarted(TestPlan testPlan) {
         planStarted = System.nanoTime();
+        planStartedCpu = cpuNanos();
+        jvmUptimeAtPlan = ManagementFactory.getRuntimeMXBean().getUptime();
     }
 
     @Override
@@ -70,6 +79,17 @@ public final class ClassTimesListener implements TestExecutionListener {
         }
         List<String> out = new ArrayList<>();
         out.add("class\tstarted_s\twall_s\tjvm_cpu_s\tthread");
+        out.add(String.format(
+                java.util.Locale.ROOT,
+                "(before the plan)\t%.1f\t%.1f\t%.1f\t-",
+                -jvmUptimeAtPlan / 1e3,
+                jvmUptimeAtPlan / 1e3,
+                planStartedCpu / 1e9));
+        out.add(String.format(
+                java.util.Locale.ROOT,
+                "(plan)\t0.0\t%.1f\t%.1f\t-",
+                (System.nanoTime() - planStarted) / 1e9,
+                (cpuNanos() - planStartedCpu) / 1e9));
         synchronized (lines) {
             out.addAll(lines);
         }

@@ -45,6 +45,51 @@ public final class SuiteCounts {
      */
     public static final String PLACEMENT_FORECAST_TRIES_PROPERTY = "tenure.placement.forecast.tries";
 
+    /**
+     * {@code RolloutPlannerPropertyTest}'s generated rollouts (issue 52); unset, it runs at {@code jqwik.tries.default}
+     * (the pom's 1,000 in {@code make test}, {@code FAST_TRIES} in {@code make test-fast}); {@code make chaos}:
+     * {@code ROLLOUT_PLANNER_TRIES}, so that the drain model's 200,000 do not apply to it.
+     */
+    public static final String ROLLOUT_PLANNER_TRIES_PROPERTY = "tenure.rollout.planner.tries";
+
+    /**
+     * Runs of the real-time chaos suites of {@code dev.tenure.chaos} ({@code MaintenanceChaosTest},
+     * {@code CoordinatedElectionChaosTest}, {@code LeaseElectionChaosTest}, {@code RealTimeElectionChaosTest}), each a
+     * seed; {@code make chaos}: {@code CHAOS_RUNS} (20).
+     */
+    public static final String CHAOS_RUNS_PROPERTY = "tenure.chaos.runs";
+
+    /**
+     * Runs per real-time chaos suite in {@code make test}: one. At two each cost 36-125 s of wall time in a quiet
+     * {@code make test} (issue 48 keeps a suite's runs there only up to ~20 s); one run still crosses every fault
+     * and restart the suite injects, the runs after it draw other moments of the same.
+     */
+    public static final int CHAOS_RUNS = 1;
+
+    /**
+     * Runs of {@code ElectionChaosTest} in {@code make test}: six. It runs in memory on a virtual clock (six took
+     * 0.4 s), so its count stays; it reads {@link #CHAOS_RUNS_PROPERTY} too.
+     */
+    public static final int VIRTUAL_TIME_CHAOS_RUNS = 6;
+
+    /**
+     * Runs of {@code RealTimeElectionChaosTest}'s in-memory suite (10 trials each); unset, {@link #CHAOS_RUNS_PROPERTY}
+     * applies; {@code make chaos}: {@code REALTIME_CHAOS_RUNS} (100).
+     */
+    public static final String REALTIME_CHAOS_RUNS_PROPERTY = "tenure.chaos.realtime.runs";
+
+    /**
+     * {@code OperatorChaosIT}'s fault trials (its staged trials are a third as many, at least one); {@code make chaos}:
+     * {@code OPERATOR_CHAOS_TRIALS} (200).
+     */
+    public static final String OPERATOR_TRIALS_PROPERTY = "tenure.chaos.operator.trials";
+
+    /**
+     * Fault trials in {@code make test}: one (and one staged). The class took 64 s of wall time with three; the fault
+     * of a trial is drawn from its seed, and {@code make chaos}'s 200 draw every fault many times.
+     */
+    public static final int OPERATOR_TRIALS = 1;
+
     private SuiteCounts() {}
 
     /** The count a suite runs: its system property when set (make chaos, a replay), else its smoke default. */

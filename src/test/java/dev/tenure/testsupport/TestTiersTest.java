@@ -160,6 +160,15 @@ class TestTiersTest {
         assertThat(SuiteCounts.PLACEMENT_CLUSTER_TRIES)
                 .as("forecasts checked on the living cluster in make test")
                 .isBetween(1, 10);
+        assertThat(SuiteCounts.CHAOS_RUNS)
+                .as("runs per real-time chaos suite in make test (each over ~20 s of wall time at two)")
+                .isEqualTo(1);
+        assertThat(SuiteCounts.OPERATOR_TRIALS)
+                .as("OperatorChaosIT's fault trials in make test")
+                .isEqualTo(1);
+        assertThat(SuiteCounts.VIRTUAL_TIME_CHAOS_RUNS)
+                .as("ElectionChaosTest's runs in make test (virtual time)")
+                .isBetween(1, 6);
         assertThat(recipe("test") + Files.readString(Path.of("pom.xml")))
                 .as("make test's recipe and pom.xml pass no stress count")
                 .doesNotContain(
@@ -168,19 +177,31 @@ class TestTiersTest {
                         SuiteCounts.WINDOW_TRIES_PROPERTY,
                         SuiteCounts.PLACEMENT_CLUSTER_TRIES_PROPERTY,
                         SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY,
-                        "tenure.chaos.runs",
-                        "tenure.chaos.operator.trials");
+                        SuiteCounts.ROLLOUT_PLANNER_TRIES_PROPERTY,
+                        SuiteCounts.CHAOS_RUNS_PROPERTY,
+                        SuiteCounts.REALTIME_CHAOS_RUNS_PROPERTY,
+                        SuiteCounts.OPERATOR_TRIALS_PROPERTY);
         List<String> readingPastSuiteCounts = testClasses()
                 .filter(f -> !f.name.equals(SuiteCounts.class.getSimpleName()))
                 .filter(f -> f.source.contains("\"" + SuiteCounts.KILL_TRIALS_PROPERTY + "\"")
                         || f.source.contains("\"" + SuiteCounts.CLUSTER_PLANS_PROPERTY + "\"")
                         || f.source.contains("\"" + SuiteCounts.WINDOW_TRIES_PROPERTY + "\"")
                         || f.source.contains("\"" + SuiteCounts.PLACEMENT_CLUSTER_TRIES_PROPERTY + "\"")
-                        || f.source.contains("\"" + SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY + "\""))
+                        || f.source.contains("\"" + SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY + "\"")
+                        || f.source.contains("\"" + SuiteCounts.ROLLOUT_PLANNER_TRIES_PROPERTY + "\"")
+                        || f.source.contains("\"" + SuiteCounts.CHAOS_RUNS_PROPERTY + "\"")
+                        || f.source.contains("\"" + SuiteCounts.REALTIME_CHAOS_RUNS_PROPERTY + "\"")
+                        || f.source.contains("\"" + SuiteCounts.OPERATOR_TRIALS_PROPERTY + "\""))
                 .map(f -> f.name)
                 .toList();
         assertThat(readingPastSuiteCounts)
                 .as("test classes naming a stress count's property themselves (read it through SuiteCounts)")
+                .isEmpty();
+        Pattern ownDefault = Pattern.compile("SuiteCounts\\.of\\([^,;]+,\\s*\\d");
+        assertThat(testClasses()
+                        .filter(f -> ownDefault.matcher(f.source).find())
+                        .map(f -> f.name))
+                .as("test classes reading a count through SuiteCounts with a number of their own as its default")
                 .isEmpty();
     }
 
@@ -198,9 +219,10 @@ class TestTiersTest {
         atLeast.put(SuiteCounts.WINDOW_TRIES_PROPERTY + "=$(WINDOW_TRIES)", 10_000);
         atLeast.put(SuiteCounts.PLACEMENT_CLUSTER_TRIES_PROPERTY + "=$(PLACEMENT_CLUSTER_TRIES)", 1000);
         atLeast.put(SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY + "=$(PLACEMENT_FORECAST_TRIES)", 10_000);
-        atLeast.put("tenure.chaos.runs=$(CHAOS_RUNS)", 20);
-        atLeast.put("tenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS)", 100);
-        atLeast.put("tenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS)", 200);
+        atLeast.put(SuiteCounts.ROLLOUT_PLANNER_TRIES_PROPERTY + "=$(ROLLOUT_PLANNER_TRIES)", 10_000);
+        atLeast.put(SuiteCounts.CHAOS_RUNS_PROPERTY + "=$(CHAOS_RUNS)", 20);
+        atLeast.put(SuiteCounts.REALTIME_CHAOS_RUNS_PROPERTY + "=$(REALTIME_CHAOS_RUNS)", 100);
+        atLeast.put(SuiteCounts.OPERATOR_TRIALS_PROPERTY + "=$(OPERATOR_CHAOS_TRIALS)", 200);
         atLeast.forEach((flag, least) -> {
             assertThat(chaos).as("make chaos passes -D%s", flag).contains("-D" + flag);
             String variable = flag.substring(flag.indexOf("$(") + 2, flag.length() - 1);
@@ -214,7 +236,8 @@ class TestTiersTest {
                         "DrainModelOnClusterIT",
                         "MaintenanceWindowPropertyTest",
                         "PlacementForecastPropertyTest",
-                        "PlacementForecastOnClusterIT");
+                        "PlacementForecastOnClusterIT",
+                        "RolloutPlannerPropertyTest");
     }
 
     /**
@@ -231,7 +254,8 @@ class TestTiersTest {
                 "MaintenanceWindowPropertyTest",
                 "PlacementForecastPropertyTest",
                 "PlacementForecastOnClusterIT",
-                "DrainModelOnClusterIT");
+                "DrainModelOnClusterIT",
+                "RolloutPlannerPropertyTest");
         assertThat(recipe("chaos")).contains(suites);
         for (String suite : suites) {
             String source = testClasses()

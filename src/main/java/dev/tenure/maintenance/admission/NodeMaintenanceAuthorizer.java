@@ -36,8 +36,9 @@ public class NodeMaintenanceAuthorizer {
 
         @Override
         public String toString() {
+            String scope = "nodes".equals(resource) ? " (every node)" : " (all namespaces)";
             return verb + " " + resource + (subresource == null ? "" : "/" + subresource)
-                    + (name == null ? " (all namespaces)" : " " + name) + " (" + purpose + ")";
+                    + (name == null ? scope : " " + name) + " (" + purpose + ")";
         }
     }
 
@@ -95,7 +96,11 @@ public class NodeMaintenanceAuthorizer {
                         + " able to do by hand");
     }
 
-    private List<String> refusals(UserInfo user, List<Right> rights, String refusal) {
+    /**
+     * Why {@code user} may not make a request that exercises {@code rights}: empty when they hold each, else one error,
+     * {@code "user <name> " + refusal}, naming the missing rights. A review that fails refuses (fail closed).
+     */
+    public List<String> refusals(UserInfo user, List<Right> rights, String refusal) {
         if (user == null || user.getUsername() == null || user.getUsername().isBlank()) {
             return List.of("the request names no user, so its rights cannot be checked");
         }

@@ -16,6 +16,7 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.BiFunction;
 
 /**
  * Validating admission webhook for NodeMaintenance. CREATE and UPDATE: the {@link NodeMaintenanceValidator} rules,
@@ -52,7 +53,17 @@ public class NodeMaintenanceWebhook {
     @Consumes(MediaType.APPLICATION_JSON)
     @Produces(MediaType.APPLICATION_JSON)
     public String review(String body) {
-        KubernetesSerialization json = client.getKubernetesSerialization();
+        return reviewed(body, client.getKubernetesSerialization(), this::respond);
+    }
+
+    /**
+     * The AdmissionReview that answers {@code body} with {@code respond} (a null request when the body cannot be
+     * read): the envelope both of Tenure's webhooks share, echoing the review's apiVersion.
+     */
+    public static String reviewed(
+            String body,
+            KubernetesSerialization json,
+            BiFunction<AdmissionRequest, KubernetesSerialization, AdmissionResponse> respond) {
         AdmissionReview review;
         try {
             review = json.unmarshal(body, AdmissionReview.class);
@@ -64,7 +75,7 @@ public class NodeMaintenanceWebhook {
         answer.setApiVersion(
                 review == null || review.getApiVersion() == null ? "admission.k8s.io/v1" : review.getApiVersion());
         answer.setKind("AdmissionReview");
-        answer.setResponse(respond(request, json));
+        answer.setResponse(respond.apply(request, json));
         return json.asJson(answer);
     }
 
@@ -126,7 +137,7 @@ public class NodeMaintenanceWebhook {
                 List.of());
     }
 
-    static AdmissionResponse badRequest(String uid, String message) {
+    public static AdmissionResponse badRequest(String uid, String message) {
         return new AdmissionResponseBuilder()
                 .withUid(uid)
                 .withAllowed(false)
@@ -146,7 +157,7 @@ public class NodeMaintenanceWebhook {
      * those of {@code holds} that are also in {@code ownHolds} (its topology domain's cap, the control-plane budget)
      * are worded apart: a free slot does not lift them, and the queue passes the request over meanwhile.
      */
-    static AdmissionResponse answer(
+    public static AdmissionResponse answer(
             String uid, List<String> errors, List<String> refusals, List<String> holds, List<String> ownHolds) {
         var response = new AdmissionResponseBuilder().withUid(uid).withAllowed(errors.isEmpty() && refusals.isEmpty());
         if (errors.isEmpty() && refusals.isEmpty() && !holds.isEmpty()) {

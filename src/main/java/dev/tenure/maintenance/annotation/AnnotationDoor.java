@@ -7,10 +7,12 @@ import dev.tenure.kube.NodeCache;
 import dev.tenure.kube.SharedInformerCache;
 import dev.tenure.maintenance.admission.AdmissionCaches;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
+import dev.tenure.maintenance.admission.NodeMaintenanceValidator;
 import dev.tenure.maintenance.machine.EventRecorder;
 import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceSettings;
 import dev.tenure.maintenance.machine.NodeLeaseReleases;
+import dev.tenure.maintenance.machine.PlacementView;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
@@ -23,6 +25,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.BiPredicate;
@@ -96,10 +99,29 @@ public final class AnnotationDoor {
                 settings,
                 AnnotatedNodes.budget(caches, limits),
                 node -> AnnotatedNodes.maintenanceOf(caches, node),
+                node -> Optional.of(new PlacementView(caches::nodes, () -> inMaintenance(caches, node))),
                 maintenance.leaseWaitRetry(),
                 clock);
         this.client = client;
         this.settings = settings;
+    }
+
+    /**
+     * The nodes besides {@code node} that will not take pods: those a NodeMaintenance requests (not being deleted)
+     * and those requested or held by the annotation, from the caches (no request).
+     */
+    static List<String> inMaintenance(AdmissionCaches caches, String node) {
+        java.util.Set<String> out = new java.util.TreeSet<>();
+        caches.maintenances().stream()
+                .filter(nm -> nm.getMetadata().getDeletionTimestamp() == null)
+                .map(NodeMaintenanceValidator::nodeOf)
+                .filter(Objects::nonNull)
+                .forEach(out::add);
+        AnnotatedNodes annotated = new AnnotatedNodes(caches);
+        out.addAll(annotated.requested().keySet());
+        out.addAll(annotated.nodes().keySet());
+        out.remove(node);
+        return List.copyOf(out);
     }
 
     /** Whether the door is configured on ({@code tenure.maintenance.annotation.enabled}). */

@@ -19,6 +19,7 @@ import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceRequest;
 import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
+import dev.tenure.maintenance.machine.PlacementView;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
@@ -74,6 +75,8 @@ public final class MaintenanceAnnotationController {
     private final MaintenanceBudget budget;
     /** The other door's active request for a node, if any: the end hands the node over to it instead of restoring. */
     private final java.util.function.Function<String, Optional<String>> requestedElsewhere;
+    /** What a node's placement forecast reads besides the pods; empty: no forecast. */
+    private final java.util.function.Function<String, Optional<PlacementView>> placement;
 
     private final Clock clock;
     private final Duration waitRetry;
@@ -104,7 +107,37 @@ public final class MaintenanceAnnotationController {
             java.util.function.Function<String, Optional<String>> requestedElsewhere,
             Duration waitRetry,
             Clock clock) {
+        this(
+                client,
+                leases,
+                machine,
+                recorder,
+                settings,
+                budget,
+                requestedElsewhere,
+                node -> Optional.empty(),
+                waitRetry,
+                clock);
+    }
+
+    /**
+     * As above, with what the placement forecast of a node's drain reads besides the pods ({@code placement}: empty,
+     * no forecast). The annotation has no field for a policy: the forecast runs with the default, Warn, once per
+     * maintenance before the cordon (its result in the state record, a Warning on the Node when a pod fits nowhere).
+     */
+    public MaintenanceAnnotationController(
+            KubernetesClient client,
+            LeaseStore leases,
+            MaintenanceMachine machine,
+            EventRecorder recorder,
+            AnnotationSettings settings,
+            MaintenanceBudget budget,
+            java.util.function.Function<String, Optional<String>> requestedElsewhere,
+            java.util.function.Function<String, Optional<PlacementView>> placement,
+            Duration waitRetry,
+            Clock clock) {
         this.requestedElsewhere = requestedElsewhere;
+        this.placement = Objects.requireNonNull(placement, "placement");
         this.waitRetry = Objects.requireNonNull(waitRetry, "waitRetry");
         this.client = client;
         this.leases = leases;
@@ -261,7 +294,8 @@ public final class MaintenanceAnnotationController {
         NodeMaintenanceStatus priorStatus = recorded.statusFor(lease.acquireTime());
         MaintenanceRequest request = new MaintenanceRequest(
                 name(node), REASON, Optional.empty(), DrainOptions.defaults(), HandoverOptions.defaults());
-        MaintenanceMachine.Step step = machine.advanceHeld(request, prior, leaseStatus(key, lease), events);
+        MaintenanceMachine.Step step =
+                machine.advanceHeld(request, prior, leaseStatus(key, lease), placement.apply(name(node)), events);
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(step.state(), priorStatus, 0, now);
         Map<String, String> changes = new LinkedHashMap<>();
         if (priorStatus == null || !next.equals(priorStatus)) {

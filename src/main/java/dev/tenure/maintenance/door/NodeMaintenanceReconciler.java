@@ -505,10 +505,18 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     /**
      * What the placement forecast of {@code nm} reads besides the pods (issue 49), read only when a forecast is made:
      * every Node from the shared Node cache, and the nodes of the maintenances in the queue ahead of it or holding
-     * their node ({@link NodeMaintenanceValidator#ahead}), from the informer the queue is woken by.
+     * their node ({@link NodeMaintenanceValidator#ahead}), from the informer the queue is woken by; what the forecast
+     * awaits goes to the pod watch ({@link PodRoomWakeUps#await}).
      */
     private Optional<dev.tenure.maintenance.machine.PlacementView> placementView(NodeMaintenance nm) {
-        return Optional.of(new dev.tenure.maintenance.machine.PlacementView(() -> allNodes(), () -> aheadNodes(nm)));
+        String name = nm.getMetadata().getName();
+        return Optional.of(new dev.tenure.maintenance.machine.PlacementView(
+                () -> allNodes(), () -> aheadNodes(nm), awaited -> {
+                    PodRoomWakeUps room = podRoom;
+                    if (room != null) {
+                        room.await(name, awaited);
+                    }
+                }));
     }
 
     private List<String> aheadNodes(NodeMaintenance nm) {

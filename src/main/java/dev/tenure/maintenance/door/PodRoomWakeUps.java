@@ -2,6 +2,7 @@ package dev.tenure.maintenance.door;
 
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
+import dev.tenure.placement.AwaitedPods;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -13,9 +14,12 @@ import io.javaoperatorsdk.operator.processing.event.Event;
 import io.javaoperatorsdk.operator.processing.event.ResourceID;
 import io.javaoperatorsdk.operator.processing.event.source.AbstractEventSource;
 import io.javaoperatorsdk.operator.processing.event.source.IndexerResourceCache;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.stream.Collectors;
 import org.jboss.logging.Logger;
 
 /**
@@ -27,9 +31,11 @@ import org.jboss.logging.Logger;
  * <p>Cheap by construction: a plain watch of pods in every namespace, no informer and no cache (memory does not grow
  * with the cluster's pods), open only while at least one maintenance waits for placement, and started from the
  * resourceVersion of a one-item LIST ({@code limit=1}), so the API server sends changes only, never the initial
- * ADDED events of every pod. A pod that arrives (bound elsewhere) is not a wake-up: it only takes room, except for
- * a required pod affinity it may satisfy, which the recheck catches. Each wake-up makes every waiting maintenance
- * forecast again; JOSDK runs one reconcile per maintenance at a time and folds the events that arrive meanwhile into
+ * ADDED events of every pod. A pod that arrives (added bound, bound, or changed while bound) only takes room, except
+ * for a pod that a stranded pod's required affinity term selects or its {@code DoNotSchedule} spread constraint
+ * counts: such a pod wakes the maintenances whose last forecast awaits it ({@link AwaitedPods}, told by the forecast
+ * through {@link #await}; kept in memory only while they wait, and rebuilt by their next forecast after a restart,
+ * the recheck covering the gap). A deletion or a finished pod makes every waiting maintenance forecast again; JOSDK runs one reconcile per maintenance at a time and folds the events that arrive meanwhile into
  * one more, so a stream of deletions keeps at most one forecast running and one queued per waiting maintenance (no
  * further rate limit: a steady stream makes forecasts back to back).
  *
@@ -47,6 +53,9 @@ final class PodRoomWakeUps extends AbstractEventSource<Pod, NodeMaintenance> {
     private final IndexerResourceCache<NodeMaintenance> primaries;
     /** The status this reconciler last wrote on a maintenance (its cache may not show it yet); null: none. */
     private final Function<String, NodeMaintenanceStatus> lastWritten;
+
+    /** What each waiting maintenance's last forecast awaits, by name; none: no arrival wakes it. */
+    private final Map<String, AwaitedPods> awaited = new ConcurrentHashMap<>();
 
     /** The open watch, null while none; each has its own watcher, so a late close of an old one is told apart. */
     private Watch watch;
@@ -77,11 +86,42 @@ final class PodRoomWakeUps extends AbstractEventSource<Pod, NodeMaintenance> {
     }
 
     /**
+     * Whether a pod arriving ({@code action} on {@code pod}: added bound, or changed while bound: its binding, its
+     * labels) is one {@code awaited} says may open room.
+     */
+    static boolean opensRoom(Watcher.Action action, Pod pod, AwaitedPods awaited) {
+        boolean bound = pod.getSpec() != null && pod.getSpec().getNodeName() != null;
+        boolean arriving = action == Watcher.Action.ADDED || action == Watcher.Action.MODIFIED;
+        String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
+        boolean done = "Succeeded".equals(phase) || "Failed".equals(phase);
+        return bound
+                && arriving
+                && !done
+                && pod.getMetadata().getDeletionTimestamp() == null
+                && awaited.opensRoom(
+                        pod.getMetadata().getNamespace(), pod.getMetadata().getLabels());
+    }
+
+    /**
+     * What the last forecast of maintenance {@code name} awaits ({@link AwaitedPods#NONE}: nothing, or it does not wait
+     * any more).
+     */
+    void await(String name, AwaitedPods pods) {
+        if (pods.isEmpty()) {
+            awaited.remove(name);
+        } else {
+            awaited.put(name, pods);
+        }
+    }
+
+    /**
      * Opens the watch when a maintenance waits for placement and it is closed; closes it when none waits. Called by
      * the reconciler after each reconcile and cleanup.
      */
     synchronized void refresh() {
-        boolean waiting = waiting().findAny().isPresent();
+        Set<String> names = waiting().map(nm -> nm.getMetadata().getName()).collect(Collectors.toSet());
+        awaited.keySet().retainAll(names); // ended, deleted or released: nothing awaited any more
+        boolean waiting = !names.isEmpty();
         if (waiting && watch == null && isRunning()) {
             open();
         } else if (!waiting && watch != null) {
@@ -111,6 +151,8 @@ final class PodRoomWakeUps extends AbstractEventSource<Pod, NodeMaintenance> {
         public void eventReceived(Action action, Pod pod) {
             if (freesRoom(action, pod)) {
                 wakeWaiting();
+            } else if (!awaited.isEmpty()) {
+                wakeAwaiting(action, pod);
             }
         }
 
@@ -181,6 +223,16 @@ final class PodRoomWakeUps extends AbstractEventSource<Pod, NodeMaintenance> {
                             lastWritten.apply(nm.getMetadata().getName());
                     return NodeSlotWakeUps.waitsForPlacement(written != null ? written : nm.getStatus());
                 });
+    }
+
+    private void wakeAwaiting(Watcher.Action action, Pod pod) {
+        if (!isRunning()) {
+            return;
+        }
+        waiting()
+                .filter(nm -> opensRoom(
+                        action, pod, awaited.getOrDefault(nm.getMetadata().getName(), AwaitedPods.NONE)))
+                .forEach(nm -> getEventHandler().handleEvent(new Event(ResourceID.fromResource(nm))));
     }
 
     private void wakeWaiting() {

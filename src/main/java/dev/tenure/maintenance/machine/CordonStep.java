@@ -8,6 +8,9 @@ import java.util.Optional;
 /** Step 2 of the machine: cordon, taints and the Node condition, re-applied if someone removed them. */
 public final class CordonStep {
 
+    /** The reason of the Node condition {@value NodeMarks#CONDITION_TYPE} this step writes. */
+    static final String CONDITION_REASON = "NodeMaintenance";
+
     private final NodeCordon cordon;
     private final MaintenanceSettings settings;
 
@@ -26,7 +29,7 @@ public final class CordonStep {
         String nodeName = request.nodeName();
         String message = request.conditionMessage();
         try {
-            NodeCordon.Marked marked = cordon.mark(nodeName, "NodeMaintenance", message, now);
+            NodeCordon.Marked marked = cordon.mark(nodeName, CONDITION_REASON, message, now);
             if (prior.cordonedAt() == null) {
                 s.cordonedAt(now);
                 if (marked.changed()) {

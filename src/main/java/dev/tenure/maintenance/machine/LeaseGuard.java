@@ -40,7 +40,9 @@ final class LeaseGuard {
      * one may be past. False when another holder has the lease now.
      */
     boolean keep(String nodeName, Node node, Instant until) {
-        return !(nodeLease.claim(nodeName, node.getMetadata().getUid(), until, false) instanceof LeaseHeldElsewhere);
+        leaseStep.settle(nodeLease.keyOf(nodeName), LeaseHold.acting(settings));
+        return !(nodeLease.claim(nodeName, node.getMetadata().getUid(), until, LeaseHold.acting(settings))
+                instanceof LeaseHeldElsewhere);
     }
 
     /** Step 1, the node lease; then {@code afterLease}, the steps after it, each write bounded by the lease. */
@@ -54,7 +56,11 @@ final class LeaseGuard {
             MaintenanceEvents events,
             Supplier<Step> afterLease) {
         String nodeName = request.nodeName();
-        Instant leaseUntil = MaintenancePlanner.leaseUntil(request, prior, settings, now);
+        // long while there is nothing to do on the node, short (written, and the write awaited) before anything is
+        LeaseHold hold = LeaseHold.of(request, prior, heldFailure, marksInPlace(request, node, now), settings);
+        Instant leaseUntil = hold.rolling()
+                ? now.plus(hold.duration())
+                : MaintenancePlanner.leaseUntil(request, prior, settings, now);
         LeaseKey leaseKey = nodeLease.keyOf(nodeName);
         // Before our node lease is first taken: another controller's hold in a shared namespace (medik8s-leases) is
         // waited for as a holder of our own lease would be. Once the maintenance has begun it is not looked at again.
@@ -67,11 +73,9 @@ final class LeaseGuard {
                     return leaseStep.waitForLease(prior, s, held.held(), now, events);
                 }
             }
-            claim = nodeLease.claim(
-                    nodeName,
-                    node.getMetadata().getUid(),
-                    leaseUntil,
-                    request.window().isPresent());
+            // a heartbeat renewing another duration stops first, so it cannot lengthen the lease this claim shortens
+            leaseStep.settle(leaseKey, hold);
+            claim = nodeLease.claim(nodeName, node.getMetadata().getUid(), leaseUntil, hold);
         } catch (LeaseStoreException | KubernetesClientException e) {
             int errors = prior.errorOnLeaseCount() + 1;
             Duration backoff = MaintenancePlanner.leaseErrorBackoff(errors);
@@ -96,14 +100,19 @@ final class LeaseGuard {
                             + "): a hold by another controller there is not waited for; grant get on leases there,"
                             + " or leave the namespace out of tenure.maintenance.lease.guard-namespaces");
         }
-        leaseStep.held(request, prior, s, leaseKey, claim, node.getMetadata().getUid(), now, events);
+        leaseStep.held(request, prior, s, leaseKey, claim, node.getMetadata().getUid(), hold, now, events);
         if (MaintenanceStages.startsRunning(prior, heldFailure)) {
             s.phase(Phase.Running).lastError(null);
         }
         // Every side effect from here on (cordon, taints, handover, each eviction) is sent only while the node lease
         // holds, and never from the window's end on: the window bounds each write as the lease does, whatever its
         // length (a 1 ns window sends nothing), not once per call.
-        Instant leaseSendUntil = nodeLease.sendUntil(claim.held().orElseThrow());
+        // Under the long idle lease, as under the short one: no write later than leaseDuration (less the skew
+        // allowance) after its last renewal. A mark put back by a call that read the node before someone removed it is
+        // refused here when that renewal is older; the next call sees the marks missing and shortens the lease first.
+        Instant leaseSendUntil = hold.kind() == LeaseHold.Kind.IDLE
+                ? nodeLease.sendUntil(claim.held().orElseThrow(), settings.leaseDuration())
+                : nodeLease.sendUntil(claim.held().orElseThrow());
         Optional<Instant> windowEnd = MaintenancePlanner.windowEnd(request, s.build());
         WorkFence.Bound bound = windowEnd.isPresent() && windowEnd.get().isBefore(leaseSendUntil)
                 ? leaseStep.bound(
@@ -112,6 +121,13 @@ final class LeaseGuard {
                         windowEnd.get())
                 : leaseStep.bound(leaseKey, leaseSendUntil);
         return bounded(bound, s, afterLease);
+    }
+
+    /** The cordon, both taints and the Node condition with this request's message are on {@code node} as read. */
+    static boolean marksInPlace(MaintenanceRequest request, Node node, Instant now) {
+        return NodeMarks.markPatch(node).isEmpty()
+                && NodeMarks.conditionPatch(node, CordonStep.CONDITION_REASON, request.conditionMessage(), now)
+                        .isEmpty();
     }
 
     /**

@@ -58,6 +58,7 @@ public final class LeaseStep {
             LeaseKey leaseKey,
             ClaimResult claim,
             String nodeUid,
+            LeaseHold hold,
             Instant now,
             MaintenanceEvents events) {
         String nodeName = request.nodeName();
@@ -68,8 +69,8 @@ public final class LeaseStep {
         s.errorOnLeaseCount(0)
                 .waitingFor(null)
                 .lease(leaseStatus(leaseKey, claim.held().orElseThrow()));
-        if (request.window().isEmpty()) {
-            keepRenewed(leaseKey, nodeName, nodeUid);
+        if (hold.heartbeatEvery().isPresent()) {
+            keepRenewed(leaseKey, nodeName, nodeUid, hold);
         }
         String predecessor = claim instanceof ClaimResult.TookOver t
                         && t.previous() instanceof AuthorityStatus.Valid valid
@@ -131,6 +132,19 @@ public final class LeaseStep {
         return new WorkFence.Bound(what, () -> Optional.of(Duration.between(clock.instant(), sendUntil)));
     }
 
+    /**
+     * Before a claim by {@code hold}: stops a heartbeat of {@code key} that renews another duration, and returns only
+     * when it cannot write any more ({@link Heartbeat#stop} waits for a renewal in progress), so it never lengthens
+     * the lease the claim shortens. The claim's {@link #held} starts the heartbeat of {@code hold}.
+     */
+    void settle(LeaseKey key, LeaseHold hold) {
+        heartbeats
+                .get(key)
+                .filter(h ->
+                        hold.heartbeatEvery().isEmpty() || !h.leaseDuration().equals(hold.duration()))
+                .ifPresent(h -> heartbeats.stop(key));
+    }
+
     /** Stops the heartbeat of one node's lease (its maintenance ends or its node is gone). */
     void stopRenewing(LeaseKey key) {
         heartbeats.stop(key);
@@ -142,15 +156,16 @@ public final class LeaseStep {
     }
 
     /**
-     * Keeps a lease without a window renewed between reconciles (kubelet node-lease parity, election
-     * core {@link Heartbeat}); idempotent, and restarted by the next reconcile after an operator restart.
-     * A windowed lease is not renewed: its expiry is the end of the window (plus padding) by design.
+     * Keeps a lease without a window renewed between reconciles (kubelet node-lease parity, election core {@link
+     * Heartbeat}) as {@code hold} says: the short lease every quarter of its duration (the core's default), the long
+     * idle lease every half ({@link LeaseHold#idle}); idempotent, and restarted by the next reconcile after an
+     * operator restart. A windowed lease is not renewed: its expiry is the end of the window (plus padding) by design.
      */
-    private void keepRenewed(LeaseKey key, String nodeName, String nodeUid) {
-        heartbeats.ensureStarted(Heartbeat.builder()
+    private void keepRenewed(LeaseKey key, String nodeName, String nodeUid, LeaseHold hold) {
+        Heartbeat.Builder b = Heartbeat.builder()
                 .lease(key)
                 .holder(settings.holder())
-                .leaseDuration(settings.leaseDuration())
+                .leaseDuration(hold.duration())
                 .owner(() -> Optional.of(LeaseOwner.node(nodeName, nodeUid)))
                 .store(leases)
                 .scheduler(heartbeatScheduler)
@@ -159,9 +174,12 @@ public final class LeaseStep {
                 .futureTolerance(NodeLease.FUTURE_TOLERANCE)
                 .onHeldElsewhere(h ->
                         LOG.warnf("lease %s of node %s in maintenance is now held by %s", key, nodeName, h.holder()))
-                .onRepeatedFailure(
-                        e -> LOG.warnf("renewing lease %s of node %s keeps failing: %s", key, nodeName, e.getMessage()))
-                .build());
+                .onRepeatedFailure(e ->
+                        LOG.warnf("renewing lease %s of node %s keeps failing: %s", key, nodeName, e.getMessage()));
+        if (hold.kind() == LeaseHold.Kind.IDLE) {
+            b.renewInterval(hold.heartbeatEvery().orElseThrow());
+        }
+        heartbeats.ensureStarted(b.build());
     }
 
     static LeaseStatus leaseStatus(LeaseKey key, LeaseRecord r) {

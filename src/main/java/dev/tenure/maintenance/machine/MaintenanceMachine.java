@@ -237,6 +237,20 @@ public final class MaintenanceMachine {
     }
 
     /**
+     * A maintenance whose lease the caller keeps forecasts at its first step (nothing done to the node yet), and
+     * under Wait at every step until its pods fit, unless spec.drain.placement is Ignore.
+     */
+    static boolean forecastsBeforeCordon(MaintenanceRequest request, MaintenanceState prior) {
+        PlacementPolicy policy = request.drain().placement();
+        if (policy == PlacementPolicy.Ignore) {
+            return false;
+        }
+        boolean first = prior.leaseAcquiredAt() == null;
+        boolean held = policy == PlacementPolicy.Wait && prior.phase() == Phase.Pending;
+        return first || held;
+    }
+
+    /**
      * Advances a maintenance whose node lease the caller keeps itself, by a protocol of its own (the node
      * annotation protocol writes the lease fields that protocol prescribes): the lease step is skipped and
      * {@code lease} reported as held; cordon, handover and drain are exactly those of {@link #advance}.
@@ -244,8 +258,23 @@ public final class MaintenanceMachine {
      */
     public Step advanceHeld(
             MaintenanceRequest request, MaintenanceState prior, LeaseStatus lease, MaintenanceEvents events) {
+        return advanceHeld(request, prior, lease, Optional.empty(), events);
+    }
+
+    /**
+     * {@link #advanceHeld(MaintenanceRequest, MaintenanceState, LeaseStatus, MaintenanceEvents)} with the placement
+     * forecast ({@code request.drain().placement()}, read through {@code placement}; empty: none) made once per
+     * maintenance, at its first step, before the cordon: under Warn it is written to the state and a pod that fits
+     * nowhere is said in a Warning; under Wait the maintenance stays Pending, nothing cordoned, until the pods fit.
+     */
+    public Step advanceHeld(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            LeaseStatus lease,
+            Optional<PlacementView> placement,
+            MaintenanceEvents events) {
         Instant now = clock.instant();
-        Step step = advanceHeld(request, prior, lease, events, now);
+        Step step = advanceHeld(request, prior, lease, placement, events, now);
         stageTimes.observe(request, prior, step.state(), now);
         return step;
     }
@@ -254,6 +283,7 @@ public final class MaintenanceMachine {
             MaintenanceRequest request,
             MaintenanceState prior,
             LeaseStatus lease,
+            Optional<PlacementView> placement,
             MaintenanceEvents events,
             Instant now) {
         MaintenanceState.Builder s = prior.toBuilder();
@@ -278,6 +308,12 @@ public final class MaintenanceMachine {
         }
         if (!heldFailure && prior.phase() != Phase.Running && prior.phase() != Phase.Succeeded) {
             s.phase(Phase.Running).lastError(null);
+        }
+        if (placement.isPresent() && forecastsBeforeCordon(request, prior)) {
+            Optional<Step> held = placementStep.gate(request, prior, s, placement.get(), now, events);
+            if (held.isPresent()) {
+                return held.get();
+            }
         }
         if (lease.getExpireTime() == null) {
             return afterLease(request, prior, s, heldFailure, now, events);

@@ -11,6 +11,9 @@ import java.util.List;
  *     ({@link SharedNodeLeases}); {@code leaseNamespace} itself is skipped (there the claim decides)
  * @param placementRecheck how often a maintenance that {@code spec.drain.placement: Wait} holds makes its forecast
  *     again at the latest; Node changes and pods deleted or finished wake it sooner
+ * @param idleLeaseDuration the node lease's duration while its maintenance has nothing to do on the node ({@link
+ *     LeaseHold}): renewed every half of it, shortened to {@code leaseDuration} before any write; {@link
+ *     Duration#ZERO}: off (the lease is always {@code leaseDuration} long, renewed every quarter)
  */
 public record MaintenanceSettings(
         String leaseNamespace,
@@ -23,13 +26,48 @@ public record MaintenanceSettings(
         Duration drainPollInterval,
         Duration staleNodeSkipWait,
         List<String> guardNamespaces,
-        Duration placementRecheck) {
+        Duration placementRecheck,
+        Duration idleLeaseDuration) {
 
     /** The default of {@link #placementRecheck()}. */
     public static final Duration PLACEMENT_RECHECK = Duration.ofSeconds(30);
 
+    /**
+     * The default of {@link #idleLeaseDuration()}: 30 min, renewed every 15 min, so an idle maintenance writes its
+     * node Lease at most 4 times an hour; a crashed operator with no successor keeps a foreign claimant out this long.
+     */
+    public static final Duration IDLE_LEASE = Duration.ofMinutes(30);
+
     /** Where the medik8s family (node-maintenance-operator, NHC, SNR) and Tenure 0.1.0 keep node leases. */
     public static final String MEDIK8S_LEASES = "medik8s-leases";
+
+    /** The settings with the default {@link #IDLE_LEASE}. */
+    public MaintenanceSettings(
+            String leaseNamespace,
+            String leaseNamePrefix,
+            String holder,
+            Duration leaseDuration,
+            Duration windowPadding,
+            Duration leaseWaitRetry,
+            int evictionParallelism,
+            Duration drainPollInterval,
+            Duration staleNodeSkipWait,
+            List<String> guardNamespaces,
+            Duration placementRecheck) {
+        this(
+                leaseNamespace,
+                leaseNamePrefix,
+                holder,
+                leaseDuration,
+                windowPadding,
+                leaseWaitRetry,
+                evictionParallelism,
+                drainPollInterval,
+                staleNodeSkipWait,
+                guardNamespaces,
+                placementRecheck,
+                IDLE_LEASE);
+    }
 
     /** The settings with the default guard ({@link #MEDIK8S_LEASES}). */
     public MaintenanceSettings(
@@ -101,6 +139,11 @@ public record MaintenanceSettings(
             throw new IllegalArgumentException(
                     "tenure.maintenance.placement-recheck: must be more than 0, was " + placementRecheck);
         }
+        if (idleLeaseDuration.isNegative()
+                || (!idleLeaseDuration.isZero() && idleLeaseDuration.compareTo(leaseDuration) <= 0)) {
+            throw new IllegalArgumentException("tenure.maintenance.lease.idle-duration: must be 0 (off) or longer than"
+                    + " tenure.maintenance.lease.duration (" + leaseDuration + "), was " + idleLeaseDuration);
+        }
         guardNamespaces = List.copyOf(guardNamespaces);
         for (String ns : guardNamespaces) {
             if (ns.isBlank()) {
@@ -123,7 +166,8 @@ public record MaintenanceSettings(
                 drainPollInterval,
                 staleNodeSkipWait,
                 namespaces,
-                placementRecheck);
+                placementRecheck,
+                idleLeaseDuration);
     }
 
     /** These settings with {@code recheck} as {@link #placementRecheck()}. */
@@ -139,7 +183,25 @@ public record MaintenanceSettings(
                 drainPollInterval,
                 staleNodeSkipWait,
                 guardNamespaces,
-                recheck);
+                recheck,
+                idleLeaseDuration);
+    }
+
+    /** These settings with {@code duration} as {@link #idleLeaseDuration()} ({@link Duration#ZERO}: off). */
+    public MaintenanceSettings withIdleLeaseDuration(Duration duration) {
+        return new MaintenanceSettings(
+                leaseNamespace,
+                leaseNamePrefix,
+                holder,
+                leaseDuration,
+                windowPadding,
+                leaseWaitRetry,
+                evictionParallelism,
+                drainPollInterval,
+                staleNodeSkipWait,
+                guardNamespaces,
+                placementRecheck,
+                duration);
     }
 
     public static MaintenanceSettings defaults() {

@@ -37,11 +37,14 @@ public final class NodeLease {
     }
 
     /**
-     * Claims (or keeps) the node's lease until {@code until} ({@code fixedExpiry}: a window's end, which
-     * renewals keep; otherwise a rolling expiry). Writes only when needed: a fresh lease of ours with the right
-     * expiry and owner is left alone ({@link ClaimResult.Kept}), so reconciles do not write every time.
+     * Claims (or keeps) the node's lease until {@code until} as {@code hold} says: a window's fixed expiry, which
+     * renewals keep, or a rolling one ({@link LeaseHold.Kind#ACTING}, {@link LeaseHold.Kind#IDLE}). Writes only when
+     * needed: a fresh lease of ours with the right expiry (or, rolling, the right duration) and owner is left alone
+     * ({@link ClaimResult.Kept}), so reconciles do not write every time. A lease of ours written with another duration
+     * is written again at once: this is how the long idle lease is shortened before a side effect, and the write has
+     * landed when this returns.
      */
-    ClaimResult claim(String nodeName, String nodeUid, Instant until, boolean fixedExpiry) {
+    ClaimResult claim(String nodeName, String nodeUid, Instant until, LeaseHold hold) {
         Optional<LeaseOwner> owner =
                 nodeUid == null ? Optional.empty() : Optional.of(LeaseOwner.node(nodeName, nodeUid));
         return claims.claim(
@@ -54,7 +57,7 @@ public final class NodeLease {
                         durationUntil(until, now),
                         FUTURE_TOLERANCE),
                 owner,
-                (current, now) -> renewDue(current, until, fixedExpiry, now));
+                (current, now) -> renewDue(current, until, hold, now));
     }
 
     /**
@@ -67,6 +70,18 @@ public final class NodeLease {
         return held.renewTime() == null
                 ? Instant.MIN
                 : held.renewTime().plus(duration).minus(skewAllowance(duration));
+    }
+
+    /**
+     * {@link #sendUntil(LeaseRecord)} as if {@code held} were at most {@code cap} long: a write under the long idle
+     * lease goes out no later after the last renewal than under the short one ({@code cap}: {@code leaseDuration}).
+     */
+    Instant sendUntil(LeaseRecord held, Duration cap) {
+        Duration duration = held.leaseDuration().orElse(Duration.ZERO);
+        Duration capped = duration.compareTo(cap) > 0 ? cap : duration;
+        return held.renewTime() == null
+                ? Instant.MIN
+                : held.renewTime().plus(capped).minus(skewAllowance(capped));
     }
 
     /** A fifth of the lease, at most 5 s: the clock lead of another controller tolerated before it could take over. */
@@ -88,15 +103,22 @@ public final class NodeLease {
         return duration.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : duration;
     }
 
-    /** Renew when a third of the duration has passed, or when the expiry we want moved. */
-    private static boolean renewDue(LeaseRecord current, Instant until, boolean fixedExpiry, Instant now) {
+    /**
+     * Rolling: renew when the lease's duration is not the hold's (shorten or lengthen at once) or when {@link
+     * LeaseHold#renewAfter()} has passed. A window's fixed expiry: when a third has passed or the expiry we want moved.
+     */
+    static boolean renewDue(LeaseRecord current, Instant until, LeaseHold hold, Instant now) {
         if (current.renewTime() == null || current.leaseDuration().isEmpty()) {
             return true;
         }
-        Instant expiry = current.renewTime().plus(current.leaseDuration().get());
+        Duration duration = current.leaseDuration().get();
+        if (hold.rolling()) {
+            boolean otherDuration = duration.minus(hold.duration()).abs().compareTo(Duration.ofSeconds(1)) > 0;
+            return otherDuration || !now.isBefore(current.renewTime().plus(hold.renewAfter()));
+        }
+        Instant expiry = current.renewTime().plus(duration);
         Duration drift = Duration.between(expiry, until).abs();
-        boolean stale = !now.isBefore(
-                current.renewTime().plus(current.leaseDuration().get().dividedBy(3)));
-        return stale || (fixedExpiry && drift.compareTo(Duration.ofSeconds(2)) > 0);
+        boolean stale = !now.isBefore(current.renewTime().plus(duration.dividedBy(3)));
+        return stale || drift.compareTo(Duration.ofSeconds(2)) > 0;
     }
 }

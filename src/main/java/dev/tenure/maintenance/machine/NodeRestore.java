@@ -71,8 +71,10 @@ public final class NodeRestore {
             return Optional.empty();
         }
         // The undo is a side effect like the others: only under the node lease (claimed again: a predecessor's is
-        // taken over, ours renewed), never under another controller's maintenance of the node.
-        ClaimResult claim = nodeLease.claim(nodeName, null, clock.instant().plus(settings.leaseDuration()), false);
+        // taken over, ours renewed, and a long idle one shortened first), never under another controller's
+        // maintenance of the node. The heartbeat was stopped above, so nothing lengthens it again meanwhile.
+        ClaimResult claim = nodeLease.claim(
+                nodeName, null, clock.instant().plus(settings.leaseDuration()), LeaseHold.acting(settings));
         if (claim instanceof LeaseHeldElsewhere elsewhere) {
             drainStep.forget(nodeName);
             metrics.nodeLeft(nodeName);

@@ -3,9 +3,9 @@ package dev.tenure.maintenance.machine;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.api.PlacementPolicy;
 import dev.tenure.maintenance.machine.MaintenanceMachine.Step;
+import dev.tenure.placement.AwaitedPods;
 import dev.tenure.placement.PlacementCluster;
 import dev.tenure.placement.PlacementForecast;
-import dev.tenure.placement.PlacementPods;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
@@ -29,7 +29,8 @@ import org.jboss.logging.Logger;
 /**
  * The placement forecast before the cordon ({@code spec.drain.placement}, issue 49): the I/O around {@link
  * PlacementGate}. Reads on demand, once per forecast, and keeps nothing: every pod of the cluster in pages of {@value
- * #PAGE} (one LIST per page, each pod reduced at once to what the filters read, {@link PlacementPods}), the Nodes from
+ * #PAGE} (one LIST per page, each pod reduced at once to what the filters read by {@link PlacementCluster.Builder#pod},
+ * the page then dropped), the Nodes from
  * the door's {@link PlacementView} (the shared Node cache: no request), what the drain's own plan would evict from the
  * node ({@link DrainStep#evictions}: its DaemonSet GETs, as the drain makes them), and for those pods only, each claim
  * they mount (a GET in the pod's namespace) and the PersistentVolume a claim is bound to (a GET): {@code VolumeBinding}
@@ -71,9 +72,9 @@ final class PlacementStep {
             Instant now,
             MaintenanceEvents events) {
         PlacementPolicy policy = request.drain().placement();
-        PlacementForecast forecast;
+        Made made;
         try {
-            forecast = forecast(request, view, now);
+            made = make(request, view, now);
         } catch (KubernetesClientException e) {
             String error = "placement forecast for node " + request.nodeName() + ": " + e.getMessage();
             if (policy == PlacementPolicy.Wait) {
@@ -84,7 +85,9 @@ final class PlacementStep {
             LOG.warnf("%s (spec.drain.placement Warn: the maintenance goes on)", error);
             return Optional.empty();
         }
+        PlacementForecast forecast = made.forecast();
         PlacementGate.Decision verdict = PlacementGate.decide(policy, request.nodeName(), forecast, prior.placement());
+        view.awaiting().accept(verdict.hold() ? AwaitedPods.of(made.stranded()) : AwaitedPods.NONE);
         s.placement(verdict.status());
         verdict.warning().ifPresent(w -> events.emit(true, PlacementGate.WILL_NOT_FIT, w));
         verdict.released().ifPresent(r -> events.emit(false, PlacementGate.PODS_FIT, r));
@@ -98,10 +101,28 @@ final class PlacementStep {
      * The forecast of the node's drain now: the pods its plan would evict, in wave order, placed on the cluster with
      * the node and {@link PlacementView#alsoCordoned()} cordoned.
      */
-    PlacementForecast forecast(MaintenanceRequest request, PlacementView view, Instant now) {
+    PlacementForecast forecast(MaintenanceRequest request, PlacementView nodes, Instant now) {
+        return make(request, nodes, now).forecast();
+    }
+
+    /** A forecast made, with the pods it was made for. */
+    private record Made(PlacementForecast forecast, List<Pod> evictions) {
+        /** The pods to evict that fit nowhere or are pinned. */
+        List<Pod> stranded() {
+            Set<String> keys = new HashSet<>();
+            forecast.stranded().forEach(p -> keys.add(p.namespace() + "/" + p.name()));
+            return evictions.stream()
+                    .filter(p -> keys.contains(p.getMetadata().getNamespace() + "/"
+                            + p.getMetadata().getName()))
+                    .toList();
+        }
+    }
+
+    private Made make(MaintenanceRequest request, PlacementView nodes, Instant now) {
         String nodeName = request.nodeName();
         List<Pod> onNode = new ArrayList<>();
-        List<Pod> bound = new ArrayList<>();
+        // each pod goes into the view at once, reduced to what the filters read; the page is dropped after it
+        PlacementCluster.Builder view = PlacementCluster.builder(nodes.nodes().get());
         String next = null;
         do {
             PodList page = client.pods()
@@ -118,7 +139,7 @@ final class PlacementStep {
                 if (nodeName.equals(on)) {
                     onNode.add(pod); // the drain plan reads the whole pod, as the drain does
                 }
-                bound.add(PlacementPods.trimmed(pod));
+                view.pod(pod);
             }
             next = page.getMetadata() == null ? null : page.getMetadata().getContinue();
         } while (next != null && !next.isEmpty());
@@ -127,14 +148,16 @@ final class PlacementStep {
         List<PersistentVolume> volumes = new ArrayList<>();
         Map<String, String> notRead = new LinkedHashMap<>();
         readVolumes(evictions, claims, volumes, notRead);
-        PlacementCluster cluster = PlacementCluster.of(view.nodes().get(), bound, volumes, claims, Map.of());
+        PlacementCluster cluster = view.build(volumes, claims, Map.of());
         notRead.forEach((key, why) -> {
             int slash = key.indexOf('/');
             cluster.claimNotRead(key.substring(0, slash), key.substring(slash + 1), why);
         });
-        Set<String> cordoned = new TreeSet<>(view.alsoCordoned().get());
+        Set<String> cordoned = new TreeSet<>(nodes.alsoCordoned().get());
         cordoned.remove(nodeName);
-        return PlacementForecast.of(cluster, List.of(new PlacementForecast.Drain(nodeName, evictions)), cordoned);
+        return new Made(
+                PlacementForecast.of(cluster, List.of(new PlacementForecast.Drain(nodeName, evictions)), cordoned),
+                evictions);
     }
 
     /**

@@ -22,8 +22,9 @@ public class HealthGate {
             + " SoakTimeout; counts against spec.failureBudget). Default 30m.")
     private String soakTimeout;
 
-    @JsonPropertyDescription("Kured's --blocking-pod-selector: a node running a pod that matches is not started (it"
-            + " waits without holding a slot) until no such pod runs on it.")
+    @JsonPropertyDescription("Kured's --blocking-pod-selector: a node with a matching pod bound to it (any namespace,"
+            + " phase not Succeeded, Failed or Unknown) is not started (it waits without holding a slot) until no such"
+            + " pod is on it. Per node, as Kured.")
     private LabelSelector blockingPodSelector;
 
     public String getSoak() {

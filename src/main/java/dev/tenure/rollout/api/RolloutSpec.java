@@ -13,15 +13,15 @@ import java.util.List;
 public class RolloutSpec {
 
     @JsonPropertyDescription("Nodes whose labels match this selector are in the pool (with spec.nodes). The pool is"
-            + " fixed when the rollout starts: status.nodes records each node it took.")
+            + " read live: a node that matches later joins it; status.nodes records each node it took.")
     private LabelSelector nodeSelector;
 
     @JsonPropertyDescription("Nodes named here are in the pool too (with spec.nodeSelector); at least one of the two.")
     private List<String> nodes;
 
     @JsonPropertyDescription("How many selected nodes may be unavailable at once: a count, or a percentage of the"
-            + " selected nodes rounded down with a minimum of 1 (as Cluster API's and the Deployment controller's"
-            + " maxUnavailable round: 50% of 11 is 5). Nodes in maintenance, soaking, cordoned or NotReady for any"
+            + " selected nodes rounded down (50% of 11 is 5), then 1 if that is 0: the Deployment controller's and"
+            + " Cluster API's ResolveFenceposts with maxSurge 0 (a rollout has no surge). Nodes in maintenance, soaking, cordoned or NotReady for any"
             + " reason count. Nodes are admitted one at a time against it. Default 1.")
     private IntOrString maxUnavailable;
 
@@ -48,7 +48,8 @@ public class RolloutSpec {
     private HealthGate health;
 
     @JsonPropertyDescription("After this many nodes failed (a count, or a percentage of the selected nodes rounded"
-            + " down with a minimum of 1), the rollout pauses (reason FailureBudget) instead of starting more. Raise it"
+            + " down, then 1 if that is 0: the budget pauses at its value, so 0 would pause before the first node),"
+            + " the rollout pauses (reason FailureBudget) instead of starting more. Raise it"
             + " to go on. Default 1.")
     private IntOrString failureBudget;
 

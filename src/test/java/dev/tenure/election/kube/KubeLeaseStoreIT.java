@@ -15,6 +15,7 @@ import dev.tenure.election.LeaseOwner;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseRules;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.Test;
 
 /** The fabric8 adapter against a real API server (the fabric8 mock in CRUD mode), with real threads. */
 @EndToEnd
+@SecondLane
 class KubeLeaseStoreIT {
     static final LeaseKey KEY = LeaseKey.of("tenure-system", "tenure-operator");
     KubernetesMockServer server;
@@ -223,21 +225,18 @@ class KubeLeaseStoreIT {
                     .build());
         }
         electors.forEach(LeaderElector::start);
-        await().atMost(Duration.ofSeconds(10))
-                .until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
-        LeaderElector first =
-                electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
+        LeaderElector first = await().atMost(Duration.ofSeconds(10))
+                .until(() -> startedSoleLeader(electors, open), Optional::isPresent)
+                .orElseThrow();
         first.stop(); // release: the next one takes over within ~2.2 × retryPeriod
         assertThat(store.get(KEY).holderIdentity()).isNotEqualTo(first.identity());
-        await().atMost(Duration.ofSeconds(5))
-                .until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
-        LeaderElector second =
-                electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
+        LeaderElector second = await().atMost(Duration.ofSeconds(5))
+                .until(() -> startedSoleLeader(electors, open), Optional::isPresent)
+                .orElseThrow();
         second.stopWithoutRelease(); // crash: the last one takes over after leaseDuration
-        await().atMost(Duration.ofSeconds(15))
-                .until(() -> electors.stream().filter(LeaderElector::isLeader).count() == 1);
-        LeaderElector third =
-                electors.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
+        LeaderElector third = await().atMost(Duration.ofSeconds(15))
+                .until(() -> startedSoleLeader(electors, open), Optional::isPresent)
+                .orElseThrow();
         third.stop();
         assertThat(List.of(first, second, third)).doesNotHaveDuplicates();
         // At least the three hand-overs; a replica starved of CPU past renewDeadline may add more.
@@ -252,6 +251,20 @@ class KubeLeaseStoreIT {
             }
         }
         assertThat(store.get(KEY).leaseTransitions()).isGreaterThanOrEqualTo(2);
+    }
+
+    /**
+     * The one elector that leads, once its work has started. {@code isLeader()} turns true when a term begins, before
+     * {@code onStartedLeading} runs on the elector's callback thread, and a stop in between preempts the start
+     * ({@code LeadershipTerm.begin}): a hand-over forced then leaves no term to count. Seen at load ~18 beside
+     * {@code FairQueueIT}: four terms for five rounds of {@link #fiveElectorsWithFaultsNeverOverlap}.
+     */
+    static Optional<LeaderElector> startedSoleLeader(List<LeaderElector> electors, Map<String, Instant> open) {
+        List<LeaderElector> leaders =
+                electors.stream().filter(LeaderElector::isLeader).toList();
+        return leaders.size() == 1 && open.containsKey(leaders.get(0).identity())
+                ? Optional.of(leaders.get(0))
+                : Optional.empty();
     }
 
     /**
@@ -301,9 +314,14 @@ class KubeLeaseStoreIT {
             spawn.run();
         }
         for (int round = 0; round < 5; round++) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> live.stream().anyMatch(LeaderElector::isLeader));
-            LeaderElector leader =
-                    live.stream().filter(LeaderElector::isLeader).findFirst().orElseThrow();
+            // a leader whose work has started (startedSoleLeader says why)
+            LeaderElector leader = await().atMost(Duration.ofSeconds(20))
+                    .until(
+                            () -> live.stream()
+                                    .filter(e -> e.isLeader() && open.containsKey(e.identity()))
+                                    .findFirst(),
+                            Optional::isPresent)
+                    .orElseThrow();
             live.remove(leader);
             if (random.nextBoolean()) {
                 leader.stop();

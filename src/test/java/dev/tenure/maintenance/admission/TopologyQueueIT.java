@@ -13,6 +13,7 @@ import dev.tenure.maintenance.door.MaintenanceLifecycleIT;
 import dev.tenure.maintenance.machine.MaintenanceEvents;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import java.time.Clock;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.Test;
  * cap as a percentage of the nodes with nodes down for another reason counted against it.
  */
 @EndToEnd
+@SecondLane
 class TopologyQueueIT {
 
     static final String ZONE = "topology.kubernetes.io/zone";

@@ -6,7 +6,9 @@ import static org.awaitility.Awaitility.await;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.api.PlacementStatus;
 import dev.tenure.maintenance.machine.NodeMarks;
+import dev.tenure.maintenance.machine.PlacementGate;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
@@ -172,6 +174,68 @@ class AnnotationDoorIT {
         assertThat(NodeMarks.marked(node)).isFalse();
         assertThat(eventsOn("ann-1", MaintenanceAnnotationController.ENDED_EVENT))
                 .isNotEmpty();
+    }
+
+    /**
+     * Issue 49: the annotation door forecasts before the cordon, with the default policy (Warn: the annotation has no
+     * field for a policy). The pod on fc-1 has a nodeSelector only fc-1 satisfies: a Warning on the Node names it, the
+     * state record on the Node holds the forecast, and the maintenance goes on (cordon, drain) as kubectl's would.
+     */
+    @Test
+    void theAnnotationForecastsBeforeTheCordonAndWarns() {
+        cluster()
+                .seed()
+                .node("fc-1")
+                .role("worker")
+                .label("tenure.test/pool", "fc")
+                .create();
+        cluster().seed().node("fc-2").role("worker").create();
+        Pod pod = cluster()
+                .seed()
+                .deployment("solo")
+                .namespace("fc")
+                .onNode("fc-1")
+                .nodeSelector("tenure.test/pool", "fc")
+                .create()
+                .get(0);
+        String key = "fc/" + pod.getMetadata().getName();
+
+        annotate("fc-1", MaintenanceAnnotation.REQUEST, "3600");
+        await().atMost(WAIT).until(() -> MaintenanceAnnotation.ACTIVE.equals(status("fc-1")));
+
+        assertThat(eventsOn("fc-1", PlacementGate.WILL_NOT_FIT))
+                .singleElement()
+                .satisfies(e -> assertThat(e.getMessage())
+                        .contains(key)
+                        .contains("node(s) didn't match Pod's node affinity/selector")
+                        .contains("forecast before cordoning node fc-1"));
+        PlacementStatus placement = RecordedState.read(annotation("fc-1", MaintenanceAnnotation.STATE))
+                .machine()
+                .getPlacement();
+        assertThat(placement).isNotNull();
+        assertThat(placement.getPolicy()).isEqualTo("Warn");
+        assertThat(placement.getDoesNotFit()).isEqualTo(1);
+        assertThat(placement.getPods())
+                .singleElement()
+                .satisfies(p -> assertThat(p.getPod()).isEqualTo(key));
+        // read on demand: a cluster-wide pod LIST in pages, besides the drain's LIST of the node's pods
+        assertThat(cluster()
+                        .requests()
+                        .count(r -> r.is("list", "pods")
+                                && r.namespace().isEmpty()
+                                && "500".equals(r.query().get("limit"))))
+                .isPositive();
+        // Warn goes on: cordoned and drained as before
+        assertThat(client().nodes().withName("fc-1").get().getSpec().getUnschedulable())
+                .isTrue();
+        assertThat(cluster()
+                        .requests()
+                        .count(ApiRequest.resource("pods", "eviction")
+                                .and(ApiRequest.named(pod.getMetadata().getName()))))
+                .isPositive();
+
+        annotate("fc-1", MaintenanceAnnotation.REQUEST, null);
+        await().atMost(WAIT).until(() -> MaintenanceAnnotation.ENDED.equals(status("fc-1")));
     }
 
     @Test

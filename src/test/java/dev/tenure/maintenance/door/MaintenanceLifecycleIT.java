@@ -18,6 +18,7 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -39,6 +40,7 @@ import org.junit.jupiter.api.Test;
  * a windowed maintenance waits in phase Scheduled and starts only once its window has opened.
  */
 @EndToEnd
+@SecondLane
 public class MaintenanceLifecycleIT {
 
     /** A node lease renewed every 20 s: a reconcile the renewal asks for cannot pass for the hooks' wake-up. */

@@ -542,4 +542,65 @@ class PlacementForecastIT {
         assertThat(podListsOf("plu-1")).isPositive();
         assertThat(evictions("plu")).isPositive();
     }
+
+    @Test
+    void aPodArrivingThatTheAffinityNeedsWakesTheWait() {
+        // the pod on apa-1 needs a pod app=peer on its node (required affinity); there is none anywhere
+        cluster().seed().node("apa-1").role("worker").label(POOL, "apa").create();
+        cluster().seed().node("apa-2").role("worker").label(POOL, "apa").create();
+        Pod solo = cluster()
+                .seed()
+                .deployment("solo")
+                .namespace("apa")
+                .onNode("apa-1")
+                .create()
+                .get(0);
+        client().pods()
+                .inNamespace("apa")
+                .withName(solo.getMetadata().getName())
+                .edit(p -> new io.fabric8.kubernetes.api.model.PodBuilder(p)
+                        .editSpec()
+                        .withNewAffinity()
+                        .withNewPodAffinity()
+                        .addNewRequiredDuringSchedulingIgnoredDuringExecution()
+                        .withTopologyKey("kubernetes.io/hostname")
+                        .withNewLabelSelector()
+                        .addToMatchLabels("app", "peer")
+                        .endLabelSelector()
+                        .endRequiredDuringSchedulingIgnoredDuringExecution()
+                        .endPodAffinity()
+                        .endAffinity()
+                        .endSpec()
+                        .build());
+
+        create("apa", "apa-1", PlacementPolicy.Wait, false);
+        await().atMost(WAIT)
+                .until(() ->
+                        get("apa").getStatus() != null && get("apa").getStatus().getPlacement() != null);
+        assertThat(get("apa").getStatus().getPhase()).isEqualTo(Phase.Pending);
+        assertThat(get("apa").getStatus().getPlacement().getPods())
+                .singleElement()
+                .satisfies(p -> {
+                    assertThat(p.getPod()).isEqualTo("apa/" + solo.getMetadata().getName());
+                    assertThat(p.getMessage()).contains("node(s) didn't match pod affinity rules");
+                });
+        await().atMost(WAIT)
+                .untilAsserted(() -> assertThat(requests(
+                                r -> r.is("watch", "pods") && r.namespace().isEmpty()))
+                        .as("the pod watch opened while a maintenance waits for placement")
+                        .isPositive());
+        long nodeWritesBefore = nodeWrites("apa-2");
+
+        // the recheck is 10m in tests (tenure.maintenance.placement-recheck): only the pod's arrival can wake it
+        cluster().seed().pod("peer").namespace("apa").onNode("apa-2").create();
+        await().atMost(WAIT).until(() -> get("apa").getStatus().getPhase() != Phase.Pending);
+        assertThat(nodeWrites("apa-2"))
+                .as("the node the pod arrived on not written meanwhile (no Node change woke the wait)")
+                .isEqualTo(nodeWritesBefore);
+        await().atMost(WAIT).until(() -> get("apa").getStatus().getPhase() == Phase.Succeeded);
+        assertThat(get("apa").getStatus().getPlacement().getFits()).isEqualTo(1);
+        assertThat(events("apa", PlacementGate.PODS_FIT)).isNotEmpty();
+        assertThat(podListsOf("apa-1")).isPositive();
+        assertThat(evictions("apa")).isPositive();
+    }
 }

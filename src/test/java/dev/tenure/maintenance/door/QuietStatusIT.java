@@ -70,7 +70,7 @@ class QuietStatusIT {
     }
 
     /**
-     * Six renewals of {@code node}'s lease, renewed every second, pass without a status write of {@code name}: the
+     * Six renewals of {@code node}'s lease, renewed every 2 s while idle ({@link QuietStatusProfile}), pass without a status write of {@code name}: the
      * reconciler looked at least as often (every renewEvery), each time reading a lease whose renewTime had moved.
      */
     void assertUnwrittenOverSixRenewals(String name, String node, NodeMaintenance succeeded, String what) {

@@ -12,6 +12,7 @@ import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeSpec;
 import io.fabric8.kubernetes.client.KubernetesClient;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
  * The reconciler's own look at a waiting maintenance is 10 minutes here, so each step is the effect of an event.
  */
 @EndToEnd
+@SecondLane
 class SharedMaintenanceIT {
 
     static final Duration LOOK = Duration.ofMinutes(10);

@@ -17,6 +17,7 @@ import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.MutableClock;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeCondition;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.Test;
  * node annotation protocol's use of it.
  */
 @EndToEnd
+@SecondLane
 public class MaintenanceMachineIT {
 
     public static final MaintenanceSettings SETTINGS = new MaintenanceSettings(

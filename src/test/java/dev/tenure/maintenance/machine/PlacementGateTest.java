@@ -212,4 +212,27 @@ class PlacementGateTest {
         assertThat(MaintenanceMachine.forecastsBeforeLease(request(PlacementPolicy.Wait), waitingForLease))
                 .isTrue();
     }
+
+    /** The annotation door (its lease kept by the caller): the forecast at the first step only, before the cordon. */
+    @Test
+    void aMaintenanceWhoseLeaseTheCallerKeepsForecastsAtItsFirstStepOnly() {
+        MaintenanceState fresh = MaintenanceState.initial();
+        MaintenanceState started = fresh.toBuilder()
+                .leaseAcquiredAt(Instant.EPOCH)
+                .phase(Phase.Running)
+                .placement(PlacementGate.status(PlacementPolicy.Warn, ALL_FIT))
+                .build();
+        MaintenanceState heldByWait = started.toBuilder().phase(Phase.Pending).build();
+        assertThat(MaintenanceMachine.forecastsBeforeCordon(request(null), fresh))
+                .as("default Warn, nothing done yet")
+                .isTrue();
+        assertThat(MaintenanceMachine.forecastsBeforeCordon(request(null), started))
+                .as("once per maintenance")
+                .isFalse();
+        assertThat(MaintenanceMachine.forecastsBeforeCordon(request(PlacementPolicy.Ignore), fresh))
+                .isFalse();
+        assertThat(MaintenanceMachine.forecastsBeforeCordon(request(PlacementPolicy.Wait), heldByWait))
+                .as("Wait forecasts again while it holds")
+                .isTrue();
+    }
 }
