@@ -153,19 +153,24 @@ final class DoorActs {
         MaintenanceEvents events = eventsFor(nm, end.nodeName());
         end.before().forEach(e -> emit(events, e));
         if (nm.getStatus() != null && nm.getStatus().getSurges() != null) {
-            // surges of a drain cut short give back what is still theirs before the node is restored (issue 51)
+            // surges of a drain cut short give back what is still theirs before the node is restored (issue 51); a
+            // give-back that failed for now is tried again from the same status, as a failed restore is
+            boolean given;
             try {
-                machine.giveBackSurges(
+                given = machine.giveBackSurges(
                         end.nodeName(),
                         nm.getMetadata().getUid(),
                         nm.getMetadata().getName(),
                         nm.getStatus().getSurges(),
                         events);
             } catch (RuntimeException e) {
-                // never holds the end: the records stay on the workloads, naming this maintenance
+                given = false;
                 LOG.warnf(
-                        "NodeMaintenance %s: giving back its surges failed: %s",
+                        "NodeMaintenance %s: giving back its surges failed, retrying: %s",
                         nm.getMetadata().getName(), e.getMessage());
+            }
+            if (!given) {
+                return DeleteControl.noFinalizerRemoval().rescheduleAfter(END_RETRY);
             }
         }
         Optional<String> left;

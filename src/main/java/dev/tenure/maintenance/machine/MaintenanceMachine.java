@@ -198,9 +198,18 @@ public final class MaintenanceMachine {
             }
             Optional<String> handTo = nextRequest.get();
             if (!prior.surges().isEmpty()) {
-                // a window's end (or a timeout) cuts the drain short: its surges give back first (issue 51)
-                drainStep.surgeStep().giveBackAtEnd(request, prior.surges(), events);
-                s.surges(java.util.List.of());
+                // a window's end (or a timeout) cuts the drain short: its surges give back first (issue 51); one whose
+                // give-back failed for now stays in status and is tried again at the next step, before the node's end
+                java.util.List<dev.tenure.maintenance.api.SurgeStatus> again =
+                        drainStep.surgeStep().giveBackAtEnd(request, prior.surges(), events);
+                s.surges(again);
+                if (!again.isEmpty()) {
+                    return new Step(
+                            s.lastError(ending + "; giving back the replicas of " + again.size()
+                                            + " surge(s) failed for now, tried again before the node's end")
+                                    .build(),
+                            Optional.of(settings.drainPollInterval()));
+                }
             }
             return opening instanceof Opening.RestoreAfterTimeout timedOut
                     ? restore.endAfterTimeout(request, s, timedOut.message(), events, handTo)
@@ -476,24 +485,28 @@ public final class MaintenanceMachine {
 
     /**
      * A NodeMaintenance ({@code uid}, {@code name}) deleted while its drain had surges in flight ({@code surges}, as
-     * its status kept them): their replicas still the surges' own are given back and their records removed, once,
-     * before the node is restored; what cannot be is said in a Warning event (issue 51).
+     * its status kept them): their replicas still the surges' own are given back and their records removed before the
+     * node is restored; what cannot be for good is said in a Warning event (issue 51).
+     *
+     * @return whether every surge is done with (given back, or left and said); false: a give-back failed for now
+     *     (a conflict, 429, a 5xx, no answer) and the caller tries again later from the same status
      */
-    public void giveBackSurges(
+    public boolean giveBackSurges(
             String nodeName,
             String uid,
             String name,
             java.util.List<dev.tenure.maintenance.api.SurgeStatus> surges,
             MaintenanceEvents events) {
         if (surges == null || surges.isEmpty()) {
-            return;
+            return true;
         }
-        drainStep
+        return drainStep
                 .surgeStep()
                 .giveBackAtEnd(
                         new MaintenanceRequest(nodeName, null, Optional.empty(), null, null).withOwner(uid, name),
                         surges,
-                        events);
+                        events)
+                .isEmpty();
     }
 
     /**

@@ -140,8 +140,35 @@ final class SurgeStep {
         }
     }
 
-    /** One surge's next act. */
+    /**
+     * One surge's next act, decided again from a fresh read when a conditional write conflicts (client-go's {@code
+     * retry.RetryOnConflict}): the workload's controller writes its status right after a scale, which moves the
+     * resourceVersion the scale or the record's removal names, so a 409 is the common case on a live cluster, not a
+     * foreign change; a foreign change is seen in the fresh read and decided as such ({@link SurgeProgress.Leave}).
+     *
+     * @throws KubernetesClientException when the API server refuses otherwise, or still conflicts at the {@value
+     *     #CONFLICT_ATTEMPTS}th try
+     */
     private Moved progress(
+            MaintenanceRequest request,
+            MaintenanceRequest.Owner owner,
+            SurgeStatus e,
+            List<Pod> podsOnNode,
+            boolean ending,
+            MaintenanceEvents events) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return progressOnce(request, owner, e, podsOnNode, ending, events);
+            } catch (KubernetesClientException ex) {
+                if (ex.getCode() != HTTP_CONFLICT || attempt == CONFLICT_ATTEMPTS) {
+                    throw ex;
+                }
+            }
+        }
+    }
+
+    /** One surge's next act, from one read of its workload. */
+    private Moved progressOnce(
             MaintenanceRequest request,
             MaintenanceRequest.Owner owner,
             SurgeStatus e,
@@ -300,14 +327,20 @@ final class SurgeStep {
     }
 
     /**
-     * The maintenance ends before its drain finished its surges (deleted): each surge still in flight gives back what
-     * is still its own, now, once; one that cannot (an API error, the role unbound meanwhile) is said in a {@code
-     * SurgeLeft} Warning naming the workload, whose record stays on it naming this maintenance.
+     * The maintenance ends before its drain finished its surges (deleted, its window over): each surge still in flight
+     * gives back what is still its own, now. One whose API call failed in a way a later try can get past (a conflict
+     * still at the last try, 429, a 5xx, no answer, the operator's term over) is returned, to be tried again from the
+     * status that still holds it (or by the next leader): the end waits for it, as it waits for the node's restore.
+     * One the API server refuses for good (403: the role unbound meanwhile; 422) is said in a {@code SurgeLeft}
+     * Warning naming the workload, whose record stays on it naming this maintenance.
+     *
+     * @return the surges not given back yet, to try again
      */
-    void giveBackAtEnd(MaintenanceRequest request, List<SurgeStatus> surges, MaintenanceEvents events) {
+    List<SurgeStatus> giveBackAtEnd(MaintenanceRequest request, List<SurgeStatus> surges, MaintenanceEvents events) {
         if (request.owner().isEmpty()) {
-            return;
+            return List.of();
         }
+        List<SurgeStatus> again = new ArrayList<>();
         for (SurgeStatus e : surges) {
             if (e.getLeft() != null) {
                 continue;
@@ -315,6 +348,10 @@ final class SurgeStep {
             try {
                 progress(request, request.owner().get(), e, List.of(), true, events);
             } catch (KubernetesClientException ex) {
+                if (retriable(ex)) {
+                    again.add(e);
+                    continue;
+                }
                 metrics.surge(SurgeOutcome.left, SurgeLeft.changed);
                 events.emit(
                         true,
@@ -324,6 +361,16 @@ final class SurgeStep {
                                 + "); the record " + SurgeRecord.ANNOTATION + " stays on it: give back by hand");
             }
         }
+        return again;
+    }
+
+    /**
+     * A failure a later try can get past: a conflict, 429, a 5xx, or no HTTP answer at all (code 0: a timeout, the
+     * connection, the fence refusing a write outside the operator's term).
+     */
+    static boolean retriable(KubernetesClientException ex) {
+        int code = ex.getCode();
+        return code == 0 || code == HTTP_CONFLICT || code == 429 || code >= 500;
     }
 
     private static boolean surged(List<SurgeStatus> out, Pod pod) {
@@ -408,6 +455,9 @@ final class SurgeStep {
     private static final int HTTP_CONFLICT = 409;
 
     private static final int UNRECORD_ATTEMPTS = 3;
+
+    /** Tries of one surge's act against conflicting writes (each a fresh read and decision). */
+    private static final int CONFLICT_ATTEMPTS = 3;
 
     /** Sets ({@code value}) or removes (null) the record, as a merge patch naming the resourceVersion read. */
     private void annotate(String kind, String namespace, String name, String resourceVersion, String value) {

@@ -17,6 +17,7 @@ import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import dev.tenure.maintenance.machine.MaintenanceRequest;
 import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
+import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.MutableClock;
@@ -39,6 +40,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -58,6 +60,16 @@ class SurgeDrainIT {
     static final String MAINTENANCE_UID = "0b5e7c1e-surge-it";
     /** The surge pod becomes Ready this long (cluster clock) after it is bound; the test loop moves 250 ms a step. */
     static final Duration READINESS = Duration.ofSeconds(3);
+    /** How far the machine's clock (the cluster's too) moves at each step of {@link #drain}. */
+    static final Duration STEP = Duration.ofMillis(250);
+    /**
+     * The drain timeout of the cases whose subject is not the timeout. The machine's clock moves {@link #STEP} a step
+     * while the living cluster's controllers, scheduler and pod terminations run on real time (a round every 200 ms),
+     * so a drain timeout of 2m (480 steps) is a bound on the number of steps, not on time: these cases are bounded by
+     * the wait's 90 s of real time instead, which can step the clock by at most 18¾ minutes (4,500 polls of 20 ms).
+     * A drain that does not get there fails the wait with its phase, steps, events and workload writes.
+     */
+    static final String UNREACHED_TIMEOUT = "1h";
 
     MutableClock clock;
     EmulatedCluster cluster;
@@ -137,7 +149,7 @@ class SurgeDrainIT {
 
         MaintenanceState end = drain(
                 Evacuation.Surge,
-                "2m",
+                UNREACHED_TIMEOUT,
                 new AtomicReference<>(MaintenanceState.initial()),
                 s -> s.phase() == Phase.Succeeded);
 
@@ -161,7 +173,12 @@ class SurgeDrainIT {
                                         .contains("spec.nodeName=w2")))
                 .as("pods listed by node")
                 .isPositive();
-        assertThat(operatorScales()).as("one scale up, one back").isEqualTo(2);
+        assertThat(acceptedOperatorWrites(r -> r.is("update", "deployments", "scale")))
+                .as("scale writes that took effect: one up, one back (%s)", operatorWriteTrace())
+                .isEqualTo(2);
+        assertThat(refusedOtherThanConflict())
+                .as("a refused write is only ever a conflict, decided again")
+                .isEmpty();
         assertThat(events)
                 .filteredOn(
                         e -> e.startsWith(MaintenanceEvents.SURGE + ": scaled Deployment surging/web" + " from 1 to 2"))
@@ -182,7 +199,7 @@ class SurgeDrainIT {
         living = cluster.living(NS, Duration.ofHours(1));
         drain(
                 Evacuation.Surge,
-                "2m",
+                UNREACHED_TIMEOUT,
                 state,
                 s -> s.surges().stream().anyMatch(e -> Boolean.TRUE.equals(e.getRaised())));
         assertThat(replicas()).isEqualTo(2);
@@ -199,7 +216,7 @@ class SurgeDrainIT {
                         409);
         living.close();
         living = cluster.living(NS, READINESS);
-        MaintenanceState end = drain(Evacuation.Surge, "2m", state, s -> s.phase() == Phase.Succeeded);
+        MaintenanceState end = drain(Evacuation.Surge, UNREACHED_TIMEOUT, state, s -> s.phase() == Phase.Succeeded);
 
         assertThat(replicas()).as("another client's scale is not overwritten").isEqualTo(5);
         assertThat(events)
@@ -212,10 +229,8 @@ class SurgeDrainIT {
         assertThat(end.surges())
                 .singleElement()
                 .satisfies(e -> assertThat(e.getLeft()).contains("replicas are 5"));
-        assertThat(cluster.requests()
-                        .count(r -> RequestOrigin.of(r) == RequestOrigin.OPERATOR
-                                && r.is("update", "deployments", "scale")))
-                .as("only the scale up: nothing given back over the foreign 5")
+        assertThat(acceptedOperatorWrites(r -> r.is("update", "deployments", "scale")))
+                .as("only the scale up took effect: nothing given back over the foreign 5 (%s)", operatorWriteTrace())
                 .isEqualTo(1);
         assertThat(surges("left", "changed")).isEqualTo(1);
         assertThat(surges("completed", "none") + surges("given_back", "none")).isZero();
@@ -310,7 +325,7 @@ class SurgeDrainIT {
 
         MaintenanceState end = drain(
                 Evacuation.Surge,
-                "2m",
+                UNREACHED_TIMEOUT,
                 new AtomicReference<>(MaintenanceState.initial()),
                 s -> s.phase() == Phase.Succeeded);
 
@@ -323,14 +338,11 @@ class SurgeDrainIT {
                                 ? null
                                 : after.getMetadata().getAnnotations().get(SurgeRecord.ANNOTATION))
                 .isNull();
-        assertThat(cluster.requests()
-                        .count(r -> RequestOrigin.of(r) == RequestOrigin.OPERATOR
-                                && r.is("update", "replicasets", "scale")))
-                .as("raised and given back through replicasets/scale")
+        assertThat(acceptedOperatorWrites(r -> r.is("update", "replicasets", "scale")))
+                .as("raised and given back through replicasets/scale (%s)", operatorWriteTrace())
                 .isEqualTo(2);
-        assertThat(cluster.requests()
-                        .count(r -> RequestOrigin.of(r) == RequestOrigin.OPERATOR && r.is("patch", "replicasets")))
-                .as("the record written and removed")
+        assertThat(acceptedOperatorWrites(r -> r.is("patch", "replicasets")))
+                .as("the record written and removed (%s)", operatorWriteTrace())
                 .isEqualTo(2);
     }
 
@@ -367,7 +379,7 @@ class SurgeDrainIT {
         AtomicReference<MaintenanceState> state = new AtomicReference<>(MaintenanceState.initial());
         drain(
                 Evacuation.Surge,
-                "2m",
+                UNREACHED_TIMEOUT,
                 state,
                 s -> s.surges().stream().anyMatch(e -> Boolean.TRUE.equals(e.getRaised())));
         assertThat(replicas()).as("the scale is written").isEqualTo(2);
@@ -375,16 +387,14 @@ class SurgeDrainIT {
 
         machine.close(); // the operator stops: its memory (pacing, refusals) goes with it
         machine = newMachine();
-        MaintenanceState end = drain(Evacuation.Surge, "2m", state, s -> s.phase() == Phase.Succeeded);
+        MaintenanceState end = drain(Evacuation.Surge, UNREACHED_TIMEOUT, state, s -> s.phase() == Phase.Succeeded);
 
         assertThat(withoutReadyPod).isEmpty();
         assertThat(replicas()).isEqualTo(1);
         assertThat(annotation()).isNull();
         assertThat(end.surges()).isEmpty();
-        assertThat(cluster.requests()
-                        .count(r -> RequestOrigin.of(r) == RequestOrigin.OPERATOR
-                                && r.is("update", "deployments", "scale")))
-                .as("raised once, given back once: the new instance did not raise again")
+        assertThat(acceptedOperatorWrites(r -> r.is("update", "deployments", "scale")))
+                .as("raised once, given back once: the new instance did not raise again (%s)", operatorWriteTrace())
                 .isEqualTo(2);
     }
 
@@ -392,30 +402,64 @@ class SurgeDrainIT {
     @Test
     void aMaintenanceDeletedMidSurgeGivesTheReplicaBack() throws IOException {
         bindShippedSurgeRole();
-        living.close();
-        living = cluster.living(NS, Duration.ofHours(1)); // the surge waits: its pod never Ready
-        AtomicReference<MaintenanceState> state = new AtomicReference<>(MaintenanceState.initial());
-        drain(
-                Evacuation.Surge,
-                "2m",
-                state,
-                s -> s.surges().stream().anyMatch(e -> Boolean.TRUE.equals(e.getRaised())));
-        assertThat(replicas()).isEqualTo(2);
+        AtomicReference<MaintenanceState> state = surgeWaitingOnAPodNeverReady();
 
-        machine.giveBackSurges(
-                "w2",
-                MAINTENANCE_UID,
-                "surge-w2",
-                NodeMaintenanceStatuses.toStatus(state.get(), null, 1, clock.instant())
-                        .getSurges(),
-                (warning, reason, message) -> events.add(reason + ": " + message));
+        assertThat(giveBackAtDeletion(state)).as("every surge done with").isTrue();
 
         assertThat(replicas()).isEqualTo(1);
         assertThat(annotation()).isNull();
         assertThat(surges("given_back", "none")).isEqualTo(1);
     }
 
-    /** A window that closes mid-surge ends the maintenance: the replicas still the surge's are given back first. */
+    /**
+     * The give-back's scale conflicts (the Deployment's controller wrote its status after the operator's read, as it
+     * does right after the raise): the act reads again and decides again in the same step, so the replicas are given
+     * back, not left with a {@code SurgeLeft} as if someone else had changed them.
+     */
+    @Test
+    void aGiveBackThatConflictsIsDecidedAgainFromAFreshRead() throws IOException {
+        bindShippedSurgeRole();
+        AtomicReference<MaintenanceState> state = surgeWaitingOnAPodNeverReady();
+        cluster.faults().failNext(1, operatorScale(), 409);
+
+        assertThat(giveBackAtDeletion(state)).as("every surge done with").isTrue();
+
+        assertThat(replicas()).as("given back (%s)", operatorWriteTrace()).isEqualTo(1);
+        assertThat(annotation()).isNull();
+        assertThat(events).noneMatch(e -> e.startsWith(MaintenanceEvents.SURGE_LEFT));
+        assertThat(acceptedOperatorWrites(r -> r.is("update", "deployments", "scale")))
+                .as("raised, given back (%s)", operatorWriteTrace())
+                .isEqualTo(2);
+        assertThat(surges("given_back", "none")).isEqualTo(1);
+    }
+
+    /**
+     * A give-back at the end that fails for now (a 503) is not left: the surge is said undone, its record stays, and
+     * the next try (the door's retry of the deletion, from the same status) gives the replica back.
+     */
+    @Test
+    void aGiveBackThatFailsAtTheEndIsTriedAgainNotLeft() throws IOException {
+        bindShippedSurgeRole();
+        AtomicReference<MaintenanceState> state = surgeWaitingOnAPodNeverReady();
+        cluster.faults().failNext(1, operatorScale(), 503);
+
+        assertThat(giveBackAtDeletion(state)).as("the give-back failed for now").isFalse();
+        assertThat(replicas()).isEqualTo(2);
+        assertThat(annotation()).as("the record stays, naming this maintenance").contains(MAINTENANCE_UID);
+        assertThat(events).noneMatch(e -> e.startsWith(MaintenanceEvents.SURGE_LEFT));
+
+        assertThat(giveBackAtDeletion(state)).as("done at the next try").isTrue();
+        assertThat(replicas()).isEqualTo(1);
+        assertThat(annotation()).isNull();
+        assertThat(surges("given_back", "none")).isEqualTo(1);
+        assertThat(surges("left", "changed")).isZero();
+    }
+
+    /**
+     * A window that closes mid-surge ends the maintenance: the replicas still the surge's are given back first; a
+     * give-back that fails for now (a 503 on its scale) keeps the surge in status and is tried again at the next step,
+     * before the node's end.
+     */
     @Test
     void aWindowThatClosesMidSurgeGivesTheReplicaBack() throws IOException {
         bindShippedSurgeRole();
@@ -424,22 +468,53 @@ class SurgeDrainIT {
         AtomicReference<MaintenanceState> state = new AtomicReference<>(MaintenanceState.initial());
         drain(
                 Evacuation.Surge,
-                "2m",
+                UNREACHED_TIMEOUT,
                 "10m",
                 state,
                 s -> s.surges().stream().anyMatch(e -> Boolean.TRUE.equals(e.getRaised())));
         assertThat(replicas()).isEqualTo(2);
 
+        cluster.faults().failNext(1, operatorScale(), 503);
         clock.advance(Duration.ofMinutes(10));
-        MaintenanceState end = drain(Evacuation.Surge, "2m", "10m", state, s -> !s.holdsNode());
+        MaintenanceState end = drain(Evacuation.Surge, UNREACHED_TIMEOUT, "10m", state, s -> !s.holdsNode());
 
         assertThat(end.surges()).isEmpty();
-        assertThat(replicas()).isEqualTo(1);
+        assertThat(replicas()).as("given back (%s)", operatorWriteTrace()).isEqualTo(1);
         assertThat(annotation()).isNull();
+        assertThat(events).noneMatch(e -> e.startsWith(MaintenanceEvents.SURGE_LEFT));
         assertThat(surges("given_back", "none")).isEqualTo(1);
     }
 
     // ---- fixtures ------------------------------------------------------------------------------------------------
+
+    /** A surge raised whose pod is never Ready: it waits, replicas 2. */
+    AtomicReference<MaintenanceState> surgeWaitingOnAPodNeverReady() {
+        living.close();
+        living = cluster.living(NS, Duration.ofHours(1));
+        AtomicReference<MaintenanceState> state = new AtomicReference<>(MaintenanceState.initial());
+        drain(
+                Evacuation.Surge,
+                UNREACHED_TIMEOUT,
+                state,
+                s -> s.surges().stream().anyMatch(e -> Boolean.TRUE.equals(e.getRaised())));
+        assertThat(replicas()).isEqualTo(2);
+        return state;
+    }
+
+    /** The door's give-back at the deletion of the maintenance, from the status as written. */
+    boolean giveBackAtDeletion(AtomicReference<MaintenanceState> state) {
+        return machine.giveBackSurges(
+                "w2",
+                MAINTENANCE_UID,
+                "surge-w2",
+                NodeMaintenanceStatuses.toStatus(state.get(), null, 1, clock.instant())
+                        .getSurges(),
+                (warning, reason, message) -> events.add(reason + ": " + message));
+    }
+
+    static Predicate<ApiRequest> operatorScale() {
+        return r -> RequestOrigin.of(r) == RequestOrigin.OPERATOR && r.is("update", "deployments", "scale");
+    }
 
     /** Steps the machine (state kept through the status, as the door keeps it) until {@code done}. */
     MaintenanceState drain(
@@ -464,21 +539,37 @@ class SurgeDrainIT {
         spec.setDrain(drain);
         spec.setWindow(window);
         MaintenanceRequest request = MaintenanceRequest.from(spec).withOwner(MAINTENANCE_UID, "surge-w2");
-        await().atMost(Duration.ofSeconds(90))
-                .pollInterval(Duration.ofMillis(20))
-                .until(() -> {
-                    clock.advance(Duration.ofMillis(250));
-                    MaintenanceState next = machine.advance(
-                                    request,
-                                    state.get(),
-                                    false,
-                                    (warning, reason, message) -> events.add(reason + ": " + message))
-                            .state();
-                    state.set(NodeMaintenanceStatuses.toState(
-                            NodeMaintenanceStatuses.toStatus(next, null, 1, clock.instant())));
-                    sampleReadiness();
-                    return done.test(state.get());
-                });
+        int[] steps = {0};
+        try {
+            await().atMost(Duration.ofSeconds(90))
+                    .pollInterval(Duration.ofMillis(20))
+                    .until(() -> {
+                        clock.advance(STEP);
+                        steps[0]++;
+                        MaintenanceState next = machine.advance(
+                                        request,
+                                        state.get(),
+                                        false,
+                                        (warning, reason, message) -> events.add(reason + ": " + message))
+                                .state();
+                        state.set(NodeMaintenanceStatuses.toState(
+                                NodeMaintenanceStatuses.toStatus(next, null, 1, clock.instant())));
+                        sampleReadiness();
+                        return done.test(state.get());
+                    });
+        } catch (ConditionTimeoutException e) {
+            MaintenanceState at = state.get();
+            throw new AssertionError(
+                    "not there within 90 s of real time, " + steps[0] + " steps (" + STEP.multipliedBy(steps[0])
+                            + " on the machine's clock): phase " + at.phase() + ", lastError " + at.lastError()
+                            + ", surges "
+                            + at.surges().stream()
+                                    .map(x -> x.getName() + " raised=" + x.getRaised() + " left=" + x.getLeft())
+                                    .toList()
+                            + ", replicas " + replicas() + ", events " + events
+                            + ", workload writes " + operatorWriteTrace(),
+                    e);
+        }
         return state.get();
     }
 
@@ -531,6 +622,42 @@ class SurgeDrainIT {
                 .tag("reason", reason)
                 .counter();
         return counter == null ? 0 : counter.count();
+    }
+
+    /**
+     * The operator's writes matching {@code what} that took effect (answered 2xx). A conditional write refused with
+     * 409 (the Deployment's controller wrote its status between the operator's read and its write) changed nothing;
+     * the act reads again and decides again, so it is not counted here but shown in {@link #operatorWriteTrace()}.
+     */
+    long acceptedOperatorWrites(Predicate<ApiRequest> what) {
+        return cluster.requests().answers().stream()
+                .filter(a -> RequestOrigin.of(a.request()) == RequestOrigin.OPERATOR && what.test(a.request()))
+                .filter(a -> a.status() < 300)
+                .count();
+    }
+
+    /** The operator's writes to workloads refused with anything but a conflict (409). */
+    List<String> refusedOtherThanConflict() {
+        return cluster.requests().answers().stream()
+                .filter(a -> RequestOrigin.of(a.request()) == RequestOrigin.OPERATOR
+                        && a.request().isWrite())
+                .filter(a -> WORKLOADS.contains(a.request().resource()))
+                .filter(a -> a.status() >= 300 && a.status() != 409)
+                .map(a -> a.request() + " " + a.status())
+                .toList();
+    }
+
+    static final java.util.Set<String> WORKLOADS = java.util.Set.of("deployments", "replicasets", "statefulsets");
+
+    /** The operator's writes to workloads as answered, in order: "update apps/deployments/scale surging/web 409". */
+    String operatorWriteTrace() {
+        return cluster.requests().answers().stream()
+                .filter(a -> RequestOrigin.of(a.request()) == RequestOrigin.OPERATOR
+                        && a.request().isWrite())
+                .filter(a -> WORKLOADS.contains(a.request().resource()))
+                .map(a -> a.request() + " " + a.status() + (a.injected() ? " (injected)" : ""))
+                .toList()
+                .toString();
     }
 
     long operatorScales() {
