@@ -36,8 +36,10 @@ public class SurgeStatus {
     private Boolean raised;
 
     @JsonPropertyDescription(
-            "Set when the surge stopped without giving back (why): the replicas were changed by someone"
-                    + " else and are left as they are; the pods are evicted as with evacuation Evict.")
+            "Set when the surge stopped without giving back, or was never started (why): the replicas were changed"
+                    + " by someone else and are left as they are, or the placement forecast says the surge's pods would"
+                    + " fit nowhere (never raised, nothing written to the workload); the pods are evicted as with"
+                    + " evacuation Evict.")
     private String left;
 
     public SurgeStatus() {}

@@ -129,13 +129,17 @@ public final class DrainStep {
         this.settings = settings;
     }
 
-    /** One bounded drain step: observe, record the progress, decide, act. */
+    /**
+     * One bounded drain step: observe, record the progress, decide, act; {@code forecast}: the placement forecast a
+     * surge consults before it is recorded ({@link SurgeStep.Forecast#NONE}: none).
+     */
     Step step(
             MaintenanceRequest request,
             MaintenanceState prior,
             MaintenanceState.Builder s,
             Instant now,
-            MaintenanceEvents events) {
+            MaintenanceEvents events,
+            SurgeStep.Forecast forecast) {
         String nodeName = request.nodeName();
         DrainOptions options = request.drain();
         if (s.drainStartedAt == null && options.evacuation() == Evacuation.Surge) {
@@ -168,8 +172,8 @@ public final class DrainStep {
             boolean ending = verdict instanceof MaintenancePlanner.DrainVerdict.TimedOut
                     || verdict instanceof MaintenancePlanner.DrainVerdict.WaitCompletedTimedOut
                     || verdict instanceof MaintenancePlanner.DrainVerdict.Refused;
-            SurgeStep.Surging surging =
-                    surgeStep.advance(request, prior, s, seen.pods(), seen.plan(), seen.blocked(), ending, now, events);
+            SurgeStep.Surging surging = surgeStep.advance(
+                    request, prior, s, seen.pods(), seen.plan(), seen.blocked(), ending, forecast, now, events);
             if (surging.inFlight() && (ending || verdict instanceof MaintenancePlanner.DrainVerdict.Complete)) {
                 // a surge's replicas are given back before the drain ends, whichever way it ends: looked at again soon
                 return new Step(s.phase(Phase.Running).build(), Optional.of(settings.drainPollInterval()));

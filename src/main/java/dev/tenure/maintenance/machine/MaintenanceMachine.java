@@ -229,7 +229,28 @@ public final class MaintenanceMachine {
                 heldFailure,
                 now,
                 events,
-                () -> afterLease(request, prior, s, heldFailure, now, events));
+                () -> afterLease(request, prior, s, heldFailure, placement, now, events));
+    }
+
+    /**
+     * The placement forecast a surge consults before it is recorded (issue 51): made only when the act is about to
+     * surge a workload (a LIST of every pod, as the forecast before the cordon), with the node and the other nodes in
+     * maintenance cordoned; none without a view (a caller that cannot supply one) or under spec.drain.placement
+     * Ignore, as the preview.
+     */
+    private SurgeStep.Forecast surgeForecast(
+            MaintenanceRequest request, Optional<PlacementView> placement, Instant now) {
+        if (placement.isEmpty() || request.drain().placement() == PlacementPolicy.Ignore) {
+            return SurgeStep.Forecast.NONE;
+        }
+        return () -> {
+            Map<String, PlacementForecast.PodForecast> pods = new java.util.HashMap<>();
+            placementStep
+                    .forecast(request, placement.get(), now)
+                    .pods()
+                    .forEach(p -> pods.put(p.namespace() + "/" + p.name(), p));
+            return pods;
+        };
     }
 
     /**
@@ -325,7 +346,7 @@ public final class MaintenanceMachine {
             }
         }
         if (lease.getExpireTime() == null) {
-            return afterLease(request, prior, s, heldFailure, now, events);
+            return afterLease(request, prior, s, heldFailure, placement, now, events);
         }
         // the caller's lease bounds the side effects as the node lease does in advance()
         Instant expire = Instant.parse(lease.getExpireTime());
@@ -334,7 +355,7 @@ public final class MaintenanceMachine {
                 LeaseKey.of(lease.getNamespace(), lease.getName()),
                 sendUntil,
                 s,
-                () -> afterLease(request, prior, s, heldFailure, now, events));
+                () -> afterLease(request, prior, s, heldFailure, placement, now, events));
     }
 
     /** Steps 2-4 (cordon, handover, hooks, drain or volumes), once the lease is held, as {@link MaintenanceStages} orders them. */
@@ -343,6 +364,7 @@ public final class MaintenanceMachine {
             MaintenanceState prior,
             MaintenanceState.Builder s,
             boolean heldFailure,
+            Optional<PlacementView> placement,
             Instant now,
             MaintenanceEvents events) {
         for (Stage stage : MaintenanceStages.afterLease(request, prior, heldFailure)) {
@@ -355,7 +377,8 @@ public final class MaintenanceMachine {
                 case VOLUMES ->
                     Optional.of(drainStep.volumeStep().volumes(request, prior, s, prior.drainedAt(), now, events));
                 case HOOKS -> hookStep.preDrain(request, prior, s, now, events);
-                case DRAIN -> Optional.of(drainStep.step(request, prior, s, now, events));
+                case DRAIN ->
+                    Optional.of(drainStep.step(request, prior, s, now, events, surgeForecast(request, placement, now)));
             };
             if (ended.isPresent()) {
                 return ended.get();

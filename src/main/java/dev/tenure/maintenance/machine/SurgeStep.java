@@ -12,6 +12,7 @@ import dev.tenure.maintenance.drain.SurgeProgress;
 import dev.tenure.maintenance.drain.SurgeRecord;
 import dev.tenure.maintenance.machine.MaintenanceMetrics.SurgeLeft;
 import dev.tenure.maintenance.machine.MaintenanceMetrics.SurgeOutcome;
+import dev.tenure.placement.PlacementForecast;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.OwnerReference;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -74,6 +75,7 @@ final class SurgeStep {
             DrainPlan plan,
             Map<String, BlockedPods.Blocked> blocked,
             boolean ending,
+            Forecast forecast,
             Instant now,
             MaintenanceEvents events) {
         Optional<MaintenanceRequest.Owner> owner = request.owner();
@@ -100,7 +102,7 @@ final class SurgeStep {
         }
         if (!ending) {
             try {
-                start(request, owner.get(), out, podsOnNode, plan, blocked, now);
+                start(request, owner.get(), out, podsOnNode, plan, blocked, forecast, now, events);
             } catch (KubernetesClientException ex) {
                 s.lastError("surge: " + ex.getMessage());
             }
@@ -121,6 +123,23 @@ final class SurgeStep {
                 .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
                 .collect(Collectors.toSet());
         return new Surging(out.stream().anyMatch(e -> e.getLeft() == null), held);
+    }
+
+    /**
+     * The placement forecast of the node's drain, by pod ("namespace/name"), made when asked: only when a surge is
+     * about to be recorded, since it reads every pod of the cluster.
+     */
+    @FunctionalInterface
+    interface Forecast {
+        /** No forecast: no view to make one with, or spec.drain.placement Ignore (the planner then does not ask). */
+        Forecast NONE = Map::of;
+
+        /**
+         * Makes the forecast now: each pod's verdict and message by "namespace/name".
+         *
+         * @throws KubernetesClientException when the pods cannot be listed (no surge starts on a forecast not made)
+         */
+        Map<String, PlacementForecast.PodForecast> pods();
     }
 
     /**
@@ -251,7 +270,12 @@ final class SurgeStep {
 
     /**
      * Records a surge for each pod the drain waits on for a budget with no spare replica, one per workload, when the
-     * planner says its workload can surge; a workload another maintenance has surged is left to it.
+     * planner says its workload can surge; a workload another maintenance has surged is left to it. Before a surge is
+     * recorded, the planner is asked again with the placement forecast: a pod whose replacement fits on no node that
+     * stays schedulable (or that a volume pins) would give a surge pod that stays Pending, so the surge is not started
+     * ({@link SurgePlanner.Reason#WOULD_NOT_FIT}): said once in a {@code SurgeLeft} Warning with the scheduler's
+     * message, kept in {@code status.surges} as left (never raised, no record on the workload), and the pod is evicted
+     * as with Evict.
      */
     private void start(
             MaintenanceRequest request,
@@ -260,7 +284,9 @@ final class SurgeStep {
             List<Pod> podsOnNode,
             DrainPlan plan,
             Map<String, BlockedPods.Blocked> blocked,
-            Instant now) {
+            Forecast forecast,
+            Instant now,
+            MaintenanceEvents events) {
         Set<String> waiting = blocked.values().stream()
                 .filter(b -> b.cause() == BlockedPods.Cause.NO_SPARE_REPLICA)
                 .map(BlockedPods.Blocked::pod)
@@ -278,15 +304,31 @@ final class SurgeStep {
             return;
         }
         List<Pod> candidates = waiting.stream().map(byKey::get).toList();
-        Map<String, SurgePlanner.Decision> decisions =
-                reads.decide(plan, podsOnNode, waiting, drain.budgetsOf(candidates), Map.of(), now);
+        Map<String, List<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget>> budgets =
+                drain.budgetsOf(candidates);
+        Map<String, SurgePlanner.Decision> decisions = reads.decide(plan, podsOnNode, waiting, budgets, Map.of(), now);
+        Set<String> surging = decisions.entrySet().stream()
+                .filter(d -> d.getValue() instanceof SurgePlanner.Surge)
+                .map(Map.Entry::getKey)
+                .collect(Collectors.toSet());
+        if (surging.isEmpty()) {
+            return;
+        }
+        // asked again with the forecast, made now: the planner's rule, not a second one here
+        Map<String, PlacementForecast.PodForecast> forecastPods = forecast.pods();
+        Map<String, SurgePlanner.Decision> withForecast = Map.of();
+        if (!forecastPods.isEmpty()) {
+            Map<String, PlacementForecast.Verdict> fits = new java.util.HashMap<>();
+            forecastPods.forEach((k, f) -> fits.put(k, f.verdict()));
+            withForecast = reads.decide(plan, podsOnNode, surging, budgets, fits, now);
+        }
         for (Map.Entry<String, SurgePlanner.Decision> d : decisions.entrySet()) {
             if (!(d.getValue() instanceof SurgePlanner.Surge surge)) {
                 continue;
             }
             Pod pod = byKey.get(d.getKey());
             if (surged(out, pod)) {
-                continue; // another pod of the same workload was recorded in this step
+                continue; // another pod of the same workload was recorded (or refused) in this step
             }
             SurgePlanner.Target t = surge.target();
             HasMetadata workload = resource(t.kind(), t.namespace(), t.name()).get();
@@ -304,6 +346,13 @@ final class SurgeStep {
                     continue; // another maintenance's surge (or a record it cannot read): left to its owner
                 }
                 record = found.get(); // written by this maintenance before a restart: adopted as it stands
+            } else if (withForecast.get(d.getKey()) instanceof SurgePlanner.CannotSurge no
+                    && no.reason() == SurgePlanner.Reason.WOULD_NOT_FIT) {
+                out.add(notStarted(request, pod, surge, no, forecastPods.get(d.getKey()), events));
+                continue;
+            } else if (withForecast.containsKey(d.getKey())
+                    && !(withForecast.get(d.getKey()) instanceof SurgePlanner.Surge)) {
+                continue; // the workload changed between the two reads: decided again at the next step
             } else if (replicasOf(workload) != surge.replicas()) {
                 continue; // changed since the planner's read: decided again at the next step
             } else {
@@ -324,6 +373,38 @@ final class SurgeStep {
                     false,
                     null));
         }
+    }
+
+    /**
+     * A surge the forecast refuses: kept in status as left (never raised, nothing written on the workload), so the
+     * workload is not tried again by this maintenance, and said once.
+     */
+    private SurgeStatus notStarted(
+            MaintenanceRequest request,
+            Pod pod,
+            SurgePlanner.Surge planned,
+            SurgePlanner.CannotSurge no,
+            PlacementForecast.PodForecast forecast,
+            MaintenanceEvents events) {
+        SurgePlanner.Target t = planned.target();
+        String why = "not started: " + no.reason().shown() + " ("
+                + (forecast == null ? no.detail() : forecast.verdict() + ": " + forecast.message())
+                + "); its pods are evicted as with evacuation Evict";
+        events.emit(
+                true,
+                MaintenanceEvents.SURGE_LEFT,
+                "surge of " + t.shown() + " for node " + request.nodeName() + " (pod "
+                        + pod.getMetadata().getNamespace() + "/"
+                        + pod.getMetadata().getName() + "): " + why);
+        return new SurgeStatus(
+                t.kind(),
+                t.namespace(),
+                t.name(),
+                PodFilters.controllerOf(pod).getName(),
+                planned.replicas(),
+                planned.add(),
+                false,
+                why);
     }
 
     /**

@@ -17,6 +17,7 @@ import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import dev.tenure.maintenance.machine.MaintenanceRequest;
 import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
+import dev.tenure.maintenance.machine.PlacementView;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
@@ -36,6 +37,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicReference;
@@ -113,6 +115,8 @@ class SurgeDrainIT {
     }
 
     final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    /** What the door supplies for the placement forecast; empty: none (the machine then makes no forecast). */
+    Optional<PlacementView> placement = Optional.empty();
 
     MaintenanceMachine newMachine() {
         KubernetesClient operator = cluster.operatorClient();
@@ -295,6 +299,57 @@ class SurgeDrainIT {
         assertThat(end.surges()).isEmpty();
         assertThat(replicas()).isEqualTo(1);
         assertThat(annotation()).isNull();
+    }
+
+    /**
+     * The surge pod would fit nowhere (w2 is drained, w1 carries a taint the pod does not tolerate): the act asks the
+     * placement forecast before it records a surge, so nothing is written to the workload, the refusal is named once
+     * with the scheduler's message and kept in status, and the drain goes on as Evict until its timeout.
+     */
+    @Test
+    void aSurgeWhosePodWouldFitNowhereIsNotStarted() throws IOException {
+        bindShippedSurgeRole();
+        dev.tenure.testsupport.Conflicts.retry(() -> client.nodes()
+                .withName("w1")
+                .edit(n -> new io.fabric8.kubernetes.api.model.NodeBuilder(n)
+                        .editSpec()
+                        .addNewTaint()
+                        .withKey("dedicated")
+                        .withValue("db")
+                        .withEffect("NoSchedule")
+                        .endTaint()
+                        .endSpec()
+                        .build()));
+        placement = Optional.of(new PlacementView(() -> client.nodes().list().getItems(), List::of));
+
+        MaintenanceState end = drain(
+                Evacuation.Surge,
+                "5s",
+                new AtomicReference<>(MaintenanceState.initial()),
+                s -> s.phase() == Phase.Failed);
+
+        assertThat(operatorScales())
+                .as("no scale request (%s)", operatorWriteTrace())
+                .isZero();
+        assertThat(cluster.requests()
+                        .count(r -> RequestOrigin.of(r) == RequestOrigin.OPERATOR
+                                && r.isWrite()
+                                && WORKLOADS.contains(r.resource())))
+                .as("no write to the workload, its record included")
+                .isZero();
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.SURGE_LEFT + ": "))
+                .singleElement()
+                .asString()
+                .contains("Deployment surging/web")
+                .contains("not started: would not fit (forecast)")
+                .contains("untolerated taint");
+        assertThat(end.surges()).singleElement().satisfies(e -> {
+            assertThat(e.getRaised()).isNotEqualTo(Boolean.TRUE);
+            assertThat(e.getLeft()).contains("would not fit (forecast)");
+        });
+        assertThat(end.lastError()).contains("did not finish within 5s");
+        assertThat(replicas()).isEqualTo(1);
     }
 
     /** A ReplicaSet without a Deployment is its own surge's target: scaled through replicasets/scale, given back. */
@@ -539,6 +594,7 @@ class SurgeDrainIT {
         spec.setDrain(drain);
         spec.setWindow(window);
         MaintenanceRequest request = MaintenanceRequest.from(spec).withOwner(MAINTENANCE_UID, "surge-w2");
+        Optional<PlacementView> view = placement;
         int[] steps = {0};
         try {
             await().atMost(Duration.ofSeconds(90))
@@ -550,6 +606,9 @@ class SurgeDrainIT {
                                         request,
                                         state.get(),
                                         false,
+                                        Optional.empty(),
+                                        view,
+                                        Optional::empty,
                                         (warning, reason, message) -> events.add(reason + ": " + message))
                                 .state();
                         state.set(NodeMaintenanceStatuses.toState(
