@@ -229,6 +229,12 @@ final class EmulatorDispatcher extends Dispatcher {
             return selfSubjectAccessReview(api, request.getUtf8Body());
         }
         if (api.isResourceRequest()
+                && api.apiGroup().equals("apps")
+                && api.subresource().equals("scale")
+                && (api.resource().equals("deployments") || api.resource().equals("replicasets"))) {
+            return scale(api, method, String.valueOf(request.getHeader("Content-Type")), request.getUtf8Body());
+        }
+        if (api.isResourceRequest()
                 && api.apiGroup().isEmpty()
                 && api.resource().equals("pods")) {
             if (api.is("create", "pods", "eviction")) {
@@ -893,6 +899,90 @@ final class EmulatorDispatcher extends Dispatcher {
             delegate.onFailure(wrap(ws), t, response);
             wrapped.remove(ws);
         }
+    }
+
+    // ---- the scale subresource ---------------------------------------------------------------------------------
+
+    /**
+     * apps/v1 {@code deployments/scale} and {@code replicasets/scale} (pkg/registry/apps/deployment/storage
+     * ScaleREST, replicaset likewise): GET answers an autoscaling/v1 Scale of the object (its name, namespace, uid,
+     * resourceVersion; {@code spec.replicas}; {@code status.replicas} and the selector as a string); PUT and a merge
+     * PATCH set the object's {@code spec.replicas} and nothing else. A Scale naming a resourceVersion is the client's
+     * precondition: another stored is a 409, as upstream (the object's resourceVersion: the Scale shares it); without
+     * one the write is retried on a newer version, as GuaranteedUpdate does.
+     */
+    private synchronized MockResponse scale(ApiRequest api, String method, String contentType, String body) {
+        String path = objectPath(api);
+        for (int attempt = 0; ; attempt++) {
+            MockResponse current = store.send(io.fabric8.mockwebserver.dsl.HttpMethod.GET, path, null, null);
+            if (current.code() != 200) {
+                return notFound(api);
+            }
+            ObjectNode object = (ObjectNode) store.tree(ClusterStore.body(current));
+            ObjectNode scale = scaleOf(object);
+            if (method.equals("GET")) {
+                return json(200, scale.toString());
+            }
+            JsonNode written;
+            if (method.equals("PUT")) {
+                written = store.tree(body);
+            } else if (method.equals("PATCH") && (contentType.startsWith(MERGE_PATCH) || contentType.startsWith(SMP))) {
+                written = MergePatches.json(scale, store.tree(body));
+            } else {
+                return status(405, "MethodNotAllowed", method + " " + contentType + " on " + api.path(), null);
+            }
+            JsonNode replicas = written.at("/spec/replicas");
+            if (!replicas.canConvertToInt() || replicas.asInt() < 0) {
+                return invalid(
+                        api,
+                        written,
+                        List.of(new Cause(
+                                "spec.replicas",
+                                "Invalid value: " + replicas + ": must be greater than or equal to 0",
+                                "FieldValueInvalid")));
+            }
+            String wanted = written.at("/metadata/resourceVersion").asText("");
+            Optional<MockResponse> stale = stalePrecondition(api, written, object);
+            if (stale.isPresent()) {
+                return stale.get();
+            }
+            ((ObjectNode) object.with("spec")).put("replicas", replicas.asInt());
+            MockResponse r = store.send(
+                    io.fabric8.mockwebserver.dsl.HttpMethod.PUT, path, "application/json", object.toString());
+            if (r.code() == 409 && wanted.isEmpty() && attempt < 5) {
+                continue; // written meanwhile (a controller's status): no precondition of the client's, so again
+            }
+            if (r.code() >= 300) {
+                return r;
+            }
+            return json(
+                    200, scaleOf((ObjectNode) store.tree(ClusterStore.body(r))).toString());
+        }
+    }
+
+    /** The autoscaling/v1 Scale of a Deployment or ReplicaSet as stored. */
+    private ObjectNode scaleOf(ObjectNode object) {
+        ObjectNode scale = store.json.createObjectNode();
+        scale.put("kind", "Scale");
+        scale.put("apiVersion", "autoscaling/v1");
+        ObjectNode meta = scale.putObject("metadata");
+        for (String field : List.of("name", "namespace", "uid", "resourceVersion", "creationTimestamp")) {
+            JsonNode v = object.path("metadata").path(field);
+            if (!v.isMissingNode() && !v.isNull()) {
+                meta.set(field, v.deepCopy());
+            }
+        }
+        JsonNode replicas = object.at("/spec/replicas");
+        scale.putObject("spec").put("replicas", replicas.canConvertToInt() ? replicas.asInt() : 1);
+        ObjectNode status = scale.putObject("status");
+        status.put("replicas", object.at("/status/replicas").asInt(0));
+        List<String> selector = new java.util.ArrayList<>();
+        object.at("/spec/selector/matchLabels")
+                .fields()
+                .forEachRemaining(
+                        e -> selector.add(e.getKey() + "=" + e.getValue().asText()));
+        status.put("selector", String.join(",", selector));
+        return scale;
     }
 
     // ---- eviction and graceful deletion ------------------------------------------------------------------------

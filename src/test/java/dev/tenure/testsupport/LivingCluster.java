@@ -42,8 +42,9 @@ import java.util.logging.Logger;
  * {@code <name>-<ordinal>} recreated once the old one is gone), the scheduler's default filter plugins ({@link
  * EmulatedScheduler}: a pod that fits nowhere stays Pending, PodScheduled False, Unschedulable, with the scheduler's
  * message); and the disruption controller's PodDisruptionBudget status ({@link
- * DisruptionController}). Not emulated: Deployment rollouts (the seeded ReplicaSet is the
- * current one), DaemonSets, preemption.
+ * DisruptionController}); a Deployment controller that keeps its one ReplicaSet's replicas and its status, and a
+ * ReplicaSet scale-down that deletes the pod ranked first ({@link #DELETION_ORDER}: the newest). Not emulated:
+ * Deployment rollouts (the seeded ReplicaSet is the current one), DaemonSets, preemption.
  */
 final class LivingCluster {
     private static final Logger LOG = Logger.getLogger(LivingCluster.class.getName());
@@ -101,6 +102,7 @@ final class LivingCluster {
                 return;
             }
             List<Pod> pods = store.list(collection("/api/v1", "pods"), Pod.class);
+            deployments(pods, clock.instant());
             replicaSets(pods);
             statefulSets(pods);
             schedule(store.list(collection("/api/v1", "pods"), Pod.class));
@@ -130,7 +132,11 @@ final class LivingCluster {
                     .filter(p -> ownedBy(p, rs.getMetadata().getUid()))
                     .filter(LivingCluster::active)
                     .count();
-            if (active >= want) {
+            if (active > want) {
+                scaleDown(pods, rs, (int) (active - want));
+                continue;
+            }
+            if (active == want) {
                 continue;
             }
             Optional<PodTemplateSpec> template = replicaSetTemplate(rs);
@@ -146,6 +152,140 @@ final class LivingCluster {
                         owner(rs, "ReplicaSet"));
             }
         }
+    }
+
+    /**
+     * The Deployment controller, reduced to a Deployment with one ReplicaSet (pkg/controller/deployment sync and
+     * syncDeploymentStatus; rollouts are not emulated, so a Deployment with several is left alone): the ReplicaSet's
+     * {@code spec.replicas} follows the Deployment's (what a scale, ours or another's, changes), and the status counts
+     * its active pods: {@code replicas}, {@code updatedReplicas} (the one ReplicaSet's), {@code readyReplicas},
+     * {@code availableReplicas} (Ready for {@code minReadySeconds}, podutil.IsPodAvailable), {@code
+     * observedGeneration}; written only when it differs.
+     */
+    private void deployments(List<Pod> pods, java.time.Instant now) {
+        List<ReplicaSet> sets = store.list(collection("/apis/apps/v1", "replicasets"), ReplicaSet.class);
+        for (Deployment d : store.list(collection("/apis/apps/v1", "deployments"), Deployment.class)) {
+            List<ReplicaSet> owned = sets.stream()
+                    .filter(rs -> rs.getMetadata().getOwnerReferences().stream()
+                            .anyMatch(o -> Boolean.TRUE.equals(o.getController())
+                                    && d.getMetadata().getUid().equals(o.getUid())))
+                    .toList();
+            if (owned.size() != 1) {
+                continue;
+            }
+            ReplicaSet rs = owned.get(0);
+            int want = d.getSpec().getReplicas() == null ? 1 : d.getSpec().getReplicas();
+            if (rs.getSpec() != null
+                    && !Integer.valueOf(want).equals(rs.getSpec().getReplicas())) {
+                rs.getSpec().setReplicas(want);
+                store.update(ClusterStore.path(rs), rs); // a conflict: the next round looks again
+            }
+            int minReady =
+                    d.getSpec().getMinReadySeconds() == null ? 0 : d.getSpec().getMinReadySeconds();
+            List<Pod> active = pods.stream()
+                    .filter(p -> ownedBy(p, rs.getMetadata().getUid()))
+                    .filter(LivingCluster::active)
+                    .toList();
+            int ready = (int) active.stream().filter(DisruptionBudgets::isReady).count();
+            int available = (int)
+                    active.stream().filter(p -> available(p, minReady, now)).count();
+            var status = new io.fabric8.kubernetes.api.model.apps.DeploymentStatusBuilder()
+                    .withObservedGeneration(d.getMetadata().getGeneration())
+                    .withReplicas(active.size())
+                    .withUpdatedReplicas(active.size())
+                    .withReadyReplicas(ready)
+                    .withAvailableReplicas(available)
+                    .withUnavailableReplicas(Math.max(0, want - available))
+                    .build();
+            if (!status.equals(d.getStatus())) {
+                d.setStatus(status);
+                store.update(ClusterStore.path(d) + "/status", d);
+            }
+        }
+    }
+
+    /** podutil.IsPodAvailable: Ready, and for at least {@code minReadySeconds} since its Ready condition's change. */
+    static boolean available(Pod pod, int minReadySeconds, java.time.Instant now) {
+        Optional<io.fabric8.kubernetes.api.model.PodCondition> ready = readyCondition(pod);
+        if (ready.isEmpty() || !"True".equals(ready.get().getStatus())) {
+            return false;
+        }
+        if (minReadySeconds == 0) {
+            return true;
+        }
+        String since = ready.get().getLastTransitionTime();
+        return since != null
+                && !java.time.Instant.parse(since).plusSeconds(minReadySeconds).isAfter(now);
+    }
+
+    private static Optional<io.fabric8.kubernetes.api.model.PodCondition> readyCondition(Pod pod) {
+        return pod.getStatus() == null || pod.getStatus().getConditions() == null
+                ? Optional.empty()
+                : pod.getStatus().getConditions().stream()
+                        .filter(c -> "Ready".equals(c.getType()))
+                        .findFirst();
+    }
+
+    /**
+     * The ReplicaSet controller's scale-down: the {@code surplus} active pods it ranks first are deleted
+     * (pkg/controller/replicaset getPodsToDelete, controller.ActivePodsWithRanks: {@link #DELETION_ORDER}).
+     */
+    private void scaleDown(List<Pod> pods, ReplicaSet rs, int surplus) {
+        pods.stream()
+                .filter(p -> ownedBy(p, rs.getMetadata().getUid()))
+                .filter(LivingCluster::active)
+                .sorted(DELETION_ORDER)
+                .limit(surplus)
+                .forEach(p -> store.delete(ClusterStore.path(p)));
+    }
+
+    /**
+     * Which active pod a ReplicaSet scaling down deletes first (pkg/controller/controller_utils.go
+     * ActivePodsWithRanks.Less, without the co-location rank): not yet scheduled before scheduled; Pending before
+     * Running; not Ready before Ready; lower {@code controller.kubernetes.io/pod-deletion-cost} before higher; Ready for
+     * less time before Ready for longer; newer before older. In short: the newest pod goes first, unless a deletion
+     * cost says otherwise.
+     */
+    static final java.util.Comparator<Pod> DELETION_ORDER = java.util.Comparator.<Pod>comparingInt(
+                    p -> p.getSpec() == null
+                                    || p.getSpec().getNodeName() == null
+                                    || p.getSpec().getNodeName().isEmpty()
+                            ? 0
+                            : 1)
+            .thenComparingInt(
+                    p -> phaseRank(p.getStatus() == null ? null : p.getStatus().getPhase()))
+            .thenComparingInt(p -> DisruptionBudgets.isReady(p) ? 1 : 0)
+            .thenComparingInt(LivingCluster::deletionCost)
+            .thenComparing(
+                    p -> readyCondition(p)
+                            .map(io.fabric8.kubernetes.api.model.PodCondition::getLastTransitionTime)
+                            .orElse(""),
+                    java.util.Comparator.reverseOrder())
+            .thenComparing(
+                    p -> Optional.ofNullable(p.getMetadata().getCreationTimestamp())
+                            .orElse(""),
+                    java.util.Comparator.reverseOrder());
+
+    /** controller.kubernetes.io/pod-deletion-cost (an int32; unparsable counts as 0, as upstream's helper). */
+    static final String DELETION_COST = "controller.kubernetes.io/pod-deletion-cost";
+
+    private static int deletionCost(Pod p) {
+        String v = p.getMetadata().getAnnotations() == null
+                ? null
+                : p.getMetadata().getAnnotations().get(DELETION_COST);
+        try {
+            return v == null ? 0 : Integer.parseInt(v);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
+    private static int phaseRank(String phase) {
+        return switch (phase == null ? "" : phase) {
+            case "Pending" -> 0;
+            case "Running" -> 2;
+            default -> 1; // Unknown
+        };
     }
 
     /** The ReplicaSet's template, else its Deployment's with the ReplicaSet's pod-template-hash (the seeds'). */

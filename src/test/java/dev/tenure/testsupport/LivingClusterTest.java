@@ -1,6 +1,7 @@
 package dev.tenure.testsupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.fabric8.kubernetes.api.model.Node;
@@ -263,12 +264,174 @@ class LivingClusterTest {
         }
     }
 
+    // ---- scale: the subresource, the Deployment controller, the ReplicaSet's scale-down --------------------------
+
+    static Stream<Arguments> deletionOrder() {
+        Pod unscheduled = ranked("unscheduled", null, "Pending", false, null, null);
+        Pod pending = ranked("pending", "w1", "Pending", false, null, null);
+        Pod notReady = ranked("not-ready", "w1", "Running", false, null, null);
+        Pod readyNew = ranked("ready-new", "w1", "Running", true, "2026-01-01T00:10:00Z", null);
+        Pod readyOld = ranked("ready-old", "w1", "Running", true, "2026-01-01T00:00:00Z", null);
+        Pod readyNewCostly = ranked("ready-new-costly", "w1", "Running", true, "2026-01-01T00:10:00Z", "100");
+        Pod readyOldCheap = ranked("ready-old-cheap", "w1", "Running", true, "2026-01-01T00:00:00Z", "-5");
+        return Stream.of(
+                Arguments.of("an unscheduled pod before a scheduled one", List.of(pending, unscheduled), "unscheduled"),
+                Arguments.of("Pending before Running", List.of(notReady, pending), "pending"),
+                Arguments.of("not Ready before Ready", List.of(readyNew, notReady), "not-ready"),
+                Arguments.of("Ready for less time before Ready for longer", List.of(readyOld, readyNew), "ready-new"),
+                Arguments.of(
+                        "pod-deletion-cost: the cheaper goes first, before readiness time",
+                        List.of(readyNewCostly, readyOld),
+                        "ready-old"),
+                Arguments.of(
+                        "pod-deletion-cost: a negative cost goes before the newest",
+                        List.of(readyNew, readyOldCheap),
+                        "ready-old-cheap"));
+    }
+
+    /** pkg/controller/controller_utils.go ActivePodsWithRanks.Less: the pod a ReplicaSet scaling down deletes first. */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("deletionOrder")
+    void replicaSetScaleDownDeletesFirst(String name, List<Pod> pods, String first) {
+        assertThat(pods.stream()
+                        .sorted(LivingCluster.DELETION_ORDER)
+                        .findFirst()
+                        .orElseThrow()
+                        .getMetadata()
+                        .getName())
+                .isEqualTo(first);
+    }
+
+    /**
+     * deployments/scale (autoscaling/v1 Scale): GET names the replicas and shares the Deployment's resourceVersion; a
+     * PUT at a stale one is a 409 and changes nothing; one at the current one sets spec.replicas, which the Deployment
+     * controller carries to its ReplicaSet and the ReplicaSet controller to a new pod, counted in the status.
+     */
+    @Test
+    void aScaleSetsTheReplicasAtItsResourceVersionAndTheDeploymentFollows() {
+        try (EmulatedCluster cluster =
+                EmulatedCluster.start(EmulatedCluster.Options.forTests().living(Duration.ZERO))) {
+            cluster.seed().node("w1").create();
+            cluster.seed()
+                    .deployment("web")
+                    .namespace("shop")
+                    .replicas(1)
+                    .onNodes("w1")
+                    .create();
+            KubernetesClient client = cluster.client();
+            var web = client.apps().deployments().inNamespace("shop").withName("web");
+            await().atMost(WAIT)
+                    .until(() -> web.get().getStatus() != null
+                            && Integer.valueOf(1).equals(web.get().getStatus().getAvailableReplicas()));
+
+            io.fabric8.kubernetes.api.model.autoscaling.v1.Scale scale = web.scale();
+            assertThat(scale.getSpec().getReplicas()).isEqualTo(1);
+            assertThat(scale.getMetadata().getResourceVersion())
+                    .isEqualTo(web.get().getMetadata().getResourceVersion());
+            assertThat(scale.getStatus().getSelector()).isEqualTo("app=web");
+
+            scale.getSpec().setReplicas(3);
+            scale.getMetadata().setResourceVersion("1");
+            assertThatThrownBy(() -> web.scale(scale))
+                    .isInstanceOf(io.fabric8.kubernetes.client.KubernetesClientException.class)
+                    .satisfies(e -> assertThat(((io.fabric8.kubernetes.client.KubernetesClientException) e).getCode())
+                            .isEqualTo(409));
+            assertThat(web.get().getSpec().getReplicas())
+                    .as("a stale scale changes nothing")
+                    .isEqualTo(1);
+
+            var current = web.scale();
+            current.getSpec().setReplicas(2);
+            assertThat(web.scale(current).getSpec().getReplicas()).isEqualTo(2);
+
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(active(client, "shop", "web")).hasSize(2);
+                var status = web.get().getStatus();
+                assertThat(status.getReplicas()).isEqualTo(2);
+                assertThat(status.getUpdatedReplicas()).isEqualTo(2);
+                assertThat(status.getReadyReplicas()).isEqualTo(2);
+                assertThat(status.getAvailableReplicas()).isEqualTo(2);
+                assertThat(client.apps()
+                                .replicaSets()
+                                .inNamespace("shop")
+                                .list()
+                                .getItems())
+                        .singleElement()
+                        .satisfies(rs -> assertThat(rs.getSpec().getReplicas()).isEqualTo(2));
+            });
+        }
+    }
+
+    /** A ReplicaSet scaled down deletes its newest pod (ranked first) and keeps the one Ready for longer. */
+    @Test
+    void aReplicaSetScaledDownDeletesTheNewestPod() {
+        MutableClock clock = MutableClock.atSystemTime();
+        try (EmulatedCluster cluster = EmulatedCluster.start(
+                EmulatedCluster.Options.forTests().clock(clock).living(Duration.ofSeconds(5)))) {
+            cluster.seed().node("w1").create();
+            List<Pod> seeded = cluster.seed()
+                    .deployment("web")
+                    .namespace("shop")
+                    .replicas(1)
+                    .onNodes("w1")
+                    .create();
+            KubernetesClient client = cluster.client();
+            var web = client.apps().deployments().inNamespace("shop").withName("web");
+            web.scale(2);
+            await().atMost(WAIT).until(() -> active(client, "shop", "web").size() == 2);
+            clock.advance(Duration.ofSeconds(5));
+            await().atMost(WAIT)
+                    .until(() -> active(client, "shop", "web").stream().allMatch(DisruptionBudgets::isReady));
+
+            web.scale(1);
+
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(active(client, "shop", "web"))
+                            .singleElement()
+                            .satisfies(p -> assertThat(p.getMetadata().getName())
+                                    .isEqualTo(seeded.get(0).getMetadata().getName())));
+        }
+    }
+
+    /** A Deployment's availableReplicas counts a pod only once it has been Ready for minReadySeconds. */
+    @Test
+    void availableMeansReadyForMinReadySeconds() {
+        java.time.Instant now = java.time.Instant.parse("2026-01-01T00:00:30Z");
+        Pod readyAt0 = ranked("p", "w1", "Running", true, "2026-01-01T00:00:00Z", null);
+        Pod readyAt20 = ranked("p", "w1", "Running", true, "2026-01-01T00:00:20Z", null);
+        Pod notReady = ranked("p", "w1", "Running", false, null, null);
+        assertThat(LivingCluster.available(readyAt0, 30, now)).isTrue();
+        assertThat(LivingCluster.available(readyAt20, 30, now)).isFalse();
+        assertThat(LivingCluster.available(readyAt20, 0, now)).isTrue();
+        assertThat(LivingCluster.available(notReady, 0, now)).isFalse();
+    }
+
     // ---- fixtures ------------------------------------------------------------------------------------------------
 
     private static List<Pod> active(KubernetesClient client, String namespace, String app) {
         return client.pods().inNamespace(namespace).withLabel("app", app).list().getItems().stream()
                 .filter(LivingCluster::active)
                 .toList();
+    }
+
+    private static Pod ranked(String name, String node, String phase, boolean ready, String readySince, String cost) {
+        return new PodBuilder()
+                .withNewMetadata()
+                .withName(name)
+                .withAnnotations(cost == null ? null : Map.of(LivingCluster.DELETION_COST, cost))
+                .endMetadata()
+                .withNewSpec()
+                .withNodeName(node)
+                .endSpec()
+                .withNewStatus()
+                .withPhase(phase)
+                .addNewCondition()
+                .withType("Ready")
+                .withStatus(ready ? "True" : "False")
+                .withLastTransitionTime(readySince)
+                .endCondition()
+                .endStatus()
+                .build();
     }
 
     private static Node node(boolean unschedulable, boolean ready, Map<String, String> labels) {

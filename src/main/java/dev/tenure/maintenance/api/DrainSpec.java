@@ -93,11 +93,11 @@ public class DrainSpec {
 
     @JsonPropertyDescription("How a pod whose PodDisruptionBudget allows no eviction (its workload has no spare"
             + " replica) is moved: Evict (default, kubectl's behaviour: retried until the budget allows it or the"
-            + " timeout) or Surge (to come: scale its Deployment or ReplicaSet up first, wait for the new pods to be"
-            + " available elsewhere, evict, give back the replicas. Today Surge only shows in spec.preview whether"
-            + " each such pod could surge and why not, says so in a Warning event, and evicts as Evict; needs the"
-            + " opt-in ClusterRole tenure-operator-surge; a workload opts out with the annotation"
-            + " tenure.dev/surge: \"false\").")
+            + " timeout) or Surge (scale its Deployment or ReplicaSet up first, wait for the new pods to be"
+            + " available elsewhere, evict, give back the replicas still ours; recorded in status.surges and on the"
+            + " workload first; spec.preview shows per pod whether it can surge and why not; needs the opt-in"
+            + " ClusterRole tenure-operator-surge, without which the drain evicts as Evict and says so; a workload"
+            + " opts out with the annotation tenure.dev/surge: \"false\").")
     private Evacuation evacuation;
 
     public Evacuation getEvacuation() {

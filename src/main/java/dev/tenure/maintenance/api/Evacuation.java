@@ -17,9 +17,9 @@ public enum Evacuation {
      * preview: StatefulSet, bare pod, opted out by annotation {@code tenure.dev/surge: "false"}, Recreate strategy,
      * mid-rollout, HPA-managed, would not fit), the pod is evicted as with {@link #Evict}.
      *
-     * <p>Not built yet: the scale, the wait and the give-back. Today {@code Surge} fills the preview's per-pod
-     * outlook ({@code surge}, {@code surgeReason}), emits a Warning event that the drain evicts as {@link #Evict}, and
-     * does so.
+     * <p>The surge is recorded on the workload ({@code tenure.dev/surged-by}) and in {@code status.surges} before the
+     * scale, every write resourceVersion-conditional, so a restart or a new leader finishes or undoes it; replicas
+     * someone else changed meanwhile are left as they are and said once in a {@code SurgeLeft} event.
      */
     Surge
 }

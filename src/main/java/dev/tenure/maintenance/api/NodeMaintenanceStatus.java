@@ -126,6 +126,21 @@ public class NodeMaintenanceStatus {
         this.timeoutsPassed = timeoutsPassed;
     }
 
+    // ---- Issue 51, surges
+
+    @JsonPropertyDescription("spec.drain.evacuation Surge: the workloads this maintenance scaled up (or is about to),"
+            + " recorded before the scale so a restart or a new leader finishes or undoes it; a surge leaves the list"
+            + " once its replicas are given back.")
+    private List<SurgeStatus> surges;
+
+    public List<SurgeStatus> getSurges() {
+        return surges;
+    }
+
+    public void setSurges(List<SurgeStatus> surges) {
+        this.surges = surges;
+    }
+
     // ---- Issue 29, the fair queue
 
     @io.fabric8.generator.annotation.Min(1)
@@ -313,7 +328,8 @@ public class NodeMaintenanceStatus {
                 && Objects.equals(joinedTo, s.joinedTo)
                 && Objects.equals(sharedWith, s.sharedWith)
                 && Objects.equals(timeoutsPassed, s.timeoutsPassed)
-                && Objects.equals(placement, s.placement);
+                && Objects.equals(placement, s.placement)
+                && Objects.equals(surges, s.surges);
         // waitingFor is left out: it is derived from the fields above when the status is written
     }
 

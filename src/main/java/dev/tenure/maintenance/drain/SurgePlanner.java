@@ -36,8 +36,10 @@ import java.util.Optional;
  * generation not yet observed, updated or available replicas short of the spec, old replicas still running: scaling
  * then spreads over old and new ReplicaSets), the Deployment's own {@code maxSurge} (rounded up, as the Deployment
  * controller's {@code ResolveFenceposts} rounds it) smaller than the pods to add, a HorizontalPodAutoscaler on the
- * workload (at {@code maxReplicas}: the named case; below it this slice refuses too: the HPA would rewrite the
- * replicas the surge raised, and raising its {@code minReplicas} instead is not built yet), and the forecast saying the
+ * workload (at {@code maxReplicas}: the named case, a surge cannot fit under it; below it refused as well, by
+ * decision: the HPA owns the replicas and would rewrite those a surge raised, and raising its {@code minReplicas}
+ * instead would write an object its owner manages and give back through the HPA's scale-down, whose timing and pod
+ * choice are the HPA's, not an exact give-back: docs/node-maintenance.md), and the forecast saying the
  * pod fits on no node that stays schedulable. The operator lacking the opt-in role is checked right after the pod's own
  * reasons (bare pod, StatefulSet, another controller): the workload is read with that role's rights.
  */
@@ -255,7 +257,8 @@ public final class SurgePlanner {
                         Reason.HPA_AT_MAX, named + " allows at most " + max + " replicas, " + replicas + " now");
             }
             return new CannotSurge(
-                    Reason.HPA_MANAGED, named + " sets the replicas (raising its minReplicas is not built yet)");
+                    Reason.HPA_MANAGED,
+                    named + " sets the replicas: a surge would be rewritten by it (Tenure does not write autoscalers)");
         }
         if (o.fit() == PlacementForecast.Verdict.DOES_NOT_FIT || o.fit() == PlacementForecast.Verdict.PINNED) {
             return new CannotSurge(Reason.WOULD_NOT_FIT, "the placement forecast says " + o.fit());

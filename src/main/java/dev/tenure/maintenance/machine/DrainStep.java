@@ -94,6 +94,8 @@ public final class DrainStep {
     private final TimeoutRestore restore;
     private final VolumeStep volumeStep;
     private final SurgeReads surges;
+    private final SurgeAccess surgeAccess;
+    private final SurgeStep surgeStep;
 
     /**
      * The pods on the node, the plan made of them, and why each pod the drain waits on is still there ("ns/name" →
@@ -117,7 +119,9 @@ public final class DrainStep {
             TimeoutRestore restore) {
         this.restore = restore;
         this.volumeStep = new VolumeStep(drain, settings, restore);
-        this.surges = new SurgeReads(client, new SurgeAccess(client));
+        this.surgeAccess = new SurgeAccess(client);
+        this.surges = new SurgeReads(client, surgeAccess);
+        this.surgeStep = new SurgeStep(client, drain, surges, metrics);
         this.client = client;
         this.leases = leases;
         this.drain = drain;
@@ -125,23 +129,29 @@ public final class DrainStep {
         this.settings = settings;
     }
 
-    /** One bounded drain step: observe, record the progress, decide, act. */
+    /**
+     * One bounded drain step: observe, record the progress, decide, act; {@code forecast}: the placement forecast a
+     * surge consults before it is recorded ({@link SurgeStep.Forecast#NONE}: none).
+     */
     Step step(
             MaintenanceRequest request,
             MaintenanceState prior,
             MaintenanceState.Builder s,
             Instant now,
-            MaintenanceEvents events) {
+            MaintenanceEvents events,
+            SurgeStep.Forecast forecast) {
         String nodeName = request.nodeName();
         DrainOptions options = request.drain();
         if (s.drainStartedAt == null && options.evacuation() == Evacuation.Surge) {
-            // issue 51 is built up to the decision and the preview: say so rather than let Surge pass for done
-            events.emit(
+            // without the opt-in role the drain goes on as Evict: said once, never a failure mid-drain
+            Optional<String> missing = request.owner().isEmpty()
+                    ? Optional.of("only a NodeMaintenance surges (not the node annotation)")
+                    : surgeAccess.missing(now);
+            missing.ifPresent(why -> events.emit(
                     true,
                     MaintenanceEvents.DRAIN_WARNING,
-                    "spec.drain.evacuation Surge: this version does not surge yet; the drain of node " + nodeName
-                            + " evicts as Evict (spec.preview shows, per pod its budget holds, whether it could"
-                            + " surge)");
+                    "spec.drain.evacuation Surge unavailable (" + why + "; bind the ClusterRole tenure-operator-surge"
+                            + " to the operator's account): the drain of node " + nodeName + " evicts as Evict"));
         }
         Instant started = Optional.ofNullable(s.drainStartedAt).orElse(now);
         s.drainStartedAt(started);
@@ -158,6 +168,27 @@ public final class DrainStep {
         int evictionPods = recordProgress(nodeName, prior, s, seen, now, events);
         MaintenancePlanner.DrainVerdict verdict = MaintenancePlanner.drain(
                 nodeName, seen.plan(), options, evictionPods, started, settings.evictionParallelism(), now, seen.why());
+        if (options.evacuation() == Evacuation.Surge || !prior.surges().isEmpty()) {
+            boolean ending = verdict instanceof MaintenancePlanner.DrainVerdict.TimedOut
+                    || verdict instanceof MaintenancePlanner.DrainVerdict.WaitCompletedTimedOut
+                    || verdict instanceof MaintenancePlanner.DrainVerdict.Refused;
+            SurgeStep.Surging surging = surgeStep.advance(
+                    request, prior, s, seen.pods(), seen.plan(), seen.blocked(), ending, forecast, now, events);
+            if (surging.inFlight() && (ending || verdict instanceof MaintenancePlanner.DrainVerdict.Complete)) {
+                // a surge's replicas are given back before the drain ends, whichever way it ends: looked at again soon
+                return new Step(s.phase(Phase.Running).build(), Optional.of(settings.drainPollInterval()));
+            }
+            if (!surging.held().isEmpty() && verdict instanceof MaintenancePlanner.DrainVerdict.Send send) {
+                // the eviction waits for the surge's new pods available (minReadySeconds), not only Ready
+                List<PodVerdict> batch = send.batch().stream()
+                        .filter(v -> !surging.held().contains(v.key()))
+                        .toList();
+                if (batch.isEmpty()) {
+                    return new Step(s.phase(Phase.Running).build(), Optional.of(settings.drainPollInterval()));
+                }
+                verdict = new MaintenancePlanner.DrainVerdict.Send(batch, send.left());
+            }
+        }
         return act(request, prior, s, seen, verdict, started, now, events);
     }
 
@@ -699,6 +730,11 @@ public final class DrainStep {
                 .map(v -> byKey.get(v.key()))
                 .filter(java.util.Objects::nonNull)
                 .toList();
+    }
+
+    /** The surge's act, for the end of a maintenance deleted mid-surge. */
+    SurgeStep surgeStep() {
+        return surgeStep;
     }
 
     /** The wait for volumes to detach, after this drain. */

@@ -61,6 +61,16 @@ public interface MaintenanceEvents {
      * the maintenance is deleted; phase Ended, lastError names the stage.
      */
     String TIMEOUT_RESTORED = "TimeoutRestored";
+    /**
+     * spec.drain.evacuation Surge: a workload was scaled up to move its pods off the node (which, by how many, from
+     * what), or its replicas were given back.
+     */
+    String SURGE = "Surge";
+    /**
+     * A surge stopped without giving back (Warning, once per workload): its replicas were changed by someone else, or
+     * put back while it waited, and are left as they are; or its workload is gone.
+     */
+    String SURGE_LEFT = "SurgeLeft";
     /** The drain moved on to its next wave (each wave's pods gone before the next is evicted). */
     String DRAIN_WAVE = "DrainWave";
 

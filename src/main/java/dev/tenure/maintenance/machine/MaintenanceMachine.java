@@ -197,6 +197,20 @@ public final class MaintenanceMachine {
                 return held.get();
             }
             Optional<String> handTo = nextRequest.get();
+            if (!prior.surges().isEmpty()) {
+                // a window's end (or a timeout) cuts the drain short: its surges give back first (issue 51); one whose
+                // give-back failed for now stays in status and is tried again at the next step, before the node's end
+                java.util.List<dev.tenure.maintenance.api.SurgeStatus> again =
+                        drainStep.surgeStep().giveBackAtEnd(request, prior.surges(), events);
+                s.surges(again);
+                if (!again.isEmpty()) {
+                    return new Step(
+                            s.lastError(ending + "; giving back the replicas of " + again.size()
+                                            + " surge(s) failed for now, tried again before the node's end")
+                                    .build(),
+                            Optional.of(settings.drainPollInterval()));
+                }
+            }
             return opening instanceof Opening.RestoreAfterTimeout timedOut
                     ? restore.endAfterTimeout(request, s, timedOut.message(), events, handTo)
                     : restore.endOfWindow(request, s, events, handTo);
@@ -215,7 +229,28 @@ public final class MaintenanceMachine {
                 heldFailure,
                 now,
                 events,
-                () -> afterLease(request, prior, s, heldFailure, now, events));
+                () -> afterLease(request, prior, s, heldFailure, placement, now, events));
+    }
+
+    /**
+     * The placement forecast a surge consults before it is recorded (issue 51): made only when the act is about to
+     * surge a workload (a LIST of every pod, as the forecast before the cordon), with the node and the other nodes in
+     * maintenance cordoned; none without a view (a caller that cannot supply one) or under spec.drain.placement
+     * Ignore, as the preview.
+     */
+    private SurgeStep.Forecast surgeForecast(
+            MaintenanceRequest request, Optional<PlacementView> placement, Instant now) {
+        if (placement.isEmpty() || request.drain().placement() == PlacementPolicy.Ignore) {
+            return SurgeStep.Forecast.NONE;
+        }
+        return () -> {
+            Map<String, PlacementForecast.PodForecast> pods = new java.util.HashMap<>();
+            placementStep
+                    .forecast(request, placement.get(), now)
+                    .pods()
+                    .forEach(p -> pods.put(p.namespace() + "/" + p.name(), p));
+            return pods;
+        };
     }
 
     /**
@@ -311,7 +346,7 @@ public final class MaintenanceMachine {
             }
         }
         if (lease.getExpireTime() == null) {
-            return afterLease(request, prior, s, heldFailure, now, events);
+            return afterLease(request, prior, s, heldFailure, placement, now, events);
         }
         // the caller's lease bounds the side effects as the node lease does in advance()
         Instant expire = Instant.parse(lease.getExpireTime());
@@ -320,7 +355,7 @@ public final class MaintenanceMachine {
                 LeaseKey.of(lease.getNamespace(), lease.getName()),
                 sendUntil,
                 s,
-                () -> afterLease(request, prior, s, heldFailure, now, events));
+                () -> afterLease(request, prior, s, heldFailure, placement, now, events));
     }
 
     /** Steps 2-4 (cordon, handover, hooks, drain or volumes), once the lease is held, as {@link MaintenanceStages} orders them. */
@@ -329,6 +364,7 @@ public final class MaintenanceMachine {
             MaintenanceState prior,
             MaintenanceState.Builder s,
             boolean heldFailure,
+            Optional<PlacementView> placement,
             Instant now,
             MaintenanceEvents events) {
         for (Stage stage : MaintenanceStages.afterLease(request, prior, heldFailure)) {
@@ -341,7 +377,8 @@ public final class MaintenanceMachine {
                 case VOLUMES ->
                     Optional.of(drainStep.volumeStep().volumes(request, prior, s, prior.drainedAt(), now, events));
                 case HOOKS -> hookStep.preDrain(request, prior, s, now, events);
-                case DRAIN -> Optional.of(drainStep.step(request, prior, s, now, events));
+                case DRAIN ->
+                    Optional.of(drainStep.step(request, prior, s, now, events, surgeForecast(request, placement, now)));
             };
             if (ended.isPresent()) {
                 return ended.get();
@@ -467,6 +504,32 @@ public final class MaintenanceMachine {
      */
     public void restoreNode(String nodeName, MaintenanceEvents events) {
         restore.restoreNode(nodeName, events);
+    }
+
+    /**
+     * A NodeMaintenance ({@code uid}, {@code name}) deleted while its drain had surges in flight ({@code surges}, as
+     * its status kept them): their replicas still the surges' own are given back and their records removed before the
+     * node is restored; what cannot be for good is said in a Warning event (issue 51).
+     *
+     * @return whether every surge is done with (given back, or left and said); false: a give-back failed for now
+     *     (a conflict, 429, a 5xx, no answer) and the caller tries again later from the same status
+     */
+    public boolean giveBackSurges(
+            String nodeName,
+            String uid,
+            String name,
+            java.util.List<dev.tenure.maintenance.api.SurgeStatus> surges,
+            MaintenanceEvents events) {
+        if (surges == null || surges.isEmpty()) {
+            return true;
+        }
+        return drainStep
+                .surgeStep()
+                .giveBackAtEnd(
+                        new MaintenanceRequest(nodeName, null, Optional.empty(), null, null).withOwner(uid, name),
+                        surges,
+                        events)
+                .isEmpty();
     }
 
     /**

@@ -295,6 +295,39 @@ public final class MaintenanceMetrics {
         drainDuration.record(took);
     }
 
+    /** What became of a surge (issue 51): a bounded label. */
+    public enum SurgeOutcome {
+        /** Its workload's replicas were raised. */
+        started,
+        /** Its pods left the node and the replicas were given back. */
+        completed,
+        /** The drain ended first (its timeout, the maintenance's end): the replicas were given back. */
+        given_back,
+        /** Stopped without giving back ({@link SurgeLeft} says why). */
+        left
+    }
+
+    /** Why a surge was left: a bounded label ({@code none} for the other outcomes). */
+    public enum SurgeLeft {
+        none,
+        /** The replicas were changed by someone else (an HPA, a person, a controller). */
+        changed,
+        /** The replicas were put back to the owner's while the surge waited (a GitOps revert). */
+        reverted,
+        /** The workload was deleted. */
+        gone
+    }
+
+    /** A surge moved to {@code outcome} ({@code reason}: why it was left, else {@code none}). */
+    public void surge(SurgeOutcome outcome, SurgeLeft reason) {
+        Counter.builder("tenure.maintenance.surges")
+                .tag("outcome", outcome.name())
+                .tag("reason", reason.name())
+                .description("Surges (spec.drain.evacuation Surge) started, completed, given back and left (with why)")
+                .register(registry)
+                .increment();
+    }
+
     public void eviction(EvictionResult result) {
         Counter.builder("tenure.maintenance.evictions")
                 .tag("result", result.name())

@@ -28,7 +28,31 @@ public record MaintenanceRequest(
         DrainOptions drain,
         HandoverOptions handover,
         MaintenanceHooks.Hooks hooks,
-        MaintenanceSchedule schedule) {
+        MaintenanceSchedule schedule,
+        Optional<Owner> owner) {
+
+    /**
+     * The NodeMaintenance asking (its UID and name), which a surge records on the workload it scales ({@code
+     * tenure.dev/surged-by}); empty for the annotation door, which never surges.
+     */
+    public record Owner(String uid, String name) {
+        public Owner {
+            Objects.requireNonNull(uid, "uid");
+            Objects.requireNonNull(name, "name");
+        }
+    }
+
+    /** A request without an owner. */
+    public MaintenanceRequest(
+            String nodeName,
+            String reason,
+            Optional<Duration> window,
+            DrainOptions drain,
+            HandoverOptions handover,
+            MaintenanceHooks.Hooks hooks,
+            MaintenanceSchedule schedule) {
+        this(nodeName, reason, window, drain, handover, hooks, schedule, Optional.empty());
+    }
 
     private static final java.util.regex.Pattern NODE_NAME =
             java.util.regex.Pattern.compile(NodeMaintenanceSpec.NODE_NAME_PATTERN);
@@ -54,6 +78,7 @@ public record MaintenanceRequest(
         handover = handover == null ? HandoverOptions.defaults() : handover;
         hooks = hooks == null ? MaintenanceHooks.Hooks.NONE : hooks;
         schedule = schedule == null ? MaintenanceSchedule.ANY_TIME : schedule;
+        owner = owner == null ? Optional.empty() : owner;
     }
 
     /** What the Node condition says when spec.reason says nothing (absent, empty or blank). */
@@ -76,7 +101,13 @@ public record MaintenanceRequest(
 
     /** This request waiting on {@code hooks}. */
     public MaintenanceRequest withHooks(MaintenanceHooks.Hooks hooks) {
-        return new MaintenanceRequest(nodeName, reason, window, drain, handover, hooks, schedule);
+        return new MaintenanceRequest(nodeName, reason, window, drain, handover, hooks, schedule, owner);
+    }
+
+    /** This request on behalf of the NodeMaintenance {@code name} with {@code uid}. */
+    public MaintenanceRequest withOwner(String uid, String name) {
+        return new MaintenanceRequest(
+                nodeName, reason, window, drain, handover, hooks, schedule, Optional.of(new Owner(uid, name)));
     }
 
     /** Resolves a NodeMaintenance spec; throws {@link IllegalArgumentException} naming the bad field. */

@@ -39,7 +39,8 @@ public record MaintenanceState(
         MaintenanceHooks.Wait hookWait,
         String cordonFailure,
         List<String> timeoutsPassed,
-        PlacementStatus placement) {
+        PlacementStatus placement,
+        List<dev.tenure.maintenance.api.SurgeStatus> surges) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
@@ -48,6 +49,7 @@ public record MaintenanceState(
         attachedVolumes = attachedVolumes == null ? List.of() : List.copyOf(attachedVolumes);
         preview = preview == null ? List.of() : List.copyOf(preview);
         timeoutsPassed = timeoutsPassed == null ? List.of() : List.copyOf(timeoutsPassed);
+        surges = surges == null ? List.of() : List.copyOf(surges);
     }
 
     /** Whether {@code stage}'s timeout was passed (onTimeout Proceed): a line of {@link #timeoutsPassed} names it. */
@@ -95,6 +97,7 @@ public record MaintenanceState(
         MaintenanceHooks.Wait hookWait;
         List<String> timeoutsPassed = List.of();
         String cordonFailure;
+        List<dev.tenure.maintenance.api.SurgeStatus> surges = List.of();
 
         public Builder() {}
 
@@ -124,6 +127,13 @@ public record MaintenanceState(
             hookWait = s.hookWait;
             timeoutsPassed = s.timeoutsPassed;
             cordonFailure = s.cordonFailure;
+            surges = s.surges;
+        }
+
+        /** The surges of this maintenance in flight or left ({@link SurgeStep}). */
+        public Builder surges(List<dev.tenure.maintenance.api.SurgeStatus> v) {
+            surges = v == null ? List.of() : List.copyOf(v);
+            return this;
         }
 
         public Builder phase(Phase v) {
@@ -314,7 +324,8 @@ public record MaintenanceState(
                     hookWait,
                     cordonFailure,
                     timeoutsPassed,
-                    placement);
+                    placement,
+                    surges);
         }
     }
 }

@@ -96,6 +96,7 @@ public final class NodeMaintenanceStatuses {
         b.hookWait(hookWait(status.getHooks()));
         b.timeoutsPassed(status.getTimeoutsPassed());
         b.placement(status.getPlacement());
+        b.surges(status.getSurges());
         return b.build();
     }
 
@@ -167,6 +168,7 @@ public final class NodeMaintenanceStatuses {
         s.setHooks(hookStatus(state.hookWait()));
         s.setTimeoutsPassed(state.timeoutsPassed().isEmpty() ? null : state.timeoutsPassed());
         s.setPlacement(state.placement());
+        s.setSurges(state.surges().isEmpty() ? null : state.surges());
         List<Condition> conditions = new ArrayList<>();
         // LeaseHeld says who holds the lease now: Waiting is never True, even mid-maintenance (a hijacked lease); the
         // time this maintenance first took it (its window's start, and that it still has the node's marks to undo)

@@ -33,7 +33,12 @@ final class SurgeAccess {
     static final List<Right> RIGHTS = List.of(
             new Right("apps", "deployments", "", "get"),
             new Right("apps", "replicasets", "", "get"),
-            new Right("autoscaling", "horizontalpodautoscalers", "", "list"));
+            new Right("autoscaling", "horizontalpodautoscalers", "", "list"),
+            // the act: the record on the workload (a merge patch), and the scale itself (a PUT of the Scale)
+            new Right("apps", "deployments", "", "patch"),
+            new Right("apps", "replicasets", "", "patch"),
+            new Right("apps", "deployments", "scale", "update"),
+            new Right("apps", "replicasets", "scale", "update"));
 
     private final KubernetesClient client;
     private volatile Answer last;

@@ -56,6 +56,20 @@ final class SurgeReads {
                 .filter(p -> p.getOutlook() == DrainOutlook.WaitsForBudget)
                 .map(PlannedPod::getPod)
                 .collect(Collectors.toSet());
+        return decide(plan, pods, waiting, budgets, fits, now);
+    }
+
+    /**
+     * The planner's decision for each pod of {@code waiting} ("namespace/name": pods the drain waits on for their
+     * budget), by "namespace/name"; empty when none waits.
+     */
+    Map<String, SurgePlanner.Decision> decide(
+            DrainPlan plan,
+            List<Pod> pods,
+            Set<String> waiting,
+            Map<String, List<PodDisruptionBudget>> budgets,
+            Map<String, PlacementForecast.Verdict> fits,
+            Instant now) {
         if (waiting.isEmpty()) {
             return Map.of();
         }

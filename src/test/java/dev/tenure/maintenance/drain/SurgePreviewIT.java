@@ -177,65 +177,6 @@ class SurgePreviewIT {
         assertThat(operatorRequests("create", "selfsubjectaccessreviews")).isZero();
     }
 
-    /**
-     * The issue's smallest case drained for real: the act is not built, so a Surge drain evicts as Evict, says so in a
-     * Warning, times out on the budget (the eviction sent and refused), and leaves the Deployment's replicas alone.
-     */
-    @Test
-    void aSurgeDrainEvictsAsEvictSaysSoAndScalesNothing() throws IOException {
-        bindShippedSurgeRole();
-        List<String> events = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
-        DrainSpec drain = new DrainSpec();
-        drain.setEvacuation(Evacuation.Surge);
-        drain.setTimeout("5s");
-        drain.setEvictionRetryDelay("500ms");
-        NodeMaintenanceSpec spec = new NodeMaintenanceSpec("w2", "surge drain");
-        spec.setDrain(drain);
-        MaintenanceRequest request = MaintenanceRequest.from(spec);
-        java.util.concurrent.atomic.AtomicReference<MaintenanceState> state =
-                new java.util.concurrent.atomic.AtomicReference<>(MaintenanceState.initial());
-
-        await().atMost(Duration.ofSeconds(60))
-                .pollInterval(Duration.ofMillis(20))
-                .until(() -> {
-                    clock.advance(Duration.ofMillis(250));
-                    MaintenanceState next = machine.advance(
-                                    request,
-                                    state.get(),
-                                    false,
-                                    (warning, reason, message) -> events.add(reason + ": " + message))
-                            .state();
-                    state.set(dev.tenure.maintenance.machine.NodeMaintenanceStatuses.toState(
-                            dev.tenure.maintenance.machine.NodeMaintenanceStatuses.toStatus(
-                                    next, null, 1, clock.instant())));
-                    return next.phase() == dev.tenure.maintenance.api.Phase.Failed;
-                });
-
-        assertThat(events)
-                .filteredOn(e -> e.startsWith(dev.tenure.maintenance.machine.MaintenanceEvents.DRAIN_WARNING + ": "))
-                .singleElement()
-                .asString()
-                .contains("spec.drain.evacuation Surge: this version does not surge yet");
-        assertThat(state.get().lastError()).contains("did not finish within 5s");
-        assertThat(cluster.requests().count(r -> r.is("create", "pods", "eviction") && NS.equals(r.namespace())))
-                .as("the evictions were sent, and refused")
-                .isGreaterThanOrEqualTo(2);
-        assertThat(client.apps()
-                        .deployments()
-                        .inNamespace(NS)
-                        .withName("web")
-                        .get()
-                        .getSpec()
-                        .getReplicas())
-                .isEqualTo(1);
-        assertThat(operatorRequests("update", "deployments")
-                        + operatorRequests("patch", "deployments")
-                        + operatorRequests("update", "replicasets")
-                        + operatorRequests("patch", "replicasets"))
-                .as("no workload written")
-                .isZero();
-    }
-
     Map<String, PlannedPod> preview(Evacuation evacuation) {
         DrainSpec drain = new DrainSpec();
         drain.setEvacuation(evacuation);

@@ -1,0 +1,91 @@
+package dev.tenure.maintenance.drain;
+
+/**
+ * What one surge in flight does next (issue 51 item 2), pure: from its record, whether its raise was seen, the
+ * workload's {@code spec.replicas} now and its pods still on the node. The order the public threads teach: raise,
+ * let the eviction go once the budget counts the new pods (the eviction path as it is: the Eviction API enforces the
+ * budget), and only then give back, so the ReplicaSet scaling down removes its newest pod (not the surge's, which is
+ * Ready by then) and never the last Ready one; give back only the replicas still the surge's ({@link
+ * SurgeRecord#giveBack}); a replica count someone else changed is left as they set it and said once; a count put
+ * back to the owner's while the surge waits (a GitOps controller reverting it) is not raised again.
+ */
+public final class SurgeProgress {
+
+    private SurgeProgress() {}
+
+    /**
+     * The surge's workload as read now.
+     *
+     * @param replicasNow its {@code spec.replicas}; null when the workload is gone
+     * @param podsOnNode its pods still on the node and not terminating (the ones the surge moves)
+     * @param ending the drain ends now (its timeout passed, or the maintenance ends): give back whatever stands
+     * @param available the workload's {@code status.availableReplicas} (Ready for {@code minReadySeconds}, as its
+     *     controller counts them); null when not reported
+     */
+    public record Seen(Integer replicasNow, int podsOnNode, boolean ending, Integer available) {
+        /** Without an availability count: the budget alone decides when the eviction goes. */
+        public Seen(Integer replicasNow, int podsOnNode, boolean ending) {
+            this(replicasNow, podsOnNode, ending, null);
+        }
+    }
+
+    /** The next act. */
+    public sealed interface Next {}
+
+    /** Raise {@code spec.replicas} to {@code to} (a resourceVersion-conditional scale). */
+    public record Raise(int to) implements Next {}
+
+    /**
+     * Raised: wait for the eviction of the pods on the node ({@code seenRaised}: the record's raise is now seen);
+     * {@code evictable}: the new pods are available (the workload counts {@code replicas + added} available, Ready
+     * for its {@code minReadySeconds}), so the drain may send the eviction, which the budget then judges; until then
+     * the drain holds it, since a budget counts a pod healthy once Ready, before {@code minReadySeconds}.
+     */
+    public record Wait(boolean seenRaised, boolean evictable) implements Next {}
+
+    /** The pods are off the node (or the drain ends): lower the replicas to {@code to}, then remove the record. */
+    public record GiveBack(int to) implements Next {}
+
+    /** Nothing to give back (never raised, or given back before a restart): remove the record only. */
+    public record Release() implements Next {}
+
+    /**
+     * Someone else changed the replicas (or put them back while the surge waited): left as they are, said once; the
+     * record is removed and the surge not tried again for this workload.
+     */
+    public record Leave(String why) implements Next {}
+
+    /** The workload is gone: nothing to give back. */
+    public record Gone() implements Next {}
+
+    /** The next act for {@code record}, raised already ({@code raised}: its raise was seen) or not. */
+    public static Next next(SurgeRecord record, boolean raised, Seen seen) {
+        if (seen.replicasNow() == null) {
+            return new Gone();
+        }
+        int now = seen.replicasNow();
+        if (seen.podsOnNode() == 0 || seen.ending()) {
+            SurgeRecord.GiveBack back = record.giveBack(now);
+            if (back instanceof SurgeRecord.Lower lower) {
+                return new GiveBack(lower.to());
+            }
+            if (back instanceof SurgeRecord.ChangedBySomeoneElse changed) {
+                return new Leave(changed.why());
+            }
+            return new Release();
+        }
+        SurgeRecord.ScaleUp up = record.afterCrash(now);
+        if (up instanceof SurgeRecord.Raise raise) {
+            return raised
+                    ? new Leave(
+                            "replicas were put back to " + now + " (the owner's) while the surge waited: reverted by"
+                                    + " someone else (a GitOps controller?); not raised again, the pods are evicted as with"
+                                    + " evacuation Evict")
+                    : new Raise(raise.to());
+        }
+        if (up instanceof SurgeRecord.ChangedBySomeoneElse changed) {
+            return new Leave(changed.why());
+        }
+        return new Wait(!raised, seen.available() == null || seen.available() >= record.target());
+    }
+}

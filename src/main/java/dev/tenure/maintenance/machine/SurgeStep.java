@@ -1,0 +1,587 @@
+package dev.tenure.maintenance.machine;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenure.maintenance.api.SurgeStatus;
+import dev.tenure.maintenance.drain.BlockedPods;
+import dev.tenure.maintenance.drain.DrainPlan;
+import dev.tenure.maintenance.drain.PodDrain;
+import dev.tenure.maintenance.drain.PodFilters;
+import dev.tenure.maintenance.drain.SurgePlanner;
+import dev.tenure.maintenance.drain.SurgeProgress;
+import dev.tenure.maintenance.drain.SurgeRecord;
+import dev.tenure.maintenance.machine.MaintenanceMetrics.SurgeLeft;
+import dev.tenure.maintenance.machine.MaintenanceMetrics.SurgeOutcome;
+import dev.tenure.placement.PlacementForecast;
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.OwnerReference;
+import io.fabric8.kubernetes.api.model.Pod;
+import io.fabric8.kubernetes.api.model.apps.Deployment;
+import io.fabric8.kubernetes.api.model.apps.ReplicaSet;
+import io.fabric8.kubernetes.api.model.autoscaling.v1.ScaleBuilder;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.ScalableResource;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * The surge's act (issue 51, {@code spec.drain.evacuation: Surge}), one bounded step per drain step: each surge of
+ * the maintenance moves on by what {@link SurgeProgress} decides (raise, wait for the eviction, give back, leave), and
+ * a pod the drain waits on because its budget has no spare replica ({@link BlockedPods.Cause#NO_SPARE_REPLICA}) and
+ * whose workload can surge ({@link SurgePlanner}) gets its surge recorded: the record {@value SurgeRecord#ANNOTATION}
+ * on the workload (a merge patch at the resourceVersion read) and in {@code status.surges}; the scale is written only
+ * in a later step, from the status as written, so a restarted operator or a new leader always finds the record first.
+ * Every write is resourceVersion-conditional (the scale, a PUT of the workload's Scale, shares its resourceVersion) and
+ * goes through the operator's fenced client ({@link dev.tenure.kube.FencedWrites}), as the drain's evictions do. The
+ * eviction itself is the drain's, as it is: the Eviction API lets the pod go once the budget counts the new pods.
+ */
+final class SurgeStep {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final KubernetesClient client;
+    private final PodDrain drain;
+    private final SurgeReads reads;
+    private final MaintenanceMetrics metrics;
+
+    SurgeStep(KubernetesClient client, PodDrain drain, SurgeReads reads, MaintenanceMetrics metrics) {
+        this.client = client;
+        this.drain = drain;
+        this.reads = reads;
+        this.metrics = metrics;
+    }
+
+    /**
+     * Moves the maintenance's surges on one step and records new ones; {@code ending}: the drain ends now (its
+     * timeout), so every surge gives back what is still its own and none starts.
+     *
+     * @return whether a surge is still in flight (its replicas not yet given back), and the pods whose eviction the
+     *     drain holds until their surge's new pods are available
+     */
+    Surging advance(
+            MaintenanceRequest request,
+            MaintenanceState prior,
+            MaintenanceState.Builder s,
+            List<Pod> podsOnNode,
+            DrainPlan plan,
+            Map<String, BlockedPods.Blocked> blocked,
+            boolean ending,
+            Forecast forecast,
+            Instant now,
+            MaintenanceEvents events) {
+        Optional<MaintenanceRequest.Owner> owner = request.owner();
+        if (owner.isEmpty()) {
+            return new Surging(false, Set.of()); // the annotation door never surges
+        }
+        List<SurgeStatus> out = new ArrayList<>();
+        Set<String> evictable = new java.util.HashSet<>();
+        for (SurgeStatus e : prior.surges()) {
+            if (e.getLeft() != null) {
+                out.add(e); // kept: the workload is not surged again by this maintenance
+                continue;
+            }
+            try {
+                Moved moved = progress(request, owner.get(), e, podsOnNode, ending, events);
+                moved.kept().ifPresent(out::add);
+                if (moved.evictable()) {
+                    evictable.add(e.getNamespace() + "/" + e.getReplicaSet());
+                }
+            } catch (KubernetesClientException ex) {
+                out.add(e); // read or written again at the next step
+                s.lastError("surge of " + shown(e) + ": " + ex.getMessage());
+            }
+        }
+        if (!ending) {
+            try {
+                start(request, owner.get(), out, podsOnNode, plan, blocked, forecast, now, events);
+            } catch (KubernetesClientException ex) {
+                s.lastError("surge: " + ex.getMessage());
+            }
+        }
+        s.surges(out);
+        Set<String> held = podsOnNode.stream()
+                .filter(p -> {
+                    OwnerReference c = PodFilters.controllerOf(p);
+                    if (c == null) {
+                        return false;
+                    }
+                    String rs = p.getMetadata().getNamespace() + "/" + c.getName();
+                    return !evictable.contains(rs)
+                            && out.stream()
+                                    .anyMatch(e -> e.getLeft() == null
+                                            && (e.getNamespace() + "/" + e.getReplicaSet()).equals(rs));
+                })
+                .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
+                .collect(Collectors.toSet());
+        return new Surging(out.stream().anyMatch(e -> e.getLeft() == null), held);
+    }
+
+    /**
+     * The placement forecast of the node's drain, by pod ("namespace/name"), made when asked: only when a surge is
+     * about to be recorded, since it reads every pod of the cluster.
+     */
+    @FunctionalInterface
+    interface Forecast {
+        /** No forecast: no view to make one with, or spec.drain.placement Ignore (the planner then does not ask). */
+        Forecast NONE = Map::of;
+
+        /**
+         * Makes the forecast now: each pod's verdict and message by "namespace/name".
+         *
+         * @throws KubernetesClientException when the pods cannot be listed (no surge starts on a forecast not made)
+         */
+        Map<String, PlacementForecast.PodForecast> pods();
+    }
+
+    /**
+     * After a step: whether a surge is in flight, and the pods ("namespace/name") whose eviction waits for their
+     * surge's new pods to be available.
+     */
+    record Surging(boolean inFlight, Set<String> held) {}
+
+    /** One surge moved on: its entry kept in status (empty: over), and whether its pods may be evicted now. */
+    private record Moved(Optional<SurgeStatus> kept, boolean evictable) {
+        static Moved over() {
+            return new Moved(Optional.empty(), false);
+        }
+
+        static Moved kept(SurgeStatus e) {
+            return new Moved(Optional.of(e), false);
+        }
+    }
+
+    /**
+     * One surge's next act, decided again from a fresh read when a conditional write conflicts (client-go's {@code
+     * retry.RetryOnConflict}): the workload's controller writes its status right after a scale, which moves the
+     * resourceVersion the scale or the record's removal names, so a 409 is the common case on a live cluster, not a
+     * foreign change; a foreign change is seen in the fresh read and decided as such ({@link SurgeProgress.Leave}).
+     *
+     * @throws KubernetesClientException when the API server refuses otherwise, or still conflicts at the {@value
+     *     #CONFLICT_ATTEMPTS}th try
+     */
+    private Moved progress(
+            MaintenanceRequest request,
+            MaintenanceRequest.Owner owner,
+            SurgeStatus e,
+            List<Pod> podsOnNode,
+            boolean ending,
+            MaintenanceEvents events) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return progressOnce(request, owner, e, podsOnNode, ending, events);
+            } catch (KubernetesClientException ex) {
+                if (ex.getCode() != HTTP_CONFLICT || attempt == CONFLICT_ATTEMPTS) {
+                    throw ex;
+                }
+            }
+        }
+    }
+
+    /** One surge's next act, from one read of its workload. */
+    private Moved progressOnce(
+            MaintenanceRequest request,
+            MaintenanceRequest.Owner owner,
+            SurgeStatus e,
+            List<Pod> podsOnNode,
+            boolean ending,
+            MaintenanceEvents events) {
+        SurgeRecord record =
+                new SurgeRecord(owner.uid(), owner.name(), request.nodeName(), e.getReplicas(), e.getAdded());
+        HasMetadata workload =
+                resource(e.getKind(), e.getNamespace(), e.getName()).get();
+        int onNode = (int) podsOnNode.stream()
+                .filter(p -> e.getNamespace().equals(p.getMetadata().getNamespace()))
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .filter(p -> {
+                    OwnerReference c = PodFilters.controllerOf(p);
+                    return c != null
+                            && "ReplicaSet".equals(c.getKind())
+                            && e.getReplicaSet().equals(c.getName());
+                })
+                .count();
+        SurgeProgress.Next next = SurgeProgress.next(
+                record,
+                Boolean.TRUE.equals(e.getRaised()),
+                new SurgeProgress.Seen(
+                        workload == null ? null : replicasOf(workload), onNode, ending, availableOf(workload)));
+        String node = request.nodeName();
+        if (next instanceof SurgeProgress.Raise raise) {
+            scale(e, workload, raise.to());
+            metrics.surge(SurgeOutcome.started, SurgeLeft.none);
+            events.emit(
+                    false,
+                    MaintenanceEvents.SURGE,
+                    "scaled " + shown(e) + " from " + e.getReplicas() + " to " + raise.to()
+                            + " replicas (spec.drain.evacuation Surge): its " + e.getAdded() + " pod(s) on node " + node
+                            + " are evicted once the new ones are available elsewhere, then the replicas are given back");
+            e.setRaised(true);
+            return Moved.kept(e);
+        } else if (next instanceof SurgeProgress.Wait wait) {
+            if (wait.seenRaised()) {
+                e.setRaised(true);
+            }
+            return new Moved(Optional.of(e), wait.evictable());
+        } else if (next instanceof SurgeProgress.GiveBack back) {
+            workload = scale(e, workload, back.to());
+            metrics.surge(ending ? SurgeOutcome.given_back : SurgeOutcome.completed, SurgeLeft.none);
+            events.emit(
+                    false,
+                    MaintenanceEvents.SURGE,
+                    "gave back " + shown(e) + "'s replicas: " + e.getReplicas() + " (from " + record.target() + ")"
+                            + (ending
+                                    ? ", the drain of node " + node + " ending first"
+                                    : ", its pods off node " + node));
+            unrecord(e, workload);
+            return Moved.over();
+        } else if (next instanceof SurgeProgress.Release) {
+            unrecord(e, workload);
+            return Moved.over();
+        } else if (next instanceof SurgeProgress.Leave leave) {
+            boolean reverted = leave.why().startsWith("replicas were put back");
+            metrics.surge(SurgeOutcome.left, reverted ? SurgeLeft.reverted : SurgeLeft.changed);
+            events.emit(
+                    true,
+                    MaintenanceEvents.SURGE_LEFT,
+                    "surge of " + shown(e) + " for node " + node + ": " + leave.why());
+            try {
+                unrecordLeft(e, workload, owner.uid());
+            } catch (KubernetesClientException ex) {
+                // the record stays on the workload, naming this maintenance; the status says the surge was left
+            }
+            e.setLeft(leave.why());
+            return Moved.kept(e);
+        }
+        metrics.surge(SurgeOutcome.left, SurgeLeft.gone);
+        events.emit(
+                true,
+                MaintenanceEvents.SURGE_LEFT,
+                "surge of " + shown(e) + " for node " + node + ": the workload is gone");
+        return Moved.over();
+    }
+
+    /**
+     * Records a surge for each pod the drain waits on for a budget with no spare replica, one per workload, when the
+     * planner says its workload can surge; a workload another maintenance has surged is left to it. Before a surge is
+     * recorded, the planner is asked again with the placement forecast: a pod whose replacement fits on no node that
+     * stays schedulable (or that a volume pins) would give a surge pod that stays Pending, so the surge is not started
+     * ({@link SurgePlanner.Reason#WOULD_NOT_FIT}): said once in a {@code SurgeLeft} Warning with the scheduler's
+     * message, kept in {@code status.surges} as left (never raised, no record on the workload), and the pod is evicted
+     * as with Evict.
+     */
+    private void start(
+            MaintenanceRequest request,
+            MaintenanceRequest.Owner owner,
+            List<SurgeStatus> out,
+            List<Pod> podsOnNode,
+            DrainPlan plan,
+            Map<String, BlockedPods.Blocked> blocked,
+            Forecast forecast,
+            Instant now,
+            MaintenanceEvents events) {
+        Set<String> waiting = blocked.values().stream()
+                .filter(b -> b.cause() == BlockedPods.Cause.NO_SPARE_REPLICA)
+                .map(BlockedPods.Blocked::pod)
+                .collect(Collectors.toSet());
+        Map<String, Pod> byKey = podsOnNode.stream()
+                .collect(Collectors.toMap(
+                        p -> p.getMetadata().getNamespace() + "/"
+                                + p.getMetadata().getName(),
+                        p -> p,
+                        (a, b) -> a));
+        waiting = waiting.stream()
+                .filter(k -> byKey.containsKey(k) && !surged(out, byKey.get(k)))
+                .collect(Collectors.toSet());
+        if (waiting.isEmpty()) {
+            return;
+        }
+        List<Pod> candidates = waiting.stream().map(byKey::get).toList();
+        Map<String, List<io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget>> budgets =
+                drain.budgetsOf(candidates);
+        Map<String, SurgePlanner.Decision> decisions = reads.decide(plan, podsOnNode, waiting, budgets, Map.of(), now);
+        Set<String> surging = decisions.entrySet().stream()
+                .filter(d -> d.getValue() instanceof SurgePlanner.Surge)
+                .map(Map.Entry::getKey)
+                .collect(Collectors.toSet());
+        if (surging.isEmpty()) {
+            return;
+        }
+        // asked again with the forecast, made now: the planner's rule, not a second one here
+        Map<String, PlacementForecast.PodForecast> forecastPods = forecast.pods();
+        Map<String, SurgePlanner.Decision> withForecast = Map.of();
+        if (!forecastPods.isEmpty()) {
+            Map<String, PlacementForecast.Verdict> fits = new java.util.HashMap<>();
+            forecastPods.forEach((k, f) -> fits.put(k, f.verdict()));
+            withForecast = reads.decide(plan, podsOnNode, surging, budgets, fits, now);
+        }
+        for (Map.Entry<String, SurgePlanner.Decision> d : decisions.entrySet()) {
+            if (!(d.getValue() instanceof SurgePlanner.Surge surge)) {
+                continue;
+            }
+            Pod pod = byKey.get(d.getKey());
+            if (surged(out, pod)) {
+                continue; // another pod of the same workload was recorded (or refused) in this step
+            }
+            SurgePlanner.Target t = surge.target();
+            HasMetadata workload = resource(t.kind(), t.namespace(), t.name()).get();
+            if (workload == null) {
+                continue;
+            }
+            SurgeRecord record =
+                    new SurgeRecord(owner.uid(), owner.name(), request.nodeName(), surge.replicas(), surge.add());
+            String existing = workload.getMetadata().getAnnotations() == null
+                    ? null
+                    : workload.getMetadata().getAnnotations().get(SurgeRecord.ANNOTATION);
+            if (existing != null) {
+                Optional<SurgeRecord> found = parsed(existing);
+                if (found.isEmpty() || !owner.uid().equals(found.get().maintenanceUid())) {
+                    continue; // another maintenance's surge (or a record it cannot read): left to its owner
+                }
+                record = found.get(); // written by this maintenance before a restart: adopted as it stands
+            } else if (withForecast.get(d.getKey()) instanceof SurgePlanner.CannotSurge no
+                    && no.reason() == SurgePlanner.Reason.WOULD_NOT_FIT) {
+                out.add(notStarted(request, pod, surge, no, forecastPods.get(d.getKey()), events));
+                continue;
+            } else if (withForecast.containsKey(d.getKey())
+                    && !(withForecast.get(d.getKey()) instanceof SurgePlanner.Surge)) {
+                continue; // the workload changed between the two reads: decided again at the next step
+            } else if (replicasOf(workload) != surge.replicas()) {
+                continue; // changed since the planner's read: decided again at the next step
+            } else {
+                annotate(
+                        t.kind(),
+                        t.namespace(),
+                        t.name(),
+                        workload.getMetadata().getResourceVersion(),
+                        record.toJson());
+            }
+            out.add(new SurgeStatus(
+                    t.kind(),
+                    t.namespace(),
+                    t.name(),
+                    PodFilters.controllerOf(pod).getName(),
+                    record.replicas(),
+                    record.added(),
+                    false,
+                    null));
+        }
+    }
+
+    /**
+     * A surge the forecast refuses: kept in status as left (never raised, nothing written on the workload), so the
+     * workload is not tried again by this maintenance, and said once.
+     */
+    private SurgeStatus notStarted(
+            MaintenanceRequest request,
+            Pod pod,
+            SurgePlanner.Surge planned,
+            SurgePlanner.CannotSurge no,
+            PlacementForecast.PodForecast forecast,
+            MaintenanceEvents events) {
+        SurgePlanner.Target t = planned.target();
+        String why = "not started: " + no.reason().shown() + " ("
+                + (forecast == null ? no.detail() : forecast.verdict() + ": " + forecast.message())
+                + "); its pods are evicted as with evacuation Evict";
+        events.emit(
+                true,
+                MaintenanceEvents.SURGE_LEFT,
+                "surge of " + t.shown() + " for node " + request.nodeName() + " (pod "
+                        + pod.getMetadata().getNamespace() + "/"
+                        + pod.getMetadata().getName() + "): " + why);
+        return new SurgeStatus(
+                t.kind(),
+                t.namespace(),
+                t.name(),
+                PodFilters.controllerOf(pod).getName(),
+                planned.replicas(),
+                planned.add(),
+                false,
+                why);
+    }
+
+    /**
+     * The maintenance ends before its drain finished its surges (deleted, its window over): each surge still in flight
+     * gives back what is still its own, now. One whose API call failed in a way a later try can get past (a conflict
+     * still at the last try, 429, a 5xx, no answer, the operator's term over) is returned, to be tried again from the
+     * status that still holds it (or by the next leader): the end waits for it, as it waits for the node's restore.
+     * One the API server refuses for good (403: the role unbound meanwhile; 422) is said in a {@code SurgeLeft}
+     * Warning naming the workload, whose record stays on it naming this maintenance.
+     *
+     * @return the surges not given back yet, to try again
+     */
+    List<SurgeStatus> giveBackAtEnd(MaintenanceRequest request, List<SurgeStatus> surges, MaintenanceEvents events) {
+        if (request.owner().isEmpty()) {
+            return List.of();
+        }
+        List<SurgeStatus> again = new ArrayList<>();
+        for (SurgeStatus e : surges) {
+            if (e.getLeft() != null) {
+                continue;
+            }
+            try {
+                progress(request, request.owner().get(), e, List.of(), true, events);
+            } catch (KubernetesClientException ex) {
+                if (retriable(ex)) {
+                    again.add(e);
+                    continue;
+                }
+                metrics.surge(SurgeOutcome.left, SurgeLeft.changed);
+                events.emit(
+                        true,
+                        MaintenanceEvents.SURGE_LEFT,
+                        "surge of " + shown(e) + " for node " + request.nodeName() + ": could not give back "
+                                + e.getAdded() + " replica(s) at the maintenance's end (" + ex.getMessage()
+                                + "); the record " + SurgeRecord.ANNOTATION + " stays on it: give back by hand");
+            }
+        }
+        return again;
+    }
+
+    /**
+     * A failure a later try can get past: a conflict, 429, a 5xx, or no HTTP answer at all (code 0: a timeout, the
+     * connection, the fence refusing a write outside the operator's term).
+     */
+    static boolean retriable(KubernetesClientException ex) {
+        int code = ex.getCode();
+        return code == 0 || code == HTTP_CONFLICT || code == 429 || code >= 500;
+    }
+
+    private static boolean surged(List<SurgeStatus> out, Pod pod) {
+        OwnerReference c = PodFilters.controllerOf(pod);
+        return c != null
+                && out.stream()
+                        .anyMatch(e -> e.getNamespace().equals(pod.getMetadata().getNamespace())
+                                && e.getReplicaSet().equals(c.getName()));
+    }
+
+    private static Optional<SurgeRecord> parsed(String value) {
+        try {
+            return Optional.of(SurgeRecord.parse(value));
+        } catch (IllegalArgumentException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The workload's replicas, resourceVersion-conditional on the version read; the workload as written. */
+    private HasMetadata scale(SurgeStatus e, HasMetadata read, int to) {
+        resource(e.getKind(), e.getNamespace(), e.getName())
+                .scale(new ScaleBuilder()
+                        .withNewMetadata()
+                        .withName(e.getName())
+                        .withNamespace(e.getNamespace())
+                        .withResourceVersion(read.getMetadata().getResourceVersion())
+                        .endMetadata()
+                        .withNewSpec()
+                        .withReplicas(to)
+                        .endSpec()
+                        .build());
+        return resource(e.getKind(), e.getNamespace(), e.getName()).get();
+    }
+
+    /** Removes the record from the workload, at the version read. */
+    private void unrecord(SurgeStatus e, HasMetadata workload) {
+        if (workload == null
+                || workload.getMetadata().getAnnotations() == null
+                || !workload.getMetadata().getAnnotations().containsKey(SurgeRecord.ANNOTATION)) {
+            return;
+        }
+        annotate(
+                e.getKind(),
+                e.getNamespace(),
+                e.getName(),
+                workload.getMetadata().getResourceVersion(),
+                null);
+    }
+
+    /**
+     * Removes the record of a surge this maintenance leaves, at the version read; on a conflict (the workload written
+     * since: its controller's status, the very change that made the surge leave) read again and retried while the
+     * record is still this maintenance's, up to {@value #UNRECORD_ATTEMPTS} times. A left surge is not looked at
+     * again, so a record not removed here would stay on the workload.
+     *
+     * @throws KubernetesClientException when the API server refuses otherwise, or still conflicts at the last try
+     */
+    private void unrecordLeft(SurgeStatus e, HasMetadata read, String maintenanceUid) {
+        HasMetadata workload = read;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                unrecord(e, workload);
+                return;
+            } catch (KubernetesClientException ex) {
+                if (ex.getCode() != HTTP_CONFLICT || attempt == UNRECORD_ATTEMPTS) {
+                    throw ex;
+                }
+            }
+            workload = resource(e.getKind(), e.getNamespace(), e.getName()).get();
+            String value = workload == null || workload.getMetadata().getAnnotations() == null
+                    ? null
+                    : workload.getMetadata().getAnnotations().get(SurgeRecord.ANNOTATION);
+            if (value == null
+                    || parsed(value)
+                            .filter(r -> maintenanceUid.equals(r.maintenanceUid()))
+                            .isEmpty()) {
+                return; // gone, or another maintenance's now
+            }
+        }
+    }
+
+    private static final int HTTP_CONFLICT = 409;
+
+    private static final int UNRECORD_ATTEMPTS = 3;
+
+    /** Tries of one surge's act against conflicting writes (each a fresh read and decision). */
+    private static final int CONFLICT_ATTEMPTS = 3;
+
+    /** Sets ({@code value}) or removes (null) the record, as a merge patch naming the resourceVersion read. */
+    private void annotate(String kind, String namespace, String name, String resourceVersion, String value) {
+        ObjectNode patch = JSON.createObjectNode();
+        ObjectNode meta = patch.putObject("metadata");
+        meta.put("resourceVersion", resourceVersion);
+        ObjectNode annotations = meta.putObject("annotations");
+        if (value == null) {
+            annotations.putNull(SurgeRecord.ANNOTATION);
+        } else {
+            annotations.put(SurgeRecord.ANNOTATION, value);
+        }
+        resource(kind, namespace, name).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+    }
+
+    private ScalableResource<? extends HasMetadata> resource(String kind, String namespace, String name) {
+        if ("Deployment".equals(kind)) {
+            return client.apps().deployments().inNamespace(namespace).withName(name);
+        }
+        return client.apps().replicaSets().inNamespace(namespace).withName(name);
+    }
+
+    private static int replicasOf(HasMetadata workload) {
+        Integer replicas = workload instanceof Deployment d
+                ? (d.getSpec() == null ? null : d.getSpec().getReplicas())
+                : workload instanceof ReplicaSet rs
+                        ? (rs.getSpec() == null ? null : rs.getSpec().getReplicas())
+                        : null;
+        return Objects.requireNonNullElse(replicas, 1);
+    }
+
+    /** The workload's {@code status.availableReplicas}, as its controller counts them; null when not reported. */
+    private static Integer availableOf(HasMetadata workload) {
+        if (workload instanceof Deployment d) {
+            return d.getStatus() == null ? null : d.getStatus().getAvailableReplicas();
+        }
+        if (workload instanceof ReplicaSet rs) {
+            return rs.getStatus() == null ? null : rs.getStatus().getAvailableReplicas();
+        }
+        return null;
+    }
+
+    private static String shown(SurgeStatus e) {
+        return e.getKind() + " " + e.getNamespace() + "/" + e.getName();
+    }
+}
