@@ -72,6 +72,9 @@ public final class PlacementGate {
         int notListed = Math.max(0, stranded.size() - PlacementStatus.MAX_PODS);
         s.setPodsNotListed(notListed == 0 ? null : notListed);
         s.setVolumesNotRead(volumesNotRead(forecast.volumesNotRead()));
+        s.setNamespacesNotRead(forecast.namespacesNotRead()
+                .map(why -> why + " (forecast without the affinity terms that select namespaces by label: they passed)")
+                .orElse(null));
         return s;
     }
 

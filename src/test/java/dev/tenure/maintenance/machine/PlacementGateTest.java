@@ -140,6 +140,19 @@ class PlacementGateTest {
     }
 
     @Test
+    void namespacesNotReadAreSaidAndNeverHold() {
+        PlacementForecast f = new PlacementForecast(
+                ALL_FIT.pods(), List.of(), java.util.Optional.of("list namespaces: HTTP 403 Forbidden"));
+        PlacementGate.Decision d = PlacementGate.decide(PlacementPolicy.Wait, "n1", f, null);
+        assertThat(d.hold()).isFalse();
+        assertThat(d.status().getNamespacesNotRead())
+                .isEqualTo("list namespaces: HTTP 403 Forbidden (forecast without the affinity terms that select"
+                        + " namespaces by label: they passed)");
+        assertThat(PlacementGate.status(PlacementPolicy.Wait, ALL_FIT).getNamespacesNotRead())
+                .isNull();
+    }
+
+    @Test
     void claimsNotReadAreNamedBoundedAndNeverHold() {
         List<String> notRead = IntStream.range(0, 5)
                 .mapToObj(i -> "ns/data-" + i + ": get persistentvolumeclaim: HTTP 403 Forbidden")
