@@ -87,11 +87,12 @@ final class PlacementStep {
                 return Optional.of(
                         new Step(s.phase(Phase.Pending).lastError(error).build(), Optional.of(recheck)));
             }
-            LOG.warnf("%s (spec.drain.placement Warn: the maintenance goes on)", error);
+            LOG.warnf("%s (%s %s: the maintenance goes on)", error, view.policySetting(), policy);
             return Optional.empty();
         }
         PlacementForecast forecast = made.forecast();
-        PlacementGate.Decision verdict = PlacementGate.decide(policy, request.nodeName(), forecast, prior.placement());
+        PlacementGate.Decision verdict =
+                PlacementGate.decide(policy, view.policySetting(), request.nodeName(), forecast, prior.placement());
         view.awaiting()
                 .accept(verdict.hold() ? AwaitedPods.of(made.stranded(), made.namespaceLabels()) : AwaitedPods.NONE);
         s.placement(verdict.status());
