@@ -24,4 +24,12 @@ public interface AnnotationProtocolConfig {
     /** Longer requests are refused as malformed (status {@code invalid: ...}). */
     @WithDefault("720h")
     Duration maxDuration();
+
+    /**
+     * What the placement forecast before the cordon does for a maintenance the annotation requests (the annotation
+     * carries only a duration, so the operator sets it for every annotated node): Warn, Wait or Ignore, as a
+     * NodeMaintenance's {@code spec.drain.placement}.
+     */
+    @WithDefault("Warn")
+    dev.tenure.maintenance.api.PlacementPolicy placement();
 }

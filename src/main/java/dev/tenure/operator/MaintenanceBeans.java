@@ -92,7 +92,8 @@ public class MaintenanceBeans {
                 c.leasePadding(),
                 c.maxDuration(),
                 maintenance.leaseNamespace(),
-                maintenance.leaseNamePrefix());
+                maintenance.leaseNamePrefix(),
+                c.placement());
     }
 
     @Produces

@@ -20,9 +20,15 @@ import java.util.Map;
  *       ({@code node(s) didn't match pod anti-affinity rules}).
  * </ol>
  *
- * A term's namespaces are its {@code namespaces} and those its {@code namespaceSelector} selects; neither set means
- * the term owner's own namespace. {@code matchLabelKeys}/{@code mismatchLabelKeys} are not merged here: the API
- * server merges them into {@code labelSelector} when the pod is created (1.31+).
+ * A term's namespaces are its {@code namespaces} and those whose labels its {@code namespaceSelector} selects
+ * ({@code {}}: every namespace); neither set (null or an empty list, and a null selector) means the term owner's own
+ * namespace ({@code framework/types.go} {@code newAffinityTerm} and {@code getNamespacesFromPodAffinityTerm}, {@code
+ * AffinityTerm.Matches}; the incoming pod's selectors resolved over the namespaces by {@code
+ * mergeAffinityTermNamespacesIfNotEmpty}, an existing pod's matched against the labels of the incoming pod's namespace,
+ * {@code GetNamespaceLabelsSnapshot}: empty for a namespace not found). When the caller could not read the
+ * namespaces' labels ({@link PlacementCluster#namespacesNotRead}), a term whose selector needs them is left out: the
+ * forecast does not guess. {@code matchLabelKeys}/{@code mismatchLabelKeys} are not merged here: the API server merges
+ * them into {@code labelSelector} when the pod is created (1.31+).
  */
 final class InterPodAffinity implements FilterPlugin {
 
@@ -39,8 +45,8 @@ final class InterPodAffinity implements FilterPlugin {
 
     @Override
     public NodeFilter prepare(Pod pod, PlacementCluster cluster) {
-        List<PodAffinityTerm> affinity = affinityTerms(pod);
-        List<PodAffinityTerm> antiAffinity = antiAffinityTerms(pod);
+        List<PodAffinityTerm> affinity = forecastable(affinityTerms(pod), cluster);
+        List<PodAffinityTerm> antiAffinity = forecastable(antiAffinityTerms(pod), cluster);
         String namespace = pod.getMetadata().getNamespace();
         Map<String, String> podLabels = labels(pod);
         Map<TopologyPair, Integer> existingAnti = new HashMap<>();
@@ -48,7 +54,7 @@ final class InterPodAffinity implements FilterPlugin {
         Map<TopologyPair, Integer> antiCounts = new HashMap<>();
         for (PlacementNode node : cluster.nodes()) {
             for (PlacedPod existing : node.pods()) {
-                for (PodAffinityTerm term : existing.antiAffinity()) {
+                for (PodAffinityTerm term : forecastable(existing.antiAffinity(), cluster)) {
                     if (selects(existing.namespace(), term, namespace, podLabels, cluster)) {
                         count(existingAnti, node, term.getTopologyKey());
                     }
@@ -120,6 +126,33 @@ final class InterPodAffinity implements FilterPlugin {
                             && Selectors.matches(term.getNamespaceSelector(), cluster.namespaceLabels(ns)));
         }
         return inNamespace && Selectors.matches(term.getLabelSelector(), labels);
+    }
+
+    /** {@code terms} less those whose namespace selector needs labels the caller could not read. */
+    private static List<PodAffinityTerm> forecastable(List<PodAffinityTerm> terms, PlacementCluster cluster) {
+        if (terms.isEmpty() || cluster.namespacesNotRead().isEmpty()) {
+            return terms;
+        }
+        return terms.stream().filter(t -> !readsNamespaceLabels(t)).toList();
+    }
+
+    /** Whether {@code term} selects namespaces by their labels (a {@code namespaceSelector} neither null nor {@code {}}). */
+    static boolean readsNamespaceLabels(PodAffinityTerm term) {
+        return Selectors.readsLabels(term.getNamespaceSelector());
+    }
+
+    static boolean readsNamespaceLabels(List<PodAffinityTerm> terms) {
+        for (PodAffinityTerm t : terms) {
+            if (readsNamespaceLabels(t)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Whether a required affinity or anti-affinity term of {@code pod} selects namespaces by their labels. */
+    static boolean readsNamespaceLabels(Pod pod) {
+        return readsNamespaceLabels(affinityTerms(pod)) || readsNamespaceLabels(antiAffinityTerms(pod));
     }
 
     static Map<String, String> labels(Pod pod) {

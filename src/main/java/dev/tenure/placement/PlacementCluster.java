@@ -13,7 +13,8 @@ import java.util.Optional;
 
 /**
  * The cluster as one scheduling cycle sees it (the scheduler's snapshot): every node with the pods bound to it, the
- * PersistentVolumes and Claims pods mount, and namespace labels for affinity terms' {@code namespaceSelector}. Built
+ * PersistentVolumes and Claims pods mount, and the labels of namespaces for affinity terms' {@code namespaceSelector}
+ * (the scheduler's namespace lister; read only when a term needs them: {@link Builder#needsNamespaceLabels}). Built
  * fresh for each forecast from the caches, then changed only by the forecast (pods evicted and placed, nodes
  * cordoned); never shared between threads.
  *
@@ -27,14 +28,17 @@ public final class PlacementCluster {
     private final Map<String, PersistentVolumeClaim> claims = new HashMap<>();
     private final Map<String, Map<String, String>> namespaceLabels = new HashMap<>();
     private final Map<String, String> claimsNotRead = new LinkedHashMap<>();
+    /** Why the namespaces' labels could not be read; null: read, or not needed. */
+    private String namespacesNotRead;
+
     private final PlacedPod.Shared shared = new PlacedPod.Shared();
 
     private PlacementCluster() {}
 
     /**
      * A snapshot of {@code nodes} and the {@code pods} bound to them (pods on nodes not listed are dropped), with the
-     * volumes and claims pods use and the labels of namespaces (empty when not known: a {@code namespaceSelector}
-     * other than {@code {}} then matches no namespace).
+     * volumes and claims pods use and the labels of namespaces by name (a namespace not in it has no labels, as the
+     * scheduler's {@code GetNamespaceLabelsSnapshot} reads a namespace it cannot find).
      */
     public static PlacementCluster of(
             Collection<Node> nodes,
@@ -63,6 +67,8 @@ public final class PlacementCluster {
     /** Builds a {@link PlacementCluster}: nodes first, then pods one by one, then volumes and namespaces. */
     public static final class Builder {
         private final PlacementCluster cluster = new PlacementCluster();
+        /** Some pod added has a required anti-affinity term that selects namespaces by their labels. */
+        private boolean antiAffinityReadsNamespaces;
 
         private Builder(Collection<Node> nodes) {
             for (Node n : nodes) {
@@ -81,9 +87,23 @@ public final class PlacementCluster {
             String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
             PlacementNode node = nodeName == null ? null : cluster.nodes.get(nodeName);
             if (node != null && !"Succeeded".equals(phase) && !"Failed".equals(phase)) {
-                node.add(cluster.shared.of(pod));
+                PlacedPod placed = cluster.shared.of(pod);
+                node.add(placed);
+                antiAffinityReadsNamespaces |= InterPodAffinity.readsNamespaceLabels(placed.antiAffinity());
             }
             return this;
+        }
+
+        /**
+         * Whether a forecast of {@code toPlace} on this snapshot reads namespace labels: some term that {@code
+         * InterPodAffinity} reads has a {@code namespaceSelector} other than null and {@code {}} (null selects no
+         * namespace, {@code {}} every one; neither needs labels). Those terms are the required affinity and
+         * anti-affinity terms of the pods to place and the required anti-affinity terms of the pods added so far (an
+         * existing pod's anti-affinity applies to every incoming pod). The caller reads the namespaces once when this
+         * says so, and not at all otherwise.
+         */
+        public boolean needsNamespaceLabels(Collection<Pod> toPlace) {
+            return antiAffinityReadsNamespaces || toPlace.stream().anyMatch(InterPodAffinity::readsNamespaceLabels);
         }
 
         /** The snapshot, with the volumes and claims pods use and the labels of namespaces (see {@link #of}). */
@@ -123,6 +143,25 @@ public final class PlacementCluster {
         return claimsNotRead.entrySet().stream()
                 .map(e -> e.getKey() + ": " + e.getValue())
                 .toList();
+    }
+
+    /**
+     * Marks the namespaces' labels as not read: the caller's LIST of namespaces failed (refused, or any error). {@code
+     * InterPodAffinity} then leaves out every term whose {@code namespaceSelector} needs labels (the pods those terms
+     * would hold back pass; the others are forecast as ever), and the forecast says so ({@link
+     * PlacementForecast#namespacesNotRead()}).
+     *
+     * @param why what the read answered, for status (e.g. {@code list namespaces: HTTP 403 Forbidden})
+     * @return this snapshot
+     */
+    public PlacementCluster namespacesNotRead(String why) {
+        namespacesNotRead = java.util.Objects.requireNonNull(why, "why");
+        return this;
+    }
+
+    /** Why the namespaces' labels were not read; empty: read, or not needed. */
+    Optional<String> namespacesNotRead() {
+        return Optional.ofNullable(namespacesNotRead);
     }
 
     boolean claimNotRead(String namespace, String name) {

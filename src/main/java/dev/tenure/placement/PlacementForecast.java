@@ -34,19 +34,28 @@ import java.util.TreeMap;
  * until its node returns (unless it tolerates the cordon's taint {@code node.kubernetes.io/unschedulable}: then,
  * as NodeUnschedulable lets it, its replacement may go back to the cordoned node, and the filters decide). Pods not bound to a node (already Pending) are not in the cluster and take no room.
  */
-public record PlacementForecast(List<PodForecast> pods, List<String> volumesNotRead) {
+public record PlacementForecast(
+        List<PodForecast> pods, List<String> volumesNotRead, Optional<String> namespacesNotRead) {
 
     /**
      * @param pods the answer per evicted pod, in wave order
      * @param volumesNotRead the claims the caller could not read ({@link PlacementCluster#claimNotRead}), as {@code
      *     namespace/name: why}: the pods mounting them were forecast without their volumes
+     * @param namespacesNotRead why the namespaces' labels could not be read ({@link
+     *     PlacementCluster#namespacesNotRead}): the affinity terms that select namespaces by label were left out
      */
     public PlacementForecast {
         pods = List.copyOf(pods);
         volumesNotRead = List.copyOf(volumesNotRead);
+        namespacesNotRead = namespacesNotRead == null ? Optional.empty() : namespacesNotRead;
     }
 
-    /** A forecast that read every volume it needed. */
+    /** A forecast that read the namespace labels it needed. */
+    public PlacementForecast(List<PodForecast> pods, List<String> volumesNotRead) {
+        this(pods, volumesNotRead, Optional.empty());
+    }
+
+    /** A forecast that read every volume and namespace label it needed. */
     public PlacementForecast(List<PodForecast> pods) {
         this(pods, List.of());
     }
@@ -106,7 +115,7 @@ public record PlacementForecast(List<PodForecast> pods, List<String> volumesNotR
                 out.add(place(cluster, drain.nodeName(), pod));
             }
         }
-        return new PlacementForecast(out, cluster.claimsNotRead());
+        return new PlacementForecast(out, cluster.claimsNotRead(), cluster.namespacesNotRead());
     }
 
     /** The pods whose replacements fit nowhere. */

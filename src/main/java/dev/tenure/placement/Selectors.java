@@ -19,6 +19,17 @@ final class Selectors {
 
     private Selectors() {}
 
+    /**
+     * Whether {@code selector} needs the labels it is matched against: not null (which selects nothing) and not
+     * {@code {}} (which selects everything), so it has a {@code matchLabels} entry or a {@code matchExpressions} one.
+     */
+    static boolean readsLabels(LabelSelector selector) {
+        return selector != null
+                && (!(selector.getMatchLabels() == null
+                                || selector.getMatchLabels().isEmpty())
+                        || !Resources.list(selector.getMatchExpressions()).isEmpty());
+    }
+
     /** Does {@code selector} select an object with {@code labels}? */
     static boolean matches(LabelSelector selector, Map<String, String> labels) {
         if (selector == null) {

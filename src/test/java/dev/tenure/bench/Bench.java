@@ -108,6 +108,7 @@ public final class Bench {
         rows.put("13", this::placementForecast);
         rows.put("14", this::placementDrain);
         rows.put("15", this::rollout);
+        rows.put("16", this::queueRequests);
         return rows;
     }
 
@@ -627,6 +628,60 @@ public final class Bench {
     }
 
     /** Row 15 (issue 52): a pool rolled by one NodeMaintenanceRollout against a script over NodeMaintenances. */
+    /** Row 16 (issue 49 item 5): API requests per queued NodeMaintenance per queue look, and per draining one. */
+    private List<RowResult> queueRequests() throws Exception {
+        long t0 = System.nanoTime();
+        int nodes = Integer.getInteger("tenure.bench.queue.nodes", quick ? 100 : 1000);
+        int queued = Integer.getInteger("tenure.bench.queue.queued", quick ? 10 : 100);
+        int draining = quick ? 2 : 10;
+        int pods = quick ? 3 : 10;
+        Duration look = Duration.ofSeconds(quick ? 1 : 2);
+        Duration window = Duration.ofSeconds(quick ? 5 : 20);
+        QueueBench.Result r = QueueBench.run(nodes, draining, queued, pods, look, window);
+        if (r.nodeLists() > 0) {
+            throw new IllegalStateException(r.nodeLists() + " Node LISTs while " + queued + " requests were queued");
+        }
+        RowResult.Builder row = RowResult.of(
+                "16",
+                "API requests per queued NodeMaintenance per look and per draining one (" + nodes + " nodes, " + queued
+                        + " queued)");
+        String q = "Tenure, queued (shared Node cache)";
+        String old = "old model: a full Node LIST per look";
+        String d = "Tenure, draining";
+        double perLook = r.requestsPerLook();
+        row.measure(q, "API requests per queued NodeMaintenance per look", perLook, "")
+                .measure(q, "Node LISTs during the looks", (double) r.nodeLists(), "")
+                .measure(q, "looks measured", (double) r.looks(), "")
+                .measure(q, "response bytes per look (its Node GET)", (double) r.nodeGetBytes(), "B")
+                .measure(old, "API requests per look", perLook + 1, "")
+                .measure(old, "response bytes of the Node LIST added per look", (double) r.nodeListBytes(), "B")
+                .measure(old, "time of that LIST (median of 5)", r.nodeListMillis(), "ms")
+                .measure(
+                        d,
+                        "API requests per draining NodeMaintenance (creation to Succeeded)",
+                        r.requestsPerDrain(),
+                        "")
+                .measure(d, "evictions per draining NodeMaintenance", r.evictions() / (double) r.draining(), "")
+                .measure(d, "time to all Succeeded", r.drainSeconds(), "s");
+        return List.of(row.ratio((perLook + 1) / perLook, "old model's requests per look / Tenure's")
+                .note(
+                        "the NodeMaintenance door as the operator runs it (MaintenanceOperatorRig: the reconciler in JOSDK,"
+                                + " the shared Node cache, the machine), max-nodes-in-maintenance " + draining + "; "
+                                + draining + " draining NodeMaintenances, " + pods + " pods each, then " + queued
+                                + " queued, each looked at every " + look.toSeconds()
+                                + " s (the backstop look, shortened)")
+                .note("looks counted by JOSDK's reconcile executions of the queued requests over "
+                        + String.format(Locale.ROOT, "%.1f", r.windowSeconds())
+                        + " s; requests by the emulator's request log"
+                        + " (operator only), those naming a queued request or its node, or no object, by kind: "
+                        + r.lookRequestsByKind() + "; " + r.heldRequests() + " more named the maintenances holding"
+                        + " the cap (their nodes, Leases), not the queue")
+                .note("old model: NodeMaintenanceReconciler.view before c8d4c07 LISTed every Node from the API server"
+                        + " at each look of a queued request (a cap set, a control-plane node, or requests ahead); that"
+                        + " LIST is measured here at " + nodes + " nodes, the rest of the look taken as Tenure's")
+                .ok((System.nanoTime() - t0) / 1e9));
+    }
+
     private List<RowResult> rollout() throws Exception {
         RowResult.Builder row = RowResult.of("15", "Pool rollout: one NodeMaintenanceRollout vs a serial script");
         if (!FootprintBench.jarPresent()) {

@@ -71,7 +71,30 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
             MaintenanceLimits limits,
             Duration queueLook,
             String... nodes) {
-        return new MaintenanceOperatorRig(options, settings, clock, limits, queueLook, false, nodes);
+        return new MaintenanceOperatorRig(
+                options,
+                settings,
+                clock,
+                limits,
+                queueLook,
+                false,
+                io.javaoperatorsdk.operator.api.monitoring.Metrics.NOOP,
+                nodes);
+    }
+
+    /**
+     * {@link #start}, with JOSDK told of each reconcile through {@code metrics} (the bench counts the looks at a queued
+     * request by it).
+     */
+    public static MaintenanceOperatorRig start(
+            EmulatedCluster.Options options,
+            MaintenanceSettings settings,
+            Clock clock,
+            MaintenanceLimits limits,
+            Duration queueLook,
+            io.javaoperatorsdk.operator.api.monitoring.Metrics metrics,
+            String... nodes) {
+        return new MaintenanceOperatorRig(options, settings, clock, limits, queueLook, false, metrics, nodes);
     }
 
     /**
@@ -86,7 +109,15 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
             MaintenanceLimits limits,
             Duration queueLook,
             String... nodes) {
-        return new MaintenanceOperatorRig(options, settings, clock, limits, queueLook, true, nodes);
+        return new MaintenanceOperatorRig(
+                options,
+                settings,
+                clock,
+                limits,
+                queueLook,
+                true,
+                io.javaoperatorsdk.operator.api.monitoring.Metrics.NOOP,
+                nodes);
     }
 
     private AnnotationDoor annotationDoor;
@@ -98,6 +129,7 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
             MaintenanceLimits limits,
             Duration queueLook,
             boolean withAnnotationDoor,
+            io.javaoperatorsdk.operator.api.monitoring.Metrics josdkMetrics,
             String... nodes) {
         cluster = EmulatedCluster.start(options);
         client = cluster.client();
@@ -162,8 +194,10 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
                 WorkFence.alwaysOpen(),
                 clock,
                 queueLook);
-        operator = new Operator(
-                o -> o.withKubernetesClient(work).withCloseClientOnStop(false).withUseSSAToPatchPrimaryResource(false));
+        operator = new Operator(o -> o.withKubernetesClient(work)
+                .withCloseClientOnStop(false)
+                .withUseSSAToPatchPrimaryResource(false)
+                .withMetrics(josdkMetrics));
         operator.register(reconciler);
         operator.start();
     }

@@ -201,4 +201,182 @@ class InterPodAffinityTest {
                 arguments("anti-affinity: the matching pod's zone", "nodeB", anti, ANTI),
                 arguments("anti-affinity: another zone", "nodeC", anti, List.of()));
     }
+
+    // ---- namespaceSelector ---------------------------------------------------------------------------------------
+
+    /** The namespaces of upstream's plugin tests ({@code interpodaffinity}: {@code namespaces}), labelled by team. */
+    static final Map<String, Map<String, String>> NAMESPACES = Map.of(
+            "subteam1.team1", Map.of("team", "team1"),
+            "subteam2.team1", Map.of("team", "team1"),
+            "subteam1.team2", Map.of("team", "team2"),
+            "subteam2.team2", Map.of("team", "team2"));
+
+    static LabelSelector teamIn(String team) {
+        return in("team", team);
+    }
+
+    static PodAffinityTerm selecting(LabelSelector selector, String topologyKey, LabelSelector namespaces) {
+        return new PodAffinityTermBuilder()
+                .withLabelSelector(selector)
+                .withTopologyKey(topologyKey)
+                .withNamespaceSelector(namespaces)
+                .build();
+    }
+
+    static Pod inNamespace(Pod pod, String namespace) {
+        return Fixtures.with(pod, b -> b.editMetadata().withNamespace(namespace).endMetadata());
+    }
+
+    /**
+     * Rows of {@code TestRequiredAffinitySingleNode} ({@code filtering_test.go}) that carry a {@code namespaceSelector},
+     * names kept (their incoming pod in the default namespace, here {@code ns}, which no selector selects), then
+     * Tenure's rows: the list and the selector ORed, an existing pod's selector read against the incoming pod's
+     * namespace, a namespace not known, and labels not read.
+     */
+    static Stream<Arguments> namespaceSelector() {
+        LabelSelector scan = in("service", "securityscan", "value2");
+        return Stream.of(
+                arguments(
+                        "affinity with NamespaceSelector",
+                        pod("p", SECURITY_S1, List.of(selecting(scan, "region", teamIn("team1"))), List.of()),
+                        List.of(inNamespace(labelled("e", SCAN), "subteam1.team1")),
+                        true,
+                        List.of()),
+                arguments(
+                        "affinity with non-matching NamespaceSelector",
+                        pod("p", SECURITY_S1, List.of(selecting(scan, "region", teamIn("team1"))), List.of()),
+                        List.of(inNamespace(labelled("e", SCAN), "subteam1.team2")),
+                        true,
+                        AFFINITY),
+                arguments(
+                        "anti-affinity with matching NamespaceSelector",
+                        inNamespace(
+                                pod("p", SECURITY_S1, List.of(), List.of(selecting(scan, "zone", teamIn("team1")))),
+                                "subteam1.team1"),
+                        List.of(inNamespace(labelled("e", SCAN), "subteam2.team1")),
+                        true,
+                        ANTI),
+                arguments(
+                        "anti-affinity with matching all NamespaceSelector",
+                        inNamespace(
+                                pod("p", SECURITY_S1, List.of(), List.of(selecting(scan, "zone", new LabelSelector()))),
+                                "subteam1.team1"),
+                        List.of(inNamespace(labelled("e", SCAN), "subteam2.team1")),
+                        true,
+                        ANTI),
+                arguments(
+                        "anti-affinity with non-matching NamespaceSelector",
+                        inNamespace(
+                                pod("p", SECURITY_S1, List.of(), List.of(selecting(scan, "zone", teamIn("team1")))),
+                                "subteam1.team1"),
+                        List.of(inNamespace(labelled("e", SCAN), "subteam1.team2")),
+                        true,
+                        List.of()),
+                arguments(
+                        "Tenure: a term's namespaces and its namespaceSelector are ORed",
+                        pod(
+                                "p",
+                                SECURITY_S1,
+                                List.of(new PodAffinityTermBuilder(selecting(scan, "region", teamIn("team1")))
+                                        .withNamespaces("subteam1.team2")
+                                        .build()),
+                                List.of()),
+                        List.of(inNamespace(labelled("e", SCAN), "subteam1.team2")),
+                        true,
+                        List.of()),
+                arguments(
+                        "Tenure: an existing pod's namespaceSelector reads the labels of the incoming pod's namespace",
+                        inNamespace(labelled("p", SECURITY_S1), "subteam2.team1"),
+                        List.of(inNamespace(
+                                pod(
+                                        "e",
+                                        SCAN,
+                                        List.of(),
+                                        List.of(selecting(in("security", "S1"), "zone", teamIn("team1")))),
+                                "subteam1.team2")),
+                        true,
+                        EXISTING),
+                arguments(
+                        "Tenure: a namespace not found has no labels, so a DoesNotExist selector selects it",
+                        pod(
+                                "p",
+                                SECURITY_S1,
+                                List.of(selecting(
+                                        scan,
+                                        "region",
+                                        new LabelSelectorBuilder()
+                                                .addNewMatchExpression()
+                                                .withKey("team")
+                                                .withOperator("DoesNotExist")
+                                                .endMatchExpression()
+                                                .build())),
+                                List.of()),
+                        List.of(inNamespace(labelled("e", SCAN), "gone")),
+                        true,
+                        List.of()),
+                arguments(
+                        "Tenure: labels not read, a term that selects namespaces by label is left out",
+                        pod("p", SECURITY_S1, List.of(selecting(scan, "region", teamIn("team1"))), List.of()),
+                        List.of(inNamespace(labelled("e", SCAN), "subteam1.team2")),
+                        false,
+                        List.of()),
+                arguments(
+                        "Tenure: labels not read, a namespaceSelector {} still selects every namespace",
+                        inNamespace(
+                                pod("p", SECURITY_S1, List.of(), List.of(selecting(scan, "zone", new LabelSelector()))),
+                                "subteam1.team1"),
+                        List.of(inNamespace(labelled("e", SCAN), "subteam2.team1")),
+                        false,
+                        ANTI));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("namespaceSelector")
+    void namespaceSelector(String name, Pod pod, List<Pod> existing, boolean labelsRead, List<String> reasons) {
+        Node node = Fixtures.node("node1", REGION_ZONE);
+        List<Pod> bound = existing.stream().map(p -> on(p, "node1")).toList();
+        PlacementCluster cluster =
+                PlacementCluster.of(List.of(node), bound, List.of(), List.of(), labelsRead ? NAMESPACES : Map.of());
+        if (!labelsRead) {
+            cluster.namespacesNotRead("list namespaces: HTTP 403 Forbidden");
+        }
+        assertThat(new InterPodAffinity()
+                        .prepare(pod, cluster)
+                        .filter(cluster.node("node1").orElseThrow()))
+                .isEqualTo(reasons);
+    }
+
+    /**
+     * When a forecast reads namespace labels ({@link PlacementCluster.Builder#needsNamespaceLabels}): only for a term
+     * whose selector needs them (neither null nor {@code {}}), of a pod to place (affinity or anti-affinity) or of a
+     * pod already bound (its anti-affinity: an existing pod's affinity is not read by the filter).
+     */
+    static Stream<Arguments> readsNamespaceLabels() {
+        LabelSelector scan = in("service", "securityscan");
+        Pod plain = labelled("p", SECURITY_S1);
+        Pod teamAffinity = pod("p", SECURITY_S1, List.of(selecting(scan, "zone", teamIn("team1"))), List.of());
+        Pod teamAnti = pod("p", SECURITY_S1, List.of(), List.of(selecting(scan, "zone", teamIn("team1"))));
+        Pod everyAnti = pod("p", SECURITY_S1, List.of(), List.of(selecting(scan, "zone", new LabelSelector())));
+        Pod listed = pod("p", SECURITY_S1, List.of(term(scan, "zone", "subteam1.team1")), List.of());
+        return Stream.of(
+                arguments("no pod selects namespaces", plain, List.of(labelled("e", SCAN)), false),
+                arguments("the pod to place: affinity by label", teamAffinity, List.of(), true),
+                arguments("the pod to place: anti-affinity by label", teamAnti, List.of(), true),
+                arguments("the pod to place: namespaceSelector {} needs no labels", everyAnti, List.of(), false),
+                arguments("the pod to place: namespaces listed need no labels", listed, List.of(), false),
+                arguments("a bound pod: anti-affinity by label", plain, List.of(on(teamAnti, "node1")), true),
+                arguments(
+                        "a bound pod: affinity by label is not read",
+                        plain,
+                        List.of(on(teamAffinity, "node1")),
+                        false));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("readsNamespaceLabels")
+    void readsNamespaceLabelsOnlyWhenATermNeedsThem(String name, Pod toPlace, List<Pod> bound, boolean reads) {
+        PlacementCluster.Builder b = PlacementCluster.builder(List.of(Fixtures.node("node1", REGION_ZONE)));
+        bound.forEach(b::pod);
+        assertThat(b.needsNamespaceLabels(List.of(toPlace))).isEqualTo(reads);
+    }
 }

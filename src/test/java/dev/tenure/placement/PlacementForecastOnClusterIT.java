@@ -63,7 +63,11 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
  * PreferNoSchedule taints, some cordoned) and pods (requests with init containers and overhead, tolerations including
  * the cordon's and "everything", nodeSelector, required node affinity, required pod affinity and anti-affinity,
  * DoNotSchedule topology spread on zone or hostname, hostPorts, claims bound to a local volume on the drained node, to
- * a zonal volume with node affinity, or to one with only a zone label (GA or beta key, one or two zones); owned by a ReplicaSet or bare; other pods elsewhere, some Failed). They are written to an emulated
+ * a zonal volume with node affinity, or to one with only a zone label (GA or beta key, one or two zones); owned by a ReplicaSet or bare; other pods elsewhere, some Failed, some in a second
+ * namespace). Both namespaces may carry a team label, and each affinity or anti-affinity term reaches the owner's
+ * namespace, a namespace it names, every namespace ({@code namespaceSelector: {}}), the namespaces of one team, or a
+ * namespace named or of a team: the forecast reads the namespaces' labels as the operator does, the emulated scheduler
+ * from its own store. They are written to an emulated
  * cluster; the forecast is made from what the API server serves back; then the node is drained as a drain does it
  * (cordoned; its pods listed by {@code spec.nodeName} and evicted through the Eviction API, in the order the forecast
  * takes them), and only then does the namespace come alive: the ReplicaSet controller recreates each evicted replica
@@ -87,6 +91,12 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
 class PlacementForecastOnClusterIT {
 
     static final String NS = "shop";
+    /** A second namespace, for pods that stay: reached only by terms that name or select it. */
+    static final String LAB = "lab";
+    /** The namespaces' label that terms' {@code namespaceSelector} select by. */
+    static final String TEAM = "team";
+
+    private static final String[] TEAMS = {"red", "blue"};
     static final String DRAINED = "n0";
     static final String ZONE = "topology.kubernetes.io/zone";
     static final String HOSTNAME = "kubernetes.io/hostname";
@@ -113,6 +123,7 @@ class PlacementForecastOnClusterIT {
     /** A generated cluster: nodes, the pods on the drained node (evicted in this order), the rest, volumes. */
     record Case(
             long seed,
+            List<io.fabric8.kubernetes.api.model.Namespace> namespaces,
             List<Node> nodes,
             List<Pod> evicted,
             List<Pod> others,
@@ -122,6 +133,11 @@ class PlacementForecastOnClusterIT {
 
         String describe() {
             StringBuilder b = new StringBuilder("seed " + seed + "\n");
+            namespaces.forEach(n -> b.append("  namespace ")
+                    .append(n.getMetadata().getName())
+                    .append(' ')
+                    .append(n.getMetadata().getLabels())
+                    .append('\n'));
             nodes.forEach(n -> b.append("  node ")
                     .append(n.getMetadata().getName())
                     .append(' ')
@@ -145,7 +161,8 @@ class PlacementForecastOnClusterIT {
 
         private static String pod(Pod p) {
             PodSpec s = p.getSpec();
-            return p.getMetadata().getName() + " on " + s.getNodeName() + " labels="
+            return p.getMetadata().getNamespace() + "/" + p.getMetadata().getName() + " on " + s.getNodeName()
+                    + " labels="
                     + p.getMetadata().getLabels()
                     + " owned=" + !p.getMetadata().getOwnerReferences().isEmpty()
                     + " containers=" + s.getContainers() + " init=" + s.getInitContainers() + " overhead="
@@ -161,7 +178,7 @@ class PlacementForecastOnClusterIT {
         Case c = generate(seed);
         try (EmulatedCluster cluster = EmulatedCluster.start(
                 EmulatedCluster.Options.forTests().gracePeriodScale(0).controllerInterval(Duration.ofMillis(10)))) {
-            cluster.seed().namespace(NS);
+            c.namespaces().forEach(cluster.seed()::object);
             c.nodes().forEach(cluster.seed()::object);
             c.volumes().forEach(cluster.seed()::object);
             c.claims().forEach(cluster.seed()::object);
@@ -179,6 +196,15 @@ class PlacementForecastOnClusterIT {
 
             // the forecast, from what the API server serves (as the operator reads it)
             List<Pod> served = client.pods().inAnyNamespace().list().getItems();
+            Map<String, Map<String, String>> namespaceLabels = new HashMap<>();
+            client.namespaces()
+                    .list()
+                    .getItems()
+                    .forEach(n -> namespaceLabels.put(
+                            n.getMetadata().getName(),
+                            n.getMetadata().getLabels() == null
+                                    ? Map.of()
+                                    : n.getMetadata().getLabels()));
             List<Pod> onNode =
                     client.pods().inAnyNamespace().withField("spec.nodeName", DRAINED).list().getItems().stream()
                             .filter(p -> !"Failed".equals(p.getStatus().getPhase()))
@@ -201,7 +227,7 @@ class PlacementForecastOnClusterIT {
                                     .inAnyNamespace()
                                     .list()
                                     .getItems(),
-                            Map.of()),
+                            namespaceLabels),
                     List.of(new Drain(DRAINED, evictions)),
                     List.of());
 
@@ -311,6 +337,22 @@ class PlacementForecastOnClusterIT {
 
     static Case generate(long seed) {
         Random r = new Random(seed);
+        List<io.fabric8.kubernetes.api.model.Namespace> namespaces = new ArrayList<>();
+        for (String ns : List.of(NS, LAB)) {
+            Map<String, String> labels = new HashMap<>();
+            if (r.nextInt(4) > 0) {
+                labels.put(TEAM, TEAMS[r.nextInt(TEAMS.length)]);
+            }
+            namespaces.add(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                    .withNewMetadata()
+                    .withName(ns)
+                    .withLabels(labels)
+                    .endMetadata()
+                    .withNewStatus()
+                    .withPhase("Active")
+                    .endStatus()
+                    .build());
+        }
         int nodeCount = 2 + r.nextInt(5);
         int evictedCount = r.nextInt(6);
         List<String> zoneOf = new ArrayList<>();
@@ -542,6 +584,9 @@ class PlacementForecastOnClusterIT {
                 labels.put("t", r.nextBoolean() ? "p" : "q");
             }
             PodBuilder b = basePod("o" + i, node, labels);
+            if (r.nextInt(3) == 0) {
+                b.editMetadata().withNamespace(LAB).endMetadata(); // counted only by terms that reach its namespace
+            }
             Want want = requests(r, b);
             if (r.nextInt(6) == 0) {
                 hostPort(b, 8000 + r.nextInt(Math.max(1, evictedCount)));
@@ -621,7 +666,7 @@ class PlacementForecastOnClusterIT {
                     .endStatus()
                     .build());
         }
-        return new Case(seed, nodes, evicted, others, replicaSets, volumes, claims);
+        return new Case(seed, namespaces, nodes, evicted, others, replicaSets, volumes, claims);
     }
 
     private static PodBuilder basePod(String name, String node, Map<String, String> labels) {
@@ -700,12 +745,29 @@ class PlacementForecastOnClusterIT {
                 .endSpec();
     }
 
+    /**
+     * A required term selecting {@code key=value} by zone or hostname, over the owner's namespace, a namespace named,
+     * every namespace ({@code namespaceSelector: {}}), the namespaces labelled with a team, or a namespace named or
+     * labelled.
+     */
     private static io.fabric8.kubernetes.api.model.PodAffinityTerm term(Random r, String key, String value) {
-        return new PodAffinityTermBuilder()
+        PodAffinityTermBuilder b = new PodAffinityTermBuilder()
                 .withTopologyKey(r.nextBoolean() ? ZONE : HOSTNAME)
                 .withLabelSelector(new LabelSelectorBuilder()
                         .withMatchLabels(Map.of(key, value))
-                        .build())
-                .build();
+                        .build());
+        int scope = r.nextInt(6);
+        if (scope == 2 || scope == 5) {
+            b.withNamespaces(r.nextBoolean() ? NS : LAB);
+        }
+        if (scope == 3) {
+            b.withNamespaceSelector(new LabelSelectorBuilder().build());
+        }
+        if (scope == 4 || scope == 5) {
+            b.withNamespaceSelector(new LabelSelectorBuilder()
+                    .withMatchLabels(Map.of(TEAM, TEAMS[r.nextInt(TEAMS.length)]))
+                    .build());
+        }
+        return b.build();
     }
 }

@@ -62,7 +62,11 @@ import java.util.function.Function;
  * </ol>
  *
  * Not emulated: preemption, scoring beyond "fewest pods first", extended resources, minDomains, matchLabelKeys,
- * volume limits and zones of dynamic provisioning, namespaceSelector in affinity terms.
+ * volume limits and zones of dynamic provisioning.
+ *
+ * <p>An affinity term's namespaces: the ones it names, or, with a {@code namespaceSelector}, also every namespace whose
+ * labels the selector matches ({@code {}}: all; a namespace the cluster does not hold has no labels); with neither, the
+ * term owner's own namespace.
  */
 final class EmulatedScheduler {
     static final Taint NOT_READY = new Taint("NoSchedule", "node.kubernetes.io/not-ready", null, null);
@@ -77,12 +81,22 @@ final class EmulatedScheduler {
 
     record Unschedulable(String message) implements Decision {}
 
-    /** What the filters read besides nodes and pods: claims by "namespace/name", volumes by name. */
-    record Volumes(
+    /**
+     * What the filters read besides nodes and pods: claims by "namespace/name", volumes by name, namespace labels by
+     * namespace name (a namespace not held: no labels).
+     */
+    record Reads(
             Function<String, Optional<PersistentVolumeClaim>> claims,
-            Function<String, Optional<PersistentVolume>> volumes) {
-        static Volumes none() {
-            return new Volumes(k -> Optional.empty(), k -> Optional.empty());
+            Function<String, Optional<PersistentVolume>> volumes,
+            Function<String, Map<String, String>> namespaceLabels) {
+        Reads(
+                Function<String, Optional<PersistentVolumeClaim>> claims,
+                Function<String, Optional<PersistentVolume>> volumes) {
+            this(claims, volumes, ns -> Map.of());
+        }
+
+        static Reads none() {
+            return new Reads(k -> Optional.empty(), k -> Optional.empty());
         }
     }
 
@@ -90,7 +104,7 @@ final class EmulatedScheduler {
      * The node for {@code pod} among {@code nodes}, given the pods bound now ({@code bound}: active pods with a node);
      * ties go to the node with the fewest pods, then by name.
      */
-    static Decision schedule(Pod pod, List<Node> nodes, List<Pod> bound, Volumes volumes) {
+    static Decision schedule(Pod pod, List<Node> nodes, List<Pod> bound, Reads volumes) {
         Map<String, List<Pod>> byNode = new HashMap<>();
         bound.forEach(p -> byNode.computeIfAbsent(p.getSpec().getNodeName(), n -> new ArrayList<>())
                 .add(p));
@@ -121,7 +135,7 @@ final class EmulatedScheduler {
 
     /** The reasons {@code node} fails, from the first failing filter; empty when it fits. */
     static List<String> filter(
-            Pod pod, Node node, List<Node> nodes, Map<String, List<Pod>> byNode, List<Pod> bound, Volumes volumes) {
+            Pod pod, Node node, List<Node> nodes, Map<String, List<Pod>> byNode, List<Pod> bound, Reads volumes) {
         List<Pod> onNode = byNode.getOrDefault(node.getMetadata().getName(), List.of());
         if (node.getSpec() != null
                 && Boolean.TRUE.equals(node.getSpec().getUnschedulable())
@@ -158,7 +172,9 @@ final class EmulatedScheduler {
         if (spread.isPresent()) {
             return List.of(spread.get());
         }
-        return interPodAffinity(pod, node, nodes, bound).map(List::of).orElse(List.of());
+        return interPodAffinity(pod, node, nodes, bound, volumes.namespaceLabels())
+                .map(List::of)
+                .orElse(List.of());
     }
 
     // ---- TaintToleration --------------------------------------------------------------------------------------------
@@ -366,7 +382,7 @@ final class EmulatedScheduler {
 
     // ---- VolumeBinding ----------------------------------------------------------------------------------------------
 
-    private static Optional<String> volumeConflict(Pod pod, Node node, Volumes volumes) {
+    private static Optional<String> volumeConflict(Pod pod, Node node, Reads volumes) {
         List<Volume> podVolumes =
                 pod.getSpec().getVolumes() == null ? List.of() : pod.getSpec().getVolumes();
         for (Volume v : podVolumes) {
@@ -413,7 +429,7 @@ final class EmulatedScheduler {
      * (values joined by "__" list several; a beta key on the volume is looked up under the GA key on the node when
      * the node lacks the beta one). Unbound claims are skipped, as for WaitForFirstConsumer.
      */
-    private static boolean inVolumeZones(Pod pod, Node node, Volumes volumes) {
+    private static boolean inVolumeZones(Pod pod, Node node, Reads volumes) {
         Map<String, String> nodeLabels = labels(node.getMetadata().getLabels());
         if (ZONE_KEYS.keySet().stream().noneMatch(nodeLabels::containsKey)) {
             return true;
@@ -489,7 +505,8 @@ final class EmulatedScheduler {
 
     // ---- InterPodAffinity -------------------------------------------------------------------------------------------
 
-    private static Optional<String> interPodAffinity(Pod pod, Node node, List<Node> nodes, List<Pod> bound) {
+    private static Optional<String> interPodAffinity(
+            Pod pod, Node node, List<Node> nodes, List<Pod> bound, Function<String, Map<String, String>> nsLabels) {
         var affinity = pod.getSpec().getAffinity();
         List<PodAffinityTerm> required = affinity == null
                         || affinity.getPodAffinity() == null
@@ -513,27 +530,27 @@ final class EmulatedScheduler {
             }
             Node theirs = nodesByName.get(other.getSpec().getNodeName());
             for (PodAffinityTerm t : oa.getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution()) {
-                if (termSelects(t, other, pod) && sameDomain(t.getTopologyKey(), node, theirs)) {
+                if (termSelects(t, other, pod, nsLabels) && sameDomain(t.getTopologyKey(), node, theirs)) {
                     return Optional.of("node(s) didn't satisfy existing pods anti-affinity rules");
                 }
             }
         }
         for (PodAffinityTerm t : required) {
-            boolean anyMatchAnywhere = bound.stream().anyMatch(p -> termSelects(t, pod, p));
+            boolean anyMatchAnywhere = bound.stream().anyMatch(p -> termSelects(t, pod, p, nsLabels));
             boolean inDomain = bound.stream()
-                    .anyMatch(p -> termSelects(t, pod, p)
+                    .anyMatch(p -> termSelects(t, pod, p, nsLabels)
                             && sameDomain(
                                     t.getTopologyKey(),
                                     node,
                                     nodesByName.get(p.getSpec().getNodeName())));
             // the first pod of a group that selects itself may go anywhere (interpodaffinity filtering.go)
-            if (!inDomain && !(!anyMatchAnywhere && termSelects(t, pod, pod))) {
+            if (!inDomain && !(!anyMatchAnywhere && termSelects(t, pod, pod, nsLabels))) {
                 return Optional.of("node(s) didn't match pod affinity rules");
             }
         }
         for (PodAffinityTerm t : anti) {
             boolean inDomain = bound.stream()
-                    .anyMatch(p -> termSelects(t, pod, p)
+                    .anyMatch(p -> termSelects(t, pod, p, nsLabels)
                             && sameDomain(
                                     t.getTopologyKey(),
                                     node,
@@ -545,12 +562,21 @@ final class EmulatedScheduler {
         return Optional.empty();
     }
 
-    /** The term of {@code owner} selects {@code candidate}: its namespaces (default the owner's) and label selector. */
-    private static boolean termSelects(PodAffinityTerm t, Pod owner, Pod candidate) {
-        List<String> namespaces = t.getNamespaces() == null || t.getNamespaces().isEmpty()
-                ? List.of(owner.getMetadata().getNamespace())
-                : t.getNamespaces();
-        return namespaces.contains(candidate.getMetadata().getNamespace()) && selects(t.getLabelSelector(), candidate);
+    /**
+     * The term of {@code owner} selects {@code candidate}: its namespaces (named, or selected by their labels; with
+     * neither, the owner's) and its label selector.
+     */
+    private static boolean termSelects(
+            PodAffinityTerm t, Pod owner, Pod candidate, Function<String, Map<String, String>> nsLabels) {
+        String ns = candidate.getMetadata().getNamespace();
+        List<String> named = t.getNamespaces() == null ? List.of() : t.getNamespaces();
+        boolean inScope;
+        if (named.isEmpty() && t.getNamespaceSelector() == null) {
+            inScope = Objects.equals(ns, owner.getMetadata().getNamespace());
+        } else {
+            inScope = named.contains(ns) || selects(t.getNamespaceSelector(), labels(nsLabels.apply(ns)));
+        }
+        return inScope && selects(t.getLabelSelector(), candidate);
     }
 
     private static boolean sameDomain(String key, Node a, Node b) {
@@ -563,10 +589,14 @@ final class EmulatedScheduler {
 
     /** metav1 LabelSelectorAsSelector: null selects nothing, empty everything. */
     static boolean selects(LabelSelector selector, Pod pod) {
+        return selects(selector, labels(pod.getMetadata().getLabels()));
+    }
+
+    /** The same, over an object's labels. */
+    static boolean selects(LabelSelector selector, Map<String, String> labels) {
         if (selector == null) {
             return false;
         }
-        Map<String, String> labels = labels(pod.getMetadata().getLabels());
         if (selector.getMatchLabels() != null
                 && !selector.getMatchLabels().entrySet().stream()
                         .allMatch(e -> e.getValue().equals(labels.get(e.getKey())))) {

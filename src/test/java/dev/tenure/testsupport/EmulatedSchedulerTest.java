@@ -226,8 +226,56 @@ class EmulatedSchedulerTest {
                         pod("p", p -> affinity(p, "cache")),
                         List.of(a, b),
                         List.of(bound(pod("q", p -> labelled(p, "app", "cache")), "b")),
+                        "b"),
+                // ---- InterPodAffinity: a term's namespaceSelector (namespaces: ns team1, data team2, other none)
+                new Row(
+                        "InterPodAffinity: anti-affinity whose namespaceSelector selects the other pod's namespace",
+                        "framework/types.go AffinityTerm.Matches; interpodaffinity/filtering.go",
+                        pod(
+                                "p",
+                                p -> namespaces(antiAffinity(labelled(p, "app", "db"), "db"), Map.of("team", "team2"))),
+                        List.of(a),
+                        List.of(bound(inNamespace(pod("q", p -> labelled(p, "app", "db")), "data"), "a")),
+                        "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules."),
+                new Row(
+                        "InterPodAffinity: anti-affinity whose namespaceSelector selects another namespace",
+                        "framework/types.go AffinityTerm.Matches",
+                        pod(
+                                "p",
+                                p -> namespaces(antiAffinity(labelled(p, "app", "db"), "db"), Map.of("team", "team1"))),
+                        List.of(a),
+                        List.of(bound(inNamespace(pod("q", p -> labelled(p, "app", "db")), "data"), "a")),
+                        "a"),
+                new Row(
+                        "InterPodAffinity: an empty namespaceSelector selects every namespace",
+                        "framework/types.go newAffinityTerm (LabelSelectorAsSelector of {} is Everything)",
+                        pod("p", p -> namespaces(antiAffinity(labelled(p, "app", "db"), "db"), Map.of())),
+                        List.of(a),
+                        List.of(bound(inNamespace(pod("q", p -> labelled(p, "app", "db")), "other"), "a")),
+                        "0/1 nodes are available: 1 node(s) didn't match pod anti-affinity rules."),
+                new Row(
+                        "InterPodAffinity: an existing pod's namespaceSelector reads the incoming pod's namespace",
+                        "interpodaffinity/filtering.go getExistingAntiAffinityCounts (GetNamespaceLabelsSnapshot)",
+                        pod("p", p -> labelled(p, "app", "web")),
+                        List.of(a),
+                        List.of(bound(
+                                inNamespace(
+                                        pod("q", p -> namespaces(antiAffinity(p, "web"), Map.of("team", "team1"))),
+                                        "data"),
+                                "a")),
+                        "0/1 nodes are available: 1 node(s) didn't satisfy existing pods anti-affinity rules."),
+                new Row(
+                        "InterPodAffinity: affinity follows a pod in a namespace its namespaceSelector selects",
+                        "interpodaffinity/plugin.go mergeAffinityTermNamespacesIfNotEmpty",
+                        pod("p", p -> namespaces(affinity(p, "cache"), Map.of("team", "team2"))),
+                        List.of(a, b),
+                        List.of(bound(inNamespace(pod("q", p -> labelled(p, "app", "cache")), "data"), "b")),
                         "b"));
     }
+
+    /** The labels of the rows' namespaces: ns and data by team, other none. */
+    static final Map<String, Map<String, String>> NAMESPACE_LABELS =
+            Map.of("ns", Map.of("team", "team1"), "data", Map.of("team", "team2"), "other", Map.of());
 
     @ParameterizedTest(name = "{0}")
     @MethodSource("rows")
@@ -269,8 +317,10 @@ class EmulatedSchedulerTest {
                 zonal("disk-z2", GA_ZONE, "z2"),
                 "disk-b",
                 zonal("disk-b", "failure-domain.beta.kubernetes.io/zone", "z2__z3"));
-        EmulatedScheduler.Volumes volumes = new EmulatedScheduler.Volumes(
-                k -> Optional.ofNullable(claims.get(k)), k -> Optional.ofNullable(pvs.get(k)));
+        EmulatedScheduler.Reads volumes = new EmulatedScheduler.Reads(
+                k -> Optional.ofNullable(claims.get(k)),
+                k -> Optional.ofNullable(pvs.get(k)),
+                ns -> NAMESPACE_LABELS.getOrDefault(ns, Map.of()));
         EmulatedScheduler.Decision d = EmulatedScheduler.schedule(row.pod(), row.nodes(), row.bound(), volumes);
         String got = d instanceof EmulatedScheduler.Bind bind
                 ? bind.nodeName()
@@ -341,6 +391,26 @@ class EmulatedSchedulerTest {
 
     static Pod bound(Pod p, String node) {
         p.getSpec().setNodeName(node);
+        return p;
+    }
+
+    static Pod inNamespace(Pod p, String namespace) {
+        p.getMetadata().setNamespace(namespace);
+        return p;
+    }
+
+    /** Every pod affinity and anti-affinity term of {@code p} selects namespaces by {@code matchLabels}. */
+    static Pod namespaces(Pod p, Map<String, String> matchLabels) {
+        var affinity = p.getSpec().getAffinity();
+        List<io.fabric8.kubernetes.api.model.PodAffinityTerm> terms = new ArrayList<>();
+        if (affinity.getPodAffinity() != null) {
+            terms.addAll(affinity.getPodAffinity().getRequiredDuringSchedulingIgnoredDuringExecution());
+        }
+        if (affinity.getPodAntiAffinity() != null) {
+            terms.addAll(affinity.getPodAntiAffinity().getRequiredDuringSchedulingIgnoredDuringExecution());
+        }
+        terms.forEach(t -> t.setNamespaceSelector(
+                new LabelSelectorBuilder().withMatchLabels(matchLabels).build()));
         return p;
     }
 

@@ -398,8 +398,17 @@ final class LivingCluster {
         Map<String, PersistentVolume> volumes = new HashMap<>();
         store.list("/api/v1/persistentvolumes", PersistentVolume.class)
                 .forEach(v -> volumes.put(v.getMetadata().getName(), v));
-        EmulatedScheduler.Volumes view = new EmulatedScheduler.Volumes(
-                k -> Optional.ofNullable(claims.get(k)), k -> Optional.ofNullable(volumes.get(k)));
+        Map<String, Map<String, String>> namespaceLabels = new HashMap<>();
+        store.list("/api/v1/namespaces", io.fabric8.kubernetes.api.model.Namespace.class)
+                .forEach(n -> namespaceLabels.put(
+                        n.getMetadata().getName(),
+                        n.getMetadata().getLabels() == null
+                                ? Map.of()
+                                : n.getMetadata().getLabels()));
+        EmulatedScheduler.Reads view = new EmulatedScheduler.Reads(
+                k -> Optional.ofNullable(claims.get(k)),
+                k -> Optional.ofNullable(volumes.get(k)),
+                ns -> namespaceLabels.getOrDefault(ns, Map.of()));
         for (Pod pod : pending) {
             EmulatedScheduler.Decision decision = EmulatedScheduler.schedule(pod, nodes, bound, view);
             if (decision instanceof EmulatedScheduler.Bind bind) {
@@ -442,7 +451,7 @@ final class LivingCluster {
 
     /** NodeUnschedulable, NodeReady, TaintToleration, NodeAffinity, NodePorts, NodeResourcesFit on this node alone. */
     static boolean fits(Pod pod, Node node) {
-        return EmulatedScheduler.filter(pod, node, List.of(node), Map.of(), List.of(), EmulatedScheduler.Volumes.none())
+        return EmulatedScheduler.filter(pod, node, List.of(node), Map.of(), List.of(), EmulatedScheduler.Reads.none())
                 .isEmpty();
     }
 

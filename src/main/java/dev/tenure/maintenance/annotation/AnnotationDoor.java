@@ -99,7 +99,11 @@ public final class AnnotationDoor {
                 settings,
                 AnnotatedNodes.budget(caches, limits),
                 node -> AnnotatedNodes.maintenanceOf(caches, node),
-                node -> Optional.of(new PlacementView(caches::nodes, () -> inMaintenance(caches, node))),
+                node -> Optional.of(new PlacementView(
+                        caches::nodes,
+                        () -> inMaintenance(caches, node),
+                        awaited -> {},
+                        AnnotationSettings.PLACEMENT_SETTING)),
                 maintenance.leaseWaitRetry(),
                 clock);
         this.client = client;

@@ -1,10 +1,14 @@
 package dev.tenure.maintenance.annotation;
 
+import dev.tenure.maintenance.api.PlacementPolicy;
 import java.time.Duration;
 
 /**
  * Settings of the annotation protocol ({@code tenure.maintenance.annotation.*}) plus where the per-node
  * lease lives (shared with NodeMaintenance: one lease per node is what makes the two doors exclusive).
+ *
+ * @param placement what the placement forecast before the cordon does ({@value #PLACEMENT_SETTING}; null: Warn), the
+ *     annotation carrying no policy of its own
  */
 public record AnnotationSettings(
         boolean enabled,
@@ -12,15 +16,31 @@ public record AnnotationSettings(
         Duration leasePadding,
         Duration maxDuration,
         String leaseNamespace,
-        String leaseNamePrefix) {
+        String leaseNamePrefix,
+        PlacementPolicy placement) {
 
-    /** An enabled protocol. */
+    /** The operator setting that holds this door's placement policy: what its messages name. */
+    public static final String PLACEMENT_SETTING = "tenure.maintenance.annotation.placement";
+
+    /** An enabled protocol with the default placement policy (Warn). */
     public AnnotationSettings(
             String holder, Duration leasePadding, Duration maxDuration, String leaseNamespace, String leaseNamePrefix) {
         this(true, holder, leasePadding, maxDuration, leaseNamespace, leaseNamePrefix);
     }
 
+    /** The default placement policy (Warn). */
+    public AnnotationSettings(
+            boolean enabled,
+            String holder,
+            Duration leasePadding,
+            Duration maxDuration,
+            String leaseNamespace,
+            String leaseNamePrefix) {
+        this(enabled, holder, leasePadding, maxDuration, leaseNamespace, leaseNamePrefix, PlacementPolicy.Warn);
+    }
+
     public AnnotationSettings {
+        placement = placement == null ? PlacementPolicy.Warn : placement;
         if (holder == null || holder.isBlank()) {
             throw new IllegalArgumentException("tenure.maintenance.annotation.holder: must not be empty");
         }
@@ -42,6 +62,12 @@ public record AnnotationSettings(
     public static AnnotationSettings defaults() {
         return new AnnotationSettings(
                 "tenure-annotation", Duration.ofSeconds(30), Duration.ofDays(30), "tenure-system", "node-");
+    }
+
+    /** These settings with {@code placement} as the placement policy. */
+    public AnnotationSettings withPlacement(PlacementPolicy placement) {
+        return new AnnotationSettings(
+                enabled, holder, leasePadding, maxDuration, leaseNamespace, leaseNamePrefix, placement);
     }
 
     public String leaseName(String nodeName) {

@@ -122,8 +122,9 @@ public final class MaintenanceAnnotationController {
 
     /**
      * As above, with what the placement forecast of a node's drain reads besides the pods ({@code placement}: empty,
-     * no forecast). The annotation has no field for a policy: the forecast runs with the default, Warn, once per
-     * maintenance before the cordon (its result in the state record, a Warning on the Node when a pod fits nowhere).
+     * no forecast). The annotation has no field for a policy: the forecast runs with the operator's {@link
+     * AnnotationSettings#PLACEMENT_SETTING} (Warn by default) before the cordon (its result in the state record, a
+     * Warning on the Node naming that setting when a pod fits nowhere; under Wait, nothing cordoned until the pods fit).
      */
     public MaintenanceAnnotationController(
             KubernetesClient client,
@@ -293,7 +294,7 @@ public final class MaintenanceAnnotationController {
         MaintenanceState prior = recorded.stateFor(lease.acquireTime());
         NodeMaintenanceStatus priorStatus = recorded.statusFor(lease.acquireTime());
         MaintenanceRequest request = new MaintenanceRequest(
-                name(node), REASON, Optional.empty(), DrainOptions.defaults(), HandoverOptions.defaults());
+                name(node), REASON, Optional.empty(), drainOptions(settings), HandoverOptions.defaults());
         MaintenanceMachine.Step step =
                 machine.advanceHeld(request, prior, leaseStatus(key, lease), placement.apply(name(node)), events);
         NodeMaintenanceStatus next = NodeMaintenanceStatuses.toStatus(step.state(), priorStatus, 0, now);
@@ -309,6 +310,16 @@ public final class MaintenanceAnnotationController {
         patch(node, changes, false);
         Duration untilEnd = Duration.between(now, endsAt);
         return Optional.of(clamp(step.requeueAfter().map(d -> min(d, untilEnd)).orElse(untilEnd)));
+    }
+
+    /**
+     * The NodeMaintenance defaults, with the placement policy of {@link AnnotationSettings#PLACEMENT_SETTING}: the
+     * annotation carries only a duration.
+     */
+    static DrainOptions drainOptions(AnnotationSettings settings) {
+        dev.tenure.maintenance.api.DrainSpec spec = new dev.tenure.maintenance.api.DrainSpec();
+        spec.setPlacement(settings.placement());
+        return DrainOptions.from(spec);
     }
 
     /**

@@ -44,6 +44,11 @@ public class PlacementStatus {
             + " pods were forecast without those volumes; a failed read never holds or stops the drain.")
     private String volumesNotRead;
 
+    @JsonPropertyDescription("Why the namespaces' labels could not be read (a refused or failed LIST), when an affinity"
+            + " term of the pods needed them (a namespaceSelector other than {}): those terms were left out of the"
+            + " forecast; a failed read never holds or stops the drain.")
+    private String namespacesNotRead;
+
     public PlacementStatus() {}
 
     /** One pod that fits nowhere or is pinned. */
@@ -174,6 +179,14 @@ public class PlacementStatus {
         this.volumesNotRead = volumesNotRead;
     }
 
+    public String getNamespacesNotRead() {
+        return namespacesNotRead;
+    }
+
+    public void setNamespacesNotRead(String namespacesNotRead) {
+        this.namespacesNotRead = namespacesNotRead;
+    }
+
     /** Pods that fit nowhere or are pinned. */
     public int stranded() {
         return (doesNotFit == null ? 0 : doesNotFit) + (pinned == null ? 0 : pinned);
@@ -189,11 +202,13 @@ public class PlacementStatus {
                 && Objects.equals(notRecreated, s.notRecreated)
                 && Objects.equals(pods, s.pods)
                 && Objects.equals(podsNotListed, s.podsNotListed)
-                && Objects.equals(volumesNotRead, s.volumesNotRead);
+                && Objects.equals(volumesNotRead, s.volumesNotRead)
+                && Objects.equals(namespacesNotRead, s.namespacesNotRead);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(policy, fits, doesNotFit, pinned, notRecreated, pods, podsNotListed, volumesNotRead);
+        return Objects.hash(
+                policy, fits, doesNotFit, pinned, notRecreated, pods, podsNotListed, volumesNotRead, namespacesNotRead);
     }
 }

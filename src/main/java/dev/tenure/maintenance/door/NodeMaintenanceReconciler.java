@@ -73,8 +73,11 @@ import org.jboss.logging.Logger;
 @RBACRule(apiGroups = "apps", resources = "daemonsets", verbs = "get")
 // issue 29: drain rules that select by namespace read the pods' namespaces; the wait for volume detach lists
 // VolumeAttachments and reads their PersistentVolumes' claims; a preview lists the budgets that would refuse an
-// eviction
-@RBACRule(apiGroups = "", resources = "namespaces", verbs = "get")
+// eviction; issue 49: the placement forecast lists namespaces when an affinity term selects them by label
+@RBACRule(
+        apiGroups = "",
+        resources = "namespaces",
+        verbs = {"get", "list"})
 @RBACRule(apiGroups = "storage.k8s.io", resources = "volumeattachments", verbs = "list")
 @RBACRule(apiGroups = "", resources = "persistentvolumes", verbs = "get")
 // issue 49: the placement forecast reads, for the pods it will evict, their claims (and the claims' volumes, above)

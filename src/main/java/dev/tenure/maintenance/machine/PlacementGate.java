@@ -37,13 +37,31 @@ public final class PlacementGate {
      */
     public record Decision(PlacementStatus status, boolean hold, Optional<String> warning, Optional<String> released) {}
 
-    /** The forecast of the drain of {@code nodeName} under {@code policy}, after {@code prior} (null: none yet). */
+    /**
+     * The forecast of the drain of {@code nodeName} under {@code policy} as a NodeMaintenance's {@value
+     * PlacementView#SPEC_DRAIN_PLACEMENT} sets it, after {@code prior} (null: none yet).
+     */
     public static Decision decide(
             PlacementPolicy policy, String nodeName, PlacementForecast forecast, PlacementStatus prior) {
+        return decide(policy, PlacementView.SPEC_DRAIN_PLACEMENT, nodeName, forecast, prior);
+    }
+
+    /**
+     * The forecast of the drain of {@code nodeName} under {@code policy}, after {@code prior} (null: none yet); the
+     * Warning names {@code policySetting}, where the door that asked reads the policy from ({@link
+     * PlacementView#policySetting}).
+     */
+    public static Decision decide(
+            PlacementPolicy policy,
+            String policySetting,
+            String nodeName,
+            PlacementForecast forecast,
+            PlacementStatus prior) {
         PlacementStatus status = status(policy, forecast);
         boolean stranded = status.stranded() > 0;
-        Optional<String> warning =
-                stranded && !status.equals(prior) ? Optional.of(message(nodeName, forecast, policy)) : Optional.empty();
+        Optional<String> warning = stranded && !status.equals(prior)
+                ? Optional.of(message(nodeName, forecast, policy, policySetting))
+                : Optional.empty();
         boolean hold = policy == PlacementPolicy.Wait && stranded;
         boolean wasHeld =
                 prior != null && PlacementPolicy.Wait.name().equals(prior.getPolicy()) && prior.stranded() > 0;
@@ -72,6 +90,9 @@ public final class PlacementGate {
         int notListed = Math.max(0, stranded.size() - PlacementStatus.MAX_PODS);
         s.setPodsNotListed(notListed == 0 ? null : notListed);
         s.setVolumesNotRead(volumesNotRead(forecast.volumesNotRead()));
+        s.setNamespacesNotRead(forecast.namespacesNotRead()
+                .map(why -> why + " (forecast without the affinity terms that select namespaces by label: they passed)")
+                .orElse(null));
         return s;
     }
 
@@ -107,9 +128,10 @@ public final class PlacementGate {
         return b.toString();
     }
 
-    private static String message(String nodeName, PlacementForecast forecast, PlacementPolicy policy) {
+    private static String message(
+            String nodeName, PlacementForecast forecast, PlacementPolicy policy, String policySetting) {
         return conditionMessage(status(policy, forecast)) + " (forecast before cordoning node " + nodeName + ", with it"
-                + " and the nodes in maintenance or ahead in the queue cordoned; spec.drain.placement " + policy
+                + " and the nodes in maintenance or ahead in the queue cordoned; " + policySetting + " " + policy
                 + (policy == PlacementPolicy.Wait
                         ? ": the maintenance waits, nothing is cordoned or evicted)"
                         : ": the drain goes on, as kubectl's does)");

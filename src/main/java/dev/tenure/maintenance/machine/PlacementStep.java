@@ -7,6 +7,7 @@ import dev.tenure.placement.AwaitedPods;
 import dev.tenure.placement.PlacementCluster;
 import dev.tenure.placement.PlacementForecast;
 import io.fabric8.kubernetes.api.model.ListOptionsBuilder;
+import io.fabric8.kubernetes.api.model.Namespace;
 import io.fabric8.kubernetes.api.model.PersistentVolume;
 import io.fabric8.kubernetes.api.model.PersistentVolumeClaim;
 import io.fabric8.kubernetes.api.model.Pod;
@@ -17,6 +18,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -38,8 +40,11 @@ import org.jboss.logging.Logger;
  * the pod Pinned. An unbound claim (WaitForFirstConsumer, or not provisioned yet) passes: the forecast does not model
  * provisioning. A claim or volume read that fails (403, 404, any error) is named in {@code
  * status.placement.volumesNotRead} and its pods are forecast without that volume: it never holds or stops a drain.
- * Not read: namespace labels (an affinity term's {@code namespaceSelector} other than {@code {}} matches no
- * namespace).
+ * Namespace labels are read only when a required affinity term the forecast reads (of the pods to evict, or an
+ * existing pod's anti-affinity) has a {@code namespaceSelector} other than null and {@code {}} ({@link
+ * PlacementCluster.Builder#needsNamespaceLabels}): then one LIST of namespaces per forecast, none otherwise. A LIST
+ * that fails (403, any error) is named in {@code status.placement.namespacesNotRead} and those terms are left out of
+ * the forecast: it never holds or stops a drain either.
  */
 final class PlacementStep {
 
@@ -82,12 +87,14 @@ final class PlacementStep {
                 return Optional.of(
                         new Step(s.phase(Phase.Pending).lastError(error).build(), Optional.of(recheck)));
             }
-            LOG.warnf("%s (spec.drain.placement Warn: the maintenance goes on)", error);
+            LOG.warnf("%s (%s %s: the maintenance goes on)", error, view.policySetting(), policy);
             return Optional.empty();
         }
         PlacementForecast forecast = made.forecast();
-        PlacementGate.Decision verdict = PlacementGate.decide(policy, request.nodeName(), forecast, prior.placement());
-        view.awaiting().accept(verdict.hold() ? AwaitedPods.of(made.stranded()) : AwaitedPods.NONE);
+        PlacementGate.Decision verdict =
+                PlacementGate.decide(policy, view.policySetting(), request.nodeName(), forecast, prior.placement());
+        view.awaiting()
+                .accept(verdict.hold() ? AwaitedPods.of(made.stranded(), made.namespaceLabels()) : AwaitedPods.NONE);
         s.placement(verdict.status());
         verdict.warning().ifPresent(w -> events.emit(true, PlacementGate.WILL_NOT_FIT, w));
         verdict.released().ifPresent(r -> events.emit(false, PlacementGate.PODS_FIT, r));
@@ -105,8 +112,12 @@ final class PlacementStep {
         return make(request, nodes, now).forecast();
     }
 
-    /** A forecast made, with the pods it was made for. */
-    private record Made(PlacementForecast forecast, List<Pod> evictions) {
+    /**
+     * A forecast made, with the pods it was made for and the namespace labels it read (empty: none needed; null: the
+     * read failed).
+     */
+    private record Made(
+            PlacementForecast forecast, List<Pod> evictions, Map<String, Map<String, String>> namespaceLabels) {
         /** The pods to evict that fit nowhere or are pinned. */
         List<Pod> stranded() {
             Set<String> keys = new HashSet<>();
@@ -148,16 +159,43 @@ final class PlacementStep {
         List<PersistentVolume> volumes = new ArrayList<>();
         Map<String, String> notRead = new LinkedHashMap<>();
         readVolumes(evictions, claims, volumes, notRead);
-        PlacementCluster cluster = view.build(volumes, claims, Map.of());
+        Map<String, Map<String, String>> namespaceLabels = Map.of();
+        String namespacesNotRead = null;
+        if (view.needsNamespaceLabels(evictions)) {
+            try {
+                namespaceLabels = namespaceLabels();
+            } catch (KubernetesClientException e) {
+                namespacesNotRead = "list namespaces: " + ApiErrors.oneLine(e);
+                namespaceLabels = null;
+            }
+        }
+        PlacementCluster cluster = view.build(volumes, claims, namespaceLabels == null ? Map.of() : namespaceLabels);
         notRead.forEach((key, why) -> {
             int slash = key.indexOf('/');
             cluster.claimNotRead(key.substring(0, slash), key.substring(slash + 1), why);
         });
+        if (namespacesNotRead != null) {
+            cluster.namespacesNotRead(namespacesNotRead);
+        }
         Set<String> cordoned = new TreeSet<>(nodes.alsoCordoned().get());
         cordoned.remove(nodeName);
         return new Made(
                 PlacementForecast.of(cluster, List.of(new PlacementForecast.Drain(nodeName, evictions)), cordoned),
-                evictions);
+                evictions,
+                namespaceLabels);
+    }
+
+    /**
+     * Every namespace's labels, by name: one LIST (the scheduler's namespace lister holds the same; a cluster has
+     * namespaces by the hundreds, not the pods' hundreds of thousands, so no pages).
+     */
+    private Map<String, Map<String, String>> namespaceLabels() {
+        Map<String, Map<String, String>> out = new HashMap<>();
+        for (Namespace ns : client.namespaces().list().getItems()) {
+            Map<String, String> labels = ns.getMetadata().getLabels();
+            out.put(ns.getMetadata().getName(), labels == null ? Map.of() : Map.copyOf(labels));
+        }
+        return out;
     }
 
     /**

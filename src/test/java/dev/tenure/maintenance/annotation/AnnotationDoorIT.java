@@ -177,8 +177,8 @@ class AnnotationDoorIT {
     }
 
     /**
-     * Issue 49: the annotation door forecasts before the cordon, with the default policy (Warn: the annotation has no
-     * field for a policy). The pod on fc-1 has a nodeSelector only fc-1 satisfies: a Warning on the Node names it, the
+     * Issue 49: the annotation door forecasts before the cordon, with the policy of its operator setting
+     * ({@code tenure.maintenance.annotation.placement}, default Warn: the annotation has no field for a policy). The pod on fc-1 has a nodeSelector only fc-1 satisfies: a Warning on the Node names it, the
      * state record on the Node holds the forecast, and the maintenance goes on (cordon, drain) as kubectl's would.
      */
     @Test
@@ -208,7 +208,10 @@ class AnnotationDoorIT {
                 .satisfies(e -> assertThat(e.getMessage())
                         .contains(key)
                         .contains("node(s) didn't match Pod's node affinity/selector")
-                        .contains("forecast before cordoning node fc-1"));
+                        .contains("forecast before cordoning node fc-1")
+                        // the setting that governs this door, not the NodeMaintenance's field
+                        .contains("; " + AnnotationSettings.PLACEMENT_SETTING + " Warn: the drain goes on")
+                        .doesNotContain("spec.drain.placement"));
         PlacementStatus placement = RecordedState.read(annotation("fc-1", MaintenanceAnnotation.STATE))
                 .machine()
                 .getPlacement();

@@ -68,7 +68,19 @@ final class AnnotationFixture implements AutoCloseable {
     /** The limits the controller applies; set before {@link #restart()} to test them. */
     MaintenanceBudget budget = MaintenanceBudget.UNLIMITED;
 
+    /** The protocol's settings; another placement policy comes with a placement forecast. */
+    private final AnnotationSettings settings;
+
     AnnotationFixture() {
+        this(SETTINGS);
+    }
+
+    /**
+     * With {@code settings}; the controller forecasts placement before the cordon (every Node from the API server, no
+     * other node cordoned, as {@link AnnotationDoor} supplies it from its caches) when their policy is not Ignore.
+     */
+    AnnotationFixture(AnnotationSettings settings) {
+        this.settings = settings;
         cluster.seed().node(NODE).role("worker").create();
         cluster.seed().node("w2").role("worker").create();
         cluster.seed().namespace("tenure-system");
@@ -86,14 +98,30 @@ final class AnnotationFixture implements AutoCloseable {
                 pool,
                 heartbeats,
                 clock);
-        controller = new MaintenanceAnnotationController(
-                operatorClient,
-                new KubeLeaseStore(operatorClient),
-                machine,
-                new EventRecorder(operatorClient, clock),
-                SETTINGS,
-                budget,
-                clock);
+        controller = settings == SETTINGS
+                ? new MaintenanceAnnotationController(
+                        operatorClient,
+                        new KubeLeaseStore(operatorClient),
+                        machine,
+                        new EventRecorder(operatorClient, clock),
+                        settings,
+                        budget,
+                        clock)
+                : new MaintenanceAnnotationController(
+                        operatorClient,
+                        new KubeLeaseStore(operatorClient),
+                        machine,
+                        new EventRecorder(operatorClient, clock),
+                        settings,
+                        budget,
+                        node -> Optional.empty(),
+                        node -> Optional.of(new dev.tenure.maintenance.machine.PlacementView(
+                                () -> operatorClient.nodes().list().getItems(),
+                                List::of,
+                                awaited -> {},
+                                AnnotationSettings.PLACEMENT_SETTING)),
+                        MaintenanceAnnotationController.WAIT_RETRY,
+                        clock);
     }
 
     Optional<Duration> reconcile() {

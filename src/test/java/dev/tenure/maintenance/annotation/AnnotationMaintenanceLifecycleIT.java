@@ -60,6 +60,65 @@ class AnnotationMaintenanceLifecycleIT {
         return state.get();
     }
 
+    /**
+     * Issue 49: the annotation carries no policy, so the operator's {@code tenure.maintenance.annotation.placement}
+     * sets it. With Wait, a pod whose replacement fits nowhere (its nodeSelector matches only w1) keeps the annotated
+     * node uncordoned, nothing evicted, the forecast in the state record and a Warning that names that setting (not
+     * the NodeMaintenance's spec.drain.placement); a node that takes the pod lets the maintenance go on.
+     */
+    @Test
+    void theOperatorsPlacementSettingWaitHoldsTheAnnotatedNodeUntilThePodsFit() {
+        try (AnnotationFixture f =
+                new AnnotationFixture(SETTINGS.withPlacement(dev.tenure.maintenance.api.PlacementPolicy.Wait))) {
+            Pod pod = f.cluster
+                    .seed()
+                    .deployment("solo")
+                    .namespace("app")
+                    .onNode(NODE)
+                    .nodeSelector("tenure.test/pool", "only")
+                    .create()
+                    .get(0);
+
+            f.request("3600");
+            for (int i = 0; i < 5; i++) {
+                f.clock.advance(Duration.ofMillis(100));
+                f.reconcile();
+            }
+
+            assertThat(f.cordoned()).as("held before the cordon").isFalse();
+            assertThat(f.evictions()).isZero();
+            var recorded = RecordedState.read(f.annotation(MaintenanceAnnotation.STATE))
+                    .machine();
+            assertThat(recorded.getPhase()).isEqualTo(Phase.Pending);
+            assertThat(recorded.getPlacement().getPolicy()).isEqualTo("Wait");
+            assertThat(recorded.getPlacement().getPods())
+                    .singleElement()
+                    .satisfies(p -> assertThat(p.getPod())
+                            .isEqualTo("app/" + pod.getMetadata().getName()));
+            assertThat(f.events(dev.tenure.maintenance.machine.PlacementGate.WILL_NOT_FIT))
+                    .singleElement()
+                    .satisfies(e -> assertThat(e.getMessage())
+                            .contains("; tenure.maintenance.annotation.placement Wait: the maintenance waits")
+                            .doesNotContain("spec.drain.placement"));
+
+            f.cluster
+                    .seed()
+                    .node("w3")
+                    .role("worker")
+                    .label("tenure.test/pool", "only")
+                    .create();
+            f.drive(n -> status(f, MaintenanceAnnotation.ACTIVE));
+
+            assertThat(f.cordoned()).isTrue();
+            assertThat(f.evictionsOf(pod.getMetadata().getName())).isPositive();
+            assertThat(RecordedState.read(f.annotation(MaintenanceAnnotation.STATE))
+                            .machine()
+                            .getPlacement()
+                            .getFits())
+                    .isEqualTo(1);
+        }
+    }
+
     @Test
     void annotateDrainsToActiveAndRemovingItEndsAndRestoresTheNode() {
         try (AnnotationFixture f = new AnnotationFixture()) {

@@ -155,7 +155,10 @@ class PlacementForecastIT {
                 .until(() -> !events("plw", PlacementGate.WILL_NOT_FIT).isEmpty());
         assertThat(events("plw", PlacementGate.WILL_NOT_FIT)).singleElement().satisfies(e -> {
             assertThat(e.getType()).isEqualTo("Warning");
-            assertThat(e.getMessage()).contains("plw/" + pod.getMetadata().getName(), "Warn");
+            assertThat(e.getMessage())
+                    .contains("plw/" + pod.getMetadata().getName())
+                    .contains("; spec.drain.placement Warn: the drain goes on")
+                    .doesNotContain("tenure.maintenance.annotation");
         });
         // and then it drained as today: the node's pods listed by spec.nodeName and the pod evicted
         assertThat(podListsOf("plw-1")).isPositive();
@@ -602,5 +605,155 @@ class PlacementForecastIT {
         assertThat(events("apa", PlacementGate.PODS_FIT)).isNotEmpty();
         assertThat(podListsOf("apa-1")).isPositive();
         assertThat(evictions("apa")).isPositive();
+    }
+
+    // ---- namespaceSelector (issue 49): namespace labels read only when an affinity term selects by them --------
+
+    /**
+     * Two nodes {@code <prefix>-1} and {@code -2} of a pool only the pod below selects (the other tests' nodes are not
+     * candidates); on {@code -2} a pod {@code app=<prefix>-db} in namespace {@code <prefix>-data} (labelled {@code
+     * team=<prefix>}); on {@code -1} the pod of a Deployment in namespace {@code <prefix>} whose required anti-affinity
+     * keeps it off any node with an {@code app=<prefix>-db} pod of the namespaces labelled {@code team=<prefix>}: only
+     * that selector keeps its replacement off {@code -2} (in its own namespace there is no such pod).
+     */
+    Pod keptOffByItsNamespaceSelector(String prefix) {
+        cluster().seed().node(prefix + "-1").role("worker").label(POOL, prefix).create();
+        cluster().seed().node(prefix + "-2").role("worker").label(POOL, prefix).create();
+        client().namespaces()
+                .resource(new io.fabric8.kubernetes.api.model.NamespaceBuilder()
+                        .withNewMetadata()
+                        .withName(prefix + "-data")
+                        .withLabels(java.util.Map.of("team", prefix))
+                        .endMetadata()
+                        .build())
+                .create();
+        cluster()
+                .seed()
+                .pod(prefix + "-db")
+                .namespace(prefix + "-data")
+                .onNode(prefix + "-2")
+                .create();
+        Pod solo = cluster()
+                .seed()
+                .deployment("solo")
+                .namespace(prefix)
+                .onNode(prefix + "-1")
+                .nodeSelector(POOL, prefix)
+                .create()
+                .get(0);
+        return client().pods()
+                .inNamespace(prefix)
+                .withName(solo.getMetadata().getName())
+                .edit(p -> new io.fabric8.kubernetes.api.model.PodBuilder(p)
+                        .editSpec()
+                        .withNewAffinity()
+                        .withNewPodAntiAffinity()
+                        .addNewRequiredDuringSchedulingIgnoredDuringExecution()
+                        .withTopologyKey("kubernetes.io/hostname")
+                        .withNewLabelSelector()
+                        .addToMatchLabels("app", prefix + "-db")
+                        .endLabelSelector()
+                        .withNewNamespaceSelector()
+                        .addToMatchLabels("team", prefix)
+                        .endNamespaceSelector()
+                        .endRequiredDuringSchedulingIgnoredDuringExecution()
+                        .endPodAntiAffinity()
+                        .endAffinity()
+                        .endSpec()
+                        .build());
+    }
+
+    long operatorRequests(Predicate<ApiRequest> which) {
+        return requests(which.and(
+                r -> dev.tenure.testsupport.RequestOrigin.of(r) == dev.tenure.testsupport.RequestOrigin.OPERATOR));
+    }
+
+    static final Predicate<ApiRequest> NAMESPACE_LISTS = r -> r.is("list", "namespaces");
+
+    /** The first page of a forecast's cluster-wide pod LIST: one per forecast. */
+    static final Predicate<ApiRequest> FORECASTS = r -> r.is("list", "pods")
+            && r.namespace().isEmpty()
+            && "500".equals(r.query().get("limit"))
+            && r.query().get("continue") == null;
+
+    @Test
+    void onlyTheNamespaceSelectorKeepsThePodFromFitting() {
+        Pod pod = keptOffByItsNamespaceSelector("nss");
+        long listsBefore = operatorRequests(NAMESPACE_LISTS);
+        long forecastsBefore = operatorRequests(FORECASTS);
+
+        create("nss", "nss-1", PlacementPolicy.Wait, false);
+        await().atMost(WAIT)
+                .until(() ->
+                        get("nss").getStatus() != null && get("nss").getStatus().getPlacement() != null);
+
+        NodeMaintenanceStatus status = get("nss").getStatus();
+        assertThat(status.getPhase()).isEqualTo(Phase.Pending);
+        assertThat(status.getPlacement().getDoesNotFit()).isEqualTo(1);
+        assertThat(status.getPlacement().getNamespacesNotRead()).isNull();
+        assertThat(status.getPlacement().getPods()).singleElement().satisfies(p -> {
+            assertThat(p.getPod()).isEqualTo("nss/" + pod.getMetadata().getName());
+            // nss-1 is cordoned; nss-2 holds a pod of a namespace the selector selects; the rest are not in the pool
+            assertThat(p.getMessage())
+                    .containsPattern("[ :]1 node\\(s\\) didn't match pod anti-affinity rules")
+                    .containsPattern("\\d+ node\\(s\\) were unschedulable");
+        });
+        assertThat(evictions("nss")).isZero();
+        assertThat(client().nodes().withName("nss-1").get().getSpec().getUnschedulable())
+                .isNotEqualTo(Boolean.TRUE);
+        // the labels were read: one LIST of namespaces per forecast (a forecast in flight at the start may add one)
+        long lists = operatorRequests(NAMESPACE_LISTS) - listsBefore;
+        long forecasts = operatorRequests(FORECASTS) - forecastsBefore;
+        assertThat(lists).isPositive().isLessThanOrEqualTo(forecasts + 1);
+
+        // the selected namespace loses its label: the selector selects nothing, the pod fits on nss-2 (a namespace
+        // change wakes nothing: the next look is the recheck, so the Node change below brings it)
+        client().namespaces()
+                .withName("nss-data")
+                .edit(n -> new io.fabric8.kubernetes.api.model.NamespaceBuilder(n)
+                        .editMetadata()
+                        .withLabels(java.util.Map.of("team", "elsewhere"))
+                        .endMetadata()
+                        .build());
+        client().nodes()
+                .withName("nss-2")
+                .edit(n -> new NodeBuilder(n)
+                        .editMetadata()
+                        .addToLabels("tenure.test/touched", "yes")
+                        .endMetadata()
+                        .build());
+        await().atMost(WAIT).until(() -> get("nss").getStatus().getPhase() == Phase.Succeeded);
+        assertThat(get("nss").getStatus().getPlacement().getFits()).isEqualTo(1);
+        assertThat(podListsOf("nss-1")).isPositive();
+        assertThat(evictions("nss")).isPositive();
+    }
+
+    @Test
+    void aNamespaceListRefusedIsSaidAndNeverHoldsTheDrain() {
+        Pod pod = keptOffByItsNamespaceSelector("nsr");
+        Predicate<ApiRequest> operatorNamespaceLists = NAMESPACE_LISTS.and(
+                r -> dev.tenure.testsupport.RequestOrigin.of(r) == dev.tenure.testsupport.RequestOrigin.OPERATOR);
+        cluster().faults().failNext(1000, operatorNamespaceLists, 403);
+        try {
+            create("nsr", "nsr-1", PlacementPolicy.Wait, false);
+            await().atMost(WAIT)
+                    .until(() -> get("nsr").getStatus() != null
+                            && get("nsr").getStatus().getPhase() == Phase.Succeeded);
+        } finally {
+            cluster().faults().clear();
+        }
+
+        PlacementStatus placement = get("nsr").getStatus().getPlacement();
+        assertThat(placement.getFits()).isEqualTo(1);
+        assertThat(placement.getNamespacesNotRead())
+                .startsWith("list namespaces: HTTP 403")
+                .contains("forecast without the affinity terms that select namespaces by label");
+        assertThat(requests(operatorNamespaceLists)).isPositive();
+        assertThat(evictions("nsr")).isPositive();
+        assertThat(client().pods()
+                        .inNamespace("nsr")
+                        .withName(pod.getMetadata().getName())
+                        .get())
+                .isNull();
     }
 }

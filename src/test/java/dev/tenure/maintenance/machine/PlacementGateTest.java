@@ -139,6 +139,46 @@ class PlacementGateTest {
         assertThat(PlacementGate.conditionMessage(s)).startsWith("25 pod(s)").endsWith("; ...");
     }
 
+    /**
+     * The Warning names the setting that governs the policy at the door that asked: a NodeMaintenance's field, the
+     * annotation door's operator setting (the annotation carries no policy), never the other door's.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("doors")
+    void theWarningNamesTheSettingOfItsDoor(String door, String setting, String otherDoorsSetting) {
+        for (PlacementPolicy policy : List.of(PlacementPolicy.Warn, PlacementPolicy.Wait)) {
+            String warning = PlacementGate.decide(policy, setting, "n1", ONE_STRANDED, null)
+                    .warning()
+                    .orElseThrow();
+            assertThat(warning).contains("; " + setting + " " + policy + ": ").doesNotContain(otherDoorsSetting);
+        }
+    }
+
+    static Stream<Arguments> doors() {
+        return Stream.of(
+                Arguments.of(
+                        "NodeMaintenance",
+                        PlacementView.SPEC_DRAIN_PLACEMENT,
+                        "tenure.maintenance.annotation.placement"),
+                Arguments.of(
+                        "lifecycle.metal3.io/maintenance annotation",
+                        "tenure.maintenance.annotation.placement",
+                        PlacementView.SPEC_DRAIN_PLACEMENT));
+    }
+
+    @Test
+    void namespacesNotReadAreSaidAndNeverHold() {
+        PlacementForecast f = new PlacementForecast(
+                ALL_FIT.pods(), List.of(), java.util.Optional.of("list namespaces: HTTP 403 Forbidden"));
+        PlacementGate.Decision d = PlacementGate.decide(PlacementPolicy.Wait, "n1", f, null);
+        assertThat(d.hold()).isFalse();
+        assertThat(d.status().getNamespacesNotRead())
+                .isEqualTo("list namespaces: HTTP 403 Forbidden (forecast without the affinity terms that select"
+                        + " namespaces by label: they passed)");
+        assertThat(PlacementGate.status(PlacementPolicy.Wait, ALL_FIT).getNamespacesNotRead())
+                .isNull();
+    }
+
     @Test
     void claimsNotReadAreNamedBoundedAndNeverHold() {
         List<String> notRead = IntStream.range(0, 5)
