@@ -778,11 +778,12 @@ class GeneratedArtifactsTest {
                         && p.role().equals("Role tenure-node-leases"))
                 .extracting(GrantedPermissions.Permission::verb)
                 .containsExactlyInAnyOrder("get", "create", "update");
-        // no namespace is created or changed; drain rules with a namespaceSelector read one (issue 29)
+        // no namespace is created or changed; drain rules with a namespaceSelector read one (issue 29), the
+        // placement forecast lists them when an affinity term's namespaceSelector needs their labels (issue 49)
         assertThat(granted.permissions())
                 .filteredOn(p -> p.resource().equals("namespaces"))
                 .extracting(GrantedPermissions.Permission::verb)
-                .containsOnly("get");
+                .containsOnly("get", "list");
         assertThat(documents)
                 .filteredOn(d -> "ClusterRole".equals(d.get("kind")))
                 .extracting(d -> String.valueOf((Object) at(d, "metadata", "name")))

@@ -18,16 +18,24 @@ import org.junit.jupiter.api.Test;
  */
 class MetricsReferenceTest {
 
-    /** Meter names are string literals with at least two dots and no hyphen (config keys have hyphens). */
+    /**
+     * Meter names are string literals with at least two dots and no hyphen (most config keys have hyphens); a literal
+     * that docs/configuration.md documents as a setting (e.g. {@code tenure.maintenance.annotation.placement}) is a
+     * config key, not a meter.
+     */
     private static final Pattern METER = Pattern.compile("\"(tenure\\.[a-z_]+\\.[a-z_.]+)\"");
 
     @Test
     void everyTenureMeterIsDocumented() throws IOException {
+        String settings = Files.readString(Path.of("docs", "configuration.md"));
         Set<String> meters = new TreeSet<>();
         try (Stream<Path> files = Files.walk(Path.of("src/main/java"))) {
             for (Path f : files.filter(p -> p.toString().endsWith(".java")).toList()) {
                 Matcher m = METER.matcher(Files.readString(f));
                 while (m.find()) {
+                    if (settings.contains("| `" + m.group(1) + "` |")) {
+                        continue;
+                    }
                     meters.add(m.group(1).replace('.', '_'));
                 }
             }
