@@ -11,6 +11,7 @@ import dev.tenure.rollout.RolloutPlanner.Transition;
 import dev.tenure.rollout.api.DoneWhen;
 import dev.tenure.rollout.api.NodeMaintenanceRollout;
 import dev.tenure.rollout.api.NodeState;
+import dev.tenure.rollout.api.RolloutPhase;
 import dev.tenure.rollout.api.RolloutSpec;
 import dev.tenure.rollout.api.RolloutStatus;
 import io.fabric8.kubernetes.api.model.LabelSelector;
@@ -70,6 +71,10 @@ import org.jboss.logging.Logger;
         resources = "nodemaintenances",
         verbs = {"list", "watch", "create", "delete"})
 @RBACRule(apiGroups = "", resources = "pods", verbs = "list")
+@RBACRule(
+        apiGroups = "apps",
+        resources = {"replicasets", "statefulsets"},
+        verbs = "get")
 @RBACRule(
         apiGroups = "",
         resources = "events",
@@ -164,8 +169,12 @@ public class NodeMaintenanceRolloutReconciler
                 }
             }
             RolloutRules rules = RolloutSpecs.rules(spec, pool.size());
+            List<NodeProgress> records = RolloutStatuses.records(rollout.getStatus());
+            List<GateState> gates = RolloutSpecs.waitsForWholeWorkloads(spec) ? workloadGates(records) : List.of();
             RolloutPlan plan = RolloutPlanner.plan(
-                    new Observed(pool, children, RolloutStatuses.records(rollout.getStatus())), rules, now);
+                    new Observed(pool, children, records, gates, RolloutStatuses.gates(rollout.getStatus())),
+                    rules,
+                    now);
 
             // The records first: a restart after this write never starts these nodes again, nor loses them.
             writeStatus(rollout, RolloutStatuses.of(plan, generation));
@@ -178,6 +187,7 @@ public class NodeMaintenanceRolloutReconciler
             for (Transition t : plan.transitions()) {
                 report(rollout, t);
             }
+            reportPause(rollout, rollout.getStatus(), plan);
             Duration look = plan.lookAgain() == null || plan.lookAgain().compareTo(LOOK) > 0 ? LOOK : plan.lookAgain();
             return UpdateControl.<NodeMaintenanceRollout>noUpdate()
                     .rescheduleAfter(look.isZero() ? Duration.ofMillis(100) : look);
@@ -246,7 +256,67 @@ public class NodeMaintenanceRolloutReconciler
                         : status.getPhase().name(),
                 status == null ? null : status.getLastError(),
                 annotations != null && "true".equals(annotations.get(DoneWhen.MANUAL_ACK_ANNOTATION)),
-                nm.getMetadata().getDeletionTimestamp() != null);
+                nm.getMetadata().getDeletionTimestamp() != null,
+                status == null ? List.of() : RolloutStatuses.workloads(status.getDrainedWorkloads()));
+    }
+
+    /**
+     * The "workloads whole again" gate of each soaking node ({@link WorkloadsWhole}): one GET per workload its drain
+     * removed pods of (each read once per look, whichever nodes name it), only for nodes that soak now: at most
+     * maxUnavailable nodes, each naming at most {@code NodeMaintenanceStatus.DRAINED_WORKLOADS_LISTED} workloads.
+     */
+    private List<GateState> workloadGates(List<NodeProgress> records) {
+        Map<WorkloadRef, WorkloadsWhole.Read> reads = new HashMap<>();
+        List<GateState> gates = new ArrayList<>();
+        for (NodeProgress r : records) {
+            if (r.state() != NodeState.Soaking) {
+                continue;
+            }
+            for (WorkloadRef ref : r.workloads()) {
+                if (WorkloadsWhole.judged(ref) && !reads.containsKey(ref)) {
+                    reads.put(ref, read(ref));
+                }
+            }
+            gates.add(WorkloadsWhole.gate(r.name(), r.workloads(), reads));
+        }
+        return gates;
+    }
+
+    private WorkloadsWhole.Read read(WorkloadRef ref) {
+        try {
+            var apps = client.apps();
+            io.fabric8.kubernetes.api.model.HasMetadata found = "ReplicaSet".equals(ref.kind())
+                    ? apps.replicaSets()
+                            .inNamespace(ref.namespace())
+                            .withName(ref.name())
+                            .get()
+                    : apps.statefulSets()
+                            .inNamespace(ref.namespace())
+                            .withName(ref.name())
+                            .get();
+            return found == null ? WorkloadsWhole.Read.gone() : new WorkloadsWhole.Read(found, null);
+        } catch (KubernetesClientException e) {
+            return new WorkloadsWhole.Read(null, e.getCode() + " " + e.getMessage());
+        }
+    }
+
+    /** An event when the rollout pauses (Warning for a gate or the budget, Normal by hand) and when it goes on. */
+    private void reportPause(NodeMaintenanceRollout rollout, RolloutStatus before, RolloutPlan plan) {
+        boolean wasPaused = before != null && before.getPhase() == RolloutPhase.Paused;
+        String reasonBefore = before == null ? null : before.getReason();
+        if (plan.phase() == RolloutPhase.Paused && (!wasPaused || !plan.reason().equals(reasonBefore))) {
+            events.record(
+                    ref(rollout),
+                    "Paused".equals(plan.reason()) ? "Normal" : "Warning",
+                    "RolloutPaused",
+                    plan.reason() + ": " + plan.message());
+        } else if (wasPaused && plan.phase() == RolloutPhase.Progressing) {
+            events.record(
+                    ref(rollout),
+                    "Normal",
+                    "RolloutResumed",
+                    "no longer paused (" + reasonBefore + "): " + plan.message());
+        }
     }
 
     private List<Node> cachedNodes() {

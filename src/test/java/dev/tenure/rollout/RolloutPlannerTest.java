@@ -218,4 +218,196 @@ class RolloutPlannerTest {
         // 60 s a node, 4 left, 2 at a time: two rounds
         assertThat(plan.eta()).isEqualTo(NOW.plusSeconds(120));
     }
+
+    // ---- health gates (issue 52 item 3): a done node's own gate holds its slot; a timed-out gate pauses ----------
+
+    static final List<WorkloadRef> WEB = List.of(new WorkloadRef("apps/v1", "ReplicaSet", "shop", "web-5d8f"));
+
+    /** n00 done a minute ago, Ready for an hour: soaked (soak 0). */
+    static NodeProgress soaking(String name) {
+        return new NodeProgress(
+                name,
+                NodeState.Soaking,
+                "boot-old",
+                NOW.minusSeconds(300),
+                NOW.minusSeconds(200),
+                NOW.minusSeconds(60),
+                null,
+                null,
+                WEB);
+    }
+
+    static GateState webNotWhole(String node) {
+        return GateState.closed(WorkloadsWhole.GATE, node, "ReplicaSet shop/web-5d8f: 2 of 3 available");
+    }
+
+    static RolloutPlan planWithGates(
+            List<PoolNode> pool,
+            List<NodeProgress> records,
+            List<GateState> gates,
+            List<GateState> before,
+            RolloutRules rules) {
+        return RolloutPlanner.plan(new Observed(pool, Map.of(), records, gates, before), rules, NOW);
+    }
+
+    @Test
+    void aSoakedNodeWhoseWorkloadsAreNotWholeKeepsItsSlotAndTheReasonNamesTheGate() {
+        RolloutPlan plan = planWithGates(
+                pool(3, 1), List.of(soaking("n00")), List.of(webNotWhole("n00")), List.of(), rules(1, 9, 1, false));
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Soaking);
+        assertThat(plan.records().get(0).message()).contains("WorkloadsWhole", "2 of 3 available");
+        assertThat(plan.started()).isEmpty();
+        assertThat(plan.phase()).isEqualTo(RolloutPhase.Progressing);
+        assertThat(plan.reason()).isEqualTo("WaitingForGate");
+        assertThat(plan.message()).contains("node n00", "gate WorkloadsWhole", "ReplicaSet shop/web-5d8f");
+        assertThat(plan.gates())
+                .containsExactly(new GateState(
+                        WorkloadsWhole.GATE, "n00", false, NOW, "ReplicaSet shop/web-5d8f: 2 of 3 available"));
+        assertThat(plan.lookAgain()).isEqualTo(RolloutRules.DEFAULT_GATE_TIMEOUT);
+    }
+
+    @Test
+    void onceTheWorkloadsAreWholeTheNodeIsDoneAndItsSlotGoesToTheNext() {
+        RolloutPlan plan = planWithGates(
+                pool(3, 1),
+                List.of(soaking("n00")),
+                List.of(GateState.open(WorkloadsWhole.GATE, "n00")),
+                List.of(webNotWhole("n00")),
+                rules(1, 9, 1, false));
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Done);
+        assertThat(plan.records().get(0).workloads()).isEmpty(); // no longer needed: status stays small
+        assertThat(plan.started()).containsExactly("n01");
+        assertThat(plan.gates()).isEmpty();
+    }
+
+    @Test
+    void aNodeGateHoldsOnlyItsOwnSlotNotTheOthers() {
+        RolloutPlan plan = planWithGates(
+                pool(3, 1), List.of(soaking("n00")), List.of(webNotWhole("n00")), List.of(), rules(2, 9, 1, false));
+        assertThat(plan.started()).containsExactly("n01");
+        assertThat(plan.reason()).isEqualTo("Progressing");
+    }
+
+    @Test
+    void theWaitIsMeasuredFromWhenTheGateWasFirstSeenClosedKeptInStatus() {
+        Instant since = NOW.minus(Duration.ofMinutes(10));
+        RolloutPlan plan = planWithGates(
+                pool(3, 1),
+                List.of(soaking("n00")),
+                List.of(webNotWhole("n00")),
+                List.of(new GateState(WorkloadsWhole.GATE, "n00", false, since, "older message")),
+                rules(1, 9, 1, false));
+        assertThat(plan.gates()).singleElement().satisfies(g -> {
+            assertThat(g.closedSince()).isEqualTo(since);
+            assertThat(g.message()).isEqualTo("ReplicaSet shop/web-5d8f: 2 of 3 available");
+        });
+        assertThat(plan.lookAgain()).isEqualTo(Duration.ofMinutes(20)); // when the gate times out
+    }
+
+    @Test
+    void aGateClosedPastGateTimeoutPausesTheRolloutStartsNothingAndDoesNotFailTheNode() {
+        RolloutPlan plan = planWithGates(
+                pool(4, 1),
+                List.of(soaking("n00")),
+                List.of(webNotWhole("n00")),
+                List.of(new GateState(WorkloadsWhole.GATE, "n00", false, NOW.minus(Duration.ofMinutes(30)), "m")),
+                rules(3, 9, 1, false)); // two slots free: still nothing starts
+        assertThat(plan.phase()).isEqualTo(RolloutPhase.Paused);
+        assertThat(plan.reason()).isEqualTo("GateTimeout");
+        assertThat(plan.message())
+                .contains("gate WorkloadsWhole of node n00", "spec.health.gateTimeout", "2 of 3 available");
+        assertThat(plan.started()).isEmpty();
+        assertThat(plan.failed()).isZero();
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Soaking);
+    }
+
+    @Test
+    void aTimedOutGateThatOpensResumesByItself() {
+        RolloutPlan plan = planWithGates(
+                pool(4, 1),
+                List.of(soaking("n00")),
+                List.of(GateState.open(WorkloadsWhole.GATE, "n00")),
+                List.of(new GateState(WorkloadsWhole.GATE, "n00", false, NOW.minus(Duration.ofHours(2)), "m")),
+                rules(3, 9, 1, false));
+        assertThat(plan.phase()).isEqualTo(RolloutPhase.Progressing);
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Done);
+        assertThat(plan.started()).containsExactly("n01", "n02", "n03");
+    }
+
+    @Test
+    void aClosedGateOfTheWholeRolloutStartsNothingThenPausesAtItsTimeout() {
+        GateState alerts = GateState.closed("Alerts", null, "1 alert firing: NodeDown");
+        RolloutPlan waiting = planWithGates(pool(3, 1), List.of(), List.of(alerts), List.of(), rules(2, 9, 1, false));
+        assertThat(waiting.started()).isEmpty();
+        assertThat(waiting.reason()).isEqualTo("WaitingForGate");
+        assertThat(waiting.message()).contains("gate Alerts is closed", "NodeDown");
+
+        RolloutPlan timedOut = planWithGates(
+                pool(3, 1),
+                List.of(),
+                List.of(alerts),
+                List.of(new GateState("Alerts", null, false, NOW.minus(Duration.ofMinutes(5)), "m")),
+                new RolloutRules(
+                        2,
+                        9,
+                        1,
+                        false,
+                        new DoneSignal.Rebooted(),
+                        Duration.ZERO,
+                        Duration.ofMinutes(30),
+                        null,
+                        Duration.ofMinutes(5)));
+        assertThat(timedOut.phase()).isEqualTo(RolloutPhase.Paused);
+        assertThat(timedOut.reason()).isEqualTo("GateTimeout");
+        assertThat(timedOut.started()).isEmpty();
+    }
+
+    @Test
+    void aNodeGateOfANodeNotSoakingIsIgnored() {
+        NodeProgress done = new NodeProgress(
+                "n00",
+                NodeState.Done,
+                "b",
+                NOW.minusSeconds(100),
+                null,
+                NOW.minusSeconds(50),
+                NOW.minusSeconds(40),
+                null);
+        RolloutPlan plan =
+                planWithGates(pool(2, 1), List.of(done), List.of(webNotWhole("n00")), List.of(), rules(1, 9, 1, false));
+        assertThat(plan.gates()).isEmpty();
+        assertThat(plan.started()).containsExactly("n01");
+    }
+
+    @Test
+    void aNodeNotReadyPastSoakTimeoutFailsWhatEverItsGateSays() {
+        // soakTimeout judges the node itself (it failed to come back): Failed, against the budget; a gate never fails
+        // it
+        NodeProgress r = new NodeProgress(
+                "n00",
+                NodeState.Soaking,
+                "boot-old",
+                NOW.minus(Duration.ofHours(1)),
+                null,
+                NOW.minus(Duration.ofMinutes(31)),
+                null,
+                null,
+                WEB);
+        List<PoolNode> pool = new ArrayList<>(pool(2, 1));
+        pool.set(0, notReady("n00", "z0"));
+        RolloutPlan plan =
+                planWithGates(pool, List.of(r), List.of(webNotWhole("n00")), List.of(), rules(1, 9, 5, false));
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Failed);
+        assertThat(plan.records().get(0).message()).startsWith("SoakTimeout");
+    }
+
+    @Test
+    void theWorkloadsTheChildDrainedAreKeptOnTheRecordForTheGate() {
+        NodeProgress inFlight =
+                new NodeProgress("n00", NodeState.InProgress, "boot-old", NOW.minusSeconds(60), null, null, null, null);
+        ChildView child = new ChildView("n00", "Succeeded", null, false, false, WEB);
+        RolloutPlan plan = plan(pool(2, 1), List.of(inFlight), Map.of("n00", child), rules(1, 9, 1, false));
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Soaking);
+        assertThat(plan.records().get(0).workloads()).isEqualTo(WEB);
+    }
 }

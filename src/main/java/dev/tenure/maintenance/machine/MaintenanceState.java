@@ -5,6 +5,7 @@ import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.api.PlacementStatus;
 import dev.tenure.maintenance.drain.DrainWaves;
+import dev.tenure.maintenance.drain.DrainedWorkloads;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import java.time.Instant;
 import java.util.List;
@@ -39,7 +40,8 @@ public record MaintenanceState(
         MaintenanceHooks.Wait hookWait,
         String cordonFailure,
         List<String> timeoutsPassed,
-        PlacementStatus placement) {
+        PlacementStatus placement,
+        DrainedWorkloads drainedWorkloads) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
@@ -48,6 +50,7 @@ public record MaintenanceState(
         attachedVolumes = attachedVolumes == null ? List.of() : List.copyOf(attachedVolumes);
         preview = preview == null ? List.of() : List.copyOf(preview);
         timeoutsPassed = timeoutsPassed == null ? List.of() : List.copyOf(timeoutsPassed);
+        drainedWorkloads = drainedWorkloads == null ? DrainedWorkloads.NONE : drainedWorkloads;
     }
 
     /** Whether {@code stage}'s timeout was passed (onTimeout Proceed): a line of {@link #timeoutsPassed} names it. */
@@ -95,6 +98,7 @@ public record MaintenanceState(
         MaintenanceHooks.Wait hookWait;
         List<String> timeoutsPassed = List.of();
         String cordonFailure;
+        DrainedWorkloads drainedWorkloads = DrainedWorkloads.NONE;
 
         public Builder() {}
 
@@ -124,6 +128,7 @@ public record MaintenanceState(
             hookWait = s.hookWait;
             timeoutsPassed = s.timeoutsPassed;
             cordonFailure = s.cordonFailure;
+            drainedWorkloads = s.drainedWorkloads;
         }
 
         public Builder phase(Phase v) {
@@ -256,6 +261,12 @@ public record MaintenanceState(
             return this;
         }
 
+        /** The controllers of the pods this drain removed ({@code status.drainedWorkloads}). */
+        public Builder drainedWorkloads(DrainedWorkloads v) {
+            drainedWorkloads = v;
+            return this;
+        }
+
         public Builder timeoutsPassed(List<String> v) {
             timeoutsPassed = v;
             return this;
@@ -284,6 +295,7 @@ public record MaintenanceState(
             drainProgress = 0;
             pendingPods = List.of();
             pendingPodsRefs = List.of();
+            drainedWorkloads = DrainedWorkloads.NONE;
             lastError = null;
             return this;
         }
@@ -314,7 +326,8 @@ public record MaintenanceState(
                     hookWait,
                     cordonFailure,
                     timeoutsPassed,
-                    placement);
+                    placement,
+                    drainedWorkloads);
         }
     }
 }
