@@ -171,7 +171,7 @@ class WiringArchitectureTest {
     static final ArchRule ROLLOUT_PLANNER_IS_PURE = classes()
             .that()
             .haveNameMatching("dev\\.tenure\\.rollout\\.(RolloutPlanner|RolloutRules|DoneSignal|PoolNode|ChildView"
-                    + "|NodeProgress|GateState|WorkloadRef)(\\$.*)?")
+                    + "|NodeProgress|GateState|WorkloadRef|AlertGate)(\\$.*)?")
             .should()
             .onlyDependOnClassesThat(DescribedPredicate.describe(
                     "JDK types, the rollout's records and the rollout API's enums",
@@ -182,7 +182,9 @@ class WiringArchitectureTest {
                                     && !c.getSimpleName().equals("RolloutSpecs")
                                     && !c.getSimpleName().equals("PoolNodes")
                                     && !c.getSimpleName().equals("RolloutStatuses")
-                                    && !c.getSimpleName().equals("NodeChangeWakeUps"))
+                                    && !c.getSimpleName().equals("NodeChangeWakeUps")
+                                    && !c.getSimpleName().equals("PrometheusAlertSource")
+                                    && !c.getSimpleName().equals("AlertFilter"))
                             || c.getName().equals("dev.tenure.rollout.api.NodeState")
                             || c.getName().equals("dev.tenure.rollout.api.RolloutPhase")))
             .because("which nodes start is decided purely (STYLE habit 1); the reconciler only applies it");

@@ -98,6 +98,7 @@ public class NodeMaintenanceRolloutReconciler
     private final EventRecorder events;
     private final MeterRegistry meters;
     private final Clock clock;
+    private final PrometheusAlertSource alerts;
 
     @Inject
     public NodeMaintenanceRolloutReconciler(
@@ -106,13 +107,15 @@ public class NodeMaintenanceRolloutReconciler
             WorkFence fence,
             EventRecorder events,
             MeterRegistry meters,
-            Clock clock) {
+            Clock clock,
+            PrometheusAlertSource alerts) {
         this.client = client;
         this.nodes = nodes;
         this.fence = fence;
         this.events = events;
         this.meters = meters;
         this.clock = clock;
+        this.alerts = alerts;
     }
 
     /** Every NodeMaintenance (children mapped to their rollout by owner; the others are read to hold their nodes). */
@@ -171,10 +174,28 @@ public class NodeMaintenanceRolloutReconciler
             RolloutRules rules = RolloutSpecs.rules(spec, pool.size());
             List<NodeProgress> records = RolloutStatuses.records(rollout.getStatus());
             List<GateState> gates = RolloutSpecs.waitsForWholeWorkloads(spec) ? workloadGates(records) : List.of();
-            RolloutPlan plan = RolloutPlanner.plan(
-                    new Observed(pool, children, records, gates, RolloutStatuses.gates(rollout.getStatus())),
-                    rules,
-                    now);
+            Observed observed =
+                    new Observed(pool, children, records, gates, RolloutStatuses.gates(rollout.getStatus()));
+            // The alert gate is asked only when a node would start now (Kured asks before each reboot); closed, it is
+            // one more gate of the whole rollout: nothing starts, the status says why, and the time it was first seen
+            // closed is kept in status.gates for gateTimeout.
+            AlertQuery alertQuery = RolloutSpecs.alertQuery(spec);
+            RolloutPlan plan = alertQuery == null
+                    ? RolloutPlanner.plan(observed, rules, now)
+                    : RolloutPlanner.planAskingBeforeStart(observed, rules, now, () -> {
+                        PrometheusAlertSource.Checked checked =
+                                alerts.check(rollout.getMetadata().getUid(), alertQuery);
+                        if (checked.changed()) {
+                            reportGate(rollout, checked.gate());
+                        }
+                        return checked.gate().asGate();
+                    });
+            // nothing tells a closed alert gate it opened: it is asked again after its interval
+            Duration gateLook = alertQuery != null
+                            && plan.gates().stream()
+                                    .anyMatch(g -> g.node() == null && AlertGate.GATE_NAME.equals(g.name()))
+                    ? alertQuery.interval()
+                    : null;
 
             // The records first: a restart after this write never starts these nodes again, nor loses them.
             writeStatus(rollout, RolloutStatuses.of(plan, generation));
@@ -189,6 +210,9 @@ public class NodeMaintenanceRolloutReconciler
             }
             reportPause(rollout, rollout.getStatus(), plan);
             Duration look = plan.lookAgain() == null || plan.lookAgain().compareTo(LOOK) > 0 ? LOOK : plan.lookAgain();
+            if (gateLook != null && gateLook.compareTo(look) < 0) {
+                look = gateLook;
+            }
             return UpdateControl.<NodeMaintenanceRollout>noUpdate()
                     .rescheduleAfter(look.isZero() ? Duration.ofMillis(100) : look);
         }
@@ -198,6 +222,7 @@ public class NodeMaintenanceRolloutReconciler
     @Override
     public DeleteControl cleanup(NodeMaintenanceRollout rollout, Context<NodeMaintenanceRollout> context) {
         try (WorkFence.Permit permit = fence.enter()) {
+            alerts.forget(rollout.getMetadata().getUid());
             List<NodeMaintenance> children = context.getSecondaryResources(NodeMaintenance.class).stream()
                     .filter(nm -> owned(nm, rollout))
                     .toList();
@@ -414,6 +439,28 @@ public class NodeMaintenanceRolloutReconciler
         LOG.infof(
                 "rollout %s: node %s %s -> %s%s",
                 name, t.node(), t.from(), t.to(), t.message() == null ? "" : " (" + t.message() + ")");
+    }
+
+    /**
+     * The alert gate changed state: an event (Warning when it closes) and the counter
+     * {@code tenure.rollout.alert.gate.changes{state}} ({@code Open}, {@code AlertsFiring},
+     * {@code PrometheusUnreachable}).
+     */
+    private void reportGate(NodeMaintenanceRollout rollout, AlertGate gate) {
+        meters.counter("tenure.rollout.alert.gate.changes", "state", gate.state())
+                .increment();
+        if (gate.open()) {
+            events.record(
+                    ref(rollout),
+                    "Normal",
+                    "AlertGateOpened",
+                    "no alert of spec.health.alerts is active in Prometheus: nodes may start");
+        } else {
+            events.record(ref(rollout), "Warning", "AlertGateClosed", gate.message() + ": no new node starts");
+        }
+        LOG.infof(
+                "rollout %s: alert gate %s%s",
+                rollout.getMetadata().getName(), gate.state(), gate.open() ? "" : " (" + gate.message() + ")");
     }
 
     private static ObjectReference ref(NodeMaintenanceRollout rollout) {

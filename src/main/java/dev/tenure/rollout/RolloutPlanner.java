@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 /**
  * Which selected nodes a rollout starts now, which children it ends, and what its status says: a pure function of
@@ -101,6 +102,37 @@ public final class RolloutPlanner {
     static final Comparator<PoolNode> ORDER = Comparator.comparing(
                     PoolNode::orderKey, Comparator.nullsLast(Comparator.<String>naturalOrder()))
             .thenComparing(PoolNode::name);
+
+    /**
+     * Plans with one more gate of the whole rollout that is asked only when a node would start (the alert gate: Kured
+     * asks its Prometheus right before each reboot, {@code pkg/blockers/prometheus.go}): first without it; when that
+     * plan starts a node, {@code ask} gives the gate's state now, and when it is closed the plan is made again with it
+     * as one more entry of {@link Observed#gates()} (nothing starts; its wait toward {@code gateTimeout} is measured as
+     * any gate's). {@code ask} is not called when nothing would start: a gate that holds nothing is not asked, and
+     * leaves {@code status.gates}.
+     *
+     * @param ask the gate of the whole rollout ({@link GateState#node()} null), asked at most once
+     */
+    public static RolloutPlan planAskingBeforeStart(
+            Observed observed, RolloutRules rules, Instant now, Supplier<GateState> ask) {
+        RolloutPlan plan = plan(observed, rules, now);
+        if (plan.started().isEmpty()) {
+            return plan;
+        }
+        GateState gate = ask.get();
+        if (gate.node() != null) {
+            throw new IllegalArgumentException("a gate asked before a start holds the whole rollout: " + gate);
+        }
+        if (gate.open()) {
+            return plan;
+        }
+        List<GateState> gates = new ArrayList<>(observed.gates());
+        gates.add(gate);
+        return plan(
+                new Observed(observed.pool(), observed.children(), observed.records(), gates, observed.gatesBefore()),
+                rules,
+                now);
+    }
 
     public static RolloutPlan plan(Observed observed, RolloutRules rules, Instant now) {
         Map<String, PoolNode> pool = new LinkedHashMap<>();

@@ -1,13 +1,18 @@
 package dev.tenure.rollout;
 
+import com.google.re2j.PatternSyntaxException;
+import dev.tenure.kube.UserText;
 import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.rollout.api.DoneWhen;
 import dev.tenure.rollout.api.HealthGate;
+import dev.tenure.rollout.api.PrometheusAlerts;
 import dev.tenure.rollout.api.RolloutSpec;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorRequirement;
+import java.net.URI;
+import java.net.URISyntaxException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,6 +30,11 @@ public final class RolloutSpecs {
 
     public static final String DEFAULT_TOPOLOGY_KEY = "topology.kubernetes.io/zone";
     static final Duration DEFAULT_SOAK_TIMEOUT = Duration.ofMinutes(30);
+    /** How long an answer that closed the alert gate is used when spec.health.alerts.interval is unset. */
+    static final Duration DEFAULT_ALERT_INTERVAL = Duration.ofSeconds(10);
+
+    private static final Duration MIN_ALERT_INTERVAL = Duration.ofSeconds(1);
+    private static final Duration MAX_ALERT_INTERVAL = Duration.ofHours(1);
     private static final Pattern PERCENT = Pattern.compile("^([0-9]{1,3})%$");
     private static final Pattern NODE_NAME = Pattern.compile(NodeMaintenanceSpec.NODE_NAME_PATTERN);
     private static final Set<String> OPERATORS = Set.of("In", "NotIn", "Exists", "DoesNotExist");
@@ -75,6 +85,9 @@ public final class RolloutSpecs {
             if (health.getBlockingPodSelector() != null) {
                 selectorProblems("spec.health.blockingPodSelector", health.getBlockingPodSelector(), out);
             }
+            if (health.getAlerts() != null) {
+                alertProblems(health.getAlerts(), out);
+            }
         }
         if (spec.getTemplate() != null
                 && spec.getTemplate().getReason() != null
@@ -115,6 +128,31 @@ public final class RolloutSpecs {
     public static boolean waitsForWholeWorkloads(RolloutSpec spec) {
         return spec.getHealth() == null
                 || !Boolean.FALSE.equals(spec.getHealth().getWorkloadsWhole());
+    }
+
+    /**
+     * The alert gate's query, or null when the rollout has none ({@code spec.health.alerts} unset).
+     *
+     * @throws IllegalArgumentException when {@link #problems} is not empty (its first message)
+     */
+    public static AlertQuery alertQuery(RolloutSpec spec) {
+        PrometheusAlerts alerts = spec == null || spec.getHealth() == null
+                ? null
+                : spec.getHealth().getAlerts();
+        if (alerts == null) {
+            return null;
+        }
+        List<String> problems = problems(spec);
+        if (!problems.isEmpty()) {
+            throw new IllegalArgumentException(problems.get(0));
+        }
+        Duration interval = GoDuration.parseOrNull("spec.health.alerts.interval", alerts.getInterval());
+        return new AlertQuery(
+                alerts.getPrometheusURL(),
+                alerts.getInclude(),
+                alerts.getExclude(),
+                !Boolean.FALSE.equals(alerts.getFiringOnly()),
+                interval == null ? DEFAULT_ALERT_INTERVAL : interval);
     }
 
     /** The topology key the domains are read from. */
@@ -248,6 +286,61 @@ public final class RolloutSpecs {
         }
         duration("spec.doneWhen.duration", d.getDuration(), out);
         duration("spec.doneWhen.timeout", d.getTimeout(), out);
+    }
+
+    private static void alertProblems(PrometheusAlerts alerts, List<String> out) {
+        String url = alerts.getPrometheusURL();
+        if (url == null || url.isBlank()) {
+            out.add("spec.health.alerts.prometheusURL: required (the Prometheus asked for ALERTS)");
+        } else if (!prometheusURL(url)) {
+            out.add("spec.health.alerts.prometheusURL: an http or https URL with a host and no user info, query or"
+                    + " fragment, e.g. http://prometheus.monitoring:9090, was \"" + UserText.printable(url) + "\"");
+        }
+        regexes("spec.health.alerts.include", alerts.getInclude(), out);
+        regexes("spec.health.alerts.exclude", alerts.getExclude(), out);
+        try {
+            Duration interval = GoDuration.parseOrNull("spec.health.alerts.interval", alerts.getInterval());
+            if (interval != null
+                    && (interval.compareTo(MIN_ALERT_INTERVAL) < 0 || interval.compareTo(MAX_ALERT_INTERVAL) > 0)) {
+                out.add("spec.health.alerts.interval: from 1s to 1h, was \"" + UserText.printable(alerts.getInterval())
+                        + "\"");
+            }
+        } catch (GoDuration.InvalidDuration e) {
+            out.add(e.getMessage());
+        }
+    }
+
+    private static boolean prometheusURL(String text) {
+        try {
+            URI uri = new URI(text);
+            return ("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()))
+                    && uri.getHost() != null
+                    && uri.getRawUserInfo() == null
+                    && uri.getRawQuery() == null
+                    && uri.getRawFragment() == null;
+        } catch (URISyntaxException e) {
+            return false;
+        }
+    }
+
+    /** Each regex must compile as RE2 (Go's regexp, Kured's --alert-filter-regexp); the error names its index. */
+    private static void regexes(String field, List<String> regexes, List<String> out) {
+        if (regexes == null) {
+            return;
+        }
+        for (int i = 0; i < regexes.size(); i++) {
+            String regex = regexes.get(i);
+            if (regex == null) {
+                out.add(field + "[" + i + "]: required");
+                continue;
+            }
+            try {
+                com.google.re2j.Pattern.compile(regex);
+            } catch (PatternSyntaxException e) {
+                out.add(field + "[" + i + "]: not an RE2 regex (Go's syntax): " + UserText.printable(e.getDescription())
+                        + " in \"" + UserText.printable(regex) + "\"");
+            }
+        }
     }
 
     private static void keyValue(String field, String text, List<String> out) {

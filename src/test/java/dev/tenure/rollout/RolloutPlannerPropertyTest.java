@@ -204,10 +204,6 @@ class RolloutPlannerPropertyTest {
                 if (step >= GATES_UNTIL) {
                     rolloutGateClosed = false;
                 }
-                observedGates.add(
-                        rolloutGateClosed
-                                ? GateState.closed("Alerts", null, "an alert fires")
-                                : GateState.open("Alerts", null));
                 int seen = step;
                 for (NodeProgress r : status) {
                     if (r.state() == NodeState.Soaking) {
@@ -230,8 +226,23 @@ class RolloutPlannerPropertyTest {
                     Duration.ofMinutes(5),
                     null,
                     GATE_TIMEOUT);
-            RolloutPlan plan =
-                    RolloutPlanner.plan(new Observed(pool, views, status, observedGates, statusGates), rules, now);
+            // the rollout's own gate (the alert gate) as the reconciler asks it: only when a node would start
+            List<GateState> asked = new ArrayList<>();
+            boolean alertsClosed = rolloutGateClosed;
+            RolloutPlan plan = gates
+                    ? RolloutPlanner.planAskingBeforeStart(
+                            new Observed(pool, views, status, observedGates, statusGates), rules, now, () -> {
+                                GateState g = alertsClosed
+                                        ? GateState.closed("Alerts", null, "AlertsFiring: an alert fires")
+                                        : GateState.open("Alerts", null);
+                                asked.add(g);
+                                return g;
+                            })
+                    : RolloutPlanner.plan(new Observed(pool, views, status, observedGates, statusGates), rules, now);
+            if (asked.size() > 1 || (asked.isEmpty() && !plan.started().isEmpty() && gates)) {
+                fail("the alert gate asked " + asked.size() + " time(s), started " + plan.started(), caseText, step);
+            }
+            observedGates.addAll(asked);
             last = plan;
 
             // --- the invariants, on the decision

@@ -195,6 +195,145 @@ class RolloutPlannerTest {
     }
 
     @Test
+    void aClosedAlertGateStartsNothingSaysWhyAndInFlightNodesGoOn() {
+        NodeProgress inFlight =
+                new NodeProgress("n00", NodeState.InProgress, "boot-old", NOW.minusSeconds(60), null, null, null, null);
+        AlertGate closed = AlertGate.firing("AlertsFiring: 1 alert(s) firing in Prometheus: NodeDown");
+        Map<String, ChildView> children = Map.of("n00", new ChildView("n00", "Succeeded", null, false, false));
+        RolloutPlan plan = RolloutPlanner.plan(
+                new Observed(pool(4, 1), children, List.of(inFlight), List.of(closed.asGate()), List.of()),
+                rules(3, Integer.MAX_VALUE, 1, false),
+                NOW);
+        assertThat(plan.started()).as("two slots free, the gate closed").isEmpty();
+        assertThat(plan.create()).isEmpty();
+        assertThat(plan.records().get(0).state()).as("in flight goes on").isEqualTo(NodeState.Soaking);
+        assertThat(plan.end()).containsExactly("n00");
+        assertThat(plan.phase()).isEqualTo(RolloutPhase.Progressing);
+        // one rule for every gate: the reason is WaitingForGate, the message names the gate, then its own reason
+        assertThat(plan.reason()).isEqualTo("WaitingForGate");
+        assertThat(plan.message())
+                .startsWith("gate Alerts is closed: AlertsFiring: 1 alert(s) firing in Prometheus: NodeDown; no new"
+                        + " node starts");
+        assertThat(plan.gates()).singleElement().satisfies(g -> {
+            assertThat(g.name()).isEqualTo(AlertGate.GATE_NAME);
+            assertThat(g.node()).isNull();
+            assertThat(g.closedSince()).as("first seen closed now").isEqualTo(NOW);
+        });
+
+        RolloutPlan open = RolloutPlanner.plan(
+                new Observed(pool(4, 1), children, List.of(inFlight), List.of(AlertGate.OPEN.asGate()), List.of()),
+                rules(3, Integer.MAX_VALUE, 1, false),
+                NOW);
+        assertThat(open.started()).as("the same, the gate open").containsExactly("n01", "n02");
+        assertThat(open.gates()).isEmpty();
+    }
+
+    @Test
+    void anUnreachablePrometheusHoldsEveryWaitingNodeAndSaysSo() {
+        RolloutPlan plan = planWithGates(
+                pool(2, 1),
+                List.of(),
+                List.of(AlertGate.unreachable("cannot ask http://prometheus:9090: ConnectException")
+                        .asGate()),
+                List.of(),
+                rules(1, Integer.MAX_VALUE, 1, false));
+        assertThat(plan.started()).isEmpty();
+        assertThat(plan.waiting()).isEqualTo(2);
+        assertThat(plan.reason()).isEqualTo("WaitingForGate");
+        assertThat(plan.message())
+                .startsWith("gate Alerts is closed: PrometheusUnreachable: cannot ask http://prometheus:9090");
+    }
+
+    @Test
+    void alertsClosedForGateTimeoutPauseTheRolloutAndItResumesWhenTheyStop() {
+        GateState firing = AlertGate.firing("AlertsFiring: 1 alert(s) firing in Prometheus: NodeDown")
+                .asGate();
+        Instant since = NOW.minus(Duration.ofMinutes(30));
+        List<GateState> before = List.of(new GateState(AlertGate.GATE_NAME, null, false, since, "AlertsFiring: x"));
+
+        RolloutPlan early = planWithGates(
+                pool(3, 1),
+                List.of(),
+                List.of(firing),
+                List.of(new GateState(AlertGate.GATE_NAME, null, false, NOW.minus(Duration.ofMinutes(29)), "m")),
+                rules(2, 9, 1, false));
+        assertThat(early.reason()).isEqualTo("WaitingForGate");
+        assertThat(early.lookAgain()).as("when it times out").isEqualTo(Duration.ofMinutes(1));
+
+        RolloutPlan paused = planWithGates(pool(3, 1), List.of(), List.of(firing), before, rules(2, 9, 1, false));
+        assertThat(paused.phase()).isEqualTo(RolloutPhase.Paused);
+        assertThat(paused.reason()).isEqualTo("GateTimeout");
+        assertThat(paused.message())
+                .startsWith("gate Alerts closed since " + since + ", past spec.health.gateTimeout 30m: AlertsFiring:"
+                        + " 1 alert(s) firing in Prometheus: NodeDown; no new node starts until it opens");
+        assertThat(paused.started()).isEmpty();
+        assertThat(paused.gates())
+                .singleElement()
+                .satisfies(
+                        g -> assertThat(g.closedSince()).as("kept across looks").isEqualTo(since));
+
+        RolloutPlan resumed =
+                planWithGates(pool(3, 1), List.of(), List.of(AlertGate.OPEN.asGate()), before, rules(2, 9, 1, false));
+        assertThat(resumed.phase()).isEqualTo(RolloutPhase.Progressing);
+        assertThat(resumed.started()).containsExactly("n00", "n01");
+        assertThat(resumed.gates()).as("an open gate is forgotten").isEmpty();
+    }
+
+    @Test
+    void theAlertGateIsAskedOnlyWhenANodeWouldStartAndClosedItIsOneMoreGate() {
+        List<GateState> asked = new ArrayList<>();
+        GateState firing = AlertGate.firing("AlertsFiring: 1 alert(s) firing in Prometheus: NodeDown")
+                .asGate();
+        java.util.function.Supplier<GateState> ask = () -> {
+            asked.add(firing);
+            return firing;
+        };
+        // every slot taken (n00 in flight, maxUnavailable 1): nothing would start, Prometheus is not asked
+        NodeProgress inFlight =
+                new NodeProgress("n00", NodeState.InProgress, "b", NOW.minusSeconds(60), null, null, null, null);
+        Map<String, ChildView> children = Map.of("n00", new ChildView("n00", "Running", null, false, false));
+        RolloutPlan full = RolloutPlanner.planAskingBeforeStart(
+                new Observed(pool(3, 1), children, List.of(inFlight), List.of(), List.of()),
+                rules(1, 9, 1, false),
+                NOW,
+                ask);
+        assertThat(asked).isEmpty();
+        assertThat(full.reason()).isEqualTo("WaitingForSlot");
+        assertThat(full.gates()).isEmpty();
+
+        // a slot free: asked once, closed, nothing starts, the gate is in the answer as any gate of the rollout
+        RolloutPlan held = RolloutPlanner.planAskingBeforeStart(
+                new Observed(pool(3, 1), Map.of(), List.of(), List.of(), List.of()), rules(1, 9, 1, false), NOW, ask);
+        assertThat(asked).hasSize(1);
+        assertThat(held.started()).isEmpty();
+        assertThat(held.records()).isEmpty();
+        assertThat(held.reason()).isEqualTo("WaitingForGate");
+        assertThat(held.gates())
+                .singleElement()
+                .satisfies(g -> assertThat(g.name()).isEqualTo("Alerts"));
+
+        // open: the first plan stands
+        RolloutPlan open = RolloutPlanner.planAskingBeforeStart(
+                new Observed(pool(3, 1), Map.of(), List.of(), List.of(), List.of()),
+                rules(1, 9, 1, false),
+                NOW,
+                () -> AlertGate.OPEN.asGate());
+        assertThat(open.started()).containsExactly("n00");
+    }
+
+    @Test
+    void pausedAndTheBudgetSayTheirReasonBeforeTheGate() {
+        assertThat(planWithGates(
+                                pool(2, 1),
+                                List.of(),
+                                List.of(AlertGate.unreachable("x").asGate()),
+                                List.of(),
+                                rules(1, Integer.MAX_VALUE, 1, true))
+                        .reason())
+                .isEqualTo("Paused");
+    }
+
+    @Test
     void aNodeAlreadyAtTheVersionIsSkipped() {
         RolloutRules v2 = new RolloutRules(
                 1,

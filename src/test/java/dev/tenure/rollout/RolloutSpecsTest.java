@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.tenure.rollout.api.DoneWhen;
 import dev.tenure.rollout.api.HealthGate;
+import dev.tenure.rollout.api.PrometheusAlerts;
 import dev.tenure.rollout.api.RolloutSpec;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -102,7 +105,72 @@ class RolloutSpecsTest {
                                 .withOperator("Is")
                                 .endMatchExpression()
                                 .build()),
-                        "spec.nodeSelector.matchExpressions[0].operator"));
+                        "spec.nodeSelector.matchExpressions[0].operator"),
+                Arguments.of(
+                        "alerts without a Prometheus",
+                        alerts(a -> a.setPrometheusURL(null)),
+                        "spec.health.alerts.prometheusURL: required"),
+                Arguments.of(
+                        "alerts with a URL that is not http",
+                        alerts(a -> a.setPrometheusURL("prometheus:9090")),
+                        "spec.health.alerts.prometheusURL: an http or https URL"),
+                Arguments.of(
+                        "alerts with credentials in the URL",
+                        alerts(a -> a.setPrometheusURL("http://admin:secret@prometheus:9090")),
+                        "spec.health.alerts.prometheusURL: an http or https URL"),
+                Arguments.of(
+                        "alerts with a query in the URL",
+                        alerts(a -> a.setPrometheusURL("http://prometheus:9090/?x=1")),
+                        "spec.health.alerts.prometheusURL"),
+                Arguments.of(
+                        "an include that is not a regex",
+                        alerts(a -> a.setInclude(List.of("Node.*", "*"))),
+                        "spec.health.alerts.include[1]: not an RE2 regex"),
+                Arguments.of(
+                        "an exclude Java takes and RE2 does not (a backreference)",
+                        alerts(a -> a.setExclude(List.of("(a)\\1"))),
+                        "spec.health.alerts.exclude[0]: not an RE2 regex"),
+                Arguments.of(
+                        "an interval below 1s",
+                        alerts(a -> a.setInterval("500ms")),
+                        "spec.health.alerts.interval: from 1s to 1h"),
+                Arguments.of(
+                        "an interval that is no duration",
+                        alerts(a -> a.setInterval("often")),
+                        "spec.health.alerts.interval"),
+                Arguments.of(
+                        "alerts as they should be",
+                        alerts(a -> {
+                            a.setInclude(List.of("^Node", "(?i)etcd"));
+                            a.setExclude(List.of("^Tenure"));
+                            a.setInterval("30s");
+                        }),
+                        null));
+    }
+
+    static Consumer<RolloutSpec> alerts(Consumer<PrometheusAlerts> change) {
+        return s -> {
+            PrometheusAlerts a = new PrometheusAlerts();
+            a.setPrometheusURL("http://prometheus.monitoring:9090/");
+            change.accept(a);
+            HealthGate h = new HealthGate();
+            h.setAlerts(a);
+            s.setHealth(h);
+        };
+    }
+
+    @Test
+    void theAlertQueryTakesItsDefaults() {
+        RolloutSpec spec = valid();
+        assertThat(RolloutSpecs.alertQuery(spec)).isNull();
+        alerts(a -> {}).accept(spec);
+        assertThat(RolloutSpecs.alertQuery(spec))
+                .isEqualTo(new AlertQuery(
+                        "http://prometheus.monitoring:9090/", List.of(), List.of(), true, Duration.ofSeconds(10)));
+        spec.getHealth().getAlerts().setFiringOnly(false);
+        spec.getHealth().getAlerts().setInterval("1m");
+        assertThat(RolloutSpecs.alertQuery(spec).firingOnly()).isFalse();
+        assertThat(RolloutSpecs.alertQuery(spec).interval()).isEqualTo(Duration.ofMinutes(1));
     }
 
     @org.junit.jupiter.api.Test

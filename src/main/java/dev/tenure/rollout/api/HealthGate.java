@@ -27,6 +27,11 @@ public class HealthGate {
             + " pod is on it. Per node, as Kured.")
     private LabelSelector blockingPodSelector;
 
+    @JsonPropertyDescription("Kured's Prometheus alert gate, the rollout's gate Alerts: while an alert that counts is"
+            + " active, or Prometheus cannot be asked, no new node starts (nodes in flight go on); closed for"
+            + " gateTimeout, it pauses the rollout. Unset: no alert gate.")
+    private PrometheusAlerts alerts;
+
     @JsonPropertyDescription("Before a done node's slot goes to the next node, wait until every workload its drain"
             + " evicted pods of is whole again: a ReplicaSet (a Deployment's) with status.availableReplicas and"
             + " status.replicas equal to spec.replicas, a StatefulSet with status.replicas, readyReplicas and"
@@ -34,7 +39,8 @@ public class HealthGate {
     private Boolean workloadsWhole;
 
     @Pattern(GoDuration.PATTERN)
-    @JsonPropertyDescription("A health gate closed this long (a done node whose workloads are not whole again) pauses"
+    @JsonPropertyDescription("A health gate closed this long (a done node whose workloads are not whole again, alerts"
+            + " firing or Prometheus unreachable) pauses"
             + " the rollout: phase Paused, reason GateTimeout, no new node starts; it goes on by itself when the gate"
             + " opens. The node is not failed (unlike soakTimeout, which judges the node itself). Default 30m.")
     private String gateTimeout;
@@ -77,5 +83,13 @@ public class HealthGate {
 
     public void setBlockingPodSelector(LabelSelector blockingPodSelector) {
         this.blockingPodSelector = blockingPodSelector;
+    }
+
+    public PrometheusAlerts getAlerts() {
+        return alerts;
+    }
+
+    public void setAlerts(PrometheusAlerts alerts) {
+        this.alerts = alerts;
     }
 }
