@@ -393,6 +393,7 @@ class RolloutAlertGateIT {
             editAlerts(client, name, a -> a.setInclude(List.of("^TenureTestQuiet$")));
             awaitChildren(client, name, n.get(1));
             await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(rollout(client, name).getStatus().getGates()).isNullOrEmpty();
                 assertThat(events(client, name, "RolloutResumed"))
                         .singleElement()
                         .satisfies(e -> assertThat(e.getMessage()).startsWith("no longer paused (GateTimeout)"));
