@@ -110,6 +110,7 @@ class WiringArchitectureTest {
             "AnnotationSettings",
             "AnnotationDecision",
             "RecordedState",
+            "DrainedWorkloads",
             "LeadershipHandover$Outcome");
 
     private static final DescribedPredicate<JavaClass> PURE = DescribedPredicate.describe(
@@ -170,7 +171,7 @@ class WiringArchitectureTest {
     static final ArchRule ROLLOUT_PLANNER_IS_PURE = classes()
             .that()
             .haveNameMatching("dev\\.tenure\\.rollout\\.(RolloutPlanner|RolloutRules|DoneSignal|PoolNode|ChildView"
-                    + "|NodeProgress|AlertGate)(\\$.*)?")
+                    + "|NodeProgress|GateState|WorkloadRef|AlertGate)(\\$.*)?")
             .should()
             .onlyDependOnClassesThat(DescribedPredicate.describe(
                     "JDK types, the rollout's records and the rollout API's enums",

@@ -3,8 +3,9 @@ package dev.tenure.rollout;
 import java.util.Objects;
 
 /**
- * The alert gate's state as the planner reads it: open, or closed with a reason and a message a person reads. While
- * it is closed no waiting node starts; nodes in flight go on to their end. Pure; {@link AlertFilter} builds it from
+ * The alert gate's state as Prometheus's answer gives it: open, or closed with a reason and a message a person reads.
+ * The planner reads it as one {@link GateState} of the whole rollout ({@link #asGate()}): while it is closed no waiting
+ * node starts (nodes in flight go on to their end), and closed for gateTimeout it pauses the rollout. Pure; {@link AlertFilter} builds it from
  * Prometheus's answer and {@code PrometheusAlertSource} from a failed question.
  *
  * @param reason null when open; {@value #ALERTS_FIRING} (an alert that counts is active) or {@value #UNREACHABLE}
@@ -17,6 +18,9 @@ public record AlertGate(boolean open, String reason, String message) {
     public static final String UNREACHABLE = "PrometheusUnreachable";
     /** Alerts named in a message at most, as Kured's log line (its first 10, then "..."). */
     public static final int MAX_NAMED = 10;
+
+    /** Its name as a {@link GateState}, in status.gates and messages ("gate Alerts is closed: AlertsFiring: ..."). */
+    public static final String GATE_NAME = "Alerts";
 
     /** The open gate: nodes may start. */
     public static final AlertGate OPEN = new AlertGate(true, null, null);
@@ -35,6 +39,15 @@ public record AlertGate(boolean open, String reason, String message) {
     /** Closed by alerts that count, {@code message} naming them. */
     static AlertGate firing(String message) {
         return new AlertGate(false, ALERTS_FIRING, message);
+    }
+
+    /**
+     * The alert gate as one gate of the whole rollout ({@link GateState} with no node): its message, which starts
+     * with its reason ({@value #ALERTS_FIRING} or {@value #UNREACHABLE}), is what the planner's WaitingForGate and
+     * GateTimeout messages carry.
+     */
+    public GateState asGate() {
+        return open ? GateState.open(GATE_NAME, null) : GateState.closed(GATE_NAME, null, message);
     }
 
     /** The state's label for metrics and events: {@code Open}, {@value #ALERTS_FIRING} or {@value #UNREACHABLE}. */

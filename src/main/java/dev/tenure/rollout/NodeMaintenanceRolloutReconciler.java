@@ -11,6 +11,7 @@ import dev.tenure.rollout.RolloutPlanner.Transition;
 import dev.tenure.rollout.api.DoneWhen;
 import dev.tenure.rollout.api.NodeMaintenanceRollout;
 import dev.tenure.rollout.api.NodeState;
+import dev.tenure.rollout.api.RolloutPhase;
 import dev.tenure.rollout.api.RolloutSpec;
 import dev.tenure.rollout.api.RolloutStatus;
 import io.fabric8.kubernetes.api.model.LabelSelector;
@@ -70,6 +71,10 @@ import org.jboss.logging.Logger;
         resources = "nodemaintenances",
         verbs = {"list", "watch", "create", "delete"})
 @RBACRule(apiGroups = "", resources = "pods", verbs = "list")
+@RBACRule(
+        apiGroups = "apps",
+        resources = {"replicasets", "statefulsets"},
+        verbs = "get")
 @RBACRule(
         apiGroups = "",
         resources = "events",
@@ -168,22 +173,29 @@ public class NodeMaintenanceRolloutReconciler
             }
             RolloutRules rules = RolloutSpecs.rules(spec, pool.size());
             List<NodeProgress> records = RolloutStatuses.records(rollout.getStatus());
-            RolloutPlan plan = RolloutPlanner.plan(new Observed(pool, children, records), rules, now);
-            // The alert gate is asked only when a node would start now (Kured asks before each reboot), and with it
-            // closed the plan is made again: nothing starts, the status says why.
+            List<GateState> gates = RolloutSpecs.waitsForWholeWorkloads(spec) ? workloadGates(records) : List.of();
+            Observed observed =
+                    new Observed(pool, children, records, gates, RolloutStatuses.gates(rollout.getStatus()));
+            // The alert gate is asked only when a node would start now (Kured asks before each reboot); closed, it is
+            // one more gate of the whole rollout: nothing starts, the status says why, and the time it was first seen
+            // closed is kept in status.gates for gateTimeout.
             AlertQuery alertQuery = RolloutSpecs.alertQuery(spec);
-            Duration gateLook = null;
-            if (alertQuery != null && !plan.started().isEmpty()) {
-                PrometheusAlertSource.Checked checked =
-                        alerts.check(rollout.getMetadata().getUid(), alertQuery);
-                if (checked.changed()) {
-                    reportGate(rollout, checked.gate());
-                }
-                if (!checked.gate().open()) {
-                    plan = RolloutPlanner.plan(new Observed(pool, children, records, checked.gate()), rules, now);
-                    gateLook = alertQuery.interval();
-                }
-            }
+            RolloutPlan plan = alertQuery == null
+                    ? RolloutPlanner.plan(observed, rules, now)
+                    : RolloutPlanner.planAskingBeforeStart(observed, rules, now, () -> {
+                        PrometheusAlertSource.Checked checked =
+                                alerts.check(rollout.getMetadata().getUid(), alertQuery);
+                        if (checked.changed()) {
+                            reportGate(rollout, checked.gate());
+                        }
+                        return checked.gate().asGate();
+                    });
+            // nothing tells a closed alert gate it opened: it is asked again after its interval
+            Duration gateLook = alertQuery != null
+                            && plan.gates().stream()
+                                    .anyMatch(g -> g.node() == null && AlertGate.GATE_NAME.equals(g.name()))
+                    ? alertQuery.interval()
+                    : null;
 
             // The records first: a restart after this write never starts these nodes again, nor loses them.
             writeStatus(rollout, RolloutStatuses.of(plan, generation));
@@ -196,9 +208,10 @@ public class NodeMaintenanceRolloutReconciler
             for (Transition t : plan.transitions()) {
                 report(rollout, t);
             }
+            reportPause(rollout, rollout.getStatus(), plan);
             Duration look = plan.lookAgain() == null || plan.lookAgain().compareTo(LOOK) > 0 ? LOOK : plan.lookAgain();
             if (gateLook != null && gateLook.compareTo(look) < 0) {
-                look = gateLook; // nothing tells a closed gate it opened: it is asked again after its interval
+                look = gateLook;
             }
             return UpdateControl.<NodeMaintenanceRollout>noUpdate()
                     .rescheduleAfter(look.isZero() ? Duration.ofMillis(100) : look);
@@ -268,7 +281,67 @@ public class NodeMaintenanceRolloutReconciler
                         : status.getPhase().name(),
                 status == null ? null : status.getLastError(),
                 annotations != null && "true".equals(annotations.get(DoneWhen.MANUAL_ACK_ANNOTATION)),
-                nm.getMetadata().getDeletionTimestamp() != null);
+                nm.getMetadata().getDeletionTimestamp() != null,
+                status == null ? List.of() : RolloutStatuses.workloads(status.getDrainedWorkloads()));
+    }
+
+    /**
+     * The "workloads whole again" gate of each soaking node ({@link WorkloadsWhole}): one GET per workload its drain
+     * removed pods of (each read once per look, whichever nodes name it), only for nodes that soak now: at most
+     * maxUnavailable nodes, each naming at most {@code NodeMaintenanceStatus.DRAINED_WORKLOADS_LISTED} workloads.
+     */
+    private List<GateState> workloadGates(List<NodeProgress> records) {
+        Map<WorkloadRef, WorkloadsWhole.Read> reads = new HashMap<>();
+        List<GateState> gates = new ArrayList<>();
+        for (NodeProgress r : records) {
+            if (r.state() != NodeState.Soaking) {
+                continue;
+            }
+            for (WorkloadRef ref : r.workloads()) {
+                if (WorkloadsWhole.judged(ref) && !reads.containsKey(ref)) {
+                    reads.put(ref, read(ref));
+                }
+            }
+            gates.add(WorkloadsWhole.gate(r.name(), r.workloads(), reads));
+        }
+        return gates;
+    }
+
+    private WorkloadsWhole.Read read(WorkloadRef ref) {
+        try {
+            var apps = client.apps();
+            io.fabric8.kubernetes.api.model.HasMetadata found = "ReplicaSet".equals(ref.kind())
+                    ? apps.replicaSets()
+                            .inNamespace(ref.namespace())
+                            .withName(ref.name())
+                            .get()
+                    : apps.statefulSets()
+                            .inNamespace(ref.namespace())
+                            .withName(ref.name())
+                            .get();
+            return found == null ? WorkloadsWhole.Read.gone() : new WorkloadsWhole.Read(found, null);
+        } catch (KubernetesClientException e) {
+            return new WorkloadsWhole.Read(null, e.getCode() + " " + e.getMessage());
+        }
+    }
+
+    /** An event when the rollout pauses (Warning for a gate or the budget, Normal by hand) and when it goes on. */
+    private void reportPause(NodeMaintenanceRollout rollout, RolloutStatus before, RolloutPlan plan) {
+        boolean wasPaused = before != null && before.getPhase() == RolloutPhase.Paused;
+        String reasonBefore = before == null ? null : before.getReason();
+        if (plan.phase() == RolloutPhase.Paused && (!wasPaused || !plan.reason().equals(reasonBefore))) {
+            events.record(
+                    ref(rollout),
+                    "Paused".equals(plan.reason()) ? "Normal" : "Warning",
+                    "RolloutPaused",
+                    plan.reason() + ": " + plan.message());
+        } else if (wasPaused && plan.phase() == RolloutPhase.Progressing) {
+            events.record(
+                    ref(rollout),
+                    "Normal",
+                    "RolloutResumed",
+                    "no longer paused (" + reasonBefore + "): " + plan.message());
+        }
     }
 
     private List<Node> cachedNodes() {

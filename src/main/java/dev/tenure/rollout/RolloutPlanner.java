@@ -11,9 +11,9 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 /**
  * Which selected nodes a rollout starts now, which children it ends, and what its status says: a pure function of
@@ -31,8 +31,11 @@ import java.util.TreeSet;
  *       passed over and takes no slot.
  *   <li>A node is started once: its record (with the boot ID seen before) goes into status before its child is
  *       created, and a recorded node is never started again.
- *   <li>At {@code failureBudget} failed nodes, when paused, or while the alert gate is closed, no node starts; nodes
- *       in flight go on to their end.
+ *   <li>At {@code failureBudget} failed nodes, or when paused, no node starts; nodes in flight go on to their end.
+ *   <li>Health gates ({@link GateState}): a done node keeps its slot while a gate of its own is closed (the workloads
+ *       its drain removed not whole again); a closed gate of the whole rollout starts nothing; a gate closed for
+ *       {@code gateTimeout} pauses the rollout (reason {@code GateTimeout}) until it opens. A gate's wait is measured
+ *       from when it was first seen closed, kept in status, so a restart does not start it again.
  * </ul>
  */
 public final class RolloutPlanner {
@@ -40,21 +43,27 @@ public final class RolloutPlanner {
     private RolloutPlanner() {}
 
     /**
-     * What was observed: the selected nodes, the rollout's children by node, its records from status, and the alert
-     * gate (closed: no waiting node starts).
+     * What was observed: the selected nodes, the rollout's children by node, its records from status, the health gates
+     * as seen now ({@link GateState}, {@code closedSince} null unless the observer knows it) and the closed gates the
+     * status recorded (with the time each was first seen closed).
      */
     public record Observed(
-            List<PoolNode> pool, Map<String, ChildView> children, List<NodeProgress> records, AlertGate alertGate) {
+            List<PoolNode> pool,
+            Map<String, ChildView> children,
+            List<NodeProgress> records,
+            List<GateState> gates,
+            List<GateState> gatesBefore) {
         public Observed {
             pool = List.copyOf(pool);
             children = Map.copyOf(children);
             records = List.copyOf(records);
-            Objects.requireNonNull(alertGate, "alertGate");
+            gates = List.copyOf(gates);
+            gatesBefore = List.copyOf(gatesBefore);
         }
 
-        /** Observed with the alert gate open (a rollout without one, or before it is asked). */
+        /** Without gates. */
         public Observed(List<PoolNode> pool, Map<String, ChildView> children, List<NodeProgress> records) {
-            this(pool, children, records, AlertGate.OPEN);
+            this(pool, children, records, List.of(), List.of());
         }
     }
 
@@ -68,6 +77,7 @@ public final class RolloutPlanner {
      * @param create nodes whose child must exist: those started now and those in progress whose child is missing
      * @param end nodes whose child is deleted (done, failed): its undo restores the node
      * @param lookAgain when a time-based gate opens (soak, duration, timeouts); null when only events move it
+     * @param gates the gates closed now, each with when it was first seen closed (status.gates)
      */
     public record RolloutPlan(
             List<NodeProgress> records,
@@ -85,12 +95,44 @@ public final class RolloutPlanner {
             int failed,
             List<String> batch,
             Instant eta,
-            Duration lookAgain) {}
+            Duration lookAgain,
+            List<GateState> gates) {}
 
     /** Orders waiting nodes: by the order label's value (nodes without it last), then by name. */
     static final Comparator<PoolNode> ORDER = Comparator.comparing(
                     PoolNode::orderKey, Comparator.nullsLast(Comparator.<String>naturalOrder()))
             .thenComparing(PoolNode::name);
+
+    /**
+     * Plans with one more gate of the whole rollout that is asked only when a node would start (the alert gate: Kured
+     * asks its Prometheus right before each reboot, {@code pkg/blockers/prometheus.go}): first without it; when that
+     * plan starts a node, {@code ask} gives the gate's state now, and when it is closed the plan is made again with it
+     * as one more entry of {@link Observed#gates()} (nothing starts; its wait toward {@code gateTimeout} is measured as
+     * any gate's). {@code ask} is not called when nothing would start: a gate that holds nothing is not asked, and
+     * leaves {@code status.gates}.
+     *
+     * @param ask the gate of the whole rollout ({@link GateState#node()} null), asked at most once
+     */
+    public static RolloutPlan planAskingBeforeStart(
+            Observed observed, RolloutRules rules, Instant now, Supplier<GateState> ask) {
+        RolloutPlan plan = plan(observed, rules, now);
+        if (plan.started().isEmpty()) {
+            return plan;
+        }
+        GateState gate = ask.get();
+        if (gate.node() != null) {
+            throw new IllegalArgumentException("a gate asked before a start holds the whole rollout: " + gate);
+        }
+        if (gate.open()) {
+            return plan;
+        }
+        List<GateState> gates = new ArrayList<>(observed.gates());
+        gates.add(gate);
+        return plan(
+                new Observed(observed.pool(), observed.children(), observed.records(), gates, observed.gatesBefore()),
+                rules,
+                now);
+    }
 
     public static RolloutPlan plan(Observed observed, RolloutRules rules, Instant now) {
         Map<String, PoolNode> pool = new LinkedHashMap<>();
@@ -101,6 +143,9 @@ public final class RolloutPlanner {
         Set<String> end = new TreeSet<>();
         List<Transition> transitions = new ArrayList<>();
         List<Instant> wakeAt = new ArrayList<>();
+        List<GateState> closed = closedGates(observed, now);
+        Map<String, GateState> nodeGates = new HashMap<>();
+        closed.stream().filter(g -> g.node() != null).forEach(g -> nodeGates.putIfAbsent(g.node(), g));
 
         // A child without a record: the status that named it was lost. Adopted as in progress, never started twice.
         for (ChildView child : observed.children().values()) {
@@ -123,7 +168,13 @@ public final class RolloutPlanner {
         for (Map.Entry<String, NodeProgress> entry : records.entrySet()) {
             NodeProgress before = entry.getValue();
             NodeProgress after = advance(
-                    before, pool.get(before.name()), observed.children().get(before.name()), rules, now, wakeAt);
+                    before,
+                    pool.get(before.name()),
+                    observed.children().get(before.name()),
+                    nodeGates.get(before.name()),
+                    rules,
+                    now,
+                    wakeAt);
             entry.setValue(after);
             if (after.state() != before.state()) {
                 transitions.add(new Transition(after.name(), before.state(), after.state(), after.message()));
@@ -142,6 +193,26 @@ public final class RolloutPlanner {
                 .filter(r -> r.state() == NodeState.Failed)
                 .count();
         boolean budgetSpent = failed >= rules.failureBudget();
+
+        // A node's gate counts while the node soaks; a gate of the whole rollout always.
+        List<GateState> gates = closed.stream()
+                .filter(g -> g.node() == null
+                        || (records.containsKey(g.node())
+                                && records.get(g.node()).state() == NodeState.Soaking))
+                .toList();
+        GateState timedOut = null;
+        for (GateState g : gates) {
+            Instant deadline = g.closedSince().plus(rules.gateTimeout());
+            if (!now.isBefore(deadline)) {
+                timedOut = timedOut == null ? g : timedOut;
+            } else {
+                wakeAt.add(deadline);
+            }
+        }
+        GateState holdsAll =
+                gates.stream().filter(g -> g.node() == null).findFirst().orElse(null);
+        GateState holdsSlot =
+                gates.stream().filter(g -> g.node() != null).findFirst().orElse(null);
 
         // Unavailable now: in flight, or cordoned / NotReady whoever did it.
         Set<String> unavailable = new HashSet<>();
@@ -165,7 +236,6 @@ public final class RolloutPlanner {
                 .toList();
         List<String> started = new ArrayList<>();
         int held = 0;
-        int gateHeld = 0;
         int noSlot = 0;
         String firstHold = null;
         for (PoolNode node : waiting) {
@@ -184,11 +254,7 @@ public final class RolloutPlanner {
                 transitions.add(new Transition(node.name(), null, NodeState.Skipped, "done before it started"));
                 continue;
             }
-            if (rules.paused() || budgetSpent) {
-                continue;
-            }
-            if (!observed.alertGate().open()) {
-                gateHeld++;
+            if (rules.paused() || budgetSpent || timedOut != null || holdsAll != null) {
                 continue;
             }
             if (node.blockedBy() != null) {
@@ -238,10 +304,22 @@ public final class RolloutPlanner {
             phase = RolloutPhase.Paused;
             reason = "Paused";
             message = "spec.paused is true: no new node starts; " + inFlight + " in flight finish";
-        } else if (gateHeld > 0) {
+        } else if (timedOut != null) {
+            phase = RolloutPhase.Paused;
+            reason = "GateTimeout";
+            message = timedOut.shown() + " closed since " + timedOut.closedSince() + ", past spec.health.gateTimeout "
+                    + shown(rules.gateTimeout()) + ": " + timedOut.message() + "; no new node starts until it opens; "
+                    + inFlight + " in flight";
+        } else if (holdsAll != null && stillWaiting > 0) {
             phase = RolloutPhase.Progressing;
-            reason = observed.alertGate().reason();
-            message = observed.alertGate().message() + "; no new node starts, " + inFlight + " in flight go on";
+            reason = "WaitingForGate";
+            message = holdsAll.shown() + " is closed: " + holdsAll.message() + "; no new node starts until it opens";
+        } else if (holdsSlot != null && stillWaiting > 0 && started.isEmpty() && noSlot > 0) {
+            phase = RolloutPhase.Progressing;
+            reason = "WaitingForGate";
+            message = "node " + holdsSlot.node() + " keeps its slot until " + holdsSlot.shown() + " opens: "
+                    + holdsSlot.message() + "; " + unavailable.size() + " selected node(s) unavailable, maxUnavailable "
+                    + rules.maxUnavailable();
         } else if (stillWaiting > 0 && started.isEmpty() && noSlot == 0 && held > 0) {
             phase = RolloutPhase.Progressing;
             reason = "Blocked";
@@ -281,20 +359,51 @@ public final class RolloutPlanner {
                 failed,
                 batch,
                 eta(written, stillWaiting + inFlight, rules.maxUnavailable(), now),
-                lookAgain);
+                lookAgain,
+                gates);
+    }
+
+    /**
+     * The gates closed now, each with when it was first seen closed: the time the status recorded for the same gate
+     * (name and node) while it stayed closed, else the observer's, else {@code now}. An open gate is forgotten, so
+     * its next closing waits anew.
+     */
+    static List<GateState> closedGates(Observed observed, Instant now) {
+        List<GateState> out = new ArrayList<>();
+        for (GateState g : observed.gates()) {
+            if (g.open() || out.stream().anyMatch(g::sameGate)) {
+                continue;
+            }
+            Instant since = observed.gatesBefore().stream()
+                    .filter(b -> !b.open() && b.sameGate(g) && b.closedSince() != null)
+                    .map(GateState::closedSince)
+                    .findFirst()
+                    .orElse(g.closedSince() == null ? now : g.closedSince());
+            if (since.isAfter(now)) {
+                since = now; // a time in the future (a clock ahead, a hand edit) never stretches the wait
+            }
+            out.add(new GateState(g.name(), g.node(), false, since, g.message()));
+        }
+        return List.copyOf(out);
     }
 
     /** One record's next state from its node, its child and the clock. */
     private static NodeProgress advance(
-            NodeProgress r, PoolNode node, ChildView child, RolloutRules rules, Instant now, List<Instant> wakeAt) {
+            NodeProgress r,
+            PoolNode node,
+            ChildView child,
+            GateState gate,
+            RolloutRules rules,
+            Instant now,
+            List<Instant> wakeAt) {
         switch (r.state()) {
             case InProgress -> {
                 if (node == null) {
                     return r.failed(now, "the node is gone or no longer selected");
                 }
-                NodeProgress seen = r;
+                NodeProgress seen = child == null ? r : r.withWorkloads(child.workloads());
                 if (child != null && "Succeeded".equals(child.phase()) && r.drainedAt() == null) {
-                    seen = r.drained(now);
+                    seen = seen.drained(now);
                 }
                 if (rules.doneSignal().done(node, seen, child, now)) {
                     return seen.soaking(now);
@@ -331,7 +440,11 @@ public final class RolloutPlanner {
                     Instant from = node.readySince().isAfter(doneAt) ? node.readySince() : doneAt;
                     Instant soaked = from.plus(rules.soak());
                     if (!now.isBefore(soaked)) {
-                        return r.doneAndSoaked(now);
+                        // soaked: the slot frees once its own gate is open (a gate is the cluster's, not the node's:
+                        // it never fails the node; past gateTimeout it pauses the rollout)
+                        return gate == null
+                                ? r.doneAndSoaked(now)
+                                : r.waiting("waits for " + gate.shown() + ": " + gate.message());
                     }
                     wakeAt.add(soaked);
                 }
@@ -349,6 +462,22 @@ public final class RolloutPlanner {
                 return r;
             }
         }
+    }
+
+    /** A duration as the spec writes it (Go's form, whole seconds): 30m, 1h30m, 6s. */
+    static String shown(Duration d) {
+        long s = d.toSeconds();
+        StringBuilder b = new StringBuilder();
+        if (s >= 3600) {
+            b.append(s / 3600).append('h');
+        }
+        if (s % 3600 >= 60) {
+            b.append(s % 3600 / 60).append('m');
+        }
+        if (s % 60 > 0 || b.length() == 0) {
+            b.append(s % 60).append('s');
+        }
+        return b.toString();
     }
 
     private static int count(List<NodeProgress> records, NodeState state) {

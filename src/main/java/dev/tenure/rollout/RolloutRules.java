@@ -14,6 +14,7 @@ import java.util.Objects;
  * @param soak how long a done node must have been Ready before its slot frees
  * @param soakTimeout a done node not soaked this long after it was done has failed
  * @param doneTimeout a node not done this long after it started has failed; null: no limit
+ * @param gateTimeout a health gate closed this long pauses the rollout (reason GateTimeout) until it opens
  */
 public record RolloutRules(
         int maxUnavailable,
@@ -23,7 +24,33 @@ public record RolloutRules(
         DoneSignal doneSignal,
         Duration soak,
         Duration soakTimeout,
-        Duration doneTimeout) {
+        Duration doneTimeout,
+        Duration gateTimeout) {
+
+    /** {@code spec.health.gateTimeout}'s default. */
+    public static final Duration DEFAULT_GATE_TIMEOUT = Duration.ofMinutes(30);
+
+    /** Rules with the default gate timeout. */
+    public RolloutRules(
+            int maxUnavailable,
+            int maxPerDomain,
+            int failureBudget,
+            boolean paused,
+            DoneSignal doneSignal,
+            Duration soak,
+            Duration soakTimeout,
+            Duration doneTimeout) {
+        this(
+                maxUnavailable,
+                maxPerDomain,
+                failureBudget,
+                paused,
+                doneSignal,
+                soak,
+                soakTimeout,
+                doneTimeout,
+                DEFAULT_GATE_TIMEOUT);
+    }
 
     public RolloutRules {
         if (maxUnavailable < 1) {
@@ -38,6 +65,10 @@ public record RolloutRules(
         Objects.requireNonNull(doneSignal, "doneSignal");
         Objects.requireNonNull(soak, "soak");
         Objects.requireNonNull(soakTimeout, "soakTimeout");
+        Objects.requireNonNull(gateTimeout, "gateTimeout");
+        if (gateTimeout.isNegative() || gateTimeout.isZero()) {
+            throw new IllegalArgumentException("gateTimeout must be positive, was " + gateTimeout);
+        }
     }
 
     /**

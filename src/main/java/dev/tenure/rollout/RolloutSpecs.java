@@ -81,6 +81,7 @@ public final class RolloutSpecs {
         if (health != null) {
             duration("spec.health.soak", health.getSoak(), out);
             duration("spec.health.soakTimeout", health.getSoakTimeout(), out);
+            positiveDuration("spec.health.gateTimeout", health.getGateTimeout(), out);
             if (health.getBlockingPodSelector() != null) {
                 selectorProblems("spec.health.blockingPodSelector", health.getBlockingPodSelector(), out);
             }
@@ -109,6 +110,7 @@ public final class RolloutSpecs {
         HealthGate health = spec.getHealth() == null ? new HealthGate() : spec.getHealth();
         Duration soak = GoDuration.parseOrNull("spec.health.soak", health.getSoak());
         Duration soakTimeout = GoDuration.parseOrNull("spec.health.soakTimeout", health.getSoakTimeout());
+        Duration gateTimeout = GoDuration.parseOrNull("spec.health.gateTimeout", health.getGateTimeout());
         return new RolloutRules(
                 scaled(spec.getMaxUnavailable(), selected),
                 spec.getMaxUnavailablePerDomain() == null ? Integer.MAX_VALUE : spec.getMaxUnavailablePerDomain(),
@@ -118,7 +120,14 @@ public final class RolloutSpecs {
                 soak == null ? Duration.ZERO : soak,
                 soakTimeout == null ? DEFAULT_SOAK_TIMEOUT : soakTimeout,
                 GoDuration.parseOrNull(
-                        "spec.doneWhen.timeout", spec.getDoneWhen().getTimeout()));
+                        "spec.doneWhen.timeout", spec.getDoneWhen().getTimeout()),
+                gateTimeout == null ? RolloutRules.DEFAULT_GATE_TIMEOUT : gateTimeout);
+    }
+
+    /** spec.health.workloadsWhole: whether a done node's slot waits for its drained workloads (default true). */
+    public static boolean waitsForWholeWorkloads(RolloutSpec spec) {
+        return spec.getHealth() == null
+                || !Boolean.FALSE.equals(spec.getHealth().getWorkloadsWhole());
     }
 
     /**
@@ -341,6 +350,19 @@ public final class RolloutSpecs {
         int eq = text.indexOf('=');
         if (eq <= 0) {
             out.add(field + ": must be key=value, was \"" + text + "\"");
+        }
+    }
+
+    private static void positiveDuration(String field, String text, List<String> out) {
+        Duration d;
+        try {
+            d = GoDuration.parseOrNull(field, text);
+        } catch (GoDuration.InvalidDuration e) {
+            out.add(e.getMessage());
+            return;
+        }
+        if (d != null && (d.isZero() || d.isNegative())) {
+            out.add(field + ": must be more than 0s, was \"" + text + "\"");
         }
     }
 

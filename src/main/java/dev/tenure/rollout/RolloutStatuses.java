@@ -1,9 +1,12 @@
 package dev.tenure.rollout;
 
 import dev.tenure.rollout.RolloutPlanner.RolloutPlan;
+import dev.tenure.rollout.api.GateStatus;
 import dev.tenure.rollout.api.NodeRecord;
 import dev.tenure.rollout.api.RolloutPhase;
 import dev.tenure.rollout.api.RolloutStatus;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.List;
@@ -27,7 +30,31 @@ final class RolloutStatuses {
                         time(r.getDrainedAt()),
                         time(r.getDoneAt()),
                         time(r.getEndedAt()),
-                        r.getMessage()))
+                        r.getMessage(),
+                        workloads(r.getWorkloads())))
+                .toList();
+    }
+
+    /** The closed gates the status recorded, with when each was first seen closed. */
+    static List<GateState> gates(RolloutStatus status) {
+        if (status == null || status.getGates() == null) {
+            return List.of();
+        }
+        return status.getGates().stream()
+                .filter(g -> g.getName() != null)
+                .map(g -> new GateState(g.getName(), g.getNode(), false, time(g.getSince()), g.getMessage()))
+                .toList();
+    }
+
+    /** References as the planner keeps them; one without a kind or name (a hand edit) is left out. */
+    static List<WorkloadRef> workloads(List<ObjectReference> refs) {
+        if (refs == null) {
+            return List.of();
+        }
+        return refs.stream()
+                .filter(r -> r != null && r.getKind() != null && r.getName() != null)
+                .map(r -> new WorkloadRef(r.getApiVersion(), r.getKind(), r.getNamespace(), r.getName()))
+                .distinct()
                 .toList();
     }
 
@@ -45,6 +72,12 @@ final class RolloutStatuses {
         s.setEta(plan.eta() == null ? null : plan.eta().toString());
         s.setNodes(plan.records().stream().map(RolloutStatuses::record).toList());
         s.setObservedGeneration(generation);
+        // An empty list, never null: the status is written as a JSON merge patch (RFC 7386) of a NON_NULL body, where a
+        // field left out keeps its old value, so a null here would leave an opened gate in status.gates with its old
+        // since, and its next closing would be timed from that (a GateTimeout at once).
+        s.setGates(plan.gates().stream()
+                .map(g -> new GateStatus(g.name(), g.node(), text(g.closedSince()), g.message()))
+                .toList());
         return s;
     }
 
@@ -75,6 +108,17 @@ final class RolloutStatuses {
         r.setDoneAt(text(p.doneAt()));
         r.setEndedAt(text(p.endedAt()));
         r.setMessage(p.message());
+        r.setWorkloads(
+                p.workloads().isEmpty()
+                        ? null
+                        : p.workloads().stream()
+                                .map(w -> new ObjectReferenceBuilder()
+                                        .withApiVersion(w.apiVersion())
+                                        .withKind(w.kind())
+                                        .withNamespace(w.namespace())
+                                        .withName(w.name())
+                                        .build())
+                                .toList());
         return r;
     }
 

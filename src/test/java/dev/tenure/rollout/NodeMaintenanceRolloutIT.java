@@ -18,6 +18,7 @@ import dev.tenure.testsupport.EndToEnd;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Node;
+import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.Watch;
@@ -31,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
@@ -342,6 +344,140 @@ class NodeMaintenanceRolloutIT {
             });
         } finally {
             client.resources(NodeMaintenanceRollout.class).withName("pool-f").delete();
+        }
+    }
+
+    /**
+     * The "workloads whole again" gate: rg-1's drain evicts both pods of Deployment {@code held}, whose replacements
+     * the emulated kubelets keep not Ready (a failing readiness probe). rg-1 reboots and soaks, yet its slot does not
+     * go to rg-2 while the Deployment is not whole; past {@code gateTimeout} the rollout pauses (GateTimeout, naming
+     * the gate and the ReplicaSet) with an event; once the replacements are Ready it goes on by itself. The watch of
+     * the children proves rg-2 was never started before the replacements were let become Ready: without the gate, rg-2
+     * would start a second after rg-1 soaked.
+     */
+    @Test
+    void theNextNodeWaitsUntilTheWorkloadsDrainedOffTheLastAreWholeAndATimedOutGatePauses() {
+        EmulatedCluster cluster = EmulatedClusterResource.cluster();
+        KubernetesClient client = cluster.client();
+        String ns = "rollout-gate";
+        String workers = "tenure.test/gate-workers";
+        AtomicBoolean released = new AtomicBoolean();
+        Map<String, Boolean> startedBeforeRelease = new ConcurrentHashMap<>();
+        Watcher<NodeMaintenance> starts = new Watcher<>() {
+            @Override
+            public void eventReceived(Action action, NodeMaintenance nm) {
+                if (action == Action.ADDED
+                        && "pool-g"
+                                .equals(
+                                        nm.getMetadata().getLabels() == null
+                                                ? null
+                                                : nm.getMetadata()
+                                                        .getLabels()
+                                                        .get(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL))) {
+                    startedBeforeRelease.putIfAbsent(nm.getSpec().getNodeName(), !released.get());
+                }
+            }
+
+            @Override
+            public void onClose(WatcherException cause) {}
+        };
+        for (String name : List.of("rg-1", "rg-2", "rg-spare")) {
+            var node = cluster.seed()
+                    .node(name)
+                    .role("worker")
+                    .label(workers, "yes")
+                    .label(ZONE, "zone-g");
+            (name.equals("rg-spare") ? node : node.label(POOL, "g")).create();
+        }
+        RolloutSpec spec = spec("g", 1, 1);
+        spec.getHealth().setGateTimeout("6s");
+        try (EmulatedCluster.Living living = cluster.living(ns, Duration.ofMillis(200));
+                Watch watch = client.resources(NodeMaintenance.class).watch(starts);
+                EmulatedCluster.Living hold = cluster.holdReadiness(ns, "app", "held")) {
+            cluster.seed()
+                    .deployment("held")
+                    .namespace(ns)
+                    .replicas(2)
+                    .onNodes("rg-1")
+                    .nodeSelector(workers, "yes")
+                    .create();
+            // a StatefulSet drained off rg-1 too: its pod is recreated and Ready soon, so it never holds the gate
+            cluster.seed()
+                    .statefulSet("db")
+                    .namespace(ns)
+                    .replicas(1)
+                    .onNodes("rg-1")
+                    .nodeSelector(workers, "yes")
+                    .create();
+            client.resource(new NodeMaintenanceRollout("pool-g", spec)).create();
+            Set<String> rebooted = ConcurrentHashMap.newKeySet();
+
+            // rg-1 done and soaked, its replacements held not Ready: the gate holds its slot, then pauses the rollout
+            await().atMost(Duration.ofMinutes(2))
+                    .failFast(
+                            "rg-2 started while the workloads drained off rg-1 were not whole",
+                            () -> startedBeforeRelease.containsKey("rg-2"))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> {
+                        rebootDrained(cluster, "pool-g", rebooted, Set.of());
+                        NodeMaintenanceRollout r = client.resources(NodeMaintenanceRollout.class)
+                                .withName("pool-g")
+                                .get();
+                        assertThat(r.getStatus()).isNotNull();
+                        assertThat(r.getStatus().getPhase()).isEqualTo(RolloutPhase.Paused);
+                        assertThat(r.getStatus().getReason()).isEqualTo("GateTimeout");
+                    });
+            NodeMaintenanceRollout paused = client.resources(NodeMaintenanceRollout.class)
+                    .withName("pool-g")
+                    .get();
+            assertThat(paused.getStatus().getMessage())
+                    .contains("gate WorkloadsWhole of node rg-1", "ReplicaSet " + ns + "/held-", "of 2 available");
+            assertThat(paused.getStatus().getGates()).singleElement().satisfies(g -> {
+                assertThat(g.getName()).isEqualTo("WorkloadsWhole");
+                assertThat(g.getNode()).isEqualTo("rg-1");
+            });
+            assertThat(paused.getStatus().getNodes()).singleElement().satisfies(r -> {
+                assertThat(r.getState()).isEqualTo(NodeState.Soaking);
+                // what rg-1's drain evicted, by controller: the gate judged both, only the Deployment's is not whole
+                assertThat(r.getWorkloads())
+                        .extracting(ObjectReference::getKind)
+                        .containsExactlyInAnyOrder("ReplicaSet", "StatefulSet");
+            });
+            assertThat(paused.getStatus().getMessage()).doesNotContain("StatefulSet");
+            assertThat(rebooted).containsExactly("rg-1");
+            assertThat(startedBeforeRelease).containsOnlyKeys("rg-1");
+            assertThat(client.v1().events().inAnyNamespace().list().getItems())
+                    .filteredOn(e -> "pool-g".equals(e.getInvolvedObject().getName()))
+                    .filteredOn(e -> "RolloutPaused".equals(e.getReason()))
+                    .isNotEmpty()
+                    .allSatisfy(e -> {
+                        assertThat(e.getType()).isEqualTo("Warning");
+                        assertThat(e.getMessage()).startsWith("GateTimeout: gate WorkloadsWhole of node rg-1");
+                    });
+
+            // the replacements become Ready: the gate opens, rg-1 is done and rg-2 starts, then the rollout completes
+            released.set(true);
+            hold.close();
+            await().atMost(Duration.ofMinutes(2))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> {
+                        rebootDrained(cluster, "pool-g", rebooted, Set.of());
+                        NodeMaintenanceRollout r = client.resources(NodeMaintenanceRollout.class)
+                                .withName("pool-g")
+                                .get();
+                        assertThat(r.getStatus().getPhase()).isEqualTo(RolloutPhase.Complete);
+                    });
+            assertThat(startedBeforeRelease).containsEntry("rg-1", true).containsEntry("rg-2", false);
+            assertThat(client.v1().events().inAnyNamespace().list().getItems())
+                    .filteredOn(e -> "pool-g".equals(e.getInvolvedObject().getName()))
+                    .extracting(io.fabric8.kubernetes.api.model.Event::getReason)
+                    .contains("RolloutResumed");
+            List<Pod> held = client.pods().inNamespace(ns).withLabel("app", "held").list().getItems().stream()
+                    .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                    .toList();
+            assertThat(held).hasSize(2).allSatisfy(p -> assertThat(ready(p)).isTrue());
+        } finally {
+            client.resources(NodeMaintenanceRollout.class).withName("pool-g").delete();
         }
     }
 }

@@ -12,7 +12,9 @@ import dev.tenure.rollout.api.NodeMaintenanceRollout;
 import dev.tenure.rollout.api.NodeRecord;
 import dev.tenure.rollout.api.NodeState;
 import dev.tenure.rollout.api.PrometheusAlerts;
+import dev.tenure.rollout.api.RolloutPhase;
 import dev.tenure.rollout.api.RolloutSpec;
+import dev.tenure.rollout.api.RolloutStatus;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
@@ -63,6 +65,8 @@ class RolloutAlertGateIT {
     private static final HttpClient HTTP =
             HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
     private static final Duration WAIT = Duration.ofSeconds(60);
+    /** How status.message starts while the alert gate holds the rollout, before the gate's own reason. */
+    private static final String HELD = "gate Alerts is closed: ";
 
     private static Path bin;
     private static final List<Process> PROMETHEUSES = new ArrayList<>();
@@ -252,14 +256,26 @@ class RolloutAlertGateIT {
     }
 
     /** {@code done} is Done, nothing else started, the status says why with {@code reason}; and it stays so. */
-    static NodeMaintenanceRollout awaitHeld(KubernetesClient client, String rollout, String done, String reason) {
-        await(rollout + ": held by the alert gate (" + reason + ")")
+    /**
+     * Waits until the alert gate holds the rollout after {@code done}: reason WaitingForGate (the rule of every gate),
+     * the message naming the gate Alerts and then its own reason ({@code cause}: AlertsFiring, PrometheusUnreachable),
+     * the gate recorded in status.gates (of the whole rollout: no node), and nothing starting for a while.
+     */
+    static NodeMaintenanceRollout awaitHeld(KubernetesClient client, String rollout, String done, String cause) {
+        await(rollout + ": held by the alert gate (" + cause + ")")
                 .atMost(WAIT)
                 .pollInterval(Duration.ofMillis(200))
                 .untilAsserted(() -> {
                     NodeMaintenanceRollout r = rollout(client, rollout);
                     assertThat(r.getStatus()).isNotNull();
-                    assertThat(r.getStatus().getReason()).isEqualTo(reason);
+                    assertThat(r.getStatus().getReason()).isEqualTo("WaitingForGate");
+                    assertThat(r.getStatus().getMessage()).startsWith(HELD + cause + ": ");
+                    assertThat(r.getStatus().getGates()).singleElement().satisfies(g -> {
+                        assertThat(g.getName()).isEqualTo("Alerts");
+                        assertThat(g.getNode()).isNull();
+                        assertThat(g.getSince()).isNotBlank();
+                        assertThat(g.getMessage()).startsWith(cause + ": ");
+                    });
                     assertThat(r.getStatus().getNodes())
                             .filteredOn(n -> n.getName().equals(done))
                             .extracting(NodeRecord::getState)
@@ -270,7 +286,8 @@ class RolloutAlertGateIT {
                 .atMost(Duration.ofSeconds(10))
                 .pollInterval(Duration.ofMillis(250))
                 .until(() -> children(client, rollout).isEmpty()
-                        && reason.equals(rollout(client, rollout).getStatus().getReason()));
+                        && "WaitingForGate"
+                                .equals(rollout(client, rollout).getStatus().getReason()));
         return rollout(client, rollout);
     }
 
@@ -303,7 +320,7 @@ class RolloutAlertGateIT {
             acknowledge(client, name, n.get(1));
             NodeMaintenanceRollout held = awaitHeld(client, name, n.get(1), "AlertsFiring");
             assertThat(held.getStatus().getMessage())
-                    .startsWith("AlertsFiring: 1 alert(s) firing, name matching [TenureTest] in Prometheus:"
+                    .startsWith(HELD + "AlertsFiring: 1 alert(s) firing, name matching [TenureTest] in Prometheus:"
                             + " TenureTestFiring; no new node starts")
                     .doesNotContain("TenureTestPending");
             assertThat(held.getStatus().getNodes())
@@ -319,6 +336,68 @@ class RolloutAlertGateIT {
             await().atMost(WAIT)
                     .untilAsserted(() ->
                             assertThat(events(client, name, "AlertGateOpened")).isNotEmpty());
+        } finally {
+            client.resources(NodeMaintenanceRollout.class).withName(name).delete();
+        }
+    }
+
+    @Test
+    void alertsFiringForGateTimeoutPauseTheRolloutAndItResumesWhenTheyStop() {
+        EmulatedCluster cluster = EmulatedClusterResource.cluster();
+        KubernetesClient client = cluster.client();
+        List<String> n = nodes(cluster, "ag-time", 2);
+        String name = "ag-time";
+        try {
+            RolloutSpec spec = spec("ag-time", a -> a.setInclude(List.of("^TenureTestQuiet$")));
+            spec.getHealth().setGateTimeout("3s");
+            client.resource(new NodeMaintenanceRollout(name, spec)).create();
+            awaitChildren(client, name, n.get(0)); // the quiet alert only: open
+
+            editAlerts(client, name, a -> a.setInclude(List.of("^TenureTestFiring$")));
+            acknowledge(client, name, n.get(0));
+            // held, then past the gate's timeout: paused, the alert gate's own reason and since kept in status
+            await(name + ": paused by the alert gate's timeout")
+                    .atMost(WAIT)
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> {
+                        RolloutStatus st = rollout(client, name).getStatus();
+                        assertThat(st.getPhase()).isEqualTo(RolloutPhase.Paused);
+                        assertThat(st.getReason()).isEqualTo("GateTimeout");
+                        assertThat(st.getMessage())
+                                .startsWith("gate Alerts closed since ")
+                                .contains(
+                                        "past spec.health.gateTimeout 3s: AlertsFiring: 1 alert(s) firing",
+                                        "TenureTestFiring");
+                        assertThat(st.getGates())
+                                .singleElement()
+                                .satisfies(g -> assertThat(g.getName()).isEqualTo("Alerts"));
+                    });
+            String since = rollout(client, name).getStatus().getGates().get(0).getSince();
+            assertThat(children(client, name)).isEmpty();
+            assertThat(events(client, name, "RolloutPaused"))
+                    .singleElement()
+                    .satisfies(e -> assertThat(e.getMessage()).startsWith("GateTimeout: gate Alerts closed since"));
+            await(name + ": still paused, the time first seen closed kept across looks")
+                    .during(Duration.ofSeconds(2))
+                    .atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(250))
+                    .until(() -> {
+                        RolloutStatus st = rollout(client, name).getStatus();
+                        return children(client, name).isEmpty()
+                                && "GateTimeout".equals(st.getReason())
+                                && st.getGates().size() == 1
+                                && since.equals(st.getGates().get(0).getSince());
+                    });
+
+            // the alert no longer counts: the rollout goes on by itself, and says so
+            editAlerts(client, name, a -> a.setInclude(List.of("^TenureTestQuiet$")));
+            awaitChildren(client, name, n.get(1));
+            await().atMost(WAIT).untilAsserted(() -> {
+                assertThat(rollout(client, name).getStatus().getGates()).isNullOrEmpty();
+                assertThat(events(client, name, "RolloutResumed"))
+                        .singleElement()
+                        .satisfies(e -> assertThat(e.getMessage()).startsWith("no longer paused (GateTimeout)"));
+            });
         } finally {
             client.resources(NodeMaintenanceRollout.class).withName(name).delete();
         }
@@ -342,8 +421,9 @@ class RolloutAlertGateIT {
             acknowledge(client, name, n.get(1));
             NodeMaintenanceRollout held = awaitHeld(client, name, n.get(1), "AlertsFiring");
             assertThat(held.getStatus().getMessage())
-                    .startsWith("AlertsFiring: 1 alert(s) firing or pending, name matching [^TenureTestPending$] in"
-                            + " Prometheus: TenureTestPending;");
+                    .startsWith(
+                            HELD + "AlertsFiring: 1 alert(s) firing or pending, name matching [^TenureTestPending$] in"
+                                    + " Prometheus: TenureTestPending;");
         } finally {
             client.resources(NodeMaintenanceRollout.class).withName(name).delete();
         }
@@ -369,7 +449,7 @@ class RolloutAlertGateIT {
             acknowledge(client, name, n.get(0));
             NodeMaintenanceRollout held = awaitHeld(client, name, n.get(0), "PrometheusUnreachable");
             assertThat(held.getStatus().getMessage())
-                    .startsWith("PrometheusUnreachable: cannot ask " + own)
+                    .startsWith(HELD + "PrometheusUnreachable: cannot ask " + own)
                     .contains("no new node starts");
             assertThat(events(client, name, "AlertGateClosed"))
                     .singleElement()
@@ -379,9 +459,10 @@ class RolloutAlertGateIT {
             editAlerts(client, name, a -> a.setPrometheusURL(prometheusURL + "/not-prometheus"));
             await().atMost(WAIT)
                     .pollInterval(Duration.ofMillis(200))
-                    .untilAsserted(() -> assertThat(
-                                    rollout(client, name).getStatus().getMessage())
-                            .startsWith("PrometheusUnreachable: HTTP 404 from " + prometheusURL + "/not-prometheus"));
+                    .untilAsserted(
+                            () -> assertThat(rollout(client, name).getStatus().getMessage())
+                                    .startsWith(HELD + "PrometheusUnreachable: HTTP 404 from " + prometheusURL
+                                            + "/not-prometheus"));
             assertThat(children(client, name)).isEmpty();
 
             // the shared Prometheus, where the quiet alert is still quiet: open, the next node starts

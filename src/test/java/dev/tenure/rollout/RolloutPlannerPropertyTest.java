@@ -30,10 +30,13 @@ import net.jqwik.api.lifecycle.PropertyLifecycleContext;
  * The rollout planner over generated pools, driven step by step against a simulated cluster: zones, limits (counts
  * and percentages, per domain), done signals (reboot, duration, label), children that fail, nodes cordoned or
  * NotReady by others, held nodes, pauses toggled by hand, and operator restarts at the two points that matter (before
- * the status write, and between the status write and the child's create). Checked at every step: no limit is ever
- * exceeded by a start, the nodes in flight never exceed the limits, no node is started (or its child created) twice,
- * a spent failure budget or a pause starts nothing; and a run without failures, disruptions or pauses completes with
- * every node maintained exactly once.
+ * the status write, and between the status write and the child's create), health gates (a done node's workloads whole
+ * again some steps later, a gate of the whole rollout toggled, a short {@code gateTimeout}). Checked at every step: no
+ * limit is ever exceeded by a start, the nodes in flight never exceed the limits, no node is started (or its child
+ * created) twice, a spent failure budget or a pause starts nothing, a gate closed past its timeout always pauses, a
+ * closed gate of the rollout starts nothing, a node whose gate is closed is never Done, a gate's wait keeps the time
+ * the status recorded; and a run without failures, disruptions or pauses completes with every node maintained
+ * exactly once (gates open by themselves, so they only slow it).
  *
  * <p>Tries: the pom's {@code jqwik.tries.default} ({@code make test}, 1,000), {@code FAST_TRIES} in
  * {@code make test-fast}, {@value SuiteCounts#ROLLOUT_PLANNER_TRIES_PROPERTY} when set ({@code make chaos}:
@@ -59,6 +62,10 @@ class RolloutPlannerPropertyTest {
     static final int MAX_STEPS = 400;
     /** Disruptions and pauses happen before this step only; from it the run may complete. */
     static final int QUIET_FROM = 150;
+    /** Gates close (a node's workloads late, the rollout's gate) before this step only. */
+    static final int GATES_UNTIL = 60;
+    /** spec.health.gateTimeout in the simulation: shorter than the longest gate wait, so some time out. */
+    static final Duration GATE_TIMEOUT = Duration.ofSeconds(6);
 
     /** One simulated node. */
     static final class SimNode {
@@ -107,10 +114,12 @@ class RolloutPlannerPropertyTest {
             @ForAll boolean disruptions,
             @ForAll boolean pauses,
             @ForAll boolean crashes,
+            @ForAll boolean gates,
             @ForAll long seed) {
         String caseText = "nodes=" + nodes + " zones=" + zones + " max=" + maxCount + " pct=" + maxPercent
                 + " perDomain=" + perDomain + " budget=" + budget + " signal=" + signalKind + " fail%=" + failPercent
-                + " disruptions=" + disruptions + " pauses=" + pauses + " crashes=" + crashes + " seed=" + seed;
+                + " disruptions=" + disruptions + " pauses=" + pauses + " crashes=" + crashes + " gates=" + gates
+                + " seed=" + seed;
         Random random = new Random(seed);
         Map<String, SimNode> cluster = new LinkedHashMap<>();
         for (int i = 0; i < nodes; i++) {
@@ -133,6 +142,9 @@ class RolloutPlannerPropertyTest {
         boolean paused = false;
         int pausesUntil = pauses ? QUIET_FROM : 0;
         RolloutPlan last = null;
+        List<GateState> statusGates = List.of();
+        Map<String, Integer> wholeAt = new HashMap<>();
+        boolean rolloutGateClosed = false;
 
         for (int step = 0; step < MAX_STEPS; step++) {
             Instant now = T0.plusSeconds(step);
@@ -183,9 +195,54 @@ class RolloutPlannerPropertyTest {
             }
             Map<String, ChildView> views = new HashMap<>();
             children.forEach((name, c) -> views.put(name, new ChildView(name, c.phase, null, false, false)));
+            // the gates as the reconciler reads them: one per node soaking in status, and the rollout's own
+            List<GateState> observedGates = new ArrayList<>();
+            if (gates) {
+                if (step < GATES_UNTIL && random.nextInt(25) == 0) {
+                    rolloutGateClosed = !rolloutGateClosed;
+                }
+                if (step >= GATES_UNTIL) {
+                    rolloutGateClosed = false;
+                }
+                int seen = step;
+                for (NodeProgress r : status) {
+                    if (r.state() == NodeState.Soaking) {
+                        int at = wholeAt.computeIfAbsent(
+                                r.name(), n -> seen < GATES_UNTIL ? seen + random.nextInt(13) : seen);
+                        observedGates.add(
+                                step >= at
+                                        ? GateState.open(WorkloadsWhole.GATE, r.name())
+                                        : GateState.closed(WorkloadsWhole.GATE, r.name(), "2 of 3 available"));
+                    }
+                }
+            }
             RolloutRules rules = new RolloutRules(
-                    max, maxPerDomain, budget, paused, signal, Duration.ofSeconds(2), Duration.ofMinutes(5), null);
-            RolloutPlan plan = RolloutPlanner.plan(new Observed(pool, views, status), rules, now);
+                    max,
+                    maxPerDomain,
+                    budget,
+                    paused,
+                    signal,
+                    Duration.ofSeconds(2),
+                    Duration.ofMinutes(5),
+                    null,
+                    GATE_TIMEOUT);
+            // the rollout's own gate (the alert gate) as the reconciler asks it: only when a node would start
+            List<GateState> asked = new ArrayList<>();
+            boolean alertsClosed = rolloutGateClosed;
+            RolloutPlan plan = gates
+                    ? RolloutPlanner.planAskingBeforeStart(
+                            new Observed(pool, views, status, observedGates, statusGates), rules, now, () -> {
+                                GateState g = alertsClosed
+                                        ? GateState.closed("Alerts", null, "AlertsFiring: an alert fires")
+                                        : GateState.open("Alerts", null);
+                                asked.add(g);
+                                return g;
+                            })
+                    : RolloutPlanner.plan(new Observed(pool, views, status, observedGates, statusGates), rules, now);
+            if (asked.size() > 1 || (asked.isEmpty() && !plan.started().isEmpty() && gates)) {
+                fail("the alert gate asked " + asked.size() + " time(s), started " + plan.started(), caseText, step);
+            }
+            observedGates.addAll(asked);
             last = plan;
 
             // --- the invariants, on the decision
@@ -234,6 +291,7 @@ class RolloutPlannerPropertyTest {
             if (paused && !plan.started().isEmpty()) {
                 fail("paused, yet " + plan.started() + " started", caseText, step);
             }
+            checkGates(plan, observedGates, statusGates, status, now, caseText, step);
 
             // --- apply it, or crash
             int crash = crashes ? random.nextInt(20) : 99;
@@ -241,6 +299,7 @@ class RolloutPlannerPropertyTest {
                 continue; // died before the status write: nothing happened
             }
             status = plan.records();
+            statusGates = plan.gates();
             for (String s : plan.started()) {
                 if (!startedEver.add(s)) {
                     fail("started twice: " + s, caseText, step);
@@ -279,6 +338,56 @@ class RolloutPlannerPropertyTest {
                     assertThat(creations.get(n.name))
                             .as("maintained once: " + n.name + ", " + caseText)
                             .isEqualTo(1);
+                }
+            }
+        }
+    }
+
+    /** The gates' invariants on one decision. */
+    private static void checkGates(
+            RolloutPlan plan,
+            List<GateState> observed,
+            List<GateState> before,
+            List<NodeProgress> records,
+            Instant now,
+            String caseText,
+            int step) {
+        boolean rolloutClosed = observed.stream().anyMatch(g -> g.node() == null && !g.open());
+        if (rolloutClosed && !plan.started().isEmpty()) {
+            fail("the rollout's gate is closed, yet " + plan.started() + " started", caseText, step);
+        }
+        for (GateState g : plan.gates()) {
+            if (g.open() || g.closedSince() == null || g.closedSince().isAfter(now)) {
+                fail("a gate in the answer not closed, or since the future: " + g, caseText, step);
+            }
+            before.stream()
+                    .filter(b -> b.name().equals(g.name()) && java.util.Objects.equals(b.node(), g.node()))
+                    .findFirst()
+                    .filter(b -> !b.closedSince().equals(g.closedSince()))
+                    .ifPresent(b -> fail("the wait started again: " + b + " -> " + g, caseText, step));
+            if (!now.isBefore(g.closedSince().plus(GATE_TIMEOUT))) {
+                if ((plan.phase() != RolloutPhase.Paused && plan.phase() != RolloutPhase.Complete)
+                        || !plan.started().isEmpty()) {
+                    fail(
+                            "timed-out " + g + ", yet phase " + plan.phase() + ", started " + plan.started(),
+                            caseText,
+                            step);
+                }
+            }
+        }
+        for (GateState g : observed) {
+            if (g.node() != null && !g.open()) {
+                boolean wasSoaking =
+                        records.stream().anyMatch(r -> r.name().equals(g.node()) && r.state() == NodeState.Soaking);
+                boolean nowDone =
+                        plan.records().stream().anyMatch(r -> r.name().equals(g.node()) && r.state() == NodeState.Done);
+                if (wasSoaking && nowDone) {
+                    fail("node " + g.node() + " Done while its gate is closed", caseText, step);
+                }
+                if (plan.gates().stream().noneMatch(p -> g.node().equals(p.node()))
+                        && plan.records().stream()
+                                .anyMatch(r -> r.name().equals(g.node()) && r.state() == NodeState.Soaking)) {
+                    fail("node " + g.node() + " soaks behind a closed gate not in the answer", caseText, step);
                 }
             }
         }

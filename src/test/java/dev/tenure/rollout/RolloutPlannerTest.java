@@ -199,12 +199,9 @@ class RolloutPlannerTest {
         NodeProgress inFlight =
                 new NodeProgress("n00", NodeState.InProgress, "boot-old", NOW.minusSeconds(60), null, null, null, null);
         AlertGate closed = AlertGate.firing("AlertsFiring: 1 alert(s) firing in Prometheus: NodeDown");
+        Map<String, ChildView> children = Map.of("n00", new ChildView("n00", "Succeeded", null, false, false));
         RolloutPlan plan = RolloutPlanner.plan(
-                new Observed(
-                        pool(4, 1),
-                        Map.of("n00", new ChildView("n00", "Succeeded", null, false, false)),
-                        List.of(inFlight),
-                        closed),
+                new Observed(pool(4, 1), children, List.of(inFlight), List.of(closed.asGate()), List.of()),
                 rules(3, Integer.MAX_VALUE, 1, false),
                 NOW);
         assertThat(plan.started()).as("two slots free, the gate closed").isEmpty();
@@ -212,40 +209,126 @@ class RolloutPlannerTest {
         assertThat(plan.records().get(0).state()).as("in flight goes on").isEqualTo(NodeState.Soaking);
         assertThat(plan.end()).containsExactly("n00");
         assertThat(plan.phase()).isEqualTo(RolloutPhase.Progressing);
-        assertThat(plan.reason()).isEqualTo("AlertsFiring");
-        assertThat(plan.message()).startsWith("AlertsFiring: 1 alert(s) firing in Prometheus: NodeDown; no new node");
+        // one rule for every gate: the reason is WaitingForGate, the message names the gate, then its own reason
+        assertThat(plan.reason()).isEqualTo("WaitingForGate");
+        assertThat(plan.message())
+                .startsWith("gate Alerts is closed: AlertsFiring: 1 alert(s) firing in Prometheus: NodeDown; no new"
+                        + " node starts");
+        assertThat(plan.gates()).singleElement().satisfies(g -> {
+            assertThat(g.name()).isEqualTo(AlertGate.GATE_NAME);
+            assertThat(g.node()).isNull();
+            assertThat(g.closedSince()).as("first seen closed now").isEqualTo(NOW);
+        });
 
         RolloutPlan open = RolloutPlanner.plan(
-                new Observed(
-                        pool(4, 1),
-                        Map.of("n00", new ChildView("n00", "Succeeded", null, false, false)),
-                        List.of(inFlight),
-                        AlertGate.OPEN),
+                new Observed(pool(4, 1), children, List.of(inFlight), List.of(AlertGate.OPEN.asGate()), List.of()),
                 rules(3, Integer.MAX_VALUE, 1, false),
                 NOW);
         assertThat(open.started()).as("the same, the gate open").containsExactly("n01", "n02");
+        assertThat(open.gates()).isEmpty();
     }
 
     @Test
     void anUnreachablePrometheusHoldsEveryWaitingNodeAndSaysSo() {
-        RolloutPlan plan = RolloutPlanner.plan(
-                new Observed(
-                        pool(2, 1),
-                        Map.of(),
-                        List.of(),
-                        AlertGate.unreachable("cannot ask http://prometheus:9090: ConnectException")),
-                rules(1, Integer.MAX_VALUE, 1, false),
-                NOW);
+        RolloutPlan plan = planWithGates(
+                pool(2, 1),
+                List.of(),
+                List.of(AlertGate.unreachable("cannot ask http://prometheus:9090: ConnectException")
+                        .asGate()),
+                List.of(),
+                rules(1, Integer.MAX_VALUE, 1, false));
         assertThat(plan.started()).isEmpty();
         assertThat(plan.waiting()).isEqualTo(2);
-        assertThat(plan.reason()).isEqualTo("PrometheusUnreachable");
-        assertThat(plan.message()).startsWith("PrometheusUnreachable: cannot ask http://prometheus:9090");
+        assertThat(plan.reason()).isEqualTo("WaitingForGate");
+        assertThat(plan.message())
+                .startsWith("gate Alerts is closed: PrometheusUnreachable: cannot ask http://prometheus:9090");
+    }
+
+    @Test
+    void alertsClosedForGateTimeoutPauseTheRolloutAndItResumesWhenTheyStop() {
+        GateState firing = AlertGate.firing("AlertsFiring: 1 alert(s) firing in Prometheus: NodeDown")
+                .asGate();
+        Instant since = NOW.minus(Duration.ofMinutes(30));
+        List<GateState> before = List.of(new GateState(AlertGate.GATE_NAME, null, false, since, "AlertsFiring: x"));
+
+        RolloutPlan early = planWithGates(
+                pool(3, 1),
+                List.of(),
+                List.of(firing),
+                List.of(new GateState(AlertGate.GATE_NAME, null, false, NOW.minus(Duration.ofMinutes(29)), "m")),
+                rules(2, 9, 1, false));
+        assertThat(early.reason()).isEqualTo("WaitingForGate");
+        assertThat(early.lookAgain()).as("when it times out").isEqualTo(Duration.ofMinutes(1));
+
+        RolloutPlan paused = planWithGates(pool(3, 1), List.of(), List.of(firing), before, rules(2, 9, 1, false));
+        assertThat(paused.phase()).isEqualTo(RolloutPhase.Paused);
+        assertThat(paused.reason()).isEqualTo("GateTimeout");
+        assertThat(paused.message())
+                .startsWith("gate Alerts closed since " + since + ", past spec.health.gateTimeout 30m: AlertsFiring:"
+                        + " 1 alert(s) firing in Prometheus: NodeDown; no new node starts until it opens");
+        assertThat(paused.started()).isEmpty();
+        assertThat(paused.gates())
+                .singleElement()
+                .satisfies(
+                        g -> assertThat(g.closedSince()).as("kept across looks").isEqualTo(since));
+
+        RolloutPlan resumed =
+                planWithGates(pool(3, 1), List.of(), List.of(AlertGate.OPEN.asGate()), before, rules(2, 9, 1, false));
+        assertThat(resumed.phase()).isEqualTo(RolloutPhase.Progressing);
+        assertThat(resumed.started()).containsExactly("n00", "n01");
+        assertThat(resumed.gates()).as("an open gate is forgotten").isEmpty();
+    }
+
+    @Test
+    void theAlertGateIsAskedOnlyWhenANodeWouldStartAndClosedItIsOneMoreGate() {
+        List<GateState> asked = new ArrayList<>();
+        GateState firing = AlertGate.firing("AlertsFiring: 1 alert(s) firing in Prometheus: NodeDown")
+                .asGate();
+        java.util.function.Supplier<GateState> ask = () -> {
+            asked.add(firing);
+            return firing;
+        };
+        // every slot taken (n00 in flight, maxUnavailable 1): nothing would start, Prometheus is not asked
+        NodeProgress inFlight =
+                new NodeProgress("n00", NodeState.InProgress, "b", NOW.minusSeconds(60), null, null, null, null);
+        Map<String, ChildView> children = Map.of("n00", new ChildView("n00", "Running", null, false, false));
+        RolloutPlan full = RolloutPlanner.planAskingBeforeStart(
+                new Observed(pool(3, 1), children, List.of(inFlight), List.of(), List.of()),
+                rules(1, 9, 1, false),
+                NOW,
+                ask);
+        assertThat(asked).isEmpty();
+        assertThat(full.reason()).isEqualTo("WaitingForSlot");
+        assertThat(full.gates()).isEmpty();
+
+        // a slot free: asked once, closed, nothing starts, the gate is in the answer as any gate of the rollout
+        RolloutPlan held = RolloutPlanner.planAskingBeforeStart(
+                new Observed(pool(3, 1), Map.of(), List.of(), List.of(), List.of()), rules(1, 9, 1, false), NOW, ask);
+        assertThat(asked).hasSize(1);
+        assertThat(held.started()).isEmpty();
+        assertThat(held.records()).isEmpty();
+        assertThat(held.reason()).isEqualTo("WaitingForGate");
+        assertThat(held.gates())
+                .singleElement()
+                .satisfies(g -> assertThat(g.name()).isEqualTo("Alerts"));
+
+        // open: the first plan stands
+        RolloutPlan open = RolloutPlanner.planAskingBeforeStart(
+                new Observed(pool(3, 1), Map.of(), List.of(), List.of(), List.of()),
+                rules(1, 9, 1, false),
+                NOW,
+                () -> AlertGate.OPEN.asGate());
+        assertThat(open.started()).containsExactly("n00");
     }
 
     @Test
     void pausedAndTheBudgetSayTheirReasonBeforeTheGate() {
-        Observed observed = new Observed(pool(2, 1), Map.of(), List.of(), AlertGate.unreachable("x"));
-        assertThat(RolloutPlanner.plan(observed, rules(1, Integer.MAX_VALUE, 1, true), NOW)
+        assertThat(planWithGates(
+                                pool(2, 1),
+                                List.of(),
+                                List.of(AlertGate.unreachable("x").asGate()),
+                                List.of(),
+                                rules(1, Integer.MAX_VALUE, 1, true))
                         .reason())
                 .isEqualTo("Paused");
     }
@@ -273,5 +356,197 @@ class RolloutPlannerTest {
         RolloutPlan plan = plan(pool(5, 1), List.of(done), Map.of(), rules(2, Integer.MAX_VALUE, 1, false));
         // 60 s a node, 4 left, 2 at a time: two rounds
         assertThat(plan.eta()).isEqualTo(NOW.plusSeconds(120));
+    }
+
+    // ---- health gates (issue 52 item 3): a done node's own gate holds its slot; a timed-out gate pauses ----------
+
+    static final List<WorkloadRef> WEB = List.of(new WorkloadRef("apps/v1", "ReplicaSet", "shop", "web-5d8f"));
+
+    /** n00 done a minute ago, Ready for an hour: soaked (soak 0). */
+    static NodeProgress soaking(String name) {
+        return new NodeProgress(
+                name,
+                NodeState.Soaking,
+                "boot-old",
+                NOW.minusSeconds(300),
+                NOW.minusSeconds(200),
+                NOW.minusSeconds(60),
+                null,
+                null,
+                WEB);
+    }
+
+    static GateState webNotWhole(String node) {
+        return GateState.closed(WorkloadsWhole.GATE, node, "ReplicaSet shop/web-5d8f: 2 of 3 available");
+    }
+
+    static RolloutPlan planWithGates(
+            List<PoolNode> pool,
+            List<NodeProgress> records,
+            List<GateState> gates,
+            List<GateState> before,
+            RolloutRules rules) {
+        return RolloutPlanner.plan(new Observed(pool, Map.of(), records, gates, before), rules, NOW);
+    }
+
+    @Test
+    void aSoakedNodeWhoseWorkloadsAreNotWholeKeepsItsSlotAndTheReasonNamesTheGate() {
+        RolloutPlan plan = planWithGates(
+                pool(3, 1), List.of(soaking("n00")), List.of(webNotWhole("n00")), List.of(), rules(1, 9, 1, false));
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Soaking);
+        assertThat(plan.records().get(0).message()).contains("WorkloadsWhole", "2 of 3 available");
+        assertThat(plan.started()).isEmpty();
+        assertThat(plan.phase()).isEqualTo(RolloutPhase.Progressing);
+        assertThat(plan.reason()).isEqualTo("WaitingForGate");
+        assertThat(plan.message()).contains("node n00", "gate WorkloadsWhole", "ReplicaSet shop/web-5d8f");
+        assertThat(plan.gates())
+                .containsExactly(new GateState(
+                        WorkloadsWhole.GATE, "n00", false, NOW, "ReplicaSet shop/web-5d8f: 2 of 3 available"));
+        assertThat(plan.lookAgain()).isEqualTo(RolloutRules.DEFAULT_GATE_TIMEOUT);
+    }
+
+    @Test
+    void onceTheWorkloadsAreWholeTheNodeIsDoneAndItsSlotGoesToTheNext() {
+        RolloutPlan plan = planWithGates(
+                pool(3, 1),
+                List.of(soaking("n00")),
+                List.of(GateState.open(WorkloadsWhole.GATE, "n00")),
+                List.of(webNotWhole("n00")),
+                rules(1, 9, 1, false));
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Done);
+        assertThat(plan.records().get(0).workloads()).isEmpty(); // no longer needed: status stays small
+        assertThat(plan.started()).containsExactly("n01");
+        assertThat(plan.gates()).isEmpty();
+    }
+
+    @Test
+    void aNodeGateHoldsOnlyItsOwnSlotNotTheOthers() {
+        RolloutPlan plan = planWithGates(
+                pool(3, 1), List.of(soaking("n00")), List.of(webNotWhole("n00")), List.of(), rules(2, 9, 1, false));
+        assertThat(plan.started()).containsExactly("n01");
+        assertThat(plan.reason()).isEqualTo("Progressing");
+    }
+
+    @Test
+    void theWaitIsMeasuredFromWhenTheGateWasFirstSeenClosedKeptInStatus() {
+        Instant since = NOW.minus(Duration.ofMinutes(10));
+        RolloutPlan plan = planWithGates(
+                pool(3, 1),
+                List.of(soaking("n00")),
+                List.of(webNotWhole("n00")),
+                List.of(new GateState(WorkloadsWhole.GATE, "n00", false, since, "older message")),
+                rules(1, 9, 1, false));
+        assertThat(plan.gates()).singleElement().satisfies(g -> {
+            assertThat(g.closedSince()).isEqualTo(since);
+            assertThat(g.message()).isEqualTo("ReplicaSet shop/web-5d8f: 2 of 3 available");
+        });
+        assertThat(plan.lookAgain()).isEqualTo(Duration.ofMinutes(20)); // when the gate times out
+    }
+
+    @Test
+    void aGateClosedPastGateTimeoutPausesTheRolloutStartsNothingAndDoesNotFailTheNode() {
+        RolloutPlan plan = planWithGates(
+                pool(4, 1),
+                List.of(soaking("n00")),
+                List.of(webNotWhole("n00")),
+                List.of(new GateState(WorkloadsWhole.GATE, "n00", false, NOW.minus(Duration.ofMinutes(30)), "m")),
+                rules(3, 9, 1, false)); // two slots free: still nothing starts
+        assertThat(plan.phase()).isEqualTo(RolloutPhase.Paused);
+        assertThat(plan.reason()).isEqualTo("GateTimeout");
+        assertThat(plan.message())
+                .contains("gate WorkloadsWhole of node n00", "spec.health.gateTimeout", "2 of 3 available");
+        assertThat(plan.started()).isEmpty();
+        assertThat(plan.failed()).isZero();
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Soaking);
+    }
+
+    @Test
+    void aTimedOutGateThatOpensResumesByItself() {
+        RolloutPlan plan = planWithGates(
+                pool(4, 1),
+                List.of(soaking("n00")),
+                List.of(GateState.open(WorkloadsWhole.GATE, "n00")),
+                List.of(new GateState(WorkloadsWhole.GATE, "n00", false, NOW.minus(Duration.ofHours(2)), "m")),
+                rules(3, 9, 1, false));
+        assertThat(plan.phase()).isEqualTo(RolloutPhase.Progressing);
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Done);
+        assertThat(plan.started()).containsExactly("n01", "n02", "n03");
+    }
+
+    @Test
+    void aClosedGateOfTheWholeRolloutStartsNothingThenPausesAtItsTimeout() {
+        GateState alerts = GateState.closed("Alerts", null, "1 alert firing: NodeDown");
+        RolloutPlan waiting = planWithGates(pool(3, 1), List.of(), List.of(alerts), List.of(), rules(2, 9, 1, false));
+        assertThat(waiting.started()).isEmpty();
+        assertThat(waiting.reason()).isEqualTo("WaitingForGate");
+        assertThat(waiting.message()).contains("gate Alerts is closed", "NodeDown");
+
+        RolloutPlan timedOut = planWithGates(
+                pool(3, 1),
+                List.of(),
+                List.of(alerts),
+                List.of(new GateState("Alerts", null, false, NOW.minus(Duration.ofMinutes(5)), "m")),
+                new RolloutRules(
+                        2,
+                        9,
+                        1,
+                        false,
+                        new DoneSignal.Rebooted(),
+                        Duration.ZERO,
+                        Duration.ofMinutes(30),
+                        null,
+                        Duration.ofMinutes(5)));
+        assertThat(timedOut.phase()).isEqualTo(RolloutPhase.Paused);
+        assertThat(timedOut.reason()).isEqualTo("GateTimeout");
+        assertThat(timedOut.started()).isEmpty();
+    }
+
+    @Test
+    void aNodeGateOfANodeNotSoakingIsIgnored() {
+        NodeProgress done = new NodeProgress(
+                "n00",
+                NodeState.Done,
+                "b",
+                NOW.minusSeconds(100),
+                null,
+                NOW.minusSeconds(50),
+                NOW.minusSeconds(40),
+                null);
+        RolloutPlan plan =
+                planWithGates(pool(2, 1), List.of(done), List.of(webNotWhole("n00")), List.of(), rules(1, 9, 1, false));
+        assertThat(plan.gates()).isEmpty();
+        assertThat(plan.started()).containsExactly("n01");
+    }
+
+    @Test
+    void aNodeNotReadyPastSoakTimeoutFailsWhatEverItsGateSays() {
+        // soakTimeout judges the node itself (it failed to come back): Failed, against the budget; a gate never fails
+        // it
+        NodeProgress r = new NodeProgress(
+                "n00",
+                NodeState.Soaking,
+                "boot-old",
+                NOW.minus(Duration.ofHours(1)),
+                null,
+                NOW.minus(Duration.ofMinutes(31)),
+                null,
+                null,
+                WEB);
+        List<PoolNode> pool = new ArrayList<>(pool(2, 1));
+        pool.set(0, notReady("n00", "z0"));
+        RolloutPlan plan =
+                planWithGates(pool, List.of(r), List.of(webNotWhole("n00")), List.of(), rules(1, 9, 5, false));
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Failed);
+        assertThat(plan.records().get(0).message()).startsWith("SoakTimeout");
+    }
+
+    @Test
+    void theWorkloadsTheChildDrainedAreKeptOnTheRecordForTheGate() {
+        NodeProgress inFlight =
+                new NodeProgress("n00", NodeState.InProgress, "boot-old", NOW.minusSeconds(60), null, null, null, null);
+        ChildView child = new ChildView("n00", "Succeeded", null, false, false, WEB);
+        RolloutPlan plan = plan(pool(2, 1), List.of(inFlight), Map.of("n00", child), rules(1, 9, 1, false));
+        assertThat(plan.records().get(0).state()).isEqualTo(NodeState.Soaking);
+        assertThat(plan.records().get(0).workloads()).isEqualTo(WEB);
     }
 }

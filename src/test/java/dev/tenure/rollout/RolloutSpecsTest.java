@@ -82,6 +82,22 @@ class RolloutSpecsTest {
                         },
                         "spec.health.soak"),
                 Arguments.of(
+                        "a bad gateTimeout",
+                        (Consumer<RolloutSpec>) s -> {
+                            HealthGate h = new HealthGate();
+                            h.setGateTimeout("soon");
+                            s.setHealth(h);
+                        },
+                        "spec.health.gateTimeout"),
+                Arguments.of(
+                        "a gateTimeout of 0s (the rollout would pause at once)",
+                        (Consumer<RolloutSpec>) s -> {
+                            HealthGate h = new HealthGate();
+                            h.setGateTimeout("0s");
+                            s.setHealth(h);
+                        },
+                        "spec.health.gateTimeout: must be more than 0s, was \"0s\""),
+                Arguments.of(
                         "a bad selector operator",
                         (Consumer<RolloutSpec>) s -> s.setNodeSelector(new LabelSelectorBuilder()
                                 .addNewMatchExpression()
@@ -155,6 +171,19 @@ class RolloutSpecsTest {
         spec.getHealth().getAlerts().setInterval("1m");
         assertThat(RolloutSpecs.alertQuery(spec).firingOnly()).isFalse();
         assertThat(RolloutSpecs.alertQuery(spec).interval()).isEqualTo(Duration.ofMinutes(1));
+    }
+
+    @org.junit.jupiter.api.Test
+    void theGateDefaultsAreWorkloadsWholeOnAndThirtyMinutes() {
+        RolloutSpec spec = valid();
+        assertThat(RolloutSpecs.waitsForWholeWorkloads(spec)).isTrue();
+        assertThat(RolloutSpecs.rules(spec, 3).gateTimeout()).isEqualTo(java.time.Duration.ofMinutes(30));
+        HealthGate h = new HealthGate();
+        h.setWorkloadsWhole(false);
+        h.setGateTimeout("90s");
+        spec.setHealth(h);
+        assertThat(RolloutSpecs.waitsForWholeWorkloads(spec)).isFalse();
+        assertThat(RolloutSpecs.rules(spec, 3).gateTimeout()).isEqualTo(java.time.Duration.ofSeconds(90));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -433,6 +433,14 @@ public final class ClusterSeed {
                         pods.add(pod(
                                 rs.getMetadata().getName() + "-" + suffix(names, 5), nodeAt(i), podLabels, owner(rs)));
                     }
+                    rs.setStatus(new io.fabric8.kubernetes.api.model.apps.ReplicaSetStatusBuilder()
+                            .withReplicas(terminating ? 0 : replicas)
+                            .withFullyLabeledReplicas(terminating ? 0 : replicas)
+                            .withReadyReplicas(readySeeded())
+                            .withAvailableReplicas(readySeeded())
+                            .withObservedGeneration(rs.getMetadata().getGeneration())
+                            .build());
+                    store.update(ClusterStore.path(rs) + "/status", rs);
                 }
                 case STATEFUL_SET -> {
                     var sts = store.create(new StatefulSetBuilder()
@@ -466,6 +474,15 @@ public final class ClusterSeed {
                         podLabels.put("statefulset.kubernetes.io/pod-name", name + "-" + i);
                         pods.add(pod(name + "-" + i, nodeAt(i), podLabels, owner(sts)));
                     }
+                    sts.setStatus(new io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder()
+                            .withReplicas(terminating ? 0 : replicas)
+                            .withReadyReplicas(readySeeded())
+                            .withAvailableReplicas(readySeeded())
+                            .withCurrentReplicas(terminating ? 0 : replicas)
+                            .withUpdatedReplicas(terminating ? 0 : replicas)
+                            .withObservedGeneration(sts.getMetadata().getGeneration())
+                            .build());
+                    store.update(ClusterStore.path(sts) + "/status", sts);
                 }
                 case DAEMON_SET -> {
                     var ds = store.create(new DaemonSetBuilder()
@@ -524,6 +541,15 @@ public final class ClusterSeed {
                 default -> throw new IllegalStateException(kind.toString());
             }
             return pods;
+        }
+
+        /**
+         * The Ready pods a ReplicaSet's or StatefulSet's controller would count for these seeded pods: its status as
+         * written when they were seeded. Without a living cluster nothing updates it afterwards (as when
+         * kube-controller-manager is down); a living one recomputes it every round.
+         */
+        private int readySeeded() {
+            return !terminating && !nodes.isEmpty() && ready && "Running".equals(phase) ? replicas : 0;
         }
 
         private String nodeAt(int i) {

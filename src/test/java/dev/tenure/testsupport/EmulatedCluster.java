@@ -272,7 +272,8 @@ public final class EmulatedCluster implements AutoCloseable {
                     options.controllerInterval,
                     options.readinessDelay,
                     workloads,
-                    null);
+                    null,
+                    heldNotReady);
         }
         dispatcher.kubelets(kubelets);
         crud.onOrphans(orphan -> executor.execute(() -> dispatcher.collect(orphan)));
@@ -316,8 +317,23 @@ public final class EmulatedCluster implements AutoCloseable {
                 options.controllerInterval,
                 readinessDelay,
                 workloads,
-                Objects.requireNonNull(namespace, "namespace"));
+                Objects.requireNonNull(namespace, "namespace"),
+                heldNotReady);
         return living::stop;
+    }
+
+    /** "namespace/key=value" of the pods held not Ready ({@link #holdReadiness}). */
+    private final java.util.Set<String> heldNotReady = ConcurrentHashMap.newKeySet();
+
+    /**
+     * A living cluster's kubelets keep the pods of {@code namespace} labelled {@code key=value} not Ready (Running,
+     * Ready False) until the returned handle is closed, as a readiness probe that fails would; then they turn Ready at
+     * the next round. Pods Ready already stay so.
+     */
+    public Living holdReadiness(String namespace, String key, String value) {
+        String held = namespace + "/" + key + "=" + value;
+        heldNotReady.add(held);
+        return () -> heldNotReady.remove(held);
     }
 
     /** Watch events the emulated API server has sent so far, to every watching client. */

@@ -861,6 +861,51 @@ class EmulatorConformanceTest {
                                         .isEqualTo("InsufficientPods");
                             }
                         }),
+                // ---- workload status (the ReplicaSet controller, on a living namespace) -----------------------
+                new Row(
+                        "ReplicaSet status: replicas counts active pods, a replacement not Ready is not available",
+                        "pkg/controller/replicaset/replica_set_utils.go calculateStatus (Replicas = active pods,"
+                                + " Pending included; ReadyReplicas, AvailableReplicas with minReadySeconds 0;"
+                                + " ObservedGeneration)",
+                        name -> {
+                            cluster.seed().node(name).create();
+                            java.util.List<io.fabric8.kubernetes.api.model.Pod> pods = cluster.seed()
+                                    .deployment("web")
+                                    .namespace(name)
+                                    .replicas(3)
+                                    .onNodes(name)
+                                    .create();
+                            String rs = "/apis/apps/v1/namespaces/" + name + "/replicasets/"
+                                    + pods.get(0)
+                                            .getMetadata()
+                                            .getOwnerReferences()
+                                            .get(0)
+                                            .getName();
+                            // as seeded: what the controller wrote for three Ready pods
+                            assertThat(replicaCounts(get(rs).body().path("status")))
+                                    .containsExactly(3, 3, 3);
+                            try (var living = cluster.living(name, Duration.ofHours(1))) {
+                                send(
+                                        "DELETE",
+                                        "/api/v1/namespaces/" + name + "/pods/"
+                                                + pods.get(0).getMetadata().getName(),
+                                        null,
+                                        null);
+                                // the replacement is created and bound, not Ready for an hour: active, not available
+                                JsonNode[] status = new JsonNode[1];
+                                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+                                    status[0] = get(rs).body();
+                                    assertThat(replicaCounts(status[0].path("status")))
+                                            .containsExactly(3, 2, 2);
+                                });
+                                assertThat(status[0]
+                                                .at("/status/observedGeneration")
+                                                .asLong())
+                                        .isEqualTo(status[0]
+                                                .at("/metadata/generation")
+                                                .asLong());
+                            }
+                        }),
                 new Row(
                         "eviction of a pod two PodDisruptionBudgets select: 500, nothing deleted",
                         "pkg/registry/core/pod/storage/eviction.go getPodDisruptionBudgets/Create (len(pdbs) > 1:"
@@ -1401,6 +1446,14 @@ class EmulatorConformanceTest {
                     && seen[0].path("disruptionsAllowed").asInt(-1) == allowed;
         });
         return seen[0];
+    }
+
+    /** A ReplicaSet's replicas, readyReplicas, availableReplicas. */
+    private static java.util.List<Integer> replicaCounts(JsonNode status) {
+        return java.util.List.of(
+                status.path("replicas").asInt(-1),
+                status.path("readyReplicas").asInt(-1),
+                status.path("availableReplicas").asInt(-1));
     }
 
     /** currentHealthy, desiredHealthy, expectedPods, disruptionsAllowed. */

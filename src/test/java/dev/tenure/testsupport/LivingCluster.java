@@ -42,9 +42,16 @@ import java.util.logging.Logger;
  * {@code <name>-<ordinal>} recreated once the old one is gone), the scheduler's default filter plugins ({@link
  * EmulatedScheduler}: a pod that fits nowhere stays Pending, PodScheduled False, Unschedulable, with the scheduler's
  * message); and the disruption controller's PodDisruptionBudget status ({@link
- * DisruptionController}); a Deployment controller that keeps its one ReplicaSet's replicas and its status, and a
- * ReplicaSet scale-down that deletes the pod ranked first ({@link #DELETION_ORDER}: the newest). Not emulated:
- * Deployment rollouts (the seeded ReplicaSet is the current one), DaemonSets, preemption.
+ * DisruptionController}). The controllers write their workloads' status as upstream counts it: a ReplicaSet's
+ * {@code replicas} (active pods, Pending ones included), {@code readyReplicas}, {@code availableReplicas} (Ready;
+ * {@code minReadySeconds} is not emulated, as 0), {@code observedGeneration} (pkg/controller/replicaset
+ * replica_set_utils.go calculateStatus); a StatefulSet's {@code replicas} (created, not terminating),
+ * {@code readyReplicas}, {@code availableReplicas}, {@code currentReplicas}, {@code updatedReplicas},
+ * {@code observedGeneration} (pkg/controller/statefulset stateful_set_control.go). A test may hold the pods of a label
+ * not Ready ({@link EmulatedCluster#holdReadiness}), as a failing readiness probe would. Not emulated: Deployment
+ * rollouts (the seeded ReplicaSet is the current one), DaemonSets, preemption. A Deployment controller keeps its one
+ * ReplicaSet's replicas and its status, and a ReplicaSet scale-down deletes the pod ranked first ({@link
+ * #DELETION_ORDER}: the newest).
  */
 final class LivingCluster {
     private static final Logger LOG = Logger.getLogger(LivingCluster.class.getName());
@@ -58,6 +65,9 @@ final class LivingCluster {
     /** Pods bound here and not Ready yet, by path: when (on the cluster's clock) they become Ready. */
     private final Map<String, java.time.Instant> readyAt = new java.util.concurrent.ConcurrentHashMap<>();
 
+    /** "namespace/key=value": pods with that label in that namespace stay not Ready (a failing readiness probe). */
+    private final java.util.Set<String> heldNotReady;
+
     private final java.util.concurrent.ScheduledFuture<?> rounds;
     /** Set under {@link #seeding}: no round acts after {@link #stop()} returns. */
     private boolean stopped;
@@ -69,7 +79,9 @@ final class LivingCluster {
             Duration interval,
             Duration readiness,
             java.util.concurrent.locks.Lock seeding,
-            String namespace) {
+            String namespace,
+            java.util.Set<String> heldNotReady) {
+        this.heldNotReady = heldNotReady;
         this.seeding = seeding;
         this.store = store;
         this.clock = clock;
@@ -108,11 +120,14 @@ final class LivingCluster {
             schedule(store.list(collection("/api/v1", "pods"), Pod.class));
             java.time.Instant now = clock.instant();
             readyAt.forEach((path, at) -> {
-                if (!now.isBefore(at)) {
+                if (!now.isBefore(at) && !heldNotReady(path)) {
                     readyAt.remove(path);
                     setStatus(path, "Running", true);
                 }
             });
+            List<Pod> after = store.list(collection("/api/v1", "pods"), Pod.class);
+            replicaSetStatus(after);
+            statefulSetStatus(after);
             DisruptionController.sync(store, namespace, now);
         } catch (RuntimeException e) {
             LOG.log(Level.WARNING, "emulated workload controllers: round failed", e);
@@ -369,6 +384,84 @@ final class LivingCluster {
                 .build();
         pod.getSpec().setNodeName(null);
         store.create(pod);
+    }
+
+    // ---- workload status ---------------------------------------------------------------------------------------
+
+    /** Each ReplicaSet's status as its controller computes it (calculateStatus), written when it changes. */
+    private void replicaSetStatus(List<Pod> pods) {
+        for (ReplicaSet rs : store.list(collection("/apis/apps/v1", "replicasets"), ReplicaSet.class)) {
+            List<Pod> active = pods.stream()
+                    .filter(p -> ownedBy(p, rs.getMetadata().getUid()))
+                    .filter(LivingCluster::active)
+                    .toList();
+            int ready = (int) active.stream().filter(LivingCluster::ready).count();
+            var status = new io.fabric8.kubernetes.api.model.apps.ReplicaSetStatusBuilder(
+                            rs.getStatus() == null
+                                    ? new io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus()
+                                    : rs.getStatus())
+                    .withReplicas(active.size())
+                    .withFullyLabeledReplicas(active.size())
+                    .withReadyReplicas(ready)
+                    .withAvailableReplicas(ready)
+                    .withObservedGeneration(rs.getMetadata().getGeneration())
+                    .build();
+            if (!status.equals(rs.getStatus())) {
+                rs.setStatus(status);
+                store.update(ClusterStore.path(rs) + "/status", rs);
+            }
+        }
+    }
+
+    /** Each StatefulSet's status as its controller computes it, written when it changes. */
+    private void statefulSetStatus(List<Pod> pods) {
+        for (StatefulSet sts : store.list(collection("/apis/apps/v1", "statefulsets"), StatefulSet.class)) {
+            List<Pod> created = pods.stream()
+                    .filter(p -> ownedBy(p, sts.getMetadata().getUid()))
+                    .filter(p -> !DisruptionBudgets.isTerminating(p))
+                    .toList();
+            int ready = (int) created.stream().filter(LivingCluster::ready).count();
+            var status = new io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder(
+                            sts.getStatus() == null
+                                    ? new io.fabric8.kubernetes.api.model.apps.StatefulSetStatus()
+                                    : sts.getStatus())
+                    .withReplicas(created.size())
+                    .withReadyReplicas(ready)
+                    .withAvailableReplicas(ready)
+                    .withCurrentReplicas(created.size())
+                    .withUpdatedReplicas(created.size())
+                    .withObservedGeneration(sts.getMetadata().getGeneration())
+                    .build();
+            if (!status.equals(sts.getStatus())) {
+                sts.setStatus(status);
+                store.update(ClusterStore.path(sts) + "/status", sts);
+            }
+        }
+    }
+
+    /** Running and its Ready condition True (podutil.IsPodReady). */
+    static boolean ready(Pod p) {
+        return p.getStatus() != null
+                && "Running".equals(p.getStatus().getPhase())
+                && p.getStatus().getConditions() != null
+                && p.getStatus().getConditions().stream()
+                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
+    }
+
+    private boolean heldNotReady(String path) {
+        if (heldNotReady.isEmpty()) {
+            return false;
+        }
+        return store.get(path, Pod.class)
+                .map(p -> {
+                    Map<String, String> labels = p.getMetadata().getLabels() == null
+                            ? Map.of()
+                            : p.getMetadata().getLabels();
+                    return labels.entrySet().stream()
+                            .anyMatch(e -> heldNotReady.contains(
+                                    p.getMetadata().getNamespace() + "/" + e.getKey() + "=" + e.getValue()));
+                })
+                .orElse(false);
     }
 
     // ---- scheduler and kubelet -----------------------------------------------------------------------------------

@@ -111,6 +111,37 @@ public class NodeMaintenanceStatus {
 
     // ---- end of the issue 29 lifecycle block
 
+    // ---- Issue 52, the workloads a rollout's gate waits for
+
+    @JsonPropertyDescription("The controllers (apiVersion, kind, namespace, name, uid from each pod's controller"
+            + " ownerReference) of the pods this drain evicted or deleted, each once, at most "
+            + DRAINED_WORKLOADS_LISTED
+            + ": what a NodeMaintenanceRollout waits to see whole again before the node's slot goes to the next node."
+            + " Pods without a controller are not listed.")
+    private List<ObjectReference> drainedWorkloads;
+
+    @JsonPropertyDescription("Controllers of drained pods beyond those listed in drainedWorkloads.")
+    private Integer drainedWorkloadsNotListed;
+
+    /** At most this many {@code drainedWorkloads} are listed; the rest are counted. */
+    public static final int DRAINED_WORKLOADS_LISTED = 50;
+
+    public List<ObjectReference> getDrainedWorkloads() {
+        return drainedWorkloads;
+    }
+
+    public void setDrainedWorkloads(List<ObjectReference> drainedWorkloads) {
+        this.drainedWorkloads = drainedWorkloads;
+    }
+
+    public Integer getDrainedWorkloadsNotListed() {
+        return drainedWorkloadsNotListed;
+    }
+
+    public void setDrainedWorkloadsNotListed(Integer drainedWorkloadsNotListed) {
+        this.drainedWorkloadsNotListed = drainedWorkloadsNotListed;
+    }
+
     // ---- Issue 37, timeouts passed (onTimeout: Proceed)
 
     @JsonPropertyDescription("Stages whose timeout was passed (onTimeout Proceed), one line each: the stage"
@@ -328,6 +359,8 @@ public class NodeMaintenanceStatus {
                 && Objects.equals(joinedTo, s.joinedTo)
                 && Objects.equals(sharedWith, s.sharedWith)
                 && Objects.equals(timeoutsPassed, s.timeoutsPassed)
+                && Objects.equals(drainedWorkloads, s.drainedWorkloads)
+                && Objects.equals(drainedWorkloadsNotListed, s.drainedWorkloadsNotListed)
                 && Objects.equals(placement, s.placement)
                 && Objects.equals(surges, s.surges);
         // waitingFor is left out: it is derived from the fields above when the status is written

@@ -558,6 +558,10 @@ public final class DrainStep {
             lastBatchAt.put(nodeName, now);
         }
         warnAboutRemovals(seen.pods(), removedKeys, events);
+        s.drainedWorkloads(s.drainedWorkloads.with(seen.pods().stream()
+                .filter(p -> removedKeys.contains(
+                        p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))
+                .toList()));
         s.phase(Phase.Running)
                 .lastError(MaintenancePlanner.lastErrorAfterBatch(error, blocked, removed, prior.lastError()));
         DrainPacing.Progress progress = new DrainPacing.Progress(

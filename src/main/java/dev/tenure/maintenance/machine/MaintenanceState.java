@@ -5,6 +5,7 @@ import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.api.PlacementStatus;
 import dev.tenure.maintenance.drain.DrainWaves;
+import dev.tenure.maintenance.drain.DrainedWorkloads;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import java.time.Instant;
 import java.util.List;
@@ -40,7 +41,8 @@ public record MaintenanceState(
         String cordonFailure,
         List<String> timeoutsPassed,
         PlacementStatus placement,
-        List<dev.tenure.maintenance.api.SurgeStatus> surges) {
+        List<dev.tenure.maintenance.api.SurgeStatus> surges,
+        DrainedWorkloads drainedWorkloads) {
 
     public MaintenanceState {
         phase = phase == null ? Phase.Pending : phase;
@@ -50,6 +52,7 @@ public record MaintenanceState(
         preview = preview == null ? List.of() : List.copyOf(preview);
         timeoutsPassed = timeoutsPassed == null ? List.of() : List.copyOf(timeoutsPassed);
         surges = surges == null ? List.of() : List.copyOf(surges);
+        drainedWorkloads = drainedWorkloads == null ? DrainedWorkloads.NONE : drainedWorkloads;
     }
 
     /** Whether {@code stage}'s timeout was passed (onTimeout Proceed): a line of {@link #timeoutsPassed} names it. */
@@ -98,6 +101,7 @@ public record MaintenanceState(
         List<String> timeoutsPassed = List.of();
         String cordonFailure;
         List<dev.tenure.maintenance.api.SurgeStatus> surges = List.of();
+        DrainedWorkloads drainedWorkloads = DrainedWorkloads.NONE;
 
         public Builder() {}
 
@@ -128,6 +132,7 @@ public record MaintenanceState(
             timeoutsPassed = s.timeoutsPassed;
             cordonFailure = s.cordonFailure;
             surges = s.surges;
+            drainedWorkloads = s.drainedWorkloads;
         }
 
         /** The surges of this maintenance in flight or left ({@link SurgeStep}). */
@@ -266,6 +271,12 @@ public record MaintenanceState(
             return this;
         }
 
+        /** The controllers of the pods this drain removed ({@code status.drainedWorkloads}). */
+        public Builder drainedWorkloads(DrainedWorkloads v) {
+            drainedWorkloads = v;
+            return this;
+        }
+
         public Builder timeoutsPassed(List<String> v) {
             timeoutsPassed = v;
             return this;
@@ -294,6 +305,7 @@ public record MaintenanceState(
             drainProgress = 0;
             pendingPods = List.of();
             pendingPodsRefs = List.of();
+            drainedWorkloads = DrainedWorkloads.NONE;
             lastError = null;
             return this;
         }
@@ -325,7 +337,8 @@ public record MaintenanceState(
                     cordonFailure,
                     timeoutsPassed,
                     placement,
-                    surges);
+                    surges,
+                    drainedWorkloads);
         }
     }
 }

@@ -7,6 +7,7 @@ import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.drain.DrainReport;
 import dev.tenure.maintenance.drain.DrainWaves;
+import dev.tenure.maintenance.drain.DrainedWorkloads;
 import io.fabric8.kubernetes.api.model.Condition;
 import io.fabric8.kubernetes.api.model.ConditionBuilder;
 import java.time.Instant;
@@ -97,6 +98,11 @@ public final class NodeMaintenanceStatuses {
         b.timeoutsPassed(status.getTimeoutsPassed());
         b.placement(status.getPlacement());
         b.surges(status.getSurges());
+        b.drainedWorkloads(new DrainedWorkloads(
+                status.getDrainedWorkloads(),
+                status.getDrainedWorkloadsNotListed() == null
+                        ? 0
+                        : Math.max(0, status.getDrainedWorkloadsNotListed())));
         return b.build();
     }
 
@@ -169,6 +175,14 @@ public final class NodeMaintenanceStatuses {
         s.setTimeoutsPassed(state.timeoutsPassed().isEmpty() ? null : state.timeoutsPassed());
         s.setPlacement(state.placement());
         s.setSurges(state.surges().isEmpty() ? null : state.surges());
+        s.setDrainedWorkloads(
+                state.drainedWorkloads().listed().isEmpty()
+                        ? null
+                        : state.drainedWorkloads().listed());
+        s.setDrainedWorkloadsNotListed(
+                state.drainedWorkloads().notListed() == 0
+                        ? null
+                        : state.drainedWorkloads().notListed());
         List<Condition> conditions = new ArrayList<>();
         // LeaseHeld says who holds the lease now: Waiting is never True, even mid-maintenance (a hijacked lease); the
         // time this maintenance first took it (its window's start, and that it still has the node's marks to undo)

@@ -27,9 +27,39 @@ public class HealthGate {
             + " pod is on it. Per node, as Kured.")
     private LabelSelector blockingPodSelector;
 
-    @JsonPropertyDescription("Kured's Prometheus alert gate: while an alert that counts is active, or Prometheus cannot"
-            + " be asked, no new node starts (nodes in flight go on). Unset: no alert gate.")
+    @JsonPropertyDescription("Kured's Prometheus alert gate, the rollout's gate Alerts: while an alert that counts is"
+            + " active, or Prometheus cannot be asked, no new node starts (nodes in flight go on); closed for"
+            + " gateTimeout, it pauses the rollout. Unset: no alert gate.")
     private PrometheusAlerts alerts;
+
+    @JsonPropertyDescription("Before a done node's slot goes to the next node, wait until every workload its drain"
+            + " evicted pods of is whole again: a ReplicaSet (a Deployment's) with status.availableReplicas and"
+            + " status.replicas equal to spec.replicas, a StatefulSet with status.replicas, readyReplicas and"
+            + " availableReplicas equal to spec.replicas, each status of the current generation. Default true.")
+    private Boolean workloadsWhole;
+
+    @Pattern(GoDuration.PATTERN)
+    @JsonPropertyDescription("A health gate closed this long (a done node whose workloads are not whole again, alerts"
+            + " firing or Prometheus unreachable) pauses"
+            + " the rollout: phase Paused, reason GateTimeout, no new node starts; it goes on by itself when the gate"
+            + " opens. The node is not failed (unlike soakTimeout, which judges the node itself). Default 30m.")
+    private String gateTimeout;
+
+    public Boolean getWorkloadsWhole() {
+        return workloadsWhole;
+    }
+
+    public void setWorkloadsWhole(Boolean workloadsWhole) {
+        this.workloadsWhole = workloadsWhole;
+    }
+
+    public String getGateTimeout() {
+        return gateTimeout;
+    }
+
+    public void setGateTimeout(String gateTimeout) {
+        this.gateTimeout = gateTimeout;
+    }
 
     public String getSoak() {
         return soak;

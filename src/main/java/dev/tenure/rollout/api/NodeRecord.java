@@ -3,6 +3,8 @@ package dev.tenure.rollout.api;
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyDescription;
+import io.fabric8.kubernetes.api.model.ObjectReference;
+import java.util.List;
 
 /**
  * One node the rollout started (or skipped), in status: written before the node's child is created, so an operator
@@ -30,6 +32,11 @@ public class NodeRecord {
     private String endedAt;
 
     private String message;
+
+    @JsonPropertyDescription("While the node is in flight: the controllers its NodeMaintenance's drain removed pods of"
+            + " (its status.drainedWorkloads), which must be whole again before the node's slot goes to the next"
+            + " node (spec.health.workloadsWhole).")
+    private List<ObjectReference> workloads;
 
     public NodeRecord() {}
 
@@ -100,5 +107,13 @@ public class NodeRecord {
 
     public void setMessage(String message) {
         this.message = message;
+    }
+
+    public List<ObjectReference> getWorkloads() {
+        return workloads;
+    }
+
+    public void setWorkloads(List<ObjectReference> workloads) {
+        this.workloads = workloads;
     }
 }

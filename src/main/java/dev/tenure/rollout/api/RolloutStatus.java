@@ -12,8 +12,8 @@ import java.util.List;
 public class RolloutStatus {
     private RolloutPhase phase;
 
-    @JsonPropertyDescription("Why it is where it is, one word: Progressing, WaitingForSlot, Blocked, Paused,"
-            + " FailureBudget, Complete, InvalidSpec.")
+    @JsonPropertyDescription("Why it is where it is, one word: Progressing, WaitingForSlot, WaitingForGate, Blocked,"
+            + " Paused, FailureBudget, GateTimeout, Complete, InvalidSpec.")
     private String reason;
 
     @JsonPropertyDescription("The reason in a sentence: which limit or gate holds the next node, which field is wrong.")
@@ -36,6 +36,18 @@ public class RolloutStatus {
     private List<NodeRecord> nodes = new ArrayList<>();
 
     private Long observedGeneration;
+
+    @JsonPropertyDescription("The health gates closed now: each holds a done node's slot (or every start), since when,"
+            + " and what it waits on.")
+    private List<GateStatus> gates;
+
+    public List<GateStatus> getGates() {
+        return gates;
+    }
+
+    public void setGates(List<GateStatus> gates) {
+        this.gates = gates;
+    }
 
     public RolloutPhase getPhase() {
         return phase;

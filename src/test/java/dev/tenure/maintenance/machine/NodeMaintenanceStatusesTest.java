@@ -8,6 +8,7 @@ import dev.tenure.maintenance.api.LeaseStatus;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.drain.DrainReport;
+import dev.tenure.maintenance.drain.DrainedWorkloads;
 import io.fabric8.kubernetes.api.model.Condition;
 import java.time.Instant;
 import java.util.List;
@@ -53,6 +54,32 @@ class NodeMaintenanceStatusesTest {
         assertThat(status.getConditions())
                 .extracting(Condition::getType)
                 .containsExactly("LeaseHeld", "Cordoned", "LeadersHandedOver", "Drained");
+    }
+
+    @Test
+    void theDrainedWorkloadsSurviveARoundTripThroughStatus() {
+        // a restarted operator goes on adding to the list, so a rollout's gate sees every workload the drain touched
+        DrainedWorkloads drained = new DrainedWorkloads(
+                List.of(new io.fabric8.kubernetes.api.model.ObjectReferenceBuilder()
+                        .withApiVersion("apps/v1")
+                        .withKind("ReplicaSet")
+                        .withNamespace("shop")
+                        .withName("web-5d8f")
+                        .withUid("u1")
+                        .build()),
+                3);
+        MaintenanceState state = new MaintenanceState.Builder()
+                .phase(Phase.Running)
+                .leaseAcquiredAt(T0)
+                .drainedWorkloads(drained)
+                .build();
+        NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(state, null, 1, T0);
+        assertThat(status.getDrainedWorkloads()).isEqualTo(drained.listed());
+        assertThat(status.getDrainedWorkloadsNotListed()).isEqualTo(3);
+        assertThat(NodeMaintenanceStatuses.toState(status).drainedWorkloads()).isEqualTo(drained);
+        assertThat(NodeMaintenanceStatuses.toStatus(new MaintenanceState.Builder().build(), null, 1, T0)
+                        .getDrainedWorkloads())
+                .isNull();
     }
 
     @Test
