@@ -395,7 +395,7 @@ final class LivingCluster {
                     .filter(p -> ownedBy(p, rs.getMetadata().getUid()))
                     .filter(LivingCluster::active)
                     .toList();
-            int ready = (int) active.stream().filter(LivingCluster::ready).count();
+            int ready = (int) active.stream().filter(DisruptionBudgets::isReady).count();
             var status = new io.fabric8.kubernetes.api.model.apps.ReplicaSetStatusBuilder(
                             rs.getStatus() == null
                                     ? new io.fabric8.kubernetes.api.model.apps.ReplicaSetStatus()
@@ -420,7 +420,8 @@ final class LivingCluster {
                     .filter(p -> ownedBy(p, sts.getMetadata().getUid()))
                     .filter(p -> !DisruptionBudgets.isTerminating(p))
                     .toList();
-            int ready = (int) created.stream().filter(LivingCluster::ready).count();
+            int ready =
+                    (int) created.stream().filter(DisruptionBudgets::isReady).count();
             var status = new io.fabric8.kubernetes.api.model.apps.StatefulSetStatusBuilder(
                             sts.getStatus() == null
                                     ? new io.fabric8.kubernetes.api.model.apps.StatefulSetStatus()
@@ -437,15 +438,6 @@ final class LivingCluster {
                 store.update(ClusterStore.path(sts) + "/status", sts);
             }
         }
-    }
-
-    /** Running and its Ready condition True (podutil.IsPodReady). */
-    static boolean ready(Pod p) {
-        return p.getStatus() != null
-                && "Running".equals(p.getStatus().getPhase())
-                && p.getStatus().getConditions() != null
-                && p.getStatus().getConditions().stream()
-                        .anyMatch(c -> "Ready".equals(c.getType()) && "True".equals(c.getStatus()));
     }
 
     private boolean heldNotReady(String path) {
