@@ -2,6 +2,7 @@ package dev.tenure.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.machine.MaintenanceSettings;
 import dev.tenure.testsupport.EmulatedCluster;
 import java.nio.file.Files;
@@ -109,6 +110,7 @@ public final class Bench {
         rows.put("14", this::placementDrain);
         rows.put("15", this::rollout);
         rows.put("16", this::queueRequests);
+        rows.put("17", this::surgeDrain);
         return rows;
     }
 
@@ -1031,6 +1033,100 @@ public final class Bench {
                         + PlacementDrainBench.STUCK + " whose nodeSelector only w1 satisfies; Pending counted on the "
                         + "living cluster (ReplicaSets recreate evicted pods, the emulated scheduler binds or marks "
                         + "them PodScheduled=False Unschedulable), not taken from the forecast")
+                .ok((System.nanoTime() - t0) / 1e9));
+    }
+
+    /**
+     * Row 17 (issue 51): single-replica Deployments whose budgets allow no eviction ({@link SurgeDrainBench}): kubectl
+     * drain and Tenure's Evict time out, Tenure's Surge drains with no second during which a workload had no Ready pod
+     * and gives every replica back; a control without budgets shows the measure sees a single replica's eviction.
+     */
+    private List<RowResult> surgeDrain() throws Exception {
+        long t0 = System.nanoTime();
+        SurgeDrainBench bench = new SurgeDrainBench(
+                Integer.getInteger("tenure.bench.surge.deployments", quick ? 10 : 30),
+                quick ? Duration.ofSeconds(60) : Duration.ofMinutes(3),
+                Duration.ofSeconds(1));
+        Map<SurgeDrainBench.Arm, SurgeDrainBench.Result> results = new LinkedHashMap<>();
+        for (SurgeDrainBench.Arm arm : SurgeDrainBench.Arm.values()) {
+            if (arm == SurgeDrainBench.Arm.KUBECTL && !DrainBench.kubectlPresent()) {
+                continue;
+            }
+            results.put(arm, bench.run(arm));
+        }
+        RowResult.Builder row = RowResult.of(
+                "17",
+                "Drain of " + bench.deployments() + " single-replica Deployments whose budgets allow no eviction "
+                        + "(living cluster)");
+        for (var e : results.entrySet()) {
+            String s = e.getKey().label;
+            SurgeDrainBench.Result r = e.getValue();
+            row.measure(s, "drained (1) or timed out (0)", r.drained() ? 1 : 0, "")
+                    .measure(s, r.drained() ? "time to drained" : "time to the timeout", r.seconds(), "s")
+                    .measure(s, "seconds a Deployment had no Ready pod (sum)", r.unreadySeconds(), "s")
+                    .measure(s, "Deployments ever without a Ready pod", r.workloadsWithoutReadyPod(), "")
+                    .measure(s, "longest time one Deployment had no Ready pod", r.longestSeconds(), "s")
+                    .measure(s, "evictions accepted", (double) r.evictionsAccepted(), "")
+                    .measure(s, "evictions refused by a budget (429)", (double) r.evictionsRefused(), "")
+                    .measure(s, "pod LISTs by spec.nodeName", (double) r.podListsByNode(), "")
+                    .measure(s, "Deployment scale writes that took effect (Tenure)", (double) r.scaleWrites(), "")
+                    .measure(s, "Deployments whose replicas differ from the original after", r.replicasChanged(), "");
+        }
+        List<String> wrong = new ArrayList<>();
+        SurgeDrainBench.Result surge = results.get(SurgeDrainBench.Arm.SURGE);
+        if (!surge.drained()
+                || surge.unreadySeconds() > 0
+                || surge.replicasChanged() > 0
+                || surge.evictionsAccepted() < bench.deployments()) {
+            wrong.add("Surge should drain every pod with no second without a Ready pod and the replicas given back: "
+                    + surge);
+        }
+        for (SurgeDrainBench.Arm arm : List.of(
+                SurgeDrainBench.Arm.KUBECTL, SurgeDrainBench.Arm.EVICT, SurgeDrainBench.Arm.SURGE_MAX_UNAVAILABLE_0)) {
+            SurgeDrainBench.Result r = results.get(arm);
+            if (r != null
+                    && (!r.timedOut()
+                            || r.evictionsAccepted() > 0
+                            || r.evictionsRefused() == 0
+                            || r.unreadySeconds() > 0
+                            || r.replicasChanged() > 0)) {
+                wrong.add(arm.label + " should time out on the budgets, every eviction refused, replicas as they were: "
+                        + r);
+            }
+        }
+        SurgeDrainBench.Result control = results.get(SurgeDrainBench.Arm.NO_BUDGETS);
+        if (!control.drained() || control.unreadySeconds() <= 0 || control.evictionsAccepted() < bench.deployments()) {
+            wrong.add("the control (no budgets) should evict every single replica and show seconds without a Ready "
+                    + "pod, or the measure does not measure: " + control);
+        }
+        if (!wrong.isEmpty()) {
+            throw new IllegalStateException("row 17: " + String.join("; ", wrong));
+        }
+        if (!results.containsKey(SurgeDrainBench.Arm.KUBECTL)) {
+            row.note(DrainBench.KUBECTL + " absent: the kubectl drain arm was not run");
+        }
+        return List.of(row.note(bench.deployments()
+                        + " Deployments of 1 replica on node w1 of a living emulated cluster "
+                        + "(ReplicaSets replace evicted pods, the scheduler binds them to w2/w3, Ready 1 s after binding; "
+                        + "pods stop " + SurgeDrainBench.TERMINATION.toSeconds()
+                        + " s after their eviction), each under "
+                        + "a PodDisruptionBudget of minAvailable 1 (it allows no disruption); one drain timeout for every "
+                        + "arm: " + GoDuration.format(bench.timeout()) + " (spec.drain.timeout, kubectl --timeout)")
+                .note("maxUnavailable 0 arm: " + bench.deployments(SurgeDrainBench.Arm.SURGE_MAX_UNAVAILABLE_0)
+                        + " such Deployments drained with Surge: the disruption controller counts a maxUnavailable "
+                        + "budget's expected pods from the workload's scale, so a surge raises the expected count with "
+                        + "the healthy one and the budget still allows 0 (Kubernetes: maxUnavailable 0 requires zero "
+                        + "voluntary evictions); the surge times out like Evict and gives its replicas back")
+                .note(
+                        "no Ready pod = no pod of the Deployment with condition Ready True and no deletionTimestamp (what "
+                                + "a budget counts healthy), from a watch of the pods at the API server, summed per Deployment "
+                                + "from the drain's start until every Deployment has its replicas again, all Ready")
+                .note(
+                        "Tenure = MaintenanceMachine with its defaults (evictionRetryDelay 5 s, parallelism 10, poll 2 s), "
+                                + "through the operator's client with the shipped tenure-operator-surge role bound, its state "
+                                + "kept through the NodeMaintenance status as the reconciler keeps it; the control drains the "
+                                + "same Deployments without budgets (Tenure, Evict): its seconds without a Ready pod are what a "
+                                + "drain of single replicas costs, and the row fails if the measure shows none there")
                 .ok((System.nanoTime() - t0) / 1e9));
     }
 

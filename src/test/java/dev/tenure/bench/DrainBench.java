@@ -156,28 +156,45 @@ final class DrainBench {
     }
 
     static void kubectl(EmulatedCluster cluster) throws Exception {
+        KubectlDrain run = kubectlDrain(cluster, LIMIT);
+        if (run.exitCode() != 0) {
+            throw new IllegalStateException("kubectl drain exited " + run.exitCode() + ": " + run.output());
+        }
+    }
+
+    /** How a kubectl drain ended: its exit code and what it printed (stdout and stderr). */
+    record KubectlDrain(int exitCode, String output) {
+        /** kubectl drain gave up at its {@code --timeout} ("global timeout reached", exit 1). */
+        boolean timedOut() {
+            return exitCode != 0 && output.contains("global timeout reached");
+        }
+    }
+
+    /** {@code kubectl drain NODE} with the drain rows' flags and {@code --timeout}; waits 10 s past it at most. */
+    static KubectlDrain kubectlDrain(EmulatedCluster cluster, Duration timeout) throws Exception {
         Path log = Files.createTempFile("bench-kubectl-drain", ".log");
-        Process p = new ProcessBuilder(
-                        KUBECTL,
-                        "--kubeconfig",
-                        cluster.kubeconfig().toString(),
-                        "drain",
-                        NODE,
-                        "--ignore-daemonsets",
-                        "--delete-emptydir-data",
-                        "--force",
-                        "--timeout=" + LIMIT.toSeconds() + "s")
-                .redirectErrorStream(true)
-                .redirectOutput(log.toFile())
-                .start();
-        if (!p.waitFor(LIMIT.toSeconds() + 10, TimeUnit.SECONDS)) {
-            p.destroyForcibly();
-            throw new IllegalStateException("kubectl drain did not finish within " + LIMIT);
+        try {
+            Process p = new ProcessBuilder(
+                            KUBECTL,
+                            "--kubeconfig",
+                            cluster.kubeconfig().toString(),
+                            "drain",
+                            NODE,
+                            "--ignore-daemonsets",
+                            "--delete-emptydir-data",
+                            "--force",
+                            "--timeout=" + timeout.toSeconds() + "s")
+                    .redirectErrorStream(true)
+                    .redirectOutput(log.toFile())
+                    .start();
+            if (!p.waitFor(timeout.toSeconds() + 10, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                throw new IllegalStateException("kubectl drain did not finish within " + timeout);
+            }
+            return new KubectlDrain(p.exitValue(), Files.readString(log));
+        } finally {
+            Files.deleteIfExists(log);
         }
-        if (p.exitValue() != 0) {
-            throw new IllegalStateException("kubectl drain exited " + p.exitValue() + ": " + Files.readString(log));
-        }
-        Files.deleteIfExists(log);
     }
 
     /** The emulator's floor: PODS sequential evictions with gracePeriodSeconds 0 (evicted and deleted at once). */

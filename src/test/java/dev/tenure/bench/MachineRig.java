@@ -13,12 +13,14 @@ import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import dev.tenure.maintenance.machine.MaintenanceRequest;
 import dev.tenure.maintenance.machine.MaintenanceSettings;
 import dev.tenure.maintenance.machine.MaintenanceState;
+import dev.tenure.maintenance.machine.NodeMaintenanceStatuses;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -112,11 +114,24 @@ final class MachineRig implements AutoCloseable {
 
     /** Drives one maintenance on this thread until it leaves Pending/Waiting/Running, or {@code limit} passes. */
     MaintenanceState driveToEnd(MaintenanceRequest request, Duration limit) throws InterruptedException {
+        return driveToEnd(request, limit, false);
+    }
+
+    /**
+     * {@link #driveToEnd(MaintenanceRequest, Duration)}; {@code throughStatus}: each step starts from the state as the
+     * reconciler keeps it, written to a NodeMaintenance status and read back (a surge's later steps work from the status
+     * as written, issue 51).
+     */
+    MaintenanceState driveToEnd(MaintenanceRequest request, Duration limit, boolean throughStatus)
+            throws InterruptedException {
         long deadline = System.nanoTime() + limit.toNanos();
         MaintenanceState state = MaintenanceState.initial();
         while (System.nanoTime() < deadline) {
             MaintenanceMachine.Step step = machine.advance(request, state, false, MaintenanceEvents.NONE);
-            state = step.state();
+            state = throughStatus
+                    ? NodeMaintenanceStatuses.toState(
+                            NodeMaintenanceStatuses.toStatus(step.state(), null, 1, Instant.EPOCH))
+                    : step.state();
             if (isSettled(state.phase())) {
                 return state;
             }
