@@ -576,4 +576,68 @@ class NodeMaintenanceRolloutIT {
             client.resources(NodeMaintenanceRollout.class).withName("pool-n").delete();
         }
     }
+
+    /**
+     * A status write that meets a newer version of the rollout (409: nothing written) is not the end of the reconcile:
+     * the controller reads the rollout again and decides again from it, in the same reconcile, and still starts the
+     * first node exactly once (the status goes before any child). The 409 is injected on the first status write; the
+     * operator's GET of the rollout is the read again (nothing else of the operator GETs a rollout: it reads them from
+     * its informer).
+     */
+    @Test
+    void aStatusWriteThatMeetsANewerVersionIsDecidedAgainFromAFreshRead() {
+        EmulatedCluster cluster = EmulatedClusterResource.cluster();
+        KubernetesClient client = cluster.client();
+        for (String name : List.of("rc-1", "rc-2")) {
+            cluster.seed()
+                    .node(name)
+                    .role("worker")
+                    .label(POOL, "c")
+                    .label(ZONE, "zone-c")
+                    .create();
+        }
+        RolloutSpec spec = spec("c", 1, 1);
+        DoneWhen manual = new DoneWhen();
+        manual.setManual(true);
+        spec.setDoneWhen(manual);
+        java.util.function.Predicate<dev.tenure.testsupport.ApiRequest> statusWrite =
+                r -> r.is("patch", "nodemaintenancerollouts", "status") && "pool-c".equals(r.name());
+        cluster.faults().failNext(1, statusWrite, 409);
+        try {
+            client.resource(new NodeMaintenanceRollout("pool-c", spec)).create();
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> {
+                        NodeMaintenanceRollout r = RolloutAlertGateIT.rollout(client, "pool-c");
+                        assertThat(r.getStatus()).isNotNull();
+                        assertThat(r.getStatus().getNodes())
+                                .singleElement()
+                                .satisfies(n -> assertThat(n.getState()).isEqualTo(NodeState.InProgress));
+                        assertThat(RolloutAlertGateIT.children(client, "pool-c"))
+                                .hasSize(1);
+                    });
+            assertThat(cluster.requests().answers())
+                    .filteredOn(a -> statusWrite.test(a.request()))
+                    .first()
+                    .satisfies(a -> {
+                        assertThat(a.status()).isEqualTo(409);
+                        assertThat(a.injected()).isTrue();
+                    });
+            assertThat(cluster.requests()
+                            .count(r -> r.is("get", "nodemaintenancerollouts")
+                                    && "pool-c".equals(r.name())
+                                    && dev.tenure.testsupport.RequestOrigin.of(r)
+                                            == dev.tenure.testsupport.RequestOrigin.OPERATOR))
+                    .as("the operator read the rollout again after the 409")
+                    .isPositive();
+            assertThat(client.resources(NodeMaintenance.class)
+                            .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, "pool-c")
+                            .list()
+                            .getItems())
+                    .as("one node started, once")
+                    .hasSize(1);
+        } finally {
+            client.resources(NodeMaintenanceRollout.class).withName("pool-c").delete();
+        }
+    }
 }
