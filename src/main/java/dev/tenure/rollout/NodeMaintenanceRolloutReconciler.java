@@ -2,6 +2,7 @@ package dev.tenure.rollout;
 
 import dev.tenure.election.WorkFence;
 import dev.tenure.kube.NodeCache;
+import dev.tenure.kube.WholeStatus;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.machine.EventRecorder;
@@ -21,6 +22,8 @@ import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -129,93 +132,121 @@ public class NodeMaintenanceRolloutReconciler
                 new InformerEventSource<>(config, context), new NodeChangeWakeUps(nodes, context.getPrimaryCache()));
     }
 
+    /** Reads and decisions one reconcile makes at most when its status write keeps meeting newer versions. */
+    static final int DECISIONS_PER_RECONCILE = 3;
+
+    /**
+     * Observe, decide once, act; when the status write meets a newer version of the rollout (409: nothing was written,
+     * no child created or deleted), the rollout is read again and the decision made again from it, at most {@link
+     * #DECISIONS_PER_RECONCILE} times; then the conflict ends the reconcile as an error and JOSDK retries it with
+     * backoff.
+     */
     @Override
     public UpdateControl<NodeMaintenanceRollout> reconcile(
             NodeMaintenanceRollout rollout, Context<NodeMaintenanceRollout> context) {
         try (WorkFence.Permit permit = fence.enter()) {
-            long generation = Objects.requireNonNullElse(rollout.getMetadata().getGeneration(), 0L);
-            List<String> problems = RolloutSpecs.problems(rollout.getSpec());
-            if (!problems.isEmpty()) {
-                String message = String.join("; ", problems);
-                if (writeStatus(rollout, RolloutStatuses.invalid(rollout.getStatus(), message, generation))) {
-                    events.record(ref(rollout), "Warning", "InvalidSpec", message);
-                }
-                return UpdateControl.noUpdate();
-            }
-            Instant now = clock.instant();
-            RolloutSpec spec = rollout.getSpec();
-            List<NodeMaintenance> all = List.copyOf(context.getSecondaryResources(NodeMaintenance.class));
-            Map<String, ChildView> children = new HashMap<>();
-            Map<String, String> elsewhere = new HashMap<>();
-            for (NodeMaintenance nm : all) {
-                String node = nm.getSpec() == null ? null : nm.getSpec().getNodeName();
-                if (node == null) {
-                    continue;
-                }
-                if (owned(nm, rollout)) {
-                    children.put(node, child(nm));
-                } else if (active(nm)) {
-                    elsewhere.putIfAbsent(
-                            node, "NodeMaintenance " + nm.getMetadata().getName() + " is on it");
+            NodeMaintenanceRollout read = rollout;
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    return decideAndAct(read, context);
+                } catch (StatusConflict e) {
+                    if (attempt >= DECISIONS_PER_RECONCILE) {
+                        throw e;
+                    }
+                    LOG.debugf("%s: reading it again", e.getMessage());
+                    read = client.resources(NodeMaintenanceRollout.class)
+                            .withName(rollout.getMetadata().getName())
+                            .get();
+                    if (read == null || read.getMetadata().getDeletionTimestamp() != null) {
+                        return UpdateControl.noUpdate(); // gone or going: its own event brings the cleanup
+                    }
                 }
             }
-            Map<String, String> blockingPods = blockingPods(spec);
-            List<PoolNode> pool = new ArrayList<>();
-            for (Node node : cachedNodes()) {
-                String name = node.getMetadata().getName();
-                if (node.getMetadata().getDeletionTimestamp() == null
-                        && RolloutSpecs.selects(spec, name, node.getMetadata().getLabels())) {
-                    String blocked = elsewhere.containsKey(name) && !children.containsKey(name)
-                            ? elsewhere.get(name)
-                            : blockingPods.get(name);
-                    pool.add(PoolNodes.of(node, spec, blocked));
-                }
-            }
-            RolloutRules rules = RolloutSpecs.rules(spec, pool.size());
-            List<NodeProgress> records = RolloutStatuses.records(rollout.getStatus());
-            List<GateState> gates = RolloutSpecs.waitsForWholeWorkloads(spec) ? workloadGates(records) : List.of();
-            Observed observed =
-                    new Observed(pool, children, records, gates, RolloutStatuses.gates(rollout.getStatus()));
-            // The alert gate is asked only when a node would start now (Kured asks before each reboot); closed, it is
-            // one more gate of the whole rollout: nothing starts, the status says why, and the time it was first seen
-            // closed is kept in status.gates for gateTimeout.
-            AlertQuery alertQuery = RolloutSpecs.alertQuery(spec);
-            RolloutPlan plan = alertQuery == null
-                    ? RolloutPlanner.plan(observed, rules, now)
-                    : RolloutPlanner.planAskingBeforeStart(observed, rules, now, () -> {
-                        PrometheusAlertSource.Checked checked =
-                                alerts.check(rollout.getMetadata().getUid(), alertQuery);
-                        if (checked.changed()) {
-                            reportGate(rollout, checked.gate());
-                        }
-                        return checked.gate().asGate();
-                    });
-            // nothing tells a closed alert gate it opened: it is asked again after its interval
-            Duration gateLook = alertQuery != null
-                            && plan.gates().stream()
-                                    .anyMatch(g -> g.node() == null && AlertGate.GATE_NAME.equals(g.name()))
-                    ? alertQuery.interval()
-                    : null;
-
-            // The records first: a restart after this write never starts these nodes again, nor loses them.
-            writeStatus(rollout, RolloutStatuses.of(plan, generation));
-            for (String node : plan.create()) {
-                createChild(rollout, node);
-            }
-            for (String node : plan.end()) {
-                deleteChild(rollout, node);
-            }
-            for (Transition t : plan.transitions()) {
-                report(rollout, t);
-            }
-            reportPause(rollout, rollout.getStatus(), plan);
-            Duration look = plan.lookAgain() == null || plan.lookAgain().compareTo(LOOK) > 0 ? LOOK : plan.lookAgain();
-            if (gateLook != null && gateLook.compareTo(look) < 0) {
-                look = gateLook;
-            }
-            return UpdateControl.<NodeMaintenanceRollout>noUpdate()
-                    .rescheduleAfter(look.isZero() ? Duration.ofMillis(100) : look);
         }
+    }
+
+    private UpdateControl<NodeMaintenanceRollout> decideAndAct(
+            NodeMaintenanceRollout rollout, Context<NodeMaintenanceRollout> context) {
+        long generation = Objects.requireNonNullElse(rollout.getMetadata().getGeneration(), 0L);
+        List<String> problems = RolloutSpecs.problems(rollout.getSpec());
+        if (!problems.isEmpty()) {
+            String message = String.join("; ", problems);
+            if (writeStatus(rollout, RolloutStatuses.invalid(rollout.getStatus(), message, generation))) {
+                events.record(ref(rollout), "Warning", "InvalidSpec", message);
+            }
+            return UpdateControl.noUpdate();
+        }
+        Instant now = clock.instant();
+        RolloutSpec spec = rollout.getSpec();
+        List<NodeMaintenance> all = List.copyOf(context.getSecondaryResources(NodeMaintenance.class));
+        Map<String, ChildView> children = new HashMap<>();
+        Map<String, String> elsewhere = new HashMap<>();
+        for (NodeMaintenance nm : all) {
+            String node = nm.getSpec() == null ? null : nm.getSpec().getNodeName();
+            if (node == null) {
+                continue;
+            }
+            if (owned(nm, rollout)) {
+                children.put(node, child(nm));
+            } else if (active(nm)) {
+                elsewhere.putIfAbsent(
+                        node, "NodeMaintenance " + nm.getMetadata().getName() + " is on it");
+            }
+        }
+        Map<String, String> blockingPods = blockingPods(spec);
+        List<PoolNode> pool = new ArrayList<>();
+        for (Node node : cachedNodes()) {
+            String name = node.getMetadata().getName();
+            if (node.getMetadata().getDeletionTimestamp() == null
+                    && RolloutSpecs.selects(spec, name, node.getMetadata().getLabels())) {
+                String blocked = elsewhere.containsKey(name) && !children.containsKey(name)
+                        ? elsewhere.get(name)
+                        : blockingPods.get(name);
+                pool.add(PoolNodes.of(node, spec, blocked));
+            }
+        }
+        RolloutRules rules = RolloutSpecs.rules(spec, pool.size());
+        List<NodeProgress> records = RolloutStatuses.records(rollout.getStatus());
+        List<GateState> gates = RolloutSpecs.waitsForWholeWorkloads(spec) ? workloadGates(records) : List.of();
+        Observed observed = new Observed(pool, children, records, gates, RolloutStatuses.gates(rollout.getStatus()));
+        // The alert gate is asked only when a node would start now (Kured asks before each reboot); closed, it is
+        // one more gate of the whole rollout: nothing starts, the status says why, and the time it was first seen
+        // closed is kept in status.gates for gateTimeout.
+        AlertQuery alertQuery = RolloutSpecs.alertQuery(spec);
+        RolloutPlan plan = alertQuery == null
+                ? RolloutPlanner.plan(observed, rules, now)
+                : RolloutPlanner.planAskingBeforeStart(observed, rules, now, () -> {
+                    PrometheusAlertSource.Checked checked =
+                            alerts.check(rollout.getMetadata().getUid(), alertQuery);
+                    if (checked.changed()) {
+                        reportGate(rollout, checked.gate());
+                    }
+                    return checked.gate().asGate();
+                });
+        // nothing tells a closed alert gate it opened: it is asked again after its interval
+        Duration gateLook = alertQuery != null
+                        && plan.gates().stream().anyMatch(g -> g.node() == null && AlertGate.GATE_NAME.equals(g.name()))
+                ? alertQuery.interval()
+                : null;
+
+        // The records first: a restart after this write never starts these nodes again, nor loses them.
+        writeStatus(rollout, RolloutStatuses.of(plan, generation));
+        for (String node : plan.create()) {
+            createChild(rollout, node);
+        }
+        for (String node : plan.end()) {
+            deleteChild(rollout, node);
+        }
+        for (Transition t : plan.transitions()) {
+            report(rollout, t);
+        }
+        reportPause(rollout, rollout.getStatus(), plan);
+        Duration look = plan.lookAgain() == null || plan.lookAgain().compareTo(LOOK) > 0 ? LOOK : plan.lookAgain();
+        if (gateLook != null && gateLook.compareTo(look) < 0) {
+            look = gateLook;
+        }
+        return UpdateControl.<NodeMaintenanceRollout>noUpdate()
+                .rescheduleAfter(look.isZero() ? Duration.ofMillis(100) : look);
     }
 
     /** Deleting the rollout ends every child still there (its undo restores the node); then the finalizer goes. */
@@ -365,19 +396,48 @@ public class NodeMaintenanceRolloutReconciler
                 .getItems());
     }
 
-    /** Writes the status when it differs, with the read resourceVersion (a stale read fails and is retried). */
+    /**
+     * Writes the status when it differs: the whole status replaced ({@link WholeStatus}: a field that became null is
+     * gone from the object, which a merge patch would keep), on condition that the rollout is still at the
+     * resourceVersion it was read at.
+     *
+     * @throws StatusConflict the rollout was written since it was read (409): nothing was written
+     */
     private boolean writeStatus(NodeMaintenanceRollout rollout, RolloutStatus status) {
         if (sameStatus(rollout.getStatus(), status)) {
             return false;
         }
-        NodeMaintenanceRollout copy = new NodeMaintenanceRollout();
-        copy.setMetadata(new io.fabric8.kubernetes.api.model.ObjectMetaBuilder()
-                .withName(rollout.getMetadata().getName())
-                .withResourceVersion(rollout.getMetadata().getResourceVersion())
-                .build());
-        copy.setStatus(status);
-        client.resource(copy).patchStatus();
+        String name = rollout.getMetadata().getName();
+        String version = rollout.getMetadata().getResourceVersion();
+        try {
+            client.resources(NodeMaintenanceRollout.class)
+                    .withName(name)
+                    .subresource("status")
+                    .patch(
+                            PatchContext.of(PatchType.JSON),
+                            WholeStatus.patch(client.getKubernetesSerialization(), version, status));
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 409) {
+                throw new StatusConflict(name, version, e);
+            }
+            throw e;
+        }
         return true;
+    }
+
+    /**
+     * A status write refused because the rollout changed since the version the decision was made from (409): nothing
+     * was written; the reconcile reads it again and decides again.
+     */
+    static final class StatusConflict extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        StatusConflict(String rollout, String version, KubernetesClientException cause) {
+            super(
+                    "NodeMaintenanceRollout " + rollout + " changed since resourceVersion " + version
+                            + " the status was decided from",
+                    cause);
+        }
     }
 
     private boolean sameStatus(RolloutStatus a, RolloutStatus b) {

@@ -119,17 +119,9 @@ public class NodeMaintenanceRolloutWebhook {
                     return allowed(request);
                 }
             }
-            JsonNode rawDoneWhen = raw.at("/spec/doneWhen");
-            JsonNode knownDoneWhen = spec == null || spec.getDoneWhen() == null
-                    ? null
-                    : json.convertValue(spec.getDoneWhen(), JsonNode.class);
+            JsonNode rawSpec = raw.path("spec");
             List<String> errors = RolloutAdmission.refusals(
-                    request.getName(),
-                    spec,
-                    rawDoneWhen.isMissingNode() ? null : rawDoneWhen,
-                    knownDoneWhen,
-                    nodes.get(),
-                    rollouts.get());
+                    request.getName(), spec, rawSpec.isMissingNode() ? null : rawSpec, nodes.get(), rollouts.get());
             if (!errors.isEmpty()) {
                 return answer(request, errors, List.of());
             }

@@ -1,6 +1,9 @@
 package dev.tenure.rollout;
 
+import com.fasterxml.jackson.databind.JavaType;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.introspect.BeanPropertyDefinition;
 import dev.tenure.maintenance.admission.NodeMaintenanceAuthorizer;
 import dev.tenure.maintenance.admission.NodeMaintenanceAuthorizer.Right;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
@@ -9,6 +12,7 @@ import dev.tenure.rollout.api.NodeRecord;
 import dev.tenure.rollout.api.NodeState;
 import dev.tenure.rollout.api.RolloutSpec;
 import dev.tenure.rollout.api.RolloutStatus;
+import io.fabric8.kubernetes.api.model.AnyType;
 import io.fabric8.kubernetes.api.model.Node;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -19,8 +23,8 @@ import java.util.Objects;
 import java.util.TreeSet;
 
 /**
- * What the rollout's admission webhook decides, pure: a spec's refusals (each wrong field named, an unknown
- * {@code spec.doneWhen} field, a node another rollout would pick too), and the rights its requester must hold.
+ * What the rollout's admission webhook decides, pure: a spec's refusals (each wrong field named, a field the API does
+ * not declare anywhere in the spec, a node another rollout would pick too), and the rights its requester must hold.
  *
  * <p>Rights: the operator creates each child NodeMaintenance with its own account, so NodeMaintenance's admission
  * cannot see who asked; the rollout is checked instead, for what its children will do, with the rights
@@ -40,23 +44,21 @@ public final class RolloutAdmission {
     /** Overlapping nodes named per other rollout in a refusal; the rest are counted. */
     static final int NODES_NAMED = 5;
 
+    /** Reads the API types' Jackson properties only (which fields a type declares); never reads or writes JSON. */
+    private static final ObjectMapper INTROSPECTION = new ObjectMapper();
+
     private RolloutAdmission() {}
 
     /**
      * Why {@code spec} may not be stored as rollout {@code name}: {@link RolloutSpecs#problems}, each field of
-     * {@code rawDoneWhen} (the review's own JSON of {@code spec.doneWhen}, null when absent) that the API does not
-     * know, and each rollout of {@code others} (itself and rollouts being deleted skipped) that would pick a node this
-     * one picks among {@code nodes} or names too. Empty: admitted, as far as the spec goes.
+     * {@code rawSpec} (the review's own JSON of {@code spec}, null when absent) that the API does not declare, at any
+     * depth ({@link #unknownFields}), and each rollout of {@code others} (itself and rollouts being deleted skipped)
+     * that would pick a node this one picks among {@code nodes} or names too. Empty: admitted, as far as the spec goes.
      */
     public static List<String> refusals(
-            String name,
-            RolloutSpec spec,
-            JsonNode rawDoneWhen,
-            JsonNode knownDoneWhen,
-            List<Node> nodes,
-            List<NodeMaintenanceRollout> others) {
+            String name, RolloutSpec spec, JsonNode rawSpec, List<Node> nodes, List<NodeMaintenanceRollout> others) {
         List<String> out = new ArrayList<>(RolloutSpecs.problems(spec));
-        out.addAll(unknownFields("spec.doneWhen", rawDoneWhen, knownDoneWhen));
+        out.addAll(unknownFields("spec", rawSpec, RolloutSpec.class));
         if (spec != null && out.isEmpty()) {
             out.addAll(overlaps(name, spec, nodes, others));
         }
@@ -64,23 +66,64 @@ public final class RolloutAdmission {
     }
 
     /**
-     * The fields of {@code raw} that {@code known} (the same JSON read into the API type and written back) lost: a
-     * field the API does not have, which Jackson would drop without a word. A field set to null is not one.
+     * Each field of {@code raw} (JSON at path {@code at}) that {@code type} does not declare, at any depth: objects by
+     * the Jackson properties of their class (ours and fabric8's model types), lists element by element
+     * ({@code spec.nodeSelector.matchExpressions[0].operater}); maps and scalars are not looked into. Each is named
+     * with the fields that exist there ({@code spec.health.alerts.prometheusUrl: unknown field (one of prometheusURL,
+     * ...)}): the one-letter typo that Jackson, and the CRD's pruning, would drop without a word. A field set to null
+     * is not one.
      */
-    static List<String> unknownFields(String at, JsonNode raw, JsonNode known) {
-        if (raw == null || !raw.isObject()) {
-            return List.of();
-        }
+    static List<String> unknownFields(String at, JsonNode raw, Class<?> type) {
         List<String> out = new ArrayList<>();
+        unknownFields(at, raw, INTROSPECTION.constructType(type), out);
+        return out;
+    }
+
+    private static void unknownFields(String at, JsonNode raw, JavaType type, List<String> out) {
+        if (raw == null || type == null) {
+            return;
+        }
+        if (raw.isArray() && type.isCollectionLikeType()) {
+            for (int i = 0; i < raw.size(); i++) {
+                unknownFields(at + "[" + i + "]", raw.get(i), type.getContentType(), out);
+            }
+            return;
+        }
+        if (!raw.isObject() || !declaresFields(type)) {
+            return;
+        }
+        Map<String, JavaType> fields = new LinkedHashMap<>();
+        for (BeanPropertyDefinition p :
+                INTROSPECTION.getDeserializationConfig().introspect(type).findProperties()) {
+            fields.put(p.getName(), p.getPrimaryType());
+        }
         for (Iterator<Map.Entry<String, JsonNode>> it = raw.fields(); it.hasNext(); ) {
             Map.Entry<String, JsonNode> field = it.next();
-            if (!field.getValue().isNull() && (known == null || !known.has(field.getKey()))) {
-                out.add(at + "." + field.getKey()
-                        + ": unknown field (one of rebooted, label, annotation, kubeletVersion, osImage, duration,"
-                        + " manual, timeout)");
+            if (field.getValue().isNull()) {
+                continue;
+            }
+            JavaType fieldType = fields.get(field.getKey());
+            if (fieldType == null) {
+                out.add(at + "." + field.getKey() + ": unknown field (one of " + String.join(", ", fields.keySet())
+                        + ")");
+            } else {
+                unknownFields(at + "." + field.getKey(), field.getValue(), fieldType, out);
             }
         }
-        return out;
+    }
+
+    /**
+     * A type written as an object of declared fields: ours or fabric8's model, not a map, a list, a scalar, or a value
+     * with a serializer of its own (fabric8's AnyType: {@code IntOrString}).
+     */
+    private static boolean declaresFields(JavaType type) {
+        Class<?> c = type.getRawClass();
+        return !type.isContainerType()
+                && !type.isPrimitive()
+                && !type.isEnumType()
+                && !AnyType.class.isAssignableFrom(c)
+                && (c.getName().startsWith("dev.tenure.")
+                        || c.getName().startsWith("io.fabric8.kubernetes.api.model."));
     }
 
     /** Each other rollout that would pick a node this one picks: named with the nodes (a few) and the field. */

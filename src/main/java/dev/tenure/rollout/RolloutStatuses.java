@@ -72,12 +72,13 @@ final class RolloutStatuses {
         s.setEta(plan.eta() == null ? null : plan.eta().toString());
         s.setNodes(plan.records().stream().map(RolloutStatuses::record).toList());
         s.setObservedGeneration(generation);
-        // An empty list, never null: the status is written as a JSON merge patch (RFC 7386) of a NON_NULL body, where a
-        // field left out keeps its old value, so a null here would leave an opened gate in status.gates with its old
-        // since, and its next closing would be timed from that (a GateTimeout at once).
-        s.setGates(plan.gates().stream()
-                .map(g -> new GateStatus(g.name(), g.node(), text(g.closedSince()), g.message()))
-                .toList());
+        // absent when none is closed: the status is replaced whole (WholeStatus), so an opened gate leaves it
+        s.setGates(
+                plan.gates().isEmpty()
+                        ? null
+                        : plan.gates().stream()
+                                .map(g -> new GateStatus(g.name(), g.node(), text(g.closedSince()), g.message()))
+                                .toList());
         return s;
     }
 

@@ -3,6 +3,7 @@ package dev.tenure.rollout;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tenure.kube.WholeStatus;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.rollout.api.DoneWhen;
@@ -21,9 +22,12 @@ import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.quarkus.test.common.QuarkusTestResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.time.Duration;
@@ -478,6 +482,162 @@ class NodeMaintenanceRolloutIT {
             assertThat(held).hasSize(2).allSatisfy(p -> assertThat(ready(p)).isTrue());
         } finally {
             client.resources(NodeMaintenanceRollout.class).withName("pool-g").delete();
+        }
+    }
+
+    /**
+     * The status is replaced whole on each write, never merged: a field that becomes null is gone from the object the
+     * API server returns. Here the ETA, set once a node is done, and absent while the spec is invalid (a merge patch,
+     * as fabric8's patchStatus sends, left the old ETA on the object). The write's resourceVersion precondition holds
+     * for this CRD's status subresource: the same JSON patch naming a stale version is a 409 and changes nothing.
+     */
+    @Test
+    void aStatusFieldThatBecomesNullIsGoneFromTheStoredObject() {
+        EmulatedCluster cluster = EmulatedClusterResource.cluster();
+        KubernetesClient client = cluster.client();
+        for (String name : List.of("rn-1", "rn-2", "rn-3")) {
+            cluster.seed()
+                    .node(name)
+                    .role("worker")
+                    .label(POOL, "n")
+                    .label(ZONE, "zone-n")
+                    .create();
+        }
+        RolloutSpec spec = spec("n", 1, 1);
+        DoneWhen manual = new DoneWhen();
+        manual.setManual(true);
+        spec.setDoneWhen(manual);
+        spec.getHealth().setSoak("0s");
+        spec.getHealth().setWorkloadsWhole(false);
+        try {
+            client.resource(new NodeMaintenanceRollout("pool-n", spec)).create();
+            // the first node started is acknowledged done: the rollout has a pace, so an ETA
+            String first = await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200))
+                    .until(
+                            () -> client
+                                    .resources(NodeMaintenance.class)
+                                    .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, "pool-n")
+                                    .list()
+                                    .getItems()
+                                    .stream()
+                                    .map(nm -> nm.getSpec().getNodeName())
+                                    .findFirst()
+                                    .orElse(null),
+                            java.util.Objects::nonNull);
+            RolloutAlertGateIT.acknowledge(client, "pool-n", first);
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> {
+                        NodeMaintenanceRollout r = RolloutAlertGateIT.rollout(client, "pool-n");
+                        assertThat(r.getStatus().getDone()).isEqualTo(1);
+                        assertThat(r.getStatus().getEta()).isNotBlank();
+                    });
+
+            // an invalid spec: nothing starts, the records stay, and there is no ETA any more
+            RolloutAlertGateIT.retryingConflicts(() -> client.resources(NodeMaintenanceRollout.class)
+                    .withName("pool-n")
+                    .edit(r -> {
+                        r.getSpec().setMaxUnavailable(new IntOrString("0%"));
+                        return r;
+                    }));
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> {
+                        NodeMaintenanceRollout r = RolloutAlertGateIT.rollout(client, "pool-n");
+                        assertThat(r.getStatus().getPhase()).isEqualTo(RolloutPhase.Invalid);
+                        assertThat(r.getStatus().getMessage()).contains("spec.maxUnavailable");
+                        assertThat(r.getStatus().getNodes())
+                                .filteredOn(n -> n.getName().equals(first))
+                                .extracting(NodeRecord::getState)
+                                .containsExactly(NodeState.Done);
+                        assertThat(r.getStatus().getEta()).as("status.eta").isNull();
+                    });
+
+            // the precondition: a whole-status write naming a version that is not the stored one changes nothing
+            NodeMaintenanceRollout stored = RolloutAlertGateIT.rollout(client, "pool-n");
+            dev.tenure.rollout.api.RolloutStatus forged = new dev.tenure.rollout.api.RolloutStatus();
+            forged.setPhase(RolloutPhase.Complete);
+            String stale = String.valueOf(Long.parseLong(stored.getMetadata().getResourceVersion()) - 1);
+            assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(
+                                    KubernetesClientException.class,
+                                    () -> client.resources(NodeMaintenanceRollout.class)
+                                            .withName("pool-n")
+                                            .subresource("status")
+                                            .patch(
+                                                    PatchContext.of(PatchType.JSON),
+                                                    WholeStatus.patch(
+                                                            client.getKubernetesSerialization(), stale, forged)))
+                            .getCode())
+                    .isEqualTo(409);
+            assertThat(RolloutAlertGateIT.rollout(client, "pool-n").getStatus().getPhase())
+                    .isEqualTo(RolloutPhase.Invalid);
+        } finally {
+            client.resources(NodeMaintenanceRollout.class).withName("pool-n").delete();
+        }
+    }
+
+    /**
+     * A status write that meets a newer version of the rollout (409: nothing written) is not the end of the reconcile:
+     * the controller reads the rollout again and decides again from it, in the same reconcile, and still starts the
+     * first node exactly once (the status goes before any child). The 409 is injected on the first status write; the
+     * operator's GET of the rollout is the read again (nothing else of the operator GETs a rollout: it reads them from
+     * its informer).
+     */
+    @Test
+    void aStatusWriteThatMeetsANewerVersionIsDecidedAgainFromAFreshRead() {
+        EmulatedCluster cluster = EmulatedClusterResource.cluster();
+        KubernetesClient client = cluster.client();
+        for (String name : List.of("rc-1", "rc-2")) {
+            cluster.seed()
+                    .node(name)
+                    .role("worker")
+                    .label(POOL, "c")
+                    .label(ZONE, "zone-c")
+                    .create();
+        }
+        RolloutSpec spec = spec("c", 1, 1);
+        DoneWhen manual = new DoneWhen();
+        manual.setManual(true);
+        spec.setDoneWhen(manual);
+        java.util.function.Predicate<dev.tenure.testsupport.ApiRequest> statusWrite =
+                r -> r.is("patch", "nodemaintenancerollouts", "status") && "pool-c".equals(r.name());
+        cluster.faults().failNext(1, statusWrite, 409);
+        try {
+            client.resource(new NodeMaintenanceRollout("pool-c", spec)).create();
+            await().atMost(Duration.ofSeconds(60))
+                    .pollInterval(Duration.ofMillis(200))
+                    .untilAsserted(() -> {
+                        NodeMaintenanceRollout r = RolloutAlertGateIT.rollout(client, "pool-c");
+                        assertThat(r.getStatus()).isNotNull();
+                        assertThat(r.getStatus().getNodes())
+                                .singleElement()
+                                .satisfies(n -> assertThat(n.getState()).isEqualTo(NodeState.InProgress));
+                        assertThat(RolloutAlertGateIT.children(client, "pool-c"))
+                                .hasSize(1);
+                    });
+            assertThat(cluster.requests().answers())
+                    .filteredOn(a -> statusWrite.test(a.request()))
+                    .first()
+                    .satisfies(a -> {
+                        assertThat(a.status()).isEqualTo(409);
+                        assertThat(a.injected()).isTrue();
+                    });
+            assertThat(cluster.requests()
+                            .count(r -> r.is("get", "nodemaintenancerollouts")
+                                    && "pool-c".equals(r.name())
+                                    && dev.tenure.testsupport.RequestOrigin.of(r)
+                                            == dev.tenure.testsupport.RequestOrigin.OPERATOR))
+                    .as("the operator read the rollout again after the 409")
+                    .isPositive();
+            assertThat(client.resources(NodeMaintenance.class)
+                            .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, "pool-c")
+                            .list()
+                            .getItems())
+                    .as("one node started, once")
+                    .hasSize(1);
+        } finally {
+            client.resources(NodeMaintenanceRollout.class).withName("pool-c").delete();
         }
     }
 }

@@ -20,7 +20,8 @@ import org.junit.jupiter.params.provider.CsvSource;
 /**
  * Issue 52, item 8: the rollout's admission. The operator creates the children with its own account, so the
  * requester is checked on the rollout for every node it may pick (a selector: every node, present and future; a named
- * node: that node), a bad spec is refused naming the field (an unknown done-signal field too), a node another rollout
+ * node: that node), a bad spec is refused naming the field (a field the API does not declare too, anywhere in the
+ * spec), a node another rollout
  * would pick is refused naming both, and deleting needs what ending each maintenance in flight needs. Reviews are
  * parsed from AdmissionReview JSON as the endpoint parses them; rights are answered from a table, as a
  * SubjectAccessReview would answer them from RBAC.
@@ -106,6 +107,11 @@ class NodeMaintenanceRolloutWebhookTest {
             a bad selector is refused naming the expression                | ada   | new  | {"nodeSelector":{"matchExpressions":[{"key":"pool","operator":"Is"}]},REBOOTED} | 422 | spec.nodeSelector.matchExpressions[0].operator
             an unknown done-signal field is refused naming it              | ada   | new  | {POOL_A,"doneWhen":{"rebooted":true,"rebooot":true}} | 422 | spec.doneWhen.rebooot: unknown field
             two done signals are refused                                   | ada   | new  | {POOL_A,"doneWhen":{"rebooted":true,"manual":true}} | 422 | spec.doneWhen: set exactly one
+            a typo under health.alerts is refused naming it                | ada   | new  | {POOL_A,REBOOTED,"health":{"alerts":{"prometheusUrl":"http://p:9090"}}} | 422 | spec.health.alerts.prometheusUrl: unknown field (one of prometheusURL, include, exclude, firingOnly, interval)
+            a typo at the top of the spec is refused naming it             | ada   | new  | {POOL_A,REBOOTED,"maxUnavailble":2}                | 422 | spec.maxUnavailble: unknown field
+            a typo in a list element is refused naming its index           | ada   | new  | {"nodeSelector":{"matchExpressions":[{"key":"pool","operator":"Exists","valuse":["a"]}]},REBOOTED} | 422 | spec.nodeSelector.matchExpressions[0].valuse: unknown field (one of key, operator, values)
+            a typo in the child template is refused naming it              | ada   | new  | {POOL_A,REBOOTED,"template":{"drain":{"timout":"5m"}}} | 422 | spec.template.drain.timout: unknown field
+            a field set to null is no unknown field                        | ada   | new  | {POOL_A,REBOOTED,"health":{"alerts":null,"soak":"1s"}} | -   | -
             an alert regex RE2 refuses is refused naming it                | ada   | new  | {POOL_A,REBOOTED,"health":{"alerts":{"prometheusURL":"http://p:9090","include":["Node.*","*"]}}} | 422 | spec.health.alerts.include[1]: not an RE2 regex (Go's syntax): missing argument to repetition operator
             an alert gate without a Prometheus is refused naming the field | ada   | new  | {POOL_A,REBOOTED,"health":{"alerts":{"exclude":["^Tenure"]}}} | 422 | spec.health.alerts.prometheusURL: required
             an alert gate as it should be is allowed                       | ada   | new  | {POOL_A,REBOOTED,"health":{"alerts":{"prometheusURL":"http://p:9090","exclude":["^Tenure"]}}} | - | -

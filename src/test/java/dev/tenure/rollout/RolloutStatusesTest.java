@@ -17,7 +17,7 @@ class RolloutStatusesTest {
     private static final Instant NOW = Instant.parse("2026-03-01T10:00:00Z");
 
     @Test
-    void anOpenedGateLeavesStatusGatesAsAnEmptyListSoTheMergePatchClearsIt() {
+    void anOpenedGateLeavesStatusGates() {
         GateState closed = AlertGate.firing("AlertsFiring: 1 alert(s) firing in Prometheus: NodeDown")
                 .asGate();
         RolloutPlan held = RolloutPlanner.plan(
@@ -38,7 +38,7 @@ class RolloutStatusesTest {
                         RolloutStatuses.gates(heldStatus)),
                 RolloutPlannerTest.rules(1, 9, 1, false),
                 NOW.plusSeconds(60));
-        // null would be left out of the merge patch (RolloutStatus is NON_NULL) and the old gate would stay
-        assertThat(RolloutStatuses.of(opened, 1).getGates()).isNotNull().isEmpty();
+        // absent: the status is replaced whole (WholeStatus), so the old gate goes (NodeMaintenanceRolloutIT)
+        assertThat(RolloutStatuses.of(opened, 1).getGates()).isNullOrEmpty();
     }
 }

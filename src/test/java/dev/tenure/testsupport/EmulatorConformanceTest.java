@@ -201,6 +201,61 @@ class EmulatorConformanceTest {
                             assertThat(nm.at("/status/phase").asText()).isEqualTo("Succeeded");
                         }),
                 new Row(
+                        "custom resource: a /status patch that names a stale resourceVersion is a 409 and changes"
+                                + " nothing; the current one replaces the whole status",
+                        "apiserver pkg/registry/generic/registry/store.go Update (a resourceVersion in the object that"
+                                + " is not the stored one: Conflict); pkg/endpoints/handlers/patch.go (the patch applied"
+                                + " to the stored object, its resourceVersion then the precondition)",
+                        name -> {
+                            nodeMaintenanceWithStatus(name);
+                            patch(
+                                    NM + "/" + name + "/status",
+                                    MERGE,
+                                    "{\"status\":{\"phase\":\"Running\",\"lastError\":\"kept by a merge\"}}");
+                            String current = get(NM + "/" + name)
+                                    .body()
+                                    .at("/metadata/resourceVersion")
+                                    .asText();
+                            String stale = String.valueOf(Long.parseLong(current) - 1);
+                            for (String[] write : new String[][] {
+                                {
+                                    JSON_PATCH,
+                                    "[{\"op\":\"replace\",\"path\":\"/metadata/resourceVersion\",\"value\":\""
+                                            + stale + "\"},{\"op\":\"add\",\"path\":\"/status\",\"value\":"
+                                            + "{\"phase\":\"Succeeded\"}}]"
+                                },
+                                {
+                                    MERGE,
+                                    "{\"metadata\":{\"resourceVersion\":\"" + stale
+                                            + "\"},\"status\":{\"phase\":\"Succeeded\"}}"
+                                }
+                            }) {
+                                Http refused = send("PATCH", NM + "/" + name + "/status", write[0], write[1]);
+                                assertThat(refused.code()).as(write[1]).isEqualTo(409);
+                                assertThat(refused.body().path("reason").asText())
+                                        .isEqualTo("Conflict");
+                            }
+                            JsonNode kept = get(NM + "/" + name).body();
+                            assertThat(kept.at("/status/phase").asText()).isEqualTo("Running");
+                            assertThat(kept.at("/metadata/resourceVersion").asText())
+                                    .isEqualTo(current);
+                            Http written = send(
+                                    "PATCH",
+                                    NM + "/" + name + "/status",
+                                    JSON_PATCH,
+                                    "[{\"op\":\"replace\",\"path\":\"/metadata/resourceVersion\",\"value\":\""
+                                            + current + "\"},{\"op\":\"add\",\"path\":\"/status\",\"value\":"
+                                            + "{\"phase\":\"Succeeded\"}}]");
+                            assertThat(written.code())
+                                    .as(written.body().toString())
+                                    .isEqualTo(200);
+                            JsonNode replaced = get(NM + "/" + name).body();
+                            assertThat(replaced.at("/status/phase").asText()).isEqualTo("Succeeded");
+                            assertThat(replaced.at("/status/lastError").isMissingNode())
+                                    .as("a field the new status leaves out is gone")
+                                    .isTrue();
+                        }),
+                new Row(
                         "custom resource: a /status write is validated against the schema (the whole object)",
                         "apiextensions-apiserver pkg/registry/customresource/status_strategy.go ValidateUpdate"
                                 + " (customResourceValidator.Validate of the whole object)",

@@ -433,7 +433,14 @@ final class EmulatorDispatcher extends Dispatcher {
             if (!(after.path("metadata") instanceof ObjectNode meta)) {
                 return status(422, "Invalid", "metadata: Required value: a patch cannot remove metadata", null);
             }
-            if (!preconditioned) {
+            if (preconditioned) {
+                // the patched object's resourceVersion is the client's precondition, checked before anything else is
+                // (the CRUD store does not check it on a /status write)
+                Optional<MockResponse> stale = stalePrecondition(api, after, before);
+                if (stale.isPresent()) {
+                    return stale.get();
+                }
+            } else {
                 meta.put(
                         "resourceVersion",
                         before.path("metadata").path("resourceVersion").asText());

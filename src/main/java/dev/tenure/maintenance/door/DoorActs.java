@@ -1,5 +1,6 @@
 package dev.tenure.maintenance.door;
 
+import dev.tenure.kube.WholeStatus;
 import dev.tenure.maintenance.admission.NodesMaintainedElsewhere;
 import dev.tenure.maintenance.api.DrainPlanStatus;
 import dev.tenure.maintenance.api.NodeMaintenance;
@@ -381,12 +382,7 @@ final class DoorActs {
     void writeStatus(NodeMaintenance nm, NodeMaintenanceStatus status) {
         status.setWaitingFor(WaitReasons.of(status)); // derived from the rest, for kubectl get's WAITING column
         String version = nm.getMetadata().getResourceVersion();
-        String precondition = version == null
-                ? ""
-                : "{\"op\":\"replace\",\"path\":\"/metadata/resourceVersion\",\"value\":"
-                        + client.getKubernetesSerialization().asJson(version) + "},";
-        String patch = "[" + precondition + "{\"op\":\"add\",\"path\":\"/status\",\"value\":"
-                + client.getKubernetesSerialization().asJson(status) + "}]";
+        String patch = WholeStatus.patch(client.getKubernetesSerialization(), version, status);
         ownWrites.sending(nm.getMetadata().getName(), status);
         NodeMaintenance answer;
         try {
