@@ -10,6 +10,7 @@ import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.RequestOrigin;
 import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.NodeList;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.javaoperatorsdk.operator.api.monitoring.Metrics;
@@ -44,12 +45,27 @@ import java.util.concurrent.atomic.AtomicLong;
  *       or its Lease is that maintenance's, reported apart.
  * </ol>
  *
- * The old behaviour's model (before {@code c8d4c07}): the same look plus one full LIST of Nodes from the API server
- * ({@code NodeMaintenanceReconciler.view}, whenever a cap is set, the node is a control-plane node, or requests wait
- * ahead). That LIST is measured here at the same node count: its time (median of 5) and its size (the list as JSON).
+ * The old behaviours' models: before {@code c8d4c07}, the same look plus one GET of the request's own Node and one
+ * full LIST of Nodes from the API server ({@code NodeMaintenanceReconciler.view}, whenever a cap is set, the node is a
+ * control-plane node, or requests wait ahead); before {@code 278c0fe}, the same look plus that GET (the Nodes were read
+ * from the shared cache, the request's own Node still from the API server). That GET and that LIST are measured here at
+ * the same node count: their time (median of 5) and size (as JSON).
+ *
+ * <p>Where the row's time goes is reported with it ({@link Result#setupSeconds} and the phases after): at 1,000 nodes
+ * most of it is the setup (the emulated cluster seeded with one Node and one kubelet Lease per node, the operator's
+ * start and its caches' first LIST), not the looks.
  */
 final class QueueBench {
 
+    /**
+     * One run.
+     *
+     * @param nodeGets the GETs of a queued request's own Node among the looks' requests (0 since {@code 278c0fe})
+     * @param setupSeconds the emulated cluster seeded with {@code nodes} nodes and the operator started
+     * @param drainSeconds the draining maintenances created until all are Succeeded
+     * @param queueSeconds the queued ones created until every one is Pending with a queue position
+     * @param windowSeconds the window of looks, from one quiet moment to the next
+     */
     record Result(
             int nodes,
             int draining,
@@ -57,15 +73,19 @@ final class QueueBench {
             int podsPerNode,
             long drainRequests,
             long evictions,
-            double drainSeconds,
             long looks,
             long lookRequests,
             long heldRequests,
             long nodeLists,
+            long nodeGets,
             Map<String, Long> lookRequestsByKind,
+            double setupSeconds,
+            double drainSeconds,
+            double queueSeconds,
             double windowSeconds,
             double nodeListMillis,
             long nodeListBytes,
+            double nodeGetMillis,
             long nodeGetBytes) {
 
         double requestsPerLook() {
@@ -127,6 +147,7 @@ final class QueueBench {
             names[i] = "n" + i;
         }
         Looks looks = new Looks();
+        long s0 = System.nanoTime();
         EmulatedCluster.Options options = EmulatedCluster.Options.forTests()
                 // the kubelets' own lease renewals are not the operator's; slowed so 1,000 of them do not load the
                 // emulator (and long, so no node looks stale meanwhile)
@@ -142,6 +163,7 @@ final class QueueBench {
                 looks,
                 names)) {
             KubernetesClient client = rig.client;
+            double setupSeconds = (System.nanoTime() - s0) / 1e9;
             for (int i = 0; i < draining; i++) {
                 rig.cluster
                         .seed()
@@ -167,6 +189,7 @@ final class QueueBench {
                     .count();
 
             // 2. queued: the cap is full; each queued request is looked at every queueLook
+            long q0 = System.nanoTime();
             for (int i = 0; i < queued; i++) {
                 String node = "n" + (draining + i);
                 client.resource(new NodeMaintenance("queued-" + i, new NodeMaintenanceSpec(node, "bench")))
@@ -178,6 +201,7 @@ final class QueueBench {
                     queued,
                     s -> s.getPhase() == Phase.Pending && s.getQueuePosition() != null,
                     Duration.ofMinutes(5));
+            double queueSeconds = (System.nanoTime() - q0) / 1e9;
             Set<String> queuedNames = new java.util.HashSet<>();
             for (int i = 0; i < queued; i++) {
                 queuedNames.add("queued-" + i);
@@ -207,27 +231,32 @@ final class QueueBench {
             }
             long nodeLists =
                     inWindow.stream().filter(r -> r.is("list", "nodes")).count();
+            long nodeGets = inWindow.stream()
+                    .filter(r -> r.is("get", "nodes") && queuedNodes.contains(r.name()))
+                    .count();
             for (int i = 0; i < queued; i++) {
                 if (rig.phase("queued-" + i) != Phase.Pending) {
                     throw new IllegalStateException("queued-" + i + " left the queue during the window");
                 }
             }
 
-            // the old behaviour's extra request per look: a LIST of every Node, measured at this node count
+            // the old behaviours' extra requests per look: a GET of the request's Node and a LIST of every Node,
+            // measured at this node count
             Samples list = new Samples();
+            Samples get = new Samples();
             long listBytes = 0;
-            long getBytes;
+            long getBytes = 0;
             try (KubernetesClient op = rig.cluster.operatorClient()) {
                 for (int i = 0; i < 5; i++) {
                     long s = System.nanoTime();
                     NodeList all = op.nodes().list();
                     list.add(Duration.ofNanos(System.nanoTime() - s));
                     listBytes = op.getKubernetesSerialization().asJson(all).getBytes(StandardCharsets.UTF_8).length;
+                    s = System.nanoTime();
+                    Node one = op.nodes().withName("n" + draining).get();
+                    get.add(Duration.ofNanos(System.nanoTime() - s));
+                    getBytes = op.getKubernetesSerialization().asJson(one).getBytes(StandardCharsets.UTF_8).length;
                 }
-                getBytes = op.getKubernetesSerialization()
-                        .asJson(op.nodes().withName("n" + draining).get())
-                        .getBytes(StandardCharsets.UTF_8)
-                        .length;
             }
             return new Result(
                     nodes,
@@ -236,15 +265,19 @@ final class QueueBench {
                     podsPerNode,
                     drain.size(),
                     evictions,
-                    drainSeconds,
                     lookCount,
                     lookRequests,
                     held,
                     nodeLists,
+                    nodeGets,
                     byKind,
+                    setupSeconds,
+                    drainSeconds,
+                    queueSeconds,
                     windowSeconds,
                     list.medianMillis(),
                     listBytes,
+                    get.medianMillis(),
                     getBytes);
         }
     }

@@ -17,7 +17,7 @@ import java.util.Optional;
 /**
  * The NodeMaintenance door's decide step: from what one reconcile observed, what it does with the resource —
  * nothing, refuse it, hold it Pending, or advance the {@link MaintenanceMachine}. Pure; the reconciler observes
- * (the resource, and for a request not yet admitted one cluster view: one Node read) and acts on the decision.
+ * (the resource, and for a request not yet admitted one cluster view, read from caches) and acts on the decision.
  * The annotation door's counterpart is {@code AnnotationProtocol.decide}.
  */
 public final class NodeMaintenanceAdmission {
@@ -88,8 +88,10 @@ public final class NodeMaintenanceAdmission {
      * Admitted (or admitted before): one step of the machine for {@code request}.
      *
      * @param retryFailed the spec changed since the last status: a failed drain is tried again
-     * @param node the Node as the admission read it, so the machine does not read it again; empty when the
-     *     maintenance was admitted by an earlier reconcile
+     * @param node the Node as the admission read it whole from the API server, so the machine does not read it
+     *     again; empty when the maintenance was admitted by an earlier reconcile, or when the admission read the
+     *     trimmed copy of the shared Node cache ({@link ClusterReads#nodeCached}): the machine then reads it whole
+     *     before it acts
      * @param moved the note that spec.nodeName was edited away from the pinned node, prefixed to lastError
      * @param announceMove the note is new: an event says it
      * @param schedule what spec.schedule said when it was admitted now (empty when admitted before)
@@ -127,16 +129,34 @@ public final class NodeMaintenanceAdmission {
      * What the door read of the cluster for a request not yet admitted: its Node, all Nodes (for the control-plane
      * budget, read only when its node is a control-plane one), every NodeMaintenance (of which those ahead of it
      * count), and the nodes in maintenance by another front door.
+     *
+     * @param nodeCached {@code node} is the shared Node cache's trimmed copy (metadata, spec, conditions), which may
+     *     lag the API server by the watch's delivery delay: good for deciding (the node exists; its labels for the
+     *     limits), never handed to the machine to act on ({@link Admit#node} is then empty, and the machine reads
+     *     the whole Node from the API server before it takes the lease and cordons). False: read whole from the API
+     *     server in this reconcile (the cache is off, or has not seen the node)
      */
     public record ClusterReads(
             Optional<Node> node,
+            boolean nodeCached,
             List<Node> nodes,
             List<NodeMaintenance> all,
-            java.util.Map<String, String> maintainedElsewhere) {}
+            java.util.Map<String, String> maintainedElsewhere) {
+
+        /** Reads whose {@code node} was read whole from the API server. */
+        public ClusterReads(
+                Optional<Node> node,
+                List<Node> nodes,
+                List<NodeMaintenance> all,
+                java.util.Map<String, String> maintainedElsewhere) {
+            this(node, false, nodes, all, maintainedElsewhere);
+        }
+    }
 
     /**
      * {@link #decide(Observed, MaintenanceLimits)} from what the door read: the cluster view is made of {@code reads}
-     * here.
+     * here. A Node read from the cache ({@link ClusterReads#nodeCached}) decides, but an {@link Admit} does not
+     * carry it to the machine.
      */
     public static Decision decide(
             NodeMaintenance nm,
@@ -147,7 +167,18 @@ public final class NodeMaintenanceAdmission {
             MaintenanceLimits limits) {
         Optional<NodeMaintenanceValidator.ClusterView> view = reads.map(r -> new NodeMaintenanceValidator.ClusterView(
                 r.node(), r.nodes(), NodeMaintenanceValidator.ahead(nm, r.all()), r.maintainedElsewhere()));
-        return decide(new Observed(nm, state, pinned, view, now), limits);
+        Decision decision = decide(new Observed(nm, state, pinned, view, now), limits);
+        if (decision instanceof Admit admit
+                && reads.map(ClusterReads::nodeCached).orElse(false)) {
+            return new Admit(
+                    admit.request(),
+                    admit.retryFailed(),
+                    Optional.empty(),
+                    admit.moved(),
+                    admit.announceMove(),
+                    admit.schedule());
+        }
+        return decision;
     }
 
     /** The node this reconcile is about: the pinned one, else the one the resource names (null when none). */

@@ -475,15 +475,22 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
 
     /**
      * The one cluster read of a request not yet admitted: its node, the queue, and all nodes if the limits need them
-     * (a cap is set, it is a control-plane node, or requests ahead of it wait for a slot).
+     * (a cap is set, it is a control-plane node, or requests ahead of it wait for a slot). All from caches once the
+     * shared Node cache has synced: a request held in the queue and looked at again sends no request to the API
+     * server (issue 49). Its node is read from the API server only when the cache is off or has not seen it (created
+     * a moment ago: a node the cache lags behind is never refused as not found; a deleted one, gone from the cache,
+     * is read once and refused as today). What the cache says decides admit, hold or refuse; an admitted request's
+     * machine reads the whole Node from the API server before its lease and cordon ({@link
+     * NodeMaintenanceAdmission.ClusterReads#nodeCached}), so a lagging cache never decides what is done to a node.
      */
     private NodeMaintenanceAdmission.ClusterReads view(
             NodeMaintenance nm,
             String nodeName,
             InformerEventSource<NodeMaintenance, NodeMaintenance> source,
             Context<NodeMaintenance> context) {
-        Optional<Node> node = nodeName == null
-                ? Optional.empty()
+        Optional<Node> cachedNode = nodeName == null ? Optional.empty() : cachedNode(nodeName);
+        Optional<Node> node = nodeName == null || cachedNode.isPresent()
+                ? cachedNode
                 : Optional.ofNullable(client.nodes().withName(nodeName).get());
         // Read from the informer whose events wake the queue: a request woken by a release sees that release (the
         // primary cache is fed by another watch and may not show it yet); one only the primary cache has yet (created
@@ -502,7 +509,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                 NodeMaintenanceValidator.needsAllNodes(rules.limits(), node, NodeMaintenanceValidator.ahead(nm, all))
                         ? allNodes()
                         : List.of();
-        return new NodeMaintenanceAdmission.ClusterReads(node, nodes, all, elsewhere.nodes());
+        return new NodeMaintenanceAdmission.ClusterReads(node, cachedNode.isPresent(), nodes, all, elsewhere.nodes());
     }
 
     /**
@@ -540,6 +547,13 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
      * all Nodes (issue 49: 100 queued requests at 5,000 nodes were 100 full LISTs per look). The API server is asked
      * only while the cache is not running or not yet synced.
      */
+    /** {@code name}'s trimmed copy in the shared Node cache; empty while the cache is off or unsynced, or lacks it. */
+    private Optional<Node> cachedNode(String name) {
+        return nodes.informer()
+                .filter(SharedIndexInformer::hasSynced)
+                .map(informer -> informer.getStore().getByKey(name));
+    }
+
     private List<Node> allNodes() {
         return nodes.informer()
                 .filter(SharedIndexInformer::hasSynced)

@@ -280,6 +280,52 @@ class NodeMaintenanceAdmissionTest {
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
+    /**
+     * Issue 49: the door reads a queued request's Node from the shared cache (a trimmed copy that may lag); it
+     * decides from it alike, but an Admit carries to the machine only a Node read whole from the API server, so the
+     * machine reads it again before the lease and the cordon.
+     */
+    @ParameterizedTest(name = "node cached: {0}")
+    @CsvSource({"false", "true"})
+    void anAdmitCarriesTheNodeOnlyWhenItWasReadFromTheApiServer(boolean cached) {
+        NodeMaintenance nm = resource("w1", m -> {});
+        MaintenanceState state = NodeMaintenanceStatuses.toState(nm.getStatus());
+        Optional<io.fabric8.kubernetes.api.model.Node> w1 = view("w1").node();
+        NodeMaintenanceAdmission.ClusterReads reads =
+                new NodeMaintenanceAdmission.ClusterReads(w1, cached, NODES, List.of(), Map.of());
+
+        Decision decision = NodeMaintenanceAdmission.decide(
+                nm, state, Optional.empty(), Optional.of(reads), NOW, MaintenanceLimits.none());
+
+        assertThat(decision)
+                .isEqualTo(new Admit(
+                        MaintenanceRequest.from(nm("m", "w1").getSpec()),
+                        false,
+                        cached ? Optional.empty() : w1,
+                        Optional.empty(),
+                        false,
+                        OPEN));
+    }
+
+    /** A cached Node decides a hold as one read from the API server does: the same place in the queue. */
+    @ParameterizedTest(name = "node cached: {0}")
+    @CsvSource({"false", "true"})
+    void aCachedNodeDecidesAHoldAlike(boolean cached) {
+        NodeMaintenance held = resource("w1", m -> {});
+        NodeMaintenance running = running("other", "w2");
+        NodeMaintenanceAdmission.ClusterReads reads =
+                new NodeMaintenanceAdmission.ClusterReads(view("w1").node(), cached, NODES, List.of(running), Map.of());
+        Decision decision = NodeMaintenanceAdmission.decide(
+                held,
+                NodeMaintenanceStatuses.toState(held.getStatus()),
+                Optional.empty(),
+                Optional.of(reads),
+                NOW,
+                new MaintenanceLimits(OptionalInt.of(1), OptionalInt.empty()));
+        assertThat(decision).isInstanceOf(Hold.class);
+        assertThat(((Hold) decision).position()).isEqualTo(1);
+    }
+
     /** Issue 29's fair queue: the place of {@code self} and whether it may start, given who else is there. */
     private static Decision queued(NodeMaintenance self, NodeMaintenance... others) {
         List<NodeMaintenance> all = List.of(others);
