@@ -2,6 +2,8 @@ package dev.tenure.election;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -44,6 +46,8 @@ final class ElectionLoop {
     private String lastFailureLogged;
     private AutoCloseable evidenceChanges;
     private String lastEvidenceLogged;
+    /** A takeover on evidence whose write got no answer (abandoned at its budget): it may have landed. */
+    private UnansweredTakeover unansweredTakeover;
 
     ElectionLoop(ElectionConfig config, LeadershipTerm term, LeaseObservation seen, ProcessEvidence evidence) {
         this.config = config;
@@ -194,7 +198,7 @@ final class ElectionLoop {
             return;
         }
         LeaseRecord rec = event.get();
-        seen.observe(rec);
+        observe(rec);
         if (!term.leading()) {
             acquireOnEvent();
             return;
@@ -296,7 +300,7 @@ final class ElectionLoop {
             }
         }
         try {
-            seen.observe(calls.call(deadline, () -> config.store().get(config.lease())));
+            observe(calls.call(deadline, () -> config.store().get(config.lease())));
         } catch (LeaseNotFound e) {
             boolean wasLeading = term.leading();
             seen.foundGone();
@@ -374,17 +378,66 @@ final class ElectionLoop {
         }
         try {
             wrote(calls.call(deadline, () -> config.store().update(config.lease(), desired.get())));
-        } catch (LeaseStoreException e) {
+        } catch (LeaseConflict | LeaseNotFound e) {
             LOG.info(config.identity() + ": takeover of " + config.lease() + " on evidence of death did not land ("
                     + e.getMessage() + "); waiting as before");
             return Outcome.NOT_LEADING;
+        } catch (LeaseStoreException e) {
+            // No answer (abandoned at the budget, a broken connection): the write may still land. If it does, the
+            // record we then observe is ours, written on the same evidence, and is adopted as such (observe) rather
+            // than waited out as a stranger's for a whole leaseDuration.
+            unansweredTakeover = new UnansweredTakeover(desired.get(), held, ended);
+            LOG.info(config.identity() + ": takeover of " + config.lease() + " on evidence of death got no answer ("
+                    + e.getMessage() + "); it is ours if it landed, else waiting as before");
+            return Outcome.NOT_LEADING;
         }
-        LeaseRecord taken = seen.record();
+        tookOver(held, seen.record(), ended);
+        return Outcome.LEADING;
+    }
+
+    private void tookOver(LeaseRecord held, LeaseRecord taken, ProcessEnd.Ended ended) {
         LOG.warning(config.identity() + ": took " + config.lease() + " over from " + held.holderIdentity()
                 + " before its lease expired, transitions " + taken.leaseTransitions() + ": " + ended.describe());
         config.metrics().tookOverOnEvidence(config.lease(), ended.reason());
         config.callbackExecutor().execute(() -> evidence.tookOver(config.lease(), held, taken, ended));
-        return Outcome.LEADING;
+    }
+
+    /**
+     * Observes {@code rec}, read or watched. When it is the record of our unanswered takeover (it landed: the exact
+     * record we wrote, on the version we judged), it is ours as if we had seen the answer: the next decision renews it
+     * into a term at once (the term counts from that renew, never from the lost write), and the takeover is recorded.
+     * Safe as the takeover itself was: the write was conditional on the version whose holder's process had ended, and
+     * a record that matches it exactly was written by no one else. Any other record but the one we wrote over means
+     * our write can no longer land: forgotten.
+     */
+    private void observe(LeaseRecord rec) {
+        seen.observe(rec);
+        UnansweredTakeover pending = unansweredTakeover;
+        if (pending == null
+                || Objects.equals(rec.resourceVersion(), pending.desired().resourceVersion())) {
+            return;
+        }
+        unansweredTakeover = null;
+        if (!term.leading() && pending.landedAs(rec)) {
+            seen.wrote(rec);
+            tookOver(pending.held(), rec, pending.ended());
+        }
+    }
+
+    /** A takeover write sent without an answer: what was written, over which record, on which evidence. */
+    private record UnansweredTakeover(LeaseRecord desired, LeaseRecord held, ProcessEnd.Ended ended) {
+        /** {@code rec} is exactly what we wrote (times as the API keeps them, in microseconds), at a later version. */
+        boolean landedAs(LeaseRecord rec) {
+            return rec.holderIdentity().equals(desired.holderIdentity())
+                    && rec.leaseTransitions() == desired.leaseTransitions()
+                    && Objects.equals(rec.leaseDurationSeconds(), desired.leaseDurationSeconds())
+                    && sameMicros(rec.acquireTime(), desired.acquireTime())
+                    && sameMicros(rec.renewTime(), desired.renewTime());
+        }
+
+        private static boolean sameMicros(Instant a, Instant b) {
+            return a != null && b != null && a.truncatedTo(ChronoUnit.MICROS).equals(b.truncatedTo(ChronoUnit.MICROS));
+        }
     }
 
     private void wrote(LeaseRecord rec) {

@@ -99,6 +99,81 @@ class EvidenceOfDeathTest {
     }
 
     @Test
+    void aTakeoverWhoseAnswerIsLostIsOursWhenItLanded() {
+        // OperatorChaosIT kill trial 2052072381872521 at load 30: b's takeover PUT landed (200) but its answer came
+        // after the attempt's budget; b then took the record naming it for a stranger's and waited it out (6 s)
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        LeaderElector b = contender(false);
+        b.start();
+        h.scheduler.advance(RP.multipliedBy(3));
+        int transitions = h.store.peek(LEASE).orElseThrow().leaseTransitions();
+        a.stopWithoutRelease(); // kill -9
+        boolean[] lost = {false};
+        String[] lostVersion = {null};
+        h.store.intercept(new InMemoryLeaseStore.Interceptor() {
+            @Override
+            public void after(InMemoryLeaseStore.Op op, LeaseKey key) {
+                if (op == InMemoryLeaseStore.Op.UPDATE && !lost[0]) {
+                    lost[0] = true;
+                    lostVersion[0] = h.store.peek(LEASE).orElseThrow().resourceVersion();
+                    throw new LeaseStoreFailure(key, 0, "no answer within the attempt's budget (injected)", null);
+                }
+            }
+        });
+        evidence.kubeletReports(killed());
+        h.scheduler.runDue();
+        assertThat(lost[0]).as("the takeover was written and its answer lost").isTrue();
+        assertThat(h.store.peek(LEASE).orElseThrow().holderIdentity()).isEqualTo("b");
+        h.scheduler.advance(RP.multipliedBy(3));
+
+        assertThat(b.isLeader()).as("b's own landed takeover is not waited out").isTrue();
+        LeaseRecord rec = h.store.peek(LEASE).orElseThrow();
+        assertThat(rec.holderIdentity()).isEqualTo("b");
+        assertThat(rec.leaseTransitions()).as("one change of holder").isEqualTo(transitions + 1);
+        assertThat(counted).containsExactly(ProcessEnd.Reason.FAILED);
+        assertThat(evidence.tookOverFrom).containsExactly("a->b FAILED");
+        assertThat(rec.resourceVersion())
+                .as("the term began on a renew of the landed record, whose answer b saw")
+                .isNotEqualTo(lostVersion[0]);
+        h.closeOpen(List.of(a, b));
+        assertThat(h.overlaps()).isEmpty();
+    }
+
+    @Test
+    void aLostTakeoverAnswerAdoptsNothingWhenAnotherWriteCameFirst() {
+        // the takeover got no answer and did not land (the holder was alive and renewed): nothing is b's
+        LeaderElector a = h.start("a", Duration.ZERO);
+        h.scheduler.runDue();
+        LeaderElector b = contender(false);
+        b.start();
+        h.scheduler.advance(RP.multipliedBy(3));
+        boolean[] lost = {false};
+        h.store.intercept(new InMemoryLeaseStore.Interceptor() {
+            @Override
+            public void before(InMemoryLeaseStore.Op op, LeaseKey key) {
+                if (op == InMemoryLeaseStore.Op.UPDATE
+                        && evidence.answer.get() instanceof ProcessEnd.Ended
+                        && !lost[0]) {
+                    lost[0] = true;
+                    throw new LeaseStoreFailure(key, 0, "no answer within the attempt's budget (injected)", null);
+                }
+            }
+        });
+        evidence.kubeletReports(killed()); // a stale verdict: a is alive
+        h.scheduler.runDue();
+        evidence.answer.set(new ProcessEnd.Unknown("kubelet silent"));
+        h.scheduler.advance(LD.multipliedBy(2));
+        assertThat(lost[0]).isTrue();
+        assertThat(a.isLeader()).isTrue();
+        assertThat(b.isLeader()).isFalse();
+        assertThat(h.store.peek(LEASE).orElseThrow().holderIdentity()).isEqualTo("a");
+        assertThat(counted).isEmpty();
+        h.closeOpen(List.of(a, b));
+        assertThat(h.overlaps()).isEmpty();
+    }
+
+    @Test
     void evidenceFoundOnARetryIsUsedToo() {
         LeaderElector a = h.start("a", Duration.ZERO);
         h.scheduler.runDue();

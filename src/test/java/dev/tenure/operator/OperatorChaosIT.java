@@ -44,6 +44,7 @@ import dev.tenure.testsupport.Chaos;
 import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.RequestLog;
 import dev.tenure.testsupport.SuiteCounts;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
@@ -301,6 +302,11 @@ class OperatorChaosIT {
         final ConcurrentLinkedQueue<Write> afterHalt = new ConcurrentLinkedQueue<>();
 
         final ConcurrentLinkedQueue<String> trace = new ConcurrentLinkedQueue<>();
+
+        /** One write of an instance's election (its Lease), traced with the answer it got ({@link #traceText}). */
+        record ElectionWrite(long at, String what, ApiRequest request) {}
+
+        final ConcurrentLinkedQueue<ElectionWrite> electionWrites = new ConcurrentLinkedQueue<>();
         final AtomicInteger generation = new AtomicInteger();
         final List<Thread> shutdowns = new CopyOnWriteArrayList<>();
         volatile boolean ending;
@@ -348,7 +354,8 @@ class OperatorChaosIT {
                 String sender = r.userAgent().substring(AGENT_PREFIX.length());
                 String what = r.method() + " " + r.resourceWithSubresource() + " " + r.name();
                 if (sender.endsWith(ELECTION_SUFFIX)) {
-                    note(at, sender + " " + what); // the election's own lease writes: unfenced by design
+                    // the election's own lease writes: unfenced by design; traced with the answer each got
+                    electionWrites.add(new ElectionWrite(at, sender + " " + what, r));
                     return;
                 }
                 Write w = new Write(at, sender, r.term(), what);
@@ -887,6 +894,17 @@ class OperatorChaosIT {
         /** The trial's events and, per term, its writes, in time order. */
         String traceText() {
             List<String> lines = new ArrayList<>(trace);
+            // each election write with the status the emulator answered (a 409 is a conditional write that lost; a
+            // 200 whose writer did not lead is an answer it did not see in time), or "no answer" while none was sent
+            // by identity: two requests alike in every field are still two requests
+            java.util.IdentityHashMap<ApiRequest, RequestLog.Answer> answers = new java.util.IdentityHashMap<>();
+            cluster.requests().answers().forEach(a -> answers.putIfAbsent(a.request(), a));
+            for (ElectionWrite w : electionWrites) {
+                RequestLog.Answer a = answers.get(w.request());
+                String answer = a == null ? "no answer" : a.status() + (a.injected() ? " (injected)" : "");
+                lines.add(String.format(
+                        "%7d ms  %s -> %s", TimeUnit.NANOSECONDS.toMillis(w.at() - t0), w.what(), answer));
+            }
             Map<String, List<Write>> byTerm = writes.stream()
                     .collect(Collectors.groupingBy(Write::term, LinkedHashMap::new, Collectors.toList()));
             byTerm.forEach((term, ws) -> lines.add(String.format(
