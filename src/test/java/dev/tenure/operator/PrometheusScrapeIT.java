@@ -12,7 +12,6 @@ import io.quarkus.test.common.http.TestHTTPResource;
 import io.quarkus.test.junit.QuarkusTest;
 import java.io.File;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.net.URI;
 import java.net.URL;
 import java.net.URLEncoder;
@@ -25,7 +24,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -49,7 +51,10 @@ class PrometheusScrapeIT {
 
     private static Path bin;
     private static Process prometheus;
+    /** Bound by Prometheus itself (listen address port 0), read from its log ({@link #listeningPort}). */
     private static int prometheusPort;
+    /** exporter-toolkit's line once the listener is bound: the bound address, not the configured {@code :0}. */
+    private static final Pattern LISTENING = Pattern.compile("msg=\"Listening on\" address=127\\.0\\.0\\.1:(\\d+)");
     /** The scrape target of this run: queries select it so no sample from an earlier run can answer. */
     private static String instance;
 
@@ -108,6 +113,21 @@ class PrometheusScrapeIT {
         assertThat(tenureSeries).as("tenure_ series known to Prometheus").isNotEmpty();
     }
 
+    /** The port comes from the line naming the bound address, never from the configured {@code 127.0.0.1:0}. */
+    @Test
+    void thePortIsReadFromTheLineNamingTheBoundAddress() {
+        String configured = "ts=2026-11-29T23:58:02.644Z caller=web.go:503 level=info component=web"
+                + " msg=\"Start listening for connections\" address=127.0.0.1:0\n";
+        String bound = "ts=2026-11-29T23:58:02.649Z caller=tls_config.go:232 level=info component=web"
+                + " msg=\"Listening on\" address=127.0.0.1:35897\n";
+        assertThat(listeningPort(configured)).as("before the bind").isEmpty();
+        assertThat(listeningPort(configured + bound)).hasValue(35897);
+        assertThat(listeningPort("time=2026-11-29T23:58:02.649Z level=INFO source=tls_config.go:347"
+                        + " msg=\"Listening on\" address=127.0.0.1:40123 http2=false\n"))
+                .as("Prometheus 3's logfmt")
+                .hasValue(40123);
+    }
+
     @Test
     void promtoolAcceptsTheShippedRuleGroups() throws Exception {
         // The groups of the PrometheusRule we ship (deploy/ is what verify-generated keeps equal to the build).
@@ -153,7 +173,6 @@ class PrometheusScrapeIT {
         deleteRecursively(data); // a fresh TSDB: samples of an earlier run must not answer this one
         Files.createDirectories(data);
         instance = metrics.getHost() + ":" + metrics.getPort();
-        prometheusPort = freePort();
         Path config = WORK.resolve("prometheus.yml");
         Files.writeString(config, """
                 global:
@@ -165,14 +184,42 @@ class PrometheusScrapeIT {
                     static_configs:
                       - targets: ["%s"]
                 """.formatted(metrics.getPath(), instance));
+        // Port 0: Prometheus binds a free port itself and names it in its log. A port found free here and handed over
+        // could be taken first by another bind on the machine (an emulated API server of another test JVM), and the
+        // queries would then go to that server.
+        Path log = WORK.resolve("prometheus.log");
         prometheus = new ProcessBuilder(
                         bin.resolve("prometheus").toString(),
                         "--config.file=" + config,
                         "--storage.tsdb.path=" + data,
-                        "--web.listen-address=127.0.0.1:" + prometheusPort)
+                        "--web.listen-address=127.0.0.1:0")
                 .redirectErrorStream(true)
-                .redirectOutput(WORK.resolve("prometheus.log").toFile())
+                .redirectOutput(log.toFile())
                 .start();
+        prometheusPort = await("Prometheus listening (its log names the port it bound)")
+                .atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(100))
+                .until(
+                        () -> {
+                            OptionalInt port = listeningPort(Files.readString(log));
+                            if (port.isEmpty() && !prometheus.isAlive()) {
+                                throw new IllegalStateException("prometheus exited with " + prometheus.exitValue()
+                                        + " before it listened: " + Files.readString(log));
+                            }
+                            return port;
+                        },
+                        OptionalInt::isPresent)
+                .getAsInt();
+    }
+
+    /**
+     * The port Prometheus bound, from its log's {@code msg="Listening on" address=127.0.0.1:<port>} (the line
+     * exporter-toolkit's web server logs once its listener is bound, with the bound address; Prometheus 2.42 and
+     * later); empty until that line is written.
+     */
+    static OptionalInt listeningPort(String log) {
+        Matcher listening = LISTENING.matcher(log);
+        return listening.find() ? OptionalInt.of(Integer.parseInt(listening.group(1))) : OptionalInt.empty();
     }
 
     private static JsonNode query(String promql) throws IOException, InterruptedException {
@@ -192,12 +239,6 @@ class PrometheusScrapeIT {
                     Files.delete(p);
                 }
             }
-        }
-    }
-
-    private static int freePort() throws IOException {
-        try (ServerSocket socket = new ServerSocket(0)) {
-            return socket.getLocalPort();
         }
     }
 }

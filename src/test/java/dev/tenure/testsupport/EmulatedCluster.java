@@ -222,6 +222,18 @@ public final class EmulatedCluster implements AutoCloseable {
         return new KubernetesClientBuilder().withHttpClientFactory(HTTP_CLIENTS);
     }
 
+    /**
+     * fabric8's mock server logs one INFO line per request it answers (~68,000 in a {@code make test}, each carried by
+     * surefire's output channel to Maven's JVM and into the reports). Held so the level sticks. At WARNING unless
+     * {@value #LOG_REQUESTS_PROPERTY} is true: a test that needs the requests reads {@link #requests()}, the RBAC check
+     * its recordings; the mock server's warnings and errors still print.
+     */
+    private static final java.util.logging.Logger MOCK_SERVER_LOG =
+            java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
+
+    /** {@code -Dtenure.emulator.log-requests=true}: the mock server's line per request again, to read a red run. */
+    public static final String LOG_REQUESTS_PROPERTY = "tenure.emulator.log-requests";
+
     /** One client per User-Agent, built on first use (harness, operator under test, workloads). */
     private final Map<String, KubernetesClient> clients = new ConcurrentHashMap<>();
 
@@ -245,6 +257,11 @@ public final class EmulatedCluster implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+        // set at each start, not once: a Quarkus application's logging setup may set levels in between
+        MOCK_SERVER_LOG.setLevel(
+                Boolean.getBoolean(LOG_REQUESTS_PROPERTY)
+                        ? java.util.logging.Level.INFO
+                        : java.util.logging.Level.WARNING);
         this.server = new MockWebServer();
         this.admissionCallers = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "emulated-admission");

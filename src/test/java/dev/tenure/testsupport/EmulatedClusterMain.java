@@ -22,14 +22,9 @@ public final class EmulatedClusterMain {
     static final List<Consumer<EmulatedCluster>> DEMO_STEPS = new ArrayList<>(
             List.of(cluster -> cluster.seed().demo(), dev.tenure.maintenance.MaintenanceDemo::applyAfterStartup));
 
-    /** Held so the level sticks: the mock server logs every request at INFO, too loud next to the operator. */
-    private static final java.util.logging.Logger MOCK_LOG =
-            java.util.logging.Logger.getLogger("io.fabric8.mockwebserver");
-
     private EmulatedClusterMain() {}
 
     public static void main(String[] args) throws Exception {
-        MOCK_LOG.setLevel(java.util.logging.Level.WARNING);
         Path kubeconfig = Path.of(args.length > 0 ? args[0] : "target/emulated-cluster.kubeconfig")
                 .toAbsolutePath();
         int port = args.length > 1 ? Integer.parseInt(args[1]) : 0;

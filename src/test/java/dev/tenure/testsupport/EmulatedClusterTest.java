@@ -14,6 +14,7 @@ import io.fabric8.kubernetes.client.KubernetesClientException;
 import io.fabric8.kubernetes.client.Watch;
 import io.fabric8.kubernetes.client.Watcher;
 import io.fabric8.kubernetes.client.WatcherException;
+import io.fabric8.mockwebserver.MockWebServer;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -26,6 +27,9 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
@@ -629,6 +633,50 @@ class EmulatedClusterTest {
                         .count(ApiRequest.resource("pods", "eviction").and(ApiRequest.verb("create"))))
                 .isEqualTo(1);
         assertThat(cluster.requests().all().get(0).userAgent()).isEqualTo("emulated-cluster-test-client");
+    }
+
+    /**
+     * The mock server's INFO line per request is off ({@link EmulatedCluster#LOG_REQUESTS_PROPERTY}): the request log
+     * keeps the request, the console does not, and the mock server's warnings still print.
+     */
+    @Test
+    void aRequestIsRecordedNotLoggedLineByLine() {
+        java.util.logging.Logger mockServer = java.util.logging.Logger.getLogger(MockWebServer.class.getName());
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler handler = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                records.add(record);
+            }
+
+            @Override
+            public void flush() {}
+
+            @Override
+            public void close() {}
+        };
+        mockServer.addHandler(handler);
+        long before;
+        try {
+            before = cluster.requests().count(ApiRequest.verb("get").and(ApiRequest.resource("nodes")));
+            client.nodes().withName("w1").get();
+            client.nodes().withName("w2").get();
+        } finally {
+            mockServer.removeHandler(handler);
+        }
+
+        assertThat(cluster.requests().count(ApiRequest.verb("get").and(ApiRequest.resource("nodes"))))
+                .as("recorded in the request log")
+                .isEqualTo(before + 2);
+        assertThat(mockServer.isLoggable(Level.INFO))
+                .as("the mock server's per-request line (INFO)")
+                .isFalse();
+        assertThat(mockServer.isLoggable(Level.WARNING))
+                .as("the mock server's warnings")
+                .isTrue();
+        assertThat(records)
+                .as("the mock server's records below WARNING")
+                .noneMatch(r -> r.getLevel().intValue() < Level.WARNING.intValue());
     }
 
     @Test

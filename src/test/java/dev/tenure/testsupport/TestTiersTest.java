@@ -3,15 +3,20 @@ package dev.tenure.testsupport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /**
  * Keeps {@code make test-fast} fast: it runs the tests without the {@code e2e} and {@code chaos} tags, so a test class
@@ -136,7 +141,34 @@ class TestTiersTest {
                         "-Dquarkus.generate-code.skip=true",
                         "-Djqwik.tries.default=$(FAST_TRIES)")
                 .doesNotContain("-Perrorprone");
-        assertThat(recipe("test")).contains("-Perrorprone").doesNotContain(".skip", "jqwik.tries");
+        String test = recipe("test");
+        assertThat(test).contains("-Perrorprone").doesNotContain("jqwik.tries");
+        // the one skip: the build's own formatting gate, which the recipe runs beside the build instead
+        assertThat(test).contains("spotless:check", "-Dspotless.check.skip=true");
+        assertThat(test.replace("-Dspotless.check.skip=true", "")).doesNotContain(".skip");
+    }
+
+    /**
+     * {@code make test} runs the formatting gate beside the build and fails when either fails: its recipe run with a
+     * stand-in for Maven that fails the one or the other (the set-up step taken as done).
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "the formatting gate fails, spotless:check, the formatting gate (spotless:check) failed",
+        "the build fails, -Perrorprone, the formatting gate (spotless:check) passed"
+    })
+    void makeTestFailsWhenTheBuildOrTheFormattingGateFails(String name, String failing, String said, @TempDir Path dir)
+            throws Exception {
+        Path mvn = dir.resolve("mvn");
+        Files.writeString(mvn, "#!/bin/sh\ncase \"$*\" in *" + failing + "*) echo failed; exit 1;; esac\n");
+        assertThat(mvn.toFile().setExecutable(true)).isTrue();
+        Process make = new ProcessBuilder("make", "-o", "test-tools", "test", "MVN=" + mvn)
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(make.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(make.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(make.exitValue()).as(output).isNotZero();
+        assertThat(output).contains(said).as("stopped before verify-generated").doesNotContain("verify-generated]");
     }
 
     /**
