@@ -9,8 +9,12 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The eviction subresource's PodDisruptionBudget check, computed live from the pods (the upstream
- * disruption controller computes the same numbers into PDB status; here expected = matching pods).
+ * The eviction subresource's PodDisruptionBudget check, computed live from the pods at the eviction (upstream the
+ * eviction reads the numbers the disruption controller wrote into the budget's status). Expected pods: on a living
+ * cluster ({@link LivingCluster}) as the disruption controller counts them ({@link DisruptionController#numbers}: for
+ * {@code maxUnavailable} or a percentage, the scale of the pods' controllers), so a replica its ReplicaSet has not
+ * replaced yet still counts as unavailable; on a plain emulator, where an evicted pod is never replaced, the matching
+ * pods (there the controllers' scale would block every drain after its first eviction).
  */
 final class DisruptionBudgets {
     private DisruptionBudgets() {}
@@ -25,8 +29,25 @@ final class DisruptionBudgets {
     /** Upstream answers 500 when more than one PDB selects the pod. */
     record TooManyBudgets() implements Decision {}
 
-    /** May {@code pod} be evicted, given the namespace's {@code budgets} and {@code podsInNamespace}? */
+    /**
+     * May {@code pod} be evicted, given the namespace's {@code budgets} and {@code podsInNamespace}? Expected pods are
+     * the matching ones (a plain emulator's rule).
+     */
     static Decision decide(Pod pod, List<PodDisruptionBudget> budgets, List<Pod> podsInNamespace) {
+        return decide(pod, budgets, podsInNamespace, null);
+    }
+
+    /**
+     * As {@link #decide(Pod, List, List)}; with {@code scaleOf} (the replicas of a pod's controller, empty when it has
+     * none known) the budget's numbers are the disruption controller's ({@link DisruptionController#numbers}), as on
+     * a living cluster: expected from the controllers' scale, not from the pods that happen to exist. A budget the
+     * controller cannot sync (its fail-safe: no disruption allowed) blocks.
+     */
+    static Decision decide(
+            Pod pod,
+            List<PodDisruptionBudget> budgets,
+            List<Pod> podsInNamespace,
+            java.util.function.Function<Pod, java.util.OptionalInt> scaleOf) {
         // Upstream skips the budget for pods that are terminal, pending or already terminating.
         String phase = pod.getStatus() == null ? null : pod.getStatus().getPhase();
         if ("Succeeded".equals(phase) || "Failed".equals(phase) || "Pending".equals(phase) || isTerminating(pod)) {
@@ -41,12 +62,26 @@ final class DisruptionBudgets {
             return new TooManyBudgets();
         }
         PodDisruptionBudget pdb = matching.get(0);
-        List<Pod> selected =
-                podsInNamespace.stream().filter(p -> selects(pdb, p)).toList();
-        int expected = selected.size();
-        int healthy = (int)
-                selected.stream().filter(p -> isReady(p) && !isTerminating(p)).count();
-        int desired = desiredHealthy(pdb, expected);
+        int healthy;
+        int desired;
+        int disruptionsAllowed;
+        if (scaleOf == null) {
+            List<Pod> selected =
+                    podsInNamespace.stream().filter(p -> selects(pdb, p)).toList();
+            healthy = (int) selected.stream()
+                    .filter(p -> isReady(p) && !isTerminating(p))
+                    .count();
+            desired = desiredHealthy(pdb, selected.size());
+            disruptionsAllowed = healthy - desired;
+        } else {
+            DisruptionController.Numbers n = DisruptionController.numbers(pdb, podsInNamespace, scaleOf);
+            if (n.failure() != null) {
+                return new Blocked(pdb.getMetadata().getName(), n.desiredHealthy(), n.currentHealthy());
+            }
+            healthy = n.currentHealthy();
+            desired = n.desiredHealthy();
+            disruptionsAllowed = n.disruptionsAllowed(); // 0 when no pod is expected, as upstream
+        }
         boolean alwaysAllowUnhealthy = "AlwaysAllow".equals(pdb.getSpec().getUnhealthyPodEvictionPolicy());
         if (!isReady(pod)) {
             // IfHealthyBudget (default): an unready pod may go while the budget is met; AlwaysAllow: always.
@@ -54,7 +89,7 @@ final class DisruptionBudgets {
                     ? new Allowed()
                     : new Blocked(pdb.getMetadata().getName(), desired, healthy);
         }
-        return healthy - desired >= 1
+        return disruptionsAllowed >= 1
                 ? new Allowed()
                 : new Blocked(pdb.getMetadata().getName(), desired, healthy);
     }

@@ -187,7 +187,7 @@ final class DisruptionController {
     }
 
     /** The finders of getExpectedScale: a ReplicaSet's replicas (its Deployment's when it has one), a StatefulSet's. */
-    private static OptionalInt scaleOf(ClusterStore store, Pod pod) {
+    static OptionalInt scaleOf(ClusterStore store, Pod pod) {
         OwnerReference c = controllerOf(pod);
         String ns = pod.getMetadata().getNamespace();
         if ("ReplicaSet".equals(c.getKind())) {

@@ -293,6 +293,7 @@ public final class EmulatedCluster implements AutoCloseable {
                     heldNotReady);
         }
         dispatcher.kubelets(kubelets);
+        dispatcher.living(ns -> options.readinessDelay != null || livingNamespaces.contains(ns));
         crud.onOrphans(orphan -> executor.execute(() -> dispatcher.collect(orphan)));
         this.dispatcher = dispatcher;
         this.crud = crud;
@@ -336,8 +337,15 @@ public final class EmulatedCluster implements AutoCloseable {
                 workloads,
                 Objects.requireNonNull(namespace, "namespace"),
                 heldNotReady);
-        return living::stop;
+        livingNamespaces.add(namespace);
+        return () -> {
+            living.stop();
+            livingNamespaces.remove(namespace);
+        };
     }
+
+    /** The namespaces made living one by one ({@link #living(String, Duration)}), until their handle is closed. */
+    private final java.util.Set<String> livingNamespaces = ConcurrentHashMap.newKeySet();
 
     /** "namespace/key=value" of the pods held not Ready ({@link #holdReadiness}). */
     private final java.util.Set<String> heldNotReady = ConcurrentHashMap.newKeySet();
