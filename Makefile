@@ -66,6 +66,10 @@ OPERATOR_CHAOS_TRIALS ?= 200
 # delivered or withheld) run 4 side by side (-Dtenure.chaos.operator.kill.parallel); make test runs 20 (SuiteCounts).
 # Measured: 200 in 305 s on the shared two cores at load 14-26 (5.3 s median each, 1.3 s of CPU); 1,000 take ~25 min.
 OPERATOR_KILL_TRIALS ?= 1000
+# SurgeChaosIT (issue 51): kill -9 of the leader, a foreign scale or an HPA at a random point of a surge evacuation,
+# two real operator instances on a living emulated cluster, 4 side by side (-Dtenure.chaos.surge.parallel); make test
+# runs 4 (SuiteCounts).
+SURGE_CHAOS_TRIALS ?= 200
 # DrainModelPropertyTest: generated drain plans (make test runs 1,000, pom.xml, jqwik.tries.default).
 DRAIN_MODEL_TRIES ?= 200000
 # DrainModelOnClusterIT: the same plans on the emulated cluster, one cluster each (make test runs 5, SuiteCounts).
@@ -82,8 +86,8 @@ PLACEMENT_FORECAST_TRIES ?= 20000
 # 1,000), its own count here so that DRAIN_MODEL_TRIES (jqwik.tries.default) does not apply to it. Measured: 10,000
 # in 278 s on the shared two cores (load ~10).
 ROLLOUT_PLANNER_TRIES ?= 10000
-chaos: ## Long chaos run, the stress counts (seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials, OPERATOR_KILL_TRIALS kill trials, DRAIN_MODEL_TRIES drain model cases, DRAIN_MODEL_CLUSTER_TRIES of them on the cluster, WINDOW_TRIES windows, PLACEMENT_CLUSTER_TRIES forecasts on the living cluster, PLACEMENT_FORECAST_TRIES forecast invariants, ROLLOUT_PLANNER_TRIES rollouts)
-	$(MVN) verify -Dtest='*Chaos*,DrainModelPropertyTest,DrainModelOnClusterIT,MaintenanceWindowPropertyTest,PlacementForecastPropertyTest,PlacementForecastOnClusterIT,RolloutPlannerPropertyTest' -Djqwik.tries.default=$(DRAIN_MODEL_TRIES) -Dtenure.drain-model.cluster.tries=$(DRAIN_MODEL_CLUSTER_TRIES) -Dtenure.windows.tries=$(WINDOW_TRIES) -Dtenure.placement.cluster.tries=$(PLACEMENT_CLUSTER_TRIES) -Dtenure.placement.forecast.tries=$(PLACEMENT_FORECAST_TRIES) -Dtenure.rollout.planner.tries=$(ROLLOUT_PLANNER_TRIES) -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dtenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS) -Dtenure.chaos.operator.kill.trials=$(OPERATOR_KILL_TRIALS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true
+chaos: ## Long chaos run, the stress counts (seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials, OPERATOR_KILL_TRIALS kill trials, SURGE_CHAOS_TRIALS surge trials, DRAIN_MODEL_TRIES drain model cases, DRAIN_MODEL_CLUSTER_TRIES of them on the cluster, WINDOW_TRIES windows, PLACEMENT_CLUSTER_TRIES forecasts on the living cluster, PLACEMENT_FORECAST_TRIES forecast invariants, ROLLOUT_PLANNER_TRIES rollouts)
+	$(MVN) verify -Dtest='*Chaos*,DrainModelPropertyTest,DrainModelOnClusterIT,MaintenanceWindowPropertyTest,PlacementForecastPropertyTest,PlacementForecastOnClusterIT,RolloutPlannerPropertyTest' -Djqwik.tries.default=$(DRAIN_MODEL_TRIES) -Dtenure.drain-model.cluster.tries=$(DRAIN_MODEL_CLUSTER_TRIES) -Dtenure.windows.tries=$(WINDOW_TRIES) -Dtenure.placement.cluster.tries=$(PLACEMENT_CLUSTER_TRIES) -Dtenure.placement.forecast.tries=$(PLACEMENT_FORECAST_TRIES) -Dtenure.rollout.planner.tries=$(ROLLOUT_PLANNER_TRIES) -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dtenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS) -Dtenure.chaos.operator.kill.trials=$(OPERATOR_KILL_TRIALS) -Dtenure.chaos.surge.trials=$(SURGE_CHAOS_TRIALS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true
 
 bundle: ## OLM bundle, catalog, plain manifests (VERSION=x.y.z OPERATOR_DIGEST=sha256:… [BUNDLE_DIGEST=sha256:…] cuts a release)
 	@OPERATOR_DIGEST=$(OPERATOR_DIGEST) BUNDLE_DIGEST=$(BUNDLE_DIGEST) bin/release $(VERSION)

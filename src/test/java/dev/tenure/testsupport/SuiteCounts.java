@@ -17,6 +17,18 @@ public final class SuiteCounts {
     /** Kill trials in {@code make test}: a smoke run (the point and the kubelet's report are drawn from each seed). */
     public static final int KILL_TRIALS = 20;
 
+    /**
+     * {@code SurgeChaosIT}'s trials (issue 51's chaos: kill -9 of the leader, a foreign scale or an HPA at a random
+     * point of a surge); {@code make chaos}: {@code SURGE_CHAOS_TRIALS} (200).
+     */
+    public static final String SURGE_TRIALS_PROPERTY = "tenure.chaos.surge.trials";
+
+    /**
+     * Surge trials in {@code make test}: a smoke run, four side by side (one round: ~20 s of wall time). The point,
+     * the fault and the workloads are drawn from each seed; {@code make chaos}'s 200 draw every pair many times.
+     */
+    public static final int SURGE_TRIALS = 4;
+
     /** {@code DrainModelOnClusterIT}'s generated plans, one emulated cluster each; {@code make chaos}: 500. */
     public static final String CLUSTER_PLANS_PROPERTY = "tenure.drain-model.cluster.tries";
 

@@ -183,6 +183,9 @@ class TestTiersTest {
                 .as("pom.xml's jqwik.tries.default: the drain model's plans in make test")
                 .isBetween(1, 1000);
         assertThat(SuiteCounts.KILL_TRIALS).as("kill trials in make test").isBetween(1, 20);
+        assertThat(SuiteCounts.SURGE_TRIALS)
+                .as("surge chaos trials in make test (one round of four side by side)")
+                .isBetween(1, 4);
         assertThat(SuiteCounts.CLUSTER_PLANS)
                 .as("drain model plans on the cluster in make test")
                 .isBetween(1, 5);
@@ -205,6 +208,7 @@ class TestTiersTest {
                 .as("make test's recipe and pom.xml pass no stress count")
                 .doesNotContain(
                         SuiteCounts.KILL_TRIALS_PROPERTY,
+                        SuiteCounts.SURGE_TRIALS_PROPERTY,
                         SuiteCounts.CLUSTER_PLANS_PROPERTY,
                         SuiteCounts.WINDOW_TRIES_PROPERTY,
                         SuiteCounts.PLACEMENT_CLUSTER_TRIES_PROPERTY,
@@ -216,6 +220,7 @@ class TestTiersTest {
         List<String> readingPastSuiteCounts = testClasses()
                 .filter(f -> !f.name.equals(SuiteCounts.class.getSimpleName()))
                 .filter(f -> f.source.contains("\"" + SuiteCounts.KILL_TRIALS_PROPERTY + "\"")
+                        || f.source.contains("\"" + SuiteCounts.SURGE_TRIALS_PROPERTY + "\"")
                         || f.source.contains("\"" + SuiteCounts.CLUSTER_PLANS_PROPERTY + "\"")
                         || f.source.contains("\"" + SuiteCounts.WINDOW_TRIES_PROPERTY + "\"")
                         || f.source.contains("\"" + SuiteCounts.PLACEMENT_CLUSTER_TRIES_PROPERTY + "\"")
@@ -248,6 +253,7 @@ class TestTiersTest {
         atLeast.put("jqwik.tries.default=$(DRAIN_MODEL_TRIES)", 200_000);
         atLeast.put(SuiteCounts.CLUSTER_PLANS_PROPERTY + "=$(DRAIN_MODEL_CLUSTER_TRIES)", 500);
         atLeast.put(SuiteCounts.KILL_TRIALS_PROPERTY + "=$(OPERATOR_KILL_TRIALS)", 1000);
+        atLeast.put(SuiteCounts.SURGE_TRIALS_PROPERTY + "=$(SURGE_CHAOS_TRIALS)", 200);
         atLeast.put(SuiteCounts.WINDOW_TRIES_PROPERTY + "=$(WINDOW_TRIES)", 10_000);
         atLeast.put(SuiteCounts.PLACEMENT_CLUSTER_TRIES_PROPERTY + "=$(PLACEMENT_CLUSTER_TRIES)", 1000);
         atLeast.put(SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY + "=$(PLACEMENT_FORECAST_TRIES)", 10_000);

@@ -35,7 +35,9 @@ import java.util.Optional;
  * own updates never run old and new pods together), a Deployment mid-rollout (kubectl rollout status's conditions: a
  * generation not yet observed, updated or available replicas short of the spec, old replicas still running: scaling
  * then spreads over old and new ReplicaSets), the Deployment's own {@code maxSurge} (rounded up, as the Deployment
- * controller's {@code ResolveFenceposts} rounds it) smaller than the pods to add, a HorizontalPodAutoscaler on the
+ * controller's {@code ResolveFenceposts} rounds it) smaller than the pods to add, a budget the surge would not free
+ * ({@link #stillNoDisruption}: {@code maxUnavailable: 0} refuses every eviction whatever the replicas), a
+ * HorizontalPodAutoscaler on the
  * workload (at {@code maxReplicas}: the named case, a surge cannot fit under it; below it refused as well, by
  * decision: the HPA owns the replicas and would rewrite those a surge raised, and raising its {@code minReplicas}
  * instead would write an object its owner manages and give back through the HPA's scale-down, whose timing and pod
@@ -66,6 +68,7 @@ public final class SurgePlanner {
         RECREATE("Recreate strategy"),
         MID_ROLLOUT("mid-rollout"),
         MAX_SURGE("maxSurge too small"),
+        BUDGET_FORBIDS("budget forbids it"),
         HPA_AT_MAX("HPA at maxReplicas"),
         HPA_MANAGED("HPA-managed"),
         WOULD_NOT_FIT("would not fit (forecast)"),
@@ -244,6 +247,10 @@ public final class SurgePlanner {
                                 + " are on the node");
             }
         }
+        Optional<String> forbids = stillNoDisruption(o.pod(), o.budgets(), o.podsOnNode());
+        if (forbids.isPresent()) {
+            return new CannotSurge(Reason.BUDGET_FORBIDS, forbids.get());
+        }
         Optional<HorizontalPodAutoscaler> hpa =
                 o.autoscalers().stream().filter(h -> scales(h, target)).findFirst();
         if (hpa.isPresent()) {
@@ -264,6 +271,66 @@ public final class SurgePlanner {
             return new CannotSurge(Reason.WOULD_NOT_FIT, "the placement forecast says " + o.fit());
         }
         return new Surge(target, replicas, o.podsOnNode());
+    }
+
+    /**
+     * Whether the pod's one budget would still allow no disruption with {@code add} more pods, all healthy: the
+     * disruption controller's arithmetic ({@code disruptionsAllowed = currentHealthy - desiredHealthy}, with
+     * {@code desiredHealthy} = {@code minAvailable}, or {@code expectedPods - maxUnavailable}, a percentage of
+     * {@code expectedPods} rounded up either way, as {@code intstr.GetScaledValueFromIntOrPercent(.., true)} in
+     * kube-controller-manager's disruption controller). A {@code maxUnavailable: 0} budget (or {@code minAvailable:
+     * 100%}) refuses every eviction whatever the replicas: a surge there would only hold extra pods until the drain's
+     * timeout. Called for the "no spare replica" case only ({@link #notNoSpareReplica} empty).
+     *
+     * @return why the surge would not free the budget; empty when it would
+     */
+    static Optional<String> stillNoDisruption(Pod pod, List<PodDisruptionBudget> budgets, int add) {
+        PodDisruptionBudget b = budgets.stream()
+                .filter(x -> BudgetSimulation.selects(x, pod))
+                .findFirst()
+                .orElseThrow();
+        int expected = b.getStatus().getExpectedPods() + add;
+        int healthy = b.getStatus().getCurrentHealthy() + add;
+        IntOrString min = b.getSpec() == null ? null : b.getSpec().getMinAvailable();
+        IntOrString max = b.getSpec() == null ? null : b.getSpec().getMaxUnavailable();
+        int desired;
+        String rule;
+        if (max != null) {
+            desired = expected - scaled(max, expected);
+            rule = "maxUnavailable " + max.getValue();
+        } else if (min != null) {
+            desired = scaled(min, expected);
+            rule = "minAvailable " + min.getValue();
+        } else {
+            return Optional.empty(); // neither set: the API server refuses such a budget; nothing to add here
+        }
+        if (healthy - desired > 0) {
+            return Optional.empty();
+        }
+        return Optional.of("PodDisruptionBudget " + b.getMetadata().getNamespace() + "/"
+                + b.getMetadata().getName() + " (" + rule + ") would still allow no disruption with " + add
+                + " more healthy pod(s): " + healthy + " healthy, " + desired + " desired");
+    }
+
+    /** An int-or-percent of {@code total}, a percentage rounded up (the disruption controller's rounding). */
+    private static int scaled(IntOrString v, int total) {
+        if (v.getIntVal() != null) {
+            return v.getIntVal();
+        }
+        String s = v.getStrVal() == null ? "" : v.getStrVal().trim();
+        if (s.endsWith("%")) {
+            try {
+                int percent = Integer.parseInt(s.substring(0, s.length() - 1).trim());
+                return (int) Math.ceil(percent * (double) total / 100);
+            } catch (NumberFormatException e) {
+                return 0;
+            }
+        }
+        try {
+            return Integer.parseInt(s);
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     /**

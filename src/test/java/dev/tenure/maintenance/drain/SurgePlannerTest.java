@@ -129,6 +129,23 @@ class SurgePlannerTest {
                         base().withReplicas(4).withPodsOnNode(2).withDeploymentStatus(2L, 4, 4, 4),
                         CannotSurge.class,
                         Reason.MAX_SURGE),
+                row(
+                        "maxUnavailable 0: the budget refuses every eviction whatever the replicas",
+                        base().withBudgetSpec(null, new IntOrString(0)),
+                        CannotSurge.class,
+                        Reason.BUDGET_FORBIDS),
+                row(
+                        "maxUnavailable 0%: the same",
+                        base().withBudgetSpec(null, new IntOrString("0%")), CannotSurge.class, Reason.BUDGET_FORBIDS),
+                row(
+                        "minAvailable 100%: every expected pod, however many",
+                        base().withBudgetSpec(new IntOrString("100%"), null), CannotSurge.class, Reason.BUDGET_FORBIDS),
+                row(
+                        "minAvailable 50% of 1 (rounded up: 1) frees with one more (1 of 2)",
+                        base().withBudgetSpec(new IntOrString("50%"), null), Surge.class, null),
+                row(
+                        "minAvailable 90% of 1 stays 2 of 2 with one more: a surge would not free it",
+                        base().withBudgetSpec(new IntOrString("90%"), null), CannotSurge.class, Reason.BUDGET_FORBIDS),
                 row("an HPA at maxReplicas", base().withHpa(1, 1), CannotSurge.class, Reason.HPA_AT_MAX),
                 row("an HPA below maxReplicas", base().withHpa(1, 5), CannotSurge.class, Reason.HPA_MANAGED),
                 row(
@@ -304,6 +321,15 @@ class SurgePlannerTest {
             return this;
         }
 
+        IntOrString minAvailable = new IntOrString(1);
+        IntOrString maxUnavailable;
+
+        Base withBudgetSpec(IntOrString minAvailable, IntOrString maxUnavailable) {
+            this.minAvailable = minAvailable;
+            this.maxUnavailable = maxUnavailable;
+            return this;
+        }
+
         Base withBudgetNumbers(Integer current, Integer desired, Integer expected, Integer allowed) {
             budgetNumbers = new Integer[] {current, desired, expected, allowed};
             return this;
@@ -407,7 +433,8 @@ class SurgePlannerTest {
                     .withGeneration(1L)
                     .endMetadata()
                     .withNewSpec()
-                    .withMinAvailable(new IntOrString(1))
+                    .withMinAvailable(minAvailable)
+                    .withMaxUnavailable(maxUnavailable)
                     .withNewSelector()
                     .withMatchLabels(Map.of("app", "web"))
                     .endSelector()
