@@ -300,8 +300,8 @@ class SurgeChaosIT {
 
         void run(Trial trial) throws Exception {
             Random rnd = trial.rnd;
-            point = Point.values()[rnd.nextInt(Point.values().length)];
-            fault = Fault.values()[rnd.nextInt(Fault.values().length)];
+            point = List.of(Point.values()).get(rnd.nextInt(Point.values().length));
+            fault = List.of(Fault.values()).get(rnd.nextInt(Fault.values().length));
             if (!ONLY_POINT.isEmpty()) {
                 point = Point.valueOf(ONLY_POINT);
             }
