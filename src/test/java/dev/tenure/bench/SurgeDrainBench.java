@@ -14,17 +14,13 @@ import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.RequestLog;
 import dev.tenure.testsupport.RequestOrigin;
-import io.fabric8.kubernetes.api.model.HasMetadata;
+import dev.tenure.testsupport.ShippedSurgeRole;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.policy.v1.PodDisruptionBudget;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.informers.ResourceEventHandler;
 import io.fabric8.kubernetes.client.informers.SharedIndexInformer;
-import java.io.FileInputStream;
-import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -396,36 +392,6 @@ final class SurgeDrainBench {
 
     /** The opt-in ClusterRole {@code tenure-operator-surge} exactly as shipped in deploy/, bound as an admin binds it. */
     static void bindShippedSurgeRole(KubernetesClient client) throws Exception {
-        ClusterRole role;
-        try (InputStream in = new FileInputStream("deploy/tenure-operator.yaml")) {
-            List<HasMetadata> shipped = client.load(in).items();
-            role = shipped.stream()
-                    .filter(o -> o instanceof ClusterRole
-                            && "tenure-operator-surge".equals(o.getMetadata().getName()))
-                    .map(ClusterRole.class::cast)
-                    .findFirst()
-                    .orElseThrow(() ->
-                            new IllegalStateException("deploy/tenure-operator.yaml has no tenure-operator-surge"));
-        }
-        role.getMetadata().setResourceVersion(null);
-        client.rbac().clusterRoles().resource(role).create();
-        client.rbac()
-                .clusterRoleBindings()
-                .resource(new ClusterRoleBindingBuilder()
-                        .withNewMetadata()
-                        .withName("tenure-operator-surge")
-                        .endMetadata()
-                        .withNewRoleRef()
-                        .withApiGroup("rbac.authorization.k8s.io")
-                        .withKind("ClusterRole")
-                        .withName("tenure-operator-surge")
-                        .endRoleRef()
-                        .addNewSubject()
-                        .withKind("ServiceAccount")
-                        .withName("tenure-operator")
-                        .withNamespace("tenure-system")
-                        .endSubject()
-                        .build())
-                .create();
+        ShippedSurgeRole.bind(client, "tenure-system", "tenure-operator");
     }
 }

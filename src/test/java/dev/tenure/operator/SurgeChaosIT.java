@@ -19,18 +19,14 @@ import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.RequestLog;
 import dev.tenure.testsupport.RequestOrigin;
+import dev.tenure.testsupport.ShippedSurgeRole;
 import dev.tenure.testsupport.SuiteCounts;
 import io.fabric8.kubernetes.api.model.HasMetadata;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
 import io.fabric8.kubernetes.api.model.autoscaling.v2.HorizontalPodAutoscalerBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import java.io.FileInputStream;
-import java.io.IOException;
-import java.io.InputStream;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -844,49 +840,8 @@ class SurgeChaosIT {
                 });
     }
 
-    /** The opt-in ClusterRole as shipped in deploy/ (read once: the file holds the CRDs too). */
-    static final ClusterRole SHIPPED_SURGE_ROLE = shippedSurgeRole();
-
-    static ClusterRole shippedSurgeRole() {
-        // load() parses here: the client never connects
-        try (InputStream in = new FileInputStream("deploy/tenure-operator.yaml");
-                KubernetesClient parser = EmulatedCluster.clientBuilder()
-                        .withConfig(io.fabric8.kubernetes.client.Config.empty())
-                        .withKubernetesSerialization(OperatorChaosIT.SERIALIZATION)
-                        .build()) {
-            return parser.load(in).items().stream()
-                    .filter(o -> o instanceof ClusterRole
-                            && "tenure-operator-surge".equals(o.getMetadata().getName()))
-                    .map(ClusterRole.class::cast)
-                    .findFirst()
-                    .orElseThrow();
-        } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
-
     /** The opt-in ClusterRole exactly as shipped in deploy/, bound to the operator's account as an admin would. */
     static void bindShippedSurgeRole(KubernetesClient client) {
-        ClusterRole role = new io.fabric8.kubernetes.api.model.rbac.ClusterRoleBuilder(SHIPPED_SURGE_ROLE).build();
-        role.getMetadata().setResourceVersion(null);
-        client.rbac().clusterRoles().resource(role).create();
-        client.rbac()
-                .clusterRoleBindings()
-                .resource(new ClusterRoleBindingBuilder()
-                        .withNewMetadata()
-                        .withName("tenure-operator-surge")
-                        .endMetadata()
-                        .withNewRoleRef()
-                        .withApiGroup("rbac.authorization.k8s.io")
-                        .withKind("ClusterRole")
-                        .withName("tenure-operator-surge")
-                        .endRoleRef()
-                        .addNewSubject()
-                        .withKind("ServiceAccount")
-                        .withName("tenure-operator")
-                        .withNamespace(OperatorChaosIT.LEASE.namespace())
-                        .endSubject()
-                        .build())
-                .create();
+        ShippedSurgeRole.bind(client, OperatorChaosIT.LEASE.namespace(), "tenure-operator");
     }
 }

@@ -20,17 +20,12 @@ import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.MutableClock;
-import io.fabric8.kubernetes.api.model.HasMetadata;
+import dev.tenure.testsupport.ShippedSurgeRole;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRole;
-import io.fabric8.kubernetes.api.model.rbac.ClusterRoleBindingBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.FileInputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.time.Duration;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -235,36 +230,6 @@ class SurgePreviewIT {
 
     /** The opt-in ClusterRole exactly as shipped in deploy/, bound to the operator's account as an admin would. */
     void bindShippedSurgeRole() throws IOException {
-        ClusterRole role;
-        try (InputStream in = new FileInputStream("deploy/tenure-operator.yaml")) {
-            List<HasMetadata> shipped = client.load(in).items();
-            role = shipped.stream()
-                    .filter(o -> o instanceof ClusterRole
-                            && "tenure-operator-surge".equals(o.getMetadata().getName()))
-                    .map(ClusterRole.class::cast)
-                    .findFirst()
-                    .orElseThrow(
-                            () -> new AssertionError("deploy/tenure-operator.yaml ships no tenure-operator-surge"));
-        }
-        role.getMetadata().setResourceVersion(null);
-        client.rbac().clusterRoles().resource(role).create();
-        client.rbac()
-                .clusterRoleBindings()
-                .resource(new ClusterRoleBindingBuilder()
-                        .withNewMetadata()
-                        .withName("tenure-operator-surge")
-                        .endMetadata()
-                        .withNewRoleRef()
-                        .withApiGroup("rbac.authorization.k8s.io")
-                        .withKind("ClusterRole")
-                        .withName("tenure-operator-surge")
-                        .endRoleRef()
-                        .addNewSubject()
-                        .withKind("ServiceAccount")
-                        .withName(OPERATOR_SA)
-                        .withNamespace(OPERATOR_NS)
-                        .endSubject()
-                        .build())
-                .create();
+        ShippedSurgeRole.bind(client, OPERATOR_NS, OPERATOR_SA);
     }
 }
