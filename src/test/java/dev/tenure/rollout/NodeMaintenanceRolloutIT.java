@@ -450,14 +450,19 @@ class NodeMaintenanceRolloutIT {
             assertThat(paused.getStatus().getMessage()).doesNotContain("StatefulSet");
             assertThat(rebooted).containsExactly("rg-1");
             assertThat(startedBeforeRelease).containsOnlyKeys("rg-1");
-            assertThat(client.v1().events().inAnyNamespace().list().getItems())
-                    .filteredOn(e -> "pool-g".equals(e.getInvolvedObject().getName()))
-                    .filteredOn(e -> "RolloutPaused".equals(e.getReason()))
-                    .isNotEmpty()
-                    .allSatisfy(e -> {
-                        assertThat(e.getType()).isEqualTo("Warning");
-                        assertThat(e.getMessage()).startsWith("GateTimeout: gate WorkloadsWhole of node rg-1");
-                    });
+            // the event follows the status write in the same reconcile: seen Paused, it may not be recorded yet
+            await().atMost(Duration.ofSeconds(10))
+                    .pollInterval(Duration.ofMillis(100))
+                    .untilAsserted(() -> assertThat(
+                                    client.v1().events().inAnyNamespace().list().getItems())
+                            .filteredOn(
+                                    e -> "pool-g".equals(e.getInvolvedObject().getName()))
+                            .filteredOn(e -> "RolloutPaused".equals(e.getReason()))
+                            .isNotEmpty()
+                            .allSatisfy(e -> {
+                                assertThat(e.getType()).isEqualTo("Warning");
+                                assertThat(e.getMessage()).startsWith("GateTimeout: gate WorkloadsWhole of node rg-1");
+                            }));
 
             // the replacements become Ready: the gate opens, rg-1 is done and rg-2 starts, then the rollout completes
             released.set(true);
