@@ -3,6 +3,7 @@ package dev.tenure.election;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.tenure.testsupport.SecondLane;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Test;
  * The fence and stop-before-release on real threads and real time (issue 13), with the timings of the
  * issue's reproduction: 3 s lease, 2 s renew deadline, 0.5 s retry, and API calls that take 6 s.
  */
+@SecondLane
 class LeaderElectorFenceTest {
     static final LeaseKey LEASE = LeaseKey.of("tenure-system", "fence");
     static final Duration LD = Duration.ofSeconds(3);

@@ -7,6 +7,7 @@ import dev.tenure.election.LeaseKey;
 import dev.tenure.election.LeaseRecord;
 import dev.tenure.election.LeaseRules;
 import dev.tenure.election.kube.KubeLeaseStore;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.server.mock.KubernetesCrudDispatcher;
 import io.fabric8.kubernetes.client.server.mock.KubernetesMockServer;
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** Two replicas against an API server: one leads, the other stands by; a leader that loses the lease exits. */
+@SecondLane
 class OperatorLeadershipLossTest {
     static final LeaseKey LEASE = LeaseKey.of("tenure-system", "tenure-operator");
     KubernetesMockServer server;

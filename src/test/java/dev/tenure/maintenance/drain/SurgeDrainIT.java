@@ -23,6 +23,7 @@ import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.MutableClock;
 import dev.tenure.testsupport.RequestOrigin;
+import dev.tenure.testsupport.SecondLane;
 import dev.tenure.testsupport.ShippedSurgeRole;
 import io.fabric8.kubernetes.api.model.Pod;
 import io.fabric8.kubernetes.api.model.apps.Deployment;
@@ -52,6 +53,7 @@ import org.junit.jupiter.api.Test;
  * a new leader) that takes over mid-surge from the status finishes it, replicas exact.
  */
 @EndToEnd
+@SecondLane
 class SurgeDrainIT {
 
     static final String NS = "surging";
