@@ -1056,7 +1056,7 @@ public final class Bench {
         PlacementDrainBench.DrainResult warn = PlacementDrainBench.tenureWarn();
         row.measure("Tenure, default (Warn)", "time to drained", warn.seconds(), "s")
                 .measure("Tenure, default (Warn)", "pods left Pending (Unschedulable)", (double) warn.pending(), "");
-        if (PlacementDrainBench.kubectlPresent()) {
+        if (DrainBench.kubectlPresent()) {
             PlacementDrainBench.DrainResult k = PlacementDrainBench.kubectl();
             row.measure(DrainBench.KUBECTL_DRAIN, "time to drained", k.seconds(), "s")
                     .measure(DrainBench.KUBECTL_DRAIN, "pods left Pending (Unschedulable)", (double) k.pending(), "");

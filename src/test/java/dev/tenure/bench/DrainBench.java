@@ -156,10 +156,7 @@ final class DrainBench {
     }
 
     static void kubectl(EmulatedCluster cluster) throws Exception {
-        KubectlDrain run = kubectlDrain(cluster, LIMIT);
-        if (run.exitCode() != 0) {
-            throw new IllegalStateException("kubectl drain exited " + run.exitCode() + ": " + run.output());
-        }
+        kubectlDrain(cluster, LIMIT, true).requireExitZero();
     }
 
     /** How a kubectl drain ended: its exit code and what it printed (stdout and stderr). */
@@ -168,22 +165,35 @@ final class DrainBench {
         boolean timedOut() {
             return exitCode != 0 && output.contains("global timeout reached");
         }
+
+        /** Fails the row, with what kubectl printed, unless the drain ended with exit code 0. */
+        void requireExitZero() {
+            if (exitCode != 0) {
+                throw new IllegalStateException("kubectl drain exited " + exitCode + ": " + output);
+            }
+        }
     }
 
-    /** {@code kubectl drain NODE} with the drain rows' flags and {@code --timeout}; waits 10 s past it at most. */
-    static KubectlDrain kubectlDrain(EmulatedCluster cluster, Duration timeout) throws Exception {
+    /**
+     * {@code kubectl drain NODE --ignore-daemonsets --delete-emptydir-data} with {@code --timeout} (whole seconds), and
+     * {@code --force} (pods without a controller deleted too) when {@code force}; waits 10 s past the timeout at most.
+     */
+    static KubectlDrain kubectlDrain(EmulatedCluster cluster, Duration timeout, boolean force) throws Exception {
+        List<String> command = new ArrayList<>(List.of(
+                KUBECTL,
+                "--kubeconfig",
+                cluster.kubeconfig().toString(),
+                "drain",
+                NODE,
+                "--ignore-daemonsets",
+                "--delete-emptydir-data"));
+        if (force) {
+            command.add("--force");
+        }
+        command.add("--timeout=" + timeout.toSeconds() + "s");
         Path log = Files.createTempFile("bench-kubectl-drain", ".log");
         try {
-            Process p = new ProcessBuilder(
-                            KUBECTL,
-                            "--kubeconfig",
-                            cluster.kubeconfig().toString(),
-                            "drain",
-                            NODE,
-                            "--ignore-daemonsets",
-                            "--delete-emptydir-data",
-                            "--force",
-                            "--timeout=" + timeout.toSeconds() + "s")
+            Process p = new ProcessBuilder(command)
                     .redirectErrorStream(true)
                     .redirectOutput(log.toFile())
                     .start();

@@ -12,13 +12,9 @@ import dev.tenure.maintenance.machine.PlacementView;
 import dev.tenure.testsupport.EmulatedCluster;
 import io.fabric8.kubernetes.api.model.Node;
 import io.fabric8.kubernetes.api.model.Pod;
-import java.io.File;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * Row 14 (issue 49): a drain whose pods do not fit on the living emulated cluster. Node {@value #NODE} holds {@value
@@ -51,10 +47,6 @@ final class PlacementDrainBench {
 
     /** A drain that went through: how long it took, and the pods the living cluster left Pending after it. */
     record DrainResult(double seconds, long pending, long running) {}
-
-    static boolean kubectlPresent() {
-        return new File(DrainBench.KUBECTL).canExecute();
-    }
 
     static EmulatedCluster cluster() {
         EmulatedCluster cluster = EmulatedCluster.start(
@@ -166,31 +158,14 @@ final class PlacementDrainBench {
         }
     }
 
-    /** kubectl drain, as DrainBench runs it, then the living cluster settles. */
+    /**
+     * kubectl drain, as DrainBench runs it but without {@code --force} (every pod here has a controller), then the
+     * living cluster settles.
+     */
     static DrainResult kubectl() throws Exception {
         try (EmulatedCluster cluster = cluster()) {
-            Path log = Files.createTempFile("bench-kubectl-drain", ".log");
             long t0 = System.nanoTime();
-            Process p = new ProcessBuilder(
-                            DrainBench.KUBECTL,
-                            "--kubeconfig",
-                            cluster.kubeconfig().toString(),
-                            "drain",
-                            NODE,
-                            "--ignore-daemonsets",
-                            "--delete-emptydir-data",
-                            "--timeout=" + LIMIT.toSeconds() + "s")
-                    .redirectErrorStream(true)
-                    .redirectOutput(log.toFile())
-                    .start();
-            if (!p.waitFor(LIMIT.toSeconds() + 10, TimeUnit.SECONDS)) {
-                p.destroyForcibly();
-                throw new IllegalStateException("kubectl drain did not finish within " + LIMIT);
-            }
-            if (p.exitValue() != 0) {
-                throw new IllegalStateException("kubectl drain exited " + p.exitValue() + ": " + Files.readString(log));
-            }
-            Files.deleteIfExists(log);
+            DrainBench.kubectlDrain(cluster, LIMIT, false).requireExitZero();
             double seconds = (System.nanoTime() - t0) / 1e9;
             return settled(cluster, seconds);
         }

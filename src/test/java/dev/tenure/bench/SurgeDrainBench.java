@@ -273,7 +273,7 @@ final class SurgeDrainBench {
 
     /** kubectl drain with the row's timeout: "drained", "timed out", or the drain fails the row. */
     private String kubectl(EmulatedCluster cluster) throws Exception {
-        DrainBench.KubectlDrain run = DrainBench.kubectlDrain(cluster, timeout);
+        DrainBench.KubectlDrain run = DrainBench.kubectlDrain(cluster, timeout, true);
         if (run.exitCode() == 0) {
             return "drained";
         }

@@ -21,6 +21,10 @@ class EvidenceOfDeathTest {
     final ElectorHarness h = new ElectorHarness(7);
     final ScriptedEvidence evidence = new ScriptedEvidence();
     final List<ProcessEnd.Reason> counted = new ArrayList<>();
+    /** The holder and the contender of the tests that start them with {@link #aLeadsWhileBWatches}. */
+    LeaderElector a;
+
+    LeaderElector b;
 
     /** Answers what the test says, for the holder it names; notifies like a pod informer would. */
     static final class ScriptedEvidence implements ProcessEvidence {
@@ -73,13 +77,37 @@ class EvidenceOfDeathTest {
                 .build();
     }
 
-    @Test
-    void takesOverAtOnceWhenTheHoldersProcessIsReportedEnded() {
-        LeaderElector a = h.start("a", Duration.ZERO);
+    /** The holder, a, leads; b, a contender reading {@link #evidence}, has watched a's lease for three retry periods. */
+    void aLeadsWhileBWatches(boolean coordinated) {
+        a = h.start("a", Duration.ZERO);
         h.scheduler.runDue();
-        LeaderElector b = contender(false);
+        b = contender(coordinated);
         b.start();
         h.scheduler.advance(RP.multipliedBy(3));
+    }
+
+    /**
+     * b holds the lease by one recorded change of holder after {@code transitions}, taken over on the evidence of a's
+     * failed process (counted once, reported once); returns the lease as stored.
+     */
+    LeaseRecord assertTakenOverOnEvidence(int transitions) {
+        LeaseRecord rec = h.store.peek(LEASE).orElseThrow();
+        assertThat(rec.holderIdentity()).isEqualTo("b");
+        assertThat(rec.leaseTransitions()).as("one recorded change of holder").isEqualTo(transitions + 1);
+        assertThat(counted).containsExactly(ProcessEnd.Reason.FAILED);
+        assertThat(evidence.tookOverFrom).containsExactly("a->b FAILED");
+        return rec;
+    }
+
+    /** Stops both electors that still run; no work of a and b overlapped. */
+    void closeWithoutOverlap() {
+        h.closeOpen(List.of(a, b));
+        assertThat(h.overlaps()).isEmpty();
+    }
+
+    @Test
+    void takesOverAtOnceWhenTheHoldersProcessIsReportedEnded() {
+        aLeadsWhileBWatches(false);
         int transitions = h.store.peek(LEASE).orElseThrow().leaseTransitions();
         a.stopWithoutRelease(); // kill -9
         h.scheduler.advance(Duration.ofSeconds(1));
@@ -89,24 +117,15 @@ class EvidenceOfDeathTest {
         h.scheduler.runDue();
 
         assertThat(b.isLeader()).isTrue();
-        LeaseRecord rec = h.store.peek(LEASE).orElseThrow();
-        assertThat(rec.holderIdentity()).isEqualTo("b");
-        assertThat(rec.leaseTransitions()).as("a recorded change of holder").isEqualTo(transitions + 1);
-        assertThat(counted).containsExactly(ProcessEnd.Reason.FAILED);
-        assertThat(evidence.tookOverFrom).containsExactly("a->b FAILED");
-        h.closeOpen(List.of(a, b));
-        assertThat(h.overlaps()).isEmpty();
+        assertTakenOverOnEvidence(transitions);
+        closeWithoutOverlap();
     }
 
     @Test
     void aTakeoverWhoseAnswerIsLostIsOursWhenItLanded() {
         // OperatorChaosIT kill trial 2052072381872521 at load 30: b's takeover PUT landed (200) but its answer came
         // after the attempt's budget; b then took the record naming it for a stranger's and waited it out (6 s)
-        LeaderElector a = h.start("a", Duration.ZERO);
-        h.scheduler.runDue();
-        LeaderElector b = contender(false);
-        b.start();
-        h.scheduler.advance(RP.multipliedBy(3));
+        aLeadsWhileBWatches(false);
         int transitions = h.store.peek(LEASE).orElseThrow().leaseTransitions();
         a.stopWithoutRelease(); // kill -9
         boolean[] lost = {false};
@@ -128,26 +147,17 @@ class EvidenceOfDeathTest {
         h.scheduler.advance(RP.multipliedBy(3));
 
         assertThat(b.isLeader()).as("b's own landed takeover is not waited out").isTrue();
-        LeaseRecord rec = h.store.peek(LEASE).orElseThrow();
-        assertThat(rec.holderIdentity()).isEqualTo("b");
-        assertThat(rec.leaseTransitions()).as("one change of holder").isEqualTo(transitions + 1);
-        assertThat(counted).containsExactly(ProcessEnd.Reason.FAILED);
-        assertThat(evidence.tookOverFrom).containsExactly("a->b FAILED");
+        LeaseRecord rec = assertTakenOverOnEvidence(transitions);
         assertThat(rec.resourceVersion())
                 .as("the term began on a renew of the landed record, whose answer b saw")
                 .isNotEqualTo(lostVersion[0]);
-        h.closeOpen(List.of(a, b));
-        assertThat(h.overlaps()).isEmpty();
+        closeWithoutOverlap();
     }
 
     @Test
     void aLostTakeoverAnswerAdoptsNothingWhenAnotherWriteCameFirst() {
         // the takeover got no answer and did not land (the holder was alive and renewed): nothing is b's
-        LeaderElector a = h.start("a", Duration.ZERO);
-        h.scheduler.runDue();
-        LeaderElector b = contender(false);
-        b.start();
-        h.scheduler.advance(RP.multipliedBy(3));
+        aLeadsWhileBWatches(false);
         boolean[] lost = {false};
         h.store.intercept(new InMemoryLeaseStore.Interceptor() {
             @Override
@@ -169,17 +179,12 @@ class EvidenceOfDeathTest {
         assertThat(b.isLeader()).isFalse();
         assertThat(h.store.peek(LEASE).orElseThrow().holderIdentity()).isEqualTo("a");
         assertThat(counted).isEmpty();
-        h.closeOpen(List.of(a, b));
-        assertThat(h.overlaps()).isEmpty();
+        closeWithoutOverlap();
     }
 
     @Test
     void evidenceFoundOnARetryIsUsedToo() {
-        LeaderElector a = h.start("a", Duration.ZERO);
-        h.scheduler.runDue();
-        LeaderElector b = contender(false);
-        b.start();
-        h.scheduler.advance(RP.multipliedBy(3));
+        aLeadsWhileBWatches(false);
         a.stopWithoutRelease();
         evidence.answer.set(killed()); // no notification: b finds it on its next try
         h.scheduler.advance(RP.multipliedBy(3));
@@ -188,11 +193,7 @@ class EvidenceOfDeathTest {
 
     @Test
     void withoutEvidenceTheLeaseIsWaitedOut() {
-        LeaderElector a = h.start("a", Duration.ZERO);
-        h.scheduler.runDue();
-        LeaderElector b = contender(false);
-        b.start();
-        h.scheduler.advance(RP.multipliedBy(3));
+        aLeadsWhileBWatches(false);
         a.stopWithoutRelease();
         Instant crashed = h.scheduler.now();
         evidence.kubeletReports(new ProcessEnd.Unknown("pod not found"));
@@ -238,11 +239,7 @@ class EvidenceOfDeathTest {
 
     @Test
     void aCoordinatedCandidateNeverTakesOverOnEvidence() {
-        LeaderElector a = h.start("a", Duration.ZERO);
-        h.scheduler.runDue();
-        LeaderElector b = contender(true);
-        b.start();
-        h.scheduler.advance(RP.multipliedBy(3));
+        aLeadsWhileBWatches(true);
         a.stopWithoutRelease();
         evidence.kubeletReports(killed());
         h.scheduler.advance(LD.multipliedBy(2));

@@ -45,6 +45,7 @@ import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.RequestLog;
+import dev.tenure.testsupport.SeededTrials;
 import dev.tenure.testsupport.SuiteCounts;
 import io.fabric8.kubernetes.api.model.LabelSelector;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
@@ -92,7 +93,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
-import java.util.stream.LongStream;
 import java.util.stream.Stream;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
@@ -1145,7 +1145,7 @@ class OperatorChaosIT {
     static Stream<Long> seeds() {
         System.out.println("OperatorChaosIT base seed " + BASE_SEED + " (replay: -Dtenure.chaos.seed=" + BASE_SEED
                 + "; one failing trial: -Dtenure.chaos.trial=<its seed>), " + TRIALS + " trials");
-        return LongStream.range(0, TRIALS).mapToObj(i -> REPLAY_TRIAL != null ? REPLAY_TRIAL : BASE_SEED * 31 + i);
+        return SeededTrials.seeds(BASE_SEED * 31, TRIALS, REPLAY_TRIAL).stream();
     }
 
     @ParameterizedTest(name = "trial {0}")
@@ -1309,7 +1309,8 @@ class OperatorChaosIT {
             int writes,
             long millis,
             List<String> problems,
-            String trace) {
+            String trace)
+            implements SeededTrials.Outcome {
 
         String report() {
             return withheld ? "withheld" : "delivered";
@@ -1320,9 +1321,7 @@ class OperatorChaosIT {
         System.out.println("OperatorChaosIT kill trials: base seed " + BASE_SEED + " (replay: -Dtenure.chaos.seed="
                 + BASE_SEED + "; one trial: -Dtenure.chaos.trial=<its seed>), " + KILL_TRIALS + " trials, "
                 + KILL_PARALLEL + " at a time");
-        return LongStream.range(0, KILL_TRIALS)
-                .mapToObj(i -> REPLAY_TRIAL != null ? REPLAY_TRIAL : BASE_SEED * 37 + i)
-                .toList();
+        return SeededTrials.seeds(BASE_SEED * 37, KILL_TRIALS, REPLAY_TRIAL);
     }
 
     /**
@@ -1335,42 +1334,20 @@ class OperatorChaosIT {
     @Test
     void aKilledLeaderIsTakenOverOnItsKubeletsWordOrWaitedOutAndNoWorkOverlaps() throws Exception {
         List<Long> seeds = killSeeds();
-        int parallel = Math.max(1, Math.min(KILL_PARALLEL, seeds.size()));
-        long started = System.nanoTime();
         long cpuBefore = processCpuNanos();
         double loadBefore = java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                 .getSystemLoadAverage();
-        java.util.Queue<KillTrial> done = new ConcurrentLinkedQueue<>();
-        AtomicInteger threads = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(parallel, r -> {
-            Thread t = new Thread(r, "chaos-kill-trial-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        try {
-            List<java.util.concurrent.Future<?>> trials = new ArrayList<>();
-            for (long seed : seeds) {
-                trials.add(pool.submit(() -> {
-                    KillTrial t = killTrial(seed);
-                    done.add(t);
-                    printKillTrial(t, done);
-                }));
-            }
-            for (java.util.concurrent.Future<?> t : trials) {
-                t.get();
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        long wall = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        SeededTrials trials = new SeededTrials("operator kill", "chaos-kill-trial-", KILL_PARALLEL);
+        SeededTrials.Ran<KillTrial> ran =
+                trials.run(seeds, OperatorChaosIT::killTrial, OperatorChaosIT::printKillTrial);
         long cpu = TimeUnit.NANOSECONDS.toMillis(processCpuNanos() - cpuBefore);
-        long[] millis = done.stream().mapToLong(KillTrial::millis).sorted().toArray();
+        long[] millis = ran.sortedMillis();
         System.out.printf(
                 "operator kill trials: %s; %d at a time: %d ms of wall time, trials %d ms median, %d ms p95, %d ms"
                         + " longest, %d ms of process CPU (%d per trial); load average %.1f before, %.1f after%n",
-                killSummary(done),
-                parallel,
-                wall,
+                killSummary(ran.outcomes()),
+                ran.parallel(),
+                ran.wallMillis(),
                 millis[millis.length / 2],
                 millis[(int) Math.min(millis.length - 1, Math.round(millis.length * 0.95))],
                 millis[millis.length - 1],
@@ -1379,23 +1356,10 @@ class OperatorChaosIT {
                 loadBefore,
                 java.lang.management.ManagementFactory.getOperatingSystemMXBean()
                         .getSystemLoadAverage());
-        List<KillTrial> failed =
-                done.stream().filter(t -> !t.problems().isEmpty()).toList();
-        for (KillTrial t : failed) {
-            System.out.println("FAILED operator kill trial " + t.seed() + " (" + t.point() + ", report " + t.report()
-                    + "; replay: -Dtenure.chaos.trial=" + t.seed() + "):\n  " + String.join("\n  ", t.problems())
-                    + "\n" + t.trace());
-        }
-        assertThat(failed.stream()
-                        .map(t -> t.seed() + " (" + t.point() + ", report " + t.report() + "): "
-                                + String.join("; ", t.problems()) + " — replay: -Dtenure.chaos.trial=" + t.seed())
-                        .toList())
-                .as("kill trials that failed (each trace printed above)")
-                .isEmpty();
-        assertThat(done).as("every kill trial ran").hasSize(seeds.size());
+        trials.assertAllPassed(ran, seeds.size(), t -> t.point() + ", report " + t.report());
     }
 
-    static void printKillTrial(KillTrial t, java.util.Queue<KillTrial> done) {
+    static void printKillTrial(KillTrial t, java.util.Collection<KillTrial> done) {
         System.out.printf(
                 "operator kill trial %d: %s%s, report %s, %d evidence takeover(s), %d tagged writes checked,"
                         + " %d problem(s); %d ms (so far %s)%n",
@@ -1833,8 +1797,7 @@ class OperatorChaosIT {
     static Stream<Long> stagedSeeds() {
         System.out.println("OperatorChaosIT staged: base seed " + BASE_SEED + " (replay: -Dtenure.chaos.seed="
                 + BASE_SEED + "; one trial: -Dtenure.chaos.trial=<its seed>), " + STAGED_TRIALS + " trials");
-        return LongStream.range(0, STAGED_TRIALS)
-                .mapToObj(i -> REPLAY_TRIAL != null ? REPLAY_TRIAL : BASE_SEED * 37 + 7 + i);
+        return SeededTrials.seeds(BASE_SEED * 37 + 7, STAGED_TRIALS, REPLAY_TRIAL).stream();
     }
 
     /**

@@ -1,6 +1,5 @@
 package dev.tenure.operator;
 
-import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.tenure.maintenance.api.DrainSpec;
@@ -19,6 +18,7 @@ import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
 import dev.tenure.testsupport.RequestLog;
 import dev.tenure.testsupport.RequestOrigin;
+import dev.tenure.testsupport.SeededTrials;
 import dev.tenure.testsupport.ShippedSurgeRole;
 import dev.tenure.testsupport.SuiteCounts;
 import io.fabric8.kubernetes.api.model.HasMetadata;
@@ -34,16 +34,12 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Collectors;
-import java.util.stream.LongStream;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 
@@ -143,58 +139,38 @@ class SurgeChaosIT {
             String end,
             long millis,
             List<String> problems,
-            String trace) {}
+            String trace)
+            implements SeededTrials.Outcome {}
 
     static List<Long> seeds() {
         System.out.println("SurgeChaosIT: base seed " + BASE_SEED + " (replay: -Dtenure.chaos.seed=" + BASE_SEED
                 + "; one trial: -Dtenure.chaos.trial=<its seed>), " + TRIALS + " trials, " + PARALLEL + " at a time");
-        return LongStream.range(0, TRIALS)
-                .mapToObj(i -> REPLAY_TRIAL != null ? REPLAY_TRIAL : BASE_SEED * 41 + i)
-                .toList();
+        return SeededTrials.seeds(BASE_SEED * 41, TRIALS, REPLAY_TRIAL);
     }
 
     @Test
     void noReplicaIsLostAndNoSurgeIsLeftUnsaidWhateverStrikesMidSurge() throws Exception {
         List<Long> seeds = seeds();
-        int parallel = Math.max(1, Math.min(PARALLEL, seeds.size()));
-        long started = System.nanoTime();
-        ConcurrentLinkedQueue<Outcome> done = new ConcurrentLinkedQueue<>();
-        AtomicInteger threads = new AtomicInteger();
-        ExecutorService pool = Executors.newFixedThreadPool(parallel, r -> {
-            Thread t = new Thread(r, "chaos-surge-trial-" + threads.incrementAndGet());
-            t.setDaemon(true);
-            return t;
+        SeededTrials trials = new SeededTrials("surge chaos", "chaos-surge-trial-", PARALLEL);
+        SeededTrials.Ran<Outcome> ran = trials.run(seeds, SurgeChaosIT::trial, (o, done) -> {
+            System.out.printf(
+                    "surge chaos trial %d: %s at %s%s (%s), ended %s, %d problem(s); %d ms (%d of %d)%n",
+                    o.seed(),
+                    o.fault(),
+                    o.point(),
+                    o.struck() ? "" : " (not reached: struck at the end)",
+                    o.faults(),
+                    o.end(),
+                    o.problems().size(),
+                    o.millis(),
+                    done.size(),
+                    seeds.size());
+            if (OperatorChaosIT.TRACE) {
+                System.out.println(o.trace());
+            }
         });
-        try {
-            List<Future<?>> trials = new ArrayList<>();
-            for (long seed : seeds) {
-                trials.add(pool.submit(() -> {
-                    Outcome o = trial(seed);
-                    done.add(o);
-                    System.out.printf(
-                            "surge chaos trial %d: %s at %s%s (%s), ended %s, %d problem(s); %d ms (%d of %d)%n",
-                            o.seed(),
-                            o.fault(),
-                            o.point(),
-                            o.struck() ? "" : " (not reached: struck at the end)",
-                            o.faults(),
-                            o.end(),
-                            o.problems().size(),
-                            o.millis(),
-                            done.size(),
-                            seeds.size());
-                    if (OperatorChaosIT.TRACE) {
-                        System.out.println(o.trace());
-                    }
-                }));
-            }
-            for (Future<?> t : trials) {
-                t.get();
-            }
-        } finally {
-            pool.shutdownNow();
-        }
-        long[] millis = done.stream().mapToLong(Outcome::millis).sorted().toArray();
+        List<Outcome> done = ran.outcomes();
+        long[] millis = ran.sortedMillis();
         Map<String, Long> pairs = done.stream()
                 .collect(Collectors.groupingBy(
                         o -> o.fault() + "@" + o.point() + (o.struck() ? "" : "(late)"),
@@ -204,26 +180,13 @@ class SurgeChaosIT {
                 "surge chaos: %d trials, %d at a time, %d ms of wall time; trials %d ms median, %d ms longest;"
                         + " %d struck after their point; %s%n",
                 done.size(),
-                parallel,
-                TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started),
+                ran.parallel(),
+                ran.wallMillis(),
                 millis[millis.length / 2],
                 millis[millis.length - 1],
                 done.stream().filter(o -> !o.struck()).count(),
                 pairs);
-        List<Outcome> failed =
-                done.stream().filter(o -> !o.problems().isEmpty()).toList();
-        for (Outcome o : failed) {
-            System.out.println("FAILED surge chaos trial " + o.seed() + " (" + o.fault() + " at " + o.point() + ", "
-                    + o.faults() + "; replay: -Dtenure.chaos.trial=" + o.seed() + "):\n  "
-                    + String.join("\n  ", o.problems()) + "\n" + o.trace());
-        }
-        assertThat(failed.stream()
-                        .map(o -> o.seed() + " (" + o.fault() + " at " + o.point() + ", " + o.faults() + "): "
-                                + String.join("; ", o.problems()) + " — replay: -Dtenure.chaos.trial=" + o.seed())
-                        .toList())
-                .as("surge chaos trials that failed (each trace printed above)")
-                .isEmpty();
-        assertThat(done).as("every trial ran").hasSize(seeds.size());
+        trials.assertAllPassed(ran, seeds.size(), o -> o.fault() + " at " + o.point() + ", " + o.faults());
     }
 
     /** One trial; never throws: what goes wrong is one of its problems. */

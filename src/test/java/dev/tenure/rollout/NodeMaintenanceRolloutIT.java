@@ -13,6 +13,7 @@ import dev.tenure.rollout.api.NodeRecord;
 import dev.tenure.rollout.api.NodeState;
 import dev.tenure.rollout.api.RolloutPhase;
 import dev.tenure.rollout.api.RolloutSpec;
+import dev.tenure.rollout.api.RolloutStatus;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
@@ -38,6 +39,8 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.awaitility.core.ConditionFactory;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -101,13 +104,7 @@ class NodeMaintenanceRolloutIT {
 
         @Override
         public void eventReceived(Action action, NodeMaintenance nm) {
-            if (action == Action.ADDED
-                    && rollout.equals(
-                            nm.getMetadata().getLabels() == null
-                                    ? null
-                                    : nm.getMetadata()
-                                            .getLabels()
-                                            .get(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL))) {
+            if (action == Action.ADDED && childOf(nm, rollout)) {
                 created.computeIfAbsent(nm.getSpec().getNodeName(), n -> new AtomicInteger())
                         .incrementAndGet();
             }
@@ -132,6 +129,22 @@ class NodeMaintenanceRolloutIT {
         return spec;
     }
 
+    /** One node at a time, each done when the test acknowledges its child ({@code doneWhen.manual}). */
+    static RolloutSpec manualSpec(String pool) {
+        RolloutSpec spec = spec(pool, 1, 1);
+        DoneWhen manual = new DoneWhen();
+        manual.setManual(true);
+        spec.setDoneWhen(manual);
+        return spec;
+    }
+
+    /** The pods labelled {@code app} in {@code ns} that are not terminating. */
+    static List<Pod> livingPods(KubernetesClient client, String ns, String app) {
+        return client.pods().inNamespace(ns).withLabel("app", app).list().getItems().stream()
+                .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
+                .toList();
+    }
+
     /** The agent: reboots each node whose child has drained it, once. */
     static void rebootDrained(EmulatedCluster cluster, String rollout, Set<String> rebooted, Set<String> never) {
         for (NodeMaintenance nm : cluster.client()
@@ -146,6 +159,61 @@ class NodeMaintenanceRolloutIT {
                     && rebooted.add(node)) {
                 cluster.reboot(node, Duration.ofSeconds(1));
             }
+        }
+    }
+
+    /** {@code nm} carries the label of {@code rollout}'s children. */
+    static boolean childOf(NodeMaintenance nm, String rollout) {
+        Map<String, String> labels = nm.getMetadata().getLabels();
+        return labels != null && rollout.equals(labels.get(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL));
+    }
+
+    /** The rollout's children (every NodeMaintenance labelled with it, deleting ones included). */
+    static List<NodeMaintenance> maintenancesOf(KubernetesClient client, String rollout) {
+        return client.resources(NodeMaintenance.class)
+                .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, rollout)
+                .list()
+                .getItems();
+    }
+
+    /** Pool nodes {@code names}, workers labelled with {@code pool} and one {@code zone}. */
+    static void seedPool(EmulatedCluster cluster, String pool, String zone, List<String> names) {
+        for (String name : names) {
+            cluster.seed()
+                    .node(name)
+                    .role("worker")
+                    .label(POOL, pool)
+                    .label(ZONE, zone)
+                    .create();
+        }
+    }
+
+    /**
+     * The agent at work ({@link #rebootDrained}) until the rollout has a status that passes {@code expected}, polled
+     * every 200 ms within {@code wait}'s bounds.
+     */
+    static void rebootUntil(
+            ConditionFactory wait,
+            EmulatedCluster cluster,
+            String rollout,
+            Set<String> rebooted,
+            Set<String> never,
+            Consumer<RolloutStatus> expected) {
+        wait.pollInterval(Duration.ofMillis(200)).untilAsserted(() -> {
+            rebootDrained(cluster, rollout, rebooted, never);
+            NodeMaintenanceRollout r = RolloutAlertGateIT.rollout(cluster.client(), rollout);
+            assertThat(r.getStatus()).isNotNull();
+            expected.accept(r.getStatus());
+        });
+    }
+
+    /** The rollout has no child left, and none of {@code nodes} is cordoned. */
+    static void assertGivenBack(KubernetesClient client, String rollout, List<String> nodes) {
+        assertThat(maintenancesOf(client, rollout)).isEmpty();
+        for (String name : nodes) {
+            assertThat(client.nodes().withName(name).get().getSpec().getUnschedulable())
+                    .as(name)
+                    .isNotEqualTo(Boolean.TRUE);
         }
     }
 
@@ -199,20 +267,15 @@ class NodeMaintenanceRolloutIT {
                     .create();
 
             Set<String> rebooted = ConcurrentHashMap.newKeySet();
-            await().atMost(Duration.ofMinutes(3))
-                    .pollInterval(Duration.ofMillis(200))
-                    .untilAsserted(() -> {
-                        rebootDrained(cluster, "pool-a", rebooted, Set.of());
-                        NodeMaintenanceRollout r = client.resources(NodeMaintenanceRollout.class)
-                                .withName("pool-a")
-                                .get();
-                        assertThat(r.getStatus()).isNotNull();
-                        assertThat(r.getStatus().getPhase()).isEqualTo(RolloutPhase.Complete);
-                    });
+            rebootUntil(
+                    await().atMost(Duration.ofMinutes(3)),
+                    cluster,
+                    "pool-a",
+                    rebooted,
+                    Set.of(),
+                    st -> assertThat(st.getPhase()).isEqualTo(RolloutPhase.Complete));
 
-            NodeMaintenanceRollout done = client.resources(NodeMaintenanceRollout.class)
-                    .withName("pool-a")
-                    .get();
+            NodeMaintenanceRollout done = RolloutAlertGateIT.rollout(client, "pool-a");
             assertThat(done.getStatus().getDone()).isEqualTo(12);
             assertThat(done.getStatus().getFailed()).isZero();
             assertThat(done.getStatus().getNodes())
@@ -235,24 +298,12 @@ class NodeMaintenanceRolloutIT {
             assertThat(cluster.requests().count(r -> r.is("create", "pods", "eviction") && NS.equals(r.namespace())))
                     .isGreaterThanOrEqualTo(6);
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-                List<Pod> web = client.pods().inNamespace(NS).withLabel("app", "web").list().getItems().stream()
-                        .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-                        .toList();
-                assertThat(web).hasSize(6).allSatisfy(p -> assertThat(ready(p)).isTrue());
+                assertThat(livingPods(client, NS, "web"))
+                        .hasSize(6)
+                        .allSatisfy(p -> assertThat(ready(p)).isTrue());
             });
             // every node given back: no child left, none cordoned
-            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-                assertThat(client.resources(NodeMaintenance.class)
-                                .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, "pool-a")
-                                .list()
-                                .getItems())
-                        .isEmpty();
-                for (String name : names) {
-                    assertThat(client.nodes().withName(name).get().getSpec().getUnschedulable())
-                            .as(name)
-                            .isNotEqualTo(Boolean.TRUE);
-                }
-            });
+            await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertGivenBack(client, "pool-a", names));
         } finally {
             client.resources(NodeMaintenanceRollout.class).withName("pool-a").delete();
         }
@@ -263,14 +314,7 @@ class NodeMaintenanceRolloutIT {
         EmulatedCluster cluster = EmulatedClusterResource.cluster();
         KubernetesClient client = cluster.client();
         List<String> names = List.of("rf-1", "rf-2", "rf-3", "rf-4", "rf-5", "rf-6");
-        for (String name : names) {
-            cluster.seed()
-                    .node(name)
-                    .role("worker")
-                    .label(POOL, "f")
-                    .label(ZONE, "zone-f")
-                    .create();
-        }
+        seedPool(cluster, "f", "zone-f", names);
         RolloutSpec spec = spec("f", 1, 1);
         spec.getDoneWhen().setTimeout("15s");
         spec.setFailureBudget(new IntOrString(1));
@@ -278,20 +322,11 @@ class NodeMaintenanceRolloutIT {
             client.resource(new NodeMaintenanceRollout("pool-f", spec)).create();
             Set<String> rebooted = ConcurrentHashMap.newKeySet();
             // rf-2 never comes back: its maintenance times out, and the budget of one failure is spent
-            await().atMost(Duration.ofMinutes(2))
-                    .pollInterval(Duration.ofMillis(200))
-                    .untilAsserted(() -> {
-                        rebootDrained(cluster, "pool-f", rebooted, Set.of("rf-2"));
-                        NodeMaintenanceRollout r = client.resources(NodeMaintenanceRollout.class)
-                                .withName("pool-f")
-                                .get();
-                        assertThat(r.getStatus()).isNotNull();
-                        assertThat(r.getStatus().getPhase()).isEqualTo(RolloutPhase.Paused);
-                        assertThat(r.getStatus().getReason()).isEqualTo("FailureBudget");
-                    });
-            NodeMaintenanceRollout paused = client.resources(NodeMaintenanceRollout.class)
-                    .withName("pool-f")
-                    .get();
+            rebootUntil(await().atMost(Duration.ofMinutes(2)), cluster, "pool-f", rebooted, Set.of("rf-2"), st -> {
+                assertThat(st.getPhase()).isEqualTo(RolloutPhase.Paused);
+                assertThat(st.getReason()).isEqualTo("FailureBudget");
+            });
+            NodeMaintenanceRollout paused = RolloutAlertGateIT.rollout(client, "pool-f");
             assertThat(paused.getStatus().getFailed()).isEqualTo(1);
             assertThat(paused.getStatus().getNodes())
                     .filteredOn(r -> r.getState() == NodeState.Failed)
@@ -301,17 +336,9 @@ class NodeMaintenanceRolloutIT {
             assertThat(started).as("rf-1 done, rf-2 failed, nothing after").isEqualTo(2);
             // the failed node is given back (its child ended: the undo uncordoned it), and nothing else starts
             await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
-                assertThat(client.nodes().withName("rf-2").get().getSpec().getUnschedulable())
-                        .isNotEqualTo(Boolean.TRUE);
-                assertThat(client.resources(NodeMaintenance.class)
-                                .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, "pool-f")
-                                .list()
-                                .getItems())
-                        .isEmpty();
+                assertGivenBack(client, "pool-f", List.of("rf-2"));
             });
-            NodeMaintenanceRollout still = client.resources(NodeMaintenanceRollout.class)
-                    .withName("pool-f")
-                    .get();
+            NodeMaintenanceRollout still = RolloutAlertGateIT.rollout(client, "pool-f");
             assertThat(still.getStatus().getNodes()).hasSize(started);
             assertThat(still.getStatus().getPhase()).isEqualTo(RolloutPhase.Paused);
 
@@ -323,28 +350,13 @@ class NodeMaintenanceRolloutIT {
                 return r;
             });
             await().atMost(Duration.ofSeconds(60))
-                    .untilAsserted(() -> assertThat(client.resources(NodeMaintenance.class)
-                                    .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, "pool-f")
-                                    .list()
-                                    .getItems())
+                    .untilAsserted(() -> assertThat(maintenancesOf(client, "pool-f"))
                             .extracting(nm -> nm.getSpec().getNodeName())
                             .containsExactly("rf-3"));
             client.resources(NodeMaintenanceRollout.class).withName("pool-f").delete();
             await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-                assertThat(client.resources(NodeMaintenanceRollout.class)
-                                .withName("pool-f")
-                                .get())
-                        .isNull();
-                assertThat(client.resources(NodeMaintenance.class)
-                                .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, "pool-f")
-                                .list()
-                                .getItems())
-                        .isEmpty();
-                for (String name : names) {
-                    assertThat(client.nodes().withName(name).get().getSpec().getUnschedulable())
-                            .as(name)
-                            .isNotEqualTo(Boolean.TRUE);
-                }
+                assertThat(RolloutAlertGateIT.rollout(client, "pool-f")).isNull();
+                assertGivenBack(client, "pool-f", names);
             });
         } finally {
             client.resources(NodeMaintenanceRollout.class).withName("pool-f").delete();
@@ -370,14 +382,7 @@ class NodeMaintenanceRolloutIT {
         Watcher<NodeMaintenance> starts = new Watcher<>() {
             @Override
             public void eventReceived(Action action, NodeMaintenance nm) {
-                if (action == Action.ADDED
-                        && "pool-g"
-                                .equals(
-                                        nm.getMetadata().getLabels() == null
-                                                ? null
-                                                : nm.getMetadata()
-                                                        .getLabels()
-                                                        .get(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL))) {
+                if (action == Action.ADDED && childOf(nm, "pool-g")) {
                     startedBeforeRelease.putIfAbsent(nm.getSpec().getNodeName(), !released.get());
                 }
             }
@@ -417,23 +422,20 @@ class NodeMaintenanceRolloutIT {
             Set<String> rebooted = ConcurrentHashMap.newKeySet();
 
             // rg-1 done and soaked, its replacements held not Ready: the gate holds its slot, then pauses the rollout
-            await().atMost(Duration.ofMinutes(2))
-                    .failFast(
-                            "rg-2 started while the workloads drained off rg-1 were not whole",
-                            () -> startedBeforeRelease.containsKey("rg-2"))
-                    .pollInterval(Duration.ofMillis(200))
-                    .untilAsserted(() -> {
-                        rebootDrained(cluster, "pool-g", rebooted, Set.of());
-                        NodeMaintenanceRollout r = client.resources(NodeMaintenanceRollout.class)
-                                .withName("pool-g")
-                                .get();
-                        assertThat(r.getStatus()).isNotNull();
-                        assertThat(r.getStatus().getPhase()).isEqualTo(RolloutPhase.Paused);
-                        assertThat(r.getStatus().getReason()).isEqualTo("GateTimeout");
+            rebootUntil(
+                    await().atMost(Duration.ofMinutes(2))
+                            .failFast(
+                                    "rg-2 started while the workloads drained off rg-1 were not whole",
+                                    () -> startedBeforeRelease.containsKey("rg-2")),
+                    cluster,
+                    "pool-g",
+                    rebooted,
+                    Set.of(),
+                    st -> {
+                        assertThat(st.getPhase()).isEqualTo(RolloutPhase.Paused);
+                        assertThat(st.getReason()).isEqualTo("GateTimeout");
                     });
-            NodeMaintenanceRollout paused = client.resources(NodeMaintenanceRollout.class)
-                    .withName("pool-g")
-                    .get();
+            NodeMaintenanceRollout paused = RolloutAlertGateIT.rollout(client, "pool-g");
             assertThat(paused.getStatus().getMessage())
                     .contains("gate WorkloadsWhole of node rg-1", "ReplicaSet " + ns + "/held-", "of 2 available");
             assertThat(paused.getStatus().getGates()).singleElement().satisfies(g -> {
@@ -467,24 +469,21 @@ class NodeMaintenanceRolloutIT {
             // the replacements become Ready: the gate opens, rg-1 is done and rg-2 starts, then the rollout completes
             released.set(true);
             hold.close();
-            await().atMost(Duration.ofMinutes(2))
-                    .pollInterval(Duration.ofMillis(200))
-                    .untilAsserted(() -> {
-                        rebootDrained(cluster, "pool-g", rebooted, Set.of());
-                        NodeMaintenanceRollout r = client.resources(NodeMaintenanceRollout.class)
-                                .withName("pool-g")
-                                .get();
-                        assertThat(r.getStatus().getPhase()).isEqualTo(RolloutPhase.Complete);
-                    });
+            rebootUntil(
+                    await().atMost(Duration.ofMinutes(2)),
+                    cluster,
+                    "pool-g",
+                    rebooted,
+                    Set.of(),
+                    st -> assertThat(st.getPhase()).isEqualTo(RolloutPhase.Complete));
             assertThat(startedBeforeRelease).containsEntry("rg-1", true).containsEntry("rg-2", false);
             assertThat(client.v1().events().inAnyNamespace().list().getItems())
                     .filteredOn(e -> "pool-g".equals(e.getInvolvedObject().getName()))
                     .extracting(io.fabric8.kubernetes.api.model.Event::getReason)
                     .contains("RolloutResumed");
-            List<Pod> held = client.pods().inNamespace(ns).withLabel("app", "held").list().getItems().stream()
-                    .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
-                    .toList();
-            assertThat(held).hasSize(2).allSatisfy(p -> assertThat(ready(p)).isTrue());
+            assertThat(livingPods(client, ns, "held"))
+                    .hasSize(2)
+                    .allSatisfy(p -> assertThat(ready(p)).isTrue());
         } finally {
             client.resources(NodeMaintenanceRollout.class).withName("pool-g").delete();
         }
@@ -500,18 +499,8 @@ class NodeMaintenanceRolloutIT {
     void aStatusFieldThatBecomesNullIsGoneFromTheStoredObject() {
         EmulatedCluster cluster = EmulatedClusterResource.cluster();
         KubernetesClient client = cluster.client();
-        for (String name : List.of("rn-1", "rn-2", "rn-3")) {
-            cluster.seed()
-                    .node(name)
-                    .role("worker")
-                    .label(POOL, "n")
-                    .label(ZONE, "zone-n")
-                    .create();
-        }
-        RolloutSpec spec = spec("n", 1, 1);
-        DoneWhen manual = new DoneWhen();
-        manual.setManual(true);
-        spec.setDoneWhen(manual);
+        seedPool(cluster, "n", "zone-n", List.of("rn-1", "rn-2", "rn-3"));
+        RolloutSpec spec = manualSpec("n");
         spec.getHealth().setSoak("0s");
         spec.getHealth().setWorkloadsWhole(false);
         try {
@@ -593,18 +582,8 @@ class NodeMaintenanceRolloutIT {
     void aStatusWriteThatMeetsANewerVersionIsDecidedAgainFromAFreshRead() {
         EmulatedCluster cluster = EmulatedClusterResource.cluster();
         KubernetesClient client = cluster.client();
-        for (String name : List.of("rc-1", "rc-2")) {
-            cluster.seed()
-                    .node(name)
-                    .role("worker")
-                    .label(POOL, "c")
-                    .label(ZONE, "zone-c")
-                    .create();
-        }
-        RolloutSpec spec = spec("c", 1, 1);
-        DoneWhen manual = new DoneWhen();
-        manual.setManual(true);
-        spec.setDoneWhen(manual);
+        seedPool(cluster, "c", "zone-c", List.of("rc-1", "rc-2"));
+        RolloutSpec spec = manualSpec("c");
         java.util.function.Predicate<dev.tenure.testsupport.ApiRequest> statusWrite =
                 r -> r.is("patch", "nodemaintenancerollouts", "status") && "pool-c".equals(r.name());
         cluster.faults().failNext(1, statusWrite, 409);
@@ -635,10 +614,7 @@ class NodeMaintenanceRolloutIT {
                                             == dev.tenure.testsupport.RequestOrigin.OPERATOR))
                     .as("the operator read the rollout again after the 409")
                     .isPositive();
-            assertThat(client.resources(NodeMaintenance.class)
-                            .withLabel(NodeMaintenanceRolloutReconciler.ROLLOUT_LABEL, "pool-c")
-                            .list()
-                            .getItems())
+            assertThat(maintenancesOf(client, "pool-c"))
                     .as("one node started, once")
                     .hasSize(1);
         } finally {

@@ -173,6 +173,31 @@ class RolloutAlertGateIT {
         return names;
     }
 
+    /**
+     * Seeds a pool of {@code nodes} nodes named after the rollout {@code name}, creates the rollout of that pool with
+     * these alerts (the rest of the spec as {@link #spec} builds it), and waits for its first node to start, the gate
+     * open. Returns the pool's nodes, {@code name}-1 first (the one started).
+     */
+    static List<String> startRollout(
+            EmulatedCluster cluster, String name, int nodes, Consumer<PrometheusAlerts> alerts) {
+        return startRollout(cluster, name, nodes, alerts, spec -> {});
+    }
+
+    /** {@link #startRollout(EmulatedCluster, String, int, Consumer)}, the spec changed by {@code more} first. */
+    static List<String> startRollout(
+            EmulatedCluster cluster,
+            String name,
+            int nodes,
+            Consumer<PrometheusAlerts> alerts,
+            Consumer<RolloutSpec> more) {
+        List<String> n = nodes(cluster, name, nodes);
+        RolloutSpec spec = spec(name, alerts);
+        more.accept(spec);
+        cluster.client().resource(new NodeMaintenanceRollout(name, spec)).create();
+        awaitChildren(cluster.client(), name, n.get(0));
+        return n;
+    }
+
     static RolloutSpec spec(String pool, Consumer<PrometheusAlerts> alerts) {
         RolloutSpec spec = new RolloutSpec();
         spec.setNodeSelector(
@@ -255,7 +280,6 @@ class RolloutAlertGateIT {
                 }));
     }
 
-    /** {@code done} is Done, nothing else started, the status says why with {@code reason}; and it stays so. */
     /**
      * Waits until the alert gate holds the rollout after {@code done}: reason WaitingForGate (the rule of every gate),
      * the message naming the gate Alerts and then its own reason ({@code cause}: AlertsFiring, PrometheusUnreachable),
@@ -301,14 +325,10 @@ class RolloutAlertGateIT {
     void aFiringAlertIncludedHoldsTheNextNodeAndAnExcludedOneDoesNot() {
         EmulatedCluster cluster = EmulatedClusterResource.cluster();
         KubernetesClient client = cluster.client();
-        List<String> n = nodes(cluster, "ag-fire", 3);
         String name = "ag-fire";
         try {
             // excluded: the firing alert does not count, the first two nodes go one after the other
-            client.resource(new NodeMaintenanceRollout(
-                            name, spec("ag-fire", a -> a.setExclude(List.of("^TenureTestFiring$")))))
-                    .create();
-            awaitChildren(client, name, n.get(0));
+            List<String> n = startRollout(cluster, name, 3, a -> a.setExclude(List.of("^TenureTestFiring$")));
             acknowledge(client, name, n.get(0));
             awaitChildren(client, name, n.get(1));
 
@@ -345,13 +365,14 @@ class RolloutAlertGateIT {
     void alertsFiringForGateTimeoutPauseTheRolloutAndItResumesWhenTheyStop() {
         EmulatedCluster cluster = EmulatedClusterResource.cluster();
         KubernetesClient client = cluster.client();
-        List<String> n = nodes(cluster, "ag-time", 2);
         String name = "ag-time";
         try {
-            RolloutSpec spec = spec("ag-time", a -> a.setInclude(List.of("^TenureTestQuiet$")));
-            spec.getHealth().setGateTimeout("3s");
-            client.resource(new NodeMaintenanceRollout(name, spec)).create();
-            awaitChildren(client, name, n.get(0)); // the quiet alert only: open
+            List<String> n = startRollout(
+                    cluster,
+                    name,
+                    2,
+                    a -> a.setInclude(List.of("^TenureTestQuiet$")),
+                    spec -> spec.getHealth().setGateTimeout("3s")); // the quiet alert only: open
 
             editAlerts(client, name, a -> a.setInclude(List.of("^TenureTestFiring$")));
             acknowledge(client, name, n.get(0));
@@ -407,13 +428,9 @@ class RolloutAlertGateIT {
     void aPendingAlertDoesNotHoldUnlessFiringOnlyIsOff() {
         EmulatedCluster cluster = EmulatedClusterResource.cluster();
         KubernetesClient client = cluster.client();
-        List<String> n = nodes(cluster, "ag-pend", 3);
         String name = "ag-pend";
         try {
-            client.resource(new NodeMaintenanceRollout(
-                            name, spec("ag-pend", a -> a.setInclude(List.of("^TenureTestPending$")))))
-                    .create();
-            awaitChildren(client, name, n.get(0));
+            List<String> n = startRollout(cluster, name, 3, a -> a.setInclude(List.of("^TenureTestPending$")));
             acknowledge(client, name, n.get(0));
             awaitChildren(client, name, n.get(1)); // pending, firingOnly by default: it does not count
 
@@ -435,15 +452,12 @@ class RolloutAlertGateIT {
         KubernetesClient client = cluster.client();
         String own = startOne("stopped");
         Process ownProcess = PROMETHEUSES.get(PROMETHEUSES.size() - 1);
-        List<String> n = nodes(cluster, "ag-down", 2);
         String name = "ag-down";
         try {
-            client.resource(new NodeMaintenanceRollout(name, spec("ag-down", a -> {
-                        a.setPrometheusURL(own);
-                        a.setInclude(List.of("^TenureTestQuiet$"));
-                    })))
-                    .create();
-            awaitChildren(client, name, n.get(0)); // reachable, nothing that counts is active: open
+            List<String> n = startRollout(cluster, name, 2, a -> {
+                a.setPrometheusURL(own);
+                a.setInclude(List.of("^TenureTestQuiet$"));
+            }); // reachable, nothing that counts is active: open
 
             stop(ownProcess);
             acknowledge(client, name, n.get(0));

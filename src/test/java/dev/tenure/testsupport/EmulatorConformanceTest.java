@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
+import org.assertj.core.api.AbstractStringAssert;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,7 +58,13 @@ class EmulatorConformanceTest {
         void run(String name) throws Exception;
     }
 
-    record Http(int code, JsonNode body) {}
+    record Http(int code, JsonNode body) {
+        /** Asserts the answer's code (the body shown when it differs); returns an assertion on its Status message. */
+        AbstractStringAssert<?> assertStatus(int expected) {
+            assertThat(code).as("%s", body).isEqualTo(expected);
+            return assertThat(body.path("message").asText());
+        }
+    }
 
     @BeforeAll
     static void start() throws IOException {
@@ -274,8 +281,7 @@ class EmulatorConformanceTest {
                             JsonNode nm = get(NM + "/" + name).body();
                             ((com.fasterxml.jackson.databind.node.ObjectNode) nm.path("status")).put("phase", "Bogus");
                             Http put = send("PUT", NM + "/" + name + "/status", JSON_TYPE, nm.toString());
-                            assertThat(put.code()).isEqualTo(422);
-                            assertThat(put.body().path("message").asText()).contains("status.phase");
+                            put.assertStatus(422).contains("status.phase");
                             assertThat(get(NM + "/" + name)
                                             .body()
                                             .at("/status/phase")
@@ -505,9 +511,7 @@ class EmulatorConformanceTest {
                                     "/api/v1/namespaces/default/configmaps",
                                     JSON_TYPE,
                                     "{\"apiVersion\":\"v1\",\"kind\":\"ConfigMap\",\"metadata\":{\"name\":\"W2_Bad\"}}");
-                            assertThat(refused.code()).isEqualTo(422);
-                            assertThat(refused.body().path("message").asText())
-                                    .contains("a lowercase RFC 1123 subdomain must consist of");
+                            refused.assertStatus(422).contains("a lowercase RFC 1123 subdomain must consist of");
                         }),
                 new Row(
                         "a label value longer than 63 characters is refused, also when patched in",
@@ -542,8 +546,7 @@ class EmulatorConformanceTest {
                                 + " pkg/registry/customresource/validator.go",
                         name -> {
                             Http refused = send("POST", NM, JSON_TYPE, nodeMaintenance(name, ",\"window\":\"-5m\""));
-                            assertThat(refused.code()).isEqualTo(422);
-                            assertThat(refused.body().path("message").asText())
+                            refused.assertStatus(422)
                                     .startsWith("NodeMaintenance.tenure.dev \"" + name
                                             + "\" is invalid: spec.window: Invalid value: \"-5m\": spec.window in body"
                                             + " should match");
@@ -611,8 +614,7 @@ class EmulatorConformanceTest {
                                     .isBetween(200, 201);
                             Http refused =
                                     send("PATCH", NM + "/" + name, MERGE, "{\"spec\":{\"nodeName\":\"elsewhere\"}}");
-                            assertThat(refused.code()).isEqualTo(422);
-                            assertThat(refused.body().path("message").asText())
+                            refused.assertStatus(422)
                                     .isEqualTo("NodeMaintenance.tenure.dev \"" + name + "\" is invalid: spec.nodeName:"
                                             + " Invalid value: \"string\": spec.nodeName is immutable");
                             JsonNode nm = get(NM + "/" + name).body();
@@ -736,8 +738,7 @@ class EmulatorConformanceTest {
                         name -> withWebhook(
                                 name, "/verdict", "Fail", 10, "[\"CREATE\",\"UPDATE\"]", "[\"configmaps\"]", () -> {
                                     Http denied = createConfigMap(name + "-no", "deny");
-                                    assertThat(denied.code()).isEqualTo(403);
-                                    assertThat(denied.body().path("message").asText())
+                                    denied.assertStatus(403)
                                             .isEqualTo("admission webhook \"" + name
                                                     + ".conformance.tenure.dev\" denied the request: verdict deny");
                                     assertThat(get("/api/v1/namespaces/default/configmaps/" + name + "-no")
@@ -791,8 +792,7 @@ class EmulatorConformanceTest {
                                 + " (ErrCallingWebhook, failurePolicy Fail: apierrors.NewInternalError)",
                         name -> withWebhookAt(name, "http://127.0.0.1:" + closedPort() + "/", "Fail", 10, () -> {
                             Http failed = createConfigMap(name, "allow");
-                            assertThat(failed.code()).isEqualTo(500);
-                            assertThat(failed.body().path("message").asText())
+                            failed.assertStatus(500)
                                     .startsWith("Internal error occurred: failed calling webhook \"" + name
                                             + ".conformance.tenure.dev\": failed to call webhook: Post");
                         })),
@@ -813,8 +813,7 @@ class EmulatorConformanceTest {
                                 + " (context deadline of timeoutSeconds)",
                         name -> withWebhook(name, "/stall", "Fail", 1, "[\"CREATE\"]", "[\"configmaps\"]", () -> {
                             Http failed = createConfigMap(name, "allow");
-                            assertThat(failed.code()).isEqualTo(500);
-                            assertThat(failed.body().path("message").asText()).endsWith("context deadline exceeded");
+                            failed.assertStatus(500).endsWith("context deadline exceeded");
                         })),
                 // ---- PodDisruptionBudget status (the disruption controller, on a living namespace) ----------
                 new Row(
@@ -822,13 +821,7 @@ class EmulatorConformanceTest {
                         "pkg/controller/disruption/disruption.go getExpectedPodCount (int minAvailable: expected ="
                                 + " len(pods)), countHealthyPods, updatePdbStatus; UpdateDisruptionAllowedCondition",
                         name -> {
-                            cluster.seed().node(name).create();
-                            cluster.seed()
-                                    .deployment("web")
-                                    .namespace(name)
-                                    .replicas(4)
-                                    .onNodes(name)
-                                    .create();
+                            webOnItsNode(name, 4);
                             cluster.seed()
                                     .pdb("web")
                                     .namespace(name)
@@ -854,13 +847,7 @@ class EmulatorConformanceTest {
                         "pkg/controller/disruption/disruption.go getExpectedScale (sum of controller scales,"
                                 + " unmanaged pods skipped), intstr.GetScaledValueFromIntOrPercent(roundUp=true)",
                         name -> {
-                            cluster.seed().node(name).create();
-                            cluster.seed()
-                                    .deployment("web")
-                                    .namespace(name)
-                                    .replicas(3)
-                                    .onNodes(name)
-                                    .create();
+                            webOnItsNode(name, 3);
                             cluster.seed()
                                     .pod("bare")
                                     .namespace(name)
@@ -885,13 +872,7 @@ class EmulatorConformanceTest {
                         "pkg/controller/disruption/disruption.go getExpectedPodCount (maxUnavailable: desired ="
                                 + " expected - maxUnavailable), countHealthyPods (DeletionTimestamp != nil: skipped)",
                         name -> {
-                            cluster.seed().node(name).create();
-                            java.util.List<io.fabric8.kubernetes.api.model.Pod> pods = cluster.seed()
-                                    .deployment("web")
-                                    .namespace(name)
-                                    .replicas(3)
-                                    .onNodes(name)
-                                    .create();
+                            java.util.List<io.fabric8.kubernetes.api.model.Pod> pods = webOnItsNode(name, 3);
                             cluster.seed()
                                     .pdb("web")
                                     .namespace(name)
@@ -901,12 +882,7 @@ class EmulatorConformanceTest {
                             try (var living = cluster.living(name, Duration.ofHours(1))) {
                                 assertThat(numbers(budgetStatus(name, "web", 1)))
                                         .containsExactly(3, 2, 3, 1);
-                                send(
-                                        "DELETE",
-                                        "/api/v1/namespaces/" + name + "/pods/"
-                                                + pods.get(0).getMetadata().getName(),
-                                        null,
-                                        null);
+                                deletePod(pods.get(0));
                                 // the replacement is not Ready for an hour: 2 healthy, none to spare
                                 JsonNode after = budgetStatus(name, "web", 0);
                                 assertThat(numbers(after)).containsExactly(2, 2, 3, 0);
@@ -923,13 +899,7 @@ class EmulatorConformanceTest {
                                 + " Pending included; ReadyReplicas, AvailableReplicas with minReadySeconds 0;"
                                 + " ObservedGeneration)",
                         name -> {
-                            cluster.seed().node(name).create();
-                            java.util.List<io.fabric8.kubernetes.api.model.Pod> pods = cluster.seed()
-                                    .deployment("web")
-                                    .namespace(name)
-                                    .replicas(3)
-                                    .onNodes(name)
-                                    .create();
+                            java.util.List<io.fabric8.kubernetes.api.model.Pod> pods = webOnItsNode(name, 3);
                             String rs = "/apis/apps/v1/namespaces/" + name + "/replicasets/"
                                     + pods.get(0)
                                             .getMetadata()
@@ -940,12 +910,7 @@ class EmulatorConformanceTest {
                             assertThat(replicaCounts(get(rs).body().path("status")))
                                     .containsExactly(3, 3, 3);
                             try (var living = cluster.living(name, Duration.ofHours(1))) {
-                                send(
-                                        "DELETE",
-                                        "/api/v1/namespaces/" + name + "/pods/"
-                                                + pods.get(0).getMetadata().getName(),
-                                        null,
-                                        null);
+                                deletePod(pods.get(0));
                                 // the replacement is created and bound, not Ready for an hour: active, not available
                                 JsonNode[] status = new JsonNode[1];
                                 await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
@@ -992,8 +957,7 @@ class EmulatorConformanceTest {
                                     JSON_TYPE,
                                     "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":"
                                             + "{\"name\":\"yy\",\"namespace\":\"" + name + "\"}}");
-                            assertThat(refused.code()).isEqualTo(500);
-                            assertThat(refused.body().path("message").asText())
+                            refused.assertStatus(500)
                                     .isEqualTo("This pod has more than one PodDisruptionBudget, which the eviction"
                                             + " subresource does not support.");
                             assertThat(get("/api/v1/namespaces/" + name + "/pods/yy")
@@ -1024,8 +988,7 @@ class EmulatorConformanceTest {
                                     JSON_TYPE,
                                     "{\"apiVersion\":\"policy/v1\",\"kind\":\"Eviction\",\"metadata\":"
                                             + "{\"name\":\"p\",\"namespace\":\"" + name + "\"}}");
-                            assertThat(refused.code()).isEqualTo(403);
-                            assertThat(refused.body().path("message").asText())
+                            refused.assertStatus(403)
                                     .contains("unable to create new content in namespace " + name
                                             + " because it is being terminated");
                             assertThat(refused.body()
@@ -1133,9 +1096,7 @@ class EmulatorConformanceTest {
                                     "/api/v1/namespaces",
                                     JSON_TYPE,
                                     "{\"apiVersion\":\"v1\",\"kind\":\"Namespace\",\"metadata\":{\"name\":\"a.b\"}}");
-                            assertThat(refused.code()).isEqualTo(422);
-                            assertThat(refused.body().path("message").asText())
-                                    .contains("a lowercase RFC 1123 label must consist of");
+                            refused.assertStatus(422).contains("a lowercase RFC 1123 label must consist of");
                         }),
                 // ---- issue 50: where kubectl looks ---------------------------------------------------------
                 new Row(
@@ -1153,9 +1114,7 @@ class EmulatorConformanceTest {
                             assertThat(pod.body().at("/details/name").asText()).isEqualTo(name);
                             assertThat(pod.body().at("/details/kind").asText()).isEqualTo("pods");
                             Http nm = get(NM + "/" + name);
-                            assertThat(nm.code()).isEqualTo(404);
-                            assertThat(nm.body().path("message").asText())
-                                    .isEqualTo("nodemaintenances.tenure.dev \"" + name + "\" not found");
+                            nm.assertStatus(404).isEqualTo("nodemaintenances.tenure.dev \"" + name + "\" not found");
                             assertThat(nm.body().at("/details/group").asText()).isEqualTo("tenure.dev");
                         }),
                 new Row(
@@ -1540,6 +1499,30 @@ class EmulatorConformanceTest {
                 "[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"phase\":\"Running\"}}]");
         assertThat(written.code()).as(written.body().toString()).isBetween(200, 202);
         assertThat(get(NM + "/" + name).body().at("/status/phase").asText()).isEqualTo("Running");
+    }
+
+    /**
+     * Node {@code name}, and in namespace {@code name} a Deployment {@code web} (label app=web) of {@code replicas} pods
+     * on it, Ready as seeded; returns the pods.
+     */
+    static java.util.List<io.fabric8.kubernetes.api.model.Pod> webOnItsNode(String name, int replicas) {
+        cluster.seed().node(name).create();
+        return cluster.seed()
+                .deployment("web")
+                .namespace(name)
+                .replicas(replicas)
+                .onNodes(name)
+                .create();
+    }
+
+    /** DELETE of the pod, without a body (its own grace period). */
+    static Http deletePod(io.fabric8.kubernetes.api.model.Pod pod) throws IOException, InterruptedException {
+        return send(
+                "DELETE",
+                "/api/v1/namespaces/" + pod.getMetadata().getNamespace() + "/pods/"
+                        + pod.getMetadata().getName(),
+                null,
+                null);
     }
 
     static Http get(String path) throws IOException, InterruptedException {
