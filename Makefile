@@ -86,8 +86,25 @@ PLACEMENT_FORECAST_TRIES ?= 20000
 # 1,000), its own count here so that DRAIN_MODEL_TRIES (jqwik.tries.default) does not apply to it. Measured: 10,000
 # in 278 s on the shared two cores (load ~10).
 ROLLOUT_PLANNER_TRIES ?= 10000
+# The suites wait on real time (kill trials, leases, pod terminations) and the properties compute on one thread:
+# make chaos runs the two in two test JVMs side by side (compiled once first), so the properties' ~45 minutes of one
+# core overlap the suites' waits instead of following them, then checks the RBAC grants against what both recorded
+# (and the formatting gate) in one verify: process-test-classes clears the recordings of an earlier run once, first, and
+# the verify keeps them (-Dmaven.clean.skip). TestTiersTest checks both halves keep their counts.
+CHAOS_SUITES = *Chaos*
+CHAOS_PROPERTIES_LOG ?= target/chaos-properties.log
+CHAOS_PROPERTIES = DrainModelPropertyTest,DrainModelOnClusterIT,MaintenanceWindowPropertyTest,PlacementForecastPropertyTest,PlacementForecastOnClusterIT,RolloutPlannerPropertyTest
 chaos: ## Long chaos run, the stress counts (seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials, OPERATOR_KILL_TRIALS kill trials, SURGE_CHAOS_TRIALS surge trials, DRAIN_MODEL_TRIES drain model cases, DRAIN_MODEL_CLUSTER_TRIES of them on the cluster, WINDOW_TRIES windows, PLACEMENT_CLUSTER_TRIES forecasts on the living cluster, PLACEMENT_FORECAST_TRIES forecast invariants, ROLLOUT_PLANNER_TRIES rollouts)
-	$(MVN) verify -Dtest='*Chaos*,DrainModelPropertyTest,DrainModelOnClusterIT,MaintenanceWindowPropertyTest,PlacementForecastPropertyTest,PlacementForecastOnClusterIT,RolloutPlannerPropertyTest' -Djqwik.tries.default=$(DRAIN_MODEL_TRIES) -Dtenure.drain-model.cluster.tries=$(DRAIN_MODEL_CLUSTER_TRIES) -Dtenure.windows.tries=$(WINDOW_TRIES) -Dtenure.placement.cluster.tries=$(PLACEMENT_CLUSTER_TRIES) -Dtenure.placement.forecast.tries=$(PLACEMENT_FORECAST_TRIES) -Dtenure.rollout.planner.tries=$(ROLLOUT_PLANNER_TRIES) -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dtenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS) -Dtenure.chaos.operator.kill.trials=$(OPERATOR_KILL_TRIALS) -Dtenure.chaos.surge.trials=$(SURGE_CHAOS_TRIALS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true
+	$(MVN) process-test-classes
+	@props_log=$(CHAOS_PROPERTIES_LOG); \
+	echo "make chaos: the properties run beside the suites; their output: $$props_log"; \
+	$(MVN) surefire:test -Dtest='$(CHAOS_PROPERTIES)' -Dtest-class-times.file=target/test-class-times-properties.tsv -Djqwik.tries.default=$(DRAIN_MODEL_TRIES) -Dtenure.drain-model.cluster.tries=$(DRAIN_MODEL_CLUSTER_TRIES) -Dtenure.windows.tries=$(WINDOW_TRIES) -Dtenure.placement.cluster.tries=$(PLACEMENT_CLUSTER_TRIES) -Dtenure.placement.forecast.tries=$(PLACEMENT_FORECAST_TRIES) -Dtenure.rollout.planner.tries=$(ROLLOUT_PLANNER_TRIES) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true >"$$props_log" 2>&1 & props=$$!; \
+	$(MVN) surefire:test -Dtest='$(CHAOS_SUITES)' -Dtenure.chaos.runs=$(CHAOS_RUNS) -Dtenure.chaos.realtime.runs=$(REALTIME_CHAOS_RUNS) -Dtenure.chaos.operator.trials=$(OPERATOR_CHAOS_TRIALS) -Dtenure.chaos.operator.kill.trials=$(OPERATOR_KILL_TRIALS) -Dtenure.chaos.surge.trials=$(SURGE_CHAOS_TRIALS) -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true; suites=$$?; \
+	wait $$props; props_rc=$$?; \
+	if [ $$props_rc -ne 0 ]; then tail -n 400 "$$props_log"; echo "make chaos: the properties ($(CHAOS_PROPERTIES)) failed; the whole output: $$props_log"; \
+	else grep -E "Tests run:" "$$props_log" | tail -n 8; echo "make chaos: the properties passed"; fi; \
+	[ $$suites -eq 0 ] && [ $$props_rc -eq 0 ]
+	$(MVN) verify -Dtest=NoTestHere -Dmaven.clean.skip=true -Dsurefire.failIfNoSpecifiedTests=false -Drbac-check.partial-run=true
 
 bundle: ## OLM bundle, catalog, plain manifests (VERSION=x.y.z OPERATOR_DIGEST=sha256:… [BUNDLE_DIGEST=sha256:…] cuts a release)
 	@OPERATOR_DIGEST=$(OPERATOR_DIGEST) BUNDLE_DIGEST=$(BUNDLE_DIGEST) bin/release $(VERSION)

@@ -248,7 +248,7 @@ class TestTiersTest {
      */
     @Test
     void makeChaosKeepsTheStressCounts() throws IOException {
-        String chaos = recipe("chaos");
+        String chaos = expanded(recipe("chaos"));
         Map<String, Integer> atLeast = new LinkedHashMap<>();
         atLeast.put("jqwik.tries.default=$(DRAIN_MODEL_TRIES)", 200_000);
         atLeast.put(SuiteCounts.CLUSTER_PLANS_PROPERTY + "=$(DRAIN_MODEL_CLUSTER_TRIES)", 500);
@@ -279,6 +279,82 @@ class TestTiersTest {
     }
 
     /**
+     * Each of make chaos's two test JVMs gets its own counts: a count passed to the other one would reach no suite
+     * (the properties run in one, the real-time suites in the other).
+     */
+    @Test
+    void eachHalfOfMakeChaosGetsItsOwnCounts() throws IOException {
+        List<String> commands = List.of(recipe("chaos").split("\n"));
+        String properties = commands.stream()
+                .filter(c -> c.contains("-Dtest='$(CHAOS_PROPERTIES)'"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no command runs $(CHAOS_PROPERTIES)"));
+        String suites = commands.stream()
+                .filter(c -> c.contains("-Dtest='$(CHAOS_SUITES)'"))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no command runs $(CHAOS_SUITES)"));
+        assertThat(properties)
+                .contains(
+                        "-Djqwik.tries.default=",
+                        "-D" + SuiteCounts.CLUSTER_PLANS_PROPERTY + "=",
+                        "-D" + SuiteCounts.WINDOW_TRIES_PROPERTY + "=",
+                        "-D" + SuiteCounts.PLACEMENT_CLUSTER_TRIES_PROPERTY + "=",
+                        "-D" + SuiteCounts.PLACEMENT_FORECAST_TRIES_PROPERTY + "=",
+                        "-D" + SuiteCounts.ROLLOUT_PLANNER_TRIES_PROPERTY + "=");
+        assertThat(suites)
+                .contains(
+                        "-D" + SuiteCounts.CHAOS_RUNS_PROPERTY + "=",
+                        "-D" + SuiteCounts.REALTIME_CHAOS_RUNS_PROPERTY + "=",
+                        "-D" + SuiteCounts.OPERATOR_TRIALS_PROPERTY + "=",
+                        "-D" + SuiteCounts.KILL_TRIALS_PROPERTY + "=",
+                        "-D" + SuiteCounts.SURGE_TRIALS_PROPERTY + "=");
+        assertThat(makeValue("CHAOS_SUITES")).isEqualTo("*Chaos*");
+    }
+
+    /**
+     * {@code make chaos} runs the properties beside the suites (not after them) and fails when either half fails, or
+     * the RBAC check after them: its recipe run with a stand-in for Maven. The suites' stand-in waits up to 20 s for
+     * the properties' to have started, so a recipe that ran them one after the other fails here.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "the properties fail, DrainModelPropertyTest, the properties (DrainModelPropertyTest",
+        "the suites fail, *Chaos*, the properties passed",
+        "the RBAC check fails, NoTestHere, the properties passed",
+        "nothing fails, nothing, the properties passed"
+    })
+    void makeChaosRunsThePropertiesBesideTheSuitesAndFailsWhenEitherFails(
+            String name, String failing, String said, @TempDir Path dir) throws Exception {
+        Path mvn = dir.resolve("mvn");
+        Path started = dir.resolve("properties-started");
+        Files.writeString(
+                mvn,
+                "#!/bin/sh\n"
+                        + "echo \"mvn $*\" >> " + dir.resolve("calls") + "\n"
+                        + "case \"$*\" in *DrainModelPropertyTest*) touch " + started + ";; esac\n"
+                        + "case \"$*\" in *'*Chaos*'*) i=0; while [ ! -e " + started + " ]; do i=$((i+1));"
+                        + " [ $i -gt 200 ] && { echo 'the properties did not start beside the suites'; exit 1; };"
+                        + " sleep 0.1; done;; esac\n"
+                        + "case \"$*\" in *'" + failing + "'*) echo failed; exit 1;; esac\n");
+        assertThat(mvn.toFile().setExecutable(true)).isTrue();
+        Process make = new ProcessBuilder(
+                        "make", "-s", "chaos", "MVN=" + mvn, "CHAOS_PROPERTIES_LOG=" + dir.resolve("properties.log"))
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(make.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(make.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(output).contains(said).doesNotContain("did not start beside");
+        if (failing.equals("nothing")) {
+            assertThat(make.exitValue()).as(output).isZero();
+        } else {
+            assertThat(make.exitValue()).as(output).isNotZero();
+        }
+        assertThat(Files.readString(dir.resolve("calls")))
+                .as("Maven's runs")
+                .contains("DrainModelPropertyTest", "*Chaos*");
+    }
+
+    /**
      * The chaos recipe's {@code jqwik.tries.default} is the drain model's 200,000: every other property the recipe
      * selects reads its own count through its {@code Tries} hook, or it runs 200,000 tries too (the forecast's
      * trimmed-pods property did, and held {@code make chaos} for over an hour).
@@ -294,7 +370,7 @@ class TestTiersTest {
                 "PlacementForecastOnClusterIT",
                 "DrainModelOnClusterIT",
                 "RolloutPlannerPropertyTest");
-        assertThat(recipe("chaos")).contains(suites);
+        assertThat(expanded(recipe("chaos"))).contains(suites);
         for (String suite : suites) {
             String source = testClasses()
                     .filter(c -> c.name().equals(suite))
@@ -306,6 +382,22 @@ class TestTiersTest {
                     .isEqualTo(property.matcher(source).results().count())
                     .isPositive();
         }
+    }
+
+    /** A {@code NAME = value} variable of the Makefile. */
+    private static String makeValue(String name) throws IOException {
+        Matcher m = Pattern.compile("^" + Pattern.quote(name) + " = (.*)$", Pattern.MULTILINE)
+                .matcher(Files.readString(Path.of("Makefile")));
+        if (!m.find()) {
+            throw new AssertionError("no `" + name + " = …` in the Makefile");
+        }
+        return m.group(1).trim();
+    }
+
+    /** A recipe with make chaos's two lists of test classes put in. */
+    private static String expanded(String recipe) throws IOException {
+        return recipe.replace("$(CHAOS_SUITES)", makeValue("CHAOS_SUITES"))
+                .replace("$(CHAOS_PROPERTIES)", makeValue("CHAOS_PROPERTIES"));
     }
 
     /** A {@code NAME ?= number} default of the Makefile. */
