@@ -9,6 +9,7 @@ import dev.tenure.maintenance.api.Evacuation;
 import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.Phase;
+import dev.tenure.maintenance.drain.SurgePlanner;
 import dev.tenure.maintenance.machine.MaintenanceRequest;
 import dev.tenure.maintenance.machine.MaintenanceState;
 import dev.tenure.testsupport.EmulatedCluster;
@@ -87,8 +88,10 @@ final class SurgeDrainBench {
 
     /**
      * One arm's drain. {@code outcome}: "drained", "timed out" or what else ended it; {@code unreadySeconds}: summed over
-     * the Deployments, from the drain's start until the cluster settled after it; {@code replicasChanged}: Deployments
-     * whose {@code spec.replicas} differ from the original afterwards.
+     * the Deployments, from the drain's start until the cluster settled after it; {@code scaleWrites}: the operator's
+     * Deployment scale writes answered 2xx; {@code workloadWrites}: every operator write sent to a Deployment or a
+     * ReplicaSet (scale, record annotation), whatever the answer; {@code replicasChanged}: Deployments whose {@code
+     * spec.replicas} differ from the original afterwards.
      */
     record Result(
             String outcome,
@@ -101,6 +104,7 @@ final class SurgeDrainBench {
             long evictionsRefused,
             long podListsByNode,
             long scaleWrites,
+            long workloadWrites,
             int replicasChanged,
             double settleSeconds) {
         boolean drained() {
@@ -110,6 +114,56 @@ final class SurgeDrainBench {
         boolean timedOut() {
             return outcome.equals("timed out");
         }
+    }
+
+    /**
+     * What is wrong with row 17's results, empty when the row holds: Surge drains every pod with no second without a
+     * Ready pod and every replica given back; kubectl, Evict and the {@code maxUnavailable: 0} arm time out with every
+     * eviction refused and the replicas as they were; the {@code maxUnavailable: 0} arm sends no write to a workload at
+     * all (the planner refuses such a budget before anything is written: {@link
+     * SurgePlanner.Reason#BUDGET_FORBIDS}); the control shows seconds without a Ready pod.
+     * An arm not run (kubectl absent) is not judged; Surge and the control must have run.
+     *
+     * @param deployments the Deployments of the {@code minAvailable: 1} arms and the control
+     */
+    static List<String> verdict(Map<Arm, Result> results, int deployments) {
+        List<String> wrong = new ArrayList<>();
+        Result surge = results.get(Arm.SURGE);
+        if (surge == null
+                || !surge.drained()
+                || surge.unreadySeconds() > 0
+                || surge.replicasChanged() > 0
+                || surge.evictionsAccepted() < deployments) {
+            wrong.add("Surge should drain every pod with no second without a Ready pod and the replicas given back: "
+                    + surge);
+        }
+        for (Arm arm : List.of(Arm.KUBECTL, Arm.EVICT, Arm.SURGE_MAX_UNAVAILABLE_0)) {
+            Result r = results.get(arm);
+            if (r != null
+                    && (!r.timedOut()
+                            || r.evictionsAccepted() > 0
+                            || r.evictionsRefused() == 0
+                            || r.unreadySeconds() > 0
+                            || r.replicasChanged() > 0)) {
+                wrong.add(arm.label + " should time out on the budgets, every eviction refused, replicas as they were: "
+                        + r);
+            }
+        }
+        Result unavailable0 = results.get(Arm.SURGE_MAX_UNAVAILABLE_0);
+        if (unavailable0 != null && (unavailable0.scaleWrites() > 0 || unavailable0.workloadWrites() > 0)) {
+            wrong.add(Arm.SURGE_MAX_UNAVAILABLE_0.label + " should write nothing to a workload, no scale and no record"
+                    + " (the planner refuses such a budget before any write: cannot surge, "
+                    + SurgePlanner.Reason.BUDGET_FORBIDS.shown() + "): " + unavailable0);
+        }
+        Result control = results.get(Arm.NO_BUDGETS);
+        if (control == null
+                || !control.drained()
+                || control.unreadySeconds() <= 0
+                || control.evictionsAccepted() < deployments) {
+            wrong.add("the control (no budgets) should evict every single replica and show seconds without a Ready "
+                    + "pod, or the measure does not measure: " + control);
+        }
+        return wrong;
     }
 
     private final int deployments;
@@ -229,6 +283,10 @@ final class SurgeDrainBench {
                                         && a.request().is("update", "deployments", "scale")
                                         && a.status() < 300)
                                 .count(),
+                        log.count(r0 -> RequestOrigin.of(r0) == RequestOrigin.OPERATOR
+                                && r0.isWrite()
+                                && (r0.resource().equals("deployments")
+                                        || r0.resource().equals("replicasets"))),
                         replicasChanged(client, names),
                         (t2 - t1) / 1e9);
                 System.out.println("bench: row 17 " + arm.label + ": " + r);

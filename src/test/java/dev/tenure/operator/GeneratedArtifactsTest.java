@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.tenure.maintenance.drain.SurgePlanner;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -348,6 +349,39 @@ class GeneratedArtifactsTest {
                 .isEqualTo(0.0);
         assertThat(((Number) ManifestAssembly.at(status, "drainProgress", "maximum")).doubleValue())
                 .isEqualTo(100.0);
+    }
+
+    /**
+     * Issue 51: {@code status.drainPlan.pods[].surgeReason} is what a preview shows before a surge starts, so its schema
+     * description (kubectl explain) names every reason the planner can give, by the name it shows, in the bundle's CRD
+     * and in the plain manifests' alike.
+     */
+    @Test
+    void surgeReasonDescriptionNamesEveryReasonThePlannerGives() throws IOException {
+        List<Map<String, Object>> shipped = new ArrayList<>();
+        shipped.add(crd("NodeMaintenance"));
+        ManifestAssembly.parseAll(Files.readString(DEPLOY.resolve("tenure-operator.yaml"))).stream()
+                .filter(d -> "CustomResourceDefinition".equals(d.get("kind"))
+                        && "NodeMaintenance".equals(ManifestAssembly.at(d, "spec", "names", "kind")))
+                .forEach(shipped::add);
+        assertThat(shipped).as("the bundle's CRD and deploy/'s").hasSize(2);
+        for (Map<String, Object> crd : shipped) {
+            String description = at(
+                    schema(crd, "status"),
+                    "properties",
+                    "drainPlan",
+                    "properties",
+                    "pods",
+                    "items",
+                    "properties",
+                    "surgeReason",
+                    "description");
+            assertThat(description)
+                    .as("surgeReason's description")
+                    .contains(Stream.of(SurgePlanner.Reason.values())
+                            .map(SurgePlanner.Reason::shown)
+                            .toList());
+        }
     }
 
     /**

@@ -163,9 +163,12 @@ public class DrainPlanStatus {
                 + " workload has no spare replica): Surges or CannotSurge.")
         private SurgeOutlook surge;
 
-        @JsonPropertyDescription("Why that surge outlook: the workload and the replicas added, or the named reason it"
-                + " cannot surge (StatefulSet, bare pod, opted out, Recreate strategy, mid-rollout, HPA-managed, HPA at"
-                + " maxReplicas, would not fit (forecast), no surge role, ...).")
+        // every SurgePlanner.Reason's shown name, in the planner's order (GeneratedArtifactsTest checks the CRD)
+        @JsonPropertyDescription("Why that surge outlook: \"surge <kind> <namespace>/<name> by <n> (replicas <from> ->"
+                + " <to>)\", or \"cannot surge: <reason> (<detail>)\" with the first reason that matches, in this order:"
+                + " bare pod, StatefulSet, not a ReplicaSet's pod, no surge role, owner not found, opted out, Recreate"
+                + " strategy, mid-rollout, maxSurge too small, budget forbids it, HPA at maxReplicas, HPA-managed, would"
+                + " not fit (forecast).")
         private String surgeReason;
 
         public PlannedPod() {}

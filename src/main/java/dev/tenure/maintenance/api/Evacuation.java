@@ -15,7 +15,7 @@ public enum Evacuation {
      * until that many new pods are available elsewhere, evict, then give back the replicas still ours. Needs the
      * opt-in ClusterRole {@code tenure-operator-surge}; without it, or for a workload that cannot surge (named in the
      * preview: StatefulSet, bare pod, opted out by annotation {@code tenure.dev/surge: "false"}, Recreate strategy,
-     * mid-rollout, HPA-managed, would not fit), the pod is evicted as with {@link #Evict}.
+     * mid-rollout, budget forbids it, HPA-managed, would not fit), the pod is evicted as with {@link #Evict}.
      *
      * <p>The surge is recorded on the workload ({@code tenure.dev/surged-by}) and in {@code status.surges} before the
      * scale, every write resourceVersion-conditional, so a restart or a new leader finishes or undoes it; replicas

@@ -42,6 +42,14 @@ public class SurgeStatus {
                     + " evacuation Evict.")
     private String left;
 
+    @JsonPropertyDescription(
+            "True while the surge's record (annotation tenure.dev/surged-by) is still on the workload after its"
+                    + " replicas were settled (given back, or left as someone else set them): every try to remove it in"
+                    + " a step conflicted (the workload being written) or failed for now. Removed at a later step from a"
+                    + " fresh read, only while it is still this maintenance's; neither the drain nor the maintenance's"
+                    + " end finishes before. The replicas are not looked at again.")
+    private Boolean recordPending;
+
     public SurgeStatus() {}
 
     public SurgeStatus(
@@ -61,6 +69,24 @@ public class SurgeStatus {
         this.added = added;
         this.raised = raised;
         this.left = left;
+    }
+
+    /**
+     * A copy: the machine moves a surge on by setting its fields, so the state it works on must not share objects with
+     * the status it was read from (else the status written would compare equal to the one read).
+     */
+    public SurgeStatus copy() {
+        SurgeStatus c = new SurgeStatus();
+        c.kind = kind;
+        c.namespace = namespace;
+        c.name = name;
+        c.replicaSet = replicaSet;
+        c.replicas = replicas;
+        c.added = added;
+        c.raised = raised;
+        c.left = left;
+        c.recordPending = recordPending;
+        return c;
     }
 
     public String getKind() {
@@ -127,6 +153,14 @@ public class SurgeStatus {
         this.left = left;
     }
 
+    public Boolean getRecordPending() {
+        return recordPending;
+    }
+
+    public void setRecordPending(Boolean recordPending) {
+        this.recordPending = recordPending;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof SurgeStatus s
@@ -137,11 +171,12 @@ public class SurgeStatus {
                 && Objects.equals(replicas, s.replicas)
                 && Objects.equals(added, s.added)
                 && Objects.equals(raised, s.raised)
-                && Objects.equals(left, s.left);
+                && Objects.equals(left, s.left)
+                && Objects.equals(recordPending, s.recordPending);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, namespace, name, replicaSet, replicas, added, raised, left);
+        return Objects.hash(kind, namespace, name, replicaSet, replicas, added, raised, left, recordPending);
     }
 }

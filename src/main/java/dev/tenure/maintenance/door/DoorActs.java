@@ -155,22 +155,26 @@ final class DoorActs {
         end.before().forEach(e -> emit(events, e));
         if (nm.getStatus() != null && nm.getStatus().getSurges() != null) {
             // surges of a drain cut short give back what is still theirs before the node is restored (issue 51); a
-            // give-back that failed for now is tried again from the same status, as a failed restore is
-            boolean given;
+            // give-back that failed for now is tried again, as a failed restore is, from the status as kept here: a
+            // surge whose replicas were given back and only its record's removal put off is not decided again
+            List<dev.tenure.maintenance.api.SurgeStatus> again;
             try {
-                given = machine.giveBackSurges(
+                again = machine.giveBackSurges(
                         end.nodeName(),
                         nm.getMetadata().getUid(),
                         nm.getMetadata().getName(),
                         nm.getStatus().getSurges(),
                         events);
             } catch (RuntimeException e) {
-                given = false;
+                again = null;
                 LOG.warnf(
                         "NodeMaintenance %s: giving back its surges failed, retrying: %s",
                         nm.getMetadata().getName(), e.getMessage());
             }
-            if (!given) {
+            if (again == null || !again.isEmpty()) {
+                if (again != null) {
+                    keepSurges(nm, again);
+                }
                 return DeleteControl.noFinalizerRemoval().rescheduleAfter(END_RETRY);
             }
         }
@@ -360,6 +364,19 @@ final class DoorActs {
     private static UpdateControl<NodeMaintenance> lookAgain(Optional<Duration> look) {
         UpdateControl<NodeMaintenance> control = UpdateControl.noUpdate();
         return look.map(control::rescheduleAfter).orElse(control);
+    }
+
+    /** The surges a deletion has still to give back, kept in status for the next try (a failed write: logged). */
+    private void keepSurges(NodeMaintenance nm, List<dev.tenure.maintenance.api.SurgeStatus> again) {
+        NodeMaintenanceStatus next = client.getKubernetesSerialization().clone(nm.getStatus());
+        next.setSurges(again);
+        try {
+            writeChanged(nm, next);
+        } catch (RuntimeException e) {
+            LOG.warnf(
+                    "NodeMaintenance %s: keeping its surges still to give back in status failed: %s",
+                    nm.getMetadata().getName(), e.getMessage());
+        }
     }
 
     private void writeChanged(NodeMaintenance nm, NodeMaintenanceStatus next) {

@@ -63,7 +63,8 @@ public interface MaintenanceEvents {
     String TIMEOUT_RESTORED = "TimeoutRestored";
     /**
      * spec.drain.evacuation Surge: a workload was scaled up to move its pods off the node (which, by how many, from
-     * what), or its replicas were given back.
+     * what), or its replicas were given back; a Warning: the surge's record stays on the workload for now (its removal
+     * conflicted at every try), removed at a later step.
      */
     String SURGE = "Surge";
     /**

@@ -205,8 +205,9 @@ public final class MaintenanceMachine {
                 s.surges(again);
                 if (!again.isEmpty()) {
                     return new Step(
-                            s.lastError(ending + "; giving back the replicas of " + again.size()
-                                            + " surge(s) failed for now, tried again before the node's end")
+                            s.lastError(
+                                            ending + "; giving back " + again.size()
+                                                    + " surge(s) (replicas, or the record left on the workload) failed for now, tried again before the node's end")
                                     .build(),
                             Optional.of(settings.drainPollInterval()));
                 }
@@ -511,25 +512,27 @@ public final class MaintenanceMachine {
      * its status kept them): their replicas still the surges' own are given back and their records removed before the
      * node is restored; what cannot be for good is said in a Warning event (issue 51).
      *
-     * @return whether every surge is done with (given back, or left and said); false: a give-back failed for now
-     *     (a conflict, 429, a 5xx, no answer) and the caller tries again later from the same status
+     * @return the surges not done with yet (empty: every one given back, or left and said), copies carrying what was
+     *     done (a record whose removal was put off, {@code recordPending}): a give-back failed for now (a conflict,
+     *     429, a 5xx, no answer); the caller keeps them in status and tries again later from them
      */
-    public boolean giveBackSurges(
+    public java.util.List<dev.tenure.maintenance.api.SurgeStatus> giveBackSurges(
             String nodeName,
             String uid,
             String name,
             java.util.List<dev.tenure.maintenance.api.SurgeStatus> surges,
             MaintenanceEvents events) {
         if (surges == null || surges.isEmpty()) {
-            return true;
+            return java.util.List.of();
         }
         return drainStep
                 .surgeStep()
                 .giveBackAtEnd(
                         new MaintenanceRequest(nodeName, null, Optional.empty(), null, null).withOwner(uid, name),
-                        surges,
-                        events)
-                .isEmpty();
+                        surges.stream()
+                                .map(dev.tenure.maintenance.api.SurgeStatus::copy)
+                                .toList(),
+                        events);
     }
 
     /**

@@ -97,7 +97,12 @@ public final class NodeMaintenanceStatuses {
         b.hookWait(hookWait(status.getHooks()));
         b.timeoutsPassed(status.getTimeoutsPassed());
         b.placement(status.getPlacement());
-        b.surges(status.getSurges());
+        b.surges(
+                status.getSurges() == null
+                        ? null
+                        : status.getSurges().stream()
+                                .map(dev.tenure.maintenance.api.SurgeStatus::copy)
+                                .toList());
         b.drainedWorkloads(new DrainedWorkloads(
                 status.getDrainedWorkloads(),
                 status.getDrainedWorkloadsNotListed() == null

@@ -85,7 +85,7 @@ final class SurgeStep {
         List<SurgeStatus> out = new ArrayList<>();
         Set<String> evictable = new java.util.HashSet<>();
         for (SurgeStatus e : prior.surges()) {
-            if (e.getLeft() != null) {
+            if (e.getLeft() != null && !recordPending(e)) {
                 out.add(e); // kept: the workload is not surged again by this maintenance
                 continue;
             }
@@ -118,11 +118,12 @@ final class SurgeStep {
                     return !evictable.contains(rs)
                             && out.stream()
                                     .anyMatch(e -> e.getLeft() == null
+                                            && !recordPending(e)
                                             && (e.getNamespace() + "/" + e.getReplicaSet()).equals(rs));
                 })
                 .map(p -> p.getMetadata().getNamespace() + "/" + p.getMetadata().getName())
                 .collect(Collectors.toSet());
-        return new Surging(out.stream().anyMatch(e -> e.getLeft() == null), held);
+        return new Surging(out.stream().anyMatch(e -> e.getLeft() == null || recordPending(e)), held);
     }
 
     /**
@@ -198,6 +199,9 @@ final class SurgeStep {
                 new SurgeRecord(owner.uid(), owner.name(), request.nodeName(), e.getReplicas(), e.getAdded());
         HasMetadata workload =
                 resource(e.getKind(), e.getNamespace(), e.getName()).get();
+        if (recordPending(e)) {
+            return removePendingRecord(request, owner, e, workload, events);
+        }
         int onNode = (int) podsOnNode.stream()
                 .filter(p -> e.getNamespace().equals(p.getMetadata().getNamespace()))
                 .filter(p -> p.getMetadata().getDeletionTimestamp() == null)
@@ -240,11 +244,13 @@ final class SurgeStep {
                             + (ending
                                     ? ", the drain of node " + node + " ending first"
                                     : ", its pods off node " + node));
-            unrecord(e, workload);
-            return Moved.over();
+            // the replicas are settled: from here on only the record is removed, never decided again (a count
+            // someone sets now, even the surge's own target, is theirs)
+            unrecordSettled(request, owner, e, workload, events);
+            return recordPending(e) ? Moved.kept(e) : Moved.over();
         } else if (next instanceof SurgeProgress.Release) {
-            unrecord(e, workload);
-            return Moved.over();
+            unrecordSettled(request, owner, e, workload, events);
+            return recordPending(e) ? Moved.kept(e) : Moved.over();
         } else if (next instanceof SurgeProgress.Leave leave) {
             boolean reverted = leave.why().startsWith("replicas were put back");
             metrics.surge(SurgeOutcome.left, reverted ? SurgeLeft.reverted : SurgeLeft.changed);
@@ -252,12 +258,8 @@ final class SurgeStep {
                     true,
                     MaintenanceEvents.SURGE_LEFT,
                     "surge of " + shown(e) + " for node " + node + ": " + leave.why());
-            try {
-                unrecordLeft(e, workload, owner.uid());
-            } catch (KubernetesClientException ex) {
-                // the record stays on the workload, naming this maintenance; the status says the surge was left
-            }
             e.setLeft(leave.why());
+            unrecordSettled(request, owner, e, workload, events);
             return Moved.kept(e);
         }
         metrics.surge(SurgeOutcome.left, SurgeLeft.gone);
@@ -423,11 +425,14 @@ final class SurgeStep {
         }
         List<SurgeStatus> again = new ArrayList<>();
         for (SurgeStatus e : surges) {
-            if (e.getLeft() != null) {
+            if (e.getLeft() != null && !recordPending(e)) {
                 continue;
             }
             try {
-                progress(request, request.owner().get(), e, List.of(), true, events);
+                Moved moved = progress(request, request.owner().get(), e, List.of(), true, events);
+                if (moved.kept().filter(SurgeStep::recordPending).isPresent()) {
+                    again.add(e); // replicas settled, the record's removal put off: the end waits for it
+                }
             } catch (KubernetesClientException ex) {
                 if (retriable(ex)) {
                     again.add(e);
@@ -502,16 +507,19 @@ final class SurgeStep {
     }
 
     /**
-     * Removes the record of a surge this maintenance leaves, at the version read; on a conflict (the workload written
-     * since: its controller's status, the very change that made the surge leave) read again and retried while the
-     * record is still this maintenance's, up to {@value #UNRECORD_ATTEMPTS} times. A left surge is not looked at
-     * again, so a record not removed here would stay on the workload.
+     * Removes the record of a surge whose replicas are settled, at the version read, while it is this maintenance's;
+     * on a conflict (the workload written since: its controller's status right after a scale, or the very change
+     * that made the surge leave) read again and retried, up to {@value #UNRECORD_ATTEMPTS} times. Never removes
+     * another maintenance's record.
      *
      * @throws KubernetesClientException when the API server refuses otherwise, or still conflicts at the last try
      */
-    private void unrecordLeft(SurgeStatus e, HasMetadata read, String maintenanceUid) {
+    private void unrecordOurs(SurgeStatus e, HasMetadata read, String maintenanceUid) {
         HasMetadata workload = read;
         for (int attempt = 1; ; attempt++) {
+            if (!recordedBy(workload, maintenanceUid)) {
+                return; // gone, or another maintenance's now
+            }
             try {
                 unrecord(e, workload);
                 return;
@@ -521,16 +529,91 @@ final class SurgeStep {
                 }
             }
             workload = resource(e.getKind(), e.getNamespace(), e.getName()).get();
-            String value = workload == null || workload.getMetadata().getAnnotations() == null
-                    ? null
-                    : workload.getMetadata().getAnnotations().get(SurgeRecord.ANNOTATION);
-            if (value == null
-                    || parsed(value)
-                            .filter(r -> maintenanceUid.equals(r.maintenanceUid()))
-                            .isEmpty()) {
-                return; // gone, or another maintenance's now
+        }
+    }
+
+    /** Whether {@code workload} carries a surge record of maintenance {@code maintenanceUid}. */
+    private static boolean recordedBy(HasMetadata workload, String maintenanceUid) {
+        String value = workload == null || workload.getMetadata().getAnnotations() == null
+                ? null
+                : workload.getMetadata().getAnnotations().get(SurgeRecord.ANNOTATION);
+        return value != null
+                && parsed(value)
+                        .filter(r -> maintenanceUid.equals(r.maintenanceUid()))
+                        .isPresent();
+    }
+
+    /**
+     * The replicas of surge {@code e} are settled (given back, or left as someone else set them): removes its record
+     * from the workload ({@link #unrecordOurs}: a fresh read after each conflict, only while the record is this
+     * maintenance's). When every try conflicts or fails for now ({@link #retriable}), the record stays, {@code e} is
+     * marked {@code recordPending} and a Warning says so: a later step (or the maintenance's end) removes it, and the
+     * replicas are not decided again. When the API server refuses for good (403: the role unbound meanwhile; 422), a
+     * Warning says the record stays for a person to remove, and the surge is let go.
+     */
+    private void unrecordSettled(
+            MaintenanceRequest request,
+            MaintenanceRequest.Owner owner,
+            SurgeStatus e,
+            HasMetadata workload,
+            MaintenanceEvents events) {
+        try {
+            unrecordOurs(e, workload, owner.uid());
+            e.setRecordPending(null);
+        } catch (KubernetesClientException ex) {
+            if (retriable(ex)) {
+                e.setRecordPending(true);
+                events.emit(
+                        true,
+                        MaintenanceEvents.SURGE,
+                        "the record " + SurgeRecord.ANNOTATION + " stays on " + shown(e) + " for now (node "
+                                + request.nodeName() + "): its removal failed at every try (" + ex.getMessage()
+                                + "); removed at a later step, the replicas are not touched again");
+            } else {
+                e.setRecordPending(null);
+                recordStays(request, e, ex, events);
             }
         }
+    }
+
+    /**
+     * Only the record of surge {@code e} is left to remove ({@code recordPending}), from this fresh read: removed when
+     * still this maintenance's; a conflict is thrown (read again and tried again by {@link #progress}, else at the next
+     * step), a refusal for good said once and let go.
+     */
+    private Moved removePendingRecord(
+            MaintenanceRequest request,
+            MaintenanceRequest.Owner owner,
+            SurgeStatus e,
+            HasMetadata workload,
+            MaintenanceEvents events) {
+        if (recordedBy(workload, owner.uid())) {
+            try {
+                unrecord(e, workload);
+            } catch (KubernetesClientException ex) {
+                if (retriable(ex)) {
+                    throw ex;
+                }
+                recordStays(request, e, ex, events);
+            }
+        }
+        e.setRecordPending(null);
+        return e.getLeft() == null ? Moved.over() : Moved.kept(e);
+    }
+
+    private void recordStays(
+            MaintenanceRequest request, SurgeStatus e, KubernetesClientException ex, MaintenanceEvents events) {
+        events.emit(
+                true,
+                MaintenanceEvents.SURGE_LEFT,
+                "surge of " + shown(e) + " for node " + request.nodeName() + ": its record "
+                        + SurgeRecord.ANNOTATION + " could not be removed (" + ex.getMessage()
+                        + "); it stays on the workload naming this maintenance: remove it by hand");
+    }
+
+    /** Whether only the record's removal from the workload is left of surge {@code e}. */
+    static boolean recordPending(SurgeStatus e) {
+        return Boolean.TRUE.equals(e.getRecordPending());
     }
 
     private static final int HTTP_CONFLICT = 409;

@@ -509,6 +509,89 @@ class SurgeDrainIT {
     }
 
     /**
+     * The give-back's scale takes effect, then every try to remove the record conflicts (the Deployment's controller
+     * writing its status meanwhile): the replicas are settled, so the next try only removes the record, from a fresh
+     * read. A count set meanwhile by someone else, even the surge's own target, is theirs and is not given back again.
+     */
+    @Test
+    void aGiveBackWhoseRecordRemovalKeepsConflictingNeverTouchesTheReplicasAgain() throws IOException {
+        bindShippedSurgeRole();
+        AtomicReference<MaintenanceState> state = surgeWaitingOnAPodNeverReady();
+        cluster.faults().failNext(3, operatorRecordPatch(), 409);
+
+        assertThat(giveBackAtDeletion(state)).as("the record's removal put off").isFalse();
+        assertThat(replicas()).as("given back (%s)", operatorWriteTrace()).isEqualTo(1);
+        assertThat(annotation()).as("the record stays for now").contains(MAINTENANCE_UID);
+        boolean pendingKept = state.get().surges().stream().anyMatch(e -> Boolean.TRUE.equals(e.getRecordPending()));
+
+        client.apps().deployments().inNamespace(NS).withName("web").scale(2); // someone sets 2, the surge's own target
+        // the door tries again until done (a conflict with the Deployment's controller is the common case)
+        await().atMost(Duration.ofSeconds(30)).until(() -> giveBackAtDeletion(state));
+
+        assertThat(replicas())
+                .as("another client's 2 is not given back again (%s)", operatorWriteTrace())
+                .isEqualTo(2);
+        assertThat(annotation()).isNull();
+        assertThat(acceptedOperatorWrites(r -> r.is("update", "deployments", "scale")))
+                .as("raised, given back once (%s)", operatorWriteTrace())
+                .isEqualTo(2);
+        assertThat(pendingKept)
+                .as("status kept the record's removal as all that is left")
+                .isTrue();
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.SURGE + ": the record " + SurgeRecord.ANNOTATION
+                        + " stays on Deployment surging/web for now"))
+                .hasSize(1);
+        assertThat(events).noneMatch(e -> e.startsWith(MaintenanceEvents.SURGE_LEFT));
+        assertThat(surges("given_back", "none")).isEqualTo(1);
+    }
+
+    /**
+     * A foreign scale leaves the surge, and every try to remove its record conflicts: the record is not left behind
+     * (a left surge is not looked at again, and the record would keep every other maintenance from surging the
+     * workload): it stays only until a later step removes it, which the drain waits for, said once.
+     */
+    @Test
+    void aLeftSurgeWhoseRecordRemovalKeepsConflictingRemovesItLater() throws IOException {
+        bindShippedSurgeRole();
+        AtomicReference<MaintenanceState> state = new AtomicReference<>(MaintenanceState.initial());
+        living.close();
+        living = cluster.living(NS, Duration.ofHours(1));
+        drain(
+                Evacuation.Surge,
+                UNREACHED_TIMEOUT,
+                state,
+                s -> s.surges().stream().anyMatch(e -> Boolean.TRUE.equals(e.getRaised())));
+        client.apps().deployments().inNamespace(NS).withName("web").scale(5);
+        cluster.faults().failNext(3, operatorRecordPatch(), 409);
+        living.close();
+        living = cluster.living(NS, READINESS);
+
+        MaintenanceState end = drain(Evacuation.Surge, UNREACHED_TIMEOUT, state, s -> s.phase() == Phase.Succeeded);
+
+        assertThat(annotation())
+                .as("the record removed (%s)", operatorWriteTrace())
+                .isNull();
+        assertThat(replicas()).isEqualTo(5);
+        assertThat(end.surges()).singleElement().satisfies(e -> {
+            assertThat(e.getLeft()).contains("replicas are 5");
+            assertThat(e.getRecordPending()).isNull();
+        });
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.SURGE_LEFT + ": "))
+                .singleElement()
+                .asString()
+                .contains("replicas are 5");
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.SURGE + ": the record " + SurgeRecord.ANNOTATION
+                        + " stays on Deployment surging/web for now"))
+                .hasSize(1);
+        assertThat(acceptedOperatorWrites(r -> r.is("update", "deployments", "scale")))
+                .as("only the raise: nothing given back over the foreign 5 (%s)", operatorWriteTrace())
+                .isEqualTo(1);
+    }
+
+    /**
      * A window that closes mid-surge ends the maintenance: the replicas still the surge's are given back first; a
      * give-back that fails for now (a 503 on its scale) keeps the surge in status and is tried again at the next step,
      * before the node's end.
@@ -554,15 +637,29 @@ class SurgeDrainIT {
         return state;
     }
 
-    /** The door's give-back at the deletion of the maintenance, from the status as written. */
+    /**
+     * The door's give-back at the deletion of the maintenance, from the status as written; what is still to do is kept
+     * in that status for the next try, as the door keeps it.
+     *
+     * @return whether every surge is done with
+     */
     boolean giveBackAtDeletion(AtomicReference<MaintenanceState> state) {
-        return machine.giveBackSurges(
+        var status = NodeMaintenanceStatuses.toStatus(state.get(), null, 1, clock.instant());
+        var again = machine.giveBackSurges(
                 "w2",
                 MAINTENANCE_UID,
                 "surge-w2",
-                NodeMaintenanceStatuses.toStatus(state.get(), null, 1, clock.instant())
-                        .getSurges(),
+                status.getSurges(),
                 (warning, reason, message) -> events.add(reason + ": " + message));
+        status.setSurges(again.isEmpty() ? null : again);
+        state.set(NodeMaintenanceStatuses.toState(status));
+        return again.isEmpty();
+    }
+
+    /** The operator's merge patch of web: the record written or removed. */
+    static Predicate<ApiRequest> operatorRecordPatch() {
+        return r ->
+                RequestOrigin.of(r) == RequestOrigin.OPERATOR && r.is("patch", "deployments") && "web".equals(r.name());
     }
 
     static Predicate<ApiRequest> operatorScale() {
