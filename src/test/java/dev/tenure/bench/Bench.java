@@ -2,6 +2,7 @@ package dev.tenure.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
+import dev.tenure.maintenance.MaintenanceOperatorRig;
 import dev.tenure.maintenance.api.GoDuration;
 import dev.tenure.maintenance.drain.SurgePlanner;
 import dev.tenure.maintenance.machine.MaintenanceSettings;
@@ -716,6 +717,11 @@ public final class Bench {
                         r.drainSeconds(),
                         r.queueSeconds(),
                         r.windowSeconds()))
+                .note(String.format(
+                        Locale.ROOT,
+                        "the NodeMaintenance CRD stored: %s, %.2f s of the setup",
+                        MaintenanceOperatorRig.crd().source().description,
+                        MaintenanceOperatorRig.crd().seconds()))
                 .ok((System.nanoTime() - t0) / 1e9));
     }
 

@@ -173,7 +173,8 @@ final class FootprintBench {
      * bench recorded a {@code GET /q/health/ready} from {@code Java-http-client} on one of its emulated API servers,
      * and the RBAC check charged it to the operator ({@code FootprintBenchIT} repeats it on the old code).
      *
-     * @throws IllegalStateException when the operator exits, or is not ready within 90 s, with the tail of its log
+     * @throws IllegalStateException when the operator exits, or is not ready within 90 s, with the tail of its log (the
+     *     whole log kept as {@code target/bench-operator-failed-<pid>.log})
      */
     static Running start(EmulatedCluster cluster, Launcher launcher, List<String> jvmFlags) throws Exception {
         Path log = Files.createTempFile("bench-operator", ".log");
@@ -219,11 +220,17 @@ final class FootprintBench {
             Thread.sleep(20);
         }
         String tail = tail(log);
+        boolean alive = p.isAlive();
+        String exit = alive ? "none" : String.valueOf(p.exitValue());
         p.destroyForcibly();
-        Files.deleteIfExists(log);
-        throw new IllegalStateException("operator not ready within 90 s (alive=" + p.isAlive() + ", management port "
-                + (managementPort.isPresent() ? managementPort.getAsInt() + "" : "never announced") + "); log:\n"
-                + tail);
+        // the whole log is kept: its tail shows how the operator ended, rarely why (an exit on lost leadership is
+        // preceded by minutes of the election's and the API client's own lines)
+        Path kept = Files.createDirectories(Path.of("target")).resolve("bench-operator-failed-" + p.pid() + ".log");
+        Files.move(log, kept, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+        throw new IllegalStateException("operator not ready within 90 s (alive=" + alive + ", exit " + exit
+                + ", management port "
+                + (managementPort.isPresent() ? managementPort.getAsInt() + "" : "never announced") + "; whole log "
+                + kept.toAbsolutePath() + "); log:\n" + tail);
     }
 
     /**

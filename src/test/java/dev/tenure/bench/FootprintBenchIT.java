@@ -76,7 +76,16 @@ class FootprintBenchIT {
                     .as("the bench gives up when its operator exits")
                     .rootCause()
                     .hasMessageContaining("alive=false")
+                    .hasMessageContaining("exit 0") // the stand-in's sleep ended on its own
                     .hasMessageContaining("never announced");
+            // its whole log is kept where the message says, not only the tail the message carries
+            java.util.regex.Matcher kept = java.util.regex.Pattern.compile("whole log (\\S+)\\)")
+                    .matcher(org.assertj.core.util.Throwables.getRootCause(failure)
+                            .getMessage());
+            assertThat(kept.find()).as("the message names the kept log").isTrue();
+            Path log = Path.of(kept.group(1));
+            assertThat(log).exists();
+            Files.delete(log);
         } finally {
             for (EmulatedCluster taker : takers) {
                 taker.close();

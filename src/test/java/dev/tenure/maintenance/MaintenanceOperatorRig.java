@@ -23,17 +23,12 @@ import dev.tenure.maintenance.machine.MaintenanceMachine;
 import dev.tenure.maintenance.machine.MaintenanceMetrics;
 import dev.tenure.maintenance.machine.MaintenanceSettings;
 import dev.tenure.testsupport.EmulatedCluster;
-import io.fabric8.crdv2.generator.CRDGenerator;
 import io.fabric8.kubernetes.api.model.apiextensions.v1.CustomResourceDefinition;
 import io.fabric8.kubernetes.client.ConfigBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 import io.javaoperatorsdk.operator.Operator;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -203,45 +198,27 @@ public final class MaintenanceOperatorRig implements AutoCloseable {
     }
 
     /**
-     * Stores the NodeMaintenance CRD, generated from the API types as the build generates it, so the emulated API
-     * server enforces its schema and CEL rules as kube-apiserver does (a spec the schema refuses is a 422, never a
-     * stored object the rig's tests could mistake for one a cluster would hold).
+     * Stores the NodeMaintenance CRD as the build generates it ({@link RigCrd}: the build's copy when current, else
+     * generated from the API types), so the emulated API server enforces its schema and CEL rules as kube-apiserver
+     * does (a spec the schema refuses is a 422, never a stored object the rig's tests could mistake for one a cluster
+     * would hold).
      */
     public static void installCrd(KubernetesClient client) {
         client.apiextensions()
                 .v1()
                 .customResourceDefinitions()
-                .resource(client.getKubernetesSerialization()
-                        .unmarshal(GeneratedCrd.YAML, CustomResourceDefinition.class))
+                .resource(client.getKubernetesSerialization().unmarshal(crd().yaml(), CustomResourceDefinition.class))
                 .create();
     }
 
-    /** The CRD's YAML, generated once per test JVM (the API types do not change within one), at first use. */
-    private static final class GeneratedCrd {
-        static final String YAML = generatedCrd();
+    /** The CRD the rig stores, where it came from and what reading or generating it cost (bench notes say so). */
+    public static RigCrd.Loaded crd() {
+        return LoadedCrd.CRD;
     }
 
-    private static String generatedCrd() {
-        try {
-            Path dir = Files.createTempDirectory("tenure-crd");
-            try {
-                new CRDGenerator()
-                        .inOutputDir(dir.toFile())
-                        .forCRDVersions("v1")
-                        .customResourceClasses(NodeMaintenance.class)
-                        .generate();
-                return Files.readString(dir.resolve("nodemaintenances.tenure.dev-v1.yml"));
-            } finally {
-                try (var files = Files.list(dir)) {
-                    for (Path f : files.toList()) {
-                        Files.delete(f);
-                    }
-                }
-                Files.delete(dir);
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+    /** Loaded once per test JVM (the API types do not change within one), at first use. */
+    private static final class LoadedCrd {
+        static final RigCrd.Loaded CRD = RigCrd.load();
     }
 
     NodeMaintenance get(String name) {

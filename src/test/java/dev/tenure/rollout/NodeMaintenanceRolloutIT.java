@@ -14,9 +14,12 @@ import dev.tenure.rollout.api.NodeState;
 import dev.tenure.rollout.api.RolloutPhase;
 import dev.tenure.rollout.api.RolloutSpec;
 import dev.tenure.rollout.api.RolloutStatus;
+import dev.tenure.testsupport.ApiRequest;
+import dev.tenure.testsupport.Conflicts;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EmulatedClusterResource;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.RequestOrigin;
 import io.fabric8.kubernetes.api.model.IntOrString;
 import io.fabric8.kubernetes.api.model.LabelSelectorBuilder;
 import io.fabric8.kubernetes.api.model.Node;
@@ -342,13 +345,28 @@ class NodeMaintenanceRolloutIT {
             assertThat(still.getStatus().getNodes()).hasSize(started);
             assertThat(still.getStatus().getPhase()).isEqualTo(RolloutPhase.Paused);
 
-            // raising the budget resumes where it stopped; deleting the rollout then ends the node in flight
-            // an edit (read, then a patch without the resourceVersion): the reconciler writes the status meanwhile,
-            // and an update of the object read above conflicted with it on a loaded machine
-            client.resources(NodeMaintenanceRollout.class).withName("pool-f").edit(r -> {
-                r.getSpec().setFailureBudget(new IntOrString(5));
-                return r;
-            });
+            // raising the budget resumes where it stopped; deleting the rollout then ends the node in flight.
+            // fabric8's edit patches with the resourceVersion it read, so a write of the operator's in between (its
+            // status, its finalizer) makes it a 409, as kube-apiserver answers (seen once at load 34): the edit is
+            // made again on a fresh read. The 409 is injected on the first try, so the retry is proven every run.
+            java.util.function.Predicate<ApiRequest> specEdit = r -> r.is("patch", "nodemaintenancerollouts")
+                    && "pool-f".equals(r.name())
+                    && RequestOrigin.of(r) == RequestOrigin.HARNESS;
+            cluster.faults().failNext(1, specEdit, 409);
+            Conflicts.retry(() -> client.resources(NodeMaintenanceRollout.class)
+                    .withName("pool-f")
+                    .edit(r -> {
+                        r.getSpec().setFailureBudget(new IntOrString(5));
+                        return r;
+                    }));
+            assertThat(cluster.requests().answers())
+                    .filteredOn(a -> specEdit.test(a.request()))
+                    .extracting(a -> a.status() + (a.injected() ? " injected" : ""))
+                    .as("the edit refused once (409), then made again")
+                    .startsWith("409 injected")
+                    .endsWith("200");
+            assertThat(RolloutAlertGateIT.rollout(client, "pool-f").getSpec().getFailureBudget())
+                    .isEqualTo(new IntOrString(5));
             await().atMost(Duration.ofSeconds(60))
                     .untilAsserted(() -> assertThat(maintenancesOf(client, "pool-f"))
                             .extracting(nm -> nm.getSpec().getNodeName())
