@@ -27,7 +27,10 @@ final class LeaseObservation {
      * free lease when a holder was heard meanwhile — that holder may still be working until its fence.
      */
     private final AtomicReference<LeaseRecord> heardHolder = new AtomicReference<>();
-    /** The last observation of a lease that was then deleted while held: its term is honoured until it expires. */
+    /**
+     * The last observation of a lease that was then deleted while held: its term is honoured until it expires, whatever
+     * free record is observed meanwhile; only our own write or a record naming a holder supersedes it.
+     */
     private ObservedLease vanished;
     /** resourceVersion of the last record we saw ourselves write. */
     private String ownVersion;
@@ -79,8 +82,17 @@ final class LeaseObservation {
 
     // ------------------------------------------------------------------ what was seen
 
+    /**
+     * Observes {@code rec}, read or watched. A record naming a holder supersedes a vanished one: it is waited out
+     * from now (held by another, or by us without our write), or assigned by the controller (coordinated). A free
+     * record does not, nor the echo of our own last write: a watch event queued behind the read that found the lease
+     * gone can be older than the holder that read honoured (a release from before that holder took the lease), and
+     * it must not make the lease look free while that holder may still be working.
+     */
     void observe(LeaseRecord rec) {
-        vanished = null;
+        if (rec.hasHolder() && !Objects.equals(rec.resourceVersion(), ownVersion)) {
+            vanished = null;
+        }
         observed = LeaseRules.observe(observed, rec, config.monotonic().instant());
         noteHolder(rec.holderIdentity());
     }
@@ -187,7 +199,7 @@ final class LeaseObservation {
             // expired lease, so its assignment is what we act on.)
             return new ElectionDecision.Wait(identity, LeaseRules.observerExpiry(observed, config.leaseDuration()));
         }
-        if (observed == null
+        if (!leading
                 && vanished != null
                 && !vanished.record().isHeldBy(identity)
                 && !LeaseRules.observerExpired(vanished, now, config.leaseDuration())) {

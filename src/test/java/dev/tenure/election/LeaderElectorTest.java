@@ -378,6 +378,44 @@ class LeaderElectorTest {
     }
 
     @Test
+    void anOlderFreeRecordStillQueuedNeverFreesALeaseWhoseHolderWasSeenBeforeItsDeletion() {
+        // While b's loop is busy in a read: c releases the lease, someone deletes it, a creates it and starts working,
+        // someone deletes it again. The read finds it gone and honours a (heard, not yet handled); then the queued
+        // events run, oldest first: c's release must not make the lease look free (it is older than a's record) and
+        // the first deletion must not let b create it while a may still be working until its fence
+        // (RealTimeElectionChaosTest, trial 2110512435997290: 128 ms of overlap).
+        boolean[] once = {false};
+        h.store.intercept(new InMemoryLeaseStore.Interceptor() {
+            @Override
+            public void before(InMemoryLeaseStore.Op op, LeaseKey key) {
+                if (op == InMemoryLeaseStore.Op.GET && !once[0]) {
+                    once[0] = true;
+                    Instant now = h.scheduler.now();
+                    h.store.put(LEASE, LeaseRules.releasedRecord(LeaseRecord.heldBy("c", LD, now), now));
+                    h.store.delete(LEASE);
+                    h.store.put(LEASE, LeaseRecord.heldBy("a", LD, now));
+                    h.store.delete(LEASE);
+                }
+            }
+        });
+        LeaderElector b = h.start("b", Duration.ZERO);
+        Instant read = h.scheduler.now();
+        h.scheduler.runDue();
+        assertThat(once[0]).isTrue();
+        assertThat(b.isLeader())
+                .as("a was seen holding the lease; its deletion is no evidence that a stopped")
+                .isFalse();
+        assertThat(h.store.peek(LEASE)).as("b created no lease").isEmpty();
+        h.scheduler.advance(LD.minusMillis(1));
+        assertThat(b.isLeader()).isFalse();
+        assertThat(h.store.peek(LEASE)).isEmpty();
+        h.scheduler.advance(RP.multipliedBy(3));
+        assertThat(b.isLeader()).isTrue();
+        h.closeOpen(List.of(b));
+        assertThat(h.intervals.get(0).start()).isAfterOrEqualTo(read.plus(LD));
+    }
+
+    @Test
     void aFencedLeaderThatFindsItsLeaseGoneHonoursTheSuccessorItHeardButHasNotHandled() {
         // a led, lost its store for longer than renewDeadline (fenced; its last observation is its own record),
         // then reads again: meanwhile b took the lease and someone deleted it, both events still queued behind the
