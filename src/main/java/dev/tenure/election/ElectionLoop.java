@@ -66,8 +66,8 @@ final class ElectionLoop {
         started = true;
         try {
             watch = config.store().watch(config.lease(), rec -> {
-                seen.heard(rec);
-                config.scheduler().schedule(Duration.ZERO, () -> onWatched(rec));
+                long heardAs = seen.heard(rec);
+                config.scheduler().schedule(Duration.ZERO, () -> onWatched(rec, heardAs));
             });
         } catch (RuntimeException e) {
             // Polling still works; the watch only makes foreign writes visible sooner.
@@ -179,7 +179,7 @@ final class ElectionLoop {
         }
     }
 
-    private synchronized void onWatched(Optional<LeaseRecord> event) {
+    private synchronized void onWatched(Optional<LeaseRecord> event, long heardAs) {
         seen.handling(event);
         if (stopped) {
             return;
@@ -198,7 +198,7 @@ final class ElectionLoop {
             return;
         }
         LeaseRecord rec = event.get();
-        observe(rec);
+        observe(rec, heardAs);
         if (!term.leading()) {
             acquireOnEvent();
             return;
@@ -411,7 +411,12 @@ final class ElectionLoop {
      * our write can no longer land: forgotten.
      */
     private void observe(LeaseRecord rec) {
-        seen.observe(rec);
+        observe(rec, Long.MAX_VALUE);
+    }
+
+    /** {@link #observe(LeaseRecord)} of a watch event, counted {@code heardAs} ({@link LeaseObservation#observe}). */
+    private void observe(LeaseRecord rec, long heardAs) {
+        seen.observe(rec, heardAs);
         UnansweredTakeover pending = unansweredTakeover;
         if (pending == null
                 || Objects.equals(rec.resourceVersion(), pending.desired().resourceVersion())) {

@@ -1,8 +1,10 @@
 package dev.tenure.election;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.logging.Logger;
 
@@ -28,10 +30,14 @@ final class LeaseObservation {
      */
     private final AtomicReference<LeaseRecord> heardHolder = new AtomicReference<>();
     /**
-     * The last observation of a lease that was then deleted while held: its term is honoured until it expires, whatever
-     * free record is observed meanwhile; only our own write or a record naming a holder supersedes it.
+     * The last observation of a lease that was then deleted while held: its term is honoured until it expires on our
+     * clock, unless a read or a later watch event shows a newer record, or we write.
      */
     private ObservedLease vanished;
+    /** How many watch events had been heard when {@link #vanished} was last set: those are no newer than it. */
+    private long vanishedAfter;
+    /** Watch events heard so far (set on the watch thread). */
+    private final AtomicLong heardCount = new AtomicLong();
     /** resourceVersion of the last record we saw ourselves write. */
     private String ownVersion;
 
@@ -65,9 +71,10 @@ final class LeaseObservation {
 
     // ------------------------------------------------------------------ the watch
 
-    /** On the watch thread: an event arrived and is queued for the loop. */
-    void heard(Optional<LeaseRecord> event) {
+    /** On the watch thread: an event arrived and is queued for the loop. Returns its count, in the watch's order. */
+    long heard(Optional<LeaseRecord> event) {
         event.filter(LeaseRecord::hasHolder).ifPresent(heardHolder::set);
+        return heardCount.incrementAndGet();
     }
 
     /** On the loop: the loop now handles {@code event}. */
@@ -82,15 +89,19 @@ final class LeaseObservation {
 
     // ------------------------------------------------------------------ what was seen
 
-    /**
-     * Observes {@code rec}, read or watched. A record naming a holder supersedes a vanished one: it is waited out
-     * from now (held by another, or by us without our write), or assigned by the controller (coordinated). A free
-     * record does not, nor the echo of our own last write: a watch event queued behind the read that found the lease
-     * gone can be older than the holder that read honoured (a release from before that holder took the lease), and
-     * it must not make the lease look free while that holder may still be working.
-     */
+    /** Observes {@code rec}, read: newer than any event heard so far. */
     void observe(LeaseRecord rec) {
-        if (rec.hasHolder() && !Objects.equals(rec.resourceVersion(), ownVersion)) {
+        observe(rec, Long.MAX_VALUE);
+    }
+
+    /**
+     * Observes {@code rec}, the watch event counted {@code heardAs} by {@link #heard}. An event heard before a vanished
+     * holder was honoured leaves it honoured: it was queued behind the read that found the lease gone (or behind the
+     * deletion) and may be older than that holder — a renew and release of an earlier holder, run oldest first — so
+     * it proves nothing about that holder's work. Anything newer (a read, a later event) replaces it as before.
+     */
+    void observe(LeaseRecord rec, long heardAs) {
+        if (heardAs > vanishedAfter) {
             vanished = null;
         }
         observed = LeaseRules.observe(observed, rec, config.monotonic().instant());
@@ -138,9 +149,26 @@ final class LeaseObservation {
      */
     void forget() {
         if (observed != null && observed.record().hasHolder()) {
-            vanished = new ObservedLease(observed.record(), config.monotonic().instant());
+            honour(new ObservedLease(observed.record(), config.monotonic().instant()));
         }
         observed = null;
+    }
+
+    /**
+     * Honours {@code gone} as a vanished holder, unless the one honoured already is another's that runs out later on
+     * our clock: a record seen after a deletion may be older than the holder honoured then (our own included), and
+     * must not shorten that wait.
+     */
+    private void honour(ObservedLease gone) {
+        String identity = config.identity();
+        Duration d = config.leaseDuration();
+        if (vanished == null
+                || vanished.record().isHeldBy(identity)
+                || (!gone.record().isHeldBy(identity)
+                        && !LeaseRules.observerExpiry(vanished, d).isAfter(LeaseRules.observerExpiry(gone, d)))) {
+            vanished = gone;
+        }
+        vanishedAfter = heardCount.get();
     }
 
     /**
@@ -149,12 +177,12 @@ final class LeaseObservation {
      */
     void lostCreateRace(LeaseConflict e) {
         if (e.alreadyExists() && observed == null) {
-            vanished = new ObservedLease(
+            honour(new ObservedLease(
                     LeaseRecord.heldBy(
                             "(another contender)",
                             config.leaseDuration(),
                             config.clock().instant()),
-                    config.monotonic().instant());
+                    config.monotonic().instant()));
         }
     }
 
@@ -199,7 +227,8 @@ final class LeaseObservation {
             // expired lease, so its assignment is what we act on.)
             return new ElectionDecision.Wait(identity, LeaseRules.observerExpiry(observed, config.leaseDuration()));
         }
-        if (!leading
+        if (!config.coordinated() // the controller assigns the holder; an assignment is acted on as before
+                && !leading
                 && vanished != null
                 && !vanished.record().isHeldBy(identity)
                 && !LeaseRules.observerExpired(vanished, now, config.leaseDuration())) {

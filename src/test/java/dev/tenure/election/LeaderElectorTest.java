@@ -378,12 +378,12 @@ class LeaderElectorTest {
     }
 
     @Test
-    void anOlderFreeRecordStillQueuedNeverFreesALeaseWhoseHolderWasSeenBeforeItsDeletion() {
-        // While b's loop is busy in a read: c releases the lease, someone deletes it, a creates it and starts working,
-        // someone deletes it again. The read finds it gone and honours a (heard, not yet handled); then the queued
-        // events run, oldest first: c's release must not make the lease look free (it is older than a's record) and
-        // the first deletion must not let b create it while a may still be working until its fence
-        // (RealTimeElectionChaosTest, trial 2110512435997290: 128 ms of overlap).
+    void olderRecordsStillQueuedNeverFreeALeaseWhoseHolderWasSeenBeforeItsDeletion() {
+        // While b's loop is busy in a read: c renews the lease and releases it, someone deletes it, a creates it and
+        // starts working, someone deletes it again. The read finds it gone and honours a (heard, not yet handled);
+        // then the queued events run, oldest first: neither c's renew nor its release (both older than a's record)
+        // may end that wait, and the first deletion must not let b create the lease while a may still be working
+        // until its fence (RealTimeElectionChaosTest, trial 2110512435997290: 128 ms of overlap).
         boolean[] once = {false};
         h.store.intercept(new InMemoryLeaseStore.Interceptor() {
             @Override
@@ -391,7 +391,9 @@ class LeaderElectorTest {
                 if (op == InMemoryLeaseStore.Op.GET && !once[0]) {
                     once[0] = true;
                     Instant now = h.scheduler.now();
-                    h.store.put(LEASE, LeaseRules.releasedRecord(LeaseRecord.heldBy("c", LD, now), now));
+                    LeaseRecord byC = LeaseRecord.heldBy("c", LD, now);
+                    h.store.put(LEASE, byC);
+                    h.store.put(LEASE, LeaseRules.releasedRecord(byC, now));
                     h.store.delete(LEASE);
                     h.store.put(LEASE, LeaseRecord.heldBy("a", LD, now));
                     h.store.delete(LEASE);
