@@ -153,7 +153,7 @@ final class DoorActs {
         DoorDecision.End end = (DoorDecision.End) decision;
         MaintenanceEvents events = eventsFor(nm, end.nodeName());
         end.before().forEach(e -> emit(events, e));
-        if ((nm.getStatus() != null && nm.getStatus().getSurges() != null) || surging(nm)) {
+        if (nm.getStatus() != null && (nm.getStatus().getSurges() != null || (surging(nm) && end.nodeName() != null))) {
             // surges of a drain cut short give back what is still theirs before the node is restored (issue 51), and a
             // record no status names (its step's status never written) is removed; a
             // give-back that failed for now is tried again, as a failed restore is, from the status as kept here: a
