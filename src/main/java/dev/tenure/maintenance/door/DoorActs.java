@@ -153,8 +153,9 @@ final class DoorActs {
         DoorDecision.End end = (DoorDecision.End) decision;
         MaintenanceEvents events = eventsFor(nm, end.nodeName());
         end.before().forEach(e -> emit(events, e));
-        if (nm.getStatus() != null && nm.getStatus().getSurges() != null) {
-            // surges of a drain cut short give back what is still theirs before the node is restored (issue 51); a
+        if (nm.getStatus() != null && (nm.getStatus().getSurges() != null || (surging(nm) && end.nodeName() != null))) {
+            // surges of a drain cut short give back what is still theirs before the node is restored (issue 51), and a
+            // record no status names (its step's status never written) is removed; a
             // give-back that failed for now is tried again, as a failed restore is, from the status as kept here: a
             // surge whose replicas were given back and only its record's removal put off is not decided again
             List<dev.tenure.maintenance.api.SurgeStatus> again;
@@ -364,6 +365,13 @@ final class DoorActs {
     private static UpdateControl<NodeMaintenance> lookAgain(Optional<Duration> look) {
         UpdateControl<NodeMaintenance> control = UpdateControl.noUpdate();
         return look.map(control::rescheduleAfter).orElse(control);
+    }
+
+    /** Whether the maintenance drains with {@code evacuation: Surge}, so a surge record of it may be on a workload. */
+    private static boolean surging(NodeMaintenance nm) {
+        return nm.getSpec() != null
+                && nm.getSpec().getDrain() != null
+                && nm.getSpec().getDrain().getEvacuation() == dev.tenure.maintenance.api.Evacuation.Surge;
     }
 
     /** The surges a deletion has still to give back, kept in status for the next try (a failed write: logged). */

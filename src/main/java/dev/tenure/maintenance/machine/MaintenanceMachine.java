@@ -510,7 +510,11 @@ public final class MaintenanceMachine {
     /**
      * A NodeMaintenance ({@code uid}, {@code name}) deleted while its drain had surges in flight ({@code surges}, as
      * its status kept them): their replicas still the surges' own are given back and their records removed before the
-     * node is restored; what cannot be for good is said in a Warning event (issue 51).
+     * node is restored; what cannot be for good is said in a Warning event (issue 51). First, a record of this
+     * maintenance that {@code surges} does not name (written by a step whose status was never written: the leader
+     * killed between the two) is removed from the workload of a pod still on the node, its replicas untouched
+     * ({@code SurgeStep#unrecordUnlisted}); called with no surges too, for any maintenance with {@code evacuation:
+     * Surge}.
      *
      * @return the surges not done with yet (empty: every one given back, or left and said), copies carrying what was
      *     done (a record whose removal was put off, {@code recordPending}): a give-back failed for now (a conflict,
@@ -522,13 +526,18 @@ public final class MaintenanceMachine {
             String name,
             java.util.List<dev.tenure.maintenance.api.SurgeStatus> surges,
             MaintenanceEvents events) {
+        MaintenanceRequest request =
+                new MaintenanceRequest(nodeName, null, Optional.empty(), null, null).withOwner(uid, name);
+        // first the records no status names (a step killed between its record and its status write), so a failure
+        // here tries the whole end again before any listed surge is acted on
+        drainStep.surgeStep().unrecordUnlisted(request, surges == null ? java.util.List.of() : surges, events);
         if (surges == null || surges.isEmpty()) {
             return java.util.List.of();
         }
         return drainStep
                 .surgeStep()
                 .giveBackAtEnd(
-                        new MaintenanceRequest(nodeName, null, Optional.empty(), null, null).withOwner(uid, name),
+                        request,
                         surges.stream()
                                 .map(dev.tenure.maintenance.api.SurgeStatus::copy)
                                 .toList(),

@@ -451,6 +451,93 @@ final class SurgeStep {
     }
 
     /**
+     * The maintenance ends: removes the records of this maintenance that {@code listed} (its {@code status.surges})
+     * does not name, from the workloads of the pods still on its node. Such a record was written by a step whose status
+     * was never written (the leader killed, or its term over, between the record's patch and the status write, the
+     * window {@link #start} leaves since the record goes first): nothing else finds it once the maintenance is gone, as
+     * the drain's next step would adopt it. Its surge was never raised (the scale is written only from the status as
+     * written, in a later step), so only the record is removed, from the read, while it still names this maintenance;
+     * the replicas are never touched. One GET per ReplicaSet of the node's pods and per Deployment owning one; none when
+     * the opt-in role's rights are missing (a 403: nothing is read further).
+     *
+     * @throws KubernetesClientException when a read or removal failed for now ({@link #retriable}): the caller tries
+     *     again before the node's end; a removal refused for good is said in a {@code SurgeLeft} Warning instead
+     */
+    void unrecordUnlisted(MaintenanceRequest request, List<SurgeStatus> listed, MaintenanceEvents events) {
+        Optional<MaintenanceRequest.Owner> owner = request.owner();
+        if (owner.isEmpty()) {
+            return; // the annotation door never surges
+        }
+        String uid = owner.get().uid();
+        Set<String> seen = new java.util.HashSet<>();
+        List<Pod> pods = drain.podsOn(request.nodeName());
+        try {
+            for (Pod pod : pods) {
+                unrecordUnlisted(request, listed, uid, pod, seen, events);
+            }
+        } catch (KubernetesClientException ex) {
+            if (ex.getCode() != 403) {
+                throw ex;
+            }
+            // no right to read the workloads: the opt-in role is not bound, so nothing further is read
+        }
+    }
+
+    /** {@link #unrecordUnlisted} for the workload of one pod on the node (once per ReplicaSet, by {@code seen}). */
+    private void unrecordUnlisted(
+            MaintenanceRequest request,
+            List<SurgeStatus> listed,
+            String uid,
+            Pod pod,
+            Set<String> seen,
+            MaintenanceEvents events) {
+        OwnerReference c = PodFilters.controllerOf(pod);
+        String ns = pod.getMetadata().getNamespace();
+        if (c == null || !"ReplicaSet".equals(c.getKind()) || !seen.add(ns + "/" + c.getName())) {
+            return;
+        }
+        HasMetadata rs = resource("ReplicaSet", ns, c.getName()).get();
+        if (rs == null) {
+            return;
+        }
+        HasMetadata workload = rs;
+        Optional<OwnerReference> up = workload.getMetadata().getOwnerReferences().stream()
+                .filter(o -> Boolean.TRUE.equals(o.getController()) && "Deployment".equals(o.getKind()))
+                .findFirst();
+        if (up.isPresent()) {
+            workload = resource("Deployment", ns, up.get().getName()).get();
+            if (workload == null) {
+                return;
+            }
+        }
+        String kind = workload.getKind() != null ? workload.getKind() : up.isPresent() ? "Deployment" : "ReplicaSet";
+        String name = workload.getMetadata().getName();
+        boolean inStatus = listed.stream()
+                .anyMatch(e -> kind.equals(e.getKind()) && ns.equals(e.getNamespace()) && name.equals(e.getName()));
+        if (inStatus || !recordedBy(workload, uid)) {
+            return;
+        }
+        SurgeRecord record =
+                SurgeRecord.parse(workload.getMetadata().getAnnotations().get(SurgeRecord.ANNOTATION));
+        SurgeStatus e = new SurgeStatus(kind, ns, name, c.getName(), record.replicas(), record.added(), false, null);
+        try {
+            unrecordOurs(e, workload, uid);
+        } catch (KubernetesClientException ex) {
+            if (retriable(ex)) {
+                throw ex;
+            }
+            recordStays(request, e, ex, events);
+            return;
+        }
+        events.emit(
+                false,
+                MaintenanceEvents.SURGE,
+                "removed the record " + SurgeRecord.ANNOTATION + " from " + shown(e) + " (node "
+                        + request.nodeName() + "): written before the operator stopped, not yet in status, its "
+                        + "surge never raised; the replicas are not touched");
+    }
+
+    /**
      * A failure a later try can get past: a conflict, 429, a 5xx, or no HTTP answer at all (code 0: a timeout, the
      * connection, the fence refusing a write outside the operator's term).
      */

@@ -465,6 +465,65 @@ class SurgeDrainIT {
     }
 
     /**
+     * SurgeChaosIT trial 2703152294382527: the leader wrote a surge's record on the workload, then was killed before
+     * that step's status was written, and the maintenance was deleted before the next leader's drain step (which would
+     * have adopted the record). The deletion finds the record no status names from the node's pods and removes it; the
+     * replicas, never raised, are not touched.
+     */
+    @Test
+    void aRecordWhoseStepsStatusWasNeverWrittenIsRemovedAtDeletion() throws IOException {
+        bindShippedSurgeRole();
+        AtomicReference<MaintenanceState> state = new AtomicReference<>(MaintenanceState.initial());
+        AtomicReference<MaintenanceState> lastWritten = new AtomicReference<>(state.get());
+        drain(Evacuation.Surge, UNREACHED_TIMEOUT, state, s -> {
+            if (s.surges().isEmpty()) {
+                lastWritten.set(s);
+                return false;
+            }
+            return true;
+        });
+        assertThat(annotation()).as("the record is written").contains("\"maintenanceUid\":\"" + MAINTENANCE_UID + "\"");
+        assertThat(replicas()).as("not raised in the step that recorded it").isEqualTo(1);
+
+        state.set(lastWritten.get()); // the recording step's status was never written: the leader was killed
+        assertThat(state.get().surges()).isEmpty();
+        assertThat(giveBackAtDeletion(state)).as("every surge done with").isTrue();
+
+        assertThat(annotation())
+                .as("the record no status named is removed (%s)", operatorWriteTrace())
+                .isNull();
+        assertThat(replicas()).isEqualTo(1);
+        assertThat(operatorScales()).as("the replicas are not touched").isZero();
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.SURGE + ": removed the record " + SurgeRecord.ANNOTATION
+                        + " from Deployment surging/web"))
+                .hasSize(1);
+        assertThat(events).noneMatch(e -> e.startsWith(MaintenanceEvents.SURGE_LEFT));
+    }
+
+    /** Another maintenance's record on a workload of the node is never removed by this one's deletion. */
+    @Test
+    void anotherMaintenancesRecordIsNotRemovedAtDeletion() throws IOException {
+        bindShippedSurgeRole();
+        String foreign = new SurgeRecord("another-uid", "another", "w9", 1, 1).toJson();
+        client.apps()
+                .deployments()
+                .inNamespace(NS)
+                .withName("web")
+                .edit(d -> new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder(d)
+                        .editMetadata()
+                        .addToAnnotations(SurgeRecord.ANNOTATION, foreign)
+                        .endMetadata()
+                        .build());
+        AtomicReference<MaintenanceState> state = new AtomicReference<>(MaintenanceState.initial());
+
+        assertThat(giveBackAtDeletion(state)).isTrue();
+
+        assertThat(annotation()).isEqualTo(foreign);
+        assertThat(operatorWriteTrace()).isEqualTo("[]");
+    }
+
+    /**
      * The give-back's scale conflicts (the Deployment's controller wrote its status after the operator's read, as it
      * does right after the raise): the act reads again and decides again in the same step, so the replicas are given
      * back, not left with a {@code SurgeLeft} as if someone else had changed them.

@@ -56,6 +56,36 @@ class NodeMaintenanceStatusesTest {
                 .containsExactly("LeaseHeld", "Cordoned", "LeadersHandedOver", "Drained");
     }
 
+    /**
+     * SurgeChaosIT trial 2703152294382547 (on b7bcde6): the state read from a status shared its surge entries with it,
+     * so a raise (the surge step sets {@code raised} on its entry) changed the status read as well; the door's status
+     * to write then compared equal to the one read and was not written, the next step decided from {@code raised:
+     * false}, and a count another client had put back to the owner's was raised again. The entries are copies now.
+     */
+    @Test
+    void aSurgeMovedOnInTheStateLeavesTheStatusItWasReadFromAsItWas() {
+        dev.tenure.maintenance.api.SurgeStatus read =
+                new dev.tenure.maintenance.api.SurgeStatus("Deployment", "surge", "app1", "app1-rs", 1, 1, false, null);
+        NodeMaintenanceStatus status = NodeMaintenanceStatuses.toStatus(
+                new MaintenanceState.Builder()
+                        .phase(Phase.Running)
+                        .surges(List.of(read))
+                        .build(),
+                null,
+                1,
+                T0);
+        MaintenanceState state = NodeMaintenanceStatuses.toState(status);
+
+        state.surges().get(0).setRaised(true); // what the surge step does when it raises
+
+        assertThat(status.getSurges().get(0).getRaised())
+                .as("the status read is untouched")
+                .isFalse();
+        assertThat(NodeMaintenanceStatuses.toStatus(state, status, 1, T0))
+                .as("the status to write differs from the one read: the door writes it")
+                .isNotEqualTo(status);
+    }
+
     @Test
     void theDrainedWorkloadsSurviveARoundTripThroughStatus() {
         // a restarted operator goes on adding to the list, so a rollout's gate sees every workload the drain touched
