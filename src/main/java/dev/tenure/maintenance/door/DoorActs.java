@@ -3,10 +3,12 @@ package dev.tenure.maintenance.door;
 import dev.tenure.kube.WholeStatus;
 import dev.tenure.maintenance.admission.NodesMaintainedElsewhere;
 import dev.tenure.maintenance.api.DrainPlanStatus;
+import dev.tenure.maintenance.api.Evacuation;
 import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceStatus;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.api.PlacementStatus;
+import dev.tenure.maintenance.api.SurgeStatus;
 import dev.tenure.maintenance.drain.DrainReport;
 import dev.tenure.maintenance.machine.EventRecorder;
 import dev.tenure.maintenance.machine.MaintenanceEvents;
@@ -153,31 +155,8 @@ final class DoorActs {
         DoorDecision.End end = (DoorDecision.End) decision;
         MaintenanceEvents events = eventsFor(nm, end.nodeName());
         end.before().forEach(e -> emit(events, e));
-        if (nm.getStatus() != null && (nm.getStatus().getSurges() != null || (surging(nm) && end.nodeName() != null))) {
-            // surges of a drain cut short give back what is still theirs before the node is restored (issue 51), and a
-            // record no status names (its step's status never written) is removed; a
-            // give-back that failed for now is tried again, as a failed restore is, from the status as kept here: a
-            // surge whose replicas were given back and only its record's removal put off is not decided again
-            List<dev.tenure.maintenance.api.SurgeStatus> again;
-            try {
-                again = machine.giveBackSurges(
-                        end.nodeName(),
-                        nm.getMetadata().getUid(),
-                        nm.getMetadata().getName(),
-                        nm.getStatus().getSurges(),
-                        events);
-            } catch (RuntimeException e) {
-                again = null;
-                LOG.warnf(
-                        "NodeMaintenance %s: giving back its surges failed, retrying: %s",
-                        nm.getMetadata().getName(), e.getMessage());
-            }
-            if (again == null || !again.isEmpty()) {
-                if (again != null) {
-                    keepSurges(nm, again);
-                }
-                return DeleteControl.noFinalizerRemoval().rescheduleAfter(END_RETRY);
-            }
+        if (!surgesGivenBack(nm, end.nodeName(), events)) {
+            return DeleteControl.noFinalizerRemoval().rescheduleAfter(END_RETRY);
         }
         Optional<String> left;
         try {
@@ -367,15 +346,48 @@ final class DoorActs {
         return look.map(control::rescheduleAfter).orElse(control);
     }
 
+    /**
+     * Gives back, before the node is restored, what the surges of a drain cut short still hold (issue 51), and removes
+     * a record no status names (its step's status never written). A give-back that failed for now is tried again, as a
+     * failed restore is, from the status as kept here: a surge whose replicas were given back and only its record's
+     * removal put off is not decided again.
+     *
+     * @return whether nothing is left to give back, so the end may go on
+     */
+    private boolean surgesGivenBack(NodeMaintenance nm, String nodeName, MaintenanceEvents events) {
+        if (nm.getStatus() == null || (nm.getStatus().getSurges() == null && !(surging(nm) && nodeName != null))) {
+            return true;
+        }
+        List<SurgeStatus> left;
+        try {
+            left = machine.giveBackSurges(
+                    nodeName,
+                    nm.getMetadata().getUid(),
+                    nm.getMetadata().getName(),
+                    nm.getStatus().getSurges(),
+                    events);
+        } catch (RuntimeException e) {
+            LOG.warnf(
+                    "NodeMaintenance %s: giving back its surges failed, retrying: %s",
+                    nm.getMetadata().getName(), e.getMessage());
+            return false;
+        }
+        if (left.isEmpty()) {
+            return true;
+        }
+        keepSurges(nm, left);
+        return false;
+    }
+
     /** Whether the maintenance drains with {@code evacuation: Surge}, so a surge record of it may be on a workload. */
     private static boolean surging(NodeMaintenance nm) {
         return nm.getSpec() != null
                 && nm.getSpec().getDrain() != null
-                && nm.getSpec().getDrain().getEvacuation() == dev.tenure.maintenance.api.Evacuation.Surge;
+                && nm.getSpec().getDrain().getEvacuation() == Evacuation.Surge;
     }
 
     /** The surges a deletion has still to give back, kept in status for the next try (a failed write: logged). */
-    private void keepSurges(NodeMaintenance nm, List<dev.tenure.maintenance.api.SurgeStatus> again) {
+    private void keepSurges(NodeMaintenance nm, List<SurgeStatus> again) {
         NodeMaintenanceStatus next = client.getKubernetesSerialization().clone(nm.getStatus());
         next.setSurges(again);
         try {
