@@ -1,5 +1,10 @@
 package dev.tenure.kube;
 
+import io.fabric8.kubernetes.api.model.HasMetadata;
+import io.fabric8.kubernetes.client.KubernetesClient;
+import io.fabric8.kubernetes.client.KubernetesClientException;
+import io.fabric8.kubernetes.client.dsl.base.PatchContext;
+import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.fabric8.kubernetes.client.utils.KubernetesSerialization;
 
 /**
@@ -30,5 +35,46 @@ public final class WholeStatus {
                 : "{\"op\":\"replace\",\"path\":\"/metadata/resourceVersion\",\"value\":" + json.asJson(resourceVersion)
                         + "},";
         return "[" + precondition + "{\"op\":\"add\",\"path\":\"/status\",\"value\":" + json.asJson(status) + "}]";
+    }
+
+    /**
+     * Writes {@code status} as the whole status of the cluster-scoped {@code type} object {@code name}, on condition
+     * that it is still at {@code resourceVersion} ({@link #patch}).
+     *
+     * @return the object as the API server answered
+     * @throws Conflict the object was written since {@code resourceVersion} (409): nothing was written; read it again
+     *     and decide again
+     * @throws KubernetesClientException any other refusal or failure of the write
+     */
+    public static <T extends HasMetadata> T write(
+            KubernetesClient client, Class<T> type, String name, String resourceVersion, Object status) {
+        try {
+            return client.resources(type)
+                    .withName(name)
+                    .subresource("status")
+                    .patch(
+                            PatchContext.of(PatchType.JSON),
+                            patch(client.getKubernetesSerialization(), resourceVersion, status));
+        } catch (KubernetesClientException e) {
+            if (e.getCode() == 409) {
+                throw new Conflict(HasMetadata.getKind(type), name, resourceVersion, e);
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * A status write refused because the object changed since the version the decision was made from (409): nothing
+     * was written; the caller reads it again and decides again.
+     */
+    public static final class Conflict extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Conflict(String kind, String name, String resourceVersion, KubernetesClientException cause) {
+            super(
+                    kind + " " + name + " changed since resourceVersion " + resourceVersion
+                            + " the status was decided from",
+                    cause);
+        }
     }
 }

@@ -22,8 +22,6 @@ import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.api.model.OwnerReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
 import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.config.informer.InformerEventSourceConfiguration;
 import io.javaoperatorsdk.operator.api.reconciler.Cleaner;
 import io.javaoperatorsdk.operator.api.reconciler.Context;
@@ -149,7 +147,7 @@ public class NodeMaintenanceRolloutReconciler
             for (int attempt = 1; ; attempt++) {
                 try {
                     return decideAndAct(read, context);
-                } catch (StatusConflict e) {
+                } catch (WholeStatus.Conflict e) {
                     if (attempt >= DECISIONS_PER_RECONCILE) {
                         throw e;
                     }
@@ -401,7 +399,7 @@ public class NodeMaintenanceRolloutReconciler
      * gone from the object, which a merge patch would keep), on condition that the rollout is still at the
      * resourceVersion it was read at.
      *
-     * @throws StatusConflict the rollout was written since it was read (409): nothing was written
+     * @throws WholeStatus.Conflict the rollout was written since it was read (409): nothing was written
      */
     private boolean writeStatus(NodeMaintenanceRollout rollout, RolloutStatus status) {
         if (sameStatus(rollout.getStatus(), status)) {
@@ -409,35 +407,8 @@ public class NodeMaintenanceRolloutReconciler
         }
         String name = rollout.getMetadata().getName();
         String version = rollout.getMetadata().getResourceVersion();
-        try {
-            client.resources(NodeMaintenanceRollout.class)
-                    .withName(name)
-                    .subresource("status")
-                    .patch(
-                            PatchContext.of(PatchType.JSON),
-                            WholeStatus.patch(client.getKubernetesSerialization(), version, status));
-        } catch (KubernetesClientException e) {
-            if (e.getCode() == 409) {
-                throw new StatusConflict(name, version, e);
-            }
-            throw e;
-        }
+        WholeStatus.write(client, NodeMaintenanceRollout.class, name, version, status);
         return true;
-    }
-
-    /**
-     * A status write refused because the rollout changed since the version the decision was made from (409): nothing
-     * was written; the reconcile reads it again and decides again.
-     */
-    static final class StatusConflict extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        StatusConflict(String rollout, String version, KubernetesClientException cause) {
-            super(
-                    "NodeMaintenanceRollout " + rollout + " changed since resourceVersion " + version
-                            + " the status was decided from",
-                    cause);
-        }
     }
 
     private boolean sameStatus(RolloutStatus a, RolloutStatus b) {

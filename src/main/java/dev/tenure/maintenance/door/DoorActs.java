@@ -22,9 +22,6 @@ import dev.tenure.maintenance.machine.PlacementView;
 import io.fabric8.kubernetes.api.model.ObjectReference;
 import io.fabric8.kubernetes.api.model.ObjectReferenceBuilder;
 import io.fabric8.kubernetes.client.KubernetesClient;
-import io.fabric8.kubernetes.client.KubernetesClientException;
-import io.fabric8.kubernetes.client.dsl.base.PatchContext;
-import io.fabric8.kubernetes.client.dsl.base.PatchType;
 import io.javaoperatorsdk.operator.api.reconciler.DeleteControl;
 import io.javaoperatorsdk.operator.api.reconciler.UpdateControl;
 import java.time.Clock;
@@ -413,44 +410,23 @@ final class DoorActs {
      * not the stored one is a 409 Conflict, as for an update: apiserver {@code registry/generic/registry/store.go}
      * Update); a write someone made in between is then never replaced unseen.
      *
-     * @throws StatusConflict the NodeMaintenance was written since it was read (409): nothing was written, and the
+     * @throws WholeStatus.Conflict the NodeMaintenance was written since it was read (409): nothing was written, and the
      *     caller reads it again and decides again
      */
     void writeStatus(NodeMaintenance nm, NodeMaintenanceStatus status) {
         status.setWaitingFor(WaitReasons.of(status)); // derived from the rest, for kubectl get's WAITING column
         String version = nm.getMetadata().getResourceVersion();
-        String patch = WholeStatus.patch(client.getKubernetesSerialization(), version, status);
         ownWrites.sending(nm.getMetadata().getName(), status);
         NodeMaintenance answer;
         try {
-            answer = client.resources(NodeMaintenance.class)
-                    .withName(nm.getMetadata().getName())
-                    .subresource("status")
-                    .patch(PatchContext.of(PatchType.JSON), patch);
-        } catch (KubernetesClientException e) {
+            answer = WholeStatus.write(
+                    client, NodeMaintenance.class, nm.getMetadata().getName(), version, status);
+        } catch (RuntimeException e) {
             ownWrites.notSent(nm.getMetadata().getName());
-            if (e.getCode() == 409) {
-                throw new StatusConflict(nm.getMetadata().getName(), version, e);
-            }
             throw e;
         }
         ownWrites.wrote(nm, answer);
         nm.setStatus(status);
-    }
-
-    /**
-     * A status write refused because the NodeMaintenance changed since the version the decision was made from (409):
-     * nothing was written; the reconciler reads the resource again and decides again.
-     */
-    static final class StatusConflict extends RuntimeException {
-        private static final long serialVersionUID = 1L;
-
-        StatusConflict(String maintenance, String version, KubernetesClientException cause) {
-            super(
-                    "NodeMaintenance " + maintenance + " changed since resourceVersion " + version
-                            + " the status was decided from",
-                    cause);
-        }
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.tenure.maintenance.door;
 import dev.tenure.election.WorkFence;
 import dev.tenure.kube.BudgetCache;
 import dev.tenure.kube.NodeCache;
+import dev.tenure.kube.WholeStatus;
 import dev.tenure.maintenance.admission.MaintenanceLimits;
 import dev.tenure.maintenance.admission.NodeMaintenanceAdmission;
 import dev.tenure.maintenance.admission.NodeMaintenanceValidator;
@@ -258,7 +259,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                             acts.reconcile(observed.nm(), observed.statusOurs(), decision, observed.now());
                     refreshPodRoom();
                     return control;
-                } catch (DoorActs.StatusConflict e) {
+                } catch (WholeStatus.Conflict e) {
                     Optional<OwnStatusWrites.Read> again = readAgain(nm, attempt, e);
                     if (again.isEmpty()) {
                         return UpdateControl.noUpdate(); // gone meanwhile: its delete event brings the cleanup
@@ -273,12 +274,12 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
     static final int DECISIONS_PER_RECONCILE = 3;
 
     /**
-     * After a status write refused for a newer version ({@link DoorActs.StatusConflict}): the NodeMaintenance as the
+     * After a status write refused for a newer version ({@link WholeStatus.Conflict}): the NodeMaintenance as the
      * API server has it now, to decide again from (empty: it is gone). A status not written by this reconciler is then
      * a record only, as any foreign status ({@link OwnStatusWrites#wroteStatusOf}). After {@link
      * #DECISIONS_PER_RECONCILE} decisions the conflict ends the reconcile as an error: JOSDK retries it with backoff.
      */
-    private Optional<OwnStatusWrites.Read> readAgain(NodeMaintenance nm, int attempt, DoorActs.StatusConflict e) {
+    private Optional<OwnStatusWrites.Read> readAgain(NodeMaintenance nm, int attempt, WholeStatus.Conflict e) {
         if (attempt >= DECISIONS_PER_RECONCILE) {
             throw e;
         }
@@ -327,7 +328,7 @@ public class NodeMaintenanceReconciler implements Reconciler<NodeMaintenance>, C
                             ? Optional.ofNullable(elsewhere.requested().get(end.nodeName()))
                             : Optional.empty();
                     control = acts.cleanup(observed.nm(), decision, handTo);
-                } catch (DoorActs.StatusConflict e) {
+                } catch (WholeStatus.Conflict e) {
                     Optional<OwnStatusWrites.Read> again = readAgain(nm, attempt, e);
                     if (again.isEmpty()) {
                         ownWrites.forget(nm.getMetadata().getName());
