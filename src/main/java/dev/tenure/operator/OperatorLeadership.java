@@ -111,7 +111,8 @@ public class OperatorLeadership {
 
     /**
      * Tests that start many operator instances in one JVM share one HTTP client factory: each fabric8 client built
-     * with its own keeps ~10 file descriptors after it is closed. Null: fabric8's default (one process, one client).
+     * with its own keeps ~10 file descriptors after it is closed. Null: the election's own ({@link ElectionHttpClients},
+     * a Vert.x instance of its own, so renewals never queue behind the informers' work on the application's).
      */
     io.fabric8.kubernetes.client.http.HttpClient.Factory electionHttpClients;
     /**
@@ -138,6 +139,9 @@ public class OperatorLeadership {
     private ExecutorService storeCalls;
     private ExecutorService callbacks;
     private KubernetesClient electionClient;
+    /** The election client's own transport, when tests did not give one (closed after the client). */
+    private ElectionHttpClients ownHttpClients;
+
     private KubeProcessEvidence evidence;
 
     private final String identity;
@@ -199,6 +203,9 @@ public class OperatorLeadership {
         }
         if (electionHttpClients != null) {
             election.withHttpClientFactory(electionHttpClients);
+        } else {
+            ownHttpClients = new ElectionHttpClients();
+            election.withHttpClientFactory(ownHttpClients);
         }
         electionClient = election.build();
         scheduler = new ExecutorScheduler("tenure-leader-election");
@@ -278,6 +285,9 @@ public class OperatorLeadership {
         if (electionClient != null) {
             electionClient.close();
         }
+        if (ownHttpClients != null) {
+            ownHttpClients.close();
+        }
     }
 
     /**
@@ -296,10 +306,11 @@ public class OperatorLeadership {
     /**
      * Builds the client's table of Kubernetes kinds now, before contending. fabric8 builds it the first time the client
      * decodes an object whose class it is not told, i.e. the first watch event of an informer, on the event loop that
-     * received it and under a lock: seconds on a busy two-core machine, while the election client's renewals wait on
-     * the same event loops. The admission caches' informers start with the operator, so a new leader's first renewals
-     * fell in that stall (seen: a leader fenced 3.4 s after it won, its event loop blocked in KubernetesDeserializer's
-     * class-path scan).
+     * received it and under a lock: seconds on a busy two-core machine. The admission caches' informers start with the
+     * operator, so a new leader's first renewals fell in that stall (seen: a leader fenced 3.4 s after it won, its
+     * event loop blocked in KubernetesDeserializer's class-path scan, when the election client still shared the
+     * application's event loops). The election client has a Vert.x of its own since ({@link ElectionHttpClients}), but
+     * it shares the application's serialization, and so that lock: the table is still built first.
      */
     static void buildTypeTable(KubernetesClient client) {
         client.getKubernetesSerialization().unmarshal("{\"apiVersion\":\"v1\",\"kind\":\"Namespace\"}");
