@@ -926,6 +926,57 @@ class EmulatorConformanceTest {
                                                 .asLong());
                             }
                         }),
+                // ---- metadata.generation of Deployments and ReplicaSets -------------------------------------
+                new Row(
+                        "generation: a Deployment's moves on a spec or annotation change, a ReplicaSet's on spec only",
+                        "pkg/registry/apps/deployment/strategy.go PrepareForCreate (Generation = 1), PrepareForUpdate"
+                                + " (spec or annotations changed: Generation + 1), deploymentStatusStrategy (none);"
+                                + " pkg/registry/apps/replicaset/strategy.go PrepareForUpdate (spec changed only);"
+                                + " the scale subresource updates through the same strategy (storage.go ScaleREST)",
+                        name -> {
+                            java.util.List<io.fabric8.kubernetes.api.model.Pod> pods = webOnItsNode(name, 1);
+                            String deployment = "/apis/apps/v1/namespaces/" + name + "/deployments/web";
+                            String rs = "/apis/apps/v1/namespaces/" + name + "/replicasets/"
+                                    + pods.get(0)
+                                            .getMetadata()
+                                            .getOwnerReferences()
+                                            .get(0)
+                                            .getName();
+                            String note = "{\"metadata\":{\"annotations\":{\"example.com/note\":\"%s\"}}}";
+                            long created = generation(deployment);
+                            assertThat(created).as("a created Deployment").isEqualTo(1);
+
+                            assertThat(send("PATCH", deployment, MERGE, note.formatted("a"))
+                                            .body()
+                                            .at("/metadata/generation")
+                                            .asLong())
+                                    .as("a Deployment's annotation added")
+                                    .isEqualTo(created + 1);
+                            send("PATCH", deployment, MERGE, note.formatted("a"));
+                            assertThat(generation(deployment))
+                                    .as("the same annotation again: nothing changed")
+                                    .isEqualTo(created + 1);
+                            send("PATCH", deployment, MERGE, "{\"metadata\":{\"labels\":{\"tier\":\"x\"}}}");
+                            assertThat(generation(deployment)).as("a label").isEqualTo(created + 1);
+                            assertThat(send("PATCH", deployment + "/scale", MERGE, "{\"spec\":{\"replicas\":2}}")
+                                            .code())
+                                    .isEqualTo(200);
+                            assertThat(generation(deployment)).as("scaled").isEqualTo(created + 2);
+                            send(
+                                    "PATCH",
+                                    deployment + "/status",
+                                    MERGE,
+                                    "{\"status\":{\"observedGeneration\":" + (created + 2) + "}}");
+                            assertThat(generation(deployment)).as("its status").isEqualTo(created + 2);
+
+                            long rsCreated = generation(rs);
+                            send("PATCH", rs, MERGE, note.formatted("b"));
+                            assertThat(generation(rs))
+                                    .as("a ReplicaSet's annotation")
+                                    .isEqualTo(rsCreated);
+                            send("PATCH", rs + "/scale", MERGE, "{\"spec\":{\"replicas\":3}}");
+                            assertThat(generation(rs)).as("a ReplicaSet scaled").isEqualTo(rsCreated + 1);
+                        }),
                 new Row(
                         "eviction of a pod two PodDisruptionBudgets select: 500, nothing deleted",
                         "pkg/registry/core/pod/storage/eviction.go getPodDisruptionBudgets/Create (len(pdbs) > 1:"
@@ -1523,6 +1574,13 @@ class EmulatorConformanceTest {
                         + pod.getMetadata().getName(),
                 null,
                 null);
+    }
+
+    /** The {@code metadata.generation} of the object at {@code path} as stored. */
+    static long generation(String path) throws IOException, InterruptedException {
+        Http read = get(path);
+        assertThat(read.code()).as("%s", read.body()).isEqualTo(200);
+        return read.body().at("/metadata/generation").asLong();
     }
 
     static Http get(String path) throws IOException, InterruptedException {

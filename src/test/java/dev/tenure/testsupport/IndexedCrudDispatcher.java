@@ -105,6 +105,34 @@ final class IndexedCrudDispatcher extends KubernetesCrudDispatcher {
     }
 
     /**
+     * {@code metadata.generation} as kube-apiserver keeps it. The stock store moves it on any change outside {@code
+     * metadata} and {@code status} (a spec change: pkg/registry/apps/replicaset/strategy.go PrepareForUpdate, and the
+     * generic rule for custom resources); a Deployment's also moves when its annotations change
+     * (pkg/registry/apps/deployment/strategy.go PrepareForUpdate: "annotation updates bump the generation because
+     * annotations are copied from deployments to their replica sets"), absent and empty annotations being equal
+     * (apiequality.Semantic). A write of the status subresource never reaches here (the store's handlers skip it).
+     */
+    @Override
+    public void touchGeneration(JsonNode current, JsonNode updated) {
+        super.touchGeneration(current, updated);
+        if (!"Deployment".equals(updated.path("kind").asText())
+                || !updated.path("apiVersion").asText().startsWith("apps/")
+                || !(updated.get("metadata") instanceof com.fasterxml.jackson.databind.node.ObjectNode meta)) {
+            return;
+        }
+        long before = current.path("metadata").path("generation").asLong(0);
+        if (meta.path("generation").asLong(0) == before && !annotations(current).equals(annotations(updated))) {
+            meta.put("generation", before + 1);
+        }
+    }
+
+    /** The object's annotations; absent, null and empty alike. */
+    private static JsonNode annotations(JsonNode object) {
+        JsonNode a = object.path("metadata").path("annotations");
+        return a.isObject() ? a : com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode();
+    }
+
+    /**
      * A watch served from the {@link WatchCache}: from the request's resourceVersion when it names one (every change
      * after it, or 410 Gone), else from the current state. Query as the stock dispatcher builds it.
      */

@@ -50,6 +50,19 @@ public class SurgeStatus {
                     + " end finishes before. The replicas are not looked at again.")
     private Boolean recordPending;
 
+    @io.fabric8.generator.annotation.Min(1)
+    @JsonPropertyDescription(
+            "The workload's metadata.generation as the surge's record was written (the patch's answer; for a record"
+                    + " found on the workload that status did not list yet, as read when taken up, never raised then)."
+                    + " kube-apiserver"
+                    + " moves it on every spec change (the scale subresource too) and, for a Deployment, on every"
+                    + " annotation change; status writes never move it. While raised is not true and spec.replicas is"
+                    + " the owner's, a generation other than this one means the workload was written since: the surge's"
+                    + " raise then a put-back by someone else (the status saying raised was lost), or another change."
+                    + " The surge is then left, never raised (again). Absent in a record written by a release before"
+                    + " it: replicas at the owner's count are raised, as that release did.")
+    private Long generation;
+
     public SurgeStatus() {}
 
     public SurgeStatus(
@@ -86,6 +99,7 @@ public class SurgeStatus {
         c.raised = raised;
         c.left = left;
         c.recordPending = recordPending;
+        c.generation = generation;
         return c;
     }
 
@@ -161,6 +175,14 @@ public class SurgeStatus {
         this.recordPending = recordPending;
     }
 
+    public Long getGeneration() {
+        return generation;
+    }
+
+    public void setGeneration(Long generation) {
+        this.generation = generation;
+    }
+
     @Override
     public boolean equals(Object o) {
         return o instanceof SurgeStatus s
@@ -172,11 +194,13 @@ public class SurgeStatus {
                 && Objects.equals(added, s.added)
                 && Objects.equals(raised, s.raised)
                 && Objects.equals(left, s.left)
-                && Objects.equals(recordPending, s.recordPending);
+                && Objects.equals(recordPending, s.recordPending)
+                && Objects.equals(generation, s.generation);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(kind, namespace, name, replicaSet, replicas, added, raised, left, recordPending);
+        return Objects.hash(
+                kind, namespace, name, replicaSet, replicas, added, raised, left, recordPending, generation);
     }
 }

@@ -7,7 +7,9 @@ package dev.tenure.maintenance.drain;
  * budget), and only then give back, so the ReplicaSet scaling down removes its newest pod (not the surge's, which is
  * Ready by then) and never the last Ready one; give back only the replicas still the surge's ({@link
  * SurgeRecord#giveBack}); a replica count someone else changed is left as they set it and said once; a count put
- * back to the owner's while the surge waits (a GitOps controller reverting it) is not raised again.
+ * back to the owner's while the surge waits (a GitOps controller reverting it) is not raised again, even when the
+ * status saying the surge was raised was lost: the workload's {@code metadata.generation} then moved since the record
+ * (see {@link #next}).
  */
 public final class SurgeProgress {
 
@@ -21,11 +23,17 @@ public final class SurgeProgress {
      * @param ending the drain ends now (its timeout passed, or the maintenance ends): give back whatever stands
      * @param available the workload's {@code status.availableReplicas} (Ready for {@code minReadySeconds}, as its
      *     controller counts them); null when not reported
+     * @param generation the workload's {@code metadata.generation}; null when not reported
      */
-    public record Seen(Integer replicasNow, int podsOnNode, boolean ending, Integer available) {
+    public record Seen(Integer replicasNow, int podsOnNode, boolean ending, Integer available, Long generation) {
+        /** Without a generation: a record without one is decided by the replicas alone. */
+        public Seen(Integer replicasNow, int podsOnNode, boolean ending, Integer available) {
+            this(replicasNow, podsOnNode, ending, available, null);
+        }
+
         /** Without an availability count: the budget alone decides when the eviction goes. */
         public Seen(Integer replicasNow, int podsOnNode, boolean ending) {
-            this(replicasNow, podsOnNode, ending, null);
+            this(replicasNow, podsOnNode, ending, null, null);
         }
     }
 
@@ -52,14 +60,48 @@ public final class SurgeProgress {
     /**
      * Someone else changed the replicas (or put them back while the surge waited): left as they are, said once; the
      * record is removed and the surge not tried again for this workload.
+     *
+     * @param why what was found, for the event and {@code status.surges[].left}
+     * @param reverted the replicas are the owner's again after the surge's raise (put back by someone else), not
+     *     another count
      */
-    public record Leave(String why) implements Next {}
+    public record Leave(String why, boolean reverted) implements Next {
+        /** Another count than the owner's or the surge's. */
+        public Leave(String why) {
+            this(why, false);
+        }
+    }
 
     /** The workload is gone: nothing to give back. */
     public record Gone() implements Next {}
 
-    /** The next act for {@code record}, raised already ({@code raised}: its raise was seen) or not. */
+    /**
+     * The next act for {@code record}, raised already ({@code raised}: its raise was seen) or not, recorded before a
+     * generation was kept.
+     */
     public static Next next(SurgeRecord record, boolean raised, Seen seen) {
+        return next(record, raised, null, seen);
+    }
+
+    /**
+     * The next act for {@code record}, raised already ({@code raised}: its raise was seen) or not.
+     *
+     * <p>Replicas at the owner's count do not tell "never raised" from "raised, then put back by someone else": the
+     * status saying {@code raised} is written after the scale, and is lost when its write fails (a conflict, the
+     * operator killed). The workload's {@code metadata.generation} does: kube-apiserver moves it on every change of
+     * the spec, the scale subresource's included, and for a Deployment on every change of its annotations too
+     * (pkg/registry/apps/deployment/strategy.go and pkg/registry/apps/replicaset/strategy.go, PrepareForUpdate), never
+     * on a status write. So with {@code raised} not seen and the owner's count, a generation still {@code
+     * recordedGeneration} (as the record's write left it) means never raised: {@link Raise}; any other means the
+     * workload was written since (the surge's raise and a put-back, or another change): {@link Leave} (reverted),
+     * never raised again. Either way nothing someone else set is overwritten; a change that was not a put-back (an
+     * annotation a person adds to the Deployment between the record and the raise) only costs the surge.
+     *
+     * @param recordedGeneration the workload's {@code metadata.generation} as the record was written; null for a
+     *     record written by a release that did not keep it (replicas at the owner's count are then raised, as that
+     *     release did)
+     */
+    public static Next next(SurgeRecord record, boolean raised, Long recordedGeneration, Seen seen) {
         if (seen.replicasNow() == null) {
             return new Gone();
         }
@@ -76,12 +118,25 @@ public final class SurgeProgress {
         }
         SurgeRecord.ScaleUp up = record.afterCrash(now);
         if (up instanceof SurgeRecord.Raise raise) {
-            return raised
-                    ? new Leave(
-                            "replicas were put back to " + now + " (the owner's) while the surge waited: reverted by"
-                                    + " someone else (a GitOps controller?); not raised again, the pods are evicted as with"
-                                    + " evacuation Evict")
-                    : new Raise(raise.to());
+            if (raised) {
+                return new Leave(
+                        "replicas were put back to " + now + " (the owner's) while the surge waited: reverted by"
+                                + " someone else (a GitOps controller?); not raised again, the pods are evicted as with"
+                                + " evacuation Evict",
+                        true);
+            }
+            if (recordedGeneration != null
+                    && seen.generation() != null
+                    && !recordedGeneration.equals(seen.generation())) {
+                return new Leave(
+                        "replicas were put back to " + now + " (the owner's), the workload written since the surge's"
+                                + " record (metadata.generation " + recordedGeneration + " then, " + seen.generation()
+                                + " now): its raise reverted by someone else (a GitOps controller?) before the status"
+                                + " said raised, or another change; not raised again, the pods are evicted as with"
+                                + " evacuation Evict",
+                        true);
+            }
+            return new Raise(raise.to());
         }
         if (up instanceof SurgeRecord.ChangedBySomeoneElse changed) {
             return new Leave(changed.why());

@@ -42,6 +42,8 @@ import java.util.stream.Collectors;
  * in a later step, from the status as written, so a restarted operator or a new leader always finds the record first.
  * Every write is resourceVersion-conditional (the scale, a PUT of the workload's Scale, shares its resourceVersion) and
  * goes through the operator's fenced client ({@link dev.tenure.kube.FencedWrites}), as the drain's evictions do. The
+ * entry in status keeps the workload's {@code metadata.generation} as the record's write left it, so a raise whose
+ * status was lost and that someone then put back is told from a surge never raised ({@link SurgeProgress#next}). The
  * eviction itself is the drain's, as it is: the Eviction API lets the pod go once the budget counts the new pods.
  */
 final class SurgeStep {
@@ -215,8 +217,13 @@ final class SurgeStep {
         SurgeProgress.Next next = SurgeProgress.next(
                 record,
                 Boolean.TRUE.equals(e.getRaised()),
+                e.getGeneration(),
                 new SurgeProgress.Seen(
-                        workload == null ? null : replicasOf(workload), onNode, ending, availableOf(workload)));
+                        workload == null ? null : replicasOf(workload),
+                        onNode,
+                        ending,
+                        availableOf(workload),
+                        workload == null ? null : workload.getMetadata().getGeneration()));
         String node = request.nodeName();
         if (next instanceof SurgeProgress.Raise raise) {
             scale(e, workload, raise.to());
@@ -252,8 +259,7 @@ final class SurgeStep {
             unrecordSettled(request, owner, e, workload, events);
             return recordPending(e) ? Moved.kept(e) : Moved.over();
         } else if (next instanceof SurgeProgress.Leave leave) {
-            boolean reverted = leave.why().startsWith("replicas were put back");
-            metrics.surge(SurgeOutcome.left, reverted ? SurgeLeft.reverted : SurgeLeft.changed);
+            metrics.surge(SurgeOutcome.left, leave.reverted() ? SurgeLeft.reverted : SurgeLeft.changed);
             events.emit(
                     true,
                     MaintenanceEvents.SURGE_LEFT,
@@ -342,12 +348,16 @@ final class SurgeStep {
             String existing = workload.getMetadata().getAnnotations() == null
                     ? null
                     : workload.getMetadata().getAnnotations().get(SurgeRecord.ANNOTATION);
+            Long generation;
             if (existing != null) {
                 Optional<SurgeRecord> found = parsed(existing);
                 if (found.isEmpty() || !owner.uid().equals(found.get().maintenanceUid())) {
                     continue; // another maintenance's surge (or a record it cannot read): left to its owner
                 }
                 record = found.get(); // written by this maintenance before a restart: adopted as it stands
+                // never raised (a raise is written only from a status that lists the surge), so the generation read
+                // now is one no raise of the surge's has moved
+                generation = workload.getMetadata().getGeneration();
             } else if (withForecast.get(d.getKey()) instanceof SurgePlanner.CannotSurge no
                     && no.reason() == SurgePlanner.Reason.WOULD_NOT_FIT) {
                 out.add(notStarted(request, pod, surge, no, forecastPods.get(d.getKey()), events));
@@ -358,14 +368,17 @@ final class SurgeStep {
             } else if (replicasOf(workload) != surge.replicas()) {
                 continue; // changed since the planner's read: decided again at the next step
             } else {
-                annotate(
-                        t.kind(),
-                        t.namespace(),
-                        t.name(),
-                        workload.getMetadata().getResourceVersion(),
-                        record.toJson());
+                // the generation as the record's write left it (a Deployment's moves with its annotations)
+                generation = annotate(
+                                t.kind(),
+                                t.namespace(),
+                                t.name(),
+                                workload.getMetadata().getResourceVersion(),
+                                record.toJson())
+                        .getMetadata()
+                        .getGeneration();
             }
-            out.add(new SurgeStatus(
+            SurgeStatus entry = new SurgeStatus(
                     t.kind(),
                     t.namespace(),
                     t.name(),
@@ -373,7 +386,9 @@ final class SurgeStep {
                     record.replicas(),
                     record.added(),
                     false,
-                    null));
+                    null);
+            entry.setGeneration(generation);
+            out.add(entry);
         }
     }
 
@@ -710,8 +725,12 @@ final class SurgeStep {
     /** Tries of one surge's act against conflicting writes (each a fresh read and decision). */
     private static final int CONFLICT_ATTEMPTS = 3;
 
-    /** Sets ({@code value}) or removes (null) the record, as a merge patch naming the resourceVersion read. */
-    private void annotate(String kind, String namespace, String name, String resourceVersion, String value) {
+    /**
+     * Sets ({@code value}) or removes (null) the record, as a merge patch naming the resourceVersion read.
+     *
+     * @return the workload as written
+     */
+    private HasMetadata annotate(String kind, String namespace, String name, String resourceVersion, String value) {
         ObjectNode patch = JSON.createObjectNode();
         ObjectNode meta = patch.putObject("metadata");
         meta.put("resourceVersion", resourceVersion);
@@ -721,7 +740,7 @@ final class SurgeStep {
         } else {
             annotations.put(SurgeRecord.ANNOTATION, value);
         }
-        resource(kind, namespace, name).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
+        return resource(kind, namespace, name).patch(PatchContext.of(PatchType.JSON_MERGE), patch.toString());
     }
 
     private ScalableResource<? extends HasMetadata> resource(String kind, String namespace, String name) {

@@ -239,6 +239,60 @@ class SurgeDrainIT {
     }
 
     /**
+     * The raise takes effect but the status saying so is lost (the door's status write refused with a 409, or the
+     * operator killed after the scale: the next step starts from the status before it), then someone else puts the
+     * replicas back to the owner's 1. Replicas alone now look never raised; the workload's generation, moved by the
+     * raise and the put-back since the record, says otherwise: the surge is left, said once, never raised again.
+     */
+    @Test
+    void aPutBackRaiseWhoseStatusWasLostIsNotRaisedAgain() throws IOException {
+        bindShippedSurgeRole();
+        AtomicReference<MaintenanceState> state = new AtomicReference<>(MaintenanceState.initial());
+        living.close();
+        living = cluster.living(NS, Duration.ofHours(1)); // the surge pod never Ready: the surge would wait
+        drain(Evacuation.Surge, UNREACHED_TIMEOUT, state, s -> !s.surges().isEmpty());
+        assertThat(state.get().surges())
+                .singleElement()
+                .satisfies(e -> assertThat(e.getRaised()).isFalse());
+        assertThat(replicas()).as("recorded, not raised yet").isEqualTo(1);
+
+        // the raise's step, from the status as read (a copy, as the door reads it), its status never written: the
+        // state it leaves is dropped, the next step starts from the status before it
+        AtomicReference<MaintenanceState> lost = new AtomicReference<>(NodeMaintenanceStatuses.toState(
+                NodeMaintenanceStatuses.toStatus(state.get(), null, 1, clock.instant())));
+        drain(Evacuation.Surge, UNREACHED_TIMEOUT, lost, s -> true);
+        assertThat(replicas()).as("raised (%s)", operatorWriteTrace()).isEqualTo(2);
+        assertThat(lost.get().surges())
+                .singleElement()
+                .satisfies(e -> assertThat(e.getRaised()).isTrue());
+        assertThat(state.get().surges())
+                .as("the status before the raise")
+                .singleElement()
+                .satisfies(e -> assertThat(e.getRaised()).isFalse());
+
+        client.apps().deployments().inNamespace(NS).withName("web").scale(1); // a GitOps controller reverts it
+        int[] steps = {0};
+        MaintenanceState end = drain(Evacuation.Surge, UNREACHED_TIMEOUT, state, s -> ++steps[0] >= 20);
+
+        assertThat(acceptedOperatorWrites(r -> r.is("update", "deployments", "scale")))
+                .as("raised once, never again over the put-back (%s)", operatorWriteTrace())
+                .isEqualTo(1);
+        assertThat(replicas()).as("the put-back stands").isEqualTo(1);
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.SURGE_LEFT + ": "))
+                .singleElement()
+                .asString()
+                .contains("replicas were put back to 1 (the owner's), the workload written since the surge's record")
+                .contains("not raised again");
+        assertThat(end.surges())
+                .singleElement()
+                .satisfies(e -> assertThat(e.getLeft()).startsWith("replicas were put back to 1"));
+        assertThat(annotation()).as("the record removed").isNull();
+        assertThat(surges("left", "reverted")).isEqualTo(1);
+        assertThat(surges("started", "none")).as("the one raise").isEqualTo(1);
+    }
+
+    /**
      * A StatefulSet's pod and a Deployment's pod, each held by its budget on the node: the Deployment surges (so the act
      * ran), the StatefulSet is never written, its pod evicted as with Evict and refused until the timeout, and the
      * Deployment's replicas are exact at the end.

@@ -90,11 +90,57 @@ class SurgeProgressTest {
                 .isEqualTo(new SurgeProgress.Wait(false, true));
     }
 
+    /**
+     * Replicas at the owner's count, the status not saying raised: the workload's generation tells a surge never raised
+     * (generation as the record's write left it, 7) from a raise put back by someone else after its status was lost
+     * (7, then 8 by the raise, 9 by the put-back). A record of the release before (no generation) is raised as it was.
+     */
+    static Stream<Arguments> ownersCountNotSeenRaised() {
+        return Stream.of(
+                Arguments.of("generation as recorded: never raised", 7L, 7L, new SurgeProgress.Raise(2)),
+                Arguments.of("generation moved on: raised, then put back", 7L, 9L, null),
+                Arguments.of("one write since (a spec or annotation change)", 7L, 8L, null),
+                Arguments.of(
+                        "recorded by the previous release: raised, as it was", null, 9L, new SurgeProgress.Raise(2)),
+                Arguments.of("generation not reported: raised", 7L, null, new SurgeProgress.Raise(2)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("ownersCountNotSeenRaised")
+    void aPutBackRaiseWhoseStatusWasLostIsNotRaisedAgain(
+            String name, Long recorded, Long now, SurgeProgress.Next want) {
+        SurgeProgress.Next next =
+                SurgeProgress.next(RECORD, false, recorded, new SurgeProgress.Seen(1, 1, false, null, now));
+        if (want != null) {
+            assertThat(next).isEqualTo(want);
+            return;
+        }
+        assertThat(next).isInstanceOfSatisfying(SurgeProgress.Leave.class, l -> {
+            assertThat(l.reverted()).isTrue();
+            assertThat(l.why())
+                    .startsWith("replicas were put back to 1 (the owner's)")
+                    .contains("metadata.generation " + recorded + " then, " + now + " now")
+                    .contains("not raised again");
+        });
+    }
+
+    /** The generation decides only the owner's count not seen raised: the surge's own count waits, whatever moved it. */
+    @org.junit.jupiter.api.Test
+    void theSurgesOwnCountWaitsWhateverTheGeneration() {
+        assertThat(SurgeProgress.next(RECORD, false, 7L, new SurgeProgress.Seen(2, 1, false, 2, 8L)))
+                .isEqualTo(new SurgeProgress.Wait(true, true));
+        assertThat(SurgeProgress.next(RECORD, false, 7L, new SurgeProgress.Seen(1, 0, false, 1, 9L)))
+                .as("the pods off the node: nothing to give back, only the record goes")
+                .isEqualTo(new SurgeProgress.Release());
+    }
+
     /** A GitOps controller puts the owner's count back while the surge waits: not raised again, said once. */
     @org.junit.jupiter.api.Test
     void aRevertWhileWaitingIsLeftNotFought() {
         assertThat(SurgeProgress.next(RECORD, true, new SurgeProgress.Seen(1, 1, false)))
-                .isInstanceOfSatisfying(
-                        SurgeProgress.Leave.class, l -> assertThat(l.why()).startsWith("replicas were put back to 1"));
+                .isInstanceOfSatisfying(SurgeProgress.Leave.class, l -> {
+                    assertThat(l.why()).startsWith("replicas were put back to 1");
+                    assertThat(l.reverted()).isTrue();
+                });
     }
 }
