@@ -228,25 +228,81 @@ class MaintenanceChaosTest {
             Map<String, Long> due = new LinkedHashMap<>();
             for (String n : nodes) {
                 states.put(n, MaintenanceState.initial());
-                due.put(n, 0L);
+                due.put(n, System.nanoTime()); // due at once
             }
             int restarts = 0;
             int lostWrites = 0;
             int kubeletsDown = 0;
             int steps = 0;
+            long latest = 0; // the longest a due step waited to be sent, in ns
+            Map<String, List<Instant>> stepped = new LinkedHashMap<>(); // when each node's steps ended
             Operator operator = new Operator(operatorClient);
             ExecutorService reconciles = Executors.newFixedThreadPool(nodes.size());
             try {
                 long deadline = System.nanoTime() + CONVERGE_WITHIN.toNanos();
+                // Each maintenance steps on its own, as JOSDK reconciles each resource on its own: a node's next step
+                // goes out when it is due, not when the slowest step of the others ends. Stepping in passes (all due
+                // nodes, then wait for every one of them) made one node's slow step (a 1 s injected delay, a starved
+                // CPU) every node's pace: on a busy machine n4's drain sent one batch in its 20 s and timed out with
+                // pods never sent (seed 68727146370140). A restart waits for the steps in flight, as a rollout's new
+                // pod takes over once the old one has stopped.
+                Map<String, Future<MaintenanceMachine.Step>> stepping = new LinkedHashMap<>();
+                boolean restartDue = false;
                 while (!allSettled(states) && System.nanoTime() < deadline) {
-                    // The due maintenances step side by side, as JOSDK reconciles different resources at once: one
-                    // after the other, a pass took the sum of five steps (seconds on a busy machine), and a drain's
-                    // 20 s timeout ran out while the driver served the other nodes (seed 6378417363906).
-                    Map<String, Future<MaintenanceMachine.Step>> stepping = new LinkedHashMap<>();
                     for (String n : nodes) {
-                        if (isSettled(states.get(n).phase()) || System.nanoTime() < due.get(n)) {
+                        Future<MaintenanceMachine.Step> running = stepping.get(n);
+                        if (running != null) {
+                            if (!running.isDone()) {
+                                continue;
+                            }
+                            stepping.remove(n);
+                            Duration next;
+                            try {
+                                MaintenanceMachine.Step step = running.get();
+                                steps++;
+                                stepped.computeIfAbsent(n, k -> new ArrayList<>())
+                                        .add(Instant.now());
+                                if (rnd.nextDouble() < 0.1
+                                        && !isSettled(step.state().phase())) {
+                                    lostWrites++; // status write lost: the next reconcile starts from the old state
+                                } else {
+                                    states.put(n, step.state());
+                                    if (step.state().phase() == Phase.Failed) {
+                                        failures.put(n, Failure.seen(checker, cluster, n));
+                                    }
+                                }
+                                next = step.requeueAfter().orElse(Duration.ofSeconds(1));
+                            } catch (ExecutionException e) {
+                                if (!(e.getCause() instanceof RuntimeException)) {
+                                    throw e;
+                                }
+                                next = Duration.ofMillis(200); // a reconcile that threw is retried, as JOSDK does
+                            }
+                            // Requeue as asked, capped: the reconciler is also woken by events the machine cannot see.
+                            due.put(
+                                    n,
+                                    System.nanoTime()
+                                            + Math.min(
+                                                    next.toNanos(),
+                                                    Duration.ofMillis(500).toNanos()));
+                            MaintenanceState now = states.get(n);
+                            if (now.drainStartedAt() != null
+                                    && now.phase() == Phase.Running
+                                    && !cluster.isKubeletDown(n)
+                                    && kubeletsDown < 2
+                                    && rnd.nextDouble() < 0.15) {
+                                cluster.markKubeletDown(
+                                        n); // mid-drain: its terminating pods stay, its node lease goes stale
+                                kubeletsDown++;
+                            }
+                            restartDue |= rnd.nextDouble() < 0.01;
                             continue;
                         }
+                        if (restartDue || isSettled(states.get(n).phase()) || System.nanoTime() < due.get(n)) {
+                            continue;
+                        }
+                        long late = System.nanoTime() - due.get(n);
+                        latest = Math.max(latest, late);
                         MaintenanceState before = states.get(n);
                         MaintenanceMachine machine = operator.machine;
                         stepping.put(
@@ -254,50 +310,11 @@ class MaintenanceChaosTest {
                                 reconciles.submit(
                                         () -> machine.advance(request(n), before, false, MaintenanceEvents.NONE)));
                     }
-                    for (var running : stepping.entrySet()) {
-                        String n = running.getKey();
-                        Duration next;
-                        try {
-                            MaintenanceMachine.Step step = running.getValue().get();
-                            steps++;
-                            if (rnd.nextDouble() < 0.1
-                                    && !isSettled(step.state().phase())) {
-                                lostWrites++; // the status write was lost: the next reconcile starts from the old state
-                            } else {
-                                states.put(n, step.state());
-                                if (step.state().phase() == Phase.Failed) {
-                                    failures.put(n, Failure.seen(checker, cluster, n));
-                                }
-                            }
-                            next = step.requeueAfter().orElse(Duration.ofSeconds(1));
-                        } catch (ExecutionException e) {
-                            if (!(e.getCause() instanceof RuntimeException)) {
-                                throw e;
-                            }
-                            next = Duration.ofMillis(200); // a reconcile that threw is retried, as JOSDK does
-                        }
-                        // Requeue as asked, capped: the reconciler is also woken by events the machine cannot see here.
-                        due.put(
-                                n,
-                                System.nanoTime()
-                                        + Math.min(
-                                                next.toNanos(),
-                                                Duration.ofMillis(500).toNanos()));
-                        MaintenanceState now = states.get(n);
-                        if (now.drainStartedAt() != null
-                                && now.phase() == Phase.Running
-                                && !cluster.isKubeletDown(n)
-                                && kubeletsDown < 2
-                                && rnd.nextDouble() < 0.15) {
-                            cluster.markKubeletDown(
-                                    n); // mid-drain: its terminating pods stay, its node lease goes stale
-                            kubeletsDown++;
-                        }
-                    }
-                    if (rnd.nextDouble() < 0.03) {
+                    if (restartDue && stepping.isEmpty()) {
                         operator.close();
                         operator = new Operator(operatorClient);
                         restarts++;
+                        restartDue = false;
                     }
                     Thread.sleep(20);
                 }
@@ -310,7 +327,7 @@ class MaintenanceChaosTest {
                         .as("maintenances not converged within " + CONVERGE_WITHIN + " (seed " + seed + ")")
                         .isEmpty();
                 assertFailedOnlyWhereAFaultHeldTheDrainPastItsTimeout(
-                        states, failures, cluster.requests().answers(), seed);
+                        states, failures, stepped, cluster.requests().answers(), seed);
 
                 assertSucceededNodesDrained(checker, states, cluster, seed);
                 // End every maintenance (NodeMaintenance deleted), still under faults: end() throws and is retried.
@@ -333,11 +350,12 @@ class MaintenanceChaosTest {
                                     : ""))
                     .collect(Collectors.joining(" "));
             System.out.printf(
-                    "seed %d: %s; %d steps, %d restarts, %d lost status writes, %d kubelets down, "
-                            + "%d faults injected %s, %d PDB violations%n",
+                    "seed %d: %s; %d steps (the latest %d ms after it was due), %d restarts, %d lost status writes, "
+                            + "%d kubelets down, %d faults injected %s, %d PDB violations%n",
                     seed,
                     phases,
                     steps,
+                    Duration.ofNanos(latest).toMillis(),
                     restarts,
                     lostWrites,
                     kubeletsDown,
@@ -400,6 +418,7 @@ class MaintenanceChaosTest {
     private static void assertFailedOnlyWhereAFaultHeldTheDrainPastItsTimeout(
             Map<String, MaintenanceState> states,
             Map<String, Failure> failures,
+            Map<String, List<Instant>> stepped,
             List<RequestLog.Answer> answers,
             long seed) {
         List<String> problems = new ArrayList<>();
@@ -454,7 +473,8 @@ class MaintenanceChaosTest {
                             .toList();
                     problems.add(node + ": Failed at its drain timeout, but " + pod + " was left with no eviction"
                             + " refused by a budget or an injected fault during the drain (" + started + " to "
-                            + failure.at() + "; its evictions: " + evictions + "): " + error);
+                            + failure.at() + "; its evictions: " + evictions + "; "
+                            + steps(stepped.getOrDefault(node, List.of()), started, failure.at()) + "): " + error);
                 }
             }
         });
@@ -462,6 +482,19 @@ class MaintenanceChaosTest {
                 .as("maintenances Failed other than by a fault holding their drain past its timeout (seed " + seed
                         + ")")
                 .isEmpty();
+    }
+
+    /** What the driver gave a drain: its steps between {@code from} and {@code to}, and the longest time between two. */
+    static String steps(List<Instant> ended, Instant from, Instant to) {
+        List<Instant> in =
+                ended.stream().filter(t -> !t.isBefore(from) && !t.isAfter(to)).toList();
+        Duration longest = Duration.ZERO;
+        Instant last = from;
+        for (Instant t : in) {
+            longest = Duration.between(last, t).compareTo(longest) > 0 ? Duration.between(last, t) : longest;
+            last = t;
+        }
+        return in.size() + " steps of the node ended in the drain, at most " + longest.toMillis() + " ms apart";
     }
 
     static boolean isDaemonSetPod(Pod p) {
