@@ -42,7 +42,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutionException;
@@ -228,25 +227,84 @@ class MaintenanceChaosTest {
             Map<String, Long> due = new LinkedHashMap<>();
             for (String n : nodes) {
                 states.put(n, MaintenanceState.initial());
-                due.put(n, 0L);
+                due.put(n, System.nanoTime()); // due at once
             }
             int restarts = 0;
             int lostWrites = 0;
             int kubeletsDown = 0;
             int steps = 0;
+            long latest = 0; // the longest a due step waited to be sent, in ns
+            Map<String, List<Instant>> stepped = new LinkedHashMap<>(); // when each node's steps ended
+            Map<String, Set<String>> drained = new LinkedHashMap<>(); // each node's pods its drain ever waited on
             Operator operator = new Operator(operatorClient);
             ExecutorService reconciles = Executors.newFixedThreadPool(nodes.size());
             try {
                 long deadline = System.nanoTime() + CONVERGE_WITHIN.toNanos();
+                // Each maintenance steps on its own, as JOSDK reconciles each resource on its own: a node's next step
+                // goes out when it is due, not when the slowest step of the others ends. Stepping in passes (all due
+                // nodes, then wait for every one of them) made one node's slow step (a 1 s injected delay, a starved
+                // CPU) every node's pace: on a busy machine n4's drain sent one batch in its 20 s and timed out with
+                // pods never sent (seed 68727146370140). A restart waits for the steps in flight, as a rollout's new
+                // pod takes over once the old one has stopped.
+                Map<String, Future<MaintenanceMachine.Step>> stepping = new LinkedHashMap<>();
+                boolean restartDue = false;
                 while (!allSettled(states) && System.nanoTime() < deadline) {
-                    // The due maintenances step side by side, as JOSDK reconciles different resources at once: one
-                    // after the other, a pass took the sum of five steps (seconds on a busy machine), and a drain's
-                    // 20 s timeout ran out while the driver served the other nodes (seed 6378417363906).
-                    Map<String, Future<MaintenanceMachine.Step>> stepping = new LinkedHashMap<>();
                     for (String n : nodes) {
-                        if (isSettled(states.get(n).phase()) || System.nanoTime() < due.get(n)) {
+                        Future<MaintenanceMachine.Step> running = stepping.get(n);
+                        if (running != null) {
+                            if (!running.isDone()) {
+                                continue;
+                            }
+                            stepping.remove(n);
+                            Duration next;
+                            try {
+                                MaintenanceMachine.Step step = running.get();
+                                steps++;
+                                stepped.computeIfAbsent(n, k -> new ArrayList<>())
+                                        .add(Instant.now());
+                                drained.computeIfAbsent(n, k -> new TreeSet<>())
+                                        .addAll(step.state().pendingPods());
+                                if (rnd.nextDouble() < 0.1
+                                        && !isSettled(step.state().phase())) {
+                                    lostWrites++; // status write lost: the next reconcile starts from the old state
+                                } else {
+                                    states.put(n, step.state());
+                                    if (step.state().phase() == Phase.Failed) {
+                                        failures.put(n, Failure.seen(checker, cluster, n));
+                                    }
+                                }
+                                next = step.requeueAfter().orElse(Duration.ofSeconds(1));
+                            } catch (ExecutionException e) {
+                                if (!(e.getCause() instanceof RuntimeException)) {
+                                    throw e;
+                                }
+                                next = Duration.ofMillis(200); // a reconcile that threw is retried, as JOSDK does
+                            }
+                            // Requeue as asked, capped: the reconciler is also woken by events the machine cannot see.
+                            due.put(
+                                    n,
+                                    System.nanoTime()
+                                            + Math.min(
+                                                    next.toNanos(),
+                                                    Duration.ofMillis(500).toNanos()));
+                            MaintenanceState now = states.get(n);
+                            if (now.drainStartedAt() != null
+                                    && now.phase() == Phase.Running
+                                    && !cluster.isKubeletDown(n)
+                                    && kubeletsDown < 2
+                                    && rnd.nextDouble() < 0.15) {
+                                cluster.markKubeletDown(
+                                        n); // mid-drain: its terminating pods stay, its node lease goes stale
+                                kubeletsDown++;
+                            }
+                            restartDue |= rnd.nextDouble() < 0.01;
                             continue;
                         }
+                        if (restartDue || isSettled(states.get(n).phase()) || System.nanoTime() < due.get(n)) {
+                            continue;
+                        }
+                        long late = System.nanoTime() - due.get(n);
+                        latest = Math.max(latest, late);
                         MaintenanceState before = states.get(n);
                         MaintenanceMachine machine = operator.machine;
                         stepping.put(
@@ -254,50 +312,11 @@ class MaintenanceChaosTest {
                                 reconciles.submit(
                                         () -> machine.advance(request(n), before, false, MaintenanceEvents.NONE)));
                     }
-                    for (var running : stepping.entrySet()) {
-                        String n = running.getKey();
-                        Duration next;
-                        try {
-                            MaintenanceMachine.Step step = running.getValue().get();
-                            steps++;
-                            if (rnd.nextDouble() < 0.1
-                                    && !isSettled(step.state().phase())) {
-                                lostWrites++; // the status write was lost: the next reconcile starts from the old state
-                            } else {
-                                states.put(n, step.state());
-                                if (step.state().phase() == Phase.Failed) {
-                                    failures.put(n, Failure.seen(checker, cluster, n));
-                                }
-                            }
-                            next = step.requeueAfter().orElse(Duration.ofSeconds(1));
-                        } catch (ExecutionException e) {
-                            if (!(e.getCause() instanceof RuntimeException)) {
-                                throw e;
-                            }
-                            next = Duration.ofMillis(200); // a reconcile that threw is retried, as JOSDK does
-                        }
-                        // Requeue as asked, capped: the reconciler is also woken by events the machine cannot see here.
-                        due.put(
-                                n,
-                                System.nanoTime()
-                                        + Math.min(
-                                                next.toNanos(),
-                                                Duration.ofMillis(500).toNanos()));
-                        MaintenanceState now = states.get(n);
-                        if (now.drainStartedAt() != null
-                                && now.phase() == Phase.Running
-                                && !cluster.isKubeletDown(n)
-                                && kubeletsDown < 2
-                                && rnd.nextDouble() < 0.15) {
-                            cluster.markKubeletDown(
-                                    n); // mid-drain: its terminating pods stay, its node lease goes stale
-                            kubeletsDown++;
-                        }
-                    }
-                    if (rnd.nextDouble() < 0.03) {
+                    if (restartDue && stepping.isEmpty()) {
                         operator.close();
                         operator = new Operator(operatorClient);
                         restarts++;
+                        restartDue = false;
                     }
                     Thread.sleep(20);
                 }
@@ -310,7 +329,7 @@ class MaintenanceChaosTest {
                         .as("maintenances not converged within " + CONVERGE_WITHIN + " (seed " + seed + ")")
                         .isEmpty();
                 assertFailedOnlyWhereAFaultHeldTheDrainPastItsTimeout(
-                        states, failures, cluster.requests().answers(), seed);
+                        states, failures, stepped, drained, cluster.requests().answers(), seed);
 
                 assertSucceededNodesDrained(checker, states, cluster, seed);
                 // End every maintenance (NodeMaintenance deleted), still under faults: end() throws and is retried.
@@ -333,11 +352,12 @@ class MaintenanceChaosTest {
                                     : ""))
                     .collect(Collectors.joining(" "));
             System.out.printf(
-                    "seed %d: %s; %d steps, %d restarts, %d lost status writes, %d kubelets down, "
-                            + "%d faults injected %s, %d PDB violations%n",
+                    "seed %d: %s; %d steps (the latest %d ms after it was due), %d restarts, %d lost status writes, "
+                            + "%d kubelets down, %d faults injected %s, %d PDB violations%n",
                     seed,
                     phases,
                     steps,
+                    Duration.ofNanos(latest).toMillis(),
                     restarts,
                     lostWrites,
                     kubeletsDown,
@@ -388,18 +408,22 @@ class MaintenanceChaosTest {
      * A maintenance ends Failed only as its spec and the faults say it can (issue 50 item 11). These requests have one
      * stage whose timeout fails, the drain ({@link #DRAIN}: 20 s, onTimeout Fail, with force, emptyDir and DaemonSet
      * options that refuse no pod), so a Failed one must have failed there: its lastError is the drain's timeout with
-     * Fail, it was seen Failed no sooner than 20 s after its drain started, and every pod it left on the node was held
-     * by a fault during the drain — its eviction refused at least once between the drain's start and the failure, by
-     * a PodDisruptionBudget (the 429 with its {@code DisruptionBudget} cause) or by a fault the run injected (the 409,
-     * 429 and 500 answers, after which the machine backs off, doubling up to {@link
-     * dev.tenure.maintenance.drain.DrainPacing#MAX_ERROR_BACKOFF}), or it was terminating on a node whose kubelet the
-     * run took down. Each refusal is read from the emulated cluster's answers, not from the machine's own account. A
-     * pod left that no refusal explains, a Failed before the timeout or without a drain, or any other reason is a
-     * finding.
+     * Fail, it was seen Failed no sooner than 20 s after its drain started, and it was judged by what the drain did, not
+     * by the 20 s alone. Each pod it left on the node was held by a fault during the drain — its eviction refused at
+     * least once between the drain's start and the failure, by a PodDisruptionBudget (the 429 with its {@code
+     * DisruptionBudget} cause) or by a fault the run injected (the 409, 429 and 500 answers, after which the machine
+     * backs off, doubling up to {@link dev.tenure.maintenance.drain.DrainPacing#MAX_ERROR_BACKOFF}), or it was
+     * terminating on a node whose kubelet the run took down — or, for the pods no fault held, the drain was still at
+     * work when its time ran out ({@link #stillEvicting}): a drain slowed down (a starved CPU makes each step take
+     * seconds; the pods still to go are the ones it had not reached) fails there, a drain that stopped evicting does
+     * not pass. Each eviction and refusal is read from the emulated cluster's answers, not from the machine's own
+     * account. A Failed before the timeout or without a drain, or any other reason, is a finding.
      */
     private static void assertFailedOnlyWhereAFaultHeldTheDrainPastItsTimeout(
             Map<String, MaintenanceState> states,
             Map<String, Failure> failures,
+            Map<String, List<Instant>> stepped,
+            Map<String, Set<String>> drained,
             List<RequestLog.Answer> answers,
             long seed) {
         List<String> problems = new ArrayList<>();
@@ -429,39 +453,104 @@ class MaintenanceChaosTest {
             if (failure.left().isEmpty()) {
                 problems.add(node + ": Failed at its drain timeout with no pod left on it: " + error);
             }
+            List<String> unheld = new ArrayList<>();
             for (LeftPod pod : failure.left()) {
                 if (pod.strandedByKubelet()) {
                     continue;
                 }
-                Map<String, Long> refusals = answers.stream()
-                        .filter(a -> a.request().is("create", "pods", "eviction")
-                                && a.request().userAgent().equals(OPERATOR_AGENT)
-                                && a.request().namespace().equals(pod.namespace())
-                                && a.request().name().equals(pod.name())
+                boolean refused = answers.stream()
+                        .anyMatch(a -> isOperatorEviction(a, pod.toString())
                                 && !a.at().isBefore(started)
                                 && !a.at().isAfter(failure.at())
-                                && (a.refusedByBudget() || a.injected()))
-                        .collect(Collectors.groupingBy(
-                                a -> a.refusedByBudget() ? "budget" : "injected " + a.status(),
-                                TreeMap::new,
-                                Collectors.counting()));
-                if (refusals.isEmpty()) {
-                    List<String> evictions = answers.stream()
-                            .filter(a -> a.request().is("create", "pods", "eviction")
-                                    && a.request().namespace().equals(pod.namespace())
-                                    && a.request().name().equals(pod.name()))
-                            .map(a -> a.status() + (a.injected() ? " injected" : "") + " at " + a.at())
-                            .toList();
-                    problems.add(node + ": Failed at its drain timeout, but " + pod + " was left with no eviction"
-                            + " refused by a budget or an injected fault during the drain (" + started + " to "
-                            + failure.at() + "; its evictions: " + evictions + "): " + error);
+                                && (a.refusedByBudget() || a.injected()));
+                if (!refused) {
+                    unheld.add(pod.toString());
                 }
+            }
+            if (unheld.isEmpty()) {
+                return;
+            }
+            Set<String> pods = new TreeSet<>(drained.getOrDefault(node, Set.of()));
+            failure.left().forEach(p -> pods.add(p.toString()));
+            List<Instant> ended = stepped.getOrDefault(node, List.of());
+            Optional<String> busy = stillEvicting(pods, ended, answers, started, failure.at(), timeout);
+            if (busy.isEmpty()) {
+                problems.add(node + ": Failed at its drain timeout with pods no fault held, " + unheld
+                        + ", and a drain no longer evicting: none of the node's pods was sent an eviction in its last "
+                        + LAST_STEPS + " steps or last " + timeout.dividedBy(4).toMillis() + " ms (" + started + " to "
+                        + failure.at() + "; " + steps(ended, started, failure.at()) + "; the node's evictions: "
+                        + answers.stream()
+                                .filter(a -> pods.stream().anyMatch(p -> isOperatorEviction(a, p)))
+                                .map(a -> a.request().name() + " " + a.status() + (a.injected() ? " injected" : "")
+                                        + " at " + a.at())
+                                .toList()
+                        + "): " + error);
+            } else {
+                System.out.println(node + ": Failed at its drain timeout with pods no fault held, " + unheld
+                        + ", while its drain was still evicting (" + busy.get() + ")");
             }
         });
         assertThat(problems)
                 .as("maintenances Failed other than by a fault holding their drain past its timeout (seed " + seed
                         + ")")
                 .isEmpty();
+    }
+
+    /** The drain steps before its failure that {@link #stillEvicting} looks at. */
+    static final int LAST_STEPS = 3;
+
+    /**
+     * Whether a drain that timed out was still at work: an eviction of one of its node's {@code pods}
+     * ("namespace/name") answered within its last {@link #LAST_STEPS} steps before the failure ({@code ended}: when the
+     * node's steps ended, the failing one last), or within the last quarter of its {@code timeout}, whichever reaches
+     * back further (a step of a starved operator takes seconds; a quick one, milliseconds). Empty when none was: the
+     * drain had stopped evicting before its time ran out. Otherwise says how many evictions and when the last was.
+     */
+    static Optional<String> stillEvicting(
+            Set<String> pods,
+            List<Instant> ended,
+            List<RequestLog.Answer> answers,
+            Instant started,
+            Instant failedAt,
+            Duration timeout) {
+        List<Instant> inDrain = ended.stream()
+                .filter(t -> !t.isBefore(started) && !t.isAfter(failedAt))
+                .toList();
+        // the failing step sends nothing: the LAST_STEPS steps before it began after the end of the one before them
+        Instant bySteps = inDrain.size() > LAST_STEPS + 1 ? inDrain.get(inDrain.size() - LAST_STEPS - 2) : started;
+        Instant byTime = failedAt.minus(timeout.dividedBy(4));
+        Instant from = bySteps.isBefore(byTime) ? bySteps : byTime;
+        List<Instant> sent = answers.stream()
+                .filter(a -> pods.stream().anyMatch(p -> isOperatorEviction(a, p))
+                        && a.at().isAfter(from)
+                        && !a.at().isAfter(failedAt))
+                .map(RequestLog.Answer::at)
+                .sorted()
+                .toList();
+        return sent.isEmpty()
+                ? Optional.empty()
+                : Optional.of(sent.size() + " evictions of the node's pods answered from " + from + ", the last at "
+                        + sent.get(sent.size() - 1) + ", failed at " + failedAt);
+    }
+
+    /** {@code a} answers the operator's eviction of {@code pod} ("namespace/name"). */
+    static boolean isOperatorEviction(RequestLog.Answer a, String pod) {
+        return a.request().is("create", "pods", "eviction")
+                && a.request().userAgent().equals(OPERATOR_AGENT)
+                && pod.equals(a.request().namespace() + "/" + a.request().name());
+    }
+
+    /** What the driver gave a drain: its steps between {@code from} and {@code to}, and the longest time between two. */
+    static String steps(List<Instant> ended, Instant from, Instant to) {
+        List<Instant> in =
+                ended.stream().filter(t -> !t.isBefore(from) && !t.isAfter(to)).toList();
+        Duration longest = Duration.ZERO;
+        Instant last = from;
+        for (Instant t : in) {
+            longest = Duration.between(last, t).compareTo(longest) > 0 ? Duration.between(last, t) : longest;
+            last = t;
+        }
+        return in.size() + " steps of the node ended in the drain, at most " + longest.toMillis() + " ms apart";
     }
 
     static boolean isDaemonSetPod(Pod p) {

@@ -17,7 +17,9 @@ import java.util.Optional;
  *   <li>Pods refused by a PodDisruptionBudget: no later than the first may be retried
  *       ({@code evictionRetryDelay} after its refusal); when nothing else is going on, exactly then.</li>
  *   <li>API errors: {@code drain-poll-interval}, never at once; the pod whose eviction failed is not evicted again
- *       before its back-off ({@link #errorBackoff}) has passed, so a failing eviction is retried, not hammered.</li>
+ *       before its back-off ({@link #errorBackoff}) has passed, so a failing eviction is retried, not hammered.
+ *       An eviction the node lease's fence refused before it went out is no API error: its pod is left to send, with
+ *       no back-off ({@link #after}).</li>
  *   <li>Never past the drain timeout, and, except between batches, never sooner than {@link #MIN_WAIT}.</li>
  * </ul>
  */
@@ -74,6 +76,47 @@ public final class DrainPacing {
         }
         Duration capped = min(backoff, MAX_ERROR_BACKOFF);
         return retryAfter.map(r -> max(min(r, MAX_ERROR_BACKOFF), capped)).orElse(capped);
+    }
+
+    /**
+     * A pod's failed evictions in a row (not a budget's refusals) and the end of its back-off.
+     *
+     * @param failures consecutive evictions of the pod the API server failed, at least 1
+     * @param notBefore the pod is not evicted again before this
+     */
+    public record Backoff(int failures, Instant notBefore) {}
+
+    /** What one eviction (or delete) came to, as far as its pod's back-off goes. */
+    public enum Attempt {
+        /** The API server failed it (an error, no answer): the pod backs off. */
+        FAILED,
+        /** The fence refused it before it went out (the node lease, the window, the term): no answer at all. */
+        NOT_SENT,
+        /** Any answer other than an error: evicted, deleted, gone, refused by a budget. */
+        ANSWERED
+    }
+
+    /**
+     * A pod's back-off after its eviction came to {@code attempt} at {@code now} ({@code prior}: its back-off before;
+     * {@code retryAfter}: the server's Retry-After of a failure): an error of the API server ({@link Attempt#FAILED})
+     * counts one more failure and waits {@link #errorBackoff}; an eviction the fence refused before it went out
+     * ({@link Attempt#NOT_SENT}: the step outlived the node lease it was sent under) is no answer of the API server, so
+     * it neither counts nor clears: {@code prior} stays; any other answer ends the back-off (empty).
+     */
+    public static Optional<Backoff> after(
+            Optional<Backoff> prior,
+            Attempt attempt,
+            Optional<Duration> retryAfter,
+            Duration pollInterval,
+            Instant now) {
+        return switch (attempt) {
+            case FAILED -> {
+                int failures = prior.map(Backoff::failures).orElse(0) + 1;
+                yield Optional.of(new Backoff(failures, now.plus(errorBackoff(failures, retryAfter, pollInterval))));
+            }
+            case NOT_SENT -> prior;
+            case ANSWERED -> Optional.empty();
+        };
     }
 
     /** When to look at the node again after this step. */

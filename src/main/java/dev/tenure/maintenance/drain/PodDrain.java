@@ -128,7 +128,7 @@ public final class PodDrain {
             synchronized (refusals) {
                 if (outcome.result() == Result.BLOCKED) {
                     refusals.put(outcome.pod().uid(), outcome.message());
-                } else if (outcome.result() != Result.FAILED) {
+                } else if (outcome.result() != Result.FAILED && outcome.result() != Result.NOT_SENT) {
                     refusals.remove(outcome.pod().uid());
                 }
             }
@@ -141,7 +141,13 @@ public final class PodDrain {
         DELETED,
         GONE,
         BLOCKED,
-        FAILED
+        /** The API server answered with an error (or did not answer): the pod backs off ({@link DrainPacing#after}). */
+        FAILED,
+        /**
+         * Never sent: the write was refused on this side, past the node lease's (or the window's, or the term's) fence
+         * ({@link WorkFence#writeBudget}). No answer of the API server: no back-off, the next step sends it.
+         */
+        NOT_SENT
     }
 
     /**
@@ -153,6 +159,15 @@ public final class PodDrain {
     public record Outcome(PodVerdict pod, Result result, String message, Optional<Duration> retryAfter) {
         public Outcome(PodVerdict pod, Result result, String message) {
             this(pod, result, message, Optional.empty());
+        }
+
+        /** What this outcome is to its pod's back-off ({@link DrainPacing#after}). */
+        public DrainPacing.Attempt attempt() {
+            return switch (result) {
+                case FAILED -> DrainPacing.Attempt.FAILED;
+                case NOT_SENT -> DrainPacing.Attempt.NOT_SENT;
+                case EVICTED, DELETED, GONE, BLOCKED -> DrainPacing.Attempt.ANSWERED;
+            };
         }
     }
 
@@ -355,14 +370,18 @@ public final class PodDrain {
             Optional<WorkFence.OutsideTerm> refused = WorkFence.refusal(e);
             if (refused.isPresent()) {
                 // past the term or the node lease: not sent, and not to be sent by this reconcile
-                return new Outcome(
-                        pod, Result.FAILED, "not sent: " + refused.get().getMessage());
+                return notSent(pod, refused.get());
             }
             if (e instanceof KubernetesClientException k) {
                 return failure(pod, k);
             }
             throw e;
         }
+    }
+
+    /** {@code pod}'s eviction (or delete) refused before it went out, by {@code refused}: the fence, not the API. */
+    static Outcome notSent(PodVerdict pod, WorkFence.OutsideTerm refused) {
+        return new Outcome(pod, Result.NOT_SENT, "not sent: " + refused.getMessage());
     }
 
     /** A delete (or a request that failed before an answer) as an outcome; a 429 is a budget's only when it says so. */

@@ -80,10 +80,7 @@ public final class DrainStep {
     static final int REMEMBERED_FREED = 1024;
     private final Map<String, Instant> lastBatchAt = new ConcurrentHashMap<>();
     /** Node → pod uid → the pod's failed evictions in a row and when it may be evicted again (its back-off). */
-    private final Map<String, Map<String, Backoff>> failedUntil = new ConcurrentHashMap<>();
-
-    /** A pod's failed evictions in a row (not a budget's refusals) and the end of its back-off. */
-    private record Backoff(int failures, Instant notBefore) {}
+    private final Map<String, Map<String, DrainPacing.Backoff>> failedUntil = new ConcurrentHashMap<>();
 
     /** The machine's undo at a timeout whose outcome is Restore ({@link NodeRestore#endAfterTimeout}). */
     @FunctionalInterface
@@ -309,7 +306,7 @@ public final class DrainStep {
     }
 
     private Map<String, Instant> failedNotBefore(String nodeName) {
-        Map<String, Backoff> failed = failedUntil.getOrDefault(nodeName, Map.of());
+        Map<String, DrainPacing.Backoff> failed = failedUntil.getOrDefault(nodeName, Map.of());
         Map<String, Instant> notBefore = new java.util.HashMap<>();
         failed.forEach((uid, b) -> notBefore.put(uid, b.notBefore()));
         return notBefore;
@@ -515,11 +512,21 @@ public final class DrainStep {
         boolean removed = false;
         Map<String, BudgetRelease.Refusal> refused =
                 refusedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
-        Map<String, Backoff> failed = failedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
+        Map<String, DrainPacing.Backoff> failed = failedUntil.computeIfAbsent(nodeName, n -> new ConcurrentHashMap<>());
+        List<String> notSent = new ArrayList<>();
+        String notSentWhy = null;
         for (PodDrain.Outcome outcome : drain.remove(send.batch(), options)) {
             String uid = outcome.pod().uid();
-            if (uid != null && outcome.result() != PodDrain.Result.FAILED) {
-                failed.remove(uid); // the error is over: the next failure starts the back-off anew
+            Optional<DrainPacing.Backoff> backoff = Optional.empty();
+            if (uid != null) {
+                // an error starts or lengthens the pod's back-off, an answer ends it, a refusal by the fence leaves it
+                backoff = DrainPacing.after(
+                        Optional.ofNullable(failed.get(uid)),
+                        outcome.attempt(),
+                        outcome.retryAfter(),
+                        settings.drainPollInterval(),
+                        now);
+                backoff.ifPresentOrElse(b -> failed.put(uid, b), () -> failed.remove(uid));
             }
             switch (outcome.result()) {
                 case EVICTED, DELETED, GONE -> {
@@ -541,15 +548,18 @@ public final class DrainStep {
                             + "; retrying every " + GoDuration.format(options.evictionRetryDelay());
                     events.emit(true, MaintenanceEvents.EVICTION_BLOCKED, blocked);
                 }
+                case NOT_SENT -> {
+                    // the step outlived the lease it sends under: not the API failing, so no back-off; still to send
+                    notSent.add(outcome.pod().key());
+                    notSentWhy = outcome.message();
+                }
                 case FAILED -> {
                     metrics.eviction(EvictionResult.error);
                     error = "removing pod " + outcome.pod().key() + ": " + outcome.message();
-                    if (uid != null) {
-                        int failures = failed.containsKey(uid) ? failed.get(uid).failures() + 1 : 1;
-                        Duration wait =
-                                DrainPacing.errorBackoff(failures, outcome.retryAfter(), settings.drainPollInterval());
-                        failed.put(uid, new Backoff(failures, now.plus(wait)));
-                        error += "; retrying in " + GoDuration.format(wait);
+                    if (backoff.isPresent()) {
+                        error += "; retrying in "
+                                + GoDuration.format(
+                                        Duration.between(now, backoff.get().notBefore()));
                     }
                 }
             }
@@ -562,16 +572,21 @@ public final class DrainStep {
                 .filter(p -> removedKeys.contains(
                         p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))
                 .toList()));
-        s.phase(Phase.Running)
-                .lastError(MaintenancePlanner.lastErrorAfterBatch(error, blocked, removed, prior.lastError()));
+        String lastError = MaintenancePlanner.lastErrorAfterBatch(error, blocked, removed, prior.lastError());
+        if (lastError == null && notSentWhy != null) {
+            lastError = notSentWhy + ": the eviction of " + notSent.get(0)
+                    + (notSent.size() > 1 ? " and " + (notSent.size() - 1) + " more" : "")
+                    + " is left to the next step (no back-off: the API server did not fail it)";
+        }
+        s.phase(Phase.Running).lastError(lastError);
         DrainPacing.Progress progress = new DrainPacing.Progress(
-                send.left(),
+                send.left() + notSent.size(),
                 error != null,
                 removed || !seen.plan().with(Action.WAIT_TERMINATING).isEmpty(),
                 Optional.ofNullable(lastBatchAt.get(nodeName)),
                 java.util.stream.Stream.concat(
                                 refused.values().stream().map(BudgetRelease.Refusal::retryAt),
-                                failed.values().stream().map(Backoff::notBefore))
+                                failed.values().stream().map(DrainPacing.Backoff::notBefore))
                         .filter(now::isBefore)
                         .min(Instant::compareTo),
                 options.timeout().map(started::plus));
