@@ -100,6 +100,24 @@ class TestTiersTest {
     }
 
     /**
+     * A first-lane class or method that takes the second lane's lock stops the first lane until the second-lane class
+     * running then ends: {@code EmulatedClusterTest}'s Vert.x check did, and waited out 61 s of
+     * {@code EvidenceOfDeathIT} in two of three full runs (issue 48; its class took 78.6 s for 15.4 s of tests). Only
+     * {@link SecondLane} itself names the lock (this class reads the sources, so it is not counted).
+     */
+    @Test
+    void onlySecondLaneClassesTakeTheSecondLanesLock() throws IOException {
+        List<String> taking = testClasses()
+                .filter(f -> !f.name.equals(TestTiersTest.class.getSimpleName()))
+                .filter(f -> f.source.contains("SecondLane.LOCK") || f.source.contains(SecondLane.LOCK))
+                .map(f -> f.name)
+                .toList();
+        assertThat(taking)
+                .as("classes that take the second lane's lock without being @SecondLane: the first lane waits there")
+                .isEmpty();
+    }
+
+    /**
      * Issue 48: the second lane is on by default, so {@code make test} (and CI through it) uses the time the
      * {@link SecondLane} classes wait; {@code -Dtests.second-lane=false} is for telling whether a red depends on it.
      */
