@@ -38,7 +38,7 @@ test: test-tools ## Build with Error Prone (any warning fails), run every test, 
 	  if [ $$props_rc -ne 0 ]; then tail -n 400 "$$props_log"; echo "make test: the jqwik properties ($(TEST_PROPERTY_CLASSES)) failed; the whole output: $$props_log"; \
 	  else grep -E "Tests run:" "$$props_log" | tail -n 1; echo "make test: the jqwik properties passed"; fi; \
 	  if [ $$build -eq 0 ] && [ $$props_rc -eq 0 ]; then \
-	    $(MVN) -Perrorprone verify -Dtest=NoTestHere -Dmaven.clean.skip=true -Dsurefire.failIfNoSpecifiedTests=false -Dspotless.check.skip=true; build=$$?; \
+	    $(MVN) -Perrorprone,!partial-test-run verify -Dtest=NoTestHere -Dmaven.clean.skip=true -Dsurefire.failIfNoSpecifiedTests=false -Dspotless.check.skip=true; build=$$?; \
 	  else build=1; fi; \
 	fi; \
 	wait $$fmt; fmt_rc=$$?; \
