@@ -30,6 +30,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  * broken gets a row here before it is fixed.
  */
 @EndToEnd
+@SecondLane
 class EmulatorConformanceTest {
     private static final HttpClient HTTP = HttpClient.newHttpClient();
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -21,6 +21,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 /** The living cluster: workload controllers replace pods, the scheduler honours cordons, taints and selectors. */
 @EndToEnd
+@SecondLane
 class LivingClusterTest {
     private static final Duration WAIT = Duration.ofSeconds(30);
 

@@ -26,7 +26,10 @@ import org.junit.jupiter.api.parallel.ResourceLock;
  * operator instances. Never a {@code @QuarkusTest} (one application per JVM, started on the first lane), nor a class
  * that writes what the whole JVM shares: system properties ({@code TestTiersTest} checks both), a global metrics
  * registry, or one that counts the JVM's threads or Vert.x instances (the test of {@code EmulatedClusterTest} that
- * judges its cluster's Vert.x judges only the instances it started, and takes this lock).
+ * judges its cluster's Vert.x judges only the instances its own thread group started).
+ *
+ * <p>Only these classes take the lock ({@code TestTiersTest} checks): a first-lane class or method that took it would
+ * stop the first lane until the second-lane class running then ended.
  */
 @Target(ElementType.TYPE)
 @Retention(RetentionPolicy.RUNTIME)

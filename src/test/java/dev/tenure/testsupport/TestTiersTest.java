@@ -100,6 +100,24 @@ class TestTiersTest {
     }
 
     /**
+     * A first-lane class or method that takes the second lane's lock stops the first lane until the second-lane class
+     * running then ends: {@code EmulatedClusterTest}'s Vert.x check did, and waited out 61 s of
+     * {@code EvidenceOfDeathIT} in two of three full runs (issue 48; its class took 78.6 s for 15.4 s of tests). Only
+     * {@link SecondLane} itself names the lock (this class reads the sources, so it is not counted).
+     */
+    @Test
+    void onlySecondLaneClassesTakeTheSecondLanesLock() throws IOException {
+        List<String> taking = testClasses()
+                .filter(f -> !f.name.equals(TestTiersTest.class.getSimpleName()))
+                .filter(f -> f.source.contains("SecondLane.LOCK") || f.source.contains(SecondLane.LOCK))
+                .map(f -> f.name)
+                .toList();
+        assertThat(taking)
+                .as("classes that take the second lane's lock without being @SecondLane: the first lane waits there")
+                .isEmpty();
+    }
+
+    /**
      * Issue 48: the second lane is on by default, so {@code make test} (and CI through it) uses the time the
      * {@link SecondLane} classes wait; {@code -Dtests.second-lane=false} is for telling whether a red depends on it.
      */
@@ -145,7 +163,12 @@ class TestTiersTest {
         assertThat(test).contains("-Perrorprone").doesNotContain("jqwik.tries");
         // the one skip: the build's own formatting gate, which the recipe runs beside the build instead
         assertThat(test).contains("spotless:check", "-Dspotless.check.skip=true");
-        assertThat(test.replace("-Dspotless.check.skip=true", "")).doesNotContain(".skip");
+        // and the verify after the tests keeps what they recorded for the RBAC check (the compile cleared it, first)
+        assertThat(test.replace("-Dspotless.check.skip=true", "").replace("-Dmaven.clean.skip=true", ""))
+                .doesNotContain(".skip");
+        // -Dtest=NoTestHere turns on pom.xml's partial-test-run profile, and the RBAC check would skip its unused-grant
+        // half (it did in the first run of this recipe): the verify turns the profile off
+        assertThat(test).contains("!partial-test-run verify -Dtest=NoTestHere").doesNotContain("partial-run=true");
     }
 
     /**
@@ -162,13 +185,125 @@ class TestTiersTest {
         Path mvn = dir.resolve("mvn");
         Files.writeString(mvn, "#!/bin/sh\ncase \"$*\" in *" + failing + "*) echo failed; exit 1;; esac\n");
         assertThat(mvn.toFile().setExecutable(true)).isTrue();
-        Process make = new ProcessBuilder("make", "-o", "test-tools", "test", "MVN=" + mvn)
+        Process make = new ProcessBuilder(
+                        "make",
+                        "-o",
+                        "test-tools",
+                        "test",
+                        "MVN=" + mvn,
+                        "TEST_PROPERTIES_LOG=" + dir.resolve("properties.log"))
                 .redirectErrorStream(true)
                 .start();
         String output = new String(make.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(make.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(make.exitValue()).as(output).isNotZero();
         assertThat(output).contains(said).as("stopped before verify-generated").doesNotContain("verify-generated]");
+    }
+
+    /**
+     * {@code make test} runs the jqwik properties in a test JVM of their own beside the Jupiter classes' (issue 48: in
+     * one JVM the JUnit Platform ran them after both lanes, alone), and fails when either half fails, or the compile
+     * before them, or the verify after them (the package and the RBAC check over both halves' recordings): its recipe
+     * run with a stand-in for Maven. Each half's stand-in waits up to 20 s for the other's to have started, so a
+     * recipe that ran them one after the other (either first), or lost a half, fails here.
+     */
+    @ParameterizedTest(name = "{0}")
+    @CsvSource({
+        "the compile fails, process-test-classes, make test: the formatting gate (spotless:check) passed",
+        "the properties fail, GeneratedInputIT, the jqwik properties (src/test/property-classes.txt) failed",
+        "the Jupiter half fails, surefire.excludesFile, the jqwik properties passed",
+        "the verify after the tests fails, NoTestHere, the jqwik properties passed",
+        "nothing fails, nothing, the jqwik properties passed"
+    })
+    void makeTestRunsThePropertiesBesideTheOtherTestsAndFailsWhenEitherFails(
+            String name, String failing, String said, @TempDir Path dir) throws Exception {
+        Path mvn = dir.resolve("mvn");
+        Path propertiesStarted = dir.resolve("properties-started");
+        Path jupiterStarted = dir.resolve("jupiter-started");
+        Path calls = dir.resolve("calls");
+        // each half's stand-in says it started, then waits up to 20 s for the other's: one after the other, either way
+        // round, the first of them never sees the second start
+        String waitFor = " i=0; while [ ! -e %s ]; do i=$((i+1)); [ $i -gt 200 ] && { echo 'the %s did not start"
+                + " beside the %s'; exit 1; }; sleep 0.1; done;;";
+        Files.writeString(
+                mvn,
+                "#!/bin/sh\n"
+                        + "echo \"mvn $*\" >> " + calls + "\n"
+                        + "case \"$*\" in *GeneratedInputIT*) touch " + propertiesStarted + ";"
+                        + waitFor.formatted(jupiterStarted, "other tests", "properties") + " esac\n"
+                        + "case \"$*\" in *surefire.excludesFile*) touch " + jupiterStarted + ";"
+                        + waitFor.formatted(propertiesStarted, "properties", "other tests") + " esac\n"
+                        + "case \"$*\" in *'" + failing + "'*) echo failed; exit 1;; esac\n");
+        assertThat(mvn.toFile().setExecutable(true)).isTrue();
+        Process make = new ProcessBuilder(
+                        "make",
+                        "-s",
+                        "-o",
+                        "test-tools",
+                        "test",
+                        "MVN=" + mvn,
+                        // the recipe's last step, verify-generated, is make again: a stand-in too (the build's output
+                        // it checks is not there)
+                        "MAKE=true",
+                        "TEST_PROPERTIES_LOG=" + dir.resolve("properties.log"))
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(make.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(make.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(output).contains(said).doesNotContain("did not start beside");
+        if (failing.equals("nothing")) {
+            assertThat(make.exitValue()).as(output).isZero();
+        } else {
+            assertThat(make.exitValue()).as(output).isNotZero();
+        }
+        List<String> runs = Files.readAllLines(calls);
+        if (failing.equals("process-test-classes")) {
+            assertThat(runs).as("Maven's runs after a failed compile").noneMatch(r -> r.contains("surefire:test"));
+            return;
+        }
+        assertThat(Files.readString(dir.resolve("properties.log")))
+                .as("the properties' output")
+                .doesNotContain("did not start beside");
+        String properties = runs.stream()
+                .filter(r -> r.contains("surefire:test") && r.contains("-Dtest="))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no run of the properties: " + runs));
+        assertThat(properties).as("the properties' run").contains(propertyClasses());
+        assertThat(runs)
+                .as("Maven's runs")
+                .anyMatch(r -> r.contains("-Perrorprone clean process-test-classes"))
+                .anyMatch(r -> r.contains("surefire:test -Dsurefire.excludesFile=src/test/property-classes.txt"));
+        boolean verified = runs.stream().anyMatch(r -> r.contains("verify") && r.contains("-Dtest=NoTestHere"));
+        assertThat(verified)
+                .as("the verify (package, RBAC check) runs only after both halves passed")
+                .isEqualTo(!failing.equals("GeneratedInputIT") && !failing.equals("surefire.excludesFile"));
+    }
+
+    /**
+     * Every jqwik property class is in {@code src/test/property-classes.txt}, which {@code make test} runs in the
+     * properties' JVM and keeps out of the Jupiter one: a class missing there would run after both lanes again, a
+     * class listed that is not a property class would run alone in the properties' JVM.
+     */
+    @Test
+    void thePropertyClassesListIsWhole() throws IOException {
+        Pattern property = Pattern.compile("^\\s*@Property\\b", Pattern.MULTILINE);
+        List<String> propertyClasses = testClasses()
+                .filter(f -> !f.name.equals(TestTiersTest.class.getSimpleName()))
+                .filter(f -> property.matcher(f.source).find())
+                .map(f -> f.name)
+                .sorted()
+                .toList();
+        assertThat(propertyClasses).as("the scan sees the properties").contains("DrainModelPropertyTest");
+        assertThat(propertyClasses()).as("src/test/property-classes.txt").isEqualTo(propertyClasses);
+    }
+
+    /** The class names of {@code src/test/property-classes.txt}, from its {@code **}{@code /Name.java} lines. */
+    private static List<String> propertyClasses() throws IOException {
+        return Files.readAllLines(Path.of("src", "test", "property-classes.txt")).stream()
+                .filter(l -> !l.isBlank() && !l.startsWith("#"))
+                .map(l -> l.replaceFirst("^\\*\\*/", "").replaceFirst("\\.java$", ""))
+                .sorted()
+                .toList();
     }
 
     /**

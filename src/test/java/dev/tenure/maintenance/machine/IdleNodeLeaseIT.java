@@ -17,6 +17,7 @@ import dev.tenure.maintenance.drain.DrainOptions;
 import dev.tenure.testsupport.ApiRequest;
 import dev.tenure.testsupport.EmulatedCluster;
 import dev.tenure.testsupport.EndToEnd;
+import dev.tenure.testsupport.SecondLane;
 import io.fabric8.kubernetes.api.model.NodeBuilder;
 import io.fabric8.kubernetes.api.model.coordination.v1.Lease;
 import io.fabric8.kubernetes.client.ConfigBuilder;
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.Test;
  * {@code renewEvery} (20 s) as the door does while a maintenance holds its node.
  */
 @EndToEnd
+@SecondLane
 class IdleNodeLeaseIT {
     static final LeaseKey LEASE = LeaseKey.of("tenure-system", "node-w1");
     static final Duration DOOR_LOOK = Duration.ofSeconds(20);
