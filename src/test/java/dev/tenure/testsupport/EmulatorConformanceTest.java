@@ -901,12 +901,7 @@ class EmulatorConformanceTest {
                                 + " ObservedGeneration)",
                         name -> {
                             java.util.List<io.fabric8.kubernetes.api.model.Pod> pods = webOnItsNode(name, 3);
-                            String rs = "/apis/apps/v1/namespaces/" + name + "/replicasets/"
-                                    + pods.get(0)
-                                            .getMetadata()
-                                            .getOwnerReferences()
-                                            .get(0)
-                                            .getName();
+                            String rs = replicaSetOf(pods.get(0));
                             // as seeded: what the controller wrote for three Ready pods
                             assertThat(replicaCounts(get(rs).body().path("status")))
                                     .containsExactly(3, 3, 3);
@@ -937,12 +932,7 @@ class EmulatorConformanceTest {
                         name -> {
                             java.util.List<io.fabric8.kubernetes.api.model.Pod> pods = webOnItsNode(name, 1);
                             String deployment = "/apis/apps/v1/namespaces/" + name + "/deployments/web";
-                            String rs = "/apis/apps/v1/namespaces/" + name + "/replicasets/"
-                                    + pods.get(0)
-                                            .getMetadata()
-                                            .getOwnerReferences()
-                                            .get(0)
-                                            .getName();
+                            String rs = replicaSetOf(pods.get(0));
                             String note = "{\"metadata\":{\"annotations\":{\"example.com/note\":\"%s\"}}}";
                             long created = generation(deployment);
                             assertThat(created).as("a created Deployment").isEqualTo(1);
@@ -1551,6 +1541,12 @@ class EmulatorConformanceTest {
                 "[{\"op\":\"add\",\"path\":\"/status\",\"value\":{\"phase\":\"Running\"}}]");
         assertThat(written.code()).as(written.body().toString()).isBetween(200, 202);
         assertThat(get(NM + "/" + name).body().at("/status/phase").asText()).isEqualTo("Running");
+    }
+
+    /** The API path of the ReplicaSet that controls {@code pod}. */
+    private static String replicaSetOf(io.fabric8.kubernetes.api.model.Pod pod) {
+        return "/apis/apps/v1/namespaces/" + pod.getMetadata().getNamespace() + "/replicasets/"
+                + pod.getMetadata().getOwnerReferences().get(0).getName();
     }
 
     /**

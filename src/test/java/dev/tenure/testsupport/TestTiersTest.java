@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -185,18 +186,10 @@ class TestTiersTest {
         Path mvn = dir.resolve("mvn");
         Files.writeString(mvn, "#!/bin/sh\ncase \"$*\" in *" + failing + "*) echo failed; exit 1;; esac\n");
         assertThat(mvn.toFile().setExecutable(true)).isTrue();
-        Process make = new ProcessBuilder(
-                        "make",
-                        "-o",
-                        "test-tools",
-                        "test",
-                        "MVN=" + mvn,
-                        "TEST_PROPERTIES_LOG=" + dir.resolve("properties.log"))
-                .redirectErrorStream(true)
-                .start();
-        String output = new String(make.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(make.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        assertThat(make.exitValue()).as(output).isNotZero();
+        Made make =
+                make("-o", "test-tools", "test", "MVN=" + mvn, "TEST_PROPERTIES_LOG=" + dir.resolve("properties.log"));
+        String output = make.output();
+        assertThat(make.exit()).as(output).isNotZero();
         assertThat(output).contains(said).as("stopped before verify-generated").doesNotContain("verify-generated]");
     }
 
@@ -235,26 +228,22 @@ class TestTiersTest {
                         + waitFor.formatted(propertiesStarted, "properties", "other tests") + " esac\n"
                         + "case \"$*\" in *'" + failing + "'*) echo failed; exit 1;; esac\n");
         assertThat(mvn.toFile().setExecutable(true)).isTrue();
-        Process make = new ProcessBuilder(
-                        "make",
-                        "-s",
-                        "-o",
-                        "test-tools",
-                        "test",
-                        "MVN=" + mvn,
-                        // the recipe's last step, verify-generated, is make again: a stand-in too (the build's output
-                        // it checks is not there)
-                        "MAKE=true",
-                        "TEST_PROPERTIES_LOG=" + dir.resolve("properties.log"))
-                .redirectErrorStream(true)
-                .start();
-        String output = new String(make.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(make.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        Made make = make(
+                "-s",
+                "-o",
+                "test-tools",
+                "test",
+                "MVN=" + mvn,
+                // the recipe's last step, verify-generated, is make again: a stand-in too (the build's output
+                // it checks is not there)
+                "MAKE=true",
+                "TEST_PROPERTIES_LOG=" + dir.resolve("properties.log"));
+        String output = make.output();
         assertThat(output).contains(said).doesNotContain("did not start beside");
         if (failing.equals("nothing")) {
-            assertThat(make.exitValue()).as(output).isZero();
+            assertThat(make.exit()).as(output).isZero();
         } else {
-            assertThat(make.exitValue()).as(output).isNotZero();
+            assertThat(make.exit()).as(output).isNotZero();
         }
         List<String> runs = Files.readAllLines(calls);
         if (failing.equals("process-test-classes")) {
@@ -472,17 +461,13 @@ class TestTiersTest {
                         + " sleep 0.1; done;; esac\n"
                         + "case \"$*\" in *'" + failing + "'*) echo failed; exit 1;; esac\n");
         assertThat(mvn.toFile().setExecutable(true)).isTrue();
-        Process make = new ProcessBuilder(
-                        "make", "-s", "chaos", "MVN=" + mvn, "CHAOS_PROPERTIES_LOG=" + dir.resolve("properties.log"))
-                .redirectErrorStream(true)
-                .start();
-        String output = new String(make.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(make.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        Made make = make("-s", "chaos", "MVN=" + mvn, "CHAOS_PROPERTIES_LOG=" + dir.resolve("properties.log"));
+        String output = make.output();
         assertThat(output).contains(said).doesNotContain("did not start beside");
         if (failing.equals("nothing")) {
-            assertThat(make.exitValue()).as(output).isZero();
+            assertThat(make.exit()).as(output).isZero();
         } else {
-            assertThat(make.exitValue()).as(output).isNotZero();
+            assertThat(make.exit()).as(output).isNotZero();
         }
         assertThat(Files.readString(dir.resolve("calls")))
                 .as("Maven's runs")
@@ -599,5 +584,18 @@ class TestTiersTest {
                     .toList()
                     .stream();
         }
+    }
+
+    /** What one run of make with a stand-in Maven said and how it ended. */
+    private record Made(String output, int exit) {}
+
+    /** Runs make in the working directory with {@code args}, its output merged; it must end within 60 s. */
+    private static Made make(String... args) throws IOException, InterruptedException {
+        List<String> command = new ArrayList<>(List.of("make"));
+        command.addAll(List.of(args));
+        Process make = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(make.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(make.waitFor(60, TimeUnit.SECONDS)).as(output).isTrue();
+        return new Made(output, make.exitValue());
     }
 }
