@@ -348,6 +348,26 @@ class LeaderElectorTest {
         assertThat(bStarted[0]).isEqualTo(lastRenewSeen.plus(LD));
     }
 
+    /**
+     * Runs {@code world} once, just before the first read of the lease: what happens at the API server while an
+     * elector's loop is busy in that read (its watch events queue behind it).
+     *
+     * @return a flag set once {@code world} has run
+     */
+    private boolean[] beforeFirstRead(Runnable world) {
+        boolean[] ran = {false};
+        h.store.intercept(new InMemoryLeaseStore.Interceptor() {
+            @Override
+            public void before(InMemoryLeaseStore.Op op, LeaseKey key) {
+                if (op == InMemoryLeaseStore.Op.GET && !ran[0]) {
+                    ran[0] = true;
+                    world.run();
+                }
+            }
+        });
+        return ran;
+    }
+
     static Stream<Long> crashPoints() {
         return Stream.of(100L, 900L, 1500L, 1999L);
     }
@@ -357,16 +377,9 @@ class LeaderElectorTest {
         // While b's loop is busy in a read, a takes the lease and someone deletes it: both watch events queue
         // behind the read, which finds the lease gone. a may still be working until its fence, so the lease is
         // not free for b until a leaseDuration after that read (RealTimeElectionChaosTest found this overlap).
-        boolean[] once = {false};
-        h.store.intercept(new InMemoryLeaseStore.Interceptor() {
-            @Override
-            public void before(InMemoryLeaseStore.Op op, LeaseKey key) {
-                if (op == InMemoryLeaseStore.Op.GET && !once[0]) {
-                    once[0] = true;
-                    h.store.put(LEASE, LeaseRecord.heldBy("a", LD, h.scheduler.now()));
-                    h.store.delete(LEASE);
-                }
-            }
+        beforeFirstRead(() -> {
+            h.store.put(LEASE, LeaseRecord.heldBy("a", LD, h.scheduler.now()));
+            h.store.delete(LEASE);
         });
         LeaderElector b = h.start("b", Duration.ZERO);
         h.scheduler.runDue();
@@ -384,21 +397,14 @@ class LeaderElectorTest {
         // then the queued events run, oldest first: neither c's renew nor its release (both older than a's record)
         // may end that wait, and the first deletion must not let b create the lease while a may still be working
         // until its fence (RealTimeElectionChaosTest, trial 2110512435997290: 128 ms of overlap).
-        boolean[] once = {false};
-        h.store.intercept(new InMemoryLeaseStore.Interceptor() {
-            @Override
-            public void before(InMemoryLeaseStore.Op op, LeaseKey key) {
-                if (op == InMemoryLeaseStore.Op.GET && !once[0]) {
-                    once[0] = true;
-                    Instant now = h.scheduler.now();
-                    LeaseRecord byC = LeaseRecord.heldBy("c", LD, now);
-                    h.store.put(LEASE, byC);
-                    h.store.put(LEASE, LeaseRules.releasedRecord(byC, now));
-                    h.store.delete(LEASE);
-                    h.store.put(LEASE, LeaseRecord.heldBy("a", LD, now));
-                    h.store.delete(LEASE);
-                }
-            }
+        boolean[] once = beforeFirstRead(() -> {
+            Instant now = h.scheduler.now();
+            LeaseRecord byC = LeaseRecord.heldBy("c", LD, now);
+            h.store.put(LEASE, byC);
+            h.store.put(LEASE, LeaseRules.releasedRecord(byC, now));
+            h.store.delete(LEASE);
+            h.store.put(LEASE, LeaseRecord.heldBy("a", LD, now));
+            h.store.delete(LEASE);
         });
         LeaderElector b = h.start("b", Duration.ZERO);
         Instant read = h.scheduler.now();
