@@ -13,6 +13,9 @@ package dev.tenure.maintenance.drain;
  */
 public final class SurgeProgress {
 
+    /** How a surge left because its replicas were put back ends: the same words whichever way it was found. */
+    private static final String NOT_RAISED_AGAIN = "; not raised again, the pods are evicted as with evacuation Evict";
+
     private SurgeProgress() {}
 
     /**
@@ -121,8 +124,7 @@ public final class SurgeProgress {
             if (raised) {
                 return new Leave(
                         "replicas were put back to " + now + " (the owner's) while the surge waited: reverted by"
-                                + " someone else (a GitOps controller?); not raised again, the pods are evicted as with"
-                                + " evacuation Evict",
+                                + " someone else (a GitOps controller?)" + NOT_RAISED_AGAIN,
                         true);
             }
             if (recordedGeneration != null
@@ -132,8 +134,7 @@ public final class SurgeProgress {
                         "replicas were put back to " + now + " (the owner's), the workload written since the surge's"
                                 + " record (metadata.generation " + recordedGeneration + " then, " + seen.generation()
                                 + " now): its raise reverted by someone else (a GitOps controller?) before the status"
-                                + " said raised, or another change; not raised again, the pods are evicted as with"
-                                + " evacuation Evict",
+                                + " said raised, or another change" + NOT_RAISED_AGAIN,
                         true);
             }
             return new Raise(raise.to());
