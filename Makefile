@@ -17,26 +17,26 @@ run: ## Run the operator on an embedded emulated cluster (KUBE=current: on your 
 # Error Prone (profile errorprone, -Werror) compiles everything, from clean: the compiler plugin does not recompile
 # sources it compiled earlier without Error Prone, so an incremental build could let a warning through.
 # Then the tests in two test JVMs side by side, on that one compile: the JUnit Jupiter classes in their two lanes in one,
-# the jqwik property classes (TEST_PROPERTY_CLASSES) in the other, their output in TEST_PROPERTIES_LOG (its tail printed
-# when they fail). In one JVM the properties ran alone after both lanes: the JUnit Platform runs one engine after
-# another. Then a `verify` that runs no test (-Dtest=NoTestHere) packages, builds the production application and checks
+# in the other the classes TEST_SECOND_JVM_CLASSES lists (the jqwik property classes, and classes that mostly wait on
+# real time), its output in TEST_SECOND_JVM_LOG (the tail printed when it fails). In one JVM the properties ran alone
+# after both lanes (the JUnit Platform runs one engine after another), and the second JVM was idle after them. Then a `verify` that runs no test (-Dtest=NoTestHere) packages, builds the production application and checks
 # the RBAC grants against what both JVMs recorded (process-test-classes cleared the recordings once, first; the verify
 # keeps them, -Dmaven.clean.skip). make test fails when any of these fails, the compile stopping the rest.
 # The formatting gate (spotless:check, ~17 s, one core) runs beside the build, mostly while Error Prone's javac holds
 # the other core, instead of after the tests; make test fails if either fails. Its index is off there (pom.xml).
-TEST_PROPERTY_CLASSES = src/test/property-classes.txt
-TEST_PROPERTIES_LOG ?= target/test-properties.log
+TEST_SECOND_JVM_CLASSES = src/test/second-test-jvm.txt
+TEST_SECOND_JVM_LOG ?= target/test-second-jvm.log
 test: test-tools ## Build with Error Prone (any warning fails), run every test, check formatting and that generated artifacts are committed
-	@fmt_log=$$(mktemp); props_log=$(TEST_PROPERTIES_LOG); \
+	@fmt_log=$$(mktemp); props_log=$(TEST_SECOND_JVM_LOG); \
 	$(MVN) -q spotless:check -Dspotless.up-to-date-checking=false >"$$fmt_log" 2>&1 & fmt=$$!; \
 	$(MVN) -Perrorprone clean process-test-classes -Dspotless.check.skip=true; build=$$?; \
 	if [ $$build -eq 0 ]; then \
-	  echo "make test: the jqwik properties run beside the other tests; their output: $$props_log"; \
-	  $(MVN) surefire:test -Dtest="$$(grep -v '^#' $(TEST_PROPERTY_CLASSES) | paste -sd, -)" -Dtest-class-times.file=target/test-class-times-properties.tsv >"$$props_log" 2>&1 & props=$$!; \
-	  $(MVN) surefire:test -Dsurefire.excludesFile=$(TEST_PROPERTY_CLASSES); build=$$?; \
+	  echo "make test: the second test JVM ($(TEST_SECOND_JVM_CLASSES): the jqwik properties and classes that wait) runs beside the first; its output: $$props_log"; \
+	  $(MVN) surefire:test -Dtest="$$(grep -v '^#' $(TEST_SECOND_JVM_CLASSES) | paste -sd, -)" -Dtest-class-times.file=target/test-class-times-second-jvm.tsv >"$$props_log" 2>&1 & props=$$!; \
+	  $(MVN) surefire:test -Dsurefire.excludesFile=$(TEST_SECOND_JVM_CLASSES); build=$$?; \
 	  wait $$props; props_rc=$$?; \
-	  if [ $$props_rc -ne 0 ]; then tail -n 400 "$$props_log"; echo "make test: the jqwik properties ($(TEST_PROPERTY_CLASSES)) failed; the whole output: $$props_log"; \
-	  else grep -E "Tests run:" "$$props_log" | tail -n 1; echo "make test: the jqwik properties passed"; fi; \
+	  if [ $$props_rc -ne 0 ]; then tail -n 400 "$$props_log"; echo "make test: the second test JVM ($(TEST_SECOND_JVM_CLASSES)) failed; the whole output: $$props_log"; \
+	  else grep -E "Tests run:" "$$props_log" | tail -n 1; echo "make test: the second test JVM passed"; fi; \
 	  if [ $$build -eq 0 ] && [ $$props_rc -eq 0 ]; then \
 	    $(MVN) -Perrorprone,!partial-test-run verify -Dtest=NoTestHere -Dmaven.clean.skip=true -Dsurefire.failIfNoSpecifiedTests=false -Dspotless.check.skip=true; build=$$?; \
 	  else build=1; fi; \

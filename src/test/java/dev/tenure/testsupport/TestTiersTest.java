@@ -187,15 +187,16 @@ class TestTiersTest {
         Files.writeString(mvn, "#!/bin/sh\ncase \"$*\" in *" + failing + "*) echo failed; exit 1;; esac\n");
         assertThat(mvn.toFile().setExecutable(true)).isTrue();
         Made make =
-                make("-o", "test-tools", "test", "MVN=" + mvn, "TEST_PROPERTIES_LOG=" + dir.resolve("properties.log"));
+                make("-o", "test-tools", "test", "MVN=" + mvn, "TEST_SECOND_JVM_LOG=" + dir.resolve("properties.log"));
         String output = make.output();
         assertThat(make.exit()).as(output).isNotZero();
         assertThat(output).contains(said).as("stopped before verify-generated").doesNotContain("verify-generated]");
     }
 
     /**
-     * {@code make test} runs the jqwik properties in a test JVM of their own beside the Jupiter classes' (issue 48: in
-     * one JVM the JUnit Platform ran them after both lanes, alone), and fails when either half fails, or the compile
+     * {@code make test} runs the jqwik properties (and the waiting classes listed with them) in a second test JVM beside
+     * the first one's Jupiter classes (issue 48: in one JVM the JUnit Platform ran them after both lanes, alone), and
+     * fails when either half fails, or the compile
      * before them, or the verify after them (the package and the RBAC check over both halves' recordings): its recipe
      * run with a stand-in for Maven. Each half's stand-in waits up to 20 s for the other's to have started, so a
      * recipe that ran them one after the other (either first), or lost a half, fails here.
@@ -203,10 +204,10 @@ class TestTiersTest {
     @ParameterizedTest(name = "{0}")
     @CsvSource({
         "the compile fails, process-test-classes, make test: the formatting gate (spotless:check) passed",
-        "the properties fail, GeneratedInputIT, the jqwik properties (src/test/property-classes.txt) failed",
-        "the Jupiter half fails, surefire.excludesFile, the jqwik properties passed",
-        "the verify after the tests fails, NoTestHere, the jqwik properties passed",
-        "nothing fails, nothing, the jqwik properties passed"
+        "the second test JVM fails, GeneratedInputIT, the second test JVM (src/test/second-test-jvm.txt) failed",
+        "the Jupiter half fails, surefire.excludesFile, the second test JVM passed",
+        "the verify after the tests fails, NoTestHere, the second test JVM passed",
+        "nothing fails, nothing, the second test JVM passed"
     })
     void makeTestRunsThePropertiesBesideTheOtherTestsAndFailsWhenEitherFails(
             String name, String failing, String said, @TempDir Path dir) throws Exception {
@@ -237,7 +238,7 @@ class TestTiersTest {
                 // the recipe's last step, verify-generated, is make again: a stand-in too (the build's output
                 // it checks is not there)
                 "MAKE=true",
-                "TEST_PROPERTIES_LOG=" + dir.resolve("properties.log"));
+                "TEST_SECOND_JVM_LOG=" + dir.resolve("properties.log"));
         String output = make.output();
         assertThat(output).contains(said).doesNotContain("did not start beside");
         if (failing.equals("nothing")) {
@@ -257,11 +258,11 @@ class TestTiersTest {
                 .filter(r -> r.contains("surefire:test") && r.contains("-Dtest="))
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("no run of the properties: " + runs));
-        assertThat(properties).as("the properties' run").contains(propertyClasses());
+        assertThat(properties).as("the second test JVM's run").contains(secondJvmClasses());
         assertThat(runs)
                 .as("Maven's runs")
                 .anyMatch(r -> r.contains("-Perrorprone clean process-test-classes"))
-                .anyMatch(r -> r.contains("surefire:test -Dsurefire.excludesFile=src/test/property-classes.txt"));
+                .anyMatch(r -> r.contains("surefire:test -Dsurefire.excludesFile=src/test/second-test-jvm.txt"));
         boolean verified = runs.stream().anyMatch(r -> r.contains("verify") && r.contains("-Dtest=NoTestHere"));
         assertThat(verified)
                 .as("the verify (package, RBAC check) runs only after both halves passed")
@@ -269,26 +270,42 @@ class TestTiersTest {
     }
 
     /**
-     * Every jqwik property class is in {@code src/test/property-classes.txt}, which {@code make test} runs in the
-     * properties' JVM and keeps out of the Jupiter one: a class missing there would run after both lanes again, a
-     * class listed that is not a property class would run alone in the properties' JVM.
+     * Every jqwik property class is in {@code src/test/second-test-jvm.txt}, which {@code make test} runs in its second
+     * test JVM and keeps out of the first: a property class missing there would run after both lanes again. And every
+     * class listed is a test class that starts no Quarkus application: the second JVM selects its classes by name so
+     * that it builds none (a {@code @QuarkusTest} listed there would build and start its profile's application a
+     * second time, beside the first JVM's).
      */
     @Test
-    void thePropertyClassesListIsWhole() throws IOException {
+    void theSecondTestJvmHoldsEveryPropertyClassAndNoApplication() throws IOException {
         Pattern property = Pattern.compile("^\\s*@Property\\b", Pattern.MULTILINE);
-        List<String> propertyClasses = testClasses()
+        List<TestClass> classes = testClasses()
                 .filter(f -> !f.name.equals(TestTiersTest.class.getSimpleName()))
+                .toList();
+        List<String> propertyClasses = classes.stream()
                 .filter(f -> property.matcher(f.source).find())
                 .map(f -> f.name)
                 .sorted()
                 .toList();
         assertThat(propertyClasses).as("the scan sees the properties").contains("DrainModelPropertyTest");
-        assertThat(propertyClasses()).as("src/test/property-classes.txt").isEqualTo(propertyClasses);
+        List<String> listed = secondJvmClasses();
+        assertThat(listed).as("src/test/second-test-jvm.txt").containsAll(propertyClasses);
+        assertThat(classes.stream().map(f -> f.name).toList())
+                .as("the test classes (a name listed that is none runs nothing)")
+                .containsAll(listed);
+        Pattern app = Pattern.compile(
+                "^@(Quarkus(Main|Integration)?Test|QuarkusTestResource|TestProfile)\\b", Pattern.MULTILINE);
+        assertThat(classes.stream()
+                        .filter(f ->
+                                listed.contains(f.name) && app.matcher(f.source).find())
+                        .map(f -> f.name))
+                .as("classes of the second test JVM that start the Quarkus application")
+                .isEmpty();
     }
 
-    /** The class names of {@code src/test/property-classes.txt}, from its {@code **}{@code /Name.java} lines. */
-    private static List<String> propertyClasses() throws IOException {
-        return Files.readAllLines(Path.of("src", "test", "property-classes.txt")).stream()
+    /** The class names of {@code src/test/second-test-jvm.txt}, from its {@code **}{@code /Name.java} lines. */
+    private static List<String> secondJvmClasses() throws IOException {
+        return Files.readAllLines(Path.of("src", "test", "second-test-jvm.txt")).stream()
                 .filter(l -> !l.isBlank() && !l.startsWith("#"))
                 .map(l -> l.replaceFirst("^\\*\\*/", "").replaceFirst("\\.java$", ""))
                 .sorted()
