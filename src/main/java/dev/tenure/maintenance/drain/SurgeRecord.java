@@ -127,6 +127,50 @@ public record SurgeRecord(String maintenanceUid, String maintenance, String node
         return new ChangedBySomeoneElse(changed(replicasNow));
     }
 
+    /** What a maintenance that meets this record, another maintenance's, does with it. */
+    public sealed interface NotOurs {}
+
+    /** The record's maintenance exists: its surge is its own, left to it (its end gives back and removes the record). */
+    public record OwnersSurge() implements NotOurs {}
+
+    /**
+     * The record's maintenance no longer exists and the replicas are the owner's count: its surge is not in flight
+     * (never raised, or given back and only the record left), so the record is removed and the workload decided afresh.
+     */
+    public record Orphaned() implements NotOurs {}
+
+    /**
+     * The record's maintenance no longer exists and the replicas are not the owner's count (a surge raised and never
+     * given back, or someone else's count): nothing is written, the record stays for a person, who is told how.
+     */
+    public record OrphanedSurge(String why) implements NotOurs {}
+
+    /**
+     * Another maintenance's record: whether its maintenance still exists decides, as Kubernetes' garbage collector
+     * decides an ownerReference's (the owner read by name: absent, or present with another UID, is gone).
+     *
+     * @param uidFound the UID of the NodeMaintenance named {@link #maintenance} as read now; null when absent (404)
+     * @param replicasNow the workload's {@code spec.replicas} in the same read as the record
+     */
+    public NotOurs notOurs(String uidFound, int replicasNow) {
+        if (maintenanceUid.equals(uidFound)) {
+            return new OwnersSurge();
+        }
+        if (replicasNow == replicas) {
+            return new Orphaned();
+        }
+        return new OrphanedSurge(gone() + "; replicas are " + replicasNow + ", not the " + replicas
+                + " it recorded as the owner's (" + target() + " while its surge was raised): its surge was raised and"
+                + " never given back, or someone else set them; nothing is written to the workload: if they are the"
+                + " surge's, scale it back to " + replicas + ", then remove the annotation " + ANNOTATION);
+    }
+
+    /** "the record names NodeMaintenance m1 (uid …), which no longer exists". */
+    public String gone() {
+        return "the record " + ANNOTATION + " names NodeMaintenance " + maintenance + " (uid " + maintenanceUid
+                + "), which no longer exists";
+    }
+
     private String changed(int replicasNow) {
         return "replicas are " + replicasNow + ", neither the " + replicas + " the owner had nor the " + target()
                 + " the surge set: changed by someone else (an HPA, a GitOps controller, a person), left as they are";

@@ -85,4 +85,51 @@ class SurgeRecordTest {
         assertThatThrownBy(() -> SurgeRecord.parse("{\"maintenance\":\"m\",\"node\":\"n\",\"replicas\":1,\"added\":1}"))
                 .hasMessage(SurgeRecord.ANNOTATION + ".maintenanceUid: must be a string");
     }
+
+    /** Another maintenance's record, met by a maintenance that would surge the workload: its owner decides. */
+    record NotOursRow(String name, String uidFound, int replicasNow, Class<? extends SurgeRecord.NotOurs> decision) {
+        @Override
+        public String toString() {
+            return name;
+        }
+    }
+
+    static Stream<NotOursRow> notOursRows() {
+        return Stream.of(
+                new NotOursRow("its maintenance exists, never raised", "uid-1", 1, SurgeRecord.OwnersSurge.class),
+                new NotOursRow("its maintenance exists, raised", "uid-1", 2, SurgeRecord.OwnersSurge.class),
+                new NotOursRow(
+                        "its maintenance exists, someone else's count", "uid-1", 3, SurgeRecord.OwnersSurge.class),
+                new NotOursRow("gone (404), the owner's count", null, 1, SurgeRecord.Orphaned.class),
+                new NotOursRow(
+                        "recreated under its name (another UID), the owner's count",
+                        "uid-2",
+                        1,
+                        SurgeRecord.Orphaned.class),
+                new NotOursRow("gone, raised and never given back", null, 2, SurgeRecord.OrphanedSurge.class),
+                new NotOursRow(
+                        "recreated under its name, raised and never given back",
+                        "uid-2",
+                        2,
+                        SurgeRecord.OrphanedSurge.class),
+                new NotOursRow("gone, someone else's count", null, 5, SurgeRecord.OrphanedSurge.class),
+                new NotOursRow("gone, scaled to zero", null, 0, SurgeRecord.OrphanedSurge.class));
+    }
+
+    @ParameterizedTest
+    @MethodSource("notOursRows")
+    void anotherMaintenancesRecordIsDecidedByWhetherItsOwnerExists(NotOursRow row) {
+        assertThat(ONE.notOurs(row.uidFound(), row.replicasNow())).isInstanceOf(row.decision());
+    }
+
+    @Test
+    void anOrphanedSurgeSaysWhoseRecordItIsAndWhatAnAdminDoes() {
+        SurgeRecord.NotOurs left = ONE.notOurs(null, 2);
+
+        assertThat(left).isInstanceOf(SurgeRecord.OrphanedSurge.class);
+        assertThat(((SurgeRecord.OrphanedSurge) left).why())
+                .contains("names NodeMaintenance m1 (uid uid-1), which no longer exists")
+                .contains("replicas are 2, not the 1 it recorded as the owner's (2 while its surge was raised)")
+                .contains("scale it back to 1, then remove the annotation " + SurgeRecord.ANNOTATION);
+    }
 }
