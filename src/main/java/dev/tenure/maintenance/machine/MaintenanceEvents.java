@@ -63,13 +63,15 @@ public interface MaintenanceEvents {
     String TIMEOUT_RESTORED = "TimeoutRestored";
     /**
      * spec.drain.evacuation Surge: a workload was scaled up to move its pods off the node (which, by how many, from
-     * what), or its replicas were given back; a Warning: the surge's record stays on the workload for now (its removal
+     * what), or its replicas were given back; a gone maintenance's record was removed from a workload, or another
+     * maintenance's surge of it is waited for; a Warning: the surge's record stays on the workload for now (its removal
      * conflicted at every try), removed at a later step.
      */
     String SURGE = "Surge";
     /**
      * A surge stopped without giving back (Warning, once per workload): its replicas were changed by someone else, or
-     * put back while it waited, and are left as they are; or its workload is gone.
+     * put back while it waited, and are left as they are; or its workload is gone; or it was not started on a record
+     * whose maintenance is gone at replicas not its owner's count (left for a person).
      */
     String SURGE_LEFT = "SurgeLeft";
     /** The drain moved on to its next wave (each wave's pods gone before the next is evicted). */

@@ -2,6 +2,7 @@ package dev.tenure.maintenance.machine;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.SurgeStatus;
 import dev.tenure.maintenance.drain.BlockedPods;
 import dev.tenure.maintenance.drain.DrainPlan;
@@ -278,7 +279,8 @@ final class SurgeStep {
 
     /**
      * Records a surge for each pod the drain waits on for a budget with no spare replica, one per workload, when the
-     * planner says its workload can surge; a workload another maintenance has surged is left to it. Before a surge is
+     * planner says its workload can surge; a workload another maintenance has surged is left to it while that
+     * maintenance exists, and its record garbage-collected when it does not ({@link #notOurs}). Before a surge is
      * recorded, the planner is asked again with the placement forecast: a pod whose replacement fits on no node that
      * stays schedulable (or that a volume pins) would give a surge pod that stays Pending, so the surge is not started
      * ({@link SurgePlanner.Reason#WOULD_NOT_FIT}): said once in a {@code SurgeLeft} Warning with the scheduler's
@@ -348,12 +350,21 @@ final class SurgeStep {
             String existing = workload.getMetadata().getAnnotations() == null
                     ? null
                     : workload.getMetadata().getAnnotations().get(SurgeRecord.ANNOTATION);
-            Long generation;
-            if (existing != null) {
-                Optional<SurgeRecord> found = parsed(existing);
-                if (found.isEmpty() || !owner.uid().equals(found.get().maintenanceUid())) {
-                    continue; // another maintenance's surge (or a record it cannot read): left to its owner
+            Optional<SurgeRecord> found = existing == null ? Optional.empty() : parsed(existing);
+            if (existing != null && found.isEmpty()) {
+                continue; // a record it cannot read: left as it is
+            }
+            if (found.isPresent() && !owner.uid().equals(found.get().maintenanceUid())) {
+                Optional<HasMetadata> freed = notOurs(request, pod, surge, workload, found.get(), out, events);
+                if (freed.isEmpty()) {
+                    continue; // another maintenance's surge, or one left for a person
                 }
+                // an orphaned record removed: decided afresh from the workload as that removal left it
+                workload = freed.get();
+                found = Optional.empty();
+            }
+            Long generation;
+            if (found.isPresent()) {
                 record = found.get(); // written by this maintenance before a restart: adopted as it stands
                 // never raised (a raise is written only from a status that lists the surge), so the generation read
                 // now is one no raise of the surge's has moved
@@ -390,6 +401,86 @@ final class SurgeStep {
             entry.setGeneration(generation);
             out.add(entry);
         }
+    }
+
+    /**
+     * Another maintenance's record on a workload this one would surge. While that maintenance exists the surge is its
+     * own: left to it, said once (its end gives back and removes the record). When it no longer exists (read by name
+     * now: absent, or another UID, as Kubernetes' garbage collector reads an ownerReference's owner), nothing else will
+     * ever remove the record: deleted once its pods had left the node, or its give-back refused for good. With the
+     * replicas at the owner's count its surge is not in flight, so the record is removed (at the version read, so only
+     * while it names that UID with those replicas) and this maintenance decides afresh; otherwise nothing is written,
+     * a {@code SurgeLeft} Warning tells an admin what to do, and the pod is evicted as with Evict, as a surge not
+     * started ({@link #notStarted}). One GET of the NodeMaintenance per such workload and step.
+     *
+     * @return the workload as the record's removal left it; empty when it is left as it is
+     */
+    private Optional<HasMetadata> notOurs(
+            MaintenanceRequest request,
+            Pod pod,
+            SurgePlanner.Surge surge,
+            HasMetadata workload,
+            SurgeRecord record,
+            List<SurgeStatus> out,
+            MaintenanceEvents events) {
+        NodeMaintenance named = client.resources(NodeMaintenance.class)
+                .withName(record.maintenance())
+                .get();
+        SurgeRecord.NotOurs decision =
+                record.notOurs(named == null ? null : named.getMetadata().getUid(), replicasOf(workload));
+        SurgePlanner.Target t = surge.target();
+        String podShown =
+                pod.getMetadata().getNamespace() + "/" + pod.getMetadata().getName();
+        if (decision instanceof SurgeRecord.OwnersSurge) {
+            String said = t.shown() + " carries the surge record " + SurgeRecord.ANNOTATION + " of NodeMaintenance "
+                    + record.maintenance() + " (uid " + record.maintenanceUid() + ", node " + record.node()
+                    + "): its surge is left to it; pod " + podShown + " on node " + request.nodeName()
+                    + " waits on its budget until that maintenance gives the replicas back and removes the record";
+            drain.firstWarnings(List.of(said)).forEach(m -> events.emit(false, MaintenanceEvents.SURGE, m));
+            return Optional.empty();
+        }
+        if (decision instanceof SurgeRecord.OrphanedSurge left) {
+            String why = "not started: " + left.why() + "; its pods are evicted as with evacuation Evict";
+            events.emit(
+                    true,
+                    MaintenanceEvents.SURGE_LEFT,
+                    "surge of " + t.shown() + " for node " + request.nodeName() + " (pod " + podShown + "): " + why);
+            out.add(new SurgeStatus(
+                    t.kind(),
+                    t.namespace(),
+                    t.name(),
+                    PodFilters.controllerOf(pod).getName(),
+                    surge.replicas(),
+                    surge.add(),
+                    false,
+                    why));
+            return Optional.empty();
+        }
+        SurgeStatus e = new SurgeStatus(
+                t.kind(),
+                t.namespace(),
+                t.name(),
+                PodFilters.controllerOf(pod).getName(),
+                record.replicas(),
+                record.added(),
+                false,
+                null);
+        HasMetadata written;
+        try {
+            written = unrecord(e, workload);
+        } catch (KubernetesClientException ex) {
+            if (ex.getCode() == HTTP_CONFLICT) {
+                return Optional.empty(); // the workload written since the read: decided again at the next step
+            }
+            throw ex;
+        }
+        events.emit(
+                false,
+                MaintenanceEvents.SURGE,
+                "removed the record " + SurgeRecord.ANNOTATION + " from " + t.shown() + " (node " + request.nodeName()
+                        + "): " + record.gone() + "; its surge was not in flight (replicas " + record.replicas()
+                        + ", the owner's count), so this maintenance decides afresh");
+        return Optional.of(written);
     }
 
     /**
@@ -593,14 +684,18 @@ final class SurgeStep {
         return resource(e.getKind(), e.getNamespace(), e.getName()).get();
     }
 
-    /** Removes the record from the workload, at the version read. */
-    private void unrecord(SurgeStatus e, HasMetadata workload) {
+    /**
+     * Removes the record from the workload, at the version read.
+     *
+     * @return the workload as written (as read when it carried no record)
+     */
+    private HasMetadata unrecord(SurgeStatus e, HasMetadata workload) {
         if (workload == null
                 || workload.getMetadata().getAnnotations() == null
                 || !workload.getMetadata().getAnnotations().containsKey(SurgeRecord.ANNOTATION)) {
-            return;
+            return workload;
         }
-        annotate(
+        return annotate(
                 e.getKind(),
                 e.getNamespace(),
                 e.getName(),

@@ -7,6 +7,7 @@ import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.kube.KubeLeaseStore;
 import dev.tenure.maintenance.api.DrainSpec;
 import dev.tenure.maintenance.api.Evacuation;
+import dev.tenure.maintenance.api.NodeMaintenance;
 import dev.tenure.maintenance.api.NodeMaintenanceSpec;
 import dev.tenure.maintenance.api.Phase;
 import dev.tenure.maintenance.machine.LeadershipHandover;
@@ -578,6 +579,142 @@ class SurgeDrainIT {
     }
 
     /**
+     * A record left by a maintenance that no longer exists (deleted once its pods had left the node, so its end never
+     * met the workload), at the owner's count: no surge of it was in flight, so the record is removed, said in a
+     * {@code Surge} event, and this maintenance surges the workload. Before, the record kept every later surge of it
+     * out for ever: the drain waited on the budget.
+     */
+    @Test
+    void anOrphanedRecordAtTheOwnersCountIsRemovedAndTheWorkloadSurged() throws IOException {
+        bindShippedSurgeRole();
+        recordOnWeb(new SurgeRecord("gone-uid", "gone", "w9", 1, 1).toJson());
+
+        MaintenanceState end = drain(
+                Evacuation.Surge,
+                UNREACHED_TIMEOUT,
+                new AtomicReference<>(MaintenanceState.initial()),
+                s -> s.phase() == Phase.Succeeded);
+
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.SURGE + ": removed the record " + SurgeRecord.ANNOTATION
+                        + " from Deployment surging/web"))
+                .singleElement()
+                .asString()
+                .contains("names NodeMaintenance gone (uid gone-uid), which no longer exists")
+                .contains("its surge was not in flight");
+        assertThat(events)
+                .filteredOn(
+                        e -> e.startsWith(MaintenanceEvents.SURGE + ": scaled Deployment surging/web" + " from 1 to 2"))
+                .hasSize(1);
+        assertThat(events).noneMatch(e -> e.startsWith(MaintenanceEvents.SURGE_LEFT));
+        assertThat(withoutReadyPod).as("steps at which web had no Ready pod").isEmpty();
+        assertThat(replicas()).as("the owner's count").isEqualTo(1);
+        assertThat(annotation()).as("neither record left").isNull();
+        assertThat(end.surges()).isEmpty();
+        assertThat(acceptedOperatorWrites(operatorRecordPatch()))
+                .as("the orphan removed, this surge's record written and removed (%s)", operatorWriteTrace())
+                .isEqualTo(3);
+        assertThat(acceptedOperatorWrites(r -> r.is("update", "deployments", "scale")))
+                .as("one up, one back (%s)", operatorWriteTrace())
+                .isEqualTo(2);
+        assertThat(cluster.requests()
+                        .count(r -> RequestOrigin.of(r) == RequestOrigin.OPERATOR
+                                && r.is("get", "nodemaintenances")
+                                && "gone".equals(r.name())))
+                .as("the record's maintenance looked up by name")
+                .isPositive();
+    }
+
+    /**
+     * A record left by a maintenance that no longer exists, at a count that is not the owner's (a surge raised and
+     * never given back, or someone else's): nothing is written to the workload, a {@code SurgeLeft} Warning tells an
+     * admin what to do, and the pod is evicted as with Evict (refused here until the timeout).
+     */
+    @Test
+    void anOrphanedRecordAtAnotherCountIsLeftForAPersonAndSaidOnce() throws IOException {
+        bindShippedSurgeRole();
+        String orphan = new SurgeRecord("gone-uid", "gone", "w9", 2, 1).toJson();
+        recordOnWeb(orphan);
+        Long generation = client.apps()
+                .deployments()
+                .inNamespace(NS)
+                .withName("web")
+                .get()
+                .getMetadata()
+                .getGeneration();
+
+        MaintenanceState end = drain(
+                Evacuation.Surge,
+                "5s",
+                new AtomicReference<>(MaintenanceState.initial()),
+                s -> s.phase() == Phase.Failed);
+
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.SURGE_LEFT + ": "))
+                .singleElement()
+                .asString()
+                .contains("surge of Deployment surging/web for node w2")
+                .contains("names NodeMaintenance gone (uid gone-uid), which no longer exists")
+                .contains("replicas are 1, not the 2 it recorded as the owner's")
+                .contains("scale it back to 2, then remove the annotation " + SurgeRecord.ANNOTATION)
+                .contains("evicted as with evacuation Evict");
+        assertThat(end.surges())
+                .singleElement()
+                .satisfies(e -> assertThat(e.getLeft()).contains("which no longer exists"));
+        assertThat(operatorWriteTrace()).as("nothing written to a workload").isEqualTo("[]");
+        assertThat(annotation()).isEqualTo(orphan);
+        assertThat(replicas()).isEqualTo(1);
+        assertThat(client.apps()
+                        .deployments()
+                        .inNamespace(NS)
+                        .withName("web")
+                        .get()
+                        .getMetadata()
+                        .getGeneration())
+                .as("spec and annotations unchanged")
+                .isEqualTo(generation);
+        assertThat(cluster.requests().count(r -> r.is("create", "pods", "eviction") && NS.equals(r.namespace())))
+                .as("its pod evicted as with Evict, and refused")
+                .isPositive();
+        assertThat(end.lastError()).contains("did not finish within 5s");
+    }
+
+    /**
+     * A record whose maintenance exists is that maintenance's surge: left to it, nothing written, and the wait says
+     * whose it is, once.
+     */
+    @Test
+    void aRecordWhoseMaintenanceExistsIsLeftToItAndTheWaitNamesIt() throws IOException {
+        bindShippedSurgeRole();
+        NodeMaintenance other = client.resource(
+                        new NodeMaintenance("other", new NodeMaintenanceSpec("w9", "another maintenance")))
+                .create();
+        String uid = other.getMetadata().getUid();
+        String foreign = new SurgeRecord(uid, "other", "w9", 1, 1).toJson();
+        recordOnWeb(foreign);
+
+        MaintenanceState end = drain(
+                Evacuation.Surge,
+                "5s",
+                new AtomicReference<>(MaintenanceState.initial()),
+                s -> s.phase() == Phase.Failed);
+
+        assertThat(events)
+                .filteredOn(e -> e.startsWith(MaintenanceEvents.SURGE + ": Deployment surging/web carries the surge"
+                        + " record " + SurgeRecord.ANNOTATION + " of NodeMaintenance other (uid " + uid))
+                .singleElement()
+                .asString()
+                .contains("its surge is left to it")
+                .contains("waits on its budget until that maintenance gives the replicas back");
+        assertThat(events).noneMatch(e -> e.startsWith(MaintenanceEvents.SURGE_LEFT));
+        assertThat(operatorWriteTrace()).as("nothing written to a workload").isEqualTo("[]");
+        assertThat(annotation()).isEqualTo(foreign);
+        assertThat(replicas()).isEqualTo(1);
+        assertThat(end.surges()).isEmpty();
+        assertThat(end.lastError()).contains("did not finish within 5s");
+    }
+
+    /**
      * The give-back's scale conflicts (the Deployment's controller wrote its status after the operator's read, as it
      * does right after the raise): the act reads again and decides again in the same step, so the replicas are given
      * back, not left with a {@code SurgeLeft} as if someone else had changed them.
@@ -767,6 +904,19 @@ class SurgeDrainIT {
         status.setSurges(again.isEmpty() ? null : again);
         state.set(NodeMaintenanceStatuses.toState(status));
         return again.isEmpty();
+    }
+
+    /** Puts {@code record} on web as another client (the maintenance that wrote it). */
+    void recordOnWeb(String record) {
+        client.apps()
+                .deployments()
+                .inNamespace(NS)
+                .withName("web")
+                .edit(d -> new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder(d)
+                        .editMetadata()
+                        .addToAnnotations(SurgeRecord.ANNOTATION, record)
+                        .endMetadata()
+                        .build());
     }
 
     /** The operator's merge patch of web: the record written or removed. */
