@@ -8,7 +8,7 @@ import java.util.Optional;
  * When a draining node is looked at again, decided from what the step just did and what is left. Pure.
  *
  * <ul>
- *   <li>Pods still to evict beyond the batch just sent, and that batch met no API error: at once. Each
+ *   <li>Pods still to evict beyond the batch just sent, and that batch met no API error and no fence: at once. Each
  *       reconcile still sends one bounded batch; only the wait between batches goes (kubectl drain sends all
  *       its evictions at once, paced only by its client's rate limit).</li>
  *   <li>Pods terminating: as long again as the node has waited since its last batch went out, at least
@@ -17,9 +17,13 @@ import java.util.Optional;
  *   <li>Pods refused by a PodDisruptionBudget: no later than the first may be retried
  *       ({@code evictionRetryDelay} after its refusal); when nothing else is going on, exactly then.</li>
  *   <li>API errors: {@code drain-poll-interval}, never at once; the pod whose eviction failed is not evicted again
- *       before its back-off ({@link #errorBackoff}) has passed, so a failing eviction is retried, not hammered.
- *       An eviction the node lease's fence refused before it went out is no API error: its pod is left to send, with
- *       no back-off ({@link #after}).</li>
+ *       before its back-off ({@link #errorBackoff}) has passed, so a failing eviction is retried, not hammered.</li>
+ *   <li>Evictions the fence refused before they went out ({@link Progress#fenceRefused}: the operator's term, the
+ *       node lease, the window): as after API errors, {@code drain-poll-interval} (2 s by default), never at once. The
+ *       step could not act for a reason only time ends (a term not yet renewed, a window about to close), and a step
+ *       at once would meet the same refusal back to back, each listing the node's pods (client-go's leader election
+ *       waits its RetryPeriod, 2 s, when it could not act). No API error either: their pods are not backed off
+ *       ({@link #after}): the first step after the wait that the fence lets through sends them.</li>
  *   <li>Never past the drain timeout, and, except between batches, never sooner than {@link #MIN_WAIT}.</li>
  * </ul>
  */
@@ -41,6 +45,7 @@ public final class DrainPacing {
      * @param lastBatchAt when the last batch that removed pods went out ({@code empty} = unknown, e.g. after a restart)
      * @param firstRetryAt earliest time a pod refused by a PodDisruptionBudget may be retried
      * @param deadline when the drain times out
+     * @param fenceRefused an eviction or delete of the batch was refused by the fence before it went out
      */
     public record Progress(
             int leftToSend,
@@ -48,7 +53,8 @@ public final class DrainPacing {
             boolean terminating,
             Optional<Instant> lastBatchAt,
             Optional<Instant> firstRetryAt,
-            Optional<Instant> deadline) {}
+            Optional<Instant> deadline,
+            boolean fenceRefused) {}
 
     /** The longest back-off after failed evictions of a pod, and the most of a server's Retry-After honoured. */
     public static final Duration MAX_ERROR_BACKOFF = Duration.ofMinutes(5);
@@ -121,7 +127,8 @@ public final class DrainPacing {
 
     /** When to look at the node again after this step. */
     public static Duration next(Progress p, Duration pollInterval, Instant now) {
-        if (p.leftToSend() > 0 && !p.batchFailed()) {
+        boolean sent = !p.batchFailed() && !p.fenceRefused(); // the whole batch went out and was answered
+        if (p.leftToSend() > 0 && sent) {
             return NEXT_BATCH;
         }
         Duration next = pollInterval;
@@ -129,7 +136,7 @@ public final class DrainPacing {
             Duration waited =
                     p.lastBatchAt().map(at -> Duration.between(at, now)).orElse(pollInterval);
             next = min(pollInterval, max(FIRST_LOOK, waited));
-        } else if (p.firstRetryAt().isPresent() && !p.batchFailed()) {
+        } else if (p.firstRetryAt().isPresent() && sent) {
             next = Duration.between(now, p.firstRetryAt().get()); // only refused pods left: nothing to see before
         }
         if (p.firstRetryAt().isPresent()) {

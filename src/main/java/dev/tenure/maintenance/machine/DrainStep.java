@@ -572,13 +572,6 @@ public final class DrainStep {
                 .filter(p -> removedKeys.contains(
                         p.getMetadata().getNamespace() + "/" + p.getMetadata().getName()))
                 .toList()));
-        String lastError = MaintenancePlanner.lastErrorAfterBatch(error, blocked, removed, prior.lastError());
-        if (lastError == null && notSentWhy != null) {
-            lastError = notSentWhy + ": the eviction of " + notSent.get(0)
-                    + (notSent.size() > 1 ? " and " + (notSent.size() - 1) + " more" : "")
-                    + " is left to the next step (no back-off: the API server did not fail it)";
-        }
-        s.phase(Phase.Running).lastError(lastError);
         DrainPacing.Progress progress = new DrainPacing.Progress(
                 send.left() + notSent.size(),
                 error != null,
@@ -589,8 +582,18 @@ public final class DrainStep {
                                 failed.values().stream().map(DrainPacing.Backoff::notBefore))
                         .filter(now::isBefore)
                         .min(Instant::compareTo),
-                options.timeout().map(started::plus));
-        return new Step(s.build(), Optional.of(DrainPacing.next(progress, settings.drainPollInterval(), now)));
+                options.timeout().map(started::plus),
+                !notSent.isEmpty());
+        Duration next = DrainPacing.next(progress, settings.drainPollInterval(), now);
+        String lastError = MaintenancePlanner.lastErrorAfterBatch(error, blocked, removed, prior.lastError());
+        if (lastError == null && notSentWhy != null) {
+            lastError = notSentWhy + ": the eviction of " + notSent.get(0)
+                    + (notSent.size() > 1 ? " and " + (notSent.size() - 1) + " more" : "")
+                    + " is left to the next step, in " + GoDuration.format(next)
+                    + " (no back-off: the API server did not fail it)";
+        }
+        s.phase(Phase.Running).lastError(lastError);
+        return new Step(s.build(), Optional.of(next));
     }
 
     /**

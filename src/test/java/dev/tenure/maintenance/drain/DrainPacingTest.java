@@ -31,7 +31,13 @@ class DrainPacingTest {
             Optional<Instant> lastBatchAt,
             Optional<Instant> firstRetryAt,
             Optional<Instant> deadline) {
-        return new DrainPacing.Progress(leftToSend, failed, terminating, lastBatchAt, firstRetryAt, deadline);
+        return new DrainPacing.Progress(leftToSend, failed, terminating, lastBatchAt, firstRetryAt, deadline, false);
+    }
+
+    /** As {@link #progress}, the fence having refused an eviction of the batch before it went out. */
+    static DrainPacing.Progress fenceRefused(
+            int leftToSend, boolean terminating, Optional<Instant> lastBatchAt, Optional<Instant> firstRetryAt) {
+        return new DrainPacing.Progress(leftToSend, false, terminating, lastBatchAt, firstRetryAt, NONE, true);
     }
 
     static Stream<Arguments> cases() {
@@ -48,6 +54,18 @@ class DrainPacingTest {
                         "more pods but the batch failed: poll, not at once",
                         progress(100, true, false, NONE, NONE, NONE),
                         POLL),
+                Arguments.of(
+                        "the fence refused the whole batch: poll, not at once",
+                        fenceRefused(2, false, NONE, NONE),
+                        POLL),
+                Arguments.of(
+                        "the fence refused the batch, a PDB's retry after the poll: poll, not the retry",
+                        fenceRefused(2, false, NONE, in(5000)),
+                        POLL),
+                Arguments.of(
+                        "the fence refused part of a batch that evicted the rest: first look, not at once",
+                        fenceRefused(1, true, ago(0), NONE),
+                        DrainPacing.FIRST_LOOK),
                 Arguments.of(
                         "last batch just sent: first look soon",
                         progress(0, false, true, ago(0), NONE, NONE),

@@ -1,6 +1,7 @@
 package dev.tenure.maintenance.machine;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.tenure.election.ExecutorScheduler;
 import dev.tenure.election.LeaseKey;
@@ -27,6 +28,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -39,6 +41,8 @@ import org.junit.jupiter.api.Test;
 @EndToEnd
 class NodeLeaseFenceIT {
     static final LeaseKey LEASE = LeaseKey.of("tenure-system", "node-w1");
+    /** The instances' {@code drain-poll-interval}. */
+    static final Duration DRAIN_POLL = Duration.ofMillis(100);
 
     final MutableClock clock = MutableClock.atSystemTime();
     EmulatedCluster cluster;
@@ -49,6 +53,9 @@ class NodeLeaseFenceIT {
     /** One operator instance's machine: its own holder, fence and fenced client. */
     final class Instance implements AutoCloseable {
         final WorkFence fence = WorkFence.closed();
+        /** What the term has left, as its elector would say: a test shortens it to refuse every write. */
+        final AtomicReference<Duration> termLeft = new AtomicReference<>(Duration.ofHours(1));
+
         final KubernetesClient client;
         final ExecutorService pool;
         final ExecutorScheduler heartbeats = new ExecutorScheduler("test-heartbeats");
@@ -73,7 +80,7 @@ class NodeLeaseFenceIT {
                     Duration.ofSeconds(30),
                     Duration.ofSeconds(10),
                     4,
-                    Duration.ofMillis(100),
+                    DRAIN_POLL,
                     Duration.ofSeconds(1));
             machine = new MaintenanceMachine(
                     client,
@@ -84,7 +91,7 @@ class NodeLeaseFenceIT {
                     pool,
                     heartbeats,
                     clock);
-            fence.open(() -> Optional.of(Duration.ofHours(1)));
+            fence.open(() -> Optional.of(termLeft.get()));
             instances.add(this);
         }
 
@@ -94,8 +101,15 @@ class NodeLeaseFenceIT {
 
         /** One call, its state passed through status as the door keeps it. */
         MaintenanceState advance(MaintenanceRequest request, MaintenanceState prior) {
-            MaintenanceState next = machine.advance(request, prior, false, sink).state();
-            return NodeMaintenanceStatuses.toState(NodeMaintenanceStatuses.toStatus(next, null, 1, clock.instant()));
+            return step(request, prior).state();
+        }
+
+        /** One call as {@link #advance(MaintenanceRequest, MaintenanceState)}, with when it asks to be called again. */
+        MaintenanceMachine.Step step(MaintenanceRequest request, MaintenanceState prior) {
+            MaintenanceMachine.Step step = machine.advance(request, prior, false, sink);
+            MaintenanceState kept = NodeMaintenanceStatuses.toState(
+                    NodeMaintenanceStatuses.toStatus(step.state(), null, 1, clock.instant()));
+            return new MaintenanceMachine.Step(kept, step.requeueAfter(), step.failed());
         }
 
         @Override
@@ -232,6 +246,81 @@ class NodeLeaseFenceIT {
         assertThat(node.getSpec().getUnschedulable())
                 .as("the cordon went out while the lease held")
                 .isTrue();
+    }
+
+    /**
+     * The fence refuses every eviction of fifty drain steps in a row, then opens. The stand-in: the operator's term is
+     * not renewed (20 ms left, too little for a write to be answered) while its reconciles still run; nothing the next
+     * step does can undo that (its claim of the node lease renews only the node lease), as with any refusal that time
+     * must end. The door calls again when each step asks (the clock moved by the step's requeue).
+     */
+    @Test
+    void aDrainTheFenceRefusesFiftyStepsInARowLooksAgainEachPollAndSendsEachPodOnceWhenItOpens() {
+        Instance a = new Instance("tenure-a", Executors.newFixedThreadPool(2));
+        MaintenanceRequest held =
+                request().withHooks(new MaintenanceHooks.Hooks(List.of("app"), List.of(), Duration.ofHours(1)));
+        MaintenanceState state = a.advance(held, MaintenanceState.initial());
+        assertThat(state.hookWait())
+                .as("cordoned, held before the drain by a pre-drain hook")
+                .isNotNull();
+        assertThat(evictions()).isZero();
+
+        a.termLeft.set(Duration.ofMillis(20));
+        long writesBefore = cluster.requests().count(NodeLeaseFenceIT::isWrite);
+        long readsBefore = cluster.requests().count(r -> !isWrite(r));
+        Instant refusedFrom = clock.instant();
+        int refusedSteps = 50;
+        List<Optional<Duration>> requeues = new ArrayList<>();
+        List<MaintenanceState> refused = new ArrayList<>();
+        for (int i = 0; i < refusedSteps; i++) {
+            MaintenanceMachine.Step step = a.step(request(), state); // the hook removed: on to the drain
+            state = step.state();
+            requeues.add(step.requeueAfter());
+            refused.add(state);
+            clock.advance(step.requeueAfter().orElseThrow());
+        }
+        Duration refusedFor = Duration.between(refusedFrom, clock.instant());
+        long reads = cluster.requests().count(r -> !isWrite(r)) - readsBefore;
+        assertThat(requeues)
+                .as(
+                        "requeue of each step the fence refused (%d steps, %d reads, in %d ms of the clock)",
+                        refusedSteps, reads, refusedFor.toMillis())
+                .containsOnly(Optional.of(DRAIN_POLL));
+        assertThat(refused).allSatisfy(s -> {
+            assertThat(s.pendingPods())
+                    .as("pods the drain still waits on")
+                    .containsExactlyInAnyOrder("app/web-1", "app/web-2");
+            assertThat(s.lastError())
+                    .as("why the drain waits")
+                    .startsWith("not sent: the term ends in 20 ms")
+                    .contains("app/web-1 and 1 more")
+                    .endsWith("is left to the next step, in 0.1s (no back-off: the API server did not fail it)");
+        });
+        assertThat(cluster.requests().count(NodeLeaseFenceIT::isWrite))
+                .as("writes that reached the API server while the fence refused")
+                .isEqualTo(writesBefore);
+
+        a.termLeft.set(Duration.ofHours(1));
+        state = a.advance(request(), state);
+
+        assertThat(evictions())
+                .as("evictions sent by the first step after the fence opened (no back-off carried over)")
+                .isEqualTo(2);
+        assertThat(state.lastError()).isNull();
+        // a bound on liveness: the emulated kubelets end the evicted pods in real time (grace scaled to 300 ms)
+        AtomicReference<MaintenanceState> drained = new AtomicReference<>(state);
+        await().atMost(Duration.ofSeconds(60))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    clock.advance(DRAIN_POLL);
+                    drained.set(a.advance(request(), drained.get()));
+                    return drained.get().phase() == Phase.Succeeded;
+                });
+        for (String pod : List.of("web-1", "web-2")) {
+            assertThat(cluster.requests().count(r -> r.is("create", "pods", "eviction") && pod.equals(r.name())))
+                    .as("evictions of pod app/%s", pod)
+                    .isEqualTo(1);
+        }
     }
 
     @Test
