@@ -389,15 +389,7 @@ final class SurgeStep {
                         .getMetadata()
                         .getGeneration();
             }
-            SurgeStatus entry = new SurgeStatus(
-                    t.kind(),
-                    t.namespace(),
-                    t.name(),
-                    PodFilters.controllerOf(pod).getName(),
-                    record.replicas(),
-                    record.added(),
-                    false,
-                    null);
+            SurgeStatus entry = entry(t, pod, record.replicas(), record.added(), null);
             entry.setGeneration(generation);
             out.add(entry);
         }
@@ -440,31 +432,10 @@ final class SurgeStep {
             return Optional.empty();
         }
         if (decision instanceof SurgeRecord.OrphanedSurge left) {
-            String why = "not started: " + left.why() + "; its pods are evicted as with evacuation Evict";
-            events.emit(
-                    true,
-                    MaintenanceEvents.SURGE_LEFT,
-                    "surge of " + t.shown() + " for node " + request.nodeName() + " (pod " + podShown + "): " + why);
-            out.add(new SurgeStatus(
-                    t.kind(),
-                    t.namespace(),
-                    t.name(),
-                    PodFilters.controllerOf(pod).getName(),
-                    surge.replicas(),
-                    surge.add(),
-                    false,
-                    why));
+            out.add(leftUnstarted(request, pod, surge, left.why(), events));
             return Optional.empty();
         }
-        SurgeStatus e = new SurgeStatus(
-                t.kind(),
-                t.namespace(),
-                t.name(),
-                PodFilters.controllerOf(pod).getName(),
-                record.replicas(),
-                record.added(),
-                false,
-                null);
+        SurgeStatus e = entry(t, pod, record.replicas(), record.added(), null);
         HasMetadata written;
         try {
             written = unrecord(e, workload);
@@ -494,25 +465,43 @@ final class SurgeStep {
             SurgePlanner.CannotSurge no,
             PlacementForecast.PodForecast forecast,
             MaintenanceEvents events) {
+        return leftUnstarted(
+                request,
+                pod,
+                planned,
+                no.reason().shown() + " ("
+                        + (forecast == null ? no.detail() : forecast.verdict() + ": " + forecast.message()) + ")",
+                events);
+    }
+
+    /**
+     * A surge not started for {@code reason}: said once in a {@code SurgeLeft} Warning, and its status entry, left
+     * (never raised, nothing written on the workload), so its pods are evicted as with Evict.
+     */
+    private static SurgeStatus leftUnstarted(
+            MaintenanceRequest request, Pod pod, SurgePlanner.Surge planned, String reason, MaintenanceEvents events) {
         SurgePlanner.Target t = planned.target();
-        String why = "not started: " + no.reason().shown() + " ("
-                + (forecast == null ? no.detail() : forecast.verdict() + ": " + forecast.message())
-                + "); its pods are evicted as with evacuation Evict";
+        String why = "not started: " + reason + "; its pods are evicted as with evacuation Evict";
         events.emit(
                 true,
                 MaintenanceEvents.SURGE_LEFT,
                 "surge of " + t.shown() + " for node " + request.nodeName() + " (pod "
                         + pod.getMetadata().getNamespace() + "/"
                         + pod.getMetadata().getName() + "): " + why);
+        return entry(t, pod, planned.replicas(), planned.add(), why);
+    }
+
+    /** The status entry of a surge of {@code t} for {@code pod}'s ReplicaSet; {@code left}: why it stopped, or null. */
+    private static SurgeStatus entry(SurgePlanner.Target t, Pod pod, int replicas, int added, String left) {
         return new SurgeStatus(
                 t.kind(),
                 t.namespace(),
                 t.name(),
                 PodFilters.controllerOf(pod).getName(),
-                planned.replicas(),
-                planned.add(),
+                replicas,
+                added,
                 false,
-                why);
+                left);
     }
 
     /**
