@@ -561,15 +561,7 @@ class SurgeDrainIT {
     void anotherMaintenancesRecordIsNotRemovedAtDeletion() throws IOException {
         bindShippedSurgeRole();
         String foreign = new SurgeRecord("another-uid", "another", "w9", 1, 1).toJson();
-        client.apps()
-                .deployments()
-                .inNamespace(NS)
-                .withName("web")
-                .edit(d -> new io.fabric8.kubernetes.api.model.apps.DeploymentBuilder(d)
-                        .editMetadata()
-                        .addToAnnotations(SurgeRecord.ANNOTATION, foreign)
-                        .endMetadata()
-                        .build());
+        recordOnWeb(foreign);
         AtomicReference<MaintenanceState> state = new AtomicReference<>(MaintenanceState.initial());
 
         assertThat(giveBackAtDeletion(state)).isTrue();
