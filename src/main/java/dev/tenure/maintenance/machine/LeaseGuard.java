@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.function.Supplier;
+import org.jboss.logging.Logger;
 
 /**
  * The {@link MaintenanceMachine}'s step 1 and the bound on every write after it: the node lease is claimed (after
@@ -22,6 +23,7 @@ import java.util.function.Supplier;
  * pre-uncordon hooks hold an end.
  */
 final class LeaseGuard {
+    private static final Logger LOG = Logger.getLogger(LeaseGuard.class);
 
     private final NodeLease nodeLease;
     private final SharedNodeLeases sharedLeases;
@@ -79,15 +81,22 @@ final class LeaseGuard {
         } catch (LeaseStoreException | KubernetesClientException e) {
             int errors = prior.errorOnLeaseCount() + 1;
             Duration backoff = MaintenancePlanner.leaseErrorBackoff(errors);
-            return new Step(
-                    s.errorOnLeaseCount(errors)
-                            .lastError((e instanceof LeaseStoreException l
-                                                    && !l.key().equals(leaseKey)
-                                            ? "reading lease " + l.key()
-                                            : "taking lease " + leaseKey)
-                                    + ": " + e.getMessage())
-                            .build(),
-                    Optional.of(backoff));
+            String error = (e instanceof LeaseStoreException l && !l.key().equals(leaseKey)
+                            ? "reading lease " + l.key()
+                            : "taking lease " + leaseKey)
+                    + ": " + e.getMessage();
+            s.errorOnLeaseCount(errors);
+            if (prior.phase() == Phase.Failed) {
+                // A Failed maintenance keeps the reason it failed for in lastError (as CordonStep does): a lease error
+                // of a later step would hide it for good, since the next claim that goes through clears nothing. The
+                // error is counted in errorOnLeaseCount and logged; the step is retried after the same back-off.
+                LOG.warnf(
+                        "node %s: %s (Failed: lastError keeps the reason it failed for; retrying in %s)",
+                        nodeName, error, GoDuration.format(backoff));
+            } else {
+                s.lastError(error);
+            }
+            return new Step(s.build(), Optional.of(backoff));
         }
         if (claim instanceof LeaseHeldElsewhere elsewhere) {
             return leaseStep.waitForLease(prior, s, elsewhere, now, events);

@@ -512,6 +512,48 @@ public class MaintenanceMachineIT {
                 .anySatisfy(e -> assertThat(e).contains("local storage").contains("app/cache-"));
     }
 
+    /**
+     * A Failed maintenance that keeps its node claims the node lease at every step; a lease error then (a 429 on the
+     * lease's GET) once replaced lastError, the reason it failed for, and the next claim that went through cleared
+     * nothing: Failed for good with a lease error as its reason. Found by MaintenanceChaosTest's door run (seed
+     * 6655915427958: "Failed without naming the hook that timed out: taking lease … (HTTP 429)"). The error is counted
+     * in errorOnLeaseCount instead, as a cordon write's trouble is said in the Cordoned condition.
+     */
+    @Test
+    void aLeaseErrorOfAFailedMaintenanceKeepsTheReasonItFailedFor() {
+        cluster.seed().pod("loner").namespace("app").onNodes("w1").create();
+        MaintenanceRequest req = request("w1", d -> {
+            d.setForce(false);
+            return d;
+        });
+        MaintenanceState failed = drive(req, MaintenanceState.initial(), phase(Phase.Failed));
+        String reason = failed.lastError();
+        assertThat(reason).as("the reason it failed for").contains("set spec.drain.force");
+        assertThat(failed.holdsNode())
+                .as("a Failed maintenance that keeps its node")
+                .isTrue();
+
+        cluster.faults().failNext(1, ApiRequest.resource("leases"), 429);
+        clock.advance(Duration.ofSeconds(30)); // past the lease's renew interval: the step claims it again
+        MaintenanceMachine.Step refused = step(req, failed);
+        assertThat(cluster.faults().pending(ApiRequest.resource("leases")))
+                .as("the lease read met the fault")
+                .isFalse();
+        assertThat(refused.state().phase()).isEqualTo(Phase.Failed);
+        assertThat(refused.state().errorOnLeaseCount()).isEqualTo(failed.errorOnLeaseCount() + 1);
+        assertThat(refused.state().lastError())
+                .as("lastError after the lease error")
+                .isEqualTo(reason);
+
+        clock.advance(refused.requeueAfter().orElseThrow());
+        MaintenanceMachine.Step next = step(req, refused.state());
+        assertThat(next.state().phase()).isEqualTo(Phase.Failed);
+        assertThat(next.state().lastError())
+                .as("lastError once the lease is claimed again")
+                .isEqualTo(reason);
+        machine.end("w1", sink);
+    }
+
     @Test
     void podSelectorAndDisableEvictionDeleteOnlySelectedPods() {
         cluster.seed()
