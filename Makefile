@@ -113,7 +113,7 @@ ROLLOUT_PLANNER_TRIES ?= 10000
 CHAOS_SUITES = *Chaos*
 CHAOS_PROPERTIES_LOG ?= target/chaos-properties.log
 CHAOS_PROPERTIES = DrainModelPropertyTest,DrainModelOnClusterIT,MaintenanceWindowPropertyTest,PlacementForecastPropertyTest,PlacementForecastOnClusterIT,RolloutPlannerPropertyTest
-chaos: ## Long chaos run, the stress counts (1 h 21 min on a fresh clone of 2 cores beside other builds; seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials, OPERATOR_KILL_TRIALS kill trials, SURGE_CHAOS_TRIALS surge trials, DRAIN_MODEL_TRIES drain model cases, DRAIN_MODEL_CLUSTER_TRIES of them on the cluster, WINDOW_TRIES windows, PLACEMENT_CLUSTER_TRIES forecasts on the living cluster, PLACEMENT_FORECAST_TRIES forecast invariants, ROLLOUT_PLANNER_TRIES rollouts)
+chaos: ## Long chaos run, the stress counts (1 h 1 min on a fresh clone of 2 cores, alone, 30 Nov; 1 h 21 min on a slower machine beside other builds; seeded, replayable; CHAOS_RUNS runs per suite, REALTIME_CHAOS_RUNS x 10 real-time election trials, OPERATOR_CHAOS_TRIALS operator trials, OPERATOR_KILL_TRIALS kill trials, SURGE_CHAOS_TRIALS surge trials, DRAIN_MODEL_TRIES drain model cases, DRAIN_MODEL_CLUSTER_TRIES of them on the cluster, WINDOW_TRIES windows, PLACEMENT_CLUSTER_TRIES forecasts on the living cluster, PLACEMENT_FORECAST_TRIES forecast invariants, ROLLOUT_PLANNER_TRIES rollouts)
 	$(MVN) process-test-classes
 	@props_log=$(CHAOS_PROPERTIES_LOG); \
 	echo "make chaos: the properties run beside the suites; their output: $$props_log"; \
